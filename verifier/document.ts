@@ -1,0 +1,50 @@
+// verifier/document.ts: the document hash of Cookwala Core 0.2 §5: `sha256:` + hex(SHA-256(UTF-8(
+// JCS(doc without its top-level `hash` and `signature` members)))). For a CloudEvent (a document
+// with `specversion`) the signature member is the extension `cookwalasig`, and `hash`/`signature`
+// are ordinary extensions that stay covered. Only top-level members are removed: a nested `hash`
+// is content. One function for signer and verifier, so both hash the same bytes.
+
+import { formatHash } from './encoding.ts';
+import { canonicalize } from './jcs.ts';
+import { fail, ok, type Result } from './errors.ts';
+import { defaultBackend, type CryptoBackend } from './crypto.ts';
+import { utf8 } from './encoding.ts';
+
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+export type JsonObject = { [k: string]: Json };
+
+export function isCloudEvent(doc: object): boolean {
+  return Object.prototype.hasOwnProperty.call(doc, 'specversion');
+}
+
+/** The members covered by the hash: everything but the top-level hash and signature members. */
+export function hashedView(doc: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  const ce = isCloudEvent(doc);
+  for (const k of Object.keys(doc)) {
+    if (ce ? k === 'cookwalasig' : k === 'hash' || k === 'signature') continue;
+    out[k] = doc[k];
+  }
+  return out;
+}
+
+export function computeHash(doc: JsonObject, backend: CryptoBackend = defaultBackend()): Result<string> {
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return fail('invalid_document', 'a document is a JSON object');
+  const c = canonicalize(hashedView(doc));
+  if (!c.ok) return c;
+  return ok(formatHash(backend.sha256(utf8(c.value))));
+}
+
+/** The hash, for documents already known to be canonicalizable (throws otherwise). */
+export function documentHash(doc: JsonObject, backend?: CryptoBackend): string {
+  const r = computeHash(doc, backend);
+  if (!r.ok) throw new TypeError(`${r.code}: ${r.detail}`);
+  return r.value;
+}
+
+/** SHA-256 of arbitrary JSON's canonical form, as a hash string (used for disclosures, payload lines). */
+export function jsonHash(value: unknown, backend: CryptoBackend = defaultBackend()): Result<string> {
+  const c = canonicalize(value);
+  if (!c.ok) return c;
+  return ok(formatHash(backend.sha256(utf8(c.value))));
+}

@@ -1,0 +1,126 @@
+// verifier/encoding.ts: the wire encodings of DESIGN §3. Hash strings are `sha256:` + 64 lowercase
+// hex; binary values (keys, signatures, salts) are base64url without padding; times are RFC 3339
+// UTC with `Z` and exactly three fraction digits. Decoders are strict: a value that would not
+// re-encode to the same string is refused, so one value has exactly one spelling on the wire.
+
+import { fail, ok, type Result } from './errors.ts';
+
+const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+const B64URL_RE = /^[A-Za-z0-9_-]*$/;
+const HEX_RE = /^(?:[0-9a-f]{2})*$/;
+const HASH_RE = /^sha256:[0-9a-f]{64}$/;
+const TIME_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+type BufferLike = { from(a: Uint8Array | string, enc?: string): Uint8Array & { toString(enc: string): string } };
+// Buffer is used when present (Node) for speed; the loop below is the portable path.
+const NodeBuffer = (globalThis as { Buffer?: BufferLike }).Buffer;
+
+export function toBase64url(bytes: Uint8Array): string {
+  if (NodeBuffer) return NodeBuffer.from(bytes.buffer instanceof ArrayBuffer ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : bytes).toString('base64url');
+  let out = '';
+  let i = 0;
+  for (; i + 2 < bytes.length; i += 3) {
+    const n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
+    out += B64URL[n >> 18] + B64URL[(n >> 12) & 63] + B64URL[(n >> 6) & 63] + B64URL[n & 63];
+  }
+  if (i < bytes.length) {
+    const n = (bytes[i] << 16) | ((bytes[i + 1] ?? 0) << 8);
+    out += B64URL[n >> 18] + B64URL[(n >> 12) & 63];
+    if (i + 1 < bytes.length) out += B64URL[(n >> 6) & 63];
+  }
+  return out;
+}
+
+/** Strict base64url: url alphabet, no padding, canonical trailing bits. */
+export function fromBase64url(s: string): Result<Uint8Array> {
+  if (typeof s !== 'string' || !B64URL_RE.test(s) || s.length % 4 === 1) return fail('bad_request', 'not base64url without padding');
+  let bytes: Uint8Array;
+  if (NodeBuffer) bytes = new Uint8Array(NodeBuffer.from(s, 'base64url'));
+  else {
+    const out: number[] = [];
+    let acc = 0;
+    let bits = 0;
+    for (const c of s) {
+      acc = (acc << 6) | B64URL.indexOf(c);
+      bits += 6;
+      if (bits >= 8) {
+        bits -= 8;
+        out.push((acc >> bits) & 0xff);
+      }
+    }
+    bytes = Uint8Array.from(out);
+  }
+  if (toBase64url(bytes) !== s) return fail('bad_request', 'non-canonical base64url');
+  return ok(bytes);
+}
+
+export function toHex(bytes: Uint8Array): string {
+  let s = '';
+  for (const b of bytes) s += (b < 16 ? '0' : '') + b.toString(16);
+  return s;
+}
+
+export function fromHex(s: string): Result<Uint8Array> {
+  if (typeof s !== 'string' || !HEX_RE.test(s)) return fail('bad_request', 'not lowercase hex');
+  const out = new Uint8Array(s.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(s.slice(2 * i, 2 * i + 2), 16);
+  return ok(out);
+}
+
+export function isHashString(s: unknown): s is string {
+  return typeof s === 'string' && HASH_RE.test(s);
+}
+
+/** `sha256:`+hex of 32 bytes. */
+export function formatHash(digest: Uint8Array): string {
+  if (digest.length !== 32) throw new TypeError('a SHA-256 digest is 32 bytes');
+  return 'sha256:' + toHex(digest);
+}
+
+export function parseHash(s: unknown): Result<Uint8Array> {
+  if (!isHashString(s)) return fail('invalid_hash', `not sha256:<64 hex>: ${String(s).slice(0, 80)}`);
+  return fromHex(s.slice(7));
+}
+
+export function isTime(s: unknown): s is string {
+  if (typeof s !== 'string' || !TIME_RE.test(s)) return false;
+  const t = Date.parse(s);
+  return Number.isFinite(t) && new Date(t).toISOString() === s;
+}
+
+/** RFC 3339 UTC with milliseconds, the one time spelling on the wire. */
+export function formatTime(ms: number | Date): string {
+  return new Date(typeof ms === 'number' ? ms : ms.getTime()).toISOString();
+}
+
+export function timeMs(s: string): number {
+  return Date.parse(s);
+}
+
+const enc = new TextEncoder();
+const dec = new TextDecoder('utf-8', { fatal: true });
+export function utf8(s: string): Uint8Array {
+  return enc.encode(s);
+}
+export function fromUtf8(b: Uint8Array): string {
+  return dec.decode(b);
+}
+
+export function concatBytes(...parts: Uint8Array[]): Uint8Array {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d |= a[i] ^ b[i];
+  return d === 0;
+}

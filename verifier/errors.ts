@@ -1,0 +1,118 @@
+// verifier/errors.ts: the one table of reason codes (DESIGN §11), with the HTTP status each maps
+// to and what it means. Pure functions return a Result carrying one of these codes; transports map
+// codes to status here and nowhere else. Spelled as in Cookwala Core 0.2 where the spec names them.
+// Invariant: every code below is produced by at least one test or conformance vector
+// (errors.test.ts checks the table is well formed; the README mirrors it).
+
+export const REASONS = {
+  // Reading documents (§2, §9)
+  bad_json: { status: 400, meaning: 'the body or line is not valid JSON' },
+  unknown_field: { status: 400, meaning: 'a member that the schema does not define (x- members are ignored)' },
+  invalid_document: { status: 400, meaning: 'the document breaks its JSON Schema (type, format, required member)' },
+  unsupported_version: { status: 400, meaning: 'coreVersion is not 0.2.x' },
+  legacy_signature: { status: 400, meaning: 'a 0.2.0 bare-hash signature, refused without --allow-legacy-signatures' },
+  invalid_hash: { status: 400, meaning: 'a hash that is not sha256: plus 64 lowercase hex digits (or not 32 bytes)' },
+  invalid_event: { status: 400, meaning: 'not a valid CloudEvents 1.0 event' },
+  noncanonical_number: { status: 400, meaning: 'a value that RFC 8785 cannot canonicalize (NaN, Infinity)' },
+  // Signatures and keys (§5, RFC-0012)
+  bad_signature: { status: 403, meaning: 'the signature does not verify over the rebuilt signing header' },
+  unsupported_alg: { status: 400, meaning: 'an algorithm other than EdDSA or ES256' },
+  malformed_signature: { status: 400, meaning: 'a Signature object that cannot be decoded' },
+  unknown_key: { status: 403, meaning: 'no trusted KeyRecord has this kid' },
+  key_revoked: { status: 403, meaning: 'signedAt is at or after the key\'s revokedAt' },
+  key_not_valid_at: { status: 403, meaning: 'signedAt is outside the key\'s validity window' },
+  key_role_mismatch: { status: 403, meaning: 'the key exists but not in the role this signature needs' },
+  source_mismatch: { status: 403, meaning: 'the event source is not the owner of the signing key' },
+  bad_disclosure: { status: 400, meaning: 'a revealed [salt, value] does not match its disclosure digest' },
+  // Ingest (§5, §7)
+  missing_idempotency_key: { status: 400, meaning: 'a POST without an Idempotency-Key header' },
+  idempotency_conflict: { status: 422, meaning: 'an Idempotency-Key reused with a different body' },
+  body_too_large: { status: 413, meaning: 'the request body exceeds the size limit' },
+  unsupported_media_type: { status: 415, meaning: 'a content type that the endpoint does not take' },
+  duplicate_id_conflict: { status: 409, meaning: 'the same (source, id) was sequenced with a different eventHash' },
+  out_of_order: { status: 409, meaning: 'cookwalaseq is not last+1 for its subject; see expected' },
+  unauthorized: { status: 401, meaning: 'an operator endpoint without a valid bearer token' },
+  not_found: { status: 404, meaning: 'no such resource' },
+  payload_erased: { status: 410, meaning: 'the payload was erased (hash_only mode); the entry remains' },
+  mode_forbids_erasure: { status: 409, meaning: 'erasure asked of a log in full mode' },
+  bad_request: { status: 400, meaning: 'a malformed query or parameter' },
+  // Storage (§6)
+  store_locked: { status: 503, meaning: 'another process holds this log\'s store' },
+  store_behind_checkpoint: { status: 500, meaning: 'the store is behind its last signed checkpoint; refusing to re-sequence' },
+  // Log verification (§4, §8)
+  chain_broken: { status: 422, meaning: 'an entry\'s prev is not the previous entry\'s hash, or seq has a gap' },
+  entry_hash_mismatch: { status: 422, meaning: 'an entry\'s hash is not the hash of its contents' },
+  rewrite_detected: { status: 422, meaning: 'entries disagree with a witnessed checkpoint; first differing seq named' },
+  fork_detected: { status: 409, meaning: 'two validly signed checkpoints at one seq with different head or root' },
+  payload_hash_mismatch: { status: 422, meaning: 'a payload whose hash is not the entry\'s eventHash' },
+  payload_missing: { status: 422, meaning: 'a payload absent without an erasure entry' },
+  duplicate_id: { status: 422, meaning: 'two entries with the same (source, id)' },
+  quorum_not_met: { status: 422, meaning: 'fewer valid witness cosignatures than the policy\'s quorum' },
+  root_mismatch: { status: 422, meaning: 'a checkpoint root that is not the Merkle root of the entries' },
+  descriptor_mismatch: { status: 422, meaning: 'the log descriptor does not match the policy or the entries' },
+  // Proofs (RFC 6962 / 9162)
+  bad_proof: { status: 422, meaning: 'an inclusion or consistency proof that does not verify or is malformed' },
+  // Witness protocol (§7, C2SP tlog-witness)
+  unknown_log: { status: 404, meaning: 'the witness does not follow this log' },
+  conflict: { status: 409, meaning: 'oldSeq does not match the witness\'s state; see knownSeq' },
+  inconsistent: { status: 422, meaning: 'the consistency or head proof does not verify' },
+  message_too_large: { status: 413, meaning: 'a frame over the 1 MiB limit' },
+  unknown_message_type: { status: 400, meaning: 'a protocol message of an unknown type' },
+  // Bundles (§8)
+  bad_bundle_type: { status: 400, meaning: 'the first line is not a cookwala-audit-bundle header' },
+  unsupported_bundle_version: { status: 400, meaning: 'a bundle schema_version of another major' },
+  unknown_line_kind: { status: 400, meaning: 'a bundle line of a kind the reader does not know' },
+  header_mismatch: { status: 422, meaning: 'the bundle header disagrees with its lines' },
+  truncated: { status: 422, meaning: 'the bundle ends before what its lines promise' },
+  // C2SP signed notes (interop)
+  malformed_note: { status: 400, meaning: 'a signed note or checkpoint body that breaks C2SP signed-note/tlog-checkpoint' },
+  // Executor (§7 of the spec)
+  illegal_transition: { status: 409, meaning: 'an execution state change that the transition table forbids' },
+  precondition_failed: { status: 412, meaning: 'If-Match does not match the execution\'s status seq' },
+  consent_required: { status: 403, meaning: 'logs leave the device only with consent' },
+} as const satisfies Record<string, { status: number; meaning: string }>;
+
+export type ReasonCode = keyof typeof REASONS;
+
+export type Failure = { ok: false; code: ReasonCode; detail: string; [k: string]: unknown };
+export type Result<T> = { ok: true; value: T } | Failure;
+
+export function ok<T>(value: T): Result<T> {
+  return { ok: true, value };
+}
+
+/** A failed result; `extra` carries structured facts such as `expected`, `knownSeq` or `seq`. */
+export function fail(code: ReasonCode, detail = '', extra: Record<string, unknown> = {}): Failure {
+  return { ...extra, ok: false, code, detail };
+}
+
+export function isReasonCode(x: unknown): x is ReasonCode {
+  return typeof x === 'string' && Object.prototype.hasOwnProperty.call(REASONS, x);
+}
+
+export function statusOf(code: ReasonCode): number {
+  return REASONS[code].status;
+}
+
+/** The one error type; thrown only across I/O boundaries, built from a Failure. */
+export class ProtocolError extends Error {
+  override readonly name = 'ProtocolError';
+  readonly extra: Record<string, unknown>;
+  constructor(readonly code: ReasonCode, readonly detail = '', extra: Record<string, unknown> = {}) {
+    super(detail ? `${code}: ${detail}` : code);
+    this.extra = extra;
+  }
+  get status(): number {
+    return REASONS[this.code].status;
+  }
+  static from(f: Failure): ProtocolError {
+    const { ok: _ok, code, detail, ...extra } = f;
+    return new ProtocolError(code, detail, extra);
+  }
+}
+
+/** Unwrap a result at an I/O boundary: the value, or a ProtocolError. */
+export function unwrap<T>(r: Result<T>): T {
+  if (r.ok) return r.value;
+  throw ProtocolError.from(r);
+}

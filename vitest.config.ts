@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+// Unit tests live beside the code (x.test.ts); cross-process tests in test/.
+// Crash soak rounds are controlled by COOKWALA_CRASH_ROUNDS (short by default).
+export default defineConfig({
+  test: {
+    include: ['{verifier,logstore,sequencer,witness,executor,conformance,test,bench}/**/*.test.ts'],
+    setupFiles: ['./bin/polyfill.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    reporters: ['default'],
+  },
+});
