@@ -1,0 +1,89 @@
+// bench/run.ts: `npm run bench [-- --quick] [-- --only a,b]`. Runs every section of DESIGN §13 in
+// one process run, each measuring against limits measured in the same run, writes
+// bench/results.json (merged: sections not run keep their last result) and prints a table of the
+// targets. A section that fails records its error instead of stopping the others.
+
+import { readFile, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+
+type Section = { run: (ctx: { quick: boolean; limits: Limits }) => Promise<Record<string, unknown>> };
+export interface Limits {
+  ed25519VerifyPerSecAllCores?: number;
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+const RESULTS = join(here, 'results.json');
+
+const SECTIONS: Record<string, () => Promise<Section>> = {
+  crypto: () => import('./crypto.ts'),
+  append: () => import('./append.ts'),
+  proof: async () => ({ run: (await import('./append.ts')).runProof }),
+  ingest: () => import('./ingest.ts'),
+  verify: () => import('./verify.ts'),
+  checkpoint: () => import('./checkpoint.ts'),
+  witness: () => import('./witness.ts'),
+};
+
+// key path, target predicate, text
+const TARGETS: Array<[string, (v: number) => boolean, string]> = [
+  ['ingest.eventsPerSec', (v) => v >= 10_000, '>= 10,000 events/s'],
+  ['ingest.ratioToVerifyLimit', (v) => v >= 0.5, '>= 0.5'],
+  ['append.ratioToHypercore', (v) => v >= 1.0, '>= 1.0'],
+  ['verify.eventsPerSec', () => true, '(reported)'],
+  ['verify.ratioToVerifyLimit', (v) => v >= 0.7, '>= 0.7'],
+  ['verify.peakRssMB', (v) => v <= 256, '<= 256 MB'],
+  ['checkpoint.p50Ms', () => true, '(reported)'],
+  ['checkpoint.p99Ms', (v) => v <= 1000, '<= 1,000 ms'],
+  ['witness.addCheckpointPerSec', (v) => v >= 2000, '>= 2,000/s'],
+  ['proof.inclusionMs', (v) => v < 1, '< 1 ms'],
+  ['crypto.ed25519VerifyPerSecAllCores', () => true, '(limit)'],
+];
+
+function get(o: Record<string, unknown>, path: string): unknown {
+  return path.split('.').reduce<unknown>((a, k) => (a && typeof a === 'object' ? (a as Record<string, unknown>)[k] : undefined), o);
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const quick = argv.includes('--quick');
+  const onlyIdx = argv.indexOf('--only');
+  const only = onlyIdx >= 0 ? argv[onlyIdx + 1].split(',') : Object.keys(SECTIONS);
+  let results: Record<string, unknown> = {};
+  try {
+    results = JSON.parse(await readFile(RESULTS, 'utf8'));
+  } catch {
+    results = {};
+  }
+  const limits: Limits = {};
+  const order = only.includes('crypto') ? ['crypto', ...only.filter((s) => s !== 'crypto')] : only;
+  for (const name of order) {
+    const load = SECTIONS[name];
+    if (!load) {
+      console.error(`unknown section ${name}`);
+      return 2;
+    }
+    process.stderr.write(`bench: ${name}${quick ? ' (quick)' : ''}…\n`);
+    const t0 = Date.now();
+    try {
+      const section = await load();
+      const r = await section.run({ quick, limits });
+      if (name === 'crypto') limits.ed25519VerifyPerSecAllCores = r.ed25519VerifyPerSecAllCores as number;
+      results[name] = { ...r, quick, measuredAt: new Date().toISOString(), seconds: Math.round((Date.now() - t0) / 100) / 10 };
+    } catch (e) {
+      results[name] = { error: String((e as Error)?.stack ?? e).split('\n').slice(0, 3).join(' | '), quick, measuredAt: new Date().toISOString() };
+    }
+    await writeFile(RESULTS, JSON.stringify(results, null, 2) + '\n');
+  }
+  const rows = TARGETS.map(([k, okf, text]) => {
+    const v = get(results, k);
+    const verdict = typeof v === 'number' ? (okf(v) ? 'ok' : 'SHORT') : 'not run';
+    return `${k.padEnd(36)} ${String(v ?? '-').padStart(12)}  ${text.padEnd(20)} ${verdict}`;
+  });
+  console.log(`${'key'.padEnd(36)} ${'value'.padStart(12)}  ${'target'.padEnd(20)} verdict\n${rows.join('\n')}`);
+  console.log(`\nwritten: ${RESULTS}`);
+  return 0;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  process.exitCode = await main(process.argv.slice(2));
+}
