@@ -13,6 +13,16 @@ import { utf8 } from './encoding.ts';
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 export type JsonObject = { [k: string]: Json };
 
+/**
+ * The `x-<vendor>-…` members that strict readers ignore (Core §2, §9): `x-`, a vendor name of
+ * letters, digits and dots, a dash, then at least one character. They stay covered by hashes.
+ */
+export const VENDOR_MEMBER_PATTERN = '^x-[A-Za-z0-9.]+-.';
+const VENDOR_MEMBER_RE = new RegExp(VENDOR_MEMBER_PATTERN);
+export function isVendorMember(name: string): boolean {
+  return VENDOR_MEMBER_RE.test(name);
+}
+
 export function isCloudEvent(doc: object): boolean {
   return Object.prototype.hasOwnProperty.call(doc, 'specversion');
 }

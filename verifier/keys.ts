@@ -27,6 +27,10 @@ export interface KeyRecord {
 
 export function checkKeyValidAt(key: KeyRecord, signedAt: string): Result<true> {
   if (!isTime(signedAt)) return fail('invalid_document', `signedAt is not an RFC 3339 UTC time: ${signedAt}`);
+  // Fail closed: a record whose times do not parse would otherwise compare as NaN and pass.
+  for (const f of ['validFrom', 'validUntil', 'revokedAt'] as const) {
+    if ((f === 'validFrom' || key[f] !== undefined) && !isTime(key[f])) return fail('invalid_document', `key ${key.kid} ${f} is not an RFC 3339 UTC time`);
+  }
   const t = timeMs(signedAt);
   if (key.revokedAt !== undefined && t >= timeMs(key.revokedAt)) return fail('key_revoked', `key ${key.kid} revoked at ${key.revokedAt}, signedAt ${signedAt}`, { kid: key.kid });
   if (t < timeMs(key.validFrom)) return fail('key_not_valid_at', `key ${key.kid} valid from ${key.validFrom}, signedAt ${signedAt}`, { kid: key.kid });
@@ -50,9 +54,11 @@ export function sameKey(a: Pick<KeyRecord, 'alg' | 'publicKey'>, b: Pick<KeyReco
 
 export function validKeyRecordShape(k: KeyRecord): Result<true> {
   if (!KEY_ROLES.includes(k.role)) return fail('invalid_document', `role ${String(k.role)}`);
+  if (typeof k.owner !== 'string' || k.owner.length === 0) return fail('invalid_document', 'owner is a non-empty string');
   for (const f of ['validFrom', 'validUntil', 'revokedAt'] as const) {
-    if (k[f] !== undefined && !isTime(k[f])) return fail('invalid_document', `${f} is not an RFC 3339 UTC time`);
+    if ((f === 'validFrom' || k[f] !== undefined) && !isTime(k[f])) return fail('invalid_document', `${f} is not an RFC 3339 UTC time`);
   }
+  if (k.validUntil !== undefined && timeMs(k.validUntil) < timeMs(k.validFrom)) return fail('invalid_document', 'validUntil is before validFrom');
   const pk = publicKeyBytes(k);
   return pk.ok ? ok(true) : pk;
 }

@@ -9,7 +9,7 @@ import { canonicalBytes } from './jcs.ts';
 import { fromBase64url, isHashString, isTime, toBase64url, utf8 } from './encoding.ts';
 import { defaultBackend, type CryptoBackend } from './crypto.ts';
 import { checkKeyValidAt, publicKeyBytes, type Alg, type KeyRecord, type KeyRole } from './keys.ts';
-import { computeHash, type JsonObject } from './document.ts';
+import { computeHash, isVendorMember, type JsonObject } from './document.ts';
 import type { Signature, SigningHeader } from './signature-types.ts';
 
 export type { Signature, SigningHeader };
@@ -86,7 +86,7 @@ export function verifyRaw(alg: Alg, publicKey: Uint8Array, msg: Uint8Array, sig:
 export function parseSignature(x: unknown): Result<Signature> {
   const s = x as Signature;
   if (!s || typeof s !== 'object' || Array.isArray(s)) return fail('malformed_signature', 'a Signature is an object');
-  for (const k of Object.keys(s)) if (!['alg', 'kid', 'signedAt', 'sig'].includes(k) && !k.startsWith('x-')) return fail('unknown_field', `Signature.${k}`);
+  for (const k of Object.keys(s)) if (!['alg', 'kid', 'signedAt', 'sig'].includes(k) && !isVendorMember(k)) return fail('unknown_field', `Signature.${k}`);
   if (!ALGS.includes(s.alg)) return fail('unsupported_alg', `alg ${String(s.alg)}`);
   if (typeof s.kid !== 'string' || s.kid.length === 0) return fail('malformed_signature', 'kid');
   if (!isTime(s.signedAt)) return fail('malformed_signature', 'signedAt is not an RFC 3339 UTC time with milliseconds');
@@ -151,7 +151,7 @@ export function verifyWithKeys(hash: string, kind: string | undefined, signature
 export function verifyDocument(doc: JsonObject, lookup: (kid: string) => KeyRecord | undefined, opts: VerifyOptions = {}): Result<Verified & { hash: string }> {
   const h = computeHash(doc, opts.backend);
   if (!h.ok) return h;
-  if (doc.hash !== undefined && doc.hash !== h.value) return fail('entry_hash_mismatch', `hash member ${String(doc.hash)} is not the document hash ${h.value}`);
+  if (doc.hash !== undefined && doc.hash !== h.value) return fail('hash_mismatch', `hash member ${String(doc.hash)} is not the document hash ${h.value}`);
   const kind = typeof doc.kind === 'string' ? doc.kind : undefined;
   const allowLegacy = opts.allowLegacy === true && doc.coreVersion === '0.2.0';
   const r = verifyWithKeys(h.value, kind, doc.signature, lookup, { ...opts, allowLegacy });

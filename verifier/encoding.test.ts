@@ -1,0 +1,83 @@
+// The wire encodings of DESIGN §3: strict base64url, lowercase hex, sha256: hash strings, RFC 3339
+// UTC times with milliseconds; one spelling per value.
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { bytesEqual, concatBytes, formatHash, formatTime, fromBase64url, fromHex, fromUtf8, isHashString, isTime, parseHash, timeMs, toBase64url, toHex, utf8 } from './encoding.ts';
+
+describe('base64url', () => {
+  it('round-trips any bytes and matches Buffer', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 100 }), (b) => {
+        const s = toBase64url(b);
+        expect(s).toBe(Buffer.from(b).toString('base64url'));
+        const r = fromBase64url(s);
+        expect(r.ok && bytesEqual(r.value, b)).toBe(true);
+      }),
+    );
+  });
+
+  it('encodes a subarray view, not the whole buffer', () => {
+    const big = Uint8Array.from([1, 2, 3, 4, 5]);
+    expect(toBase64url(big.subarray(1, 3))).toBe(Buffer.from([2, 3]).toString('base64url'));
+  });
+
+  it('refuses padding, the standard alphabet, impossible lengths and non-canonical trailing bits', () => {
+    for (const s of ['AQ==', 'A+8', 'A/8', 'A', 'AQ=', ' AQ', 'AR', 'AQE', 'AQF']) {
+      const r = fromBase64url(s);
+      if (s === 'AQE') expect(r.ok).toBe(true);
+      else expect(r.ok, s).toBe(false);
+    }
+  });
+});
+
+describe('hex and hashes', () => {
+  it('hex round-trips and refuses uppercase and odd lengths', () => {
+    expect(toHex(Uint8Array.from([0, 15, 255]))).toBe('000fff');
+    expect(fromHex('000fff')).toEqual({ ok: true, value: Uint8Array.from([0, 15, 255]) });
+    expect(fromHex('0F').ok).toBe(false);
+    expect(fromHex('abc').ok).toBe(false);
+  });
+
+  it('formats and parses sha256: hash strings strictly', () => {
+    const h = formatHash(new Uint8Array(32).fill(0xab));
+    expect(h).toBe('sha256:' + 'ab'.repeat(32));
+    expect(isHashString(h)).toBe(true);
+    expect(parseHash(h)).toMatchObject({ ok: true });
+    for (const bad of ['sha256:' + 'AB'.repeat(32), 'sha256:' + 'ab'.repeat(31), 'sha512:' + 'ab'.repeat(32), 'ab'.repeat(32), 42, null]) {
+      expect(isHashString(bad)).toBe(false);
+      expect(parseHash(bad)).toMatchObject({ ok: false, code: 'invalid_hash' });
+    }
+    expect(() => formatHash(new Uint8Array(31))).toThrow(TypeError);
+  });
+});
+
+describe('times', () => {
+  it('accepts only RFC 3339 UTC with Z and exactly three fraction digits, on real dates', () => {
+    expect(isTime('2026-11-30T10:00:00.123Z')).toBe(true);
+    expect(isTime('2028-02-29T23:59:59.999Z')).toBe(true);
+    for (const t of ['2026-11-30T10:00:00Z', '2026-11-30T10:00:00.12Z', '2026-11-30T10:00:00.1234Z', '2026-11-30T10:00:00.123+00:00', '2026-11-30t10:00:00.123z', '2026-02-30T00:00:00.000Z', '2026-11-30T24:00:00.000Z', '2026-11-30 10:00:00.000Z', 1, null]) {
+      expect(isTime(t), String(t)).toBe(false);
+    }
+  });
+
+  it('formatTime writes the one spelling and timeMs reads it back', () => {
+    const ms = Date.UTC(2026, 10, 30, 10, 0, 0, 7);
+    expect(formatTime(ms)).toBe('2026-11-30T10:00:00.007Z');
+    expect(formatTime(new Date(ms))).toBe('2026-11-30T10:00:00.007Z');
+    expect(timeMs('2026-11-30T10:00:00.007Z')).toBe(ms);
+  });
+});
+
+describe('bytes', () => {
+  it('utf8 round-trips and fromUtf8 refuses invalid UTF-8', () => {
+    expect(fromUtf8(utf8('é😀'))).toBe('é😀');
+    expect(() => fromUtf8(Uint8Array.from([0xc3]))).toThrow();
+  });
+
+  it('concatBytes and bytesEqual', () => {
+    expect(concatBytes(Uint8Array.from([1]), new Uint8Array(0), Uint8Array.from([2, 3]))).toEqual(Uint8Array.from([1, 2, 3]));
+    expect(bytesEqual(Uint8Array.from([1, 2]), Uint8Array.from([1, 2]))).toBe(true);
+    expect(bytesEqual(Uint8Array.from([1, 2]), Uint8Array.from([1, 3]))).toBe(false);
+    expect(bytesEqual(Uint8Array.from([1]), Uint8Array.from([1, 0]))).toBe(false);
+  });
+});

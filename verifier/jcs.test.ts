@@ -1,0 +1,135 @@
+// RFC 8785 (JCS) through verifier/jcs.ts: the cyberphone reference pairs byte for byte (from
+// ../shared/vectors/jcs, when present), ECMAScript number serialization, refusal of values JCS
+// cannot express, and properties: JCS of parsed random JSON re-parses to an equal value, and
+// canonicalizing twice is stable.
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
+import { canonicalBytes, canonicalize } from './jcs.ts';
+
+const VECTORS = process.env.COOKWALA_VECTORS ?? resolve(fileURLToPath(new URL('..', import.meta.url)), '../shared/vectors');
+const JCS = join(VECTORS, 'jcs');
+const haveVectors = existsSync(JCS);
+
+function doubleFromHex(hex: string): number {
+  const dv = new DataView(new ArrayBuffer(8));
+  dv.setBigUint64(0, BigInt('0x' + hex));
+  return dv.getFloat64(0);
+}
+
+describe.skipIf(!haveVectors)(`JCS vectors in ${JCS}`, () => {
+  it('reproduces every reference output byte for byte (and its hex form)', () => {
+    const names = readdirSync(join(JCS, 'input')).filter((n) => n.endsWith('.json'));
+    expect(names.length).toBeGreaterThan(0);
+    for (const n of names) {
+      const input = JSON.parse(readFileSync(join(JCS, 'input', n), 'utf8'));
+      const want = readFileSync(join(JCS, 'output', n));
+      const got = canonicalBytes(input);
+      expect(Buffer.from(got).equals(want), n).toBe(true);
+      const hexFile = join(JCS, 'outhex', n.replace(/\.json$/, '.txt'));
+      if (existsSync(hexFile)) {
+        const hex = readFileSync(hexFile, 'utf8').trim().split(/\s+/).join('');
+        expect(Buffer.from(got).toString('hex'), n).toBe(hex);
+      }
+    }
+  });
+
+  it('serializes numbers as ECMAScript does (es6-numbers-*.txt)', () => {
+    const files = readdirSync(JCS).filter((n) => /^es6-numbers-.*\.txt$/.test(n));
+    expect(files.length).toBeGreaterThan(0);
+    let n = 0;
+    for (const f of files) {
+      for (const line of readFileSync(join(JCS, f), 'utf8').split('\n')) {
+        if (!line) continue;
+        const [hex, want] = line.split(',');
+        const r = canonicalize(doubleFromHex(hex));
+        expect(r, line).toEqual({ ok: true, value: want });
+        n++;
+      }
+    }
+    expect(n).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('number-samples.json: expected strings, and failure where expected is null', () => {
+    const cases = JSON.parse(readFileSync(join(JCS, 'number-samples.json'), 'utf8')).cases as { ieeeHex: string; expected: string | null }[];
+    for (const c of cases) {
+      const r = canonicalize(doubleFromHex(c.ieeeHex));
+      if (c.expected === null) expect(r.ok, c.ieeeHex).toBe(false);
+      else expect(r, c.ieeeHex).toEqual({ ok: true, value: c.expected });
+    }
+  });
+});
+
+describe('canonicalize', () => {
+  it('sorts members by UTF-16 code units and drops insignificant whitespace', () => {
+    expect(canonicalize({ b: 1, a: [true, null, 'x'], '\u20ac': 0, '\ud83d\ude00': 1, é: 2 })).toEqual({ ok: true, value: '{"a":[true,null,"x"],"b":1,"é":2,"€":0,"😀":1}' });
+  });
+
+  it('writes numbers in their shortest ECMAScript form', () => {
+    expect(canonicalize([1e21, 1e-7, -0, 0.1, 100, 5e-324])).toEqual({ ok: true, value: '[1e+21,1e-7,0,0.1,100,5e-324]' });
+  });
+
+  it('refuses NaN and Infinity with noncanonical_number', () => {
+    for (const v of [NaN, Infinity, -Infinity, { a: [NaN] }]) expect(canonicalize(v)).toMatchObject({ ok: false, code: 'noncanonical_number' });
+  });
+
+  it('refuses a top-level value with no JSON form', () => {
+    expect(canonicalize(undefined)).toMatchObject({ ok: false, code: 'invalid_document' });
+    expect(canonicalize(() => 1)).toMatchObject({ ok: false, code: 'invalid_document' });
+  });
+
+  it('refuses lone surrogates (I-JSON), so two strings never share bytes', () => {
+    expect(canonicalize({ a: '\ud800' }).ok).toBe(false);
+    expect(canonicalize('x\udfff').ok).toBe(false);
+  });
+
+  it('canonicalBytes is the UTF-8 of the canonical string and throws where canonicalize fails', () => {
+    expect(Buffer.from(canonicalBytes({ é: 1 })).toString('hex')).toBe(Buffer.from('{"é":1}', 'utf8').toString('hex'));
+    expect(() => canonicalBytes({ a: NaN })).toThrow(TypeError);
+  });
+});
+
+describe('JCS properties', () => {
+  it('JCS of parsed random JSON re-parses to an equal value', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), (v) => {
+        const parsed = JSON.parse(JSON.stringify(v));
+        const c = canonicalize(parsed);
+        expect(c.ok).toBe(true);
+        if (c.ok) expect(JSON.parse(c.value)).toEqual(parsed);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('canonicalizing twice is stable and member order does not matter', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), (v) => {
+        const parsed = JSON.parse(JSON.stringify(v));
+        const once = canonicalize(parsed);
+        if (!once.ok) throw new Error(once.detail);
+        expect(canonicalize(JSON.parse(once.value))).toEqual(once);
+        const reversed = JSON.parse(JSON.stringify(parsed, (_k, x) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).reverse()) : x)));
+        expect(canonicalize(reversed)).toEqual(once);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('distinct parsed values have distinct canonical forms', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 3 }), fc.jsonValue({ maxDepth: 3 }), (a, b) => {
+        const pa = JSON.parse(JSON.stringify(a));
+        const pb = JSON.parse(JSON.stringify(b));
+        const ca = canonicalize(pa);
+        const cb = canonicalize(pb);
+        if (!ca.ok || !cb.ok) throw new Error('not canonicalizable');
+        expect(ca.value === cb.value).toBe(isDeepStrictEqual(pa, pb));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
