@@ -133,3 +133,10 @@ describe('JCS properties', () => {
     );
   });
 });
+
+describe('canonicalize refusals name the right code', () => {
+  it('NaN and Infinity are noncanonical_number; lone surrogates and BigInt are invalid_document', () => {
+    for (const v of [NaN, Infinity, -Infinity]) expect((canonicalize(v) as { code?: string }).code).toBe('noncanonical_number');
+    for (const v of ['\ud800', { a: 1n }]) expect((canonicalize(v) as { code?: string }).code).toBe('invalid_document');
+  });
+});

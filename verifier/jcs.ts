@@ -1,6 +1,7 @@
 // verifier/jcs.ts: RFC 8785 JSON Canonicalization Scheme, through the `canonicalize` package
 // (proven on the cyberphone vectors in conformance/). Values RFC 8785 cannot express (NaN,
-// Infinity) and values that are not JSON (undefined at the top, functions, bigint) are refused
+// Infinity: noncanonical_number) and values that are not JSON (undefined at the top, functions,
+// bigint, lone surrogates: invalid_document) are refused
 // with a result, never serialized as something else.
 
 import canonicalizeLib from 'canonicalize';
@@ -15,7 +16,10 @@ export function canonicalize(value: unknown): Result<string> {
     if (typeof s !== 'string') return fail('invalid_document', 'value has no JSON form');
     return ok(s);
   } catch (e) {
-    return fail('noncanonical_number', (e as Error).message);
+    const msg = (e as Error).message;
+    // canonicalize throws for NaN/Infinity (no RFC 8785 number form) and for lone surrogates,
+    // BigInt and the like (not JSON at all): only the first are number problems.
+    return fail(/NaN|Infinity/.test(msg) ? 'noncanonical_number' : 'invalid_document', msg);
   }
 }
 
