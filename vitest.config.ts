@@ -9,6 +9,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    reporters: ['default'],
+    reporters: ['default', './test/summary-reporter.ts'],
   },
 });
