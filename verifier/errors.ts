@@ -36,7 +36,7 @@ export const REASONS = {
   payload_erased: { status: 410, meaning: 'the payload was erased (hash_only mode); the entry remains' },
   mode_forbids_erasure: { status: 409, meaning: 'erasure asked of a log in full mode' },
   bad_request: { status: 400, meaning: 'a malformed query or parameter' },
-  key_conflict: { status: 409, meaning: 'a KeyRecord for a registered kid that changes more than adding revokedAt' },
+  key_conflict: { status: 409, meaning: 'two KeyRecords for one kid that disagree (beyond a later record adding revokedAt)' },
   log_exists: { status: 409, meaning: 'a log with this origin is already hosted' },
   internal_error: { status: 500, meaning: 'an unexpected server fault; nothing was acknowledged' },
   shutting_down: { status: 503, meaning: 'the server is stopping; retry later (nothing was acknowledged)' },

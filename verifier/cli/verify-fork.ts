@@ -1,0 +1,76 @@
+// verifier/cli/verify-fork.ts: `cookwala verify-fork PROOF (--policy POLICY | --key KEYRECORD)
+// [--json]` (DESIGN §4, §7): check a ForkProof offline. The sequencer key comes from the auditor
+// (the policy's `sequencer`, or a KeyRecord file), never from the proof. Exit 0 when the proof
+// proves a fork (two checkpoints of the policy's log at one seq, both validly signed by that key,
+// with different head or root), 1 when it does not, 2 for unusable input (a file that cannot be
+// read, is not JSON, is not a ForkProof document, or no trusted key given). No network.
+
+import { parseFlags, runCli, UsageError } from './args.ts';
+import { InputError, readJsonFile, readPolicyFile } from './trust-files.ts';
+import { readDocument } from '../read.ts';
+import { verifyForkProof, type ForkProof } from '../fork-proof.ts';
+import type { KeyRecord } from '../keys.ts';
+import type { Result } from '../errors.ts';
+
+const USAGE = `usage: cookwala verify-fork PROOF (--policy POLICY | --key KEYRECORD) [--json]
+
+Check a ForkProof offline: both checkpoints validly signed by the log's sequencer key, one log,
+one seq, different head or root.
+  --policy POLICY   the witness policy naming the log and its sequencer key
+  --key KEYRECORD   or the sequencer's KeyRecord alone
+  --json            print the verdict as JSON
+Exit 0 fork proven, 1 not proven, 2 unusable input.`;
+
+interface Verdict {
+  proven: boolean;
+  log?: string;
+  seq?: number;
+  a?: { head: string; root: string };
+  b?: { head: string; root: string };
+  code?: string;
+  detail?: string;
+}
+
+async function readTrust(policy: string | undefined, key: string | undefined): Promise<{ key: KeyRecord; log?: string }> {
+  if (policy !== undefined) {
+    const p = await readPolicyFile(policy);
+    return { key: p.sequencer, log: p.log };
+  }
+  const r = readDocument('KeyRecord', await readJsonFile(key!, 'key record')) as Result<KeyRecord>;
+  if (!r.ok) throw new InputError(`the key ${key} is not a KeyRecord: ${r.code}: ${r.detail}`);
+  return { key: r.value };
+}
+
+export async function checkForkFile(path: string, o: { policy?: string; key?: string }): Promise<Verdict> {
+  const trust = await readTrust(o.policy, o.key);
+  const doc = readDocument('ForkProof', await readJsonFile(path, 'fork proof')) as Result<ForkProof>;
+  if (!doc.ok) throw new InputError(`${path} is not a ForkProof: ${doc.code}: ${doc.detail}`);
+  const fp = doc.value;
+  if (trust.log !== undefined && fp.log !== trust.log) return { proven: false, log: fp.log, code: 'log_mismatch', detail: `the proof is about ${fp.log}, the policy about ${trust.log}` };
+  const v = verifyForkProof(fp, trust.key);
+  if (!v.ok) return { proven: false, log: fp.log, seq: fp.a.seq, code: v.code, detail: v.detail };
+  return { proven: true, ...v.value };
+}
+
+export async function run(argv: string[]): Promise<number> {
+  return runCli(argv, USAGE, async () => {
+    const { values, positionals } = parseFlags(argv, { policy: { type: 'string' }, key: { type: 'string' }, json: { type: 'boolean' } });
+    if (positionals.length !== 1) throw new UsageError('one PROOF file is required');
+    if ((values.policy === undefined) === (values.key === undefined)) throw new UsageError('give exactly one of --policy POLICY or --key KEYRECORD');
+    let verdict: Verdict;
+    try {
+      verdict = await checkForkFile(positionals[0], { policy: values.policy, key: values.key });
+    } catch (e) {
+      if (e instanceof InputError) {
+        process.stderr.write(`cookwala verify-fork: ${e.message}\n`);
+        return 2;
+      }
+      throw e;
+    }
+    if (values.json) process.stdout.write(JSON.stringify(verdict) + '\n');
+    else if (verdict.proven) {
+      process.stdout.write(`FORK PROVEN: log ${verdict.log} at seq ${verdict.seq}\n  a: head ${verdict.a!.head} root ${verdict.a!.root}\n  b: head ${verdict.b!.head} root ${verdict.b!.root}\nboth signed by the sequencer key.\n`);
+    } else process.stdout.write(`NOT A FORK PROOF: ${verdict.code}: ${verdict.detail}\n`);
+    return verdict.proven ? 0 : 1;
+  });
+}

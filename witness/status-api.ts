@@ -1,0 +1,70 @@
+// witness/status-api.ts: the witness's small read-only HTTP API (fastify, 127.0.0.1 by default):
+//   GET /v1/logs                    followed logs, each with its latest cosigned checkpoint
+//   GET /v1/forks                   every ForkProof this witness stored (from requests or gossip)
+//   GET /.well-known/cookwala.json  {keys:[its witness KeyRecord], logs:[origins]}
+//   GET /metrics                    Prometheus text
+// `buildStatusApp` does not listen (tests use inject()); the service listens. Errors are RFC 9457
+// problem+json with a code, as in the sequencer. Left out: any write endpoint: logs are admitted
+// by configuration only, and the witness protocol itself runs over libp2p, not HTTP.
+
+import Fastify, { type FastifyInstance } from 'fastify';
+import { statusOf, type ReasonCode } from '../verifier/errors.ts';
+import type { KeyRecord } from '../verifier/keys.ts';
+import { addCosignature } from '../verifier/checkpoint.ts';
+import type { AdmittedLog } from './add-checkpoint.ts';
+import type { StateStore } from './state.ts';
+
+export interface StatusDeps {
+  state: StateStore;
+  logs: () => AdmittedLog[];
+  keyRecord: KeyRecord;
+  metrics: () => string;
+  /** Extra facts for /v1/logs' top level (peer id, addresses). */
+  info?: () => Record<string, unknown>;
+}
+
+function problem(code: ReasonCode, detail: string) {
+  return { type: `https://cookwala.example/problems/${code}`, title: code, status: statusOf(code), detail, code };
+}
+
+export function buildStatusApp(deps: StatusDeps): FastifyInstance {
+  const app = Fastify({ logger: false, ajv: { customOptions: { removeAdditional: false, useDefaults: false, coerceTypes: false } } });
+  app.setNotFoundHandler((req, reply) => {
+    void reply.code(404).type('application/problem+json').send(problem('not_found', `${req.method} ${req.url}`));
+  });
+  app.setErrorHandler((err, _req, reply) => {
+    void reply.code(503).type('application/problem+json').send(problem('witness_unavailable', (err as Error).message));
+  });
+
+  app.get('/v1/logs', async () => {
+    const states = new Map((await deps.state.logs()).map((s) => [s.log, s]));
+    const logs = deps.logs().map((l) => {
+      const s = states.get(l.log);
+      return {
+        log: l.log,
+        sequencer: l.sequencer.kid,
+        descriptor: s?.descriptorHash ?? null,
+        seq: s?.seq ?? null,
+        root: s?.root ?? null,
+        head: s?.head ?? null,
+        updatedAt: s?.updatedAt ?? null,
+        checkpoint: s ? addCosignature(s.checkpoint, s.cosignature) : null,
+      };
+    });
+    // A log whose admission was removed from the config keeps its state: show it too.
+    for (const s of states.values()) {
+      if (!logs.some((l) => l.log === s.log)) logs.push({ log: s.log, sequencer: s.checkpoint.signature[0]?.kid ?? '', descriptor: s.descriptorHash ?? null, seq: s.seq, root: s.root, head: s.head, updatedAt: s.updatedAt, checkpoint: addCosignature(s.checkpoint, s.cosignature) });
+    }
+    return { ...(deps.info?.() ?? {}), logs };
+  });
+
+  app.get('/v1/forks', async () => ({ forks: await deps.state.forks() }));
+
+  app.get('/.well-known/cookwala.json', async () => ({ keys: [deps.keyRecord], logs: deps.logs().map((l) => l.log) }));
+
+  app.get('/metrics', async (_req, reply) => {
+    void reply.type('text/plain; version=0.0.4; charset=utf-8');
+    return deps.metrics();
+  });
+  return app;
+}
