@@ -90,7 +90,6 @@ export const REASONS = {
   missing_sensor_no_fallback: { status: 422, meaning: 'no rung of the step\'s sensor ladder can be satisfied (§3)' },
   person_required: { status: 422, meaning: 'an operation that may not run unattended, and no person is present or reachable (§6.6)' },
   interrupted: { status: 503, meaning: 'the device failed an execution safely after a restart or fault cut it short' },
-  consent_required: { status: 403, meaning: 'logs leave the device only with consent' },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 
 export type ReasonCode = keyof typeof REASONS;
