@@ -1,0 +1,166 @@
+// Checkpoints in the store: stored by seq, cosignatures merged, never a fork nor a checkpoint
+// that disagrees with the entries; and open refuses a store behind its latest checkpoint.
+import { afterEach, describe, expect, it } from 'vitest';
+import { Level } from 'level';
+import { ProtocolError } from '../verifier/errors.ts';
+import { openLogStore, type LogStore } from './index.ts';
+import { checkpointKey, entryKey, singleKey } from './keys.ts';
+import { encodeHead, encodeJson } from './values.ts';
+import { TEST_LOG, cosigned, fixedSigner, makeCheckpoint, makeDescriptor, makeItems, removeDir, tempDir, witnessSigner } from './testing.ts';
+
+const dirs: string[] = [];
+const open: LogStore[] = [];
+afterEach(async () => {
+  for (const s of open.splice(0)) await s.close();
+  for (const d of dirs.splice(0)) removeDir(d);
+});
+
+async function fresh(n: number): Promise<LogStore> {
+  const dir = tempDir();
+  dirs.push(dir);
+  const s = await openLogStore(dir);
+  open.push(s);
+  await s.init(makeDescriptor('full'));
+  if (n) await s.append(makeItems(TEST_LOG, s.head(), n));
+  return s;
+}
+
+async function close(s: LogStore): Promise<void> {
+  await s.close();
+  open.splice(open.indexOf(s), 1);
+}
+
+async function codeOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof ProtocolError) return e.code;
+    throw e;
+  }
+  return 'no error';
+}
+
+async function cpAt(s: LogStore, seq: number, signedAt?: string) {
+  const head = seq === 0 ? s.descriptor()!.hash : (await s.getEntry(seq))!.hash;
+  return makeCheckpoint(TEST_LOG, seq, head, await s.rootAt(seq), signedAt);
+}
+
+const OTHER = 'sha256:' + '11'.repeat(32);
+
+describe('putCheckpoint', () => {
+  it('stores by seq, lists in order, and returns the latest', async () => {
+    const s = await fresh(10);
+    expect(await s.latestCheckpoint()).toBeUndefined();
+    const c0 = await cpAt(s, 0);
+    const c4 = await cpAt(s, 4);
+    const c10 = await cpAt(s, 10);
+    await s.putCheckpoint(c10);
+    await s.putCheckpoint(c4);
+    await s.putCheckpoint(c0);
+    expect(await s.latestCheckpoint()).toEqual(c10);
+    expect(await s.checkpoint(4)).toEqual(c4);
+    expect(await s.checkpoint(5)).toBeUndefined();
+    const all = [];
+    for await (const c of s.checkpoints()) all.push(c.seq);
+    expect(all).toEqual([0, 4, 10]);
+  });
+
+  it('same head and root: cosignatures accumulate, none is lost to a stale copy', async () => {
+    const s = await fresh(6);
+    const base = await cpAt(s, 6);
+    const w1 = witnessSigner();
+    const w2 = fixedSigner('wit-2', 4);
+    await s.putCheckpoint(cosigned(base, w1));
+    await s.putCheckpoint(cosigned(base, w2)); // built from the copy without w1
+    const got = (await s.checkpoint(6))!;
+    expect(got.signature.map((x) => x.kid)).toEqual(['seq-1', 'wit-2', 'wit-1']);
+    expect(got.head).toBe(base.head);
+    // the sequencer re-signs later (fresh timestamp): its new signature[0] wins, cosignatures stay
+    const resigned = await cpAt(s, 6, '2026-11-30T10:05:00.000Z');
+    await s.putCheckpoint(resigned);
+    const again = (await s.checkpoint(6))!;
+    expect(again.signature[0]).toEqual(resigned.signature[0]);
+    expect(again.signature.map((x) => x.kid).sort()).toEqual(['seq-1', 'wit-1', 'wit-2']);
+  });
+
+  it('a different head or root at a stored seq is fork_detected; the stored one stays', async () => {
+    const s = await fresh(5);
+    const good = await cpAt(s, 5);
+    await s.putCheckpoint(good);
+    const forkHead = makeCheckpoint(TEST_LOG, 5, OTHER, good.root);
+    const forkRoot = makeCheckpoint(TEST_LOG, 5, good.head, OTHER);
+    const e = await s.putCheckpoint(forkHead).catch((x: unknown) => x as ProtocolError);
+    expect((e as ProtocolError).code).toBe('fork_detected');
+    expect((e as ProtocolError).extra.seq).toBe(5);
+    expect(await codeOf(s.putCheckpoint(forkRoot))).toBe('fork_detected');
+    expect(await s.checkpoint(5)).toEqual(good);
+  });
+
+  it('refuses checkpoints the entries do not back: beyond the head, other head, other root, other log', async () => {
+    const s = await fresh(5);
+    const good = await cpAt(s, 3);
+    expect(await codeOf(s.putCheckpoint(makeCheckpoint(TEST_LOG, 6, good.head, good.root)))).toBe('store_behind_checkpoint');
+    expect(await codeOf(s.putCheckpoint(makeCheckpoint(TEST_LOG, 3, OTHER, good.root)))).toBe('rewrite_detected');
+    expect(await codeOf(s.putCheckpoint(makeCheckpoint(TEST_LOG, 3, good.head, OTHER)))).toBe('rewrite_detected');
+    expect(await codeOf(s.putCheckpoint(makeCheckpoint('other.example/log', 3, good.head, good.root)))).toBe('log_mismatch');
+    expect(await codeOf(s.putCheckpoint({ ...good, signature: [] }))).toBe('invalid_document');
+    expect(await s.latestCheckpoint()).toBeUndefined();
+  });
+});
+
+describe('open refuses a store behind its latest checkpoint', () => {
+  it('a checkpoint written directly at a seq beyond the head', async () => {
+    const s = await fresh(4);
+    const at4 = await cpAt(s, 4);
+    await close(s);
+    const db = new Level<Buffer, Buffer>(s.dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    await db.put(checkpointKey(9), encodeJson({ ...at4, seq: 9 }));
+    await db.close();
+    const e = await openLogStore(s.dir).catch((x: unknown) => x as ProtocolError);
+    expect((e as ProtocolError).code).toBe('store_behind_checkpoint');
+    expect((e as ProtocolError).extra).toMatchObject({ seq: 9, headSeq: 4 });
+    // the refused open released the database: a direct open works
+    const again = new Level(s.dir);
+    await again.open();
+    await again.close();
+  });
+
+  it('a head rolled back below a signed checkpoint (the entries lost)', async () => {
+    const s = await fresh(8);
+    await s.putCheckpoint(await cpAt(s, 8));
+    const at5 = { seq: 5, hash: (await s.getEntry(5))!.hash, root: await s.rootAt(5) };
+    await close(s);
+    const db = new Level<Buffer, Buffer>(s.dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    await db.put(singleKey.head, encodeHead(at5));
+    await db.close();
+    expect(await codeOf(openLogStore(s.dir))).toBe('store_behind_checkpoint');
+  });
+
+  it('a checkpoint at a stored seq with another head (the entry was rewritten)', async () => {
+    const s = await fresh(6);
+    const cp = await cpAt(s, 6);
+    await close(s);
+    const db = new Level<Buffer, Buffer>(s.dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    await db.put(checkpointKey(6), encodeJson({ ...cp, head: OTHER }));
+    await db.close();
+    const e = await openLogStore(s.dir).catch((x: unknown) => x as ProtocolError);
+    expect((e as ProtocolError).code).toBe('store_behind_checkpoint');
+    expect((e as ProtocolError).message).toMatch(/entry 6 hash/);
+  });
+
+  it('a store that agrees with its latest checkpoint opens, and one whose tree nodes were damaged does not', async () => {
+    const s = await fresh(6);
+    await s.putCheckpoint(await cpAt(s, 6));
+    await close(s);
+    const t = await openLogStore(s.dir);
+    expect(t.head().seq).toBe(6);
+    await t.close();
+    const db = new Level<Buffer, Buffer>(s.dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    const e6 = await db.get(entryKey(6));
+    expect(e6).toBeDefined();
+    // the frontier of size 6 is nodes [2,0] and [1,2]; the node key of leaf 5 holds [1,2]
+    await db.put(Buffer.concat([Buffer.from('n'), Buffer.from([0, 0, 0, 0, 0, 0, 0, 5])]), Buffer.alloc(64, 9));
+    await db.close();
+    expect(await codeOf(openLogStore(s.dir))).toBe('root_mismatch');
+  });
+});

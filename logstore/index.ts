@@ -1,0 +1,6 @@
+// logstore/index.ts: the public surface of the log store (DESIGN §6): openLogStore and its types.
+// The key layout, value encodings and node packing stay internal; bulkLoadTree is for benchmarks.
+
+export { openLogStore } from './store.ts';
+export type { AppendItem, ErasureRecord, FaultHooks, Head, LogStore, OpenOptions, PayloadRecord, WriteKind } from './types.ts';
+export { STORE_FORMAT } from './keys.ts';

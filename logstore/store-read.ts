@@ -1,0 +1,145 @@
+// logstore/store-read.ts: the read side of the log store (DESIGN §6, §10): entries and payloads
+// by seq and as streamed ranges (LevelDB iterators, so constant memory), the (source, id) and
+// subject indexes, stored checkpoints, and Merkle roots and proofs at any size up to the head, as
+// `sha256:<hex>` strings, each read from stored nodes with ONE getMany (tree-nodes.ts). Leaves out
+// every write (store.ts). Invariant: roots and proofs are served only for sizes up to the durable
+// head, whose nodes are all on disk (a batch lands whole or not at all).
+
+import type { Level } from 'level';
+import { ProtocolError } from '../verifier/errors.ts';
+import { formatHash } from '../verifier/encoding.ts';
+import { consistencyProof as merkleConsistency, inclusionProof as merkleInclusion, rootAt as merkleRootAt, type NodeReader } from '../verifier/merkle.ts';
+import type { AppendItem, Checkpoint, CloudEvent, Entry, ErasureRecord, Head, LogDescriptor, PayloadRecord } from './types.ts';
+import { checkpointKey, dedupKey, entryKey, erasureKey, familyRange, payloadKey, seqOfKey, subjectKey, P } from './keys.ts';
+import { decodeDedup, decodeJson, decodeU64 } from './values.ts';
+import { createNodeReader } from './tree-nodes.ts';
+import { decodeEntry } from './entry-codec.ts';
+import { decodePayload } from './payload-codec.ts';
+
+export type DB = Level<Buffer, Buffer>;
+
+export abstract class StoreReader {
+  protected desc: LogDescriptor | undefined;
+  protected cur: Head | undefined;
+  protected readonly reader: NodeReader;
+
+  constructor(protected readonly db: DB) {
+    this.reader = createNodeReader((keys) => db.getMany(keys));
+  }
+
+  /** The durable head; throws before init. */
+  protected headNow(): Head {
+    if (!this.cur) throw new Error('logstore: not initialized (call init with the log descriptor)');
+    return this.cur;
+  }
+
+  /** Why the stored log disagrees with a checkpoint, or undefined when it holds exactly that state. */
+  protected async disagreement(cp: Checkpoint): Promise<string | undefined> {
+    const head = this.headNow();
+    if (cp.seq > head.seq) return `head seq ${head.seq} is behind checkpoint seq ${cp.seq}`;
+    const at = cp.seq === 0 ? this.desc!.hash : (await this.getEntry(cp.seq))?.hash;
+    if (at !== cp.head) return `entry ${cp.seq} hash ${at} is not the checkpoint head ${cp.head}`;
+    const root = await this.rootAt(cp.seq);
+    if (root !== cp.root) return `root at ${cp.seq} ${root} is not the checkpoint root ${cp.root}`;
+    return undefined;
+  }
+
+  private get log(): string {
+    return this.desc?.log ?? '';
+  }
+
+  async getEntry(seq: number): Promise<Entry | undefined> {
+    if (!Number.isSafeInteger(seq) || seq < 1) return undefined;
+    const v = await this.db.get(entryKey(seq));
+    return v ? decodeEntry(v, this.log, seq) : undefined;
+  }
+
+  async *entries(from: number, to: number): AsyncIterable<Entry> {
+    const r = seqRange(from, to, 1);
+    if (!r) return;
+    for await (const [k, v] of this.db.iterator({ gte: entryKey(r[0]), lte: entryKey(r[1]) })) yield decodeEntry(v, this.log, seqOfKey(k));
+  }
+
+  async getPayload(seq: number): Promise<PayloadRecord | undefined> {
+    if (!Number.isSafeInteger(seq) || seq < 1) return undefined;
+    const [p, x] = await this.db.getMany([payloadKey(seq), erasureKey(seq)]);
+    if (p) return { event: decodePayload(p) };
+    if (x) return { erased: decodeJson<ErasureRecord>(x) };
+    return undefined;
+  }
+
+  async *payloads(from: number, to: number): AsyncIterable<{ seq: number; event: CloudEvent }> {
+    const r = seqRange(from, to, 1);
+    if (!r) return;
+    for await (const [k, v] of this.db.iterator({ gte: payloadKey(r[0]), lte: payloadKey(r[1]) })) {
+      yield { seq: seqOfKey(k), event: decodePayload(v) };
+    }
+  }
+
+  protected async lookupItem(item: AppendItem): Promise<{ seq: number; eventHash: string } | undefined> {
+    const d = item.dedup;
+    return d && typeof d.source === 'string' && typeof d.id === 'string' ? this.lookupId(d.source, d.id) : undefined;
+  }
+
+  async lookupId(source: string, id: string): Promise<{ seq: number; eventHash: string } | undefined> {
+    const v = await this.db.get(dedupKey(source, id));
+    return v ? decodeDedup(v) : undefined;
+  }
+
+  async lastSubjectSeq(subject: string): Promise<number | undefined> {
+    const v = await this.db.get(subjectKey(subject));
+    return v ? decodeU64(v) : undefined;
+  }
+
+  async latestCheckpoint(): Promise<Checkpoint | undefined> {
+    const [v] = await this.db.values({ ...familyRange(P.checkpoint), reverse: true, limit: 1 }).all();
+    return v ? decodeJson<Checkpoint>(v) : undefined;
+  }
+
+  async checkpoint(seq: number): Promise<Checkpoint | undefined> {
+    if (!Number.isSafeInteger(seq) || seq < 0) return undefined;
+    const v = await this.db.get(checkpointKey(seq));
+    return v ? decodeJson<Checkpoint>(v) : undefined;
+  }
+
+  async *checkpoints(): AsyncIterable<Checkpoint> {
+    for await (const v of this.db.values(familyRange(P.checkpoint))) yield decodeJson<Checkpoint>(v);
+  }
+
+  private size(n: number, what: string, min = 0): number {
+    const head = this.headNow();
+    if (!Number.isSafeInteger(n) || n < min || n > head.seq) {
+      throw new ProtocolError('bad_request', `${what} ${n} is outside ${min}..${head.seq}`, { headSeq: head.seq });
+    }
+    return n;
+  }
+
+  async rootAt(size: number): Promise<string> {
+    this.size(size, 'size');
+    const head = this.headNow();
+    if (size === head.seq) return head.root;
+    return formatHash(await merkleRootAt(this.reader, size));
+  }
+
+  async inclusionProof(seq: number, size: number): Promise<string[]> {
+    this.size(size, 'size', 1);
+    if (!Number.isSafeInteger(seq) || seq < 1 || seq > size) throw new ProtocolError('bad_request', `seq ${seq} is outside 1..${size}`);
+    return (await merkleInclusion(this.reader, seq - 1, size)).map(formatHash);
+  }
+
+  /** RFC 9162 §2.1.4; from 0 (the empty tree) gives the empty proof, as C2SP tlog-witness expects. */
+  async consistencyProof(from: number, to: number): Promise<string[]> {
+    this.size(to, 'to');
+    if (!Number.isSafeInteger(from) || from < 0 || from > to) throw new ProtocolError('bad_request', `from ${from} is outside 0..${to}`);
+    if (from === 0 || from === to) return [];
+    return (await merkleConsistency(this.reader, from, to)).map(formatHash);
+  }
+}
+
+/** Clamp an inclusive seq range to seq >= min; undefined when empty. Non-integers are a programmer error. */
+function seqRange(from: number, to: number, min: number): [number, number] | undefined {
+  if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to)) throw new RangeError(`seq range ${from}..${to}`);
+  const a = Math.max(from, min);
+  return a > to ? undefined : [a, to];
+}
+

@@ -1,0 +1,105 @@
+// logstore/types.ts: the public shape of the log store (DESIGN §6), the API the sequencer codes
+// against. One LogStore = one log = one LevelDB directory held by one process. Leaves out the
+// implementation (store.ts) and the key layout (keys.ts). Invariant stated here for callers:
+// every write is one synced atomic LevelDB batch, and a failed write leaves the in-memory head
+// as it was (after a failure inside LevelDB itself the store refuses further writes until it is
+// reopened, because only the disk then knows whether the batch landed).
+
+import type { Entry } from '../verifier/entry.ts';
+import type { CloudEvent } from '../verifier/cloudevent.ts';
+import type { LogDescriptor } from '../verifier/log-descriptor.ts';
+import type { Checkpoint } from '../verifier/checkpoint.ts';
+
+export interface AppendItem {
+  /** Built by the caller with seq = head+1…, prev = the previous entry's hash. */
+  entry: Entry;
+  /** The event, stored apart and keyed by seq; absent when there is none. */
+  payload?: CloudEvent;
+  /** (source, id) index -> {seq, eventHash}; a pair already indexed is refused. */
+  dedup?: { source: string; id: string };
+  /** Per-subject index of the last cookwalaseq. */
+  subject?: { subject: string; cookwalaseq: number };
+}
+
+export interface Head {
+  seq: number;
+  /** Hash of entry `seq`, or of the descriptor when seq is 0. */
+  hash: string;
+  /** Merkle root of the first `seq` entries, `sha256:<hex>`. */
+  root: string;
+}
+
+export interface ErasureRecord {
+  seq: number;
+  eventHash: string;
+  reason: string;
+  erasedAt: string;
+  /** Seq of the cookwala.log.erased entry; the store fills it in. */
+  erasureSeq?: number;
+}
+
+export type PayloadRecord = { event: CloudEvent } | { erased: ErasureRecord };
+
+export interface LogStore {
+  readonly dir: string;
+  descriptor(): LogDescriptor | undefined;
+  /** Once; the same descriptor again is a no-op, another one descriptor_mismatch. */
+  init(d: LogDescriptor): Promise<void>;
+  /** The durable head (it moves only after a synced batch). */
+  head(): Head;
+  /**
+   * Resolves, with the head after these items, once they are durable. Atomic per call; calls made
+   * while a batch is being written share the next batch (group commit), so a caller may issue
+   * several, each chained on the previous call's last entry. Refusals (each alone, nothing of that
+   * call written): chain_broken, log_mismatch, duplicate_id (a (source, id) already stored or
+   * earlier in the batch), invalid_hash, invalid_event / invalid_document (no JSON form),
+   * bad_request (malformed index fields); store_failed once a write failed.
+   */
+  append(items: AppendItem[]): Promise<Head>;
+  getEntry(seq: number): Promise<Entry | undefined>;
+  entries(from: number, to: number): AsyncIterable<Entry>;
+  getPayload(seq: number): Promise<PayloadRecord | undefined>;
+  payloads(from: number, to: number): AsyncIterable<{ seq: number; event: CloudEvent }>;
+  lookupId(source: string, id: string): Promise<{ seq: number; eventHash: string } | undefined>;
+  lastSubjectSeq(subject: string): Promise<number | undefined>;
+  /**
+   * Synced, keyed by seq. Same seq, head and root as a stored one: cosignatures merged. Refused:
+   * fork_detected (another head or root at a stored seq), store_behind_checkpoint (seq beyond the
+   * head), rewrite_detected (head or root not those of the stored entries), log_mismatch.
+   */
+  putCheckpoint(cp: Checkpoint): Promise<void>;
+  latestCheckpoint(): Promise<Checkpoint | undefined>;
+  checkpoint(seq: number): Promise<Checkpoint | undefined>;
+  checkpoints(): AsyncIterable<Checkpoint>;
+  rootAt(size: number): Promise<string>;
+  inclusionProof(seq: number, size: number): Promise<string[]>;
+  consistencyProof(from: number, to: number): Promise<string[]>;
+  /**
+   * hash_only logs: one synced batch deletes the payload, stores the record (erasureSeq filled
+   * in) and appends `erasedEntry` (type cookwala.log.erased); then the bytes are compacted away.
+   * Refused: mode_forbids_erasure, not_found, payload_erased, bad_request (record or entry type).
+   */
+  erasePayload(seq: number, record: ErasureRecord, erasedEntry: AppendItem): Promise<Head>;
+  close(): Promise<void>;
+}
+
+export type WriteKind = 'init' | 'append' | 'checkpoint' | 'erase';
+
+/**
+ * Fault injection for crash-consistency tests (STYLE: fault-injecting storage wrappers). A hook
+ * that throws in `beforeWrite` models a failure before anything reaches LevelDB; one that throws
+ * in `afterWrite` models a batch that landed on disk but whose caller saw an error.
+ */
+export interface FaultHooks {
+  beforeWrite?(kind: WriteKind): void | Promise<void>;
+  afterWrite?(kind: WriteKind): void | Promise<void>;
+}
+
+export interface OpenOptions {
+  /** Create the directory's database when absent (default true). */
+  createIfMissing?: boolean;
+  /** Tests only. */
+  faults?: FaultHooks;
+}
+
+export type { Entry, CloudEvent, LogDescriptor, Checkpoint };

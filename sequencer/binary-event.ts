@@ -1,0 +1,58 @@
+// sequencer/binary-event.ts: a CloudEvent received in HTTP binary content mode (CloudEvents HTTP
+// protocol binding §3.1: attributes in ce-* headers, datacontenttype in Content-Type, the data in
+// the body) turned into the JSON event format that the event hash is defined over (DESIGN §4).
+// The attributes come from the cloudevents SDK (HTTP.toEvent), then verifier/cloudevent.ts
+// normalizeBinaryExtensions restores types (cookwalaseq back to an Integer, `time` taken verbatim
+// from ce-time and never the one the SDK invents). The body is NOT given to the SDK: its parsers
+// rewrite data (a JSON number body becomes a string, `application/json; charset=utf-8` is not
+// parsed as JSON), which would change the hash. Instead, per DESIGN §4: JSON media types
+// (json-format §3.1: subtype json or +json) put the parsed body in `data`; any other type puts the
+// bytes in `data_base64`; an empty body means no data. Left out: percent-decoding of header values
+// (the SDK neither encodes nor decodes them, so devices using it interoperate).
+
+import { HTTP } from 'cloudevents';
+import { fail, ok, type Result } from '../verifier/errors.ts';
+import { normalizeBinaryExtensions, type CloudEvent } from '../verifier/cloudevent.ts';
+import { isJsonMediaType, toBase64 } from '../verifier/cloudevent-format.ts';
+import { parseJson } from '../verifier/read.ts';
+import { fromUtf8 } from '../verifier/encoding.ts';
+
+export type Headers = Record<string, string | string[] | undefined>;
+
+/** True when the request carries an event in binary mode (a ce-specversion or ce-id header). */
+export function isBinaryMode(headers: Headers): boolean {
+  return headers['ce-specversion'] !== undefined || headers['ce-id'] !== undefined;
+}
+
+export function readBinaryEvent(headers: Headers, body: Uint8Array | undefined): Result<unknown> {
+  for (const [k, v] of Object.entries(headers)) if (k.startsWith('ce-') && typeof v !== 'string') return fail('invalid_event', `header ${k} appears more than once`);
+  if (headers['ce-specversion'] === undefined) return fail('invalid_event', 'specversion is required (ce-specversion header)');
+  if (headers['ce-id'] === undefined) return fail('invalid_event', 'id is required (ce-id header)');
+  if (headers['ce-datacontenttype'] !== undefined) return fail('invalid_event', 'in binary mode datacontenttype travels as Content-Type, not ce-datacontenttype');
+  const attrs: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (k.startsWith('ce-') || k === 'content-type') attrs[k] = v as string;
+  let sdk: object;
+  try {
+    sdk = HTTP.toEvent({ headers: attrs, body: undefined }) as object;
+  } catch (e) {
+    return fail('invalid_event', `binary mode: ${(e as Error).message.split('\n')[0]}`);
+  }
+  const ce: Record<string, unknown> = normalizeBinaryExtensions(sdk, { headers: attrs });
+  delete ce.data;
+  delete ce.data_base64;
+  if (body && body.length > 0) {
+    const ct = typeof ce.datacontenttype === 'string' ? ce.datacontenttype : '';
+    if (ct !== '' && isJsonMediaType(ct)) {
+      let text: string;
+      try {
+        text = fromUtf8(body);
+      } catch {
+        return fail('bad_json', 'the JSON body is not UTF-8');
+      }
+      const j = parseJson(text);
+      if (!j.ok) return j;
+      ce.data = j.value;
+    } else ce.data_base64 = toBase64(body);
+  }
+  return ok(ce as CloudEvent);
+}

@@ -1,0 +1,48 @@
+// sequencer/bundle-route.ts: GET /v1/logs/{log}/bundle (DESIGN §8, §10), the audit bundle of a
+// hosted log streamed as application/x-ndjson while the sequencer keeps running (export.ts does the
+// writing; a LevelDB iterator sees a fixed snapshot, so appends during the export do not mix in).
+// The witness policy is read from the data directory on each request, so the exported checkpoints
+// are those that meet the policy in force. A failure before the first byte is a problem+json
+// answer; one in mid-stream (an erasure racing the export) ends the stream early, which a verifier
+// reports as a truncated bundle. Left out: authentication (a bundle holds only what the public read
+// routes serve).
+
+import { Readable } from 'node:stream';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { parseJson } from '../verifier/read.ts';
+import { readWitnessPolicy, type WitnessPolicy } from '../verifier/policy.ts';
+import { hostedLog, LOG_PARAMS, type SequencerContext } from './context.ts';
+import { bundleLines, type ExportSummary } from './export.ts';
+
+async function policyOf(ctx: SequencerContext, origin: string): Promise<WitnessPolicy | undefined> {
+  let text: string;
+  try {
+    text = await readFile(join(ctx.dataDir, ctx.config.policy), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const j = parseJson(text);
+  const p = j.ok ? readWitnessPolicy(j.value) : j;
+  return p.ok && p.value.log === origin ? p.value : undefined;
+}
+
+export function registerBundleRoute(app: FastifyInstance, ctx: SequencerContext): void {
+  app.get('/v1/logs/:log/bundle', { schema: { params: LOG_PARAMS } }, async (request, reply) => {
+    const h = hostedLog(ctx, request.params);
+    const policy = await policyOf(ctx, h.origin);
+    const summary: Partial<ExportSummary> = {};
+    const lines = bundleLines({ store: h.store, sequencerKey: ctx.keyRecord, deviceKeys: h.keys.all(), policy, now: ctx.clock.now }, summary);
+    // Pull the header first, so that an early failure is still an ordinary error answer.
+    const first = await lines.next();
+    async function* rest(): AsyncGenerator<string> {
+      if (!first.done) yield first.value;
+      yield* lines;
+    }
+    const name = `${encodeURIComponent(h.origin)}-${summary.seq}.ndjson`;
+    reply.header('content-type', 'application/x-ndjson; charset=utf-8');
+    reply.header('content-disposition', `attachment; filename="${name}"`);
+    return reply.send(Readable.from(rest(), { objectMode: false }));
+  });
+}

@@ -1,0 +1,90 @@
+// Checkpoints: signed over the durable head only when it moved, persisted BEFORE the publisher
+// sees them, "latest signed" apart from "latest published"; the publisher hook (witnesses) can
+// withhold or cosign, and a cosigned result is persisted before it is served; a restart restores
+// both from the store.
+import { afterAll, expect, it } from 'vitest';
+import { openLogStore } from '../logstore/index.ts';
+import { createCheckpointer, publishNever, type CheckpointPublisher } from './checkpointer.ts';
+import { createManualClock } from '../test/helpers/clock.ts';
+import { tempDirs } from '../test/helpers/tmp.ts';
+import { signerKey } from '../test/helpers/keys.ts';
+import { buildLogDescriptor } from '../verifier/log-descriptor.ts';
+import { addCosignature, cosignCheckpoint, verifyCheckpointSequencerSignature, type Checkpoint } from '../verifier/checkpoint.ts';
+import { EMPTY_ROOT } from '../verifier/merkle.ts';
+import { formatHash } from '../verifier/encoding.ts';
+import { entryFor, makeEvent } from '../logstore/testing.ts';
+
+const LOG = 'test.example/cp';
+const seq = signerKey('cp', 'sequencer');
+const wit = signerKey('w1', 'witness');
+const tmp = tempDirs();
+afterAll(() => tmp.cleanup());
+
+it('signs, persists before publishing, and only when the head moved', async () => {
+  const dir = await tmp.make();
+  const store = await openLogStore(dir);
+  const d = buildLogDescriptor({ log: LOG, mode: 'full', createdAt: '2026-11-30T09:00:00.000Z' }, seq.signer);
+  await store.init(d);
+  const clock = createManualClock();
+  const seen: Checkpoint[] = [];
+  const publisher: CheckpointPublisher = {
+    async publish(cp) {
+      expect(await store.checkpoint(cp.seq)).toEqual(cp); // on disk before anyone sees it
+      seen.push(cp);
+      return cp;
+    },
+  };
+  const c = await createCheckpointer({ store, log: LOG, signer: seq.signer, clock, publisher, quorum: 0 });
+  expect(c.latestPublished()).toBeUndefined();
+  await c.tick();
+  const cp0 = c.latestPublished()!;
+  expect(cp0).toMatchObject({ seq: 0, head: d.hash, root: formatHash(EMPTY_ROOT) });
+  expect(verifyCheckpointSequencerSignature(cp0, seq.record).ok).toBe(true);
+  await c.tick();
+  expect(seen).toHaveLength(1);
+  await store.append([{ entry: entryFor(LOG, { seq: 0, hash: d.hash }, makeEvent('e1'), seq.signer) }]);
+  clock.advance(1000);
+  await Promise.all([c.tick(), c.tick()]); // concurrent ticks share one run
+  expect(seen.map((x) => x.seq)).toEqual([0, 1]);
+  expect(c.latestSigned()).toEqual(c.latestPublished());
+  expect(c.latestSigned()!.head).toBe(store.head().hash);
+  expect(c.latestSigned()!.root).toBe(store.head().root);
+  await store.close();
+});
+
+it('keeps latest signed and latest published apart; persists cosigned checkpoints; restores both', async () => {
+  const dir = await tmp.make();
+  const store = await openLogStore(dir);
+  const d = buildLogDescriptor({ log: LOG, mode: 'full', createdAt: '2026-11-30T09:00:00.000Z' }, seq.signer);
+  await store.init(d);
+  const clock = createManualClock();
+  let withhold = true;
+  const publisher: CheckpointPublisher = {
+    async publish(cp) {
+      if (withhold) return undefined;
+      return addCosignature(cp, cosignCheckpoint(cp, wit.signer, '2026-11-30T10:00:01.000Z'));
+    },
+  };
+  const c = await createCheckpointer({ store, log: LOG, signer: seq.signer, clock, publisher, quorum: 1 });
+  await c.tick();
+  expect(c.latestSigned()?.seq).toBe(0);
+  expect(c.latestPublished()).toBeUndefined();
+  withhold = false;
+  await c.tick(); // same head: nothing new to sign, but still unpublished: ask again
+  const pub = c.latestPublished()!;
+  expect(pub.signature).toHaveLength(2);
+  expect(await store.checkpoint(0)).toEqual(pub);
+  await store.append([{ entry: entryFor(LOG, { seq: 0, hash: d.hash }, makeEvent('e1'), seq.signer) }]);
+  withhold = true;
+  await c.tick();
+  expect(c.latestSigned()?.seq).toBe(1);
+  expect(c.latestPublished()?.seq).toBe(0);
+  await c.stop();
+  // restart: signed is the stored seq-1 checkpoint (1 signature, below quorum 1), so nothing is published yet
+  const c2 = await createCheckpointer({ store, log: LOG, signer: seq.signer, clock, publisher: publishNever, quorum: 1 });
+  expect(c2.latestSigned()?.seq).toBe(1);
+  expect(c2.latestPublished()).toBeUndefined();
+  const c3 = await createCheckpointer({ store, log: LOG, signer: seq.signer, clock, publisher: publishNever, quorum: 0 });
+  expect(c3.latestPublished()?.seq).toBe(1);
+  await store.close();
+});

@@ -1,0 +1,103 @@
+// sequencer/checkpointer.ts: signed checkpoints (DESIGN §4, §6, §7). Every checkpointIntervalMs,
+// if the durable head moved (or none was signed yet), sign a checkpoint over it (seq, head hash,
+// Merkle root), persist it with putCheckpoint (synced) and only then hand it to the publisher.
+// "Latest signed" and "latest published" are kept apart: GET …/checkpoint serves the published
+// one. The publisher is the witness hook: publish(cp) resolves with the checkpoint to publish
+// (cosigned up to the policy quorum) or undefined when the quorum was not met; a cosigned result
+// is persisted (same head and root, more signatures) before it is served. With quorum 0 (no
+// witnesses yet) the default publisher publishes each signed checkpoint as is.
+// Invariants: only durable heads are signed (store.head() moves only after a synced append); a
+// checkpoint is on disk before anyone can see it; ticks never overlap. Left out: collecting late
+// cosignatures and periodic re-submission (the witness client's job, DESIGN §7).
+
+import { formatTime } from '../verifier/encoding.ts';
+import { buildCheckpoint, type Checkpoint } from '../verifier/checkpoint.ts';
+import type { Signer } from '../verifier/signature.ts';
+import type { LogStore } from '../logstore/index.ts';
+import type { Clock } from './clock.ts';
+import type { Metrics } from './metrics.ts';
+
+export interface CheckpointPublisher {
+  /** Called with each newly signed, already persisted checkpoint. */
+  publish(cp: Checkpoint): Promise<Checkpoint | undefined>;
+  close?(): Promise<void>;
+}
+
+/** Publish as is: for a policy with quorum 0. */
+export const publishUnwitnessed: CheckpointPublisher = { publish: async (cp) => cp };
+
+/** Never publish: a policy asks for witnesses but no witness client is plugged in. */
+export const publishNever: CheckpointPublisher = { publish: async () => undefined };
+
+export interface Checkpointer {
+  /** Sign (if the head moved) and publish; resolves when done. Concurrent calls share one run. */
+  tick(): Promise<void>;
+  latestSigned(): Checkpoint | undefined;
+  latestPublished(): Checkpoint | undefined;
+  start(intervalMs: number): void;
+  /** Stop the timer and wait for a running tick. */
+  stop(): Promise<void>;
+}
+
+export interface CheckpointerOptions {
+  store: LogStore;
+  log: string;
+  signer: Signer;
+  clock: Clock;
+  publisher: CheckpointPublisher;
+  /** Cosignatures a stored checkpoint needs to count as published after a restart. */
+  quorum: number;
+  metrics?: Metrics;
+  onError?(e: unknown): void;
+}
+
+export async function createCheckpointer(o: CheckpointerOptions): Promise<Checkpointer> {
+  const labels = { log: o.log };
+  let signed = await o.store.latestCheckpoint();
+  let published = signed && signed.signature.length - 1 >= o.quorum ? signed : undefined;
+  let running: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  if (signed) o.metrics?.set('cookwala_checkpoint_seq', signed.seq, labels);
+  if (published) o.metrics?.set('cookwala_checkpoint_published_seq', published.seq, labels);
+
+  async function run(): Promise<void> {
+    const head = o.store.head();
+    if (!signed || signed.seq !== head.seq || signed.head !== head.hash) {
+      const cp = buildCheckpoint({ log: o.log, seq: head.seq, head: head.hash, root: head.root }, o.signer, formatTime(o.clock.now()));
+      await o.store.putCheckpoint(cp);
+      signed = cp;
+      o.metrics?.set('cookwala_checkpoint_seq', cp.seq, labels);
+    }
+    if (published && published.seq === signed.seq) return;
+    const cp = signed;
+    const out = await o.publisher.publish(cp);
+    if (!out || out.seq !== cp.seq || out.head !== cp.head || out.root !== cp.root) return;
+    if (out.signature.length > cp.signature.length) await o.store.putCheckpoint(out);
+    if (!published || out.seq >= published.seq) {
+      published = out;
+      o.metrics?.set('cookwala_checkpoint_published_seq', out.seq, labels);
+    }
+  }
+
+  function tick(): Promise<void> {
+    if (!running) running = run().finally(() => (running = undefined));
+    return running;
+  }
+
+  return {
+    tick,
+    latestSigned: () => signed,
+    latestPublished: () => published,
+    start(intervalMs) {
+      if (timer) return;
+      timer = setInterval(() => void tick().catch((e) => o.onError?.(e)), intervalMs);
+      timer.unref();
+      void tick().catch((e) => o.onError?.(e));
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      while (running) await running.catch(() => undefined);
+    },
+  };
+}

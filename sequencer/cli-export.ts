@@ -1,0 +1,144 @@
+// sequencer/cli-export.ts: `cookwala export --data DIR --log ORIGIN --out FILE` and
+// `cookwala export --url http://127.0.0.1:PORT --log ORIGIN --out FILE` (DESIGN §8). The first
+// reads the log's LevelDB directly (a running sequencer holds the store's lock: store_locked, use
+// --url then), the sequencer's KeyRecord, the registered device keys and the witness policy of the
+// data directory, and streams export.ts's lines to FILE; the second streams GET …/bundle. Either
+// way the file is written to FILE.partial and renamed into place only when complete, so a failed
+// export never leaves a file that looks whole. Exit 0 written, 1 failed, 2 usage.
+// openExportSource is shared with cli-proof.ts: it never writes to the data directory.
+
+import { createWriteStream } from 'node:fs';
+import { readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { parseFlags, runCli, UsageError } from '../verifier/cli/args.ts';
+import { ProtocolError } from '../verifier/errors.ts';
+import { parseJson, readDocument } from '../verifier/read.ts';
+import { readWitnessPolicy, type WitnessPolicy } from '../verifier/policy.ts';
+import type { KeyRecord } from '../verifier/keys.ts';
+import { openLogStore, type LogStore } from '../logstore/index.ts';
+import { DATA_FILES, readConfig } from './config.ts';
+import { deviceKeysFile, logStoreDir } from './data-dir.ts';
+import { bundleLines, type BundleSource, type ExportSummary } from './export.ts';
+
+const USAGE = `usage: cookwala export (--data DIR | --url URL) --log ORIGIN --out FILE
+
+Write the audit bundle (NDJSON) of one log: from the data directory of a stopped sequencer
+(--data; default ./data), or from a running one over HTTP (--url http://127.0.0.1:PORT).`;
+
+async function readJson(path: string): Promise<unknown | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+  const j = parseJson(text);
+  if (!j.ok) throw new ProtocolError(j.code, `${path}: ${j.detail}`);
+  return j.value;
+}
+
+export interface ExportSource extends BundleSource {
+  close(): Promise<void>;
+}
+
+/** The latest record per kid of a log's device-keys file, read only (export.ts checks nothing: the verifier does). */
+async function readDeviceKeys(path: string): Promise<KeyRecord[]> {
+  let text = '';
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  const byKid = new Map<string, KeyRecord>();
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    const j = parseJson(line);
+    const r = j.ok ? readDocument('KeyRecord', j.value) : j;
+    if (r.ok) byKid.set(r.value.kid, r.value); // a torn last line is skipped, as the sequencer does
+  }
+  return [...byKid.values()];
+}
+
+/** Opens a log of a data directory for reading: the store (store_locked if a sequencer runs), keys and policy. */
+export async function openExportSource(dir: string, log: string): Promise<ExportSource> {
+  const cj = await readJson(join(dir, DATA_FILES.config));
+  if (cj === undefined) throw new ProtocolError('not_found', `${join(dir, DATA_FILES.config)} is missing: not a data directory`);
+  const config = readConfig(cj);
+  if (!config.ok) throw ProtocolError.from(config);
+  if (!config.value.logs.some((l) => l.log === log)) throw new ProtocolError('not_found', `${dir} hosts no log ${log}`);
+  const kr = await readJson(join(dir, DATA_FILES.keyRecord));
+  const key = kr === undefined ? undefined : readDocument('KeyRecord', kr);
+  if (!key || !key.ok) throw new ProtocolError('not_found', `${join(dir, DATA_FILES.keyRecord)} is missing or not a KeyRecord`);
+  const pj = await readJson(join(dir, config.value.policy));
+  const p = pj === undefined ? undefined : readWitnessPolicy(pj);
+  if (p && !p.ok) throw ProtocolError.from(p);
+  const policy: WitnessPolicy | undefined = p?.ok && p.value.log === log ? p.value : undefined;
+  const deviceKeys = await readDeviceKeys(deviceKeysFile(dir, log));
+  const store: LogStore = await openLogStore(logStoreDir(dir, log), { createIfMissing: false });
+  return { store, sequencerKey: key.value, deviceKeys, policy, close: () => store.close() };
+}
+
+async function writeAtomically(out: string, lines: AsyncIterable<string | Uint8Array>): Promise<number> {
+  const partial = `${out}.partial`;
+  const ws = createWriteStream(partial, { flags: 'w' });
+  let bytes = 0;
+  try {
+    for await (const chunk of lines) {
+      bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+      if (!ws.write(chunk)) await once(ws, 'drain');
+    }
+    await new Promise<void>((resolve, reject) => ws.end((e?: Error | null) => (e ? reject(e) : resolve())));
+    await rename(partial, out);
+    return bytes;
+  } catch (e) {
+    ws.destroy();
+    await rm(partial, { force: true });
+    throw e;
+  }
+}
+
+async function* httpBody(url: string, log: string): AsyncGenerator<Uint8Array> {
+  const res = await fetch(`${url.replace(/\/+$/, '')}/v1/logs/${encodeURIComponent(log)}/bundle`);
+  if (res.status !== 200 || !res.body) throw new ProtocolError('not_found', `GET …/bundle answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) yield chunk;
+}
+
+export async function run(argv: string[]): Promise<number> {
+  return runCli(argv, USAGE, async () => {
+    const { values, positionals } = parseFlags(argv, { data: { type: 'string' }, url: { type: 'string' }, log: { type: 'string' }, out: { type: 'string' } });
+    if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
+    if (!values.log) throw new UsageError('--log ORIGIN is required');
+    if (!values.out) throw new UsageError('--out FILE is required');
+    if (values.url && values.data) throw new UsageError('give --data or --url, not both');
+    if (values.url && !/^https?:\/\//.test(values.url)) throw new UsageError('--url is an http(s) URL');
+    try {
+      if (values.url) {
+        const bytes = await writeAtomically(values.out, httpBody(values.url, values.log));
+        process.stdout.write(`wrote ${values.out} (${bytes} bytes) from ${values.url}\n`);
+        return 0;
+      }
+      const src = await openExportSource(values.data ?? './data', values.log);
+      try {
+        const summary: Partial<ExportSummary> = {};
+        const bytes = await writeAtomically(values.out, bundleLines(src, summary));
+        process.stdout.write(`wrote ${values.out}: ${summary.log} through seq ${summary.seq}, ${summary.checkpoints} checkpoints, ${summary.erased} erased payloads (${bytes} bytes)\n`);
+        return 0;
+      } finally {
+        await src.close();
+      }
+    } catch (e) {
+      if (e instanceof ProtocolError) {
+        const hint = e.code === 'store_locked' ? ' (a running sequencer holds the store: use --url http://127.0.0.1:PORT)' : '';
+        process.stderr.write(`cookwala export: ${e.code}: ${e.detail}${hint}\n`);
+        return 1;
+      }
+      if (e instanceof TypeError && /fetch failed/.test(e.message)) {
+        process.stderr.write(`cookwala export: cannot reach ${values.url}: ${(e.cause as Error)?.message ?? e.message}\n`);
+        return 1;
+      }
+      throw e;
+    }
+  });
+}

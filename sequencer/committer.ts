@@ -1,0 +1,282 @@
+// sequencer/committer.ts: group commit (DESIGN §5, §6). Requests hand over events that already
+// passed every signature and key check; one committer loop per log takes everything queued,
+// deduplicates on (source, id) and checks per-subject order against both the store and the
+// items already accepted into the same group, assigns seq and prev in memory, builds the entries,
+// and writes them with ONE synced logstore.append, then answers every waiter. While a batch is
+// being written the next group accumulates. Dedup is optimistic: the store refuses a batch that
+// holds a (source, id) it already has (duplicate_id, nothing written), so ids are looked up one by
+// one only after such a refusal, or when an event looks out of order (a retry of a stored event).
+// The last cookwalaseq per subject is cached (bounded LRU): this committer is the only writer of
+// that index. Invariants: a waiter hears "appended" only after append() resolved (fsync'd); the
+// items of one submit() land in the same group; seq/prev come only from here, so the chain cannot
+// fork inside one process; sequencedAt never goes backwards. Other writers of the same log
+// (erasure) run through exclusive(), between groups. A failed append is fatal for the log: the
+// store refuses further writes until reopened (logstore/types.ts), so the committer answers
+// internal_error from then on and calls onFatal (the CLI exits and a restart recovers from disk).
+
+import { fail, ProtocolError, type Failure } from '../verifier/errors.ts';
+import { formatTime } from '../verifier/encoding.ts';
+import { buildEntry, entryCeOf, type Entry } from '../verifier/entry.ts';
+import type { CloudEvent } from '../verifier/cloudevent.ts';
+import type { Signature } from '../verifier/signature.ts';
+import type { AppendItem, LogStore } from '../logstore/index.ts';
+import type { Clock } from './clock.ts';
+import type { Metrics } from './metrics.ts';
+
+/** An event ready to sequence: verified, with its hash and the signature for the entry. */
+export interface Candidate {
+  ce: CloudEvent;
+  eventHash: string;
+  signature: Signature;
+}
+
+export type Outcome = { ok: true; status: 200 | 201; seq: number; hash: string; eventHash: string } | Failure;
+
+export interface Committer {
+  /** Sequence these events in one group; one outcome per event, in order. */
+  submit(items: readonly Candidate[]): Promise<Outcome[]>;
+  /**
+   * Run `fn` alone, between groups, for writes that also append (erasure). `next(c)` builds the
+   * AppendItem of the next entry (seq, prev, sequencedAt as a group would); `fn` writes it.
+   */
+  exclusive<T>(fn: (next: (c: Candidate) => Promise<AppendItem>) => Promise<T>): Promise<T>;
+  /** Stop taking work (shutting_down) and wait until everything taken is written. */
+  close(): Promise<void>;
+  readonly stats: { batches: number; entries: number };
+}
+
+/** Subjects whose last cookwalaseq is kept in memory (least recently used evicted, then read again). */
+export const SUBJECT_CACHE_MAX = 100_000;
+
+export interface CommitterOptions {
+  store: LogStore;
+  log: string;
+  clock: Clock;
+  metrics?: Metrics;
+  onFatal?(e: unknown): void;
+  /** Default SUBJECT_CACHE_MAX. */
+  subjectCacheMax?: number;
+}
+
+interface Request {
+  items: readonly Candidate[];
+  resolve(o: Outcome[]): void;
+}
+type Task = { kind: 'group'; requests: Request[] } | { kind: 'exclusive'; run(): Promise<void> };
+
+export function createCommitter(o: CommitterOptions): Committer {
+  const { store, metrics } = o;
+  const labels = { log: o.log };
+  const tasks: Task[] = [];
+  const stats = { batches: 0, entries: 0 };
+  let running: Promise<void> | undefined;
+  let closing = false;
+  let broken: unknown;
+  let lastSequencedAt = -Infinity;
+  const subjectCache = new Map<string, number>();
+
+  function kick(): void {
+    if (!running) running = loop().finally(() => (running = undefined));
+  }
+
+  async function loop(): Promise<void> {
+    for (let t = tasks.shift(); t; t = tasks.shift()) {
+      if (t.kind === 'group') await commitGroup(t.requests);
+      else await t.run();
+    }
+  }
+
+  function appendItemOf(c: Candidate, prev: { seq: number; hash: string }, at: string): AppendItem {
+    const entry = buildEntry({ log: o.log, seq: prev.seq + 1, prev: prev.hash, sequencedAt: at, ce: entryCeOf(c.ce), eventHash: c.eventHash, eventSignature: c.signature });
+    const item: AppendItem = { entry, payload: c.ce, dedup: { source: c.ce.source, id: c.ce.id } };
+    if (hasOrder(c.ce)) item.subject = { subject: c.ce.subject!, cookwalaseq: c.ce.cookwalaseq! };
+    return item;
+  }
+
+  async function nextItem(c: Candidate): Promise<AppendItem> {
+    const head = store.head();
+    return appendItemOf(c, head, await sequencedAt(head.seq));
+  }
+
+  function fatal(e: unknown): void {
+    if (broken === undefined) {
+      broken = e ?? new Error('append failed');
+      o.onFatal?.(e);
+    }
+  }
+
+  async function sequencedAt(headSeq: number): Promise<string> {
+    if (lastSequencedAt === -Infinity && headSeq > 0) {
+      const e = await store.getEntry(headSeq);
+      if (e) lastSequencedAt = Date.parse(e.sequencedAt);
+    }
+    lastSequencedAt = Math.max(lastSequencedAt, o.clock.now());
+    return formatTime(lastSequencedAt);
+  }
+
+  /** Last cookwalaseq per subject: read from the store once, then kept here (this committer is the index's only writer). */
+  async function subjectBase(all: readonly Candidate[]): Promise<Map<string, number | undefined>> {
+    const base = new Map<string, number | undefined>();
+    const missing: string[] = [];
+    for (const c of all) {
+      if (!hasOrder(c.ce) || base.has(c.ce.subject!)) continue;
+      const v = subjectCache.get(c.ce.subject!);
+      base.set(c.ce.subject!, v);
+      if (v === undefined) missing.push(c.ce.subject!);
+    }
+    const read = await Promise.all(missing.map((s) => store.lastSubjectSeq(s)));
+    missing.forEach((s, i) => base.set(s, read[i]));
+    return base;
+  }
+
+  function remember(subject: string, seq: number): void {
+    subjectCache.delete(subject);
+    subjectCache.set(subject, seq);
+    if (subjectCache.size > (o.subjectCacheMax ?? SUBJECT_CACHE_MAX)) subjectCache.delete(subjectCache.keys().next().value as string);
+  }
+
+  interface Plan {
+    outcomes: Outcome[];
+    appends: AppendItem[];
+    /** Outcomes answered from the (source, id) index: [outcome index, seq]. */
+    fromStore: Array<[number, number]>;
+    subjects: Map<string, number | undefined>;
+    outOfOrder: boolean;
+  }
+
+  /** Judge the group in order; `found` holds the stored (source, id) hits (none when optimistic). */
+  function plan(all: readonly Candidate[], found: ReadonlyArray<{ seq: number; eventHash: string } | undefined>, base: Map<string, number | undefined>, at: string): Plan {
+    const head = store.head();
+    let prev = { seq: head.seq, hash: head.hash };
+    const subjects = new Map(base);
+    const accepted = new Map<string, Entry>();
+    const p: Plan = { outcomes: new Array(all.length), appends: [], fromStore: [], subjects, outOfOrder: false };
+    all.forEach((c, i) => {
+      const key = `${c.ce.source}\n${c.ce.id}`;
+      const twin = accepted.get(key);
+      const old = found[i];
+      if (twin || old) {
+        const theirs = twin ? twin.eventHash : old!.eventHash;
+        if (theirs !== c.eventHash) {
+          p.outcomes[i] = fail('duplicate_id_conflict', `(source, id) = (${c.ce.source}, ${c.ce.id}) was sequenced at seq ${twin?.seq ?? old!.seq} with another eventHash`, { seq: twin?.seq ?? old!.seq });
+        } else if (twin) p.outcomes[i] = { ok: true, status: 200, seq: twin.seq, hash: twin.hash, eventHash: twin.eventHash };
+        else p.fromStore.push([i, old!.seq]);
+        return;
+      }
+      if (hasOrder(c.ce)) {
+        const last = subjects.get(c.ce.subject!);
+        if (last !== undefined && c.ce.cookwalaseq !== last + 1) {
+          p.outcomes[i] = fail('out_of_order', `subject ${c.ce.subject}: cookwalaseq ${c.ce.cookwalaseq}, expected ${last + 1}`, { expected: last + 1 });
+          p.outOfOrder = true;
+          return;
+        }
+        subjects.set(c.ce.subject!, c.ce.cookwalaseq);
+      }
+      const item = appendItemOf(c, prev, at);
+      p.appends.push(item);
+      accepted.set(key, item.entry);
+      prev = item.entry;
+      p.outcomes[i] = { ok: true, status: 201, seq: item.entry.seq, hash: item.entry.hash, eventHash: item.entry.eventHash };
+    });
+    return p;
+  }
+
+  /** Answer the stored duplicates, then write the plan's entries as one synced batch. */
+  async function commit(p: Plan): Promise<void> {
+    for (const [i, seq] of p.fromStore) {
+      const e = await store.getEntry(seq);
+      if (!e) throw new Error(`the (source, id) index names seq ${seq}, which the store does not hold`);
+      p.outcomes[i] = { ok: true, status: 200, seq, hash: e.hash, eventHash: e.eventHash };
+    }
+    const n = p.appends.length;
+    if (n === 0) return;
+    const t0 = performance.now();
+    await store.append(p.appends);
+    stats.batches++;
+    stats.entries += n;
+    metrics?.observe('cookwala_fsync_seconds', (performance.now() - t0) / 1000, labels);
+    metrics?.observe('cookwala_batch_size', n, labels);
+    metrics?.inc('cookwala_batches_total', labels);
+    metrics?.inc('cookwala_events_appended_total', labels, n);
+    metrics?.set('cookwala_log_head_seq', p.appends[n - 1].entry.seq, labels);
+  }
+
+  const isDuplicateRefusal = (e: unknown) => e instanceof ProtocolError && e.code === 'duplicate_id';
+
+  async function commitGroup(requests: Request[]): Promise<void> {
+    const all = requests.flatMap((r) => r.items);
+    let outcomes: Outcome[] = new Array(all.length);
+    try {
+      if (broken !== undefined) throw broken;
+      const base = await subjectBase(all);
+      const at = await sequencedAt(store.head().seq);
+      const judged = async () => plan(all, await Promise.all(all.map((c) => store.lookupId(c.ce.source, c.ce.id))), base, at);
+      // Optimistic first: no (source, id) lookups, because the store itself refuses a pair it
+      // already holds (duplicate_id, nothing written). Look every id up and judge again only then,
+      // or when an event looks out of order (it may be the retry of one already stored).
+      let p = plan(all, [], base, at);
+      const optimistic = !p.outOfOrder;
+      if (!optimistic) p = await judged();
+      try {
+        await commit(p);
+      } catch (e) {
+        if (!optimistic || !isDuplicateRefusal(e)) throw e;
+        p = await judged();
+        await commit(p);
+      }
+      for (const [s, v] of p.subjects) if (v !== undefined && v !== base.get(s)) remember(s, v);
+      outcomes = p.outcomes;
+    } catch (e) {
+      // A refused or failed batch wrote nothing, but only the disk knows after a LevelDB failure.
+      if (!isDuplicateRefusal(e) && !(e instanceof ProtocolError && e.code === 'shutting_down')) fatal(e);
+      const f = e instanceof ProtocolError ? fail(e.code, e.detail, e.extra) : fail('internal_error', 'the entries could not be written; nothing was acknowledged');
+      outcomes.fill(f);
+    }
+    let k = 0;
+    for (const r of requests) {
+      r.resolve(outcomes.slice(k, k + r.items.length));
+      k += r.items.length;
+    }
+  }
+
+  return {
+    stats,
+    submit(items) {
+      if (closing) return Promise.resolve(items.map(() => fail('shutting_down', 'the sequencer is stopping')));
+      if (broken !== undefined) return Promise.resolve(items.map(() => fail('internal_error', 'the log store failed; restart the sequencer')));
+      if (items.length === 0) return Promise.resolve([]);
+      return new Promise<Outcome[]>((resolve) => {
+        const last = tasks[tasks.length - 1];
+        if (last && last.kind === 'group') last.requests.push({ items, resolve });
+        else tasks.push({ kind: 'group', requests: [{ items, resolve }] });
+        kick();
+      });
+    },
+    exclusive<T>(fn: (next: (c: Candidate) => Promise<AppendItem>) => Promise<T>): Promise<T> {
+      if (closing) return Promise.reject(new ProtocolError('shutting_down', 'the sequencer is stopping'));
+      if (broken !== undefined) return Promise.reject(new ProtocolError('internal_error', 'the log store failed; restart the sequencer'));
+      return new Promise<T>((resolve, reject) => {
+        tasks.push({
+          kind: 'exclusive',
+          run: async () => {
+            try {
+              resolve(await fn(nextItem));
+            } catch (e) {
+              if (!(e instanceof ProtocolError)) fatal(e);
+              reject(e);
+            }
+          },
+        });
+        kick();
+      });
+    },
+    async close() {
+      closing = true;
+      while (running) await running;
+    },
+  };
+}
+
+function hasOrder(ce: CloudEvent): boolean {
+  return typeof ce.subject === 'string' && typeof ce.cookwalaseq === 'number';
+}

@@ -1,0 +1,97 @@
+// sequencer/config.ts: the sequencer's config file (DATA/config.json, written by `cookwala init`)
+// and the names of the files in a data directory (DESIGN §12, §12a). Read strictly like every
+// document here: unknown members are refused (`x-<vendor>-…` ignored), wrong types are
+// invalid_document; members missing from an older file take their named defaults. Pure: the
+// file I/O is data-dir.ts's. Invariant: every hosted log has a valid origin and a mode, and no
+// origin appears twice.
+
+import { fail, ok, type Result } from '../verifier/errors.ts';
+import { isVendorMember } from '../verifier/document.ts';
+import { isValidOrigin, LOG_MODES, type LogMode } from '../verifier/log-descriptor.ts';
+
+export interface LogConfig {
+  log: string;
+  mode: LogMode;
+}
+
+export interface SequencerConfig {
+  kind: 'SequencerConfig';
+  host: string;
+  port: number;
+  logs: LogConfig[];
+  checkpointIntervalMs: number;
+  heartbeatIntervalMs: number;
+  lostAfterIntervals: number;
+  bodyLimitBytes: number;
+  /** Witness policy file, relative to the data directory (WitnessPolicy of the first log). */
+  policy: string;
+  /** Witness peers (multiaddrs or peer records); read by the witness client, opaque here. */
+  witnessPeers: unknown[];
+}
+
+export const DEFAULT_LOG = 'localhost/missions/demo';
+export const DEFAULT_MODE: LogMode = 'hash_only';
+
+export const DEFAULT_CONFIG: Readonly<Omit<SequencerConfig, 'logs'>> = Object.freeze({
+  kind: 'SequencerConfig',
+  host: '127.0.0.1',
+  port: 8700,
+  checkpointIntervalMs: 1000,
+  heartbeatIntervalMs: 5000,
+  lostAfterIntervals: 3,
+  bodyLimitBytes: 1_048_576,
+  policy: 'policy.json',
+  witnessPeers: [],
+});
+
+/** File and folder names inside a data directory. */
+export const DATA_FILES = {
+  config: 'config.json',
+  key: 'sequencer.key.json',
+  /** The sequencer's public KeyRecord, self-signed at init (validFrom must stay stable). */
+  keyRecord: 'sequencer.keyrecord.json',
+  token: 'operator.token',
+  logs: 'logs',
+  /** Registered device KeyRecords, one append-only NDJSON file per log. */
+  deviceKeys: 'device-keys',
+} as const;
+
+/** A log's folder name: the origin as one path segment. */
+export function logDirName(origin: string): string {
+  return encodeURIComponent(origin);
+}
+
+const NUMBERS = ['port', 'checkpointIntervalMs', 'heartbeatIntervalMs', 'lostAfterIntervals', 'bodyLimitBytes'] as const;
+
+export function readConfig(json: unknown): Result<SequencerConfig> {
+  const o = json as Record<string, unknown>;
+  if (!o || typeof o !== 'object' || Array.isArray(o)) return fail('invalid_document', 'config is a JSON object');
+  const known = new Set(['kind', 'host', 'port', 'logs', 'checkpointIntervalMs', 'heartbeatIntervalMs', 'lostAfterIntervals', 'bodyLimitBytes', 'policy', 'witnessPeers']);
+  for (const k of Object.keys(o)) if (!known.has(k) && !isVendorMember(k)) return fail('unknown_field', `config.${k}`);
+  if (o.kind !== 'SequencerConfig') return fail('invalid_document', 'config.kind is "SequencerConfig"');
+  const c = { ...DEFAULT_CONFIG, ...o } as SequencerConfig;
+  if (typeof c.host !== 'string' || c.host.length === 0) return fail('invalid_document', 'config.host is a non-empty string');
+  for (const k of NUMBERS) if (!Number.isSafeInteger(c[k]) || c[k] < 0) return fail('invalid_document', `config.${k} is a non-negative integer`);
+  if (c.port > 65535) return fail('invalid_document', 'config.port is at most 65535');
+  if (c.checkpointIntervalMs < 1 || c.heartbeatIntervalMs < 1 || c.lostAfterIntervals < 1 || c.bodyLimitBytes < 1024) return fail('invalid_document', 'intervals are >= 1 and bodyLimitBytes >= 1024');
+  if (typeof c.policy !== 'string' || c.policy.length === 0) return fail('invalid_document', 'config.policy is a file name');
+  if (!Array.isArray(c.witnessPeers)) return fail('invalid_document', 'config.witnessPeers is an array');
+  if (!Array.isArray(c.logs)) return fail('invalid_document', 'config.logs is an array');
+  const seen = new Set<string>();
+  for (const [i, l] of c.logs.entries()) {
+    const r = readLogConfig(l, `config.logs[${i}]`);
+    if (!r.ok) return r;
+    if (seen.has(r.value.log)) return fail('invalid_document', `config.logs names ${r.value.log} twice`);
+    seen.add(r.value.log);
+  }
+  return ok(c);
+}
+
+export function readLogConfig(json: unknown, where = 'log'): Result<LogConfig> {
+  const l = json as Record<string, unknown>;
+  if (!l || typeof l !== 'object' || Array.isArray(l)) return fail('invalid_document', `${where} is {log, mode}`);
+  for (const k of Object.keys(l)) if (k !== 'log' && k !== 'mode' && !isVendorMember(k)) return fail('unknown_field', `${where}.${k}`);
+  if (!isValidOrigin(l.log)) return fail('invalid_document', `${where}.log is not a log origin (schema-less URL, no spaces, no '+')`);
+  if (!LOG_MODES.includes(l.mode as LogMode)) return fail('invalid_document', `${where}.mode is full or hash_only`);
+  return ok({ log: l.log, mode: l.mode as LogMode });
+}

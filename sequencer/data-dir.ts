@@ -1,0 +1,250 @@
+// sequencer/data-dir.ts: the sequencer's data directory (DESIGN §12, §12a): `cookwala init`
+// creates it and `cookwala sequencer` loads it.
+//   DIR/config.json               SequencerConfig (config.ts)
+//   DIR/sequencer.key.json        {"alg":"EdDSA","kid":…,"secretKey":…}  (mode 0600)
+//   DIR/sequencer.keyrecord.json  the sequencer's public KeyRecord, self-signed at creation
+//   DIR/operator.token            32 random bytes, base64url              (mode 0600)
+//   DIR/policy.json               WitnessPolicy {kind, log, sequencer, witnesses:[], quorum:0}
+//   DIR/logs/<encodeURIComponent(origin)>/   one LevelDB per log, its signed descriptor inside
+//   DIR/device-keys/<encodeURIComponent(origin)>.ndjson   registered device KeyRecords
+// Init is idempotent and never overwrites a key or a token: secrets are written to a temp file,
+// fsync'd, then hard-linked into place (link fails if the name exists), so two racing inits
+// cannot both win and a crash never leaves half a key. Other files are replaced atomically
+// (write, fsync, rename, fsync the folder). Left out: key rotation (a new key is a new log).
+
+import { mkdir, readFile, rename, link, unlink, open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { ProtocolError } from '../verifier/errors.ts';
+import { createSigner, generateSecretKey, keyRecordOf, signDocument, type SecretKey, type Signer } from '../verifier/signature.ts';
+import { formatTime, toBase64url } from '../verifier/encoding.ts';
+import { sha256 } from '../verifier/crypto.ts';
+import { buildLogDescriptor } from '../verifier/log-descriptor.ts';
+import { readWitnessPolicy, type WitnessPolicy } from '../verifier/policy.ts';
+import { parseJson, readDocument } from '../verifier/read.ts';
+import type { KeyRecord } from '../verifier/keys.ts';
+import type { JsonObject } from '../verifier/document.ts';
+import { openLogStore, type LogStore } from '../logstore/index.ts';
+import { DATA_FILES, DEFAULT_CONFIG, DEFAULT_LOG, DEFAULT_MODE, logDirName, readConfig, type LogConfig, type SequencerConfig } from './config.ts';
+
+/** The owner named in the sequencer's KeyRecord; its own events use `cookwala:sequencer/<log>`. */
+export const SEQUENCER_OWNER = 'cookwala:sequencer';
+
+export interface DataDir {
+  dir: string;
+  config: SequencerConfig;
+  signer: Signer;
+  /** The sequencer's self-signed KeyRecord (what /.well-known/cookwala.json serves). */
+  keyRecord: KeyRecord;
+  token: string;
+  /** The witness policy named by config.policy, when the file exists. */
+  policy?: WitnessPolicy;
+}
+
+export interface InitOptions {
+  dir?: string;
+  logs?: string[];
+  mode?: LogConfig['mode'];
+  port?: number;
+  host?: string;
+  now?: () => number;
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  const fh = await open(dir, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Write a file durably: temp file, fsync, then rename (or link when it must not exist yet). */
+export async function writeFileDurable(path: string, data: string, opts: { mode?: number; exclusive?: boolean } = {}): Promise<void> {
+  const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const fh = await open(tmp, 'wx', opts.mode ?? 0o644);
+  try {
+    await fh.writeFile(data);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  try {
+    if (opts.exclusive) await link(tmp, path);
+    else await rename(tmp, path);
+  } finally {
+    if (opts.exclusive) await unlink(tmp).catch(() => undefined);
+  }
+  await fsyncDir(join(path, '..'));
+}
+
+async function readText(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+}
+
+async function readJson(path: string): Promise<unknown> {
+  const text = await readText(path);
+  if (text === undefined) return undefined;
+  const j = parseJson(text);
+  if (!j.ok) throw new ProtocolError(j.code, `${path}: ${j.detail}`);
+  return j.value;
+}
+
+/** `seq-` + the first 8 base64url characters of SHA-256(public key): stable across restarts. */
+export function sequencerKid(publicKey: Uint8Array): string {
+  return `seq-${toBase64url(sha256(publicKey)).slice(0, 8)}`;
+}
+
+function readSecretKey(j: unknown, path: string): SecretKey {
+  const k = j as SecretKey;
+  if (!k || k.alg !== 'EdDSA' || typeof k.kid !== 'string' || typeof k.secretKey !== 'string') throw new ProtocolError('invalid_document', `${path} is {"alg":"EdDSA","kid":…,"secretKey":…}`);
+  return k;
+}
+
+async function ensureKey(dir: string, now: () => number, created: string[]): Promise<{ signer: Signer; keyRecord: KeyRecord }> {
+  const keyPath = join(dir, DATA_FILES.key);
+  let j = await readJson(keyPath);
+  if (j === undefined) {
+    const fresh = generateSecretKey('EdDSA', 'pending');
+    const kid = sequencerKid(createSigner(fresh).publicKey);
+    try {
+      await writeFileDurable(keyPath, JSON.stringify({ alg: 'EdDSA', kid, secretKey: fresh.secretKey }) + '\n', { mode: 0o600, exclusive: true });
+      created.push(DATA_FILES.key);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    j = await readJson(keyPath);
+  }
+  const signer = createSigner(readSecretKey(j, keyPath));
+  const recPath = join(dir, DATA_FILES.keyRecord);
+  let rec = (await readJson(recPath)) as KeyRecord | undefined;
+  if (rec === undefined) {
+    const validFrom = formatTime(now());
+    rec = signDocument(keyRecordOf(signer, { owner: SEQUENCER_OWNER, role: 'sequencer', validFrom }) as unknown as JsonObject, signer, validFrom) as unknown as KeyRecord;
+    await writeFileDurable(recPath, JSON.stringify(rec, null, 2) + '\n');
+    created.push(DATA_FILES.keyRecord);
+  }
+  const r = readDocument('KeyRecord', rec);
+  if (!r.ok) throw new ProtocolError(r.code, `${recPath}: ${r.detail}`);
+  if (r.value.kid !== signer.kid || r.value.publicKey !== toBase64url(signer.publicKey)) throw new ProtocolError('descriptor_mismatch', `${recPath} is not the record of ${keyPath}`);
+  return { signer, keyRecord: r.value };
+}
+
+async function ensureToken(dir: string, created: string[]): Promise<string> {
+  const p = join(dir, DATA_FILES.token);
+  if ((await readText(p)) === undefined) {
+    try {
+      await writeFileDurable(p, toBase64url(randomBytes(32)), { mode: 0o600, exclusive: true });
+      created.push(DATA_FILES.token);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
+  const t = ((await readText(p)) ?? '').trim();
+  if (t.length < 16) throw new ProtocolError('invalid_document', `${p} holds no usable token`);
+  return t;
+}
+
+export async function saveConfig(dir: string, c: SequencerConfig): Promise<void> {
+  await writeFileDurable(join(dir, DATA_FILES.config), JSON.stringify(c, null, 2) + '\n');
+}
+
+async function readConfigFile(dir: string): Promise<SequencerConfig | undefined> {
+  const j = await readJson(join(dir, DATA_FILES.config));
+  if (j === undefined) return undefined;
+  const r = readConfig(j);
+  if (!r.ok) throw new ProtocolError(r.code, `${join(dir, DATA_FILES.config)}: ${r.detail}`);
+  return r.value;
+}
+
+export function logStoreDir(dir: string, origin: string): string {
+  return join(dir, DATA_FILES.logs, logDirName(origin));
+}
+
+export function deviceKeysFile(dir: string, origin: string): string {
+  return join(dir, DATA_FILES.deviceKeys, `${logDirName(origin)}.ndjson`);
+}
+
+/**
+ * Open a log's store, creating it with a signed descriptor when new. An existing descriptor must
+ * name this origin, mode and sequencer key (else descriptor_mismatch: the folder belongs to
+ * another log or another key).
+ */
+export async function openOrCreateLogStore(dir: string, l: LogConfig, signer: Signer, now: () => number): Promise<LogStore> {
+  await mkdir(join(dir, DATA_FILES.logs), { recursive: true, mode: 0o700 });
+  const store = await openLogStore(logStoreDir(dir, l.log), { createIfMissing: true });
+  try {
+    const d = store.descriptor();
+    if (!d) await store.init(buildLogDescriptor({ log: l.log, mode: l.mode, createdAt: formatTime(now()) }, signer));
+    else if (d.log !== l.log || d.mode !== l.mode || d.sequencer !== signer.kid) {
+      throw new ProtocolError('descriptor_mismatch', `${store.dir} holds log ${d.log} (${d.mode}, sequencer ${d.sequencer}), not ${l.log} (${l.mode}, ${signer.kid})`);
+    }
+    return store;
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
+}
+
+/** `cookwala init`: create or complete a data directory. Returns what was created. */
+export async function initDataDir(opts: InitOptions = {}): Promise<{ dir: string; created: string[]; config: SequencerConfig; kid: string }> {
+  const dir = opts.dir ?? './data';
+  const now = opts.now ?? Date.now;
+  const created: string[] = [];
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const { signer, keyRecord } = await ensureKey(dir, now, created);
+  await ensureToken(dir, created);
+  const old = await readConfigFile(dir);
+  const config: SequencerConfig = old ?? { ...DEFAULT_CONFIG, witnessPeers: [], logs: [] };
+  let changed = old === undefined;
+  const wanted = opts.logs && opts.logs.length > 0 ? opts.logs : config.logs.length === 0 ? [DEFAULT_LOG] : [];
+  for (const origin of wanted) {
+    if (config.logs.some((l) => l.log === origin)) continue;
+    config.logs.push({ log: origin, mode: opts.mode ?? DEFAULT_MODE });
+    changed = true;
+  }
+  if (opts.port !== undefined && opts.port !== config.port) (config.port = opts.port), (changed = true);
+  if (opts.host !== undefined && opts.host !== config.host) (config.host = opts.host), (changed = true);
+  const checked = readConfig(config);
+  if (!checked.ok) throw new ProtocolError(checked.code, checked.detail);
+  for (const l of config.logs) {
+    const had = (await readText(join(logStoreDir(dir, l.log), 'CURRENT'))) !== undefined;
+    const store = await openOrCreateLogStore(dir, l, signer, now);
+    await store.close();
+    if (!had) created.push(`${DATA_FILES.logs}/${logDirName(l.log)}`);
+  }
+  if (changed) {
+    await saveConfig(dir, config);
+    if (!old) created.push(DATA_FILES.config);
+  }
+  const policyPath = join(dir, config.policy);
+  if ((await readText(policyPath)) === undefined && config.logs.length > 0) {
+    const policy = { kind: 'WitnessPolicy', log: config.logs[0].log, sequencer: keyRecord, witnesses: [], quorum: 0 };
+    await writeFileDurable(policyPath, JSON.stringify(policy, null, 2) + '\n');
+    created.push(config.policy);
+  }
+  return { dir, created, config, kid: signer.kid };
+}
+
+/** Load an initialised data directory (what `cookwala sequencer` runs on). */
+export async function loadDataDir(dir: string): Promise<DataDir> {
+  const config = await readConfigFile(dir);
+  if (!config) throw new ProtocolError('not_found', `${join(dir, DATA_FILES.config)} is missing: run \`cookwala init --data ${dir}\` first`);
+  const created: string[] = [];
+  if ((await readText(join(dir, DATA_FILES.key))) === undefined) throw new ProtocolError('not_found', `${join(dir, DATA_FILES.key)} is missing`);
+  const { signer, keyRecord } = await ensureKey(dir, Date.now, created);
+  const token = await ensureToken(dir, created);
+  let policy: WitnessPolicy | undefined;
+  const pj = await readJson(join(dir, config.policy));
+  if (pj !== undefined) {
+    const r = readWitnessPolicy(pj);
+    if (!r.ok) throw new ProtocolError(r.code, `${join(dir, config.policy)}: ${r.detail}`);
+    policy = r.value;
+  }
+  return { dir, config, signer, keyRecord, token, policy };
+}

@@ -1,0 +1,92 @@
+// sequencer/export.ts: the audit bundle writer (DESIGN §8; the line order is in
+// verifier/bundle-format.ts), streamed from a LogStore in constant memory: the header (seq = the
+// head when the export starts, the number of checkpoints that follow), the descriptor, the
+// sequencer's own KeyRecord then the registered device KeyRecords in kid order, every entry 1..seq
+// with its payload line unless erased (the entry and payload iterators are merged by seq), and the
+// stored checkpoints up to seq that meet the witness policy (a checkpoint short of its quorum was
+// signed but never published, so it is left out; with no policy all are exported).
+// Invariant: the bundle describes one state of the log. Entries are fixed by the head read first;
+// if an erasure lands while the export runs, a payload may be gone whose erasure entry lies past
+// that head: the export then fails (ProtocolError 'conflict', "retry") instead of writing a bundle
+// that would not verify. Left out: HTTP (bundle-route.ts) and files (cli-export.ts).
+
+import { ProtocolError } from '../verifier/errors.ts';
+import { buildBundleHeader, buildPayloadLine, encodeLine } from '../verifier/bundle-format.ts';
+import { verifyCheckpoint, type Checkpoint } from '../verifier/checkpoint.ts';
+import { formatTime } from '../verifier/encoding.ts';
+import type { KeyRecord } from '../verifier/keys.ts';
+import type { WitnessPolicy } from '../verifier/policy.ts';
+import type { LogStore } from '../logstore/index.ts';
+
+export interface BundleSource {
+  store: LogStore;
+  /** The sequencer's self-signed KeyRecord. */
+  sequencerKey: KeyRecord;
+  /** The log's registered device KeyRecords, signed by the sequencer (latest record per kid). */
+  deviceKeys: readonly KeyRecord[];
+  /** When given (and for this log), only checkpoints that meet it are exported. */
+  policy?: WitnessPolicy;
+  now?: () => number;
+}
+
+export interface ExportSummary {
+  log: string;
+  seq: number;
+  checkpoints: number;
+  erased: number;
+}
+
+function published(cp: Checkpoint, seq: number, policy: WitnessPolicy | undefined): boolean {
+  if (cp.seq > seq) return false;
+  return policy === undefined || verifyCheckpoint(cp, policy).ok;
+}
+
+/** The bundle as NDJSON lines (each with its newline). `summary` is filled in as it goes. */
+export async function* bundleLines(src: BundleSource, summary?: Partial<ExportSummary>): AsyncGenerator<string> {
+  const d = src.store.descriptor();
+  if (!d) throw new ProtocolError('not_found', 'the store holds no log descriptor');
+  const head = src.store.head();
+  const seq = head.seq;
+  const policy = src.policy && src.policy.log === d.log ? src.policy : undefined;
+  // Checkpoints are few (one per interval) but come last, so they are counted in a first pass.
+  const keep = new Set<number>();
+  for await (const cp of src.store.checkpoints()) if (published(cp, seq, policy)) keep.add(cp.seq);
+  const exportedAt = formatTime((src.now ?? Date.now)());
+  Object.assign(summary ?? {}, { log: d.log, seq, checkpoints: keep.size, erased: 0 });
+
+  yield encodeLine(buildBundleHeader({ log: d.log, mode: d.mode, seq, checkpoints: keep.size, exportedAt }));
+  yield encodeLine(d);
+  yield encodeLine(src.sequencerKey);
+  const devices = src.deviceKeys.filter((k) => k.kid !== src.sequencerKey.kid).sort((a, b) => (a.kid < b.kid ? -1 : a.kid > b.kid ? 1 : 0));
+  for (const k of devices) yield encodeLine(k);
+
+  if (seq > 0) {
+    const payloads = src.store.payloads(1, seq)[Symbol.asyncIterator]();
+    let next = await payloads.next();
+    let erased = 0;
+    for await (const e of src.store.entries(1, seq)) {
+      yield encodeLine(e);
+      while (!next.done && next.value.seq < e.seq) next = await payloads.next();
+      if (!next.done && next.value.seq === e.seq) {
+        yield encodeLine(buildPayloadLine(e.seq, next.value.event));
+        next = await payloads.next();
+        continue;
+      }
+      const p = await src.store.getPayload(e.seq);
+      if (p && 'erased' in p && p.erased.erasureSeq !== undefined && p.erased.erasureSeq > seq) {
+        throw new ProtocolError('conflict', `payload ${e.seq} was erased while the export ran (by entry ${p.erased.erasureSeq}, after the exported head ${seq}); retry the export`);
+      }
+      if (p && 'event' in p) yield encodeLine(buildPayloadLine(e.seq, p.event)); // stored after the iterator's snapshot
+      else erased++;
+    }
+    if (summary) summary.erased = erased;
+  }
+
+  let written = 0;
+  for await (const cp of src.store.checkpoints()) {
+    if (!keep.has(cp.seq)) continue;
+    yield encodeLine(cp);
+    written++;
+  }
+  if (written !== keep.size) throw new ProtocolError('conflict', `the stored checkpoints changed while the export ran (${written} of ${keep.size}); retry the export`);
+}

@@ -1,0 +1,100 @@
+// sequencer/ingest-route.ts: POST /v1/logs/{log}/events, the HTTP adapter of ingest.ts (DESIGN
+// §5, §10). Modes: structured (application/cloudevents+json), batch
+// (application/cloudevents-batch+json), binary (any content type with ce-* headers, see
+// binary-event.ts), and plain application/json without ce-* headers read as structured (an
+// object) or batch (an array). Every request needs an Idempotency-Key (missing_idempotency_key);
+// a replay with the same body gets the original answer, another body idempotency_conflict.
+// Answers: one event -> 201 {seq, hash, eventHash} (200 for a duplicate or a heartbeat) or a
+// problem+json; a batch -> 200 {results:[…]} with one result per event in order (each judged
+// alone). Request-level faults (bad JSON, a batch that is not an array, too large) are problems.
+
+import type { FastifyInstance } from 'fastify';
+import { fail, ok, ProtocolError, type Failure, type Result } from '../verifier/errors.ts';
+import { jsonBody } from './body-parsers.ts';
+import { hostedLog, LOG_PARAMS, type SequencerContext } from './context.ts';
+import { requestFingerprint, type Answer } from './idempotency.ts';
+import { isBinaryMode, readBinaryEvent, type Headers } from './binary-event.ts';
+import { ingestEvents, type ItemResult } from './ingest.ts';
+import { problemOf, PROBLEM_TYPE } from './problem.ts';
+
+const MAX_IDEMPOTENCY_KEY = 255;
+
+type Parsed = { batch: false; event: Result<unknown> } | { batch: true; events: Array<Result<unknown>> };
+
+function mediaType(headers: Headers): string {
+  return String(headers['content-type'] ?? '').split(';', 1)[0].trim().toLowerCase();
+}
+
+/** The events of a request by mode, or a request-level failure. */
+export function parseIngestBody(headers: Headers, raw: Uint8Array | undefined, parsedJson: unknown): Result<Parsed> {
+  const mt = mediaType(headers);
+  if (mt === 'application/cloudevents-batch+json') {
+    const j = jsonBody(raw);
+    if (!j.ok) return j;
+    if (!Array.isArray(j.value)) return fail('invalid_event', 'a batch (application/cloudevents-batch+json) is a JSON array of events');
+    return ok({ batch: true, events: j.value.map((e) => ok(e)) });
+  }
+  if (mt === 'application/cloudevents+json') {
+    const j = jsonBody(raw);
+    return j.ok ? ok({ batch: false, event: j }) : j;
+  }
+  if (isBinaryMode(headers)) {
+    const ev = readBinaryEvent(headers, raw);
+    return ev.ok || ev.code === 'invalid_event' ? ok({ batch: false, event: ev }) : ev;
+  }
+  if (mt === 'application/json') {
+    if (Array.isArray(parsedJson)) return ok({ batch: true, events: parsedJson.map((e) => ok(e)) });
+    return ok({ batch: false, event: ok(parsedJson) });
+  }
+  return fail('unsupported_media_type', `events are application/cloudevents+json, application/cloudevents-batch+json, or binary mode with ce-* headers; got ${mt || 'no content type'}`);
+}
+
+function singleAnswer(r: ItemResult): Answer {
+  if (r.status >= 400) {
+    const { status: _s, ...f } = r as ItemResult & { code: Failure['code']; detail: string };
+    return { status: r.status, body: problemOf({ ok: false, ...f }) };
+  }
+  const { status, ...body } = r;
+  return { status, body: 'heartbeat' in body ? { heartbeat: true, eventHash: body.eventHash } : body };
+}
+
+export function registerIngestRoute(app: FastifyInstance, ctx: SequencerContext): void {
+  app.post('/v1/logs/:log/events', { schema: { params: LOG_PARAMS } }, async (request, reply) => {
+    const h = hostedLog(ctx, request.params);
+    const headers = request.headers as Headers;
+    const key = headers['idempotency-key'];
+    if (typeof key !== 'string' || key.length === 0) throw new ProtocolError('missing_idempotency_key', 'every POST carries an Idempotency-Key header');
+    if (key.length > MAX_IDEMPOTENCY_KEY) throw new ProtocolError('bad_request', `Idempotency-Key is at most ${MAX_IDEMPOTENCY_KEY} characters`);
+    const raw = request.rawBody ?? (Buffer.isBuffer(request.body) ? request.body : undefined);
+    const slot = ctx.idempotency.begin(`${h.origin}`, key, requestFingerprint('POST', `/v1/logs/${h.origin}/events`, headers, raw ?? undefined));
+    if (slot.kind === 'conflict') throw new ProtocolError('idempotency_conflict', `Idempotency-Key ${key} was used with another request body`);
+    let answer: Answer;
+    if (slot.kind === 'replay') answer = await slot.answer;
+    else {
+      let keep = false;
+      try {
+        const p = parseIngestBody(headers, raw ?? undefined, Buffer.isBuffer(request.body) ? undefined : request.body);
+        if (!p.ok) answer = { status: problemOf(p).status, body: problemOf(p) };
+        else {
+          const deps = { log: h.origin, keys: h.keys, committer: h.committer, pool: ctx.pool, liveness: ctx.liveness, metrics: ctx.metrics };
+          if (p.value.batch) {
+            const results = await ingestEvents(deps, p.value.events);
+            answer = { status: 200, body: { results } };
+            keep = results.every((r) => r.status < 300);
+          } else {
+            const [r] = await ingestEvents(deps, [p.value.event]);
+            answer = singleAnswer(r);
+            keep = answer.status < 300;
+          }
+        }
+      } catch (e) {
+        slot.finish({ status: 500, body: problemOf(fail('internal_error', 'unexpected server fault')) }, false);
+        throw e;
+      }
+      slot.finish(answer, keep);
+    }
+    reply.status(answer.status);
+    if (answer.status >= 400) reply.type(PROBLEM_TYPE);
+    return answer.body;
+  });
+}

@@ -1,0 +1,109 @@
+// sequencer/ingest.ts: judging incoming events (DESIGN §5), independent of HTTP. Each event is
+// judged alone, checks in this order: readCloudEvent -> cookwalasig decode -> event hash ->
+// device key lookup (the registered device KeyRecords of THIS log) -> signature (worker pool) ->
+// key validity at signedAt -> source == key.owner -> heartbeat or group commit (dedup, then
+// per-subject order, in committer.ts). The signed bytes come from signature.ts
+// (signingHeaderBytes over {alg, hash: eventHash, kid, kind:"Event", signedAt}), the one encoder
+// shared with signers; only the raw verification runs in the pool, with all events of a request
+// in one call. Verified heartbeats (and every verified event) update liveness; heartbeats are
+// not appended. All good events of one call go to the same group commit. The types only the
+// sequencer appends (cookwala.log.erased, cookwala.hub.device_lost) are refused from devices:
+// verifiers expect them signed by the sequencer key.
+
+import { fail, statusOf, type Failure, type ReasonCode, type Result } from '../verifier/errors.ts';
+import { fromBase64url } from '../verifier/encoding.ts';
+import { checkKeyValidAt, type KeyRecord } from '../verifier/keys.ts';
+import { signingHeader, signingHeaderBytes, type Signature } from '../verifier/signature.ts';
+import { decodeCookwalasig, eventHash, EVENT_KIND, readCloudEvent, type CloudEvent } from '../verifier/cloudevent.ts';
+import type { SigItem, SigPool } from '../verifier/cli/sig-pool.ts';
+import type { Candidate, Committer } from './committer.ts';
+import type { DeviceKeyRegistry } from './device-keys.ts';
+import type { Liveness } from './liveness.ts';
+import type { Metrics } from './metrics.ts';
+import { SEQUENCER_TYPES } from './system-events.ts';
+
+export const HEARTBEAT_TYPE = 'cookwala.device.heartbeat';
+
+export type ItemResult =
+  | { status: 200 | 201; seq: number; hash: string; eventHash: string }
+  | { status: 200; heartbeat: true; eventHash: string }
+  | { status: number; code: ReasonCode; detail: string; [k: string]: unknown };
+
+export interface IngestDeps {
+  log: string;
+  keys: DeviceKeyRegistry;
+  committer: Committer;
+  pool: SigPool;
+  liveness: Liveness;
+  metrics?: Metrics;
+}
+
+interface Pending {
+  ce: CloudEvent;
+  hash: string;
+  sig: Signature;
+  key: KeyRecord;
+}
+
+type Stage = { done: ItemResult } | { pending: Pending; item: SigItem };
+
+function failed(f: Failure): ItemResult {
+  const { ok: _ok, ...rest } = f;
+  return { status: statusOf(f.code), ...rest };
+}
+
+/** Everything that can be decided before the signature check. */
+function prepare(json: Result<unknown>, keys: DeviceKeyRegistry): Stage {
+  if (!json.ok) return { done: failed(json) };
+  const r = readCloudEvent(json.value);
+  if (!r.ok) return { done: failed(r) };
+  const ce = r.value;
+  if (SEQUENCER_TYPES.includes(ce.type)) return { done: failed(fail('invalid_event', `type ${ce.type} is appended only by the sequencer itself`)) };
+  if (typeof ce.cookwalasig !== 'string') return { done: failed(fail('bad_signature', 'the event carries no cookwalasig')) };
+  const sig = decodeCookwalasig(ce.cookwalasig);
+  if (!sig.ok) return { done: failed(sig) };
+  const hash = eventHash(ce);
+  if (!hash.ok) return { done: failed(hash) };
+  const key = keys.get(sig.value.kid);
+  const pub = keys.publicKey(sig.value.kid);
+  if (!key || !pub) return { done: failed(fail('unknown_key', `no device key ${sig.value.kid} is registered with this log`, { kid: sig.value.kid })) };
+  if (key.role !== 'device') return { done: failed(fail('key_role_mismatch', `key ${key.kid} has role ${key.role}, need device`)) };
+  if (sig.value.alg !== key.alg) return { done: failed(fail('bad_signature', `signature alg ${sig.value.alg} is not the key's ${key.alg}`)) };
+  const raw = fromBase64url(sig.value.sig);
+  if (!raw.ok) return { done: failed(fail('malformed_signature', 'sig is not base64url')) };
+  const msg = signingHeaderBytes(signingHeader(sig.value, hash.value, EVENT_KIND));
+  return { pending: { ce, hash: hash.value, sig: sig.value, key }, item: { alg: key.alg, publicKey: pub, msg, sig: raw.value } };
+}
+
+/** Judge and sequence events; one result per input, in order. */
+export async function ingestEvents(d: IngestDeps, inputs: ReadonlyArray<Result<unknown>>): Promise<ItemResult[]> {
+  const stages = inputs.map((j) => prepare(j, d.keys));
+  const toVerify = stages.filter((s): s is Extract<Stage, { pending: Pending }> => 'pending' in s);
+  const verdicts = await d.pool.verify(toVerify.map((s) => s.item));
+  const results: Array<ItemResult | undefined> = new Array(stages.length);
+  const candidates: Candidate[] = [];
+  const slots: number[] = [];
+  let v = 0;
+  stages.forEach((s, i) => {
+    if ('done' in s) return void (results[i] = s.done);
+    const { ce, hash, sig, key } = s.pending;
+    if (!verdicts[v++]) return void (results[i] = failed(fail('bad_signature', `the signature by ${sig.kid} does not verify over this event`, { kid: sig.kid })));
+    const valid = checkKeyValidAt(key, sig.signedAt);
+    if (!valid.ok) return void (results[i] = failed(valid));
+    if (ce.source !== key.owner) return void (results[i] = failed(fail('source_mismatch', `key ${key.kid} belongs to ${key.owner}, the event source is ${ce.source}`, { kid: key.kid })));
+    d.liveness.seen(d.log, ce.source);
+    if (ce.type === HEARTBEAT_TYPE) {
+      d.metrics?.inc('cookwala_heartbeats_total', { log: d.log });
+      return void (results[i] = { status: 200, heartbeat: true, eventHash: hash });
+    }
+    candidates.push({ ce, eventHash: hash, signature: sig });
+    slots.push(i);
+  });
+  const outcomes = await d.committer.submit(candidates);
+  outcomes.forEach((o, k) => {
+    results[slots[k]] = o.ok ? { status: o.status, seq: o.seq, hash: o.hash, eventHash: o.eventHash } : failed(o);
+    if (o.ok && o.status === 200) d.metrics?.inc('cookwala_events_duplicate_total', { log: d.log });
+  });
+  for (const r of results) if (r && 'code' in r) d.metrics?.inc('cookwala_events_rejected_total', { code: r.code });
+  return results as ItemResult[];
+}

@@ -1,0 +1,111 @@
+// sequencer/log-host.ts: the logs one sequencer process hosts (DESIGN §12a). Each hosted log has
+// its own LevelDB store (opened once; a second process gets store_locked), its registered device
+// keys, a group committer and a checkpointer. Logs come from the config at start and from
+// POST /v1/logs at run time (store and signed descriptor first, then the config file, so a crash
+// in between leaves a store that the next add adopts). Closing a log: stop taking events, finish
+// what was taken, sign a last checkpoint over the final durable head, then close the store.
+
+import { ProtocolError } from '../verifier/errors.ts';
+import type { KeyRecord } from '../verifier/keys.ts';
+import type { Signer } from '../verifier/signature.ts';
+import type { LogDescriptor, LogMode } from '../verifier/log-descriptor.ts';
+import type { LogStore } from '../logstore/index.ts';
+import type { LogConfig } from './config.ts';
+import type { Clock } from './clock.ts';
+import type { Metrics } from './metrics.ts';
+import { createCommitter, type Committer } from './committer.ts';
+import { createCheckpointer, type CheckpointPublisher, type Checkpointer } from './checkpointer.ts';
+import { openDeviceKeys, type DeviceKeyRegistry } from './device-keys.ts';
+import { deviceKeysFile, openOrCreateLogStore } from './data-dir.ts';
+import { sequencerSource } from './system-events.ts';
+
+export interface HostedLog {
+  readonly origin: string;
+  readonly mode: LogMode;
+  readonly store: LogStore;
+  readonly descriptor: LogDescriptor;
+  /** The source of the sequencer's own events in this log. */
+  readonly source: string;
+  readonly keys: DeviceKeyRegistry;
+  readonly committer: Committer;
+  readonly checkpoints: Checkpointer;
+}
+
+export interface LogHostDeps {
+  dataDir: string;
+  signer: Signer;
+  keyRecord: KeyRecord;
+  clock: Clock;
+  metrics: Metrics;
+  /** The checkpoint publisher and quorum of a log (the witness hook). */
+  publishing(origin: string): { publisher: CheckpointPublisher; quorum: number };
+  onFatal(e: unknown): void;
+  onError(e: unknown): void;
+}
+
+export interface LogHost {
+  get(origin: string): HostedLog | undefined;
+  all(): HostedLog[];
+  /** Open (creating when new) and host a log; log_exists if it is hosted already. */
+  add(l: LogConfig): Promise<HostedLog>;
+  close(): Promise<void>;
+}
+
+async function openHostedLog(d: LogHostDeps, l: LogConfig): Promise<HostedLog> {
+  const store = await openOrCreateLogStore(d.dataDir, l, d.signer, d.clock.now);
+  try {
+    const descriptor = store.descriptor()!;
+    const keys = await openDeviceKeys(deviceKeysFile(d.dataDir, l.log), d.signer, d.keyRecord);
+    const committer = createCommitter({ store, log: l.log, clock: d.clock, metrics: d.metrics, onFatal: d.onFatal });
+    const { publisher, quorum } = d.publishing(l.log);
+    const checkpoints = await createCheckpointer({ store, log: l.log, signer: d.signer, clock: d.clock, publisher, quorum, metrics: d.metrics, onError: d.onError });
+    d.metrics.set('cookwala_log_head_seq', store.head().seq, { log: l.log });
+    return { origin: l.log, mode: descriptor.mode, store, descriptor, source: sequencerSource(l.log), keys, committer, checkpoints };
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
+}
+
+async function closeHostedLog(h: HostedLog): Promise<void> {
+  await h.committer.close();
+  try {
+    await h.checkpoints.stop();
+    await h.checkpoints.tick();
+  } finally {
+    await h.keys.close();
+    await h.store.close();
+  }
+}
+
+export async function openLogHost(d: LogHostDeps, logs: LogConfig[]): Promise<LogHost> {
+  const hosted = new Map<string, HostedLog>();
+  let adding: Promise<unknown> = Promise.resolve();
+  try {
+    for (const l of logs) hosted.set(l.log, await openHostedLog(d, l));
+  } catch (e) {
+    for (const h of hosted.values()) await closeHostedLog(h).catch(() => undefined);
+    throw e;
+  }
+  return {
+    get: (origin) => hosted.get(origin),
+    all: () => [...hosted.values()],
+    add(l) {
+      const p = adding.then(async () => {
+        if (hosted.has(l.log)) throw new ProtocolError('log_exists', `log ${l.log} is hosted already`);
+        const h = await openHostedLog(d, l);
+        hosted.set(l.log, h);
+        return h;
+      });
+      adding = p.catch(() => undefined);
+      return p;
+    },
+    async close() {
+      await adding;
+      const all = [...hosted.values()];
+      hosted.clear();
+      const errors = (await Promise.allSettled(all.map(closeHostedLog))).filter((r) => r.status === 'rejected');
+      if (errors.length > 0) throw (errors[0] as PromiseRejectedResult).reason;
+    },
+  };
+}

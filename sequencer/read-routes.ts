@@ -1,0 +1,93 @@
+// sequencer/read-routes.ts: the read side of a log (DESIGN §10): GET /v1/logs/{log} (the signed
+// descriptor), …/checkpoint (the latest PUBLISHED checkpoint; 404 until one), …/entries?from=&to=
+// (NDJSON stream, at most MAX_ENTRIES per call: a longer range is clamped and the headers say so),
+// …/events/{seq} (the payload CloudEvent; 410 payload_erased with the erasure record), and the
+// RFC 6962 proofs …/proof/inclusion?seq=&size= and …/proof/consistency?from=&to=, built by the
+// store from O(log n) stored nodes. Sizes default to the durable head; a size beyond it is
+// bad_request, since the tree does not exist there yet. Ranges: `cookwala-range: from-to`
+// (inclusive, empty when from > to), `cookwala-head`, and `cookwala-clamped: true` when cut.
+
+import { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { fail, ProtocolError, type Result } from '../verifier/errors.ts';
+import { hostedLog, intParam, LOG_PARAMS, optionalIntParam, type SequencerContext } from './context.ts';
+
+export const MAX_ENTRIES = 10_000;
+
+function need<T>(r: Result<T>): T {
+  if (!r.ok) throw ProtocolError.from(r);
+  return r.value;
+}
+
+const SEQ_PARAMS = { type: 'object', properties: { log: LOG_PARAMS.properties.log, seq: { type: 'string' } }, required: ['log', 'seq'] } as const;
+const query = (...names: string[]) => ({ type: 'object', properties: Object.fromEntries(names.map((n) => [n, { type: 'string' }])), additionalProperties: false });
+
+export function registerReadRoutes(app: FastifyInstance, ctx: SequencerContext): void {
+  app.get('/v1/logs/:log', { schema: { params: LOG_PARAMS } }, async (request) => hostedLog(ctx, request.params).descriptor);
+
+  app.get('/v1/logs/:log/checkpoint', { schema: { params: LOG_PARAMS } }, async (request) => {
+    const h = hostedLog(ctx, request.params);
+    const cp = h.checkpoints.latestPublished();
+    if (!cp) throw new ProtocolError('not_found', `no checkpoint of ${h.origin} is published yet`);
+    return cp;
+  });
+
+  app.get('/v1/logs/:log/entries', { schema: { params: LOG_PARAMS, querystring: query('from', 'to') } }, async (request, reply) => {
+    const h = hostedLog(ctx, request.params);
+    const q = request.query as { from?: string; to?: string };
+    const head = h.store.head().seq;
+    const from = need(optionalIntParam('from', q.from, 1, 1));
+    const to = need(optionalIntParam('to', q.to, head, 1));
+    if (q.to !== undefined && to < from) throw new ProtocolError('bad_request', `to ${to} is before from ${from}`);
+    let last = Math.min(to, head);
+    const clamped = last - from + 1 > MAX_ENTRIES || to > head;
+    if (last - from + 1 > MAX_ENTRIES) last = from + MAX_ENTRIES - 1;
+    reply.header('cookwala-head', String(head)).header('cookwala-range', `${from}-${last}`);
+    if (clamped) reply.header('cookwala-clamped', 'true');
+    reply.type('application/x-ndjson');
+    async function* lines(): AsyncGenerator<string> {
+      if (from > last) return;
+      for await (const e of h.store.entries(from, last)) yield JSON.stringify(e) + '\n';
+    }
+    return reply.send(Readable.from(lines()));
+  });
+
+  app.get('/v1/logs/:log/events/:seq', { schema: { params: SEQ_PARAMS } }, async (request, reply) => {
+    const h = hostedLog(ctx, request.params);
+    const seq = need(intParam('seq', (request.params as { seq: string }).seq, 1));
+    if (seq > h.store.head().seq) throw new ProtocolError('not_found', `${h.origin} has no entry ${seq} yet`);
+    const p = await h.store.getPayload(seq);
+    if (!p) throw new ProtocolError('not_found', `entry ${seq} has no payload`);
+    if ('erased' in p) throw ProtocolError.from(fail('payload_erased', `the payload of entry ${seq} was erased; the entry remains`, { erasure: p.erased }));
+    reply.type('application/cloudevents+json');
+    return p.event;
+  });
+
+  app.get('/v1/logs/:log/proof/inclusion', { schema: { params: LOG_PARAMS, querystring: query('seq', 'size') } }, async (request) => {
+    const h = hostedLog(ctx, request.params);
+    const q = request.query as { seq?: string; size?: string };
+    const head = h.store.head().seq;
+    const seq = need(intParam('seq', q.seq, 1));
+    const size = need(optionalIntParam('size', q.size, head, 1));
+    if (seq > size) throw new ProtocolError('bad_request', `seq ${seq} is not in a tree of size ${size}`);
+    if (size > head) throw new ProtocolError('bad_request', `size ${size} is beyond the head ${head}`);
+    const [proof, root] = await Promise.all([h.store.inclusionProof(seq, size), h.store.rootAt(size)]);
+    return { seq, size, leafIndex: seq - 1, proof, root };
+  });
+
+  app.get('/v1/logs/:log/proof/consistency', { schema: { params: LOG_PARAMS, querystring: query('from', 'to') } }, async (request) => {
+    const h = hostedLog(ctx, request.params);
+    const q = request.query as { from?: string; to?: string };
+    const head = h.store.head().seq;
+    const from = need(intParam('from', q.from, 0));
+    const to = need(optionalIntParam('to', q.to, head, 0));
+    if (from > to) throw new ProtocolError('bad_request', `from ${from} is after to ${to}`);
+    if (to > head) throw new ProtocolError('bad_request', `to ${to} is beyond the head ${head}`);
+    const root2 = await h.store.rootAt(to);
+    // Every tree extends the empty one (no proof, no root1); a tree is consistent with itself.
+    if (from === 0) return { from, to, proof: [], root2 };
+    if (from === to) return { from, to, proof: [], root1: root2, root2 };
+    const [proof, root1] = await Promise.all([h.store.consistencyProof(from, to), h.store.rootAt(from)]);
+    return { from, to, proof, root1, root2 };
+  });
+}
