@@ -7,6 +7,8 @@
 // Answers: one event -> 201 {seq, hash, eventHash} (200 for a duplicate or a heartbeat) or a
 // problem+json; a batch -> 200 {results:[…]} with one result per event in order (each judged
 // alone). Request-level faults (bad JSON, a batch that is not an array, too large) are problems.
+// A device's cookwala.consent.withdrawn erases its earlier payloads in a hash_only log before the
+// answer leaves (sequencer/erasure.ts).
 
 import type { FastifyInstance } from 'fastify';
 import { fail, ok, ProtocolError, type Failure, type Result } from '../verifier/errors.ts';
@@ -16,6 +18,8 @@ import { requestFingerprint, type Answer } from './idempotency.ts';
 import { isBinaryMode, readBinaryEvent, type Headers } from './binary-event.ts';
 import { ingestEvents, type ItemResult } from './ingest.ts';
 import { problemOf, PROBLEM_TYPE } from './problem.ts';
+import { CONSENT_WITHDRAWN_TYPE, eraseSourcePayloads } from './erasure.ts';
+import type { CloudEvent } from '../verifier/cloudevent.ts';
 
 const MAX_IDEMPOTENCY_KEY = 255;
 
@@ -76,7 +80,10 @@ export function registerIngestRoute(app: FastifyInstance, ctx: SequencerContext)
         const p = parseIngestBody(headers, raw ?? undefined, Buffer.isBuffer(request.body) ? undefined : request.body);
         if (!p.ok) answer = { status: problemOf(p).status, body: problemOf(p) };
         else {
-          const deps = { log: h.origin, keys: h.keys, committer: h.committer, pool: ctx.pool, liveness: ctx.liveness, metrics: ctx.metrics };
+          const afterAppend = async (ce: CloudEvent, seq: number) => {
+            if (ce.type === CONSENT_WITHDRAWN_TYPE) await eraseSourcePayloads(ctx, h, ce.source, seq);
+          };
+          const deps = { log: h.origin, keys: h.keys, committer: h.committer, pool: ctx.pool, liveness: ctx.liveness, metrics: ctx.metrics, afterAppend };
           if (p.value.batch) {
             const results = await ingestEvents(deps, p.value.events);
             answer = { status: 200, body: { results } };

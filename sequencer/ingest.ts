@@ -36,6 +36,8 @@ export interface IngestDeps {
   pool: SigPool;
   liveness: Liveness;
   metrics?: Metrics;
+  /** Runs for each event in the log (201, or 200 duplicate) before its answer leaves. */
+  afterAppend?: (ce: CloudEvent, seq: number) => Promise<void>;
 }
 
 interface Pending {
@@ -104,6 +106,12 @@ export async function ingestEvents(d: IngestDeps, inputs: ReadonlyArray<Result<u
     results[slots[k]] = o.ok ? { status: o.status, seq: o.seq, hash: o.hash, eventHash: o.eventHash } : failed(o);
     if (o.ok && o.status === 200) d.metrics?.inc('cookwala_events_duplicate_total', { log: d.log });
   });
+  if (d.afterAppend) {
+    for (let k = 0; k < outcomes.length; k++) {
+      const o = outcomes[k];
+      if (o.ok) await d.afterAppend(candidates[k].ce, o.seq);
+    }
+  }
   for (const r of results) if (r && 'code' in r) d.metrics?.inc('cookwala_events_rejected_total', { code: r.code });
   return results as ItemResult[];
 }

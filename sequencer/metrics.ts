@@ -17,6 +17,7 @@ const FAMILIES = {
   cookwala_events_duplicate_total: { help: 'Events answered from the (source, id) index without appending.', type: 'counter' },
   cookwala_events_rejected_total: { help: 'Events refused, by reason code.', type: 'counter' },
   cookwala_heartbeats_total: { help: 'Verified device heartbeats (not appended).', type: 'counter' },
+  cookwala_consent_erasures_total: { help: 'Payloads erased because their device withdrew consent (hash_only logs).', type: 'counter' },
   cookwala_devices_lost_total: { help: 'cookwala.hub.device_lost entries appended.', type: 'counter' },
   cookwala_batches_total: { help: 'Group-commit batches written (one synced LevelDB batch each).', type: 'counter' },
   cookwala_batch_size: { help: 'Entries per group-commit batch.', type: 'histogram', buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000] },
