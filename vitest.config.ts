@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // Crash soak rounds are controlled by COOKWALA_CRASH_ROUNDS (short by default).
 export default defineConfig({
   test: {
-    include: ['{verifier,logstore,sequencer,witness,executor,conformance,test,bench}/**/*.test.ts'],
+    include: ['{verifier,logstore,sequencer,witness,executor,conformance,demo,test,bench}/**/*.test.ts'],
     setupFiles: ['./bin/polyfill.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
