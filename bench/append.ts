@@ -10,7 +10,8 @@
 // storage does not fsync per append (rocksdb_write with default options) while every logstore
 // batch is fsync'd, and the logstore writes more bytes per block (entry + CloudEvent + index);
 // the run measures the fsync limit of the machine too (synced batches per second, before and
-// after, averaged), which bounds any store that awaits an fsync per batch of 100.
+// after, averaged), which bounds any store that awaits an fsync per batch of 100, and the CPU time
+// per block of each side (all threads: JS, the database's threads, GC).
 // proof: inclusion proofs from a store of n = 10^7 leaves (10^6 with --quick), built through the
 // bulk path (synthetic leaf hashes; the tree, node keys and head are the real ones).
 
@@ -65,8 +66,15 @@ async function loadHypercore(): Promise<HypercoreCtor> {
 
 interface Side {
   ms: number;
+  /** CPU time of the whole process (all threads: JS, LevelDB/RocksDB, GC) while this side ran. */
+  cpuUs: number;
   bytes: number;
 }
+
+const cpuNow = () => {
+  const c = process.cpuUsage();
+  return c.user + c.system;
+};
 
 /**
  * Both stores, fresh, fed the same blocks in chunks of CHUNK batches: each chunk's logstore
@@ -85,6 +93,8 @@ async function compare(blocks: Buffer[], total: number, window: number): Promise
     await core.ready();
     let lsMs = 0;
     let hcMs = 0;
+    let lsCpu = 0;
+    let hcCpu = 0;
     let buildMs = 0;
     let tip = { seq: 0, hash: s.head().hash };
     for (let chunk = 0; chunk * CHUNK * BATCH < total; chunk++) {
@@ -98,14 +108,16 @@ async function compare(blocks: Buffer[], total: number, window: number): Promise
       }
       buildMs += performance.now() - tb;
       const runLs = async () => {
-        const t = performance.now();
+        const [t, c] = [performance.now(), cpuNow()];
         await windowed(n, window, (b) => s.append(batches[b]));
         lsMs += performance.now() - t;
+        lsCpu += cpuNow() - c;
       };
       const runHc = async () => {
-        const t = performance.now();
+        const [t, c] = [performance.now(), cpuNow()];
         await windowed(n, window, (b) => core.append(new Array<Buffer>(BATCH).fill(blocks[(chunk * CHUNK + b) % blocks.length])));
         hcMs += performance.now() - t;
+        hcCpu += cpuNow() - c;
       };
       if (chunk % 2 === 0) {
         await runLs();
@@ -118,7 +130,7 @@ async function compare(blocks: Buffer[], total: number, window: number): Promise
     if (s.head().seq !== total || core.length !== total) throw new Error(`stores hold ${s.head().seq} and ${core.length} blocks, want ${total}`);
     await s.close();
     await core.close();
-    return { logstore: { ms: lsMs, bytes: dirBytes(lsDir) }, hypercore: { ms: hcMs, bytes: dirBytes(hcDir) }, buildMs };
+    return { logstore: { ms: lsMs, cpuUs: lsCpu, bytes: dirBytes(lsDir) }, hypercore: { ms: hcMs, cpuUs: hcCpu, bytes: dirBytes(hcDir) }, buildMs };
   } finally {
     removeDir(lsDir);
     removeDir(hcDir);
@@ -174,6 +186,8 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
     syncedBatchesPerSec: round(fsync),
     fsyncBoundBlocksPerSec: round(fsync * BATCH),
     ratioToFsyncBound: round(perSec(total, seq.logstore.ms) / (fsync * BATCH), 2),
+    logstoreCpuUsPerBlock: round(seq.logstore.cpuUs / total, 1),
+    hypercoreCpuUsPerBlock: round(seq.hypercore.cpuUs / total, 1),
     entryBuildPerSec: perSec(total, seq.buildMs),
     logstoreBytesPerBlock: round(seq.logstore.bytes / total),
     hypercoreBytesPerBlock: round(seq.hypercore.bytes / total),

@@ -4,8 +4,8 @@
 // payloads, indexes, one node key per leaf, the new head) plus the new head and frontier. The store
 // then writes the ops as one synced batch and swaps head and frontier only after the write, so a
 // refused plan or a failed write changes nothing in memory. Leaves out: reading the database (the
-// store checks the dedup index against disk, and reads the entry an erasure names) and signature
-// checks (entries come from the sequencer, which verified the events). Invariant: the returned ops
+// append queue checks the dedup index on disk, the store reads the entry an erasure names) and
+// signature checks (entries come from the sequencer, which verified the events). Invariant: the returned ops
 // never contain a node or head that does not follow from exactly these entries.
 
 import { fail, ok, type Result } from '../verifier/errors.ts';

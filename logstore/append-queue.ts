@@ -1,12 +1,13 @@
-// logstore/append-queue.ts: the append path of the store (DESIGN §5 group commit, §6): appends
+// logstore/append-queue.ts: the append path of the store (DESIGN §5 group commit, §6). Appends
 // queue; a turn (run in the store's write order) takes the queued appends, up to GROUP_ENTRIES
-// entries, as one group, plans it (group-commit.ts) and writes it as ONE synced batch. While a group's batch is being written the
-// next group is already planned on the head that batch will leave, so hashing and encoding overlap
-// the disk; batches are still issued strictly one after another, and a group planned on a batch
-// that then fails goes back to the queue to be planned again on the durable head. A turn handles a bounded number of
-// groups, so checkpoints and erasures queued meanwhile get their turn. Leaves out the batch
-// writing itself and the poisoning (deps.write). Invariant: the durable head only moves forward,
-// batch after batch, and an append resolves only once the batch holding it is durable.
+// entries, as one group, plans it (group-commit.ts) and writes it as ONE synced batch. While a
+// group's batch is being written the next group is already planned on the head that batch will
+// leave, so hashing and encoding overlap the disk; batches are still issued strictly one after
+// another, and a group planned on a batch that then fails goes back to the queue, to be planned
+// again on the durable head. A turn handles a bounded number of groups, so checkpoints and
+// erasures queued meanwhile get their turn. Leaves out the batch writing itself and the poisoning
+// (deps.write). Invariant: the durable head only moves forward, batch after batch, and an append
+// resolves only once the batch holding it is durable.
 
 import type { Frontier } from '../verifier/merkle.ts';
 import type { AppendItem, Head } from './types.ts';

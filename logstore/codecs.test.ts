@@ -67,6 +67,17 @@ describe('entry codec', () => {
     );
   });
 
+  it('any strings at all (lone surrogates included) come back exactly, in whichever form', () => {
+    const units = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 12 });
+    fc.assert(
+      fc.property(units, units, units, (source, id, subject) => {
+        // (buildEntry itself refuses lone surrogates, as JCS does; the codec must not rely on it)
+        roundTrip({ ...entry(), ce: { source, id, type: 't', subject } });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('anything else is kept as JSON, unchanged', () => {
     const base = entry();
     const variants: Entry[] = [
@@ -78,6 +89,7 @@ describe('entry codec', () => {
       { ...base, ce: { ...base.ce, cookwalaseq: -1 } },
       { ...base, sequencedAt: '1969-12-31T23:59:59.999Z' },
       { ...base, hash: 'sha256:' + 'A'.repeat(64) },
+      { ...base, ce: { ...base.ce, id: 'lone \ud800 surrogate' } }, // UTF-8 cannot carry it; JSON can
     ];
     for (const v of variants) expect(roundTrip(v)[0]).toBe(0x7b);
   });

@@ -10,7 +10,7 @@
 import { formatHash, isHashString, isTime } from '../verifier/encoding.ts';
 import type { Entry, EntryCe } from '../verifier/entry.ts';
 import type { Signature } from '../verifier/signature.ts';
-import { readU64, writeU64 } from './keys.ts';
+import { isWellFormed, readU64, writeU64 } from './keys.ts';
 
 const BINARY = 0x01;
 const JSON_OPEN = 0x7b; // '{'
@@ -55,7 +55,7 @@ function sigBytes(s: Signature): Buffer | undefined {
 }
 
 /** The binary form when `e` has exactly buildEntry's shape, else undefined. */
-function binaryParts(e: Entry): { sig: Buffer; strings: Buffer[]; flags: number; sequencedMs: number; signedMs: number } | undefined {
+function binaryParts(e: Entry): { sig: Buffer; strings: string[]; lengths: number[]; flags: number; sequencedMs: number; signedMs: number } | undefined {
   if (Object.keys(e).join() !== ENTRY_KEYS || e.kind !== 'Event') return undefined;
   if (!isHashString(e.prev) || !isHashString(e.eventHash) || !isHashString(e.hash) || !ceFits(e.ce)) return undefined;
   const sequencedMs = canonicalMs(e.sequencedAt);
@@ -64,9 +64,11 @@ function binaryParts(e: Entry): { sig: Buffer; strings: Buffer[]; flags: number;
   if (sequencedMs === undefined || signedMs === undefined || !sig) return undefined;
   const strings = [e.ce.source, e.ce.id, e.ce.type, e.eventSignature.kid];
   if (e.ce.subject !== undefined) strings.push(e.ce.subject);
-  const bufs = strings.map((s) => Buffer.from(s, 'utf8'));
-  if (bufs.some((b) => b.length > 0xffff)) return undefined;
-  return { sig, strings: bufs, flags: (e.ce.subject !== undefined ? HAS_SUBJECT : 0) | (e.ce.cookwalaseq !== undefined ? HAS_COOKWALASEQ : 0), sequencedMs, signedMs };
+  // UTF-8 cannot carry a lone surrogate (it would come back as U+FFFD); JSON can (as \udXXX).
+  if (!strings.every(isWellFormed)) return undefined;
+  const lengths = strings.map((x) => Buffer.byteLength(x, 'utf8'));
+  if (lengths.some((n) => n > 0xffff)) return undefined;
+  return { sig, strings, lengths, flags: (e.ce.subject !== undefined ? HAS_SUBJECT : 0) | (e.ce.cookwalaseq !== undefined ? HAS_COOKWALASEQ : 0), sequencedMs, signedMs };
 }
 
 /**
@@ -77,9 +79,9 @@ function binaryParts(e: Entry): { sig: Buffer; strings: Buffer[]; flags: number;
 export function encodeEntry(e: Entry): Buffer {
   const parts = binaryParts(e);
   if (!parts) return Buffer.from(JSON.stringify(e), 'utf8');
-  const { sig, strings, flags, sequencedMs, signedMs } = parts;
+  const { sig, strings, lengths, flags, sequencedMs, signedMs } = parts;
   let size = 1 + 1 + 1 + 96 + 16 + (flags & HAS_COOKWALASEQ ? 8 : 0) + 1 + sig.length;
-  for (const s of strings) size += 2 + s.length;
+  for (const n of lengths) size += 2 + n;
   const b = Buffer.allocUnsafe(size);
   let o = 0;
   b[o++] = BINARY;
@@ -95,10 +97,10 @@ export function encodeEntry(e: Entry): Buffer {
   }
   b[o++] = sig.length;
   o += sig.copy(b, o);
-  for (const s of strings) {
-    b.writeUInt16BE(s.length, o);
-    o += 2 + s.copy(b, o + 2);
-  }
+  strings.forEach((x, i) => {
+    b.writeUInt16BE(lengths[i], o);
+    o += 2 + b.write(x, o + 2, lengths[i], 'utf8');
+  });
   return b;
 }
 

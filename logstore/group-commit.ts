@@ -1,12 +1,13 @@
 // logstore/group-commit.ts: group commit for appends (DESIGN §5 "concurrent requests share one
-// synced write batch", §6). Appends that arrive while a batch is being written queue up; the next
-// batch takes them all, in call order, each planned on the head the previous one left, and writes
-// them with ONE fsync. Each append keeps its own outcome: one that does not chain, repeats a
-// (source, id) already stored or earlier in the group, or cannot be encoded is refused alone, and
-// the appends after it are planned as if it had never been asked (so one built on top of it is
-// refused too, by checkLink). Leaves out the I/O (store.ts reads the dedup index and writes).
-// Invariant: the ops hold exactly the accepted appends, in order, ending with one head record
-// for the last of them; a refused append contributes nothing.
+// synced write batch", §6): the planning of one group. Appends that arrive while a batch is being
+// written queue up (append-queue.ts); the next batch takes them, in call order, each planned on
+// the head the previous one left, and writes them with ONE fsync. Each append keeps its own
+// outcome: one that does not chain, repeats a (source, id) already stored or earlier in the group,
+// or cannot be encoded is refused alone, and the appends after it are planned as if it had never
+// been asked (so one built on top of it is refused too, by checkLink). Leaves out the I/O
+// (append-queue.ts reads the index and writes). Invariant: the ops hold exactly the accepted
+// appends, in order, ending with one head record for the last of them; a refused append
+// contributes nothing.
 
 import { ProtocolError } from '../verifier/errors.ts';
 import type { Frontier } from '../verifier/merkle.ts';

@@ -50,9 +50,23 @@ describe('keys', () => {
     );
   });
 
+  it('strings with lone surrogates keep distinct keys (UTF-8 would merge them into U+FFFD)', () => {
+    const units = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 6 });
+    expect(dedupKey('a\ud800', 'x').equals(dedupKey('a\udbff', 'x'))).toBe(false);
+    expect(subjectKey('s\udc00').equals(subjectKey('s\udfff'))).toBe(false);
+    fc.assert(
+      fc.property(units, units, units, units, (s1, i1, s2, i2) => {
+        expect(dedupKey(s1, i1).equals(dedupKey(s2, i2))).toBe(s1 === s2 && i1 === i2);
+        expect(decodeDedupKey(dedupKey(s1, i1))).toEqual({ source: s1, id: i1 });
+        expect(subjectKey(s1).equals(subjectKey(s2))).toBe(s1 === s2);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('subject keys never fall inside another family', () => {
     expect(subjectKey('')[0]).toBe(P.subject);
-    expect(subjectKey('x').toString('utf8', 1)).toBe('x');
+    expect(subjectKey('x').toString('utf8', 2)).toBe('x');
   });
 });
 

@@ -7,12 +7,14 @@
 //   'H'                         -> head: u64 seq | 32 raw entry hash | 32 raw Merkle root
 //   'c' u64 seq                 -> JSON Checkpoint (only ever one per seq; never a fork)
 //   'e' u64 seq                 -> Entry, compact binary or JSON (entry-codec.ts)
-//   'i' u32 len(src) src id     -> u64 seq | 32 raw eventHash   ((source,id) dedup index)
+//   'i' u32 len(src) src id     -> u64 seq | 32 raw eventHash   ((source,id) dedup index; UTF-8,
+//                                  or UTF-16LE with the length's top bit set when a string holds a
+//                                  lone surrogate, so distinct strings never share a key)
 //   'n' u64 leafIndex           -> 32*(1+t) bytes: the Merkle nodes completed when that leaf was
 //                                  appended, level 0..t (see tree-nodes.ts): ONE key per leaf
 //   'p' u64 seq                 -> CloudEvent payload, JSON with binary data raw (payload-codec.ts);
 //                                  deleted by an erasure
-//   's' subject                 -> u64 last cookwalaseq of that subject
+//   's' 0|1 subject             -> u64 last cookwalaseq of that subject (0: UTF-8, 1: UTF-16LE)
 //   'w' u64 seq                 -> empty: an erasure whose payload bytes are not yet compacted
 //                                  away (written with the erasure, deleted after; redone at open)
 //   'x' u64 seq                 -> JSON ErasureRecord
@@ -92,27 +94,43 @@ export function familyRange(prefix: SeqPrefix): { gte: Buffer; lte: Buffer } {
   return { gte: Buffer.from([prefix]), lte };
 }
 
+// String.prototype.isWellFormed (ES2024, in Node 20) is not in this project's TS lib.
+export const isWellFormed = (x: string): boolean => (x as unknown as { isWellFormed(): boolean }).isWellFormed();
+
+/** UTF-8 for well-formed strings; UTF-16LE (flagged) when one holds a lone surrogate, which UTF-8 would turn into U+FFFD and so merge distinct strings. */
+function textEncoding(...xs: string[]): 'utf8' | 'utf16le' {
+  return xs.every(isWellFormed) ? 'utf8' : 'utf16le';
+}
+
+const UTF16 = 0x8000_0000;
+
 export function dedupKey(source: string, id: string): Buffer {
-  const src = Buffer.from(source, 'utf8');
-  const idb = Buffer.from(id, 'utf8');
-  const b = Buffer.allocUnsafe(5 + src.length + idb.length);
+  const enc = textEncoding(source, id);
+  const ns = Buffer.byteLength(source, enc);
+  const ni = Buffer.byteLength(id, enc);
+  const b = Buffer.allocUnsafe(5 + ns + ni);
   b[0] = P.dedup;
-  b.writeUInt32BE(src.length, 1);
-  src.copy(b, 5);
-  idb.copy(b, 5 + src.length);
+  b.writeUInt32BE(enc === 'utf8' ? ns : ns + UTF16, 1);
+  b.write(source, 5, ns, enc);
+  b.write(id, 5 + ns, ni, enc);
   return b;
 }
 
 export function decodeDedupKey(key: Uint8Array): { source: string; id: string } {
   const b = Buffer.from(key.buffer, key.byteOffset, key.byteLength);
-  const n = b.readUInt32BE(1);
-  return { source: b.toString('utf8', 5, 5 + n), id: b.toString('utf8', 5 + n) };
+  const raw = b.readUInt32BE(1);
+  const enc = raw >= UTF16 ? 'utf16le' : 'utf8';
+  const n = raw % UTF16;
+  return { source: b.toString(enc, 5, 5 + n), id: b.toString(enc, 5 + n) };
 }
 
+/** 's', then 0x00 and UTF-8, or 0x01 and UTF-16LE for a subject with a lone surrogate. */
 export function subjectKey(subject: string): Buffer {
-  const s = Buffer.from(subject, 'utf8');
-  const b = Buffer.allocUnsafe(1 + s.length);
+  const enc = textEncoding(subject);
+  const n = Buffer.byteLength(subject, enc);
+  const b = Buffer.allocUnsafe(2 + n);
   b[0] = P.subject;
-  s.copy(b, 1);
+  b[1] = enc === 'utf8' ? 0 : 1;
+  b.write(subject, 2, n, enc);
   return b;
 }
