@@ -22,6 +22,9 @@ function cached<K, V>(map: Map<K, V>, k: K, make: () => V): V {
   return v;
 }
 
+type HashFn = (alg: string, data: Uint8Array, enc: 'buffer') => Uint8Array;
+const oneShot = (nc as unknown as { hash?: HashFn }).hash;
+
 export function createNodeBackend(): CryptoBackend {
   const pubCache = new Map<string, nc.KeyObject | null>();
   const privCache = new Map<string, nc.KeyObject>();
@@ -57,7 +60,8 @@ export function createNodeBackend(): CryptoBackend {
 
   return {
     name: 'node',
-    sha256: (d) => new Uint8Array(nc.createHash('sha256').update(d).digest()),
+    // One-shot crypto.hash (Node >= 20.12) is about twice as fast as createHash for small inputs.
+    sha256: oneShot ? (d) => oneShot('sha256', d, 'buffer') : (d) => nc.createHash('sha256').update(d).digest(),
     ed25519PublicKey(seed) {
       const spki = nc.createPublicKey(edPriv(seed)).export({ format: 'der', type: 'spki' });
       return new Uint8Array(spki.subarray(spki.length - 32));
