@@ -40,7 +40,10 @@ beforeAll(async () => {
   for (const t of TOPICS) rogue.services.pubsub.subscribe(t);
   await rogue.dial(ws[0].node!.getMultiaddrs()[0]);
   // Wait until the line is a mesh: w1 sees both as topic peers.
-  await waitFor(() => (ws[0].node!.services.pubsub.getSubscribers(CHECKPOINT_TOPIC).length >= 2 ? true : undefined), 20_000, 'gossip mesh');
+  // Every hop must know its neighbour subscribes to both topics before anything is published,
+  // or under load the first publications can go nowhere.
+  const subs = (n: P2pNode, t: string) => n.services.pubsub.getSubscribers(t).length;
+  await waitFor(() => (TOPICS.every((t) => subs(ws[0].node!, t) >= 2 && subs(ws[1].node!, t) >= 1 && subs(rogue, t) >= 1) ? true : undefined), 20_000, 'gossip mesh');
 });
 
 afterAll(async () => {
