@@ -1,0 +1,24 @@
+// bench/verify-child.ts: one verification run for bench/verify.ts, in its own process so that its
+// peak memory is its own: `node --import tsx bench/verify-child.ts BUNDLE POLICY [WORKERS]` runs
+// exactly what `cookwala verify` runs (verifyBundleFile: streaming reader, worker pool) and prints
+// one JSON line {ms, entries, exitCode, failures, peakRssMB}, peakRssMB being the kernel's high-water
+// mark of resident memory (VmHWM; process.resourceUsage().maxRSS where /proc is absent).
+
+import { readFileSync } from 'node:fs';
+import { verifyBundleFile } from '../verifier/cli/verify.ts';
+
+function peakRssMB(): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (m) return Math.round(Number(m[1]) / 102.4) / 10;
+  } catch {
+    // not Linux
+  }
+  return Math.round(process.resourceUsage().maxRSS / 102.4) / 10;
+}
+
+const [file, policy, workers] = process.argv.slice(2);
+const t0 = performance.now();
+const r = await verifyBundleFile(file, { policyPath: policy, workers: workers === undefined ? undefined : Number(workers) });
+const ms = performance.now() - t0;
+process.stdout.write(JSON.stringify({ ms: Math.round(ms), entries: r.entries, exitCode: r.exitCode, failures: r.failuresTotal, peakRssMB: peakRssMB() }) + '\n');

@@ -1,0 +1,133 @@
+// verifier/cli/bundle-file.ts: reading an audit bundle file for the streaming verifier (DESIGN §8):
+// lines split on the byte 0x0A straight from a file stream (1 MiB reads; a newline byte never
+// occurs inside a multi-byte UTF-8 sequence, so splitting before decoding is safe), each checked to
+// be UTF-8 and decoded once, the last line flagged when it has no newline (a cut file); and the
+// read-ahead of the checkpoint seqs, which come last in the file: the header names how many there
+// are, so reading that many lines back from the end, and no more, finds them. The read-ahead is a
+// hint that lets the verifier record roots in one pass; it is never trusted, since every
+// checkpoint line is read and checked again in order. Memory: one read buffer plus the longest line.
+
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { isUtf8 } from 'node:buffer';
+
+export interface LineFlags {
+  unterminated?: boolean;
+  notUtf8?: boolean;
+  /** The line was longer than MAX_LINE_BYTES; its bytes were skipped, not held. */
+  tooLong?: boolean;
+}
+
+/** No valid line comes near this (an event is at most the sequencer's 1 MiB body limit). */
+export const MAX_LINE_BYTES = 16 << 20;
+
+/**
+ * Calls `onLine` for each line in order, awaiting it when it returns a promise; returning `false`
+ * stops the reading. Memory: one read buffer and at most MAX_LINE_BYTES of a pending line.
+ */
+export async function forEachLine(path: string, onLine: (text: string, flags: LineFlags) => Promise<void> | undefined | false, onBytes?: (n: number) => void): Promise<void> {
+  const stream = createReadStream(path, { highWaterMark: 1 << 20 });
+  let carry: Buffer[] = [];
+  let carried = 0;
+  let skipping = false;
+  const emit = async (slice: Buffer, flags: LineFlags): Promise<boolean> => {
+    const r = onLine(skipping ? '' : slice.toString('utf8'), skipping ? { ...flags, tooLong: true } : isUtf8(slice) ? flags : { ...flags, notUtf8: true });
+    skipping = false;
+    if (r === false) return false;
+    if (r) await r;
+    return true;
+  };
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      onBytes?.(chunk.length);
+      let start = 0;
+      for (;;) {
+        const nl = chunk.indexOf(0x0a, start);
+        if (nl < 0) break;
+        let slice = chunk.subarray(start, nl);
+        if (carried + slice.length > MAX_LINE_BYTES) skipping = true;
+        else if (carried > 0) slice = Buffer.concat([...carry, slice]);
+        carry = [];
+        carried = 0;
+        start = nl + 1;
+        if (!(await emit(slice, {}))) return;
+      }
+      if (start < chunk.length && !skipping) {
+        carry.push(Buffer.from(chunk.subarray(start)));
+        carried += chunk.length - start;
+        if (carried > MAX_LINE_BYTES) {
+          skipping = true;
+          carry = [];
+          carried = 0;
+        }
+      }
+    }
+    if (carried > 0 || skipping) await emit(Buffer.concat(carry), { unterminated: true });
+  } finally {
+    stream.destroy();
+  }
+}
+
+const MAX_TAIL_BYTES = 64 << 20;
+
+/**
+ * The seqs of the last `count` lines if they are checkpoints (stopping at the first line that is
+ * not), read backwards from the end of the file; at most 64 MiB are read.
+ */
+export async function readCheckpointSeqsAhead(path: string, count: number): Promise<number[]> {
+  if (count <= 0) return [];
+  const fh = await open(path, 'r');
+  try {
+    const size = (await fh.stat()).size;
+    const seqs: number[] = [];
+    let pos = size;
+    let tail = Buffer.alloc(0);
+    let skippedFinalNewline = false;
+    let read = 0;
+    while (pos > 0 && seqs.length < count && read < MAX_TAIL_BYTES) {
+      const n = Math.min(1 << 20, pos);
+      pos -= n;
+      const chunk = Buffer.alloc(n);
+      await fh.read(chunk, 0, n, pos);
+      read += n;
+      tail = Buffer.concat([chunk, tail]);
+      if (!skippedFinalNewline && tail.length > 0) {
+        if (tail[tail.length - 1] === 0x0a) tail = tail.subarray(0, tail.length - 1);
+        skippedFinalNewline = true;
+      }
+      let nl = tail.lastIndexOf(0x0a);
+      while (nl >= 0 && seqs.length < count) {
+        const seq = checkpointSeq(tail.subarray(nl + 1));
+        if (seq === undefined) return seqs.reverse();
+        seqs.push(seq);
+        tail = tail.subarray(0, nl);
+        nl = tail.lastIndexOf(0x0a);
+      }
+    }
+    return seqs.reverse();
+  } finally {
+    await fh.close();
+  }
+}
+
+function checkpointSeq(line: Buffer): number | undefined {
+  try {
+    const d = JSON.parse(line.toString('utf8')) as { kind?: unknown; seq?: unknown };
+    return d && d.kind === 'Checkpoint' && Number.isSafeInteger(d.seq) ? (d.seq as number) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first line (the header), read alone; undefined when the file has none within 1 MiB. */
+export async function readFirstLine(path: string): Promise<string | undefined> {
+  const fh = await open(path, 'r');
+  try {
+    const buf = Buffer.alloc(1 << 20);
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    const nl = buf.subarray(0, bytesRead).indexOf(0x0a);
+    return nl < 0 ? undefined : buf.subarray(0, nl).toString('utf8');
+  } finally {
+    await fh.close();
+  }
+}

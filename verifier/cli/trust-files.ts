@@ -1,0 +1,38 @@
+// verifier/cli/trust-files.ts: the auditor's trust inputs read from files (DESIGN §4, §8): the
+// witness policy (policy.ts readWitnessPolicy) and the optional key cache
+// ({"kind":"KeyCache","keys":[…]}, read strictly by read.ts). A file that cannot be read or does
+// not hold the document is "unusable input" (InputError, exit 2 in the CLIs), never a verdict.
+
+import { readFile } from 'node:fs/promises';
+import { parseJson, readDocument } from '../read.ts';
+import { readWitnessPolicy, type WitnessPolicy } from '../policy.ts';
+import type { KeyRecord } from '../keys.ts';
+
+export class InputError extends Error {
+  override readonly name = 'InputError';
+}
+
+export async function readJsonFile(path: string, what: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    throw new InputError(`cannot read the ${what} ${path}: ${(e as Error).message}`);
+  }
+  const j = parseJson(text);
+  if (!j.ok) throw new InputError(`the ${what} ${path} is not JSON: ${j.detail}`);
+  return j.value;
+}
+
+export async function readPolicyFile(path: string): Promise<WitnessPolicy> {
+  const r = readWitnessPolicy(await readJsonFile(path, 'policy'));
+  if (!r.ok) throw new InputError(`the policy ${path} is not a WitnessPolicy: ${r.code}: ${r.detail}`);
+  return r.value;
+}
+
+export async function readKeyCacheFile(path: string | undefined): Promise<KeyRecord[]> {
+  if (path === undefined) return [];
+  const r = readDocument('KeyCache', await readJsonFile(path, 'key cache'));
+  if (!r.ok) throw new InputError(`the key cache ${path} is not a KeyCache: ${r.code}: ${r.detail}`);
+  return r.value.all();
+}

@@ -1,0 +1,57 @@
+// verifier/cli/verify-event.ts: `cookwala verify-event PROOF --policy POLICY [--keys CACHE] [--json]
+// [--allow-legacy-signatures]` (DESIGN §8): checks one EventProof file offline in O(log n) with
+// verifier/event-proof.ts. Exit 0 when the event (or, without its payload, the entry) is proved,
+// 1 when the proof fails (the reason code, seq and detail are printed), 2 for unusable input (an
+// unreadable or non-JSON file, policy or key cache).
+
+import { parseFlags, runCli, UsageError } from './args.ts';
+import { InputError, readJsonFile, readKeyCacheFile, readPolicyFile } from './trust-files.ts';
+import { verifyEventProof } from '../event-proof.ts';
+
+const USAGE = `usage: cookwala verify-event PROOF --policy POLICY [--keys CACHE] [--json] [--allow-legacy-signatures]
+
+Verify one event proof ({"kind":"EventProof",…}, written by \`cookwala proof\`) offline:
+the entry and event hashes, the device signature, the inclusion in a witnessed checkpoint.
+Exit 0 proved, 1 not proved, 2 unusable input.`;
+
+export async function run(argv: string[]): Promise<number> {
+  return runCli(argv, USAGE, async () => {
+    const { values, positionals } = parseFlags(argv, {
+      policy: { type: 'string' },
+      keys: { type: 'string' },
+      json: { type: 'boolean' },
+      'allow-legacy-signatures': { type: 'boolean' },
+    });
+    if (positionals.length !== 1) throw new UsageError('give exactly one PROOF file');
+    if (!values.policy) throw new UsageError('--policy POLICY is required');
+    let proof: unknown;
+    let policy;
+    let keys;
+    try {
+      policy = await readPolicyFile(values.policy);
+      keys = await readKeyCacheFile(values.keys);
+      proof = await readJsonFile(positionals[0], 'event proof');
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      process.stderr.write(`cookwala verify-event: ${e.message}\n`);
+      return 2;
+    }
+    const r = verifyEventProof(proof, policy, { keys, allowLegacy: values['allow-legacy-signatures'] });
+    if (values.json) {
+      const { ok: valid, ...rest } = r;
+      process.stdout.write(JSON.stringify({ valid, ...rest }, null, 2) + '\n');
+    } else if (r.ok) {
+      const v = r.value;
+      process.stdout.write(
+        `PROVED: ${v.log} seq ${v.seq} (eventHash ${v.eventHash})\n` +
+          `  signed by      ${v.signedBy}${v.legacy ? ' (WEAKER: a legacy bare-hash signature, accepted by request)' : ''}\n` +
+          `  payload        ${v.event ? 'included and matching' : 'not included (erased or withheld): the entry alone is proved'}\n` +
+          `  checkpoint     seq ${v.checkpoint.seq}, root ${v.checkpoint.root}, witnesses ${v.checkpoint.witnesses.join(', ') || 'none (policy quorum 0)'}\n`,
+      );
+    } else {
+      const seq = typeof r.seq === 'number' ? ` (seq ${r.seq})` : '';
+      process.stdout.write(`NOT PROVED: ${r.code}${seq}: ${r.detail}\n`);
+    }
+    return r.ok ? 0 : 1;
+  });
+}

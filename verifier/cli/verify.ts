@@ -1,0 +1,113 @@
+// verifier/cli/verify.ts: `cookwala verify BUNDLE --policy POLICY [--keys CACHE] [--json]
+// [--allow-legacy-signatures] [--workers N]` (DESIGN §8): the offline audit of a whole exported
+// log. It reads the header and the checkpoint seqs ahead (cli/bundle-file.ts), streams the file
+// line by line into the pure verifier (bundle-verifier.ts), checks device signatures on all cores
+// through the worker pool (cli/sig-pool.ts), and prints the human summary or, with --json, the same
+// report as JSON. A progress bar goes to stderr only when stderr is a terminal. Exit 0 valid,
+// 1 invalid, 2 unusable input (unreadable file, policy or key cache; a header of another type or
+// major version). No network: trust comes from the policy and the key cache alone.
+
+import { stat } from 'node:fs/promises';
+import { parseFlags, runCli, UsageError } from './args.ts';
+import { forEachLine, readCheckpointSeqsAhead, readFirstLine } from './bundle-file.ts';
+import { InputError, readKeyCacheFile, readPolicyFile } from './trust-files.ts';
+import { createSigPool } from './sig-pool.ts';
+import { createBundleVerifier } from '../bundle-verifier.ts';
+import { formatReport, type BundleReport } from '../bundle-report.ts';
+
+const USAGE = `usage: cookwala verify BUNDLE --policy POLICY [--keys CACHE] [--json] [--allow-legacy-signatures] [--workers N]
+
+Verify an audit bundle (NDJSON) offline, in one streaming pass and constant memory.
+  --policy POLICY             the witness policy to trust (sequencer key, witnesses, quorum)
+  --keys CACHE                a key cache ({"kind":"KeyCache","keys":[…]}) of further trusted keys
+  --json                      print the report as JSON
+  --allow-legacy-signatures   accept Core 0.2.0 bare-hash signatures (reported as weaker)
+  --workers N                 signature worker threads (default: all cores; 0 = inline)
+Exit 0 valid, 1 invalid, 2 unusable input.`;
+
+export interface VerifyFileOptions {
+  policyPath: string;
+  keysPath?: string;
+  allowLegacy?: boolean;
+  workers?: number;
+  onProgress?: (bytes: number, total: number, entries: number) => void;
+}
+
+/** Verify one bundle file; throws InputError for unusable policy, key cache or bundle file. */
+export async function verifyBundleFile(path: string, o: VerifyFileOptions): Promise<BundleReport> {
+  const policy = await readPolicyFile(o.policyPath);
+  const keys = await readKeyCacheFile(o.keysPath);
+  let total: number;
+  try {
+    total = (await stat(path)).size;
+  } catch (e) {
+    throw new InputError(`cannot read the bundle ${path}: ${(e as Error).message}`);
+  }
+  let ahead: number[] | undefined;
+  const first = await readFirstLine(path);
+  try {
+    const h = first === undefined ? undefined : (JSON.parse(first) as { checkpoints?: unknown });
+    if (h && Number.isSafeInteger(h.checkpoints)) ahead = await readCheckpointSeqsAhead(path, h.checkpoints as number);
+  } catch {
+    ahead = undefined; // the verifier names what is wrong with the header
+  }
+  const pool = o.workers === 0 ? undefined : createSigPool({ size: o.workers });
+  try {
+    const v = createBundleVerifier({ policy, keys, allowLegacy: o.allowLegacy, checkpointSeqs: ahead, verifyBatch: pool ? (items) => pool.verify(items) : undefined });
+    let bytes = 0;
+    await forEachLine(path, (text, flags) => (v.stopped ? false : v.line(text, flags)), (n) => {
+      bytes += n;
+      o.onProgress?.(bytes, total, v.progress.entries);
+    });
+    return await v.end();
+  } finally {
+    await pool?.close();
+  }
+}
+
+function progressBar(): { update: (bytes: number, total: number, entries: number) => void; done: () => void } {
+  if (!process.stderr.isTTY) return { update: () => undefined, done: () => undefined };
+  let last = 0;
+  const width = 30;
+  return {
+    update(bytes, total, entries) {
+      const now = Date.now();
+      if (now - last < 200 && bytes < total) return;
+      last = now;
+      const f = total > 0 ? bytes / total : 1;
+      const bar = '#'.repeat(Math.round(f * width)).padEnd(width, '.');
+      process.stderr.write(`\r[${bar}] ${(f * 100).toFixed(0).padStart(3)}%  ${entries} entries`);
+    },
+    done: () => process.stderr.write('\r\x1b[K'),
+  };
+}
+
+export async function run(argv: string[]): Promise<number> {
+  return runCli(argv, USAGE, async () => {
+    const { values, positionals } = parseFlags(argv, {
+      policy: { type: 'string' },
+      keys: { type: 'string' },
+      json: { type: 'boolean' },
+      'allow-legacy-signatures': { type: 'boolean' },
+      workers: { type: 'string' },
+    });
+    if (positionals.length !== 1) throw new UsageError('give exactly one BUNDLE file');
+    if (!values.policy) throw new UsageError('--policy POLICY is required');
+    const workers = values.workers === undefined ? undefined : Number(values.workers);
+    if (workers !== undefined && (!Number.isSafeInteger(workers) || workers < 0 || workers > 256)) throw new UsageError('--workers is an integer from 0 to 256');
+    const bar = progressBar();
+    let report: BundleReport;
+    try {
+      report = await verifyBundleFile(positionals[0], { policyPath: values.policy, keysPath: values.keys, allowLegacy: values['allow-legacy-signatures'], workers, onProgress: bar.update });
+    } catch (e) {
+      bar.done();
+      if (!(e instanceof InputError)) throw e;
+      if (values.json) process.stdout.write(JSON.stringify({ valid: false, exitCode: 2, error: e.message }, null, 2) + '\n');
+      process.stderr.write(`cookwala verify: ${e.message}\n`);
+      return 2;
+    }
+    bar.done();
+    process.stdout.write(values.json ? JSON.stringify(report, null, 2) + '\n' : formatReport(report));
+    return report.exitCode;
+  });
+}
