@@ -37,6 +37,8 @@ export async function erasePayload(ctx: SequencerContext, h: HostedLog, seq: num
     if ('erased' in p) throw ProtocolError.from(fail('payload_erased', `the payload of entry ${seq} was erased already`, { erasure: p.erased }));
     const entry = await h.store.getEntry(seq);
     if (!entry) throw new ProtocolError('not_found', `${h.origin} has no entry ${seq}`);
+    // The sequencer's own entries record erasures and lost devices: erasing them would hide what went.
+    if (entry.ce.source === h.source) throw new ProtocolError('not_erasable', `entry ${seq} (${entry.ce.type}) is the sequencer's own record`);
     const now = ctx.clock.now();
     const item = await next(erasedEvent({ log: h.origin, seq, eventHash: entry.eventHash, reason, atMs: now }, ctx.signer));
     const record = { seq, eventHash: entry.eventHash, reason, erasedAt: formatTime(now) };

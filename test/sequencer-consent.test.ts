@@ -56,6 +56,12 @@ describe('consent withdrawal', () => {
     for (const e of list.filter((x) => x.ce.source === a.owner)) {
       expect(verifyEntryEventSignature(e, (kid) => (kid === a.record.kid ? a.record : undefined)).ok).toBe(true);
     }
+    // the erasure records themselves cannot be erased
+    const auth = { authorization: `Bearer ${t.token}` };
+    const rec = await t.seq.app.inject({ method: 'DELETE', url: logPath(t.log, `/events/${erased[0].seq}/payload`), headers: auth, payload: { reason: 'x' } });
+    expect(rec.statusCode).toBe(409);
+    expect(rec.json().code).toBe('not_erasable');
+    expect(t.headSeq()).toBe(wSeq + 3);
     // redelivery of the same withdrawal: the original answer, nothing more appended
     const again = await t.post(withdrawal(a));
     expect(again.statusCode).toBe(200);

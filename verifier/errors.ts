@@ -34,6 +34,7 @@ export const REASONS = {
   unauthorized: { status: 401, meaning: 'an operator endpoint without a valid bearer token' },
   not_found: { status: 404, meaning: 'no such resource' },
   payload_erased: { status: 410, meaning: 'the payload was erased (hash_only mode); the entry remains' },
+  not_erasable: { status: 409, meaning: 'the payload of a sequencer entry (an erasure or device_lost record) is part of the audit trail' },
   mode_forbids_erasure: { status: 409, meaning: 'erasure asked of a log in full mode' },
   bad_request: { status: 400, meaning: 'a malformed query or parameter' },
   key_conflict: { status: 409, meaning: 'two KeyRecords for one kid that disagree (beyond a later record adding revokedAt)' },
