@@ -68,7 +68,9 @@ export function createSigPool(opts: SigPoolOptions = {}): SigPool {
   const slots: Slot[] = [];
 
   function spawn(i: number): void {
-    const worker = new Worker(WORKER_URL);
+    // The worker is plain JS on node:crypto: it needs none of the parent's loaders (--import tsx,
+    // polyfills), and inheriting them breaks when the parent was started with a .ts --import.
+    const worker = new Worker(WORKER_URL, { execArgv: [] });
     const slot: Slot = { worker, jobs: new Map(), inflight: 0 };
     worker.unref();
     worker.on('message', (m: { id: number; ok: Uint8Array }) => {
