@@ -41,7 +41,8 @@ function freePort(): Promise<number> {
 }
 
 function startSequencer(dir: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['bin/cookwala.js', 'sequencer', '--data', dir, '--port', String(port)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const prof = process.env.COOKWALA_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.COOKWALA_BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...prof, 'bin/cookwala.js', 'sequencer', '--data', dir, '--port', String(port)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (d) => {
