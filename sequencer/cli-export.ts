@@ -14,6 +14,7 @@ import { once } from 'node:events';
 import { parseFlags, runCli, UsageError } from '../verifier/cli/args.ts';
 import { ProtocolError } from '../verifier/errors.ts';
 import { parseJson, readDocument } from '../verifier/read.ts';
+import { readJsonIfExists } from '../verifier/cli/durable-file.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../verifier/policy.ts';
 import type { KeyRecord } from '../verifier/keys.ts';
 import { openLogStore, type LogStore } from '../logstore/index.ts';
@@ -25,19 +26,6 @@ const USAGE = `usage: cookwala export (--data DIR | --url URL) --log ORIGIN --ou
 
 Write the audit bundle (NDJSON) of one log: from the data directory of a stopped sequencer
 (--data; default ./data), or from a running one over HTTP (--url http://127.0.0.1:PORT).`;
-
-async function readJson(path: string): Promise<unknown | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
-  }
-  const j = parseJson(text);
-  if (!j.ok) throw new ProtocolError(j.code, `${path}: ${j.detail}`);
-  return j.value;
-}
 
 export interface ExportSource extends BundleSource {
   close(): Promise<void>;
@@ -63,15 +51,15 @@ async function readDeviceKeys(path: string): Promise<KeyRecord[]> {
 
 /** Opens a log of a data directory for reading: the store (store_locked if a sequencer runs), keys and policy. */
 export async function openExportSource(dir: string, log: string): Promise<ExportSource> {
-  const cj = await readJson(join(dir, DATA_FILES.config));
+  const cj = await readJsonIfExists(join(dir, DATA_FILES.config));
   if (cj === undefined) throw new ProtocolError('not_found', `${join(dir, DATA_FILES.config)} is missing: not a data directory`);
   const config = readConfig(cj);
   if (!config.ok) throw ProtocolError.from(config);
   if (!config.value.logs.some((l) => l.log === log)) throw new ProtocolError('not_found', `${dir} hosts no log ${log}`);
-  const kr = await readJson(join(dir, DATA_FILES.keyRecord));
+  const kr = await readJsonIfExists(join(dir, DATA_FILES.keyRecord));
   const key = kr === undefined ? undefined : readDocument('KeyRecord', kr);
   if (!key || !key.ok) throw new ProtocolError('not_found', `${join(dir, DATA_FILES.keyRecord)} is missing or not a KeyRecord`);
-  const pj = await readJson(join(dir, config.value.policy));
+  const pj = await readJsonIfExists(join(dir, config.value.policy));
   const p = pj === undefined ? undefined : readWitnessPolicy(pj);
   if (p && !p.ok) throw ProtocolError.from(p);
   const policy: WitnessPolicy | undefined = p?.ok && p.value.log === log ? p.value : undefined;

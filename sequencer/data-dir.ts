@@ -12,7 +12,7 @@
 // cannot both win and a crash never leaves half a key. Other files are replaced atomically
 // (write, fsync, rename, fsync the folder). Left out: key rotation (a new key is a new log).
 
-import { mkdir, readFile, rename, link, unlink, open } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ProtocolError } from '../verifier/errors.ts';
@@ -21,7 +21,10 @@ import { formatTime, toBase64url } from '../verifier/encoding.ts';
 import { sha256 } from '../verifier/crypto.ts';
 import { buildLogDescriptor } from '../verifier/log-descriptor.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../verifier/policy.ts';
-import { parseJson, readDocument } from '../verifier/read.ts';
+import { readDocument } from '../verifier/read.ts';
+import { readJsonIfExists, readTextIfExists, writeFileDurable } from '../verifier/cli/durable-file.ts';
+
+export { writeFileDurable };
 import type { KeyRecord } from '../verifier/keys.ts';
 import type { JsonObject } from '../verifier/document.ts';
 import { openLogStore, type LogStore } from '../logstore/index.ts';
@@ -50,51 +53,6 @@ export interface InitOptions {
   now?: () => number;
 }
 
-async function fsyncDir(dir: string): Promise<void> {
-  const fh = await open(dir, 'r');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-}
-
-/** Write a file durably: temp file, fsync, then rename (or link when it must not exist yet). */
-export async function writeFileDurable(path: string, data: string, opts: { mode?: number; exclusive?: boolean } = {}): Promise<void> {
-  const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const fh = await open(tmp, 'wx', opts.mode ?? 0o644);
-  try {
-    await fh.writeFile(data);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  try {
-    if (opts.exclusive) await link(tmp, path);
-    else await rename(tmp, path);
-  } finally {
-    if (opts.exclusive) await unlink(tmp).catch(() => undefined);
-  }
-  await fsyncDir(join(path, '..'));
-}
-
-async function readText(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
-  }
-}
-
-async function readJson(path: string): Promise<unknown> {
-  const text = await readText(path);
-  if (text === undefined) return undefined;
-  const j = parseJson(text);
-  if (!j.ok) throw new ProtocolError(j.code, `${path}: ${j.detail}`);
-  return j.value;
-}
-
 /** `seq-` + the first 8 base64url characters of SHA-256(public key): stable across restarts. */
 export function sequencerKid(publicKey: Uint8Array): string {
   return `seq-${toBase64url(sha256(publicKey)).slice(0, 8)}`;
@@ -108,7 +66,7 @@ function readSecretKey(j: unknown, path: string): SecretKey {
 
 async function ensureKey(dir: string, now: () => number, created: string[]): Promise<{ signer: Signer; keyRecord: KeyRecord }> {
   const keyPath = join(dir, DATA_FILES.key);
-  let j = await readJson(keyPath);
+  let j = await readJsonIfExists(keyPath);
   if (j === undefined) {
     const fresh = generateSecretKey('EdDSA', 'pending');
     const kid = sequencerKid(createSigner(fresh).publicKey);
@@ -118,11 +76,11 @@ async function ensureKey(dir: string, now: () => number, created: string[]): Pro
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
-    j = await readJson(keyPath);
+    j = await readJsonIfExists(keyPath);
   }
   const signer = createSigner(readSecretKey(j, keyPath));
   const recPath = join(dir, DATA_FILES.keyRecord);
-  let rec = (await readJson(recPath)) as KeyRecord | undefined;
+  let rec = (await readJsonIfExists(recPath)) as KeyRecord | undefined;
   if (rec === undefined) {
     const validFrom = formatTime(now());
     rec = signDocument(keyRecordOf(signer, { owner: SEQUENCER_OWNER, role: 'sequencer', validFrom }) as unknown as JsonObject, signer, validFrom) as unknown as KeyRecord;
@@ -137,7 +95,7 @@ async function ensureKey(dir: string, now: () => number, created: string[]): Pro
 
 async function ensureToken(dir: string, created: string[]): Promise<string> {
   const p = join(dir, DATA_FILES.token);
-  if ((await readText(p)) === undefined) {
+  if ((await readTextIfExists(p)) === undefined) {
     try {
       await writeFileDurable(p, toBase64url(randomBytes(32)), { mode: 0o600, exclusive: true });
       created.push(DATA_FILES.token);
@@ -145,7 +103,7 @@ async function ensureToken(dir: string, created: string[]): Promise<string> {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
   }
-  const t = ((await readText(p)) ?? '').trim();
+  const t = ((await readTextIfExists(p)) ?? '').trim();
   if (t.length < 16) throw new ProtocolError('invalid_document', `${p} holds no usable token`);
   return t;
 }
@@ -155,7 +113,7 @@ export async function saveConfig(dir: string, c: SequencerConfig): Promise<void>
 }
 
 async function readConfigFile(dir: string): Promise<SequencerConfig | undefined> {
-  const j = await readJson(join(dir, DATA_FILES.config));
+  const j = await readJsonIfExists(join(dir, DATA_FILES.config));
   if (j === undefined) return undefined;
   const r = readConfig(j);
   if (!r.ok) throw new ProtocolError(r.code, `${join(dir, DATA_FILES.config)}: ${r.detail}`);
@@ -213,7 +171,7 @@ export async function initDataDir(opts: InitOptions = {}): Promise<{ dir: string
   const checked = readConfig(config);
   if (!checked.ok) throw new ProtocolError(checked.code, checked.detail);
   for (const l of config.logs) {
-    const had = (await readText(join(logStoreDir(dir, l.log), 'CURRENT'))) !== undefined;
+    const had = (await readTextIfExists(join(logStoreDir(dir, l.log), 'CURRENT'))) !== undefined;
     const store = await openOrCreateLogStore(dir, l, signer, now);
     await store.close();
     if (!had) created.push(`${DATA_FILES.logs}/${logDirName(l.log)}`);
@@ -223,7 +181,7 @@ export async function initDataDir(opts: InitOptions = {}): Promise<{ dir: string
     if (!old) created.push(DATA_FILES.config);
   }
   const policyPath = join(dir, config.policy);
-  if ((await readText(policyPath)) === undefined && config.logs.length > 0) {
+  if ((await readTextIfExists(policyPath)) === undefined && config.logs.length > 0) {
     const policy = { kind: 'WitnessPolicy', log: config.logs[0].log, sequencer: keyRecord, witnesses: [], quorum: 0 };
     await writeFileDurable(policyPath, JSON.stringify(policy, null, 2) + '\n');
     created.push(config.policy);
@@ -236,11 +194,11 @@ export async function loadDataDir(dir: string): Promise<DataDir> {
   const config = await readConfigFile(dir);
   if (!config) throw new ProtocolError('not_found', `${join(dir, DATA_FILES.config)} is missing: run \`cookwala init --data ${dir}\` first`);
   const created: string[] = [];
-  if ((await readText(join(dir, DATA_FILES.key))) === undefined) throw new ProtocolError('not_found', `${join(dir, DATA_FILES.key)} is missing`);
+  if ((await readTextIfExists(join(dir, DATA_FILES.key))) === undefined) throw new ProtocolError('not_found', `${join(dir, DATA_FILES.key)} is missing`);
   const { signer, keyRecord } = await ensureKey(dir, Date.now, created);
   const token = await ensureToken(dir, created);
   let policy: WitnessPolicy | undefined;
-  const pj = await readJson(join(dir, config.policy));
+  const pj = await readJsonIfExists(join(dir, config.policy));
   if (pj !== undefined) {
     const r = readWitnessPolicy(pj);
     if (!r.ok) throw new ProtocolError(r.code, `${join(dir, config.policy)}: ${r.detail}`);

@@ -9,14 +9,17 @@
 // hard-linked into place (link fails if the name exists); other files are replaced atomically
 // (write, fsync, rename, fsync the folder). Left out: key rotation (a new key is a new witness).
 
-import { mkdir, readFile, rename, link, unlink, open } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ProtocolError, type Result } from '../verifier/errors.ts';
 import { createSigner, generateSecretKey, keyRecordOf, signDocument, type SecretKey, type Signer } from '../verifier/signature.ts';
 import { formatTime, toBase64url } from '../verifier/encoding.ts';
 import { sha256 } from '../verifier/crypto.ts';
-import { parseJson, readDocument } from '../verifier/read.ts';
+import { readDocument } from '../verifier/read.ts';
+import { readJsonIfExists as readJsonFile, writeFileDurable } from '../verifier/cli/durable-file.ts';
+
+export { readJsonFile, writeFileDurable };
 import type { KeyRecord } from '../verifier/keys.ts';
 import { DEFAULT_WITNESS_CONFIG, readWitnessConfig, type WitnessConfig } from './config.ts';
 
@@ -35,46 +38,6 @@ export const witnessOwner = (name: string) => `cookwala:witness/${name}`;
 /** `wit-` + the first 8 base64url characters of SHA-256(public key): stable across restarts. */
 export function witnessKid(publicKey: Uint8Array): string {
   return `wit-${toBase64url(sha256(publicKey)).slice(0, 8)}`;
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  const fh = await open(dir, 'r');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-}
-
-export async function writeFileDurable(path: string, data: string, opts: { mode?: number; exclusive?: boolean } = {}): Promise<void> {
-  const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const fh = await open(tmp, 'wx', opts.mode ?? 0o644);
-  try {
-    await fh.writeFile(data);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  try {
-    if (opts.exclusive) await link(tmp, path);
-    else await rename(tmp, path);
-  } finally {
-    if (opts.exclusive) await unlink(tmp).catch(() => undefined);
-  }
-  await fsyncDir(join(path, '..'));
-}
-
-export async function readJsonFile(path: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
-  }
-  const j = parseJson(text);
-  if (!j.ok) throw new ProtocolError(j.code, `${path}: ${j.detail}`);
-  return j.value;
 }
 
 export interface WitnessDataDir {
