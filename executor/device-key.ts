@@ -8,7 +8,8 @@
 // leaves half a key. kid = `<name>-<first 8 base64url chars of sha256(public key)>`.
 // Left out: key rotation and revocation (a new key is a new device name).
 
-import { link, mkdir, open, readFile, unlink } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import { writeFileDurable } from '../verifier/cli/durable-file.ts';
 import { join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { formatTime, toBase64url } from '../verifier/encoding.ts';
@@ -30,23 +31,14 @@ export class DeviceSetupError extends Error {
 export const NAME_RE = /^[a-z0-9][a-z0-9-]{0,62}$/;
 export const sourceOf = (name: string) => `urn:cookwala:device:${name}`;
 
+/** Create a file durably unless it exists: true when this call created it. */
 async function writeExclusive(path: string, data: string, mode: number): Promise<boolean> {
-  const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const fh = await open(tmp, 'wx', mode);
   try {
-    await fh.writeFile(data);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  try {
-    await link(tmp, path);
+    await writeFileDurable(path, data, { mode, exclusive: true });
     return true;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw e;
-  } finally {
-    await unlink(tmp).catch(() => undefined);
   }
 }
 
