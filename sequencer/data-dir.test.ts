@@ -1,7 +1,7 @@
 // The data directory: init creates everything once and is idempotent (never overwrites a key or a
 // token, adds new logs), secrets are mode 0600, the sequencer KeyRecord is self-signed and stable,
 // and a store that belongs to another log, mode or key is refused (descriptor_mismatch).
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { initDataDir, loadDataDir, sequencerKid, openOrCreateLogStore } from './data-dir.ts';
@@ -60,4 +60,14 @@ it('refuses a store that belongs to another mode, and a load without init', asyn
   await s.close();
   await expect(loadDataDir(await tmp.make())).rejects.toMatchObject({ code: 'not_found' });
   await expect(initDataDir({ dir: await tmp.make(), logs: ['https://bad.example/x'] })).rejects.toMatchObject({ code: 'invalid_document' });
+});
+
+describe('operator tokens', () => {
+  it('are 32 bytes of base64url that never start like a flag', async () => {
+    const { newOperatorToken } = await import('./data-dir.ts');
+    for (let i = 0; i < 500; i++) {
+      const t = newOperatorToken();
+      expect(t).toMatch(/^[A-Za-z0-9][A-Za-z0-9_-]{42}$/);
+    }
+  });
 });

@@ -97,7 +97,7 @@ async function ensureToken(dir: string, created: string[]): Promise<string> {
   const p = join(dir, DATA_FILES.token);
   if ((await readTextIfExists(p)) === undefined) {
     try {
-      await writeFileDurable(p, toBase64url(randomBytes(32)), { mode: 0o600, exclusive: true });
+      await writeFileDurable(p, newOperatorToken(), { mode: 0o600, exclusive: true });
       created.push(DATA_FILES.token);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
@@ -106,6 +106,17 @@ async function ensureToken(dir: string, created: string[]): Promise<string> {
   const t = ((await readTextIfExists(p)) ?? '').trim();
   if (t.length < 16) throw new ProtocolError('invalid_document', `${p} holds no usable token`);
   return t;
+}
+
+/**
+ * 32 random bytes, base64url; drawn again while it starts with '-' or '_', so `--token VALUE`
+ * never reads as a flag (node:util parseArgs refuses a value that looks like one).
+ */
+export function newOperatorToken(): string {
+  for (;;) {
+    const t = toBase64url(randomBytes(32));
+    if (/^[A-Za-z0-9]/.test(t)) return t;
+  }
 }
 
 export async function saveConfig(dir: string, c: SequencerConfig): Promise<void> {
