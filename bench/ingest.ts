@@ -10,7 +10,6 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request, Agent } from 'node:http';
-import { createServer } from 'node:net';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +19,7 @@ import { initDataDir } from '../sequencer/data-dir.ts';
 import { makeTempDir } from '../test/helpers/tmp.ts';
 import { deviceKey } from '../test/helpers/keys.ts';
 import { eventStream } from '../test/helpers/events.ts';
+import { freePort } from '../test/helpers/net.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LOG = 'bench.example/missions/ingest';
@@ -29,16 +29,6 @@ export interface BenchCtx {
   quick: boolean;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
 
 function startSequencer(dir: string, port: number): Promise<ChildProcess> {
   const prof = process.env.COOKWALA_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.COOKWALA_BENCH_CPU_PROF}`] : [];

@@ -9,7 +9,6 @@
 // subject, log order is cookwalaseq order; every device signature verifies.
 import { afterAll, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +22,7 @@ import { openLogStore } from '../logstore/index.ts';
 import { verifyEntryEventSignature, type Entry } from '../verifier/entry.ts';
 import type { Checkpoint } from '../verifier/checkpoint.ts';
 import type { CloudEvent } from '../verifier/cloudevent.ts';
+import { freePort } from './helpers/net.ts';
 
 const ROUNDS = Number(process.env.COOKWALA_CRASH_ROUNDS ?? 3);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -34,16 +34,6 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
 
 function startChild(port: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['bin/cookwala.js', 'sequencer', '--data', dir, '--port', String(port)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });

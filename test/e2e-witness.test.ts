@@ -6,7 +6,6 @@
 // resumes; a sequencer SIGKILLed and restarted mid-run resynchronises through `conflict`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { initDataDir } from '../sequencer/data-dir.ts';
@@ -19,6 +18,7 @@ import type { KeyRecord } from '../verifier/keys.ts';
 import type { WitnessInfo } from '../witness/service.ts';
 import { deviceKey } from './helpers/keys.ts';
 import { eventStream } from './helpers/events.ts';
+import { freePort } from './helpers/net.ts';
 
 const ORIGIN = 'e2e.example.org/missions/m-7';
 const enc = encodeURIComponent(ORIGIN);
@@ -35,16 +35,6 @@ const device = deviceKey(71);
 const stream = eventStream(device, { signedAt: new Date().toISOString() });
 let subjectRun = 0;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
 
 async function startSequencer(): Promise<void> {
   sequencer = spawnCookwala(['sequencer', '--data', seqDir, '--port', '0']);

@@ -11,7 +11,6 @@
 
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { ProtocolError, type Result } from '../verifier/errors.ts';
 import { createSigner, generateSecretKey, keyRecordOf, signDocument, type SecretKey, type Signer } from '../verifier/signature.ts';
 import { formatTime, toBase64url } from '../verifier/encoding.ts';
