@@ -17,6 +17,14 @@ describe('node:crypto and @noble agree', () => {
     }), { numRuns: 200 });
   });
 
+  it('sha256Hex of text is identical and equals hex(sha256(UTF-8))', () => {
+    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 300 }), (t) => {
+      const want = Buffer.from(node.sha256(new TextEncoder().encode(t))).toString('hex');
+      expect(node.sha256Hex(t)).toBe(want);
+      expect(noble.sha256Hex(t)).toBe(want);
+    }), { numRuns: 300 });
+  });
+
   it('Ed25519 keys and signatures are identical, and each verifies the other', () => {
     fc.assert(fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.uint8Array({ maxLength: 300 }), (s, m) => {
       const pkA = node.ed25519PublicKey(s);

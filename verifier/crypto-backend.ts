@@ -9,6 +9,8 @@
 export interface CryptoBackend {
   readonly name: 'node' | 'noble';
   sha256(data: Uint8Array): Uint8Array;
+  /** Lowercase hex of SHA-256(UTF-8(text)): the document-hash hot path, with no intermediate buffers. */
+  sha256Hex(text: string): string;
   ed25519PublicKey(seed: Uint8Array): Uint8Array;
   ed25519Sign(seed: Uint8Array, msg: Uint8Array): Uint8Array;
   ed25519Verify(publicKey: Uint8Array, msg: Uint8Array, sig: Uint8Array): boolean;

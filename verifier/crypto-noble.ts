@@ -5,7 +5,7 @@
 import * as ed from '@noble/ed25519';
 import { p256 } from '@noble/curves/nist.js';
 import { sha256 as nobleSha256, sha512 } from '@noble/hashes/sha2.js';
-import { randomBytes as nobleRandom } from '@noble/hashes/utils.js';
+import { bytesToHex, randomBytes as nobleRandom, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { CryptoBackend } from './crypto-backend.ts';
 
 let configured = false;
@@ -21,6 +21,7 @@ export function createNobleBackend(): CryptoBackend {
   return {
     name: 'noble',
     sha256: (d) => nobleSha256(d),
+    sha256Hex: (text) => bytesToHex(nobleSha256(utf8ToBytes(text))),
     ed25519PublicKey: (seed) => ed.getPublicKey(seed),
     ed25519Sign: (seed, msg) => ed.sign(msg, seed),
     ed25519Verify(pub, msg, sig) {

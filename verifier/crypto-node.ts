@@ -22,7 +22,7 @@ function cached<K, V>(map: Map<K, V>, k: K, make: () => V): V {
   return v;
 }
 
-type HashFn = (alg: string, data: Uint8Array, enc: 'buffer') => Uint8Array;
+type HashFn = (alg: string, data: Uint8Array | string, enc: 'buffer' | 'hex') => Uint8Array | string;
 const oneShot = (nc as unknown as { hash?: HashFn }).hash;
 
 export function createNodeBackend(): CryptoBackend {
@@ -61,7 +61,8 @@ export function createNodeBackend(): CryptoBackend {
   return {
     name: 'node',
     // One-shot crypto.hash (Node >= 20.12) is about twice as fast as createHash for small inputs.
-    sha256: oneShot ? (d) => oneShot('sha256', d, 'buffer') : (d) => nc.createHash('sha256').update(d).digest(),
+    sha256: oneShot ? (d) => oneShot('sha256', d, 'buffer') as Uint8Array : (d) => nc.createHash('sha256').update(d).digest(),
+    sha256Hex: oneShot ? (text) => oneShot('sha256', text, 'hex') as string : (text) => nc.createHash('sha256').update(text, 'utf8').digest('hex'),
     ed25519PublicKey(seed) {
       const spki = nc.createPublicKey(edPriv(seed)).export({ format: 'der', type: 'spki' });
       return new Uint8Array(spki.subarray(spki.length - 32));
