@@ -29,7 +29,10 @@ export function registerReadRoutes(app: FastifyInstance, ctx: SequencerContext):
     const h = hostedLog(ctx, request.params);
     const cp = h.checkpoints.latestPublished();
     if (!cp) throw new ProtocolError('not_found', `no checkpoint of ${h.origin} is published yet`);
-    return cp;
+    // The stored copy gathers cosignatures that came after publication (late witnesses, periodic
+    // re-submission); the store merges only into the same head and root (logstore putCheckpoint).
+    const stored = await h.store.checkpoint(cp.seq);
+    return stored && stored.head === cp.head && stored.root === cp.root ? stored : cp;
   });
 
   app.get('/v1/logs/:log/entries', { schema: { params: LOG_PARAMS, querystring: query('from', 'to') } }, async (request, reply) => {

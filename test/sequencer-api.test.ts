@@ -16,7 +16,7 @@ import { openSequencer } from '../sequencer/app.ts';
 import { registerRoutes } from '../sequencer/routes.ts';
 import { OPENAPI } from '../sequencer/openapi.ts';
 import { verifyLogDescriptor, type LogDescriptor } from '../verifier/log-descriptor.ts';
-import { verifyCheckpoint, type Checkpoint } from '../verifier/checkpoint.ts';
+import { addCosignature, cosignCheckpoint, verifyCheckpoint, type Checkpoint } from '../verifier/checkpoint.ts';
 import { readWitnessPolicy } from '../verifier/policy.ts';
 import { verifyDocument } from '../verifier/signature.ts';
 import { entryLeaf, verifyEntryEventSignature, type Entry } from '../verifier/entry.ts';
@@ -82,6 +82,13 @@ describe('descriptor and checkpoints', () => {
     await t.seq.tick();
     expect(t.seq.logs.get(t.log)!.checkpoints.latestSigned()).toBe(signedBefore);
     expect((await t.get(logPath(t.log, '/checkpoint'))).json()).toEqual(cp);
+    // a cosignature stored after publication is served with the published checkpoint
+    const w = signerKey('late', 'witness');
+    const store = t.seq.logs.get(t.log)!.store;
+    await store.putCheckpoint(addCosignature(cp, cosignCheckpoint(cp, w.signer, '2026-11-30T09:30:00.000Z')));
+    const served = (await t.get(logPath(t.log, '/checkpoint'))).json() as Checkpoint;
+    expect(served.signature.map((s) => s.kid)).toEqual([...cp.signature.map((s) => s.kid), w.record.kid]);
+    expect(verifyCheckpoint(served, { ...policy.value, log: t.log, witnesses: [w.record], quorum: 1 }).ok).toBe(true);
   });
 });
 
