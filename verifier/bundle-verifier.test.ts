@@ -319,3 +319,31 @@ describe('bundle verifier: keys, roles and erasures', () => {
     expect(r.exitCode).toBe(1);
   });
 });
+
+describe('bundle verifier: what the witnessed checkpoints cover', () => {
+  const withoutCheckpoints = (lines: string[], keep: number) => {
+    const cps = lines.map((l, i) => [l, i] as const).filter(([l]) => JSON.parse(l).kind === 'Checkpoint').map(([, i]) => i);
+    const drop = new Set(cps.slice(keep));
+    const out = lines.filter((_, i) => !drop.has(i));
+    return edit(out, 0, (h) => { h.checkpoints = keep; });
+  };
+
+  it('entries with no checkpoint meeting the policy are quorum_not_met: nothing binds the chain', async () => {
+    const { g, lines } = bundle({ events: 25 });
+    const r = await verify(withoutCheckpoints(lines, 0), g.policy);
+    expect(kinds(r)).toEqual(['quorum_not_met@1']);
+    expect(r.exitCode).toBe(1);
+  });
+
+  it('an unwitnessed tail is reported, and is a failure only with requireWitnessed', async () => {
+    const { g, lines } = bundle({ events: 25 });
+    const cut = withoutCheckpoints(lines, 2);
+    const lenient = await verify(cut, g.policy);
+    expect(kinds(lenient)).toEqual([]);
+    expect(lenient.witnessedThrough).toBe(20);
+    expect(lenient.unwitnessed).toEqual({ from: 21, to: 25 });
+    const strict = await verify(cut, g.policy, { requireWitnessed: true });
+    expect(kinds(strict)).toEqual(['quorum_not_met@21']);
+    expect((await verify(lines, g.policy, { requireWitnessed: true })).valid).toBe(true);
+  });
+});

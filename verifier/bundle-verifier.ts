@@ -40,6 +40,12 @@ export interface BundleVerifierOptions {
   /** Salt of the (source, id) digest set; random by default. */
   idSalt?: Uint8Array;
   maxListed?: number;
+  /**
+   * Entries after the last checkpoint that meets the policy are reported as not yet witnessed;
+   * with this they are a failure (quorum_not_met). A bundle with entries and no such checkpoint
+   * at all always fails: nothing would bind its chain.
+   */
+  requireWitnessed?: boolean;
 }
 
 export interface BundleVerifier {
@@ -275,9 +281,21 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
       await sigs.drain();
       const cps = checkpointChecker().summary();
       checkHeaderAgainstLines(e, cps);
+      checkWitnessed(e.lastSeq, cps.witnessedThrough);
       return report(e, cps);
     },
   };
+
+  /** Only checkpoints that meet the policy bind the chain: entries none covers prove nothing. */
+  function checkWitnessed(lastSeq: number, witnessed: number): void {
+    // When the bundle is already invalid, its named failures explain the missing witness better.
+    if (lastSeq === 0 || failures.total > 0) return;
+    if (witnessed === 0) {
+      failures.add({ kind: 'quorum_not_met', seq: 1, expected: `a checkpoint meeting the policy (quorum ${policy.quorum})`, found: 'none', detail: `no checkpoint that meets the policy covers any of the ${lastSeq} entries` });
+    } else if (opts.requireWitnessed && lastSeq > witnessed) {
+      failures.add({ kind: 'quorum_not_met', seq: witnessed + 1, expected: `witnessed through seq ${lastSeq}`, found: `witnessed through seq ${witnessed}`, detail: `entries ${witnessed + 1}..${lastSeq} are not covered by a checkpoint that meets the policy (--require-witnessed)` });
+    }
+  }
 
   function report(e: EntryChecker | undefined, cps: ReturnType<ReturnType<typeof createCheckpointChecker>['summary']> | undefined): BundleReport {
     const st = e?.stats();

@@ -8,6 +8,7 @@ import { verifyForkProof, type ForkProof } from '../verifier/fork-proof.ts';
 import { buildLogDescriptor } from '../verifier/log-descriptor.ts';
 import { EMPTY_ROOT } from '../verifier/merkle.ts';
 import { documentHash } from '../verifier/document.ts';
+import { signHash } from '../verifier/signature.ts';
 import { processAddCheckpoint, type AdmittedLog, type WitnessDeps } from './add-checkpoint.ts';
 import { openStateStore, type StateStore } from './state.ts';
 import { noLock } from './mutex.ts';
@@ -174,6 +175,24 @@ describe('processAddCheckpoint', () => {
     if (!r1.ok || !r2.ok) throw new Error('expected cosignatures');
     expect(r2.value.signedAt > r1.value.signedAt).toBe(true);
     expect(verifyCheckpoint(addCosignature(cp, r2.value), policyFor(log)).ok).toBe(true);
+  });
+
+  it('a same-tree checkpoint with another hash (an x- member) re-cosigned: the stored checkpoint is the one the stored cosignature covers', async () => {
+    const log = createFakeLog(ORIGIN);
+    const d = deps(await tempStore(), log);
+    log.append(3);
+    const cp = await log.checkpoint();
+    expect((await processAddCheckpoint(await log.request(0, cp), d)).ok).toBe(true);
+    const body = { kind: 'Checkpoint' as const, log: cp.log, seq: cp.seq, head: cp.head, root: cp.root, 'x-acme-note': 'same tree' };
+    const h = documentHash(body);
+    const vendor = { ...body, hash: h, signature: [signHash(h, 'Checkpoint', log.signer, formatTime(Date.now()))] } as Checkpoint;
+    expect(vendor.hash).not.toBe(cp.hash);
+    d.now.t += 60_000;
+    const r = await processAddCheckpoint(await log.request(3, vendor), d);
+    if (!r.ok) throw new Error(r.detail);
+    const st = (await d.state.get(ORIGIN))!;
+    expect(st.cosignature).toEqual(r.value);
+    expect(verifyCheckpoint(addCosignature(st.checkpoint, st.cosignature), policyFor(log)).ok).toBe(true);
   });
 
   it('fork_detected at the same seq with another head or root: a ForkProof that verifies, stored and handed on once', async () => {

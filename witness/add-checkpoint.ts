@@ -121,8 +121,10 @@ function decide(req: AddCheckpointRequest, admitted: AdmittedLog, state: LogStat
   }
   if (cp.seq === state.seq) {
     if (!sameTree(cp, state)) return { kind: 'fork', fp: buildForkProof(state.checkpoint, stripCosignatures(cp)) };
-    // The same tree again: a fresh cosignature (C2SP: re-cosigning keeps timestamps fresh).
-    return { kind: 'cosign', next: { ...base, checkpoint: state.checkpoint, descriptorHash: state.descriptorHash }, expectedVersion: state.version };
+    // The same tree again: a fresh cosignature (C2SP: re-cosigning keeps timestamps fresh). The
+    // checkpoint stored is the one cosigned now, whose hash may differ (x- members), so the stored
+    // pair (checkpoint, cosignature) always verifies.
+    return { kind: 'cosign', next: { ...base, descriptorHash: state.descriptorHash }, expectedVersion: state.version };
   }
   // A descriptor sent again must be the one first seen: another genesis under the same key is
   // another log wearing this origin.

@@ -1,8 +1,9 @@
 // witness/frame-channel.ts: a libp2p 3 stream as a channel of frames (witness/frame.ts), for both
 // ends of `/cookwala/witness/1.0.0`. libp2p 3 streams are event based ('message', 'close',
 // 'remoteCloseWrite'); this adapter turns them into `next()` / `send()` with backpressure: after
-// `maxQueued` undelivered frames the stream is paused until the reader catches up, so a peer that
-// pipelines faster than we answer cannot grow our memory without bound.
+// `maxQueued` undelivered frames, or `maxQueuedBytes` of them (default 4 MiB: a count alone would
+// let a peer park 256 frames of 1 MiB each per stream), the stream is paused until the reader
+// catches up, so a peer that pipelines faster than we answer cannot grow our memory without bound.
 // Invariant: after a framing error no further frame is delivered (the caller answers and closes).
 
 import type { Stream, StreamMessageEvent } from '@libp2p/interface';
@@ -19,10 +20,12 @@ export interface FrameChannel {
   readonly open: boolean;
 }
 
-export function createFrameChannel(stream: Stream, opts: { maxFrame?: number; maxQueued?: number } = {}): FrameChannel {
+export function createFrameChannel(stream: Stream, opts: { maxFrame?: number; maxQueued?: number; maxQueuedBytes?: number } = {}): FrameChannel {
   const decoder = createFrameDecoder(opts.maxFrame ?? MAX_FRAME_BYTES);
   const maxQueued = opts.maxQueued ?? 256;
+  const maxQueuedBytes = opts.maxQueuedBytes ?? 4 * MAX_FRAME_BYTES;
   const queue: NextFrame[] = [];
+  let queuedBytes = 0;
   let waiter: ((n: NextFrame) => void) | undefined;
   let ended = false;
   let paused = false;
@@ -32,7 +35,10 @@ export function createFrameChannel(stream: Stream, opts: { maxFrame?: number; ma
       const w = waiter;
       waiter = undefined;
       w(n);
-    } else queue.push(n);
+    } else {
+      queue.push(n);
+      if ('frame' in n) queuedBytes += n.frame.length;
+    }
   };
   const finish = (n: NextFrame) => {
     if (ended) return;
@@ -46,7 +52,7 @@ export function createFrameChannel(stream: Stream, opts: { maxFrame?: number; ma
     const r = decoder.push(bytes);
     for (const f of r.frames) deliver({ frame: f });
     if (r.error) finish({ error: r.error });
-    else if (!paused && queue.length >= maxQueued && stream.status === 'open') {
+    else if (!paused && (queue.length >= maxQueued || queuedBytes >= maxQueuedBytes) && stream.status === 'open') {
       paused = true;
       stream.pause();
     }
@@ -62,7 +68,8 @@ export function createFrameChannel(stream: Stream, opts: { maxFrame?: number; ma
     },
     next() {
       const n = queue.shift();
-      if (paused && queue.length < maxQueued / 2) {
+      if (n && 'frame' in n) queuedBytes -= n.frame.length;
+      if (paused && queue.length < maxQueued / 2 && queuedBytes < maxQueuedBytes / 2) {
         paused = false;
         if (stream.status === 'open') stream.resume();
       }

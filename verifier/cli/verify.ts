@@ -15,7 +15,7 @@ import { createSigPool } from './sig-pool.ts';
 import { createBundleVerifier } from '../bundle-verifier.ts';
 import { formatReport, type BundleReport } from '../bundle-report.ts';
 
-const USAGE = `usage: cookwala verify BUNDLE --policy POLICY [--keys CACHE] [--json] [--allow-legacy-signatures] [--workers N]
+const USAGE = `usage: cookwala verify BUNDLE --policy POLICY [--keys CACHE] [--json] [--allow-legacy-signatures] [--require-witnessed] [--workers N]
 
 Verify an audit bundle (NDJSON) offline, in one streaming pass and constant memory.
   --policy POLICY             the witness policy to trust (sequencer key, witnesses, quorum)
@@ -23,12 +23,15 @@ Verify an audit bundle (NDJSON) offline, in one streaming pass and constant memo
   --json                      print the report as JSON
   --allow-legacy-signatures   accept Core 0.2.0 bare-hash signatures (reported as weaker)
   --workers N                 signature worker threads (default: all cores; 0 = inline)
+  --require-witnessed         fail when entries follow the last checkpoint that meets the policy
+                              (by default they are reported as not yet witnessed)
 Exit 0 valid, 1 invalid, 2 unusable input.`;
 
 export interface VerifyFileOptions {
   policyPath: string;
   keysPath?: string;
   allowLegacy?: boolean;
+  requireWitnessed?: boolean;
   workers?: number;
   onProgress?: (bytes: number, total: number, entries: number) => void;
 }
@@ -53,7 +56,7 @@ export async function verifyBundleFile(path: string, o: VerifyFileOptions): Prom
   }
   const pool = o.workers === 0 ? undefined : createSigPool({ size: o.workers });
   try {
-    const v = createBundleVerifier({ policy, keys, allowLegacy: o.allowLegacy, checkpointSeqs: ahead, verifyBatch: pool ? (items) => pool.verify(items) : undefined });
+    const v = createBundleVerifier({ policy, keys, allowLegacy: o.allowLegacy, requireWitnessed: o.requireWitnessed, checkpointSeqs: ahead, verifyBatch: pool ? (items) => pool.verify(items) : undefined });
     let bytes = 0;
     await forEachLine(path, (text, flags) => (v.stopped ? false : v.line(text, flags)), (n) => {
       bytes += n;
@@ -89,6 +92,7 @@ export async function run(argv: string[]): Promise<number> {
       keys: { type: 'string' },
       json: { type: 'boolean' },
       'allow-legacy-signatures': { type: 'boolean' },
+      'require-witnessed': { type: 'boolean' },
       workers: { type: 'string' },
     });
     if (positionals.length !== 1) throw new UsageError('give exactly one BUNDLE file');
@@ -98,7 +102,7 @@ export async function run(argv: string[]): Promise<number> {
     const bar = progressBar();
     let report: BundleReport;
     try {
-      report = await verifyBundleFile(positionals[0], { policyPath: values.policy, keysPath: values.keys, allowLegacy: values['allow-legacy-signatures'], workers, onProgress: bar.update });
+      report = await verifyBundleFile(positionals[0], { policyPath: values.policy, keysPath: values.keys, allowLegacy: values['allow-legacy-signatures'], requireWitnessed: values['require-witnessed'], workers, onProgress: bar.update });
     } catch (e) {
       bar.done();
       if (!(e instanceof InputError)) throw e;
