@@ -7,7 +7,8 @@
 // is persisted (same head and root, more signatures) before it is served. With quorum 0 (no
 // witnesses yet) the default publisher publishes each signed checkpoint as is.
 // Invariants: only durable heads are signed (store.head() moves only after a synced append); a
-// checkpoint is on disk before anyone can see it; ticks never overlap. Left out: collecting late
+// checkpoint is on disk (in the store, then in the mark file outside it, checkpoint-mark.ts)
+// before anyone can see it; ticks never overlap. Left out: collecting late
 // cosignatures and periodic re-submission (the witness client's job, DESIGN §7).
 
 import { formatTime } from '../verifier/encoding.ts';
@@ -16,6 +17,7 @@ import type { Signer } from '../verifier/signature.ts';
 import type { LogStore } from '../logstore/index.ts';
 import type { Clock } from './clock.ts';
 import type { Metrics } from './metrics.ts';
+import type { CheckpointMark } from './checkpoint-mark.ts';
 
 export interface CheckpointPublisher {
   /** Called with each newly signed, already persisted checkpoint. */
@@ -48,6 +50,8 @@ export interface CheckpointerOptions {
   /** Cosignatures a stored checkpoint needs to count as published after a restart. */
   quorum: number;
   metrics?: Metrics;
+  /** The high-water mark outside the store (checkpoint-mark.ts), written before publishing. */
+  mark?: CheckpointMark;
   onError?(e: unknown): void;
 }
 
@@ -57,6 +61,7 @@ export async function createCheckpointer(o: CheckpointerOptions): Promise<Checkp
   let published = signed && signed.signature.length - 1 >= o.quorum ? signed : undefined;
   let running: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
+  if (signed) await o.mark?.write(signed); // a crash may have come between the store and the mark
   if (signed) o.metrics?.set('cookwala_checkpoint_seq', signed.seq, labels);
   if (published) o.metrics?.set('cookwala_checkpoint_published_seq', published.seq, labels);
 
@@ -65,6 +70,7 @@ export async function createCheckpointer(o: CheckpointerOptions): Promise<Checkp
     if (!signed || signed.seq !== head.seq || signed.head !== head.hash) {
       const cp = buildCheckpoint({ log: o.log, seq: head.seq, head: head.hash, root: head.root }, o.signer, formatTime(o.clock.now()));
       await o.store.putCheckpoint(cp);
+      await o.mark?.write(cp);
       signed = cp;
       o.metrics?.set('cookwala_checkpoint_seq', cp.seq, labels);
     }

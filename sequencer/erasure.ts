@@ -8,7 +8,9 @@
 // (201, or 200 for a redelivered duplicate), every earlier payload from that device's source is
 // erased before the answer leaves. A crash in between leaves the withdrawal unacknowledged or the
 // duplicate's retry repeating the sweep, so the device's at-least-once outbox drives the erasure to
-// completion; payloads erased already are skipped. The sweep reads entries in order (O(n) in the
+// completion; payloads erased already are skipped, also when a concurrent sweep or an operator
+// erase takes one between the check and the erasure (payload_erased there is not the device's
+// failure: its withdrawal is in the log). The sweep reads entries in order (O(n) in the
 // log length; a per-source index would make it O(device events), not built yet).
 
 import { fail, ProtocolError } from '../verifier/errors.ts';
@@ -58,7 +60,13 @@ export async function eraseSourcePayloads(ctx: SequencerContext, h: HostedLog, s
   for (const seq of targets) {
     const p = await h.store.getPayload(seq);
     if (!p || 'erased' in p) continue;
-    await erasePayload(ctx, h, seq, reason);
+    try {
+      await erasePayload(ctx, h, seq, reason);
+    } catch (e) {
+      // Another sweep or an operator erase got there between the check above and our turn.
+      if (e instanceof ProtocolError && e.code === 'payload_erased') continue;
+      throw e;
+    }
     done.push(seq);
   }
   if (done.length > 0) ctx.metrics.inc('cookwala_consent_erasures_total', { log: h.origin }, done.length);

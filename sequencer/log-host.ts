@@ -2,8 +2,10 @@
 // its own LevelDB store (opened once; a second process gets store_locked), its registered device
 // keys, a group committer and a checkpointer. Logs come from the config at start and from
 // POST /v1/logs at run time (store and signed descriptor first, then the config file, so a crash
-// in between leaves a store that the next add adopts). Closing a log: stop taking events, finish
-// what was taken, sign a last checkpoint over the final durable head, then close the store.
+// in between leaves a store that the next add adopts). Opening refuses a store behind the
+// checkpoint mark kept outside it (checkpoint-mark.ts: store_behind_checkpoint). Closing a log:
+// stop taking events, finish what was taken, sign a last checkpoint over the final durable head,
+// then close the store.
 
 import { ProtocolError } from '../verifier/errors.ts';
 import type { KeyRecord } from '../verifier/keys.ts';
@@ -18,6 +20,7 @@ import { createCheckpointer, type CheckpointPublisher, type Checkpointer } from 
 import { openDeviceKeys, type DeviceKeyRegistry } from './device-keys.ts';
 import { deviceKeysFile, openOrCreateLogStore } from './data-dir.ts';
 import { sequencerSource } from './system-events.ts';
+import { openCheckpointMark } from './checkpoint-mark.ts';
 
 export interface HostedLog {
   readonly origin: string;
@@ -55,10 +58,12 @@ async function openHostedLog(d: LogHostDeps, l: LogConfig): Promise<HostedLog> {
   const store = await openOrCreateLogStore(d.dataDir, l, d.signer, d.clock.now);
   try {
     const descriptor = store.descriptor()!;
+    // A store rolled back with its own checkpoints (an old backup) is caught here.
+    const mark = await openCheckpointMark(d.dataDir, l.log, store);
     const keys = await openDeviceKeys(deviceKeysFile(d.dataDir, l.log), d.signer, d.keyRecord);
     const committer = createCommitter({ store, log: l.log, clock: d.clock, metrics: d.metrics, onFatal: d.onFatal });
     const { publisher, quorum } = d.publishing(l.log);
-    const checkpoints = await createCheckpointer({ store, log: l.log, signer: d.signer, clock: d.clock, publisher, quorum, metrics: d.metrics, onError: d.onError });
+    const checkpoints = await createCheckpointer({ store, log: l.log, signer: d.signer, clock: d.clock, publisher, quorum, metrics: d.metrics, mark, onError: d.onError });
     d.metrics.set('cookwala_log_head_seq', store.head().seq, { log: l.log });
     return { origin: l.log, mode: descriptor.mode, store, descriptor, source: sequencerSource(l.log), keys, committer, checkpoints };
   } catch (e) {

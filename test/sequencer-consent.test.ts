@@ -69,6 +69,29 @@ describe('consent withdrawal', () => {
     expect(t.headSeq()).toBe(wSeq + 3);
   });
 
+  it('two withdrawals racing (or a withdrawal racing an operator erase) both answer success, each payload erased once', async () => {
+    const RACE = 'test.example/consent-race';
+    const auth = { authorization: `Bearer ${t.token}` };
+    expect((await t.seq.app.inject({ method: 'POST', url: '/v1/logs', headers: auth, payload: { log: RACE, mode: 'hash_only' } })).statusCode).toBe(201);
+    expect((await t.registerKey(a.record, RACE)).statusCode).toBe(201);
+    const sa = eventStream(a);
+    for (let i = 0; i < 4; i++) expect((await t.post(sa.next('exec-r'), { log: RACE })).statusCode).toBe(201);
+    const w = (id: string) => signed(makeEvent({ source: a.owner, id, type: 'cookwala.consent.withdrawn', data: { dataset: 'none' } }), a);
+    // Both sweeps see the same payloads present before either erases them.
+    const [r1, r2, del] = await Promise.all([
+      t.post(w('consent.withdrawn.r1'), { log: RACE }),
+      t.post(w('consent.withdrawn.r2'), { log: RACE }),
+      t.seq.app.inject({ method: 'DELETE', url: logPath(RACE, '/events/1/payload'), headers: auth, payload: { reason: 'operator' } }),
+    ]);
+    expect(r1.statusCode, r1.body).toBe(201);
+    expect(r2.statusCode, r2.body).toBe(201);
+    expect([200, 410]).toContain(del.statusCode);
+    const list = parseNdjson<Entry>((await t.get(logPath(RACE, `/entries?from=1&to=${t.headSeq(RACE)}`))).body);
+    const erasedSeqs = list.filter((e) => e.ce.type === 'cookwala.log.erased').map((e) => e.ce.id);
+    expect(new Set(erasedSeqs).size).toBe(erasedSeqs.length);
+    for (let s = 1; s <= 4; s++) expect((await t.get(logPath(RACE, `/events/${s}`))).statusCode).toBe(410);
+  });
+
   it('full: a withdrawal is logged and nothing is erased', async () => {
     const auth = { authorization: `Bearer ${t.token}` };
     expect((await t.seq.app.inject({ method: 'POST', url: '/v1/logs', headers: auth, payload: { log: FULL, mode: 'full' } })).statusCode).toBe(201);
