@@ -112,6 +112,16 @@ describe('POST …/stop', () => {
     const r3 = await ex.app.inject({ method: 'POST', url: `/v1/executions/${y.id}/stop`, headers: { 'content-type': 'application/json' }, payload: '' });
     expect([r3.statusCode, r3.json().seq]).toEqual([200, 3]); // stopping twice is stopping: no new event
   });
+  it('is not refused for a malformed JSON body either (§6.2); create and resume still answer bad_json', async () => {
+    const x = await created();
+    await ex.service.change(x.id, 'preparing');
+    const r = await ex.app.inject({ method: 'POST', url: `/v1/executions/${x.id}/stop`, headers: { 'content-type': 'application/json' }, payload: 'reason=fire' });
+    expect([r.statusCode, r.json().status]).toEqual([200, 'stopped']);
+    expect((await ex.service.get(x.id))?.status).toBe('stopped');
+    const y = await created();
+    const bad = await ex.app.inject({ method: 'POST', url: `/v1/executions/${y.id}/resume`, headers: { authorization: `Bearer ${TOKEN}`, 'idempotency-key': `bad-${y.id}`, 'if-match': '"1"', 'content-type': 'application/json' }, payload: '{"x":' });
+    expect(problem(bad).slice(0, 2)).toEqual([400, 'bad_json']);
+  });
   it('a finished execution cannot be stopped: 409 illegal_transition; unknown: 404', async () => {
     const f = await created(FRIES_BODY);
     expect(problem(await ex.app.inject({ method: 'POST', url: `/v1/executions/${f.id}/stop` }))[0]).toBe(409);

@@ -1,6 +1,6 @@
 // executor/api.ts: the Core API subset of a device executor on fastify (Cookwala Core 0.2 §6, §7):
 // POST /v1/executions (Idempotency-Key required), GET /v1/executions/{id} (ETag = status seq),
-// POST …/{id}/stop (never refused for authorization, no If-Match, no Idempotency-Key needed: §6.2),
+// POST …/{id}/stop (never refused for authorization, no If-Match, no Idempotency-Key, any body: §6.2),
 // POST …/{id}/resume (Idempotency-Key and If-Match: <seq> required; 428 without, 412 on a stale
 // seq), GET …/{id}/log (the execution's signed events), GET /v1/capabilities (device KeyRecords,
 // consent, privacy) and GET /v1/safety-limits. An optional bearer token guards the changing routes
@@ -9,7 +9,7 @@
 
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { fail, ProtocolError, type Failure } from '../verifier/errors.ts';
+import { fail, type Failure } from '../verifier/errors.ts';
 import type { KeyRecord } from '../verifier/keys.ts';
 import { registerProblemHandlers, sendProblem } from './problem.ts';
 import type { ExecutionService } from './service.ts';
@@ -76,9 +76,14 @@ export function buildExecutorApp(svc: ExecutionService, store: ExecutorStore, op
     try {
       done(null, { json: true, value: JSON.parse(text) as unknown });
     } catch (e) {
-      done(new ProtocolError('bad_json', (e as Error).message), undefined);
+      // Not an error here: a stop must not be refused for its body (§6.2); create and resume
+      // answer `bad_json` themselves (badJson below).
+      done(null, { json: true, bad: (e as Error).message });
     }
   });
+  function badJson(b: Body): Failure | undefined {
+    return b && b.json && 'bad' in b ? fail('bad_json', b.bad) : undefined;
+  }
 
   const tokenDigest = opts.apiToken ? digest(opts.apiToken) : undefined;
   function authorized(req: FastifyRequest): boolean {
@@ -95,7 +100,7 @@ export function buildExecutorApp(svc: ExecutionService, store: ExecutorStore, op
   }
 
   type Params = { id: string };
-  type Body = { json: true; value: unknown } | { json: false; raw: string } | undefined;
+  type Body = { json: true; value: unknown } | { json: true; bad: string } | { json: false; raw: string } | undefined;
 
   app.post<{ Body: Body }>('/v1/executions', async (req, reply) => {
     if (!authorized(req)) return sendProblem(reply, fail('unauthorized', 'creating an execution needs the API token'));
@@ -104,6 +109,7 @@ export function buildExecutorApp(svc: ExecutionService, store: ExecutorStore, op
     const b = req.body;
     if (!b) return sendProblem(reply, fail('invalid_document', 'the body is an execution request'));
     if (!b.json) return sendProblem(reply, fail('unsupported_media_type', 'send application/json'));
+    if ('bad' in b) return sendProblem(reply, fail('bad_json', b.bad));
     const r = await svc.create(b.value, key);
     if (!r.ok) return sendProblem(reply, r);
     const x = r.value.execution;
@@ -129,8 +135,10 @@ export function buildExecutorApp(svc: ExecutionService, store: ExecutorStore, op
 
   // Replays of a resume with the same Idempotency-Key get the original success (bounded memory).
   const resumes = new Map<string, { id: string; seq: number; view: Record<string, unknown> }>();
-  app.post<{ Params: Params }>('/v1/executions/:id/resume', async (req, reply) => {
+  app.post<{ Params: Params; Body: Body }>('/v1/executions/:id/resume', async (req, reply) => {
     if (!authorized(req)) return sendProblem(reply, fail('unauthorized', 'resuming needs the API token'));
+    const bad = badJson(req.body);
+    if (bad) return sendProblem(reply, bad);
     const key = idemKey(req);
     if (!key) return sendProblem(reply, fail('missing_idempotency_key', 'POST …/resume carries an Idempotency-Key'));
     const seen = resumes.get(key);

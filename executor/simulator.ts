@@ -218,10 +218,19 @@ export async function runSimulation(opts: SimulationOptions): Promise<Simulation
     }
     for (const d of devices) for (const x of await listExecutions(d)) sum.events += x;
     print(`simulation: ${sum.missions} missions on ${sum.devices} devices: ${Object.entries(statuses).map(([k, v]) => `${v} ${k}`).join(', ')}; ${sum.events} events, ${sum.delivered} delivered this run, ${sum.pending} pending, ${sum.deadLetters} dead letters${sum.drained ? '' : ' (not drained)'}`);
+    if (!sum.drained) for (const d of devices) if ((await d.executor.store.pendingCount()) > 0) print(undrainedReason(d));
     return sum;
   } finally {
     for (const d of devices) await d.executor.close();
   }
+}
+
+/** Why a device's outbox did not drain, in words a person can act on (the last refusal or fault). */
+function undrainedReason(d: SimulatedDevice): string {
+  const s = d.executor.delivery?.stats();
+  const last = s?.lastError ?? 'no answer from the sequencer yet';
+  const hint = /unknown_key/.test(last) ? ' (the sequencer does not know this device key: pass --register-token with the operator token)' : '';
+  return `${d.identity.name}: outbox not drained after ${s?.attempts ?? 0} attempts; last: ${last}${hint}`;
 }
 
 async function listExecutions(d: SimulatedDevice): Promise<number[]> {
