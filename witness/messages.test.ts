@@ -30,6 +30,7 @@ describe('witness messages', () => {
     expect(code(parseRequest(enc({ ...good, type: 'get-tree' })))).toBe('unknown_message_type');
     expect(code(parseRequest(enc({ ...good, extra: 1 })))).toBe('unknown_field');
     expect(code(parseRequest(enc({ ...good, 'x-acme-note': 'fine' })))).toBe('ok');
+    expect(code(parseRequest(enc({ ...good, 'x-': 'no vendor' })))).toBe('unknown_field');
     expect(code(parseRequest(enc({ ...good, oldSeq: -1 })))).toBe('invalid_document');
     expect(code(parseRequest(enc({ ...good, oldSeq: 1.5 })))).toBe('invalid_document');
     expect(code(parseRequest(enc({ ...good, consistency: 'x' })))).toBe('invalid_document');

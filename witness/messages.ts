@@ -13,6 +13,7 @@ import type { Checkpoint } from '../verifier/checkpoint.ts';
 import type { LogDescriptor } from '../verifier/log-descriptor.ts';
 import type { ForkProof } from '../verifier/fork-proof.ts';
 import { parseSignature, type Signature } from '../verifier/signature.ts';
+import { isVendorMember } from '../verifier/document.ts';
 
 export const WITNESS_PROTOCOL = '/cookwala/witness/1.0.0';
 /** A proof for a tree of up to 2^64 leaves has at most 64 hashes (consistency: one more). */
@@ -63,7 +64,7 @@ export function readRequest(json: unknown): Result<AddCheckpointRequest> {
   if (typeof json.type !== 'string') return fail('invalid_document', 'a request has a string `type`');
   if (json.type !== 'add-checkpoint') return fail('unknown_message_type', `type ${json.type.slice(0, 60)}`);
   for (const k of Object.keys(json)) {
-    if (!REQUEST_MEMBERS.has(k) && !k.startsWith('x-')) return fail('unknown_field', `request.${k.slice(0, 60)}`);
+    if (!REQUEST_MEMBERS.has(k) && !isVendorMember(k)) return fail('unknown_field', `request.${k.slice(0, 60)}`);
   }
   if (!Number.isSafeInteger(json.oldSeq) || (json.oldSeq as number) < 0) return fail('invalid_document', 'oldSeq is a non-negative integer');
   const consistency = readProof(json.consistency, 'consistency');
