@@ -63,6 +63,9 @@ describe('putCheckpoint', () => {
     const all = [];
     for await (const c of s.checkpoints()) all.push(c.seq);
     expect(all).toEqual([0, 4, 10]);
+    const newestFirst = [];
+    for await (const c of s.checkpoints({ reverse: true })) newestFirst.push(c.seq);
+    expect(newestFirst).toEqual([10, 4, 0]);
   });
 
   it('same head and root: cosignatures accumulate, none is lost to a stale copy', async () => {

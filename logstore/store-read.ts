@@ -102,8 +102,8 @@ export abstract class StoreReader {
     return v ? decodeJson<Checkpoint>(v) : undefined;
   }
 
-  async *checkpoints(): AsyncIterable<Checkpoint> {
-    for await (const v of this.db.values(familyRange(P.checkpoint))) yield decodeJson<Checkpoint>(v);
+  async *checkpoints(opts: { reverse?: boolean } = {}): AsyncIterable<Checkpoint> {
+    for await (const v of this.db.values({ ...familyRange(P.checkpoint), reverse: opts.reverse === true })) yield decodeJson<Checkpoint>(v);
   }
 
   private size(n: number, what: string, min = 0): number {

@@ -70,7 +70,8 @@ export interface LogStore {
   putCheckpoint(cp: Checkpoint): Promise<void>;
   latestCheckpoint(): Promise<Checkpoint | undefined>;
   checkpoint(seq: number): Promise<Checkpoint | undefined>;
-  checkpoints(): AsyncIterable<Checkpoint>;
+  /** Stored checkpoints in seq order (newest first with `reverse`). */
+  checkpoints(opts?: { reverse?: boolean }): AsyncIterable<Checkpoint>;
   rootAt(size: number): Promise<string>;
   inclusionProof(seq: number, size: number): Promise<string[]>;
   consistencyProof(from: number, to: number): Promise<string[]>;

@@ -80,10 +80,13 @@ it('keeps latest signed and latest published apart; persists cosigned checkpoint
   expect(c.latestSigned()?.seq).toBe(1);
   expect(c.latestPublished()?.seq).toBe(0);
   await c.stop();
-  // restart: signed is the stored seq-1 checkpoint (1 signature, below quorum 1), so nothing is published yet
+  // restart: signed is the stored seq-1 checkpoint (1 signature, below quorum 1); published is the
+  // newest stored one that met the quorum (seq 0, with its cosignature), not nothing
   const c2 = await createCheckpointer({ store, log: LOG, signer: seq.signer, clock, publisher: publishNever, quorum: 1 });
   expect(c2.latestSigned()?.seq).toBe(1);
-  expect(c2.latestPublished()).toBeUndefined();
+  expect(c2.latestPublished()).toEqual(pub);
+  const c4 = await createCheckpointer({ store, log: LOG, signer: seq.signer, clock, publisher: publishNever, quorum: 2 });
+  expect(c4.latestPublished()).toBeUndefined();
   const c3 = await createCheckpointer({ store, log: LOG, signer: seq.signer, clock, publisher: publishNever, quorum: 0 });
   expect(c3.latestPublished()?.seq).toBe(1);
   await store.close();

@@ -55,10 +55,26 @@ export interface CheckpointerOptions {
   onError?(e: unknown): void;
 }
 
+/** How many stored checkpoints a restart looks back through for the latest published one. */
+export const RESTORE_LOOKBACK = 10_000;
+
 export async function createCheckpointer(o: CheckpointerOptions): Promise<Checkpointer> {
   const labels = { log: o.log };
+  const meetsQuorum = (cp: Checkpoint) => cp.signature.length - 1 >= o.quorum;
   let signed = await o.store.latestCheckpoint();
-  let published = signed && signed.signature.length - 1 >= o.quorum ? signed : undefined;
+  let published = signed && meetsQuorum(signed) ? signed : undefined;
+  if (signed && !published) {
+    // After a restart the newest stored checkpoint may still wait for its witnesses: serve the
+    // newest one that had its cosignatures (bounded look-back) rather than nothing.
+    let looked = 0;
+    for await (const cp of o.store.checkpoints({ reverse: true })) {
+      if (meetsQuorum(cp)) {
+        published = cp;
+        break;
+      }
+      if (++looked >= RESTORE_LOOKBACK) break;
+    }
+  }
   let running: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
   if (signed) await o.mark?.write(signed); // a crash may have come between the store and the mark
