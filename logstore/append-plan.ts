@@ -44,6 +44,7 @@ export function planAppend(log: string, head: Head, frontier: Frontier, items: r
   const f = copyFrontier(frontier);
   const ops: Op[] = [];
   const seenDedup = new Set<string>();
+  const lastBySubject = new Map<string, number>();
   let prev = { seq: head.seq, hash: head.hash };
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
@@ -87,10 +88,12 @@ export function planAppend(log: string, head: Head, frontier: Frontier, items: r
       if (typeof subject !== 'string' || !Number.isSafeInteger(cookwalaseq) || cookwalaseq < 0) {
         return fail('bad_request', `entry ${e.seq}: subject index needs a string subject and a non-negative integer cookwalaseq`);
       }
-      ops.push({ type: 'put', key: subjectKey(subject), value: encodeU64(cookwalaseq) });
+      // Only the subject's last cookwalaseq in this batch matters: one put per subject, not per event.
+      lastBySubject.set(subject, cookwalaseq);
     }
     prev = { seq: e.seq, hash: e.hash };
   }
+  for (const [subject, cookwalaseq] of lastBySubject) ops.push({ type: 'put', key: subjectKey(subject), value: encodeU64(cookwalaseq) });
   const newHead: Head = { seq: prev.seq, hash: prev.hash, root: formatHash(f.root()) };
   return ok({ ops, head: newHead, frontier: f });
 }
