@@ -47,7 +47,7 @@ async function cmdInit(argv: string[]): Promise<number> {
   await loadOrCreatePeerKey(join(values.data, WITNESS_FILES.peerKey));
   const d = await loadWitnessDir(values.data);
   say(created.length ? `created ${created.join(', ')} in ${values.data}` : `${values.data} already initialised`);
-  say(`witness ${d.config.name} key ${d.keyRecord.kid}`);
+  say(`witness "${d.config.name}": key ${d.keyRecord.kid}`);
   return 0;
 }
 
