@@ -11,7 +11,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { fail, type Failure } from '../verifier/errors.ts';
 import type { KeyRecord } from '../verifier/keys.ts';
-import { registerProblemHandlers, sendProblem } from './problem.ts';
+import { registerProblemHandlers, sendProblem } from '../verifier/cli/http-problem.ts';
 import type { ExecutionService } from './service.ts';
 import type { ExecutionRecord, ExecutorStore } from './store.ts';
 import type { SafetyLimits } from './safety-limits.ts';

@@ -21,7 +21,7 @@ import { createLiveness, type Liveness } from './liveness.ts';
 import { createIdempotencyCache } from './idempotency.ts';
 import { createOperatorAuth } from './auth.ts';
 import { registerBodyParsers } from './body-parsers.ts';
-import { registerProblemHandlers, sendProblem } from './problem.ts';
+import { registerProblemHandlers, sendProblem } from '../verifier/cli/http-problem.ts';
 import { registerRoutes } from './routes.ts';
 import { openLogHost, type LogHost } from './log-host.ts';
 import { publishNever, publishUnwitnessed, type CheckpointPublisher } from './checkpointer.ts';

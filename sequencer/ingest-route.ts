@@ -17,7 +17,7 @@ import { hostedLog, LOG_PARAMS, type SequencerContext } from './context.ts';
 import { requestFingerprint, type Answer } from './idempotency.ts';
 import { isBinaryMode, readBinaryEvent, type Headers } from './binary-event.ts';
 import { ingestEvents, type ItemResult } from './ingest.ts';
-import { problemOf, PROBLEM_TYPE } from './problem.ts';
+import { problemOf, PROBLEM_TYPE } from '../verifier/cli/http-problem.ts';
 import { CONSENT_WITHDRAWN_TYPE, eraseSourcePayloads } from './erasure.ts';
 import type { CloudEvent } from '../verifier/cloudevent.ts';
 

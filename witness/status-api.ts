@@ -4,11 +4,12 @@
 //   GET /.well-known/cookwala.json  {keys:[its witness KeyRecord], logs:[origins]}
 //   GET /metrics                    Prometheus text
 // `buildStatusApp` does not listen (tests use inject()); the service listens. Errors are RFC 9457
-// problem+json with a code, as in the sequencer. Left out: any write endpoint: logs are admitted
+// problem+json from the shared mapper (verifier/cli/http-problem.ts). Left out: any write endpoint: logs are admitted
 // by configuration only, and the witness protocol itself runs over libp2p, not HTTP.
 
 import Fastify, { type FastifyInstance } from 'fastify';
-import { statusOf, type ReasonCode } from '../verifier/errors.ts';
+import { fail } from '../verifier/errors.ts';
+import { sendProblem } from '../verifier/cli/http-problem.ts';
 import type { KeyRecord } from '../verifier/keys.ts';
 import { addCosignature } from '../verifier/checkpoint.ts';
 import type { AdmittedLog } from './add-checkpoint.ts';
@@ -23,18 +24,11 @@ export interface StatusDeps {
   info?: () => Record<string, unknown>;
 }
 
-function problem(code: ReasonCode, detail: string) {
-  return { type: `https://cookwala.example/problems/${code}`, title: code, status: statusOf(code), detail, code };
-}
-
 export function buildStatusApp(deps: StatusDeps): FastifyInstance {
   const app = Fastify({ logger: false, ajv: { customOptions: { removeAdditional: false, useDefaults: false, coerceTypes: false } } });
-  app.setNotFoundHandler((req, reply) => {
-    void reply.code(404).type('application/problem+json').send(problem('not_found', `${req.method} ${req.url}`));
-  });
-  app.setErrorHandler((err, _req, reply) => {
-    void reply.code(503).type('application/problem+json').send(problem('witness_unavailable', (err as Error).message));
-  });
+  app.setNotFoundHandler((req, reply) => sendProblem(reply, fail('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)));
+  // A read that fails here is the witness's store failing: say so with the witness's own code.
+  app.setErrorHandler((err, _req, reply) => sendProblem(reply, fail('witness_unavailable', (err as Error).message)));
 
   app.get('/v1/logs', async () => {
     const states = new Map((await deps.state.logs()).map((s) => [s.log, s]));

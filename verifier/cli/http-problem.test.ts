@@ -1,8 +1,8 @@
 // problem+json: the code's status and meaning from the one table, extras kept; fastify errors
 // and thrown values mapped to codes.
 import { expect, it } from 'vitest';
-import { fail, ProtocolError, REASONS } from '../verifier/errors.ts';
-import { problemOf, toFailure } from './problem.ts';
+import { fail, ProtocolError, REASONS } from '../errors.ts';
+import { problemOf, toFailure } from './http-problem.ts';
 
 it('builds RFC 9457 problems from failures', () => {
   const p = problemOf(fail('out_of_order', 'gap', { expected: 6 }));

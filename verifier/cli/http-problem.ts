@@ -1,5 +1,6 @@
-// sequencer/problem.ts: RFC 9457 problem details for every error the HTTP API answers (DESIGN
-// §10). The one place where a failure becomes a status: the code comes from verifier/errors.ts
+// verifier/cli/http-problem.ts: RFC 9457 problem details for every error an HTTP API of this
+// project answers (DESIGN §10): the sequencer's, the executor's Core API and the witness status
+// API share it, so one failure reads the same everywhere. The one place where a failure becomes a status: the code comes from verifier/errors.ts
 // and the status from its table, never chosen by a route. Fastify's own errors (body too large,
 // unsupported media type, schema validation, bad JSON in its parsers) are mapped here too, so a
 // client always gets `{type, title, status, detail, code, ...extra}` with a code it can look up.
@@ -7,7 +8,7 @@
 // on (`expected`, `erasure`) travel as extra members.
 
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { fail, ProtocolError, REASONS, type Failure, type ReasonCode } from '../verifier/errors.ts';
+import { fail, ProtocolError, REASONS, type Failure, type ReasonCode } from '../errors.ts';
 
 export const PROBLEM_TYPE = 'application/problem+json';
 
