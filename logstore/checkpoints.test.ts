@@ -6,7 +6,7 @@ import { ProtocolError } from '../verifier/errors.ts';
 import { openLogStore, type LogStore } from './index.ts';
 import { checkpointKey, entryKey, singleKey } from './keys.ts';
 import { encodeHead, encodeJson } from './values.ts';
-import { TEST_LOG, cosigned, fixedSigner, makeCheckpoint, makeDescriptor, makeItems, removeDir, tempDir, witnessSigner } from './testing.ts';
+import { TEST_LOG, cosigned, fixedSigner, makeCheckpoint, makeDescriptor, makeItems, removeDir, tempDir, witnessSigner, errorCode } from './testing.ts';
 
 const dirs: string[] = [];
 const open: LogStore[] = [];
@@ -28,16 +28,6 @@ async function fresh(n: number): Promise<LogStore> {
 async function close(s: LogStore): Promise<void> {
   await s.close();
   open.splice(open.indexOf(s), 1);
-}
-
-async function codeOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof ProtocolError) return e.code;
-    throw e;
-  }
-  return 'no error';
 }
 
 async function cpAt(s: LogStore, seq: number, signedAt?: string) {
@@ -95,18 +85,18 @@ describe('putCheckpoint', () => {
     const e = await s.putCheckpoint(forkHead).catch((x: unknown) => x as ProtocolError);
     expect((e as ProtocolError).code).toBe('fork_detected');
     expect((e as ProtocolError).extra.seq).toBe(5);
-    expect(await codeOf(s.putCheckpoint(forkRoot))).toBe('fork_detected');
+    expect(await errorCode(s.putCheckpoint(forkRoot))).toBe('fork_detected');
     expect(await s.checkpoint(5)).toEqual(good);
   });
 
   it('refuses checkpoints the entries do not back: beyond the head, other head, other root, other log', async () => {
     const s = await fresh(5);
     const good = await cpAt(s, 3);
-    expect(await codeOf(s.putCheckpoint(makeCheckpoint(TEST_LOG, 6, good.head, good.root)))).toBe('store_behind_checkpoint');
-    expect(await codeOf(s.putCheckpoint(makeCheckpoint(TEST_LOG, 3, OTHER, good.root)))).toBe('rewrite_detected');
-    expect(await codeOf(s.putCheckpoint(makeCheckpoint(TEST_LOG, 3, good.head, OTHER)))).toBe('rewrite_detected');
-    expect(await codeOf(s.putCheckpoint(makeCheckpoint('other.example/log', 3, good.head, good.root)))).toBe('log_mismatch');
-    expect(await codeOf(s.putCheckpoint({ ...good, signature: [] }))).toBe('invalid_document');
+    expect(await errorCode(s.putCheckpoint(makeCheckpoint(TEST_LOG, 6, good.head, good.root)))).toBe('store_behind_checkpoint');
+    expect(await errorCode(s.putCheckpoint(makeCheckpoint(TEST_LOG, 3, OTHER, good.root)))).toBe('rewrite_detected');
+    expect(await errorCode(s.putCheckpoint(makeCheckpoint(TEST_LOG, 3, good.head, OTHER)))).toBe('rewrite_detected');
+    expect(await errorCode(s.putCheckpoint(makeCheckpoint('other.example/log', 3, good.head, good.root)))).toBe('log_mismatch');
+    expect(await errorCode(s.putCheckpoint({ ...good, signature: [] }))).toBe('invalid_document');
     expect(await s.latestCheckpoint()).toBeUndefined();
   });
 });
@@ -136,7 +126,7 @@ describe('open refuses a store behind its latest checkpoint', () => {
     const db = new Level<Buffer, Buffer>(s.dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
     await db.put(singleKey.head, encodeHead(at5));
     await db.close();
-    expect(await codeOf(openLogStore(s.dir))).toBe('store_behind_checkpoint');
+    expect(await errorCode(openLogStore(s.dir))).toBe('store_behind_checkpoint');
   });
 
   it('a checkpoint at a stored seq with another head (the entry was rewritten)', async () => {
@@ -164,6 +154,6 @@ describe('open refuses a store behind its latest checkpoint', () => {
     // the frontier of size 6 is nodes [2,0] and [1,2]; the node key of leaf 5 holds [1,2]
     await db.put(Buffer.concat([Buffer.from('n'), Buffer.from([0, 0, 0, 0, 0, 0, 0, 5])]), Buffer.alloc(64, 9));
     await db.close();
-    expect(await codeOf(openLogStore(s.dir))).toBe('root_mismatch');
+    expect(await errorCode(openLogStore(s.dir))).toBe('root_mismatch');
   });
 });

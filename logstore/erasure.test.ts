@@ -5,9 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { hashLeaf, verifyInclusion } from '../verifier/merkle.ts';
 import { entryLeaf } from '../verifier/entry.ts';
 import { parseHash } from '../verifier/encoding.ts';
-import { ProtocolError } from '../verifier/errors.ts';
 import { openLogStore, type AppendItem, type Head, type LogStore } from './index.ts';
-import { TEST_LOG, T0, dirContains, secret, itemFor, makeDescriptor, makeEvent, makeItems, removeDir, sequencerSigner, tempDir } from './testing.ts';
+import { TEST_LOG, T0, dirContains, secret, itemFor, makeDescriptor, makeEvent, makeItems, removeDir, sequencerSigner, tempDir, errorCode } from './testing.ts';
 
 const dirs: string[] = [];
 const open: LogStore[] = [];
@@ -23,16 +22,6 @@ async function fresh(mode: 'full' | 'hash_only'): Promise<LogStore> {
   open.push(s);
   await s.init(makeDescriptor(mode));
   return s;
-}
-
-async function codeOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof ProtocolError) return e.code;
-    throw e;
-  }
-  return 'no error';
 }
 
 function erasedItem(head: Head, seq: number, eventHash: string, reason = 'consent withdrawn'): AppendItem {
@@ -118,7 +107,7 @@ describe('erasePayload', () => {
     await s.append(items);
     const before = s.head();
     const record = { seq: 2, eventHash: items[1].entry.eventHash, reason: 'r', erasedAt: T0 };
-    expect(await codeOf(s.erasePayload(2, record, erasedItem(before, 2, record.eventHash)))).toBe('mode_forbids_erasure');
+    expect(await errorCode(s.erasePayload(2, record, erasedItem(before, 2, record.eventHash)))).toBe('mode_forbids_erasure');
     expect(s.head()).toEqual(before);
     expect(await s.getPayload(2)).toEqual({ event: items[1].payload });
   });
@@ -130,20 +119,20 @@ describe('erasePayload', () => {
     const eh = items[1].entry.eventHash;
     const rec = { seq: 2, eventHash: eh, reason: 'r', erasedAt: T0 };
     const h = s.head();
-    expect(await codeOf(s.erasePayload(2, { ...rec, eventHash: items[0].entry.eventHash }, erasedItem(h, 2, eh)))).toBe('bad_request');
-    expect(await codeOf(s.erasePayload(2, { ...rec, seq: 3 }, erasedItem(h, 2, eh)))).toBe('bad_request');
-    expect(await codeOf(s.erasePayload(2, { ...rec, erasureSeq: 9 }, erasedItem(h, 2, eh)))).toBe('bad_request');
-    expect(await codeOf(s.erasePayload(2, rec, makeItems(TEST_LOG, h, 1, { prefix: 'x-' })[0]))).toBe('bad_request');
-    expect(await codeOf(s.erasePayload(9, { ...rec, seq: 9 }, erasedItem(h, 9, eh)))).toBe('not_found');
-    expect(await codeOf(s.erasePayload(2, rec, { ...erasedItem(h, 2, eh), entry: { ...erasedItem(h, 2, eh).entry, seq: 5 } }))).toBe('chain_broken');
+    expect(await errorCode(s.erasePayload(2, { ...rec, eventHash: items[0].entry.eventHash }, erasedItem(h, 2, eh)))).toBe('bad_request');
+    expect(await errorCode(s.erasePayload(2, { ...rec, seq: 3 }, erasedItem(h, 2, eh)))).toBe('bad_request');
+    expect(await errorCode(s.erasePayload(2, { ...rec, erasureSeq: 9 }, erasedItem(h, 2, eh)))).toBe('bad_request');
+    expect(await errorCode(s.erasePayload(2, rec, makeItems(TEST_LOG, h, 1, { prefix: 'x-' })[0]))).toBe('bad_request');
+    expect(await errorCode(s.erasePayload(9, { ...rec, seq: 9 }, erasedItem(h, 9, eh)))).toBe('not_found');
+    expect(await errorCode(s.erasePayload(2, rec, { ...erasedItem(h, 2, eh), entry: { ...erasedItem(h, 2, eh).entry, seq: 5 } }))).toBe('chain_broken');
     expect(s.head()).toEqual(h);
     expect(await s.getPayload(2)).toEqual({ event: items[1].payload });
     await s.erasePayload(2, rec, erasedItem(h, 2, eh));
-    expect(await codeOf(s.erasePayload(2, rec, erasedItem(s.head(), 2, eh)))).toBe('payload_erased');
+    expect(await errorCode(s.erasePayload(2, rec, erasedItem(s.head(), 2, eh)))).toBe('payload_erased');
     // an entry stored without payload has nothing to erase
     await s.append([{ entry: makeItems(TEST_LOG, s.head(), 1, { prefix: 'bare-' })[0].entry }]);
     const bare = s.head().seq;
     const e = (await s.getEntry(bare))!;
-    expect(await codeOf(s.erasePayload(bare, { ...rec, seq: bare, eventHash: e.eventHash }, erasedItem(s.head(), bare, e.eventHash)))).toBe('not_found');
+    expect(await errorCode(s.erasePayload(bare, { ...rec, seq: bare, eventHash: e.eventHash }, erasedItem(s.head(), bare, e.eventHash)))).toBe('not_found');
   });
 });

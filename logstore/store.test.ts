@@ -7,7 +7,7 @@ import { entryLeaf } from '../verifier/entry.ts';
 import { formatHash, parseHash } from '../verifier/encoding.ts';
 import { ProtocolError } from '../verifier/errors.ts';
 import { openLogStore, type LogStore } from './index.ts';
-import { TEST_LOG, deviceSigner, itemFor, makeDescriptor, makeEvent, makeItems, removeDir, tempDir } from './testing.ts';
+import { TEST_LOG, deviceSigner, itemFor, makeDescriptor, makeEvent, makeItems, removeDir, tempDir, errorCode } from './testing.ts';
 
 const dirs: string[] = [];
 const open: LogStore[] = [];
@@ -39,16 +39,6 @@ function raw(h: string): Uint8Array {
   return r.value;
 }
 
-async function codeOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof ProtocolError) return e.code;
-    throw e;
-  }
-  return 'no error';
-}
-
 async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const x of it) out.push(x);
@@ -68,14 +58,14 @@ describe('init and head', () => {
     expect(s.head()).toEqual({ seq: 0, hash: d.hash, root: formatHash(createMemoryTree().root()) });
     expect(s.descriptor()).toEqual(d);
     await s.init(d); // same descriptor again: a no-op
-    expect(await codeOf(s.init(makeDescriptor('hash_only')))).toBe('descriptor_mismatch');
+    expect(await errorCode(s.init(makeDescriptor('hash_only')))).toBe('descriptor_mismatch');
     expect(await s.rootAt(0)).toBe(s.head().root);
   });
 
   it('opening a missing dir with createIfMissing:false is not_found', async () => {
     const dir = tempDir();
     dirs.push(dir);
-    expect(await codeOf(openLogStore(dir + '/absent', { createIfMissing: false }))).toBe('not_found');
+    expect(await errorCode(openLogStore(dir + '/absent', { createIfMissing: false }))).toBe('not_found');
   });
 });
 
@@ -102,9 +92,9 @@ describe('append, read, proofs', () => {
     const before = s.head();
     const next = makeItems(TEST_LOG, before, 3);
     const broken = [next[0], { ...next[1], entry: { ...next[1].entry, prev: next[0].entry.prev } }, next[2]];
-    expect(await codeOf(s.append(broken))).toBe('chain_broken');
-    expect(await codeOf(s.append(next.slice(1)))).toBe('chain_broken'); // gap
-    expect(await codeOf(s.append(makeItems('other.example/log', before, 1)))).toBe('log_mismatch');
+    expect(await errorCode(s.append(broken))).toBe('chain_broken');
+    expect(await errorCode(s.append(next.slice(1)))).toBe('chain_broken'); // gap
+    expect(await errorCode(s.append(makeItems('other.example/log', before, 1)))).toBe('log_mismatch');
     expect(s.head()).toEqual(before);
     expect(await s.getEntry(26)).toBeUndefined(); // item 1 of the refused batch was not written
     expect(await s.append([])).toEqual(before);
@@ -154,13 +144,13 @@ describe('append, read, proofs', () => {
   it('proof and root arguments outside the tree are bad_request; 0 and equal sizes give empty consistency proofs', async () => {
     const s = await fresh();
     await s.append(makeItems(TEST_LOG, s.head(), 5));
-    expect(await codeOf(s.rootAt(6))).toBe('bad_request');
-    expect(await codeOf(s.rootAt(-1))).toBe('bad_request');
-    expect(await codeOf(s.inclusionProof(0, 5))).toBe('bad_request');
-    expect(await codeOf(s.inclusionProof(5, 4))).toBe('bad_request');
-    expect(await codeOf(s.inclusionProof(1, 6))).toBe('bad_request');
-    expect(await codeOf(s.consistencyProof(3, 2))).toBe('bad_request');
-    expect(await codeOf(s.consistencyProof(1, 6))).toBe('bad_request');
+    expect(await errorCode(s.rootAt(6))).toBe('bad_request');
+    expect(await errorCode(s.rootAt(-1))).toBe('bad_request');
+    expect(await errorCode(s.inclusionProof(0, 5))).toBe('bad_request');
+    expect(await errorCode(s.inclusionProof(5, 4))).toBe('bad_request');
+    expect(await errorCode(s.inclusionProof(1, 6))).toBe('bad_request');
+    expect(await errorCode(s.consistencyProof(3, 2))).toBe('bad_request');
+    expect(await errorCode(s.consistencyProof(1, 6))).toBe('bad_request');
     expect(await s.consistencyProof(0, 5)).toEqual([]);
     expect(await s.consistencyProof(5, 5)).toEqual([]);
     expect(await s.inclusionProof(1, 1)).toEqual([]);
@@ -202,7 +192,7 @@ describe('indexes', () => {
     expect((e as ProtocolError).extra.seq).toBe(2);
     const x1 = itemFor(TEST_LOG, head, makeEvent('id-9'), dev);
     const x2 = itemFor(TEST_LOG, { seq: x1.entry.seq, hash: x1.entry.hash }, makeEvent('id-9', { data: 'other' }), dev);
-    expect(await codeOf(s.append([x1, x2]))).toBe('duplicate_id');
+    expect(await errorCode(s.append([x1, x2]))).toBe('duplicate_id');
     expect(s.head()).toEqual(head);
     expect(await s.lookupId('urn:dev:oven-1', 'id-9')).toBeUndefined();
     // an entry without dedup (a sequencer's own entry) is not indexed
@@ -233,6 +223,6 @@ describe('indexes', () => {
 
   it('a second open in the same process is store_locked', async () => {
     const s = await fresh();
-    expect(await codeOf(openLogStore(s.dir))).toBe('store_locked');
+    expect(await errorCode(openLogStore(s.dir))).toBe('store_locked');
   });
 });

@@ -17,6 +17,7 @@ import { buildLogDescriptor, type LogDescriptor } from '../verifier/log-descript
 import { buildCheckpoint, cosignCheckpoint, addCosignature, type Checkpoint } from '../verifier/checkpoint.ts';
 import type { CloudEvent } from '../verifier/cloudevent.ts';
 import type { AppendItem, Head } from './types.ts';
+import { ProtocolError } from '../verifier/errors.ts';
 
 export const TEST_LOG = 'test.cookwala.example/logs/l1';
 export const T0 = '2026-11-30T10:00:00.000Z';
@@ -144,4 +145,15 @@ export function spawnChild(args: string[]): { child: ChildProcessWithoutNullStre
   });
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   return { child, lines, exited };
+}
+
+/** The reason code a promise rejects with (a ProtocolError), or 'no error'; anything else rethrows. */
+export async function errorCode(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof ProtocolError) return e.code;
+    throw e;
+  }
+  return 'no error';
 }

@@ -6,15 +6,15 @@ import { describe, expect, it } from 'vitest';
 import { generateLog, type GenOptions } from '../bench/verify-gen.ts';
 import { createBundleVerifier, type BundleVerifierOptions } from './bundle-verifier.ts';
 import type { BundleReport } from './bundle-report.ts';
-import { computeHash, type JsonObject } from './document.ts';
+import type { JsonObject } from './document.ts';
 import { verifyForkProof } from './fork-proof.ts';
 import { buildCheckpoint } from './checkpoint.ts';
 import { createSigPool } from './cli/sig-pool.ts';
 import { decodeCookwalasig, eventHash, signEvent } from './cloudevent.ts';
 import { entryCeOf } from './entry.ts';
 import { signDocument, type Signer } from './signature.ts';
+import { edit, rechain, rehash, type Doc } from '../test/audit-helpers.ts';
 
-type Doc = Record<string, any>;
 
 function bundle(o: Partial<GenOptions> = {}) {
   const g = generateLog({ events: 60, checkpointEvery: 10, eraseEvery: 0, ...o });
@@ -47,32 +47,6 @@ async function verify(lines: string[], policy: BundleVerifierOptions['policy'], 
 
 const idx = (lines: string[], pred: (d: Doc) => boolean) => lines.findIndex((l) => { try { return pred(JSON.parse(l)); } catch { return false; } });
 const entryAt = (lines: string[], seq: number) => idx(lines, (d) => d.kind === 'Event' && d.seq === seq);
-const edit = (lines: string[], i: number, f: (d: Doc) => void) => {
-  const out = lines.slice();
-  const d = JSON.parse(out[i]);
-  f(d);
-  out[i] = JSON.stringify(d);
-  return out;
-};
-const rehash = (d: Doc) => { d.hash = computeHash(d as JsonObject).ok ? (computeHash(d as JsonObject) as { value: string }).value : d.hash; };
-
-/** A sequencer that rewrites history: every entry from line i on gets prev and hash recomputed. */
-function rechain(lines: string[], from: number): string[] {
-  const out = lines.slice();
-  let prev: string | undefined;
-  for (let i = 0; i < out.length; i++) {
-    const d = JSON.parse(out[i]);
-    if (d.kind !== 'Event') continue;
-    if (i >= from) {
-      if (prev) d.prev = prev;
-      rehash(d);
-      out[i] = JSON.stringify(d);
-    }
-    prev = d.hash;
-  }
-  return out;
-}
-
 const kinds = (r: BundleReport) => r.failures.map((f) => `${f.kind}@${f.seq ?? '-'}`);
 
 describe('bundle verifier: untouched bundles', () => {
