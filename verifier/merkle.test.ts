@@ -107,7 +107,9 @@ describe('roots and proofs equal the recursive RFC 6962 definitions', () => {
 
 describe('verification rejects every mutation', () => {
   const flip = (h: Hash32, bit: number) => {
-    const c = h.slice();
+    // A copy, never h.slice(): node:crypto digests are Buffers, whose slice() is a view, and
+    // flipping a bit in it would corrupt the shared tree and the leaves for later runs.
+    const c = Uint8Array.from(h);
     c[bit >> 3] ^= 1 << (bit & 7);
     return c;
   };

@@ -203,7 +203,7 @@ describe('cosignature/v1', () => {
     const enc = encodeCosignature({ timestamp: 1679315147, signature: new Uint8Array(64).fill(9) });
     const p = parseCosignature(enc);
     expect(p.ok && p.value.timestamp).toBe(1679315147);
-    const big = enc.slice();
+    const big = Uint8Array.from(enc);
     big[0] = 0x80;
     expect(code(parseCosignature(big))).toBe('malformed_note');
     expect(code(parseCosignature(enc.slice(1)))).toBe('malformed_note');
