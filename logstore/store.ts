@@ -36,8 +36,16 @@ function mapOpenError(e: unknown, dir: string): Error {
   return e as Error;
 }
 
+/** See OpenOptions.writeBufferSize. */
+export const DEFAULT_WRITE_BUFFER = 32 * 1024 * 1024;
+
 export async function openLogStore(dir: string, opts: OpenOptions = {}): Promise<LogStore> {
-  const db: DB = new Level<Buffer, Buffer>(dir, { keyEncoding: 'buffer', valueEncoding: 'buffer', createIfMissing: opts.createIfMissing ?? true });
+  const db: DB = new Level<Buffer, Buffer>(dir, {
+    keyEncoding: 'buffer',
+    valueEncoding: 'buffer',
+    createIfMissing: opts.createIfMissing ?? true,
+    writeBufferSize: opts.writeBufferSize ?? DEFAULT_WRITE_BUFFER,
+  });
   try {
     await db.open();
   } catch (e) {

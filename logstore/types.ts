@@ -99,6 +99,12 @@ export interface FaultHooks {
 export interface OpenOptions {
   /** Create the directory's database when absent (default true). */
   createIfMissing?: boolean;
+  /**
+   * LevelDB's memtable size in bytes (default 32 MiB, LevelDB's own is 4 MiB). A larger memtable
+   * means fewer, larger level-0 tables and less compaction per appended byte: on the append bench
+   * it cut the CPU per block by about a third. Memory: up to twice this per open store.
+   */
+  writeBufferSize?: number;
   /** Tests only. */
   faults?: FaultHooks;
 }

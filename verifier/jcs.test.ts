@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
-import { canonicalBytes, canonicalize } from './jcs.ts';
+import { canonicalBytes, canonicalize, canonicalizeSlow } from './jcs.ts';
 
 const VECTORS = process.env.COOKWALA_VECTORS ?? resolve(fileURLToPath(new URL('..', import.meta.url)), '../shared/vectors');
 const JCS = join(VECTORS, 'jcs');
@@ -138,5 +138,27 @@ describe('canonicalize refusals name the right code', () => {
   it('NaN and Infinity are noncanonical_number; lone surrogates and BigInt are invalid_document', () => {
     for (const v of [NaN, Infinity, -Infinity]) expect((canonicalize(v) as { code?: string }).code).toBe('noncanonical_number');
     for (const v of ['\ud800', { a: 1n }]) expect((canonicalize(v) as { code?: string }).code).toBe('invalid_document');
+  });
+});
+
+describe('the fast path and the package agree', () => {
+  const same = (v: unknown): void => {
+    expect(canonicalize(v)).toEqual(canonicalizeSlow(v));
+  };
+  it('on random JSON, with lone surrogates, control characters and integer-like member names', () => {
+    const text = fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), fc.constantFrom('10', '9', '01', '-1', 'a\\ud800', '\u0001', '\u2028', ''));
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof({ maxDepth: 4 }, text, fc.double(), fc.integer(), fc.boolean(), fc.constant(null), tie('array'), tie('object')),
+      array: fc.array(tie('value'), { maxLength: 5 }),
+      object: fc.dictionary(text, tie('value'), { maxKeys: 6 }),
+    })).value;
+    fc.assert(fc.property(json, same), { numRuns: 2000 });
+  });
+  it('on values that are not plain JSON', () => {
+    fc.assert(fc.property(fc.anything({ withBoxedValues: true, withNullPrototype: true, withSparseArray: true, withBigInt: true }), same), { numRuns: 1000 });
+    for (const v of [{ a: undefined, b: 1 }, { toJSON: () => 1 }, [undefined], new Date(0), { b: Object.create(null) }, { x: -0 }, [1e21, 1e-7, 5e-324]]) same(v);
+    let deep: unknown = 1;
+    for (let i = 0; i < 20000; i++) deep = [deep];
+    same(deep);
   });
 });
