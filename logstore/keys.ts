@@ -116,6 +116,23 @@ export function dedupKey(source: string, id: string): Buffer {
   return b;
 }
 
+/**
+ * The key prefixes of every dedup key of one source, one per encoding its keys can have (UTF-8,
+ * and UTF-16LE for ids holding a lone surrogate). The length prefix keeps two sources apart even
+ * when one source is a prefix of the other.
+ */
+export function dedupSourcePrefixes(source: string): Buffer[] {
+  const encs: Array<'utf8' | 'utf16le'> = isWellFormed(source) ? ['utf8', 'utf16le'] : ['utf16le'];
+  return encs.map((enc) => {
+    const n = Buffer.byteLength(source, enc);
+    const gte = Buffer.allocUnsafe(5 + n);
+    gte[0] = P.dedup;
+    gte.writeUInt32BE(enc === 'utf8' ? n : n + UTF16, 1);
+    gte.write(source, 5, n, enc);
+    return gte;
+  });
+}
+
 export function decodeDedupKey(key: Uint8Array): { source: string; id: string } {
   const b = Buffer.from(key.buffer, key.byteOffset, key.byteLength);
   const raw = b.readUInt32BE(1);

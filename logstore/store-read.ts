@@ -10,7 +10,7 @@ import { ProtocolError } from '../verifier/errors.ts';
 import { formatHash } from '../verifier/encoding.ts';
 import { consistencyProof as merkleConsistency, inclusionProof as merkleInclusion, rootAt as merkleRootAt, type NodeReader } from '../verifier/merkle.ts';
 import type { AppendItem, Checkpoint, CloudEvent, Entry, ErasureRecord, Head, LogDescriptor, PayloadRecord } from './types.ts';
-import { checkpointKey, dedupKey, entryKey, erasureKey, familyRange, payloadKey, seqOfKey, subjectKey, P } from './keys.ts';
+import { checkpointKey, dedupKey, dedupSourcePrefixes, entryKey, erasureKey, familyRange, payloadKey, seqOfKey, subjectKey, P } from './keys.ts';
 import { decodeDedup, decodeJson, decodeU64 } from './values.ts';
 import { createNodeReader } from './tree-nodes.ts';
 import { decodeEntry } from './entry-codec.ts';
@@ -84,6 +84,21 @@ export abstract class StoreReader {
   async lookupId(source: string, id: string): Promise<{ seq: number; eventHash: string } | undefined> {
     const v = await this.db.get(dedupKey(source, id));
     return v ? decodeDedup(v) : undefined;
+  }
+
+  /**
+   * The seqs of every entry appended with a (source, id) index entry for `source`, ascending: a
+   * range read of the dedup index, O(that source's events), not of the log.
+   */
+  async seqsOfSource(source: string): Promise<number[]> {
+    const seqs: number[] = [];
+    for (const prefix of dedupSourcePrefixes(source)) {
+      for await (const [k, v] of this.db.iterator({ gte: prefix })) {
+        if (k.length < prefix.length || k.compare(prefix, 0, prefix.length, 0, prefix.length) !== 0) break;
+        seqs.push(decodeDedup(v).seq);
+      }
+    }
+    return seqs.sort((a, b) => a - b);
   }
 
   async lastSubjectSeq(subject: string): Promise<number | undefined> {

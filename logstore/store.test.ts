@@ -202,6 +202,27 @@ describe('indexes', () => {
     expect(await s.getPayload(5)).toBeUndefined();
   });
 
+  it('seqsOfSource reads one source\'s entries from the (source, id) index, not the log', async () => {
+    const s = await fresh('hash_only');
+    const items = makeItems(TEST_LOG, s.head(), 9);
+    // sources that share prefixes, an id holding a lone surrogate (UTF-16 keys) and one whose
+    // UTF-16 form has 0xff bytes; the store indexes whatever pair the sequencer hands it
+    const pairs: Array<[string, string]> = [
+      ['dev', 'a'], ['dev2', 'a'], ['de', 'va'], ['dev', 'b\ud800'], ['dev', '\u00ff\u00ff'], ['', 'x'], ['dev', 'c'], ['dev2', 'b'], ['d\ud800', 'z'],
+    ];
+    pairs.forEach(([source, id], i) => (items[i].dedup = { source, id }));
+    await s.append(items.slice(0, 5));
+    await s.append(items.slice(5));
+    expect(await s.seqsOfSource('dev')).toEqual([1, 4, 5, 7]);
+    expect(await s.seqsOfSource('dev2')).toEqual([2, 8]);
+    expect(await s.seqsOfSource('de')).toEqual([3]);
+    expect(await s.seqsOfSource('')).toEqual([6]);
+    expect(await s.seqsOfSource('d\ud800')).toEqual([9]);
+    expect(await s.seqsOfSource('nobody')).toEqual([]);
+    const s2 = await reopen(s);
+    expect(await s2.seqsOfSource('dev')).toEqual([1, 4, 5, 7]);
+  });
+
   it('reopen restores descriptor, head, frontier, indexes and proofs', async () => {
     let s = await fresh('hash_only');
     await s.append(makeItems(TEST_LOG, s.head(), 13, { subject: 'exec-Z', cookwalaseq: 1 }));

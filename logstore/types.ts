@@ -61,6 +61,8 @@ export interface LogStore {
   getPayload(seq: number): Promise<PayloadRecord | undefined>;
   payloads(from: number, to: number): AsyncIterable<{ seq: number; event: CloudEvent }>;
   lookupId(source: string, id: string): Promise<{ seq: number; eventHash: string } | undefined>;
+  /** Seqs of the entries indexed under `source` (every appended item with a dedup pair), ascending. */
+  seqsOfSource(source: string): Promise<number[]>;
   lastSubjectSeq(subject: string): Promise<number | undefined>;
   /**
    * Synced, keyed by seq. Same seq, head and root as a stored one: cosignatures merged. Refused:

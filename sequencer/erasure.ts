@@ -10,8 +10,8 @@
 // duplicate's retry repeating the sweep, so the device's at-least-once outbox drives the erasure to
 // completion; payloads erased already are skipped, also when a concurrent sweep or an operator
 // erase takes one between the check and the erasure (payload_erased there is not the device's
-// failure: its withdrawal is in the log). The sweep reads entries in order (O(n) in the
-// log length; a per-source index would make it O(device events), not built yet).
+// failure: its withdrawal is in the log). The sweep finds the device's entries through the
+// (source, id) index (logstore seqsOfSource), so it costs O(that device's events), not O(log).
 
 import { fail, ProtocolError } from '../verifier/errors.ts';
 import { formatTime } from '../verifier/encoding.ts';
@@ -54,8 +54,7 @@ export async function erasePayload(ctx: SequencerContext, h: HostedLog, seq: num
 /** Erase every payload from `source` before `beforeSeq` that is still present; returns the erased seqs. */
 export async function eraseSourcePayloads(ctx: SequencerContext, h: HostedLog, source: string, beforeSeq: number, reason = CONSENT_REASON): Promise<number[]> {
   if (h.mode !== 'hash_only') return [];
-  const targets: number[] = [];
-  for await (const e of h.store.entries(1, beforeSeq - 1)) if (e.ce.source === source) targets.push(e.seq);
+  const targets = (await h.store.seqsOfSource(source)).filter((seq) => seq < beforeSeq);
   const done: number[] = [];
   for (const seq of targets) {
     const p = await h.store.getPayload(seq);
