@@ -24,7 +24,7 @@ import { canonicalize } from './jcs.ts';
 import { encodeCookwalasig, eventHash, readCloudEvent } from './cloudevent.ts';
 import { entryCeOf as ceOf, type Entry, type EntryCe } from './entry.ts';
 import { createEntrySignatures, ERASED_TYPE, hashString } from './bundle-signatures.ts';
-import { isHashString, parseHash, timeMs, utf8 } from './encoding.ts';
+import { isHashString, parseHash, timeMs } from './encoding.ts';
 import { createFrontier, hashLeaf } from './merkle.ts';
 import { defaultBackend, type CryptoBackend } from './crypto.ts';
 import type { Failure, Result } from './errors.ts';
@@ -78,7 +78,7 @@ export function createEntryChecker(o: EntryCheckerOptions) {
     if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return { ok: false, code: 'invalid_document', detail: 'an entry is a JSON object' };
     const c = canonicalize(hashedView(doc));
     if (!c.ok) return c;
-    const bytes = backend.sha256(utf8(c.value));
+    const bytes = backend.sha256Text(c.value);
     return { ok: true, value: { hex: hashString(bytes), bytes } };
   }
 

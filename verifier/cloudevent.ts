@@ -10,8 +10,8 @@
 // one by the caller) and the 0.3 attributes.
 
 import { fail, ok, type Result } from './errors.ts';
-import { canonicalBytes, canonicalize } from './jcs.ts';
-import { fromBase64url, fromUtf8, isTime, toBase64url } from './encoding.ts';
+import { canonicalize } from './jcs.ts';
+import { fromBase64url, fromUtf8, isTime, textToBase64url } from './encoding.ts';
 import { computeHash, type JsonObject } from './document.ts';
 import { parseSignature, signHash, verifyHashSignature, type Signature, type Signer, type VerifyOptions } from './signature.ts';
 import type { KeyRecord } from './keys.ts';
@@ -169,7 +169,9 @@ export function eventHash(ce: CloudEvent): Result<string> {
 }
 
 export function encodeCookwalasig(sig: Signature): string {
-  return toBase64url(canonicalBytes(sig));
+  const c = canonicalize(sig);
+  if (!c.ok) throw new TypeError(`${c.code}: ${c.detail}`);
+  return textToBase64url(c.value);
 }
 
 /** Strict: base64url of UTF-8 of exactly the JCS form of a valid Signature object. */

@@ -17,11 +17,13 @@ describe('node:crypto and @noble agree', () => {
     }), { numRuns: 200 });
   });
 
-  it('sha256Hex of text is identical and equals hex(sha256(UTF-8))', () => {
+  it('sha256Hex and sha256Text of text are identical and equal sha256(UTF-8)', () => {
     fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 300 }), (t) => {
       const want = Buffer.from(node.sha256(new TextEncoder().encode(t))).toString('hex');
       expect(node.sha256Hex(t)).toBe(want);
       expect(noble.sha256Hex(t)).toBe(want);
+      expect(Buffer.from(node.sha256Text(t)).toString('hex')).toBe(want);
+      expect(Buffer.from(noble.sha256Text(t)).toString('hex')).toBe(want);
     }), { numRuns: 300 });
   });
 

@@ -11,6 +11,8 @@ export interface CryptoBackend {
   sha256(data: Uint8Array): Uint8Array;
   /** Lowercase hex of SHA-256(UTF-8(text)): the document-hash hot path, with no intermediate buffers. */
   sha256Hex(text: string): string;
+  /** SHA-256 of the UTF-8 of text, as bytes (no UTF-8 copy on the node:crypto path). */
+  sha256Text(text: string): Uint8Array;
   ed25519PublicKey(seed: Uint8Array): Uint8Array;
   ed25519Sign(seed: Uint8Array, msg: Uint8Array): Uint8Array;
   ed25519Verify(publicKey: Uint8Array, msg: Uint8Array, sig: Uint8Array): boolean;

@@ -22,6 +22,7 @@ export function createNobleBackend(): CryptoBackend {
     name: 'noble',
     sha256: (d) => nobleSha256(d),
     sha256Hex: (text) => bytesToHex(nobleSha256(utf8ToBytes(text))),
+    sha256Text: (text) => nobleSha256(utf8ToBytes(text)),
     ed25519PublicKey: (seed) => ed.getPublicKey(seed),
     ed25519Sign: (seed, msg) => ed.sign(msg, seed),
     ed25519Verify(pub, msg, sig) {

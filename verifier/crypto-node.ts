@@ -63,6 +63,7 @@ export function createNodeBackend(): CryptoBackend {
     // One-shot crypto.hash (Node >= 20.12) is about twice as fast as createHash for small inputs.
     sha256: oneShot ? (d) => oneShot('sha256', d, 'buffer') as Uint8Array : (d) => nc.createHash('sha256').update(d).digest(),
     sha256Hex: oneShot ? (text) => oneShot('sha256', text, 'hex') as string : (text) => nc.createHash('sha256').update(text, 'utf8').digest('hex'),
+    sha256Text: oneShot ? (text) => oneShot('sha256', text, 'buffer') as Uint8Array : (text) => nc.createHash('sha256').update(text, 'utf8').digest(),
     ed25519PublicKey(seed) {
       const spki = nc.createPublicKey(edPriv(seed)).export({ format: 'der', type: 'spki' });
       return new Uint8Array(spki.subarray(spki.length - 32));

@@ -2,7 +2,7 @@
 // UTC times with milliseconds; one spelling per value.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { bytesEqual, concatBytes, formatHash, formatTime, fromBase64url, fromHex, fromUtf8, isHashString, isTime, parseHash, timeMs, toBase64url, toHex, utf8 } from './encoding.ts';
+import { bytesEqual, concatBytes, formatHash, formatTime, fromBase64url, fromHex, fromUtf8, isHashString, isTime, parseHash, textToBase64url, timeMs, toBase64url, toHex, utf8 } from './encoding.ts';
 
 describe('base64url', () => {
   it('round-trips any bytes and matches Buffer', () => {
@@ -14,6 +14,12 @@ describe('base64url', () => {
         expect(r.ok && bytesEqual(r.value, b)).toBe(true);
       }),
     );
+  });
+
+  it('textToBase64url is base64url of the UTF-8 of the text', () => {
+    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), (t) => {
+      expect(textToBase64url(t)).toBe(toBase64url(utf8(t)));
+    }));
   });
 
   it('encodes a subarray view, not the whole buffer', () => {

@@ -123,6 +123,10 @@ const dec = new TextDecoder('utf-8', { fatal: true });
 export function utf8(s: string): Uint8Array {
   return enc.encode(s);
 }
+/** base64url (no padding) of the UTF-8 of text; one native pass under Node. */
+export function textToBase64url(text: string): string {
+  return NodeBuffer ? NodeBuffer.from(text, 'utf8').toString('base64url') : toBase64url(utf8(text));
+}
 export function fromUtf8(b: Uint8Array): string {
   return dec.decode(b);
 }
