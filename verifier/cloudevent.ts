@@ -11,7 +11,7 @@
 
 import { fail, ok, type Result } from './errors.ts';
 import { canonicalize } from './jcs.ts';
-import { fromBase64url, fromUtf8, isTime, textToBase64url } from './encoding.ts';
+import { fromBase64url, fromUtf8, isBase64url, isTime, textToBase64url } from './encoding.ts';
 import { computeHash, type JsonObject } from './document.ts';
 import { parseSignature, signHash, verifyHashSignature, type Signature, type Signer, type VerifyOptions } from './signature.ts';
 import type { KeyRecord } from './keys.ts';
@@ -68,7 +68,7 @@ function checkAttribute(name: string, v: unknown): string | undefined {
     case 'cookwalaseq':
       return isInt(v, 0, MAX_COOKWALASEQ) ? undefined : `cookwalaseq is an integer from 0 to ${MAX_COOKWALASEQ}`;
     case 'cookwalasig':
-      return typeof v === 'string' && v.length > 0 && fromBase64url(v).ok ? undefined : 'cookwalasig is base64url without padding';
+      return typeof v === 'string' && v.length > 0 && isBase64url(v) ? undefined : 'cookwalasig is base64url without padding';
     default:
       // Extensions: String, Boolean or Integer in the JSON format (URI, Timestamp, Binary travel as strings).
       if (typeof v === 'string' || typeof v === 'boolean' || isInt(v, -2147483648, 2147483647)) return undefined;

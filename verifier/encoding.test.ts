@@ -2,7 +2,7 @@
 // UTC times with milliseconds; one spelling per value.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { bytesEqual, concatBytes, formatHash, formatTime, fromBase64url, fromHex, fromUtf8, isHashString, isTime, parseHash, textToBase64url, timeMs, toBase64url, toHex, utf8 } from './encoding.ts';
+import { bytesEqual, concatBytes, formatHash, formatTime, fromBase64url, fromHex, fromUtf8, isBase64url, isHashString, isTime, parseHash, textToBase64url, timeMs, toBase64url, toHex, utf8 } from './encoding.ts';
 
 describe('base64url', () => {
   it('round-trips any bytes and matches Buffer', () => {
@@ -12,8 +12,16 @@ describe('base64url', () => {
         expect(s).toBe(Buffer.from(b).toString('base64url'));
         const r = fromBase64url(s);
         expect(r.ok && bytesEqual(r.value, b)).toBe(true);
+        expect(isBase64url(s)).toBe(true);
       }),
     );
+  });
+
+  it('isBase64url accepts exactly what fromBase64url decodes', () => {
+    const chars = fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_+/= '.split(''));
+    fc.assert(fc.property(fc.string({ unit: chars, maxLength: 12 }), (s) => {
+      expect(isBase64url(s)).toBe(fromBase64url(s).ok);
+    }), { numRuns: 2000 });
   });
 
   it('textToBase64url is base64url of the UTF-8 of the text', () => {
@@ -32,6 +40,7 @@ describe('base64url', () => {
       const r = fromBase64url(s);
       if (s === 'AQE') expect(r.ok).toBe(true);
       else expect(r.ok, s).toBe(false);
+      expect(isBase64url(s), s).toBe(r.ok);
     }
   });
 });

@@ -34,6 +34,14 @@ export function toBase64url(bytes: Uint8Array): string {
 }
 
 /** Strict base64url: url alphabet, no padding, canonical trailing bits. */
+/** Is s canonical base64url without padding (what fromBase64url accepts), checked without decoding? */
+export function isBase64url(s: unknown): boolean {
+  if (typeof s !== 'string' || !B64URL_RE.test(s) || s.length % 4 === 1) return false;
+  // Canonical means the unused low bits of the last character are zero (RFC 4648 §3.5).
+  const rem = s.length % 4;
+  return rem === 0 || (B64URL_VALUE[s.charCodeAt(s.length - 1)] & (rem === 2 ? 0x0f : 0x03)) === 0;
+}
+
 export function fromBase64url(s: string): Result<Uint8Array> {
   if (typeof s !== 'string' || !B64URL_RE.test(s) || s.length % 4 === 1) return fail('bad_request', 'not base64url without padding');
   let bytes: Uint8Array;
