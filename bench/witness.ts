@@ -2,27 +2,28 @@
 // requests per second that ONE witness decides across 1,000 logs, over libp2p on 127.0.0.1
 // (TCP, noise, yamux), on persistent streams (a few client streams, as several sequencers would
 // hold), with the real state store (every cosignature after a synced LevelDB commit; concurrent
-// requests share a batch). The requests (sequencer signatures, consistency and head proofs) are
-// built before the clock starts, so the number is the witness's, not the fake sequencers'.
-// Also reported: the synced batches the state store wrote, the same requests decided in process
-// without libp2p (`inProcessPerSec`) to show what the transport costs, and this run's physical
-// limit for one core: node:crypto Ed25519 verify + sign pairs per second (each request needs one
-// of each: the sequencer's signature and our cosignature), with the ratio to it, so a loaded
-// machine shows as a low limit rather than as a slow witness.
+// requests share a batch). The fake sequencers run in a child process (bench/witness-client.ts)
+// and build their requests (sequencer signatures, consistency and head proofs) before the clock
+// starts, so the figure is the witness's CPU, not also its clients'. Also reported: the synced
+// batches the state store wrote, the same kind of requests decided in process without libp2p
+// (`inProcessPerSec`, another 1,000 logs) to show what the transport costs, and this run's
+// physical limit for one core: node:crypto Ed25519 verify + sign pairs per second (each request
+// needs one of each: the sequencer's signature and our cosignature), with the ratio to it, so a
+// loaded machine shows as a low limit rather than as a slow witness.
 
 import '../bin/polyfill.ts';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKeyPair } from '@libp2p/crypto/keys';
 import { createWitness } from '../witness/service.ts';
-import { openStateStore } from '../witness/state.ts';
-import { createP2pNode } from '../witness/p2p-node.ts';
-import { createWitnessConnection, cosignatureOf } from '../witness/client.ts';
-import { encodeMessage, type AddCheckpointRequest } from '../witness/messages.ts';
-import { createFakeLog, testKey, type FakeLog } from '../witness/testing.ts';
+import { openStateStore, type StateStore } from '../witness/state.ts';
+import { encodeMessage } from '../witness/messages.ts';
+import { testKey } from '../witness/testing.ts';
 import { defaultBackend } from '../verifier/crypto.ts';
+import { buildRound, fakeLogs } from './witness-client.ts';
 
 export interface BenchCtx {
   quick: boolean;
@@ -30,37 +31,43 @@ export interface BenchCtx {
 
 const LOGS = 1000;
 const STREAMS = 4;
-const WINDOW = 256;
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-async function buildRound(logs: FakeLog[], entries: number): Promise<AddCheckpointRequest[]> {
-  const out: AddCheckpointRequest[] = [];
-  for (const l of logs) {
-    const old = l.size;
-    l.append(entries);
-    out.push(await l.request(old));
-  }
-  return out;
+interface ClientRun {
+  ms: number;
+  failures: number;
+  requests: number;
+  batches: number;
+  records: number;
 }
 
-/** Send all requests over `conns` (log i always on conn i % n, in order), WINDOW in flight per conn. */
-async function drive(conns: ReturnType<typeof createWitnessConnection>[], reqs: AddCheckpointRequest[]): Promise<number> {
-  let failures = 0;
-  const lanes = conns.map((c, i) => reqs.filter((_, j) => j % conns.length === i).map((r) => ({ c, r })));
-  await Promise.all(
-    lanes.map(async (lane) => {
-      const inflight = new Set<Promise<void>>();
-      for (const { c, r } of lane) {
-        const p: Promise<void> = c.request(r, { timeoutMs: 60_000 }).then((x) => {
-          if (!cosignatureOf(x).ok) failures++;
-          inflight.delete(p);
-        });
-        inflight.add(p);
-        if (inflight.size >= WINDOW) await Promise.race(inflight);
+/** Run the fake sequencers in a child process; state stats are read when it starts and ends its timed phase. */
+function runClients(addr: string, rounds: number, prefix: string, state: StateStore): Promise<ClientRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--import', './bin/polyfill.ts', 'bench/witness-client.ts', addr, String(LOGS), String(rounds), String(STREAMS), prefix], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let buf = '';
+    let before = state.stats();
+    let done: ClientRun | undefined;
+    child.stdout.on('data', (d) => {
+      buf += d;
+      let i;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        const m = JSON.parse(line) as { phase: string; ms?: number; failures?: number; requests?: number };
+        if (m.phase === 'start') before = state.stats();
+        if (m.phase === 'done') {
+          const after = state.stats();
+          done = { ms: m.ms!, failures: m.failures!, requests: m.requests!, batches: after.batches - before.batches, records: after.records - before.records };
+        }
       }
-      await Promise.all(inflight);
-    }),
-  );
-  return failures;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 && done ? resolve(done) : reject(new Error(`witness-client exited ${code}`))));
+  });
 }
 
 /** One core's Ed25519 verify+sign pairs per second over checkpoint-sized signing headers. */
@@ -84,54 +91,41 @@ function cryptoLimitPerSec(ms = 1000): number {
 export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
   const rounds = ctx.quick ? 2 : 5;
   const dir = await mkdtemp(join(tmpdir(), 'cookwala-bench-witness-'));
-  const logs = Array.from({ length: LOGS }, (_, i) => createFakeLog(`bench.example.org/log-${i}`, `bench-seq-${i}`));
+  const remote = 'net';
+  const local = fakeLogs('local', LOGS);
   const wkey = testKey('bench-witness', 'witness');
   const state = await openStateStore(join(dir, 'state'));
-  const witness = createWitness(
-    { state, signer: wkey.signer, keyRecord: wkey.keyRecord },
-    { peerKey: await generateKeyPair('Ed25519'), listen: ['/ip4/127.0.0.1/tcp/0'], logs: logs.map((l) => ({ log: l.origin, sequencer: l.keyRecord })) },
-  );
+  const admitted = [...fakeLogs(remote, LOGS), ...local].map((l) => ({ log: l.origin, sequencer: l.keyRecord }));
+  const witness = createWitness({ state, signer: wkey.signer, keyRecord: wkey.keyRecord }, { peerKey: await generateKeyPair('Ed25519'), listen: ['/ip4/127.0.0.1/tcp/0'], logs: admitted });
   const info = await witness.start();
-  const clients = await Promise.all(Array.from({ length: STREAMS }, async () => createP2pNode({ privateKey: await generateKeyPair('Ed25519'), listen: [] })));
-  const conns = clients.map((n) => createWitnessConnection(n, info.multiaddrs[0]));
   try {
-    // First contact for every log (descriptor, oldSeq 0): not timed.
-    const firstFailures = await drive(conns, await buildRound(logs, 4));
-    if (firstFailures > 0) throw new Error(`${firstFailures} first-contact requests failed`);
-    const planned: AddCheckpointRequest[][] = [];
-    for (let r = 0; r < rounds; r++) planned.push(await buildRound(logs, 3));
-    const before = state.stats();
-    const t0 = performance.now();
-    let failures = 0;
-    for (const reqs of planned) failures += await drive(conns, reqs);
-    const ms = performance.now() - t0;
-    const after = state.stats();
-    const n = rounds * LOGS;
+    const net = await runClients(info.multiaddrs[0], rounds, remote, state);
 
-    // The same decisions without the transport (frames straight into the witness).
-    const local = await buildRound(logs, 3);
+    // The same kind of decisions without the transport (frames straight into the witness), on
+    // logs of their own: first contact untimed, then one timed round.
+    const decide = async (reqs: Awaited<ReturnType<typeof buildRound>>) => (await Promise.all(reqs.map((r) => witness.handleFrame(encodeMessage(r))))).filter((r) => !r.ok).length;
+    const firstLocal = await decide(await buildRound(local, 4));
+    const round = await buildRound(local, 3);
     const t1 = performance.now();
-    const replies = await Promise.all(local.map((r) => witness.handleFrame(encodeMessage(r))));
+    const localFailures = firstLocal + (await decide(round));
     const localMs = performance.now() - t1;
-    const localFailures = replies.filter((r) => !r.ok).length;
 
     const limit = cryptoLimitPerSec();
-    const perSec = Math.round((n / ms) * 1000);
+    const perSec = Math.round((net.requests / net.ms) * 1000);
     return {
       addCheckpointPerSec: perSec,
       cryptoLimitPerSec: limit,
       ratioToCryptoLimit: Math.round((perSec / limit) * 100) / 100,
       logs: LOGS,
-      requests: n,
-      failures: failures + localFailures,
+      requests: net.requests,
+      failures: net.failures + localFailures,
       streams: STREAMS,
-      syncedBatches: after.batches - before.batches,
-      recordsPerBatch: Math.round(((after.records - before.records) / Math.max(1, after.batches - before.batches)) * 10) / 10,
+      clients: 'child process',
+      syncedBatches: net.batches,
+      recordsPerBatch: Math.round((net.records / Math.max(1, net.batches)) * 10) / 10,
       inProcessPerSec: Math.round((LOGS / localMs) * 1000),
     };
   } finally {
-    for (const c of conns) await c.close();
-    for (const n of clients) await n.stop();
     await witness.stop();
     await state.close();
     await rm(dir, { recursive: true, force: true });
