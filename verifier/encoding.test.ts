@@ -84,6 +84,19 @@ describe('times', () => {
 });
 
 describe('bytes', () => {
+  it('utf8 gives TextEncoder\'s bytes (lone surrogates included) as a plain Uint8Array whose slice copies', () => {
+    const te = new TextEncoder();
+    fc.assert(fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), fc.string({ unit: 'grapheme', maxLength: 200 }), fc.constant('a\ud800b\udc00')), (t) => {
+      const b = utf8(t);
+      expect(Object.getPrototypeOf(b)).toBe(Uint8Array.prototype);
+      expect(bytesEqual(b, te.encode(t))).toBe(true);
+    }), { numRuns: 1000 });
+    const b = utf8('abc');
+    const c = b.slice();
+    c[0] = 0x7a;
+    expect(fromUtf8(b)).toBe('abc');
+  });
+
   it('utf8 round-trips and fromUtf8 refuses invalid UTF-8', () => {
     expect(fromUtf8(utf8('é😀'))).toBe('é😀');
     expect(() => fromUtf8(Uint8Array.from([0xc3]))).toThrow();

@@ -128,8 +128,16 @@ export function timeMs(s: string): number {
 
 const enc = new TextEncoder();
 const dec = new TextDecoder('utf-8', { fatal: true });
+/**
+ * UTF-8 of s (a lone surrogate becomes U+FFFD, as TextEncoder does). Under Node through Buffer,
+ * about six times faster than TextEncoder on short strings, returned as a plain Uint8Array view
+ * (so slice() copies, as on any Uint8Array); its ArrayBuffer may be Node's shared pool, so
+ * readers use byteOffset/byteLength and nothing transfers it.
+ */
 export function utf8(s: string): Uint8Array {
-  return enc.encode(s);
+  if (!NodeBuffer) return enc.encode(s);
+  const b = NodeBuffer.from(s, 'utf8');
+  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 }
 /** base64url (no padding) of the UTF-8 of text; one native pass under Node. */
 export function textToBase64url(text: string): string {

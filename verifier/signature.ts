@@ -6,7 +6,7 @@
 
 import { fail, ok, type Result } from './errors.ts';
 import { canonicalBytes } from './jcs.ts';
-import { fromBase64url, isHashString, isTime, toBase64url, utf8 } from './encoding.ts';
+import { fromBase64url, isBase64url, isHashString, isTime, toBase64url, utf8 } from './encoding.ts';
 import { defaultBackend, type CryptoBackend } from './crypto.ts';
 import { checkKeyValidAt, publicKeyBytes, type Alg, type KeyRecord, type KeyRole } from './keys.ts';
 import { computeHash, isVendorMember, type JsonObject } from './document.ts';
@@ -90,7 +90,7 @@ export function parseSignature(x: unknown): Result<Signature> {
   if (!ALGS.includes(s.alg)) return fail('unsupported_alg', `alg ${String(s.alg)}`);
   if (typeof s.kid !== 'string' || s.kid.length === 0) return fail('malformed_signature', 'kid');
   if (!isTime(s.signedAt)) return fail('malformed_signature', 'signedAt is not an RFC 3339 UTC time with milliseconds');
-  if (typeof s.sig !== 'string' || !fromBase64url(s.sig).ok) return fail('malformed_signature', 'sig is not base64url');
+  if (!isBase64url(s.sig)) return fail('malformed_signature', 'sig is not base64url');
   return ok(s);
 }
 
