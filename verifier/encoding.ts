@@ -33,17 +33,24 @@ export function toBase64url(bytes: Uint8Array): string {
   return out;
 }
 
-/** Strict base64url: url alphabet, no padding, canonical trailing bits. */
-/** Is s canonical base64url without padding (what fromBase64url accepts), checked without decoding? */
-export function isBase64url(s: unknown): boolean {
-  if (typeof s !== 'string' || !B64URL_RE.test(s) || s.length % 4 === 1) return false;
-  // Canonical means the unused low bits of the last character are zero (RFC 4648 §3.5).
+/** The url alphabet and a length base64 can have (a lone 4n+1 character cannot be). */
+const base64urlShape = (s: unknown): s is string => typeof s === 'string' && B64URL_RE.test(s) && s.length % 4 !== 1;
+
+/** Canonical means the unused low bits of the last character are zero (RFC 4648 §3.5). */
+function canonicalTail(s: string): boolean {
   const rem = s.length % 4;
   return rem === 0 || (B64URL_VALUE[s.charCodeAt(s.length - 1)] & (rem === 2 ? 0x0f : 0x03)) === 0;
 }
 
+/** Is s canonical base64url without padding (what fromBase64url accepts), checked without decoding? */
+export function isBase64url(s: unknown): boolean {
+  return base64urlShape(s) && canonicalTail(s);
+}
+
+/** Strict base64url: url alphabet, no padding, canonical trailing bits. */
 export function fromBase64url(s: string): Result<Uint8Array> {
-  if (typeof s !== 'string' || !B64URL_RE.test(s) || s.length % 4 === 1) return fail('bad_request', 'not base64url without padding');
+  if (!base64urlShape(s)) return fail('bad_request', 'not base64url without padding');
+  if (!canonicalTail(s)) return fail('bad_request', 'non-canonical base64url');
   let bytes: Uint8Array;
   if (NodeBuffer) bytes = new Uint8Array(NodeBuffer.from(s, 'base64url'));
   else {
@@ -59,12 +66,6 @@ export function fromBase64url(s: string): Result<Uint8Array> {
       }
     }
     bytes = Uint8Array.from(out);
-  }
-  // Canonical means the unused low bits of the last character are zero (RFC 4648 §3.5).
-  const rem = s.length % 4;
-  if (rem !== 0) {
-    const last = B64URL_VALUE[s.charCodeAt(s.length - 1)];
-    if ((last & (rem === 2 ? 0x0f : 0x03)) !== 0) return fail('bad_request', 'non-canonical base64url');
   }
   return ok(bytes);
 }

@@ -4,10 +4,10 @@
 // are the ones RFC 8785 §3.2.2 prescribes. Anything the fast path is not sure of (integer-like
 // member names, which V8 enumerates numerically; a `\u` escape, which may be a lone surrogate;
 // undefined, boxed or class values; a non-finite number; deep nesting) goes to the package, so the
-// output is the package's byte for byte (jcs.test.ts checks both on random values). Values RFC 8785 cannot express (NaN,
-// Infinity: noncanonical_number) and values that are not JSON (undefined at the top, functions,
-// bigint, lone surrogates: invalid_document) are refused
-// with a result, never serialized as something else.
+// output is the package's byte for byte (jcs.test.ts checks both on random values). Values RFC
+// 8785 cannot express (NaN, Infinity: noncanonical_number) and values that are not JSON (undefined
+// at the top, functions, bigint, lone surrogates: invalid_document) are refused with a result,
+// never serialized as something else.
 
 import canonicalizeLib from 'canonicalize';
 import { utf8 } from './encoding.ts';
