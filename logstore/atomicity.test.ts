@@ -1,20 +1,16 @@
 // Crash consistency with a fault-injecting write path: a failure before the batch reaches LevelDB
 // changes nothing anywhere; a failure after it landed leaves memory as it was, poisons the store
 // (store_failed) so nothing is written on a stale head, and a reopen shows the whole batch.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMemoryTree, hashLeaf, verifyInclusion } from '../verifier/merkle.ts';
 import { entryLeaf } from '../verifier/entry.ts';
 import { formatHash, parseHash } from '../verifier/encoding.ts';
 import { ProtocolError } from '../verifier/errors.ts';
-import { openLogStore, type FaultHooks, type LogStore, type WriteKind } from './index.ts';
-import { TEST_LOG, T0, dirContains, itemFor, secret, makeCheckpoint, makeDescriptor, makeEvent, makeItems, removeDir, sequencerSigner, tempDir } from './testing.ts';
+import { type FaultHooks, type LogStore, type WriteKind } from './index.ts';
+import { TEST_LOG, T0, dirContains, itemFor, secret, makeCheckpoint, makeEvent, makeItems, sequencerSigner } from './testing.ts';
+import { useStores } from './test-stores.ts';
 
-const dirs: string[] = [];
-const open: LogStore[] = [];
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close().catch(() => undefined);
-  for (const d of dirs.splice(0)) removeDir(d);
-});
+const stores = useStores();
 
 class Injected extends Error {}
 
@@ -38,23 +34,8 @@ function faultOnce(point: 'before' | 'after', kind: WriteKind): FaultHooks & { a
   return h;
 }
 
-async function fresh(faults: FaultHooks, mode: 'full' | 'hash_only' = 'hash_only'): Promise<LogStore> {
-  const dir = tempDir();
-  dirs.push(dir);
-  const s = await openLogStore(dir, { faults });
-  open.push(s);
-  await s.init(makeDescriptor(mode));
-  await s.append(makeItems(TEST_LOG, s.head(), 7));
-  return s;
-}
-
-async function reopen(s: LogStore): Promise<LogStore> {
-  await s.close();
-  open.splice(open.indexOf(s), 1);
-  const t = await openLogStore(s.dir);
-  open.push(t);
-  return t;
-}
+const fresh = (faults: FaultHooks, mode: 'full' | 'hash_only' = 'hash_only') => stores.fresh({ faults, mode, items: 7 });
+const reopen = (s: LogStore) => stores.reopen(s);
 
 /** Every entry chains, the head root is the reference root of all entries, and a proof verifies. */
 async function assertConsistent(s: LogStore): Promise<void> {
@@ -160,10 +141,7 @@ describe('faults after the write', () => {
     await expect(s.erasePayload(8, { seq: 8, eventHash: e.eventHash, reason: 'r', erasedAt: T0 }, itemFor(TEST_LOG, s.head(), ce, sequencerSigner()))).rejects.toBeInstanceOf(Injected);
     expect(s.head().seq).toBe(8);
     expect(dirContains(s.dir, Buffer.from(mark))).toBe(true); // the fault came before the compaction
-    await s.close();
-    open.splice(open.indexOf(s), 1);
-    const t = await openLogStore(s.dir);
-    open.push(t);
+    const t = await stores.reopen(s);
     expect(t.head().seq).toBe(9);
     expect(await t.getPayload(8)).toMatchObject({ erased: { seq: 8, erasureSeq: 9 } });
     expect(dirContains(t.dir, Buffer.from(mark))).toBe(false);

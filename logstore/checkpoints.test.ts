@@ -1,34 +1,17 @@
 // Checkpoints in the store: stored by seq, cosignatures merged, never a fork nor a checkpoint
 // that disagrees with the entries; and open refuses a store behind its latest checkpoint.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Level } from 'level';
 import { ProtocolError } from '../verifier/errors.ts';
 import { openLogStore, type LogStore } from './index.ts';
 import { checkpointKey, entryKey, singleKey } from './keys.ts';
 import { encodeHead, encodeJson } from './values.ts';
-import { TEST_LOG, cosigned, fixedSigner, makeCheckpoint, makeDescriptor, makeItems, removeDir, tempDir, witnessSigner, errorCode } from './testing.ts';
+import { TEST_LOG, cosigned, fixedSigner, makeCheckpoint, witnessSigner, errorCode } from './testing.ts';
+import { useStores } from './test-stores.ts';
 
-const dirs: string[] = [];
-const open: LogStore[] = [];
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close();
-  for (const d of dirs.splice(0)) removeDir(d);
-});
-
-async function fresh(n: number): Promise<LogStore> {
-  const dir = tempDir();
-  dirs.push(dir);
-  const s = await openLogStore(dir);
-  open.push(s);
-  await s.init(makeDescriptor('full'));
-  if (n) await s.append(makeItems(TEST_LOG, s.head(), n));
-  return s;
-}
-
-async function close(s: LogStore): Promise<void> {
-  await s.close();
-  open.splice(open.indexOf(s), 1);
-}
+const stores = useStores();
+const fresh = (items: number) => stores.fresh({ items });
+const close = (s: LogStore) => stores.close(s);
 
 async function cpAt(s: LogStore, seq: number, signedAt?: string) {
   const head = seq === 0 ? s.descriptor()!.hash : (await s.getEntry(seq))!.hash;

@@ -1,28 +1,16 @@
 // Payload erasure (hash_only mode): the payload's bytes leave the LevelDB files, the erasure record
 // and the cookwala.log.erased entry are written in the same batch, entries and proofs are intact;
 // full mode refuses, and every refusal leaves the store as it was.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hashLeaf, verifyInclusion } from '../verifier/merkle.ts';
 import { entryLeaf } from '../verifier/entry.ts';
 import { parseHash } from '../verifier/encoding.ts';
-import { openLogStore, type AppendItem, type Head, type LogStore } from './index.ts';
-import { TEST_LOG, T0, dirContains, secret, itemFor, makeDescriptor, makeEvent, makeItems, removeDir, sequencerSigner, tempDir, errorCode } from './testing.ts';
+import { type AppendItem, type Head } from './index.ts';
+import { TEST_LOG, T0, dirContains, secret, itemFor, makeEvent, makeItems, sequencerSigner, errorCode } from './testing.ts';
+import { useStores } from './test-stores.ts';
 
-const dirs: string[] = [];
-const open: LogStore[] = [];
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close();
-  for (const d of dirs.splice(0)) removeDir(d);
-});
-
-async function fresh(mode: 'full' | 'hash_only'): Promise<LogStore> {
-  const dir = tempDir();
-  dirs.push(dir);
-  const s = await openLogStore(dir);
-  open.push(s);
-  await s.init(makeDescriptor(mode));
-  return s;
-}
+const stores = useStores();
+const fresh = (mode: 'full' | 'hash_only') => stores.fresh({ mode });
 
 function erasedItem(head: Head, seq: number, eventHash: string, reason = 'consent withdrawn'): AppendItem {
   const ce = makeEvent(`erase-${seq}`, { source: 'urn:cookwala:sequencer', type: 'cookwala.log.erased', data: { seq, eventHash, reason } });
@@ -62,10 +50,7 @@ describe('erasePayload', () => {
     expect(dirContains(s.dir, Buffer.from(mark))).toBe(false);
 
     // and after reopen
-    await s.close();
-    open.splice(0);
-    const t = await openLogStore(s.dir);
-    open.push(t);
+    const t = await stores.reopen(s);
     expect(t.head()).toEqual(head);
     expect(await t.getPayload(6)).toMatchObject({ erased: { seq: 6, erasureSeq: 12 } });
     expect(dirContains(t.dir, Buffer.from(mark))).toBe(false);

@@ -1,26 +1,20 @@
 // Group commit: concurrent appends share one synced batch, and each keeps its own outcome.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMemoryTree, hashLeaf } from '../verifier/merkle.ts';
 import { entryLeaf } from '../verifier/entry.ts';
 import { formatHash } from '../verifier/encoding.ts';
 import { ProtocolError } from '../verifier/errors.ts';
-import { openLogStore, type AppendItem, type LogStore, type WriteKind } from './index.ts';
-import { TEST_LOG, deviceSigner, itemFor, makeDescriptor, makeEvent, makeItems, removeDir, tempDir } from './testing.ts';
+import { type AppendItem, type LogStore, type WriteKind } from './index.ts';
+import { TEST_LOG, deviceSigner, itemFor, makeEvent, makeItems } from './testing.ts';
+import { useStores } from './test-stores.ts';
 
-const dirs: string[] = [];
-const open: LogStore[] = [];
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close().catch(() => undefined);
-  for (const d of dirs.splice(0)) removeDir(d);
-});
+const stores = useStores();
 
 type Hook = (k: WriteKind) => void | Promise<void>;
 
 async function fresh(hooks: { before?: Hook; after?: Hook } = {}): Promise<{ s: LogStore; batches: () => number }> {
-  const dir = tempDir();
-  dirs.push(dir);
   let n = 0;
-  const s = await openLogStore(dir, {
+  const s = await stores.fresh({
     faults: {
       beforeWrite: async (k) => {
         if (k === 'append') n++;
@@ -29,8 +23,6 @@ async function fresh(hooks: { before?: Hook; after?: Hook } = {}): Promise<{ s: 
       afterWrite: (k) => hooks.after?.(k),
     },
   });
-  open.push(s);
-  await s.init(makeDescriptor('full'));
   return { s, batches: () => n };
 }
 

@@ -1,37 +1,18 @@
 // The log store on real LevelDB in temp dirs: append/read/proof round trips checked against the
 // verifier's Merkle code and an in-memory reference tree, chain refusal, indexes, reopen.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { consistencyProof, createMemoryTree, hashLeaf, inclusionProof, verifyConsistency, verifyInclusion } from '../verifier/merkle.ts';
 import { entryLeaf } from '../verifier/entry.ts';
 import { formatHash, parseHash } from '../verifier/encoding.ts';
 import { ProtocolError } from '../verifier/errors.ts';
 import { openLogStore, type LogStore } from './index.ts';
-import { TEST_LOG, deviceSigner, itemFor, makeDescriptor, makeEvent, makeItems, removeDir, tempDir, errorCode } from './testing.ts';
+import { TEST_LOG, deviceSigner, itemFor, makeDescriptor, makeEvent, makeItems, errorCode } from './testing.ts';
+import { useStores } from './test-stores.ts';
 
-const dirs: string[] = [];
-const open: LogStore[] = [];
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close();
-  for (const d of dirs.splice(0)) removeDir(d);
-});
-
-async function fresh(mode: 'full' | 'hash_only' = 'full'): Promise<LogStore> {
-  const dir = tempDir();
-  dirs.push(dir);
-  const s = await openLogStore(dir);
-  open.push(s);
-  await s.init(makeDescriptor(mode));
-  return s;
-}
-
-async function reopen(s: LogStore): Promise<LogStore> {
-  await s.close();
-  open.splice(open.indexOf(s), 1);
-  const t = await openLogStore(s.dir, { createIfMissing: false });
-  open.push(t);
-  return t;
-}
+const stores = useStores();
+const fresh = (mode: 'full' | 'hash_only' = 'full') => stores.fresh({ mode });
+const reopen = (s: LogStore) => stores.reopen(s);
 
 function raw(h: string): Uint8Array {
   const r = parseHash(h);
@@ -47,10 +28,7 @@ async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
 
 describe('init and head', () => {
   it('a fresh store has no descriptor; init sets head {0, descriptor hash, empty root}', async () => {
-    const dir = tempDir();
-    dirs.push(dir);
-    const s = await openLogStore(dir);
-    open.push(s);
+    const s = await stores.open(stores.dir());
     expect(s.descriptor()).toBeUndefined();
     expect(() => s.head()).toThrow(/not initialized/);
     const d = makeDescriptor('full');
@@ -63,8 +41,7 @@ describe('init and head', () => {
   });
 
   it('opening a missing dir with createIfMissing:false is not_found', async () => {
-    const dir = tempDir();
-    dirs.push(dir);
+    const dir = stores.dir();
     expect(await errorCode(openLogStore(dir + '/absent', { createIfMissing: false }))).toBe('not_found');
   });
 });
@@ -134,8 +111,7 @@ describe('append, read, proofs', () => {
           const other = (await s.getEntry(seq === 1 ? 2 : 1))!;
           expect(verifyInclusion(hashLeaf(entryLeaf(other)), seq - 1, sizeB, proof.map(raw), raw(roots[sizeB])).ok).toBe(false);
         }
-        await s.close();
-        open.splice(open.indexOf(s), 1);
+        await stores.close(s);
       }),
       { numRuns: 12 },
     );
