@@ -9,7 +9,7 @@
 // Left out: key rotation and revocation (a new key is a new device name).
 
 import { mkdir, readFile } from 'node:fs/promises';
-import { writeFileDurable } from '../verifier/cli/durable-file.ts';
+import { writeFileOnce } from '../verifier/cli/durable-file.ts';
 import { join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { formatTime, toBase64url } from '../verifier/encoding.ts';
@@ -30,17 +30,6 @@ export class DeviceSetupError extends Error {
 
 export const NAME_RE = /^[a-z0-9][a-z0-9-]{0,62}$/;
 export const sourceOf = (name: string) => `urn:cookwala:device:${name}`;
-
-/** Create a file durably unless it exists: true when this call created it. */
-async function writeExclusive(path: string, data: string, mode: number): Promise<boolean> {
-  try {
-    await writeFileDurable(path, data, { mode, exclusive: true });
-    return true;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw e;
-  }
-}
 
 async function readJson<T>(path: string): Promise<T | undefined> {
   try {
@@ -66,7 +55,7 @@ export async function loadOrCreateDevice(dir: string, opts: { name?: string; now
     const k = generateSecretKey('EdDSA', 'pending');
     const pk = createSigner(k).publicKey;
     const kid = `${name}-${createHash('sha256').update(pk).digest('base64url').slice(0, 8)}`;
-    await writeExclusive(keyPath, JSON.stringify({ ...k, kid, name }, null, 2) + '\n', 0o600);
+    await writeFileOnce(keyPath, JSON.stringify({ ...k, kid, name }, null, 2) + '\n', 0o600);
     secret = await readJson<SecretKey & { name?: string }>(keyPath); // whoever won the race
     if (!secret) throw new DeviceSetupError(`${keyPath} vanished`);
   }
@@ -77,7 +66,7 @@ export async function loadOrCreateDevice(dir: string, opts: { name?: string; now
   let id = await readJson<{ kind: string; name: string; source: string; keyRecord: KeyRecord }>(idPath);
   if (!id) {
     const keyRecord = keyRecordOf(signer, { owner: sourceOf(name), role: 'device', validFrom: formatTime((opts.now ?? Date.now)()) });
-    await writeExclusive(idPath, JSON.stringify({ kind: 'DeviceIdentity', name, source: sourceOf(name), keyRecord }, null, 2) + '\n', 0o644);
+    await writeFileOnce(idPath, JSON.stringify({ kind: 'DeviceIdentity', name, source: sourceOf(name), keyRecord }, null, 2) + '\n', 0o644);
     id = await readJson(idPath);
     if (!id) throw new DeviceSetupError(`${idPath} vanished`);
   }

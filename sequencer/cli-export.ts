@@ -117,16 +117,25 @@ export async function run(argv: string[]): Promise<number> {
         await src.close();
       }
     } catch (e) {
-      if (e instanceof ProtocolError) {
-        const hint = e.code === 'store_locked' ? ' (a running sequencer holds the store: use --url http://127.0.0.1:PORT)' : '';
-        process.stderr.write(`cookwala export: ${e.code}: ${e.detail}${hint}\n`);
-        return 1;
-      }
-      if (e instanceof TypeError && /fetch failed/.test(e.message)) {
-        process.stderr.write(`cookwala export: cannot reach ${values.url}: ${(e.cause as Error)?.message ?? e.message}\n`);
-        return 1;
-      }
-      throw e;
+      return reportReadError('export', e, values.url);
     }
   });
+}
+
+/**
+ * The failures of a command that reads a log from a data directory or a sequencer URL (`export`,
+ * `proof`): a reason code (with a hint when a running sequencer holds the store) or an
+ * unreachable URL is printed and gives exit 1; anything else is thrown on.
+ */
+export function reportReadError(command: string, e: unknown, url: string | undefined): number {
+  if (e instanceof ProtocolError) {
+    const hint = e.code === 'store_locked' ? ' (a running sequencer holds the store: use --url http://127.0.0.1:PORT)' : '';
+    process.stderr.write(`cookwala ${command}: ${e.code}: ${e.detail}${hint}\n`);
+    return 1;
+  }
+  if (e instanceof TypeError && /fetch failed/.test(e.message)) {
+    process.stderr.write(`cookwala ${command}: cannot reach ${url}: ${(e.cause as Error)?.message ?? e.message}\n`);
+    return 1;
+  }
+  throw e;
 }

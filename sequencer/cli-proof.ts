@@ -15,7 +15,7 @@ import { buildEventProof, type EventProof } from '../verifier/event-proof.ts';
 import type { Entry } from '../verifier/entry.ts';
 import type { CloudEvent } from '../verifier/cloudevent.ts';
 import type { KeyRecord } from '../verifier/keys.ts';
-import { openExportSource } from './cli-export.ts';
+import { openExportSource, reportReadError } from './cli-export.ts';
 
 const USAGE = `usage: cookwala proof (--data DIR | --url URL) --log ORIGIN --seq N --out FILE
 
@@ -84,16 +84,7 @@ export async function run(argv: string[]): Promise<number> {
       process.stdout.write(`wrote ${values.out}: seq ${seq} in the checkpoint at seq ${proof.checkpoint.seq} (${proof.inclusion.proof.length} proof hashes${proof.event ? '' : ', payload erased'})\n`);
       return 0;
     } catch (e) {
-      if (e instanceof ProtocolError) {
-        const hint = e.code === 'store_locked' ? ' (a running sequencer holds the store: use --url http://127.0.0.1:PORT)' : '';
-        process.stderr.write(`cookwala proof: ${e.code}: ${e.detail}${hint}\n`);
-        return 1;
-      }
-      if (e instanceof TypeError && /fetch failed/.test(e.message)) {
-        process.stderr.write(`cookwala proof: cannot reach ${values.url}\n`);
-        return 1;
-      }
-      throw e;
+      return reportReadError('proof', e, values.url);
     }
   });
 }

@@ -22,7 +22,7 @@ import { sha256 } from '../verifier/crypto.ts';
 import { buildLogDescriptor } from '../verifier/log-descriptor.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../verifier/policy.ts';
 import { readDocument } from '../verifier/read.ts';
-import { readJsonIfExists, readTextIfExists, writeFileDurable } from '../verifier/cli/durable-file.ts';
+import { readJsonIfExists, readTextIfExists, writeFileDurable, writeFileOnce } from '../verifier/cli/durable-file.ts';
 
 export { writeFileDurable };
 import type { KeyRecord } from '../verifier/keys.ts';
@@ -70,12 +70,7 @@ async function ensureKey(dir: string, now: () => number, created: string[]): Pro
   if (j === undefined) {
     const fresh = generateSecretKey('EdDSA', 'pending');
     const kid = sequencerKid(createSigner(fresh).publicKey);
-    try {
-      await writeFileDurable(keyPath, JSON.stringify({ alg: 'EdDSA', kid, secretKey: fresh.secretKey }) + '\n', { mode: 0o600, exclusive: true });
-      created.push(DATA_FILES.key);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
+    if (await writeFileOnce(keyPath, JSON.stringify({ alg: 'EdDSA', kid, secretKey: fresh.secretKey }) + '\n', 0o600)) created.push(DATA_FILES.key);
     j = await readJsonIfExists(keyPath);
   }
   const signer = createSigner(readSecretKey(j, keyPath));
@@ -96,12 +91,7 @@ async function ensureKey(dir: string, now: () => number, created: string[]): Pro
 async function ensureToken(dir: string, created: string[]): Promise<string> {
   const p = join(dir, DATA_FILES.token);
   if ((await readTextIfExists(p)) === undefined) {
-    try {
-      await writeFileDurable(p, newOperatorToken(), { mode: 0o600, exclusive: true });
-      created.push(DATA_FILES.token);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
+    if (await writeFileOnce(p, newOperatorToken(), 0o600)) created.push(DATA_FILES.token);
   }
   const t = ((await readTextIfExists(p)) ?? '').trim();
   if (t.length < 16) throw new ProtocolError('invalid_document', `${p} holds no usable token`);

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import type { BundleReport } from '../verifier/bundle-report.ts';
 import { fromBase64url, toBase64url } from '../verifier/encoding.ts';
 import { deviceKey, signerKey } from './helpers/keys.ts';
+import { freePort } from './helpers/net.ts';
 import { AUDIT_LOG, buildAuditedLog, cookwala, edit, find, flipChar, fromLines, toLines, type AuditedLog } from './audit-helpers.ts';
 
 let a: AuditedLog;
@@ -49,8 +50,16 @@ describe('with the sequencer running', () => {
     expect(v.code).toBe(0);
     const locked = await cookwala(['export', '--data', a.dir, '--log', AUDIT_LOG, '--out', f('locked.ndjson')]);
     expect(locked.code).toBe(1);
-    expect(locked.stderr).toMatch(/store_locked/);
+    expect(locked.stderr).toMatch(/store_locked.*use --url/);
     await expect(readFile(f('locked.ndjson'))).rejects.toThrow();
+    // nobody listens there: named, exit 1, no file
+    const down = `http://127.0.0.1:${await freePort()}`;
+    for (const cmd of [['export'], ['proof', '--seq', '1']]) {
+      const r2 = await cookwala([...cmd, '--url', down, '--log', AUDIT_LOG, '--out', f('down.json')]);
+      expect(r2.code).toBe(1);
+      expect(r2.stderr).toMatch(new RegExp(`cookwala ${cmd[0]}: cannot reach ${down}`));
+    }
+    await expect(readFile(f('down.json'))).rejects.toThrow();
   });
 
   it('proof + verify-event: an event with its payload, an erased one, and tampered proofs', async () => {

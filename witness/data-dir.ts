@@ -16,7 +16,7 @@ import { createSigner, generateSecretKey, keyRecordOf, signDocument, type Secret
 import { formatTime, toBase64url } from '../verifier/encoding.ts';
 import { sha256 } from '../verifier/crypto.ts';
 import { readDocument } from '../verifier/read.ts';
-import { readJsonIfExists as readJsonFile, writeFileDurable } from '../verifier/cli/durable-file.ts';
+import { readJsonIfExists as readJsonFile, writeFileDurable, writeFileOnce } from '../verifier/cli/durable-file.ts';
 
 export { readJsonFile, writeFileDurable };
 import type { KeyRecord } from '../verifier/keys.ts';
@@ -59,12 +59,7 @@ async function ensureKey(dir: string, name: string, now: () => number, created: 
   if ((await readJsonFile(keyPath)) === undefined) {
     const fresh = generateSecretKey('EdDSA', 'pending');
     const kid = witnessKid(createSigner(fresh).publicKey);
-    try {
-      await writeFileDurable(keyPath, JSON.stringify({ alg: 'EdDSA', kid, secretKey: fresh.secretKey }) + '\n', { mode: 0o600, exclusive: true });
-      created.push(WITNESS_FILES.key);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
+    if (await writeFileOnce(keyPath, JSON.stringify({ alg: 'EdDSA', kid, secretKey: fresh.secretKey }) + '\n', 0o600)) created.push(WITNESS_FILES.key);
   }
   const signer = createSigner(readSecretKey(await readJsonFile(keyPath), keyPath));
   const recPath = join(dir, WITNESS_FILES.keyRecord);

@@ -40,6 +40,17 @@ export async function writeFileDurable(path: string, data: string, opts: { mode?
 }
 
 /** A file's text, undefined when it does not exist. */
+/** Create a file durably unless it exists (mode as given): true when this call created it. */
+export async function writeFileOnce(path: string, data: string, mode: number): Promise<boolean> {
+  try {
+    await writeFileDurable(path, data, { mode, exclusive: true });
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw e;
+  }
+}
+
 export async function readTextIfExists(path: string): Promise<string | undefined> {
   try {
     return await readFile(path, 'utf8');
