@@ -18,10 +18,10 @@
 
 import { Level } from 'level';
 import type { CloudEvent } from '../verifier/cloudevent.ts';
-import { ProtocolError } from '../verifier/errors.ts';
 import type { ExecutionState, Reason } from './lifecycle.ts';
 import type { Plan } from './plan.ts';
 import type { Dataset, ExecutionRequest } from './request.ts';
+import { openLevel } from '../verifier/cli/level-open.ts';
 
 export interface ExecutionRecord {
   id: string;
@@ -114,13 +114,7 @@ type Op = { type: 'put'; key: string; value: Val } | { type: 'del'; key: string 
 
 export async function openExecutorStore(dir: string): Promise<ExecutorStore> {
   const db = new Level<string, Val>(dir, { valueEncoding: 'json' });
-  try {
-    await db.open();
-  } catch (e) {
-    const cause = (e as { cause?: { code?: string } }).cause;
-    if (cause?.code === 'LEVEL_LOCKED') throw new ProtocolError('store_locked', `executor store ${dir} is held by another process`);
-    throw e;
-  }
+  await openLevel(db, dir, 'executor store');
   let consent = ((await db.get('m!consent')) as unknown as ConsentState | undefined) ?? { dataset: 'none', epoch: 0 };
   let counter = ((await db.get('m!counter')) as { n: number } | undefined)?.n ?? 0;
   // Records created up to this counter were withdrawn from the outbox; they never go back in.

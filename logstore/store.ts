@@ -22,19 +22,10 @@ import { decodeHead, decodeJson, encodeHead, encodeJson } from './values.ts';
 import { planErase, type Op } from './append-plan.ts';
 import { createAppendQueue } from './append-queue.ts';
 import { StoreReader, type DB } from './store-read.ts';
+import { openLevel } from '../verifier/cli/level-open.ts';
 
 // `level`'s universal typings omit what only classic-level (its Node backend) has.
 type Compactable = { compactRange(start: Buffer, end: Buffer): Promise<void> };
-
-function mapOpenError(e: unknown, dir: string): Error {
-  const err = e as { code?: string; cause?: { code?: string; message?: string }; message?: string };
-  if (err.cause?.code === 'LEVEL_LOCKED' || err.code === 'LEVEL_LOCKED') {
-    return new ProtocolError('store_locked', `${dir} is held by another process`, { dir });
-  }
-  const msg = `${err.message ?? ''} ${err.cause?.message ?? ''}`;
-  if (/does not exist/i.test(msg)) return new ProtocolError('not_found', `no log store at ${dir}`, { dir });
-  return e as Error;
-}
 
 /** See OpenOptions.writeBufferSize. */
 export const DEFAULT_WRITE_BUFFER = 32 * 1024 * 1024;
@@ -46,11 +37,7 @@ export async function openLogStore(dir: string, opts: OpenOptions = {}): Promise
     createIfMissing: opts.createIfMissing ?? true,
     writeBufferSize: opts.writeBufferSize ?? DEFAULT_WRITE_BUFFER,
   });
-  try {
-    await db.open();
-  } catch (e) {
-    throw mapOpenError(e, dir);
-  }
+  await openLevel(db, dir, 'log store');
   try {
     const store = new Store(dir, db, opts.faults);
     await store.load();

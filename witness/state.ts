@@ -10,11 +10,12 @@
 // a log's state can only move forward, and re-admitting a log cannot reset it.
 
 import { Level } from 'level';
-import { fail, ok, ProtocolError, type Result } from '../verifier/errors.ts';
+import { fail, ok, type Result } from '../verifier/errors.ts';
 import type { Checkpoint } from '../verifier/checkpoint.ts';
 import type { ForkProof } from '../verifier/fork-proof.ts';
 import type { Signature } from '../verifier/signature.ts';
 import { createKeyedLock, type KeyedLock } from './mutex.ts';
+import { openLevel } from '../verifier/cli/level-open.ts';
 
 export interface LogState {
   log: string;
@@ -64,13 +65,7 @@ interface Pending {
 
 export async function openStateStore(dir: string): Promise<StateStore> {
   const db = new Level<string, unknown>(dir, { valueEncoding: 'json' });
-  try {
-    await db.open();
-  } catch (e) {
-    const cause = (e as { cause?: { code?: string } }).cause;
-    if (cause?.code === 'LEVEL_LOCKED') throw new ProtocolError('store_locked', `witness state ${dir} is held by another process`);
-    throw e;
-  }
+  await openLevel(db, dir, 'witness state');
   const durable = new Map<string, LogState>();
   /** The version of the latest committed or pending state per log. */
   const latest = new Map<string, number>();
