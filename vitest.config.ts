@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['{verifier,logstore,sequencer,witness,executor,conformance,demo,test,bench}/**/*.test.ts'],
-    setupFiles: ['./bin/polyfill.ts'],
+    setupFiles: ['./bin/polyfill.ts', './test/fast-check-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -6,6 +6,8 @@
 // `cookwala.log.erased` entry appended, as sequencer/erase-route.ts does), and checkpoints signed by
 // the sequencer and cosigned by witnesses at a fixed interval. It skips HTTP and LevelDB, so a 10^6
 // event bundle costs about one signature per event. Keys come from fixed seeds, so runs repeat.
+// The descriptor declares the default time window (verifier/time-bounds.ts) as a new sequencer
+// log does, unless told `timeBounds: null` (a log from before time bounds).
 // Invariant: everything it writes verifies; tests then tamper with copies.
 
 import { buildBundleHeader, buildPayloadLine, encodeLine } from '../verifier/bundle-format.ts';
@@ -19,6 +21,7 @@ import { createFrontier, hashLeaf } from '../verifier/merkle.ts';
 import type { KeyRecord } from '../verifier/keys.ts';
 import type { WitnessPolicy } from '../verifier/policy.ts';
 import type { JsonObject } from '../verifier/document.ts';
+import { DEFAULT_TIME_BOUNDS, type TimeBounds } from '../verifier/time-bounds.ts';
 
 export interface GenOptions {
   log?: string;
@@ -42,6 +45,10 @@ export interface GenOptions {
   variantFrom?: number;
   /** The event at this index carries a Core 0.2.0 signature over the bare hash string. */
   legacyAt?: number;
+  /** Device and witness keys are valid from this offset to startMs (default 0; negative: earlier). */
+  keysFromMs?: number;
+  /** The descriptor's declared time window; null: none (default DEFAULT_TIME_BOUNDS). */
+  timeBounds?: TimeBounds | null;
 }
 
 export interface GeneratedLog {
@@ -51,6 +58,8 @@ export interface GeneratedLog {
   sequencer: Signer;
   /** The device signers, in the order of deviceKeys (tests forge with them). */
   deviceSigners: Signer[];
+  /** The witness signers, in the order of policy.witnesses. */
+  witnessSigners: Signer[];
   lines(): Generator<string>;
 }
 
@@ -70,9 +79,9 @@ export function generateLog(o: GenOptions): GeneratedLog {
   const sequencer = createSigner(generateSecretKey('EdDSA', `seq-s${seed}`, undefined, seedBytes(1, 0, seed)));
   const seqRecord = signDocument(keyRecordOf(sequencer, { owner: 'cookwala:sequencer', role: 'sequencer', validFrom: at(0) }) as unknown as JsonObject, sequencer, at(0)) as unknown as KeyRecord;
   const devices = Array.from({ length: nDevices }, (_, i) => createSigner(generateSecretKey('EdDSA', `dev-${String(i).padStart(4, '0')}-s${seed}`, undefined, seedBytes(2, i, seed))));
-  const deviceKeys = devices.map((d, i) => keyRecordOf(d, { owner: `urn:cookwala:device:d${i}-s${seed}`, role: 'device', validFrom: at(0) }));
+  const deviceKeys = devices.map((d, i) => keyRecordOf(d, { owner: `urn:cookwala:device:d${i}-s${seed}`, role: 'device', validFrom: at(o.keysFromMs ?? 0) }));
   const witnesses = Array.from({ length: o.witnesses ?? 3 }, (_, i) => createSigner(generateSecretKey('EdDSA', `wit-${i}-s${seed}`, undefined, seedBytes(3, i, seed))));
-  const witnessKeys = witnesses.map((w, i) => keyRecordOf(w, { owner: `witness-${i}`, role: 'witness', validFrom: at(0) }));
+  const witnessKeys = witnesses.map((w, i) => keyRecordOf(w, { owner: `witness-${i}`, role: 'witness', validFrom: at(o.keysFromMs ?? 0) }));
   const { hash: _h, signature: _s, ...seqPlain } = seqRecord;
   const policy: WitnessPolicy = { kind: 'WitnessPolicy', log, sequencer: seqPlain as KeyRecord, witnesses: witnessKeys, quorum: o.quorum ?? Math.min(2, witnesses.length) };
   const padding = 'x'.repeat(Math.max(0, (o.dataBytes ?? 300) - 120));
@@ -82,7 +91,8 @@ export function generateLog(o: GenOptions): GeneratedLog {
   const checkpointCount = Math.floor(total / every) + (total % every !== 0 || total === 0 ? 1 : 0);
 
   function* lines(): Generator<string> {
-    const descriptor = buildLogDescriptor({ log, mode, createdAt: at(0) }, sequencer);
+    const timeBounds = o.timeBounds === null ? undefined : (o.timeBounds ?? DEFAULT_TIME_BOUNDS);
+    const descriptor = buildLogDescriptor({ log, mode, createdAt: at(0), timeBounds }, sequencer);
     const frontier = createFrontier();
     const checkpoints: Checkpoint[] = [];
     const subjectSeq = new Map<string, number>();
@@ -154,5 +164,5 @@ export function generateLog(o: GenOptions): GeneratedLog {
     for (const cp of checkpoints) yield encodeLine(cp);
   }
 
-  return { policy, deviceKeys, sequencer, deviceSigners: devices, lines };
+  return { policy, deviceKeys, sequencer, deviceSigners: devices, witnessSigners: witnesses, lines };
 }

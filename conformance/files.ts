@@ -1,4 +1,4 @@
-// conformance/files.ts: finding vector files by PATTERN (shared/vectors/README.md), never by exact
+// conformance/files.ts: finding vector files by PATTERN (conformance/vectors/README.md), never by exact
 // name or count, so a renamed file or a folder laid out the same way still runs. Listing is
 // recursive with a depth bound, sorted, and gives paths relative to the topic folder with `/`
 // separators. Each topic claims files with its patterns; the rest are reported as ignored.

@@ -18,9 +18,7 @@ export function formatReport(r: ConformanceReport): string {
   let shown = 0;
   for (const d of r.dirs) {
     if (!d.present) {
-      lines.push(d.optional
-        ? `${d.dir}: not found, so the public vectors did NOT run (they are kept beside the project, not in it; set COOKWALA_VECTORS or pass --vectors DIR); running the project's own vectors`
-        : `${d.dir}: not found; its vectors did not run`);
+      lines.push(`${d.dir}: not found; its vectors did NOT run`);
       continue;
     }
     lines.push(`${d.dir}:`);

@@ -1,8 +1,8 @@
-// conformance/runner.ts: runs every topic folder found in each vectors DIR (shared/vectors/README.md
-// layout) and totals the cases. A DIR may also be a single topic folder (its name is a topic). A
-// default DIR that is absent is reported as absent (a clone made elsewhere has no ../shared/vectors)
-// and the rest still run; nothing pretends to have run. Invariant: the run is ok only when at least
-// one case ran and none failed. Printing is report.ts's job; exit codes are cli.ts's.
+// conformance/runner.ts: runs every topic folder found in each vectors DIR (the layout of
+// conformance/vectors/README.md) and totals the cases. A DIR may also be a single topic folder (its
+// name is a topic). A DIR that is absent is reported as absent and counts as a failure; nothing
+// pretends to have run. Invariant: the run is ok only when every DIR was there, at least one case
+// ran and none failed. Printing is report.ts's job; exit codes are cli.ts's.
 
 import path from 'node:path';
 import { isDirectory, listDirs } from './files.ts';
@@ -11,15 +11,11 @@ import { TOPICS, type TopicEntry, type TopicRunner } from './topic.ts';
 
 export interface VectorsDir {
   dir: string;
-  /** A default location: when absent, say so and go on (an explicit --vectors DIR must exist). */
-  optional?: boolean;
 }
 
 export interface DirReport {
   dir: string;
   present: boolean;
-  /** A default location (absence is reported, not an error by itself). */
-  optional: boolean;
   topics: TopicReport[];
   /** Sub-folders that are not topics of this layout. */
   unknownFolders: string[];
@@ -32,6 +28,8 @@ export interface ConformanceReport {
   skipped: number;
   /** No case ran at all (an empty or absent DIR): this is a failed run. */
   noCaseRan: boolean;
+  /** Some DIR was not there: this is a failed run too. */
+  missingDir: boolean;
   ok: boolean;
 }
 
@@ -89,13 +87,13 @@ export async function runConformance(dirs: VectorsDir[], opts: RunOptions = {}):
   for (const d of dirs) {
     const dir = path.resolve(d.dir);
     if (!(await isDirectory(dir))) {
-      out.push({ dir, present: false, optional: d.optional === true, topics: [], unknownFolders: [] });
+      out.push({ dir, present: false, topics: [], unknownFolders: [] });
       continue;
     }
     const { folders, unknown } = await topicFolders(dir, table);
     const topics: TopicReport[] = [];
     for (const f of folders) topics.push(await runTopic(f.entry, f.dir));
-    out.push({ dir, present: true, optional: d.optional === true, topics, unknownFolders: unknown });
+    out.push({ dir, present: true, topics, unknownFolders: unknown });
   }
   let passed = 0;
   let failed = 0;
@@ -108,5 +106,6 @@ export async function runConformance(dirs: VectorsDir[], opts: RunOptions = {}):
     }
   }
   const noCaseRan = passed + failed === 0;
-  return { dirs: out, passed, failed, skipped, noCaseRan, ok: failed === 0 && !noCaseRan };
+  const missingDir = out.some((d) => !d.present);
+  return { dirs: out, passed, failed, skipped, noCaseRan, missingDir, ok: failed === 0 && !noCaseRan && !missingDir };
 }

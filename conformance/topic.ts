@@ -1,5 +1,5 @@
 // conformance/topic.ts: what a topic runner is. A topic owns one folder name of the vector layout
-// (shared/vectors/README.md), claims files in it by pattern, and scores every case on a Tally using
+// (conformance/vectors/README.md), claims files in it by pattern, and scores every case on a Tally using
 // the project's own code (never a second implementation). Topics are loaded lazily by name, so a
 // verifier module that is not built yet fails its own topic, loudly, and no other.
 

@@ -12,6 +12,7 @@
 
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { parseJson } from '../verifier/strict-json.ts';
 
 export const MARKER = 'demo.json';
 
@@ -24,12 +25,9 @@ export interface DemoMarker {
 export type PrepareResult = { ok: true; dir: string; cleared: boolean } | { ok: false; reason: string };
 
 function readMarker(text: string): DemoMarker | undefined {
-  try {
-    const j = JSON.parse(text) as Partial<DemoMarker>;
-    if (j && j.kind === 'CookwalaDemo' && Number.isSafeInteger(j.pid) && typeof j.startedAt === 'string') return j as DemoMarker;
-  } catch {
-    // not ours
-  }
+  const r = parseJson(text); // anything that is not I-JSON is not ours
+  const j = r.ok ? (r.value as Partial<DemoMarker> | null) : undefined;
+  if (j && j.kind === 'CookwalaDemo' && Number.isSafeInteger(j.pid) && typeof j.startedAt === 'string') return j as DemoMarker;
   return undefined;
 }
 

@@ -5,6 +5,7 @@
 // and the demo's abort signal. Left out: retries (callers poll).
 
 import type { Entry } from '../verifier/entry.ts';
+import { MAX_JSON_DEPTH, parseJson } from '../verifier/strict-json.ts';
 import type { Checkpoint } from '../verifier/checkpoint.ts';
 
 export interface HttpAnswer<T = unknown> {
@@ -22,12 +23,8 @@ function signalFor(timeoutMs: number, signal?: AbortSignal): AbortSignal {
 export async function request<T = unknown>(url: string, o: { method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<HttpAnswer<T>> {
   const res = await fetch(url, { method: o.method ?? 'GET', headers: o.headers, body: o.body, signal: signalFor(o.timeoutMs ?? 5_000, o.signal) });
   const text = await res.text();
-  let json: T | undefined;
-  try {
-    json = text ? (JSON.parse(text) as T) : undefined;
-  } catch {
-    json = undefined;
-  }
+  const j = text ? parseJson(text, { maxDepth: MAX_JSON_DEPTH + 1 }) : undefined;
+  const json = j?.ok ? (j.value as T) : undefined;
   return { status: res.status, json, headers: res.headers, text };
 }
 
@@ -79,7 +76,9 @@ export function tailEntries(base: string, log: string): EntryTail {
       const out: Entry[] = [];
       for (const line of r.text.split('\n')) {
         if (line.trim() === '') continue;
-        const e = JSON.parse(line) as Entry;
+        const j = parseJson(line);
+        if (!j.ok) throw new Error(`GET entries: a line is refused: ${j.code}: ${j.detail}`);
+        const e = j.value as Entry;
         if (e.seq !== next) throw new Error(`entries out of order: got ${e.seq}, expected ${next}`);
         seen.set(e.seq, e);
         out.push(e);

@@ -11,6 +11,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parseJson } from '../verifier/strict-json.ts';
 import { describeExit, type Child } from './children.ts';
 import type { DemoContext, Network } from './context.ts';
 import { payloadState, tailEntries, type EntryTail } from './http.ts';
@@ -93,7 +94,9 @@ async function catchUp(tail: EntryTail, signal: AbortSignal): Promise<void> {
 /** Step 4: one device withdraws its consent; wait until its payloads are erased. */
 export async function withdrawConsent(ctx: DemoContext, net: Network, opts: { eraseWaitMs?: number } = {}): Promise<WithdrawalResult> {
   const dir = join(executorsDir(ctx), 'devices', 'sim-1');
-  const id = JSON.parse(await readFile(join(dir, 'device.json'), 'utf8')) as { name: string; source: string };
+  const idj = parseJson(await readFile(join(dir, 'device.json'), 'utf8'));
+  if (!idj.ok) throw new DemoError(`${join(dir, 'device.json')}: ${idj.code}: ${idj.detail}`);
+  const id = idj.value as { name: string; source: string };
   const tail = tailEntries(net.sequencerUrl, ctx.opts.log);
   await catchUp(tail, ctx.signal);
   const child = ctx.sup.start({

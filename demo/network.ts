@@ -12,6 +12,7 @@
 
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parseJson } from '../verifier/strict-json.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../verifier/policy.ts';
 import { readConfig } from '../sequencer/config.ts';
 import type { KeyRecord } from '../verifier/keys.ts';
@@ -26,12 +27,9 @@ const START_TIMEOUT_MS = 45_000;
 export const TIER = { witness: 1, sequencer: 2, device: 3 } as const;
 
 export async function readJsonFile<T>(path: string): Promise<T> {
-  const text = await readFile(path, 'utf8');
-  try {
-    return JSON.parse(text) as T;
-  } catch (e) {
-    throw new DemoError(`${path} is not JSON: ${(e as Error).message}`);
-  }
+  const j = parseJson(await readFile(path, 'utf8')); // files a user can edit: I-JSON, one reading
+  if (!j.ok) throw new DemoError(`${path} is refused: ${j.code}: ${j.detail}`);
+  return j.value as T;
 }
 
 /** Replace a file atomically (write a temp file, rename). */
@@ -56,7 +54,8 @@ interface WitnessInfoFile {
 
 async function witnessInfo(dir: string): Promise<WitnessInfoFile | undefined> {
   try {
-    const j = JSON.parse(await readFile(join(dir, 'witness-info.json'), 'utf8')) as WitnessInfoFile;
+    const r = parseJson(await readFile(join(dir, 'witness-info.json'), 'utf8'));
+    const j = r.ok ? (r.value as WitnessInfoFile | null) : undefined;
     return j && typeof j.http === 'string' && Array.isArray(j.multiaddrs) && j.multiaddrs.length > 0 && j.keyRecord ? j : undefined;
   } catch {
     return undefined;

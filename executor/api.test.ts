@@ -1,7 +1,8 @@
 // The Core API subset over fastify inject, on a real store: Idempotency-Key on create (replay,
-// conflict, missing), strict bodies, refusals as `refused` executions, ETag/If-None-Match, stop
-// without authorization and without If-Match, resume with 428/412/409, the log's signed events,
-// capabilities and safety limits (a looser pack cannot raise a limit).
+// conflict, missing), strict bodies (I-JSON: duplicate_member, too_deep), refusals as `refused`
+// executions, ETag/If-None-Match, stop without authorization and without If-Match, resume with
+// 428/412/409, the log's signed events, capabilities and safety limits (a looser pack cannot
+// raise a limit).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { verifyEventSignature, type CloudEvent } from '../verifier/cloudevent.ts';
@@ -75,6 +76,10 @@ describe('POST /v1/executions', () => {
     expect(problem(await create('recipe', { 'content-type': 'text/plain' }))).toEqual([415, 'unsupported_media_type', 'application/problem+json']);
     const big = { recipe: { id: 'x', steps: [{ op: 'cw.op.stir', params: { durationS: 1 }, 'x-pad': 'a'.repeat(300_000) }] } };
     expect(problem(await create(big))[1]).toBe('body_too_large');
+    // I-JSON: a member twice is refused, not read as its last spelling.
+    const text = JSON.stringify(SIMPLE_BODY);
+    expect(problem(await create(text.replace('{', '{"recipe":{"id":"other","steps":[]},')))).toEqual([400, 'duplicate_member', 'application/problem+json']);
+    expect(problem(await create('{"recipe":' + '['.repeat(80) + ']'.repeat(80) + '}'))[1]).toBe('too_deep');
     expect(await ex.store.countExecutions()).toBe(before);
   });
   it('refuses what it cannot run with status refused and a reason', async () => {

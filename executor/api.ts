@@ -10,6 +10,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { fail, type Failure } from '../verifier/errors.ts';
+import { parseJson } from '../verifier/strict-json.ts';
 import type { KeyRecord } from '../verifier/keys.ts';
 import { registerProblemHandlers, sendProblem } from '../verifier/cli/http-problem.ts';
 import type { ExecutionService } from './service.ts';
@@ -73,16 +74,14 @@ export function buildExecutorApp(svc: ExecutionService, store: ExecutorStore, op
     const ct = String(req.headers['content-type'] ?? '').split(';', 1)[0].trim().toLowerCase();
     if (!/^application\/([a-z0-9.+-]+\+)?json$/.test(ct)) return done(null, { raw: text, json: false });
     if (text.trim() === '') return done(null, undefined);
-    try {
-      done(null, { json: true, value: JSON.parse(text) as unknown });
-    } catch (e) {
-      // Not an error here: a stop must not be refused for its body (§6.2); create and resume
-      // answer `bad_json` themselves (badJson below).
-      done(null, { json: true, bad: (e as Error).message });
-    }
+    // I-JSON (verifier/strict-json.ts): duplicate_member, too_deep, bad_json. Not an error here:
+    // a stop must not be refused for its body (§6.2); create and resume answer the failure
+    // themselves (badJson below).
+    const j = parseJson(text);
+    done(null, j.ok ? { json: true, value: j.value } : { json: true, bad: j });
   });
   function badJson(b: Body): Failure | undefined {
-    return b && b.json && 'bad' in b ? fail('bad_json', b.bad) : undefined;
+    return b && b.json && 'bad' in b ? b.bad : undefined;
   }
 
   const tokenDigest = opts.apiToken ? digest(opts.apiToken) : undefined;
@@ -100,7 +99,7 @@ export function buildExecutorApp(svc: ExecutionService, store: ExecutorStore, op
   }
 
   type Params = { id: string };
-  type Body = { json: true; value: unknown } | { json: true; bad: string } | { json: false; raw: string } | undefined;
+  type Body = { json: true; value: unknown } | { json: true; bad: Failure } | { json: false; raw: string } | undefined;
 
   app.post<{ Body: Body }>('/v1/executions', async (req, reply) => {
     if (!authorized(req)) return sendProblem(reply, fail('unauthorized', 'creating an execution needs the API token'));
@@ -109,7 +108,7 @@ export function buildExecutorApp(svc: ExecutionService, store: ExecutorStore, op
     const b = req.body;
     if (!b) return sendProblem(reply, fail('invalid_document', 'the body is an execution request'));
     if (!b.json) return sendProblem(reply, fail('unsupported_media_type', 'send application/json'));
-    if ('bad' in b) return sendProblem(reply, fail('bad_json', b.bad));
+    if ('bad' in b) return sendProblem(reply, b.bad);
     const r = await svc.create(b.value, key);
     if (!r.ok) return sendProblem(reply, r);
     const x = r.value.execution;

@@ -13,6 +13,7 @@ import { writeFileOnce } from '../verifier/cli/durable-file.ts';
 import { join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { formatTime, toBase64url } from '../verifier/encoding.ts';
+import { parseJson } from '../verifier/strict-json.ts';
 import type { KeyRecord } from '../verifier/keys.ts';
 import { createSigner, generateSecretKey, keyRecordOf, type SecretKey, type Signer } from '../verifier/signature.ts';
 
@@ -32,12 +33,16 @@ export const NAME_RE = /^[a-z0-9][a-z0-9-]{0,62}$/;
 export const sourceOf = (name: string) => `urn:cookwala:device:${name}`;
 
 async function readJson<T>(path: string): Promise<T | undefined> {
+  let text: string;
   try {
-    return JSON.parse(await readFile(path, 'utf8')) as T;
+    text = await readFile(path, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new DeviceSetupError(`${path}: ${(e as Error).message}`);
   }
+  const j = parseJson(text); // a file anyone with the directory can edit: I-JSON, one reading
+  if (!j.ok) throw new DeviceSetupError(`${path}: ${j.code}: ${j.detail}`);
+  return j.value as T;
 }
 
 /**

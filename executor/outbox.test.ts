@@ -1,7 +1,8 @@
 // Outbox delivery against an in-memory model of the sequencer's ingest rules ((source, id) dedup,
 // per-subject cookwalaseq = last+1 else out_of_order with expected): at least once, in order per
 // subject, consent gating (no request at all under `none`), withdrawal, retry with bounded
-// exponential backoff on a manual clock, resend from `expected`, dead letters, 413 halving.
+// exponential backoff on a manual clock, resend from `expected`, dead letters (and the time
+// window's codes: signed_in_future retried, delivery_too_late dead), 413 halving.
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CloudEvent } from '../verifier/cloudevent.ts';
 import { tempDirs } from '../test/helpers/tmp.ts';
@@ -63,21 +64,14 @@ function fakeSequencer(): FakeSequencer {
   return f;
 }
 
-async function until(cond: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 /** An executor whose client is the fake (the real client is replaced through deps.fetch-free path). */
 async function setup(opts: { consent?: 'none' | 'research_only' | 'open'; batchSize?: number } = {}) {
   const fake = fakeSequencer();
   const t = await testExecutor(await dirs.make(), { sequencerUrl: 'http://127.0.0.1:9', log: 'test/log', consent: opts.consent, heartbeatIntervalMs: 3_600_000, delivery: { batchSize: opts.batchSize ?? 100, baseBackoffMs: 1000, maxBackoffMs: 8000, random: () => 0.5 } });
   // Swap the transport: the delivery loop talks to the client through this object.
   Object.assign(t.ex.client as SequencerClient, { postBatch: fake.postBatch, postHeartbeat: fake.postHeartbeat });
-  return { ...t, fake };
+  // Every wait below is on the delivery loop's own steps (test-kit deliveryWaits), never a sleep.
+  return { ...t, fake, until: t.waits.until };
 }
 
 async function mission(ex: Executor, key: string, path: Array<'preparing' | 'running' | 'completed' | 'paused'>) {
@@ -102,11 +96,14 @@ describe('backoff', () => {
 
 describe('delivery', () => {
   it('consent none: nothing leaves, not even a request; opting in delivers everything in order', async () => {
-    const { ex, fake } = await setup();
+    const { ex, fake, waits, until } = await setup();
     await ex.start();
     const a = await mission(ex, 'a', ['preparing', 'running', 'completed']);
     const b = await mission(ex, 'b', ['preparing']);
-    await new Promise((r) => setTimeout(r, 100));
+    // The loop looked at the outbox after the last write and found nothing it may send.
+    const before = waits.count();
+    ex.delivery!.wake();
+    await until(() => waits.count() > before && waits.last()?.reason === 'idle', 'the loop to look and rest');
     expect(fake.calls).toBe(0);
     expect(await ex.store.pendingCount()).toBe(6);
     expect(ex.heartbeats).toBeDefined();
@@ -121,16 +118,18 @@ describe('delivery', () => {
   });
 
   it('retries after faults with exponential backoff on the clock, then delivers once', async () => {
-    const { ex, fake, clock } = await setup({ consent: 'research_only' });
+    const { ex, fake, clock, waits, until } = await setup({ consent: 'research_only' });
     fake.down = true;
     await ex.start();
     const a = await mission(ex, 'a', ['preparing', 'running']);
-    await until(() => fake.calls === 1, 'first attempt');
-    await new Promise((r) => setTimeout(r, 50));
-    expect(fake.calls).toBe(1); // waiting out the backoff (750 ms with this jitter), not spinning
-    clock.advance(749);
-    await new Promise((r) => setTimeout(r, 30));
+    await until(() => fake.calls === 1 && waits.last()?.reason === 'backoff', 'first attempt');
+    // waiting out the backoff on the clock (750 ms with this jitter), not spinning
+    expect(waits.last()).toEqual({ reason: 'backoff', ms: 750 });
+    const rested = waits.count();
+    clock.advance(749); // the manual clock runs due timers now: the backoff is not due
+    await ex.service.settle();
     expect(fake.calls).toBe(1);
+    expect(waits.count()).toBe(rested);
     clock.advance(1);
     await until(() => fake.calls === 2, 'second attempt');
     clock.advance(1500); // second delay: base*2 -> 1500
@@ -145,7 +144,7 @@ describe('delivery', () => {
   });
 
   it('an event acknowledged but lost on the way: out_of_order -> resend from expected', async () => {
-    const { ex, fake } = await setup({ consent: 'research_only', batchSize: 1 });
+    const { ex, fake, until } = await setup({ consent: 'research_only', batchSize: 1 });
     let lied = false;
     fake.intercept = (e) => {
       if (!lied && e.cookwalaseq === 2) {
@@ -164,14 +163,15 @@ describe('delivery', () => {
   });
 
   it('a middlebox that always loses one event: resends, but backs off instead of spinning', async () => {
-    const { ex, fake, clock } = await setup({ consent: 'research_only' });
+    const { ex, fake, clock, waits, until } = await setup({ consent: 'research_only' });
     fake.intercept = (e) => (e.cookwalaseq === 2 ? { status: 201, seq: 0 } : undefined); // never forwarded
     await ex.start();
     const a = await mission(ex, 'a', ['preparing', 'running']);
-    await until(() => (ex.delivery?.stats().failures ?? 0) >= 1, 'backoff');
+    await until(() => (ex.delivery?.stats().failures ?? 0) >= 1 && waits.last()?.reason === 'backoff', 'backoff');
     const calls = fake.calls;
-    await new Promise((r) => setTimeout(r, 100));
-    expect(fake.calls).toBe(calls); // waiting on the clock, not looping
+    expect(waits.last()?.reason).toBe('backoff'); // waiting on the clock, not looping
+    await ex.service.settle();
+    expect(fake.calls).toBe(calls);
     expect(ex.delivery!.stats().requeued).toBe(4);
     expect(order(fake.log, a)).toEqual([1]);
     fake.intercept = undefined; // the middlebox is fixed
@@ -182,7 +182,7 @@ describe('delivery', () => {
   });
 
   it('a refusal that can never succeed becomes a dead letter; a regression too', async () => {
-    const { ex, fake } = await setup({ consent: 'research_only' });
+    const { ex, fake, until } = await setup({ consent: 'research_only' });
     fake.intercept = (e) => (e.id.endsWith('.2') ? { status: 403, code: 'source_mismatch', detail: 'x' } : undefined);
     await ex.start();
     const a = await mission(ex, 'a', ['preparing']);
@@ -205,8 +205,28 @@ describe('delivery', () => {
     await ex.close();
   });
 
+  it('signed_in_future (the device clock ahead of the sequencer\'s) is retried, never dead; delivery_too_late is a dead letter', async () => {
+    const { ex, fake, clock, waits, until } = await setup({ consent: 'research_only' });
+    let ahead = true;
+    fake.intercept = () => (ahead ? { status: 422, code: 'signed_in_future', detail: 'ahead' } : undefined);
+    await ex.start();
+    const a = await mission(ex, 'a', ['preparing']);
+    await until(() => fake.calls === 1 && waits.last()?.reason === 'backoff', 'refused, backing off');
+    expect(await ex.store.deadLetters()).toEqual([]);
+    expect(await ex.store.pendingCount()).toBe(2);
+    ahead = false; // the sequencer's clock caught up
+    clock.advance(1000);
+    await until(async () => (await ex.store.pendingCount()) === 0, 'drain');
+    expect(order(fake.log, a)).toEqual([1, 2]);
+    fake.intercept = () => ({ status: 422, code: 'delivery_too_late', detail: 'late' });
+    const b = await mission(ex, 'b', ['preparing']);
+    await until(async () => (await ex.store.deadLetters()).length === 2, 'dead letters');
+    expect((await ex.store.deadLetters()).map((d) => [d.event.subject, d.code])).toEqual([[b, 'delivery_too_late'], [b, 'delivery_too_late']]);
+    await ex.close();
+  });
+
   it('a batch too large for the sequencer is halved', async () => {
-    const { ex, fake } = await setup({ consent: 'research_only', batchSize: 8 });
+    const { ex, fake, until } = await setup({ consent: 'research_only', batchSize: 8 });
     // Final before start (start() fails executions a restart interrupted): 3 x 4 events.
     for (let i = 0; i < 3; i++) await mission(ex, `m${i}`, ['preparing', 'running', 'completed']);
     fake.whole = { kind: 'error', status: 413, code: 'body_too_large', detail: 'too big' };
@@ -226,7 +246,7 @@ describe('delivery', () => {
   });
 
   it('withdrawing consent sends only the withdrawal; pending events stay local; old executions never leave', async () => {
-    const { ex, fake, clock } = await setup({ consent: 'research_only' });
+    const { ex, fake, clock, waits, until } = await setup({ consent: 'research_only' });
     fake.down = true;
     await ex.start();
     const a = await mission(ex, 'a', ['preparing', 'running']);
@@ -241,7 +261,9 @@ describe('delivery', () => {
     // The old execution goes on, locally; a new one is held while consent is none.
     await ex.service.change(a, 'completed');
     const b = await mission(ex, 'b', ['preparing']);
-    await new Promise((r) => setTimeout(r, 100));
+    const before = waits.count();
+    ex.delivery!.wake();
+    await until(() => waits.count() > before && waits.last()?.reason === 'idle', 'the loop to look and rest');
     expect(fake.log.length).toBe(1);
     expect(await ex.store.events(a)).toHaveLength(4);
     for (const s of [1, 3, 4]) expect(await ex.store.isPending(a, s)).toBe('local');

@@ -7,7 +7,8 @@
 // `expected`) unless still pending; `out_of_order` with `expected` above it, `duplicate_id_conflict`
 // or another permanent refusal = the event can never be appended: it becomes a dead letter (kept,
 // counted, reported). 5xx, network faults, `unknown_key` (the key may not be registered yet) and
-// `key_not_valid_at` are transient: retried after min(maxBackoff, base·2^attempt) with jitter;
+// `key_not_valid_at` and `signed_in_future` (the device clock runs ahead of the sequencer's; the
+// event gets in once the sequencer's clock catches up) are transient: retried after min(maxBackoff, base·2^attempt) with jitter;
 // a resend that keeps being lost (the same event requeued more than 3 times) backs off too.
 // Consent (§8): while the device's consent is `none` nothing is sent (no HTTP at all) except the
 // `cookwala.consent.withdrawn` notice. Invariant: a record leaves the outbox only after an answer
@@ -26,6 +27,11 @@ export interface DeliveryOptions {
   /** Random source in [0,1) for jitter (tests pass a constant). */
   random?: () => number;
   onError?: (message: string) => void;
+  /**
+   * Called each time the loop starts to wait: 'idle' when it found nothing it may send (a wake()
+   * ends that), 'backoff' for `ms` on the clock. Tests wait on it instead of sleeping or polling.
+   */
+  onWait?: (reason: 'idle' | 'backoff', ms: number) => void;
 }
 
 export interface DeliveryStats {
@@ -49,7 +55,7 @@ export interface Delivery {
   close(): Promise<void>;
 }
 
-const TRANSIENT = new Set(['unknown_key', 'key_not_valid_at', 'store_locked', 'internal_error']);
+const TRANSIENT = new Set(['unknown_key', 'key_not_valid_at', 'signed_in_future', 'store_locked', 'internal_error']);
 
 export function backoffDelay(attempt: number, baseMs: number, maxMs: number, random: () => number): number {
   const d = Math.min(maxMs, baseMs * 2 ** Math.min(attempt, 30));
@@ -87,6 +93,7 @@ export function createDelivery(deps: { store: ExecutorStore; clock: Clock; clien
         waiter = undefined;
         resolve();
       };
+      opts.onWait?.('idle', 0);
     });
   }
 
@@ -131,7 +138,9 @@ export function createDelivery(deps: { store: ExecutorStore; clock: Clock; clien
     stats.failures++;
     stats.lastError = why;
     const d = backoffDelay(stats.consecutiveFailures++, base, max, random);
-    await sleep(clock, d, stop.signal);
+    const slept = sleep(clock, d, stop.signal);
+    opts.onWait?.('backoff', d);
+    await slept;
   }
 
   async function once(): Promise<void> {

@@ -8,6 +8,7 @@
 
 import { createHash } from 'node:crypto';
 import type { CloudEvent } from '../verifier/cloudevent.ts';
+import { MAX_JSON_DEPTH, parseJson } from '../verifier/strict-json.ts';
 import type { KeyRecord } from '../verifier/keys.ts';
 
 export type FetchLike = (url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }) => Promise<{ status: number; text(): Promise<string> }>;
@@ -40,13 +41,11 @@ export interface ClientOptions {
   timeoutMs?: number;
 }
 
+/** An answer's JSON object, read as I-JSON (verifier/strict-json.ts); undefined for anything else. */
 function parse(text: string): Record<string, unknown> | undefined {
-  try {
-    const v: unknown = JSON.parse(text);
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
+  const j = parseJson(text, { maxDepth: MAX_JSON_DEPTH + 1 });
+  const v = j.ok ? j.value : undefined;
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 }
 
 export function batchIdempotencyKey(events: CloudEvent[]): string {
@@ -98,12 +97,9 @@ export function createSequencerClient(opts: ClientOptions): SequencerClient {
       const res = await f(`${logPath}/keys`, { method: 'GET', headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) });
       const text = await res.text();
       if (res.status !== 200) return [];
-      let v: unknown;
-      try {
-        v = JSON.parse(text);
-      } catch {
-        return [];
-      }
+      const j = parseJson(text, { maxDepth: MAX_JSON_DEPTH + 1 });
+      if (!j.ok) return [];
+      const v = j.value;
       const keys = Array.isArray(v) ? v : (v as { keys?: unknown })?.keys;
       return Array.isArray(keys) ? (keys as KeyRecord[]) : [];
     },

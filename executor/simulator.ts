@@ -8,6 +8,7 @@
 // simulator waits (bounded) for the outboxes to drain when consent lets events leave.
 
 import { join } from 'node:path';
+import { parseJson } from '../verifier/strict-json.ts';
 import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { loadOrCreateDevice, type DeviceIdentity } from './device-key.ts';
@@ -67,7 +68,8 @@ export class RegistrationError extends Error {
 /** The name of the device already in `dir`, if any (a restarted simulator keeps its devices). */
 async function existingName(dir: string): Promise<string | undefined> {
   try {
-    return (JSON.parse(await readFile(join(dir, 'device.key.json'), 'utf8')) as { name?: string }).name;
+    const j = parseJson(await readFile(join(dir, 'device.key.json'), 'utf8'));
+    return j.ok ? (j.value as { name?: string } | null)?.name : undefined;
   } catch {
     return undefined;
   }
@@ -112,7 +114,9 @@ export async function startSimulatedDevices(opts: SimulationOptions): Promise<Si
 async function api(url: string, method: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await fetch(url, { method, headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
-  return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+  const j = text ? parseJson(text) : undefined;
+  if (j && !j.ok) throw new Error(`${method} ${url} answered ${res.status} with ${j.code}: ${j.detail}`);
+  return { status: res.status, json: j ? (j.value as Record<string, unknown>) : {} };
 }
 
 /** Run one mission through the device's HTTP API; resolves with the final execution. */

@@ -21,15 +21,67 @@ export function testDevice(name: string): DeviceIdentity {
 export const SIMPLE_BODY = { recipe: { id: 'tea', steps: [{ op: 'cw.op.boil', params: { tempC: 98, durationS: 60 } }] } };
 export const FRIES_BODY = { recipe: { id: 'fries', steps: [{ op: 'cw.op.deep_fry', params: { tempC: 175, durationS: 60 } }] } };
 
+/**
+ * The delivery loop's waits (DeliveryOptions.onWait) as events for tests: `until(cond)` checks
+ * `cond` now and again each time the loop comes to rest (idle, or a backoff on the clock), which
+ * is when the delivery state it reads can have changed. No sleep, no polling; `guardMs` only turns
+ * a hang into a named failure.
+ */
+export interface DeliveryWaits {
+  onWait(reason: 'idle' | 'backoff', ms: number): void;
+  /** How many waits so far, and the latest. */
+  count(): number;
+  last(): { reason: 'idle' | 'backoff'; ms: number } | undefined;
+  until(cond: () => boolean | Promise<boolean>, what: string, guardMs?: number): Promise<void>;
+}
+
+export function deliveryWaits(): DeliveryWaits {
+  let n = 0;
+  let latest: { reason: 'idle' | 'backoff'; ms: number } | undefined;
+  const listeners = new Set<() => void>();
+  return {
+    onWait(reason, ms) {
+      n++;
+      latest = { reason, ms };
+      for (const l of [...listeners]) l();
+    },
+    count: () => n,
+    last: () => latest,
+    async until(cond, what, guardMs = 30_000) {
+      const end = Date.now() + guardMs;
+      for (;;) {
+        const seen = n;
+        if (await cond()) return;
+        if (n !== seen) continue; // the loop moved while cond was read: read again
+        await new Promise<void>((resolve, reject) => {
+          const guard = setTimeout(() => {
+            listeners.delete(wake);
+            reject(new Error(`no delivery step brought ${what} within ${guardMs} ms`));
+          }, Math.max(0, end - Date.now()));
+          const wake = () => {
+            clearTimeout(guard);
+            listeners.delete(wake);
+            resolve();
+          };
+          listeners.add(wake);
+        });
+      }
+    },
+  };
+}
+
 let ids = 0;
-export async function testExecutor(dataDir: string, opts: ExecutorOptions & { name?: string; clock?: ManualClock; deps?: Partial<ExecutorDeps> } = {}): Promise<{ ex: Executor; clock: ManualClock; device: DeviceIdentity }> {
+export async function testExecutor(dataDir: string, opts: ExecutorOptions & { name?: string; clock?: ManualClock; deps?: Partial<ExecutorDeps> } = {}): Promise<{ ex: Executor; clock: ManualClock; device: DeviceIdentity; waits: DeliveryWaits }> {
   const device = testDevice(opts.name ?? 'dev-t');
   const clock = opts.clock ?? manualClock();
+  const waits = deliveryWaits();
+  const given = opts.delivery?.onWait;
+  const delivery = { ...opts.delivery, onWait: (reason: 'idle' | 'backoff', ms: number) => (given?.(reason, ms), waits.onWait(reason, ms)) };
   const ex = await createExecutor(
     { dataDir, source: device.source, signer: device.signer, keyRecord: device.keyRecord, clock, networkClock: clock, newId: () => `x${process.pid}-${++ids}`, ...opts.deps },
-    { heartbeatIntervalMs: 0, ...opts },
+    { heartbeatIntervalMs: 0, ...opts, delivery },
   );
-  return { ex, clock, device };
+  return { ex, clock, device, waits };
 }
 
 /** The entries of a log over real HTTP (NDJSON), and the descriptor hash they chain from. */

@@ -106,6 +106,8 @@ export function encodeEntry(e: Entry): Buffer {
 
 export function decodeEntry(v: Uint8Array, log: string, seq: number): Entry {
   const b = Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  // JSON.parse, not verifier/strict-json.ts: these are bytes our own encoder wrote (JSON.stringify
+  // of a value read as I-JSON at ingest, so no name repeats), not untrusted text.
   if (b[0] === JSON_OPEN) return JSON.parse(b.toString('utf8')) as Entry;
   if (b[0] !== BINARY) throw new Error(`logstore: entry ${seq} has an unknown encoding ${b[0]}`);
   const flags = b[1];

@@ -27,20 +27,24 @@ async function fresh(hooks: { before?: Hook; after?: Hook } = {}): Promise<{ s: 
 }
 
 /** A hook that holds the first append batch until released, then runs `then`. */
-function holdFirst(then: () => void = () => undefined): { hook: Hook; release: () => void; held: () => boolean } {
+/** Hold the first batch at the append gate; `reached` resolves when it is held (an event, not a poll). */
+function holdFirst(then: () => void = () => undefined): { hook: Hook; release: () => void; reached: Promise<void> } {
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
+  let reachedGate!: () => void;
+  const reached = new Promise<void>((r) => (reachedGate = r));
   let held = false;
   return {
     hook: async (k) => {
       if (k === 'append' && !held) {
         held = true;
+        reachedGate();
         await gate;
         then();
       }
     },
     release,
-    held: () => held,
+    reached,
   };
 }
 
@@ -117,8 +121,7 @@ describe('group commit', () => {
     const b = makeItems(TEST_LOG, tip(a), 2, { prefix: 'b-' });
     const c = makeItems(TEST_LOG, tip(b), 2, { prefix: 'c-' });
     const pa = s.append(a);
-    for (let i = 0; i < 100 && !h.held(); i++) await new Promise((r) => setTimeout(r, 5));
-    expect(h.held()).toBe(true); // a's batch waits at the gate
+    await h.reached; // a's batch waits at the gate
     const pb = s.append(b);
     const pc = s.append(c);
     await new Promise((r) => setTimeout(r, 20));
@@ -138,7 +141,7 @@ describe('group commit', () => {
     const b = makeItems(TEST_LOG, tip(a), 2, { prefix: 'b-' });
     const fromGenesis = makeItems(TEST_LOG, s.head(), 1, { prefix: 'g-' });
     const pa = s.append(a).catch((e: Error) => e.message);
-    for (let i = 0; i < 100 && !h.held(); i++) await new Promise((r) => setTimeout(r, 5));
+    await h.reached;
     const pb = s.append(b).catch((e: ProtocolError) => e.code);
     const pg = s.append(fromGenesis);
     h.release();

@@ -33,6 +33,8 @@ export function encodePayload(ce: CloudEvent): Buffer {
 
 export function decodePayload(v: Uint8Array): CloudEvent {
   const b = Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  // JSON.parse, not verifier/strict-json.ts: these are bytes our own encoder wrote (JSON.stringify
+  // of a value read as I-JSON at ingest, so no name repeats), not untrusted text.
   if (b[0] === JSON_OPEN) return JSON.parse(b.toString('utf8')) as CloudEvent;
   if (b[0] !== RAW_DATA) throw new Error(`logstore: payload with an unknown encoding ${b[0]}`);
   const n = b.readUInt32BE(1);

@@ -67,5 +67,7 @@ export function encodeJson(v: unknown): Buffer {
 }
 
 export function decodeJson<T>(b: Uint8Array): T {
+  // JSON.parse, not verifier/strict-json.ts: these are bytes our own encoder wrote (JSON.stringify
+  // just above), not untrusted text.
   return JSON.parse(Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8')) as T;
 }

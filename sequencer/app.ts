@@ -14,7 +14,7 @@ import type { Signer } from '../verifier/signature.ts';
 import type { WitnessPolicy } from '../verifier/policy.ts';
 import { createSigPool, type SigPool } from '../verifier/cli/sig-pool.ts';
 import { systemClock, type Clock } from './clock.ts';
-import type { SequencerConfig } from './config.ts';
+import { timeBoundsOf, type SequencerConfig } from './config.ts';
 import { saveConfig, loadDataDir } from './data-dir.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createLiveness, type Liveness } from './liveness.ts';
@@ -85,7 +85,7 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
   };
   let logs: LogHost;
   try {
-    logs = await openLogHost({ dataDir: opts.dataDir, signer: deps.signer, keyRecord: deps.keyRecord, clock, metrics, publishing, onFatal, onError: report }, config.logs);
+    logs = await openLogHost({ dataDir: opts.dataDir, signer: deps.signer, keyRecord: deps.keyRecord, clock, metrics, timeBounds: timeBoundsOf(config), publishing, onFatal, onError: report }, config.logs);
   } catch (e) {
     if (ownPool) await pool.close();
     throw e;

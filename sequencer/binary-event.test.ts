@@ -39,3 +39,26 @@ it('refuses what is not a binary-mode event', () => {
   expect(isBinaryMode({ 'content-type': 'application/json' })).toBe(false);
   expect(isBinaryMode({ 'ce-id': 'x' })).toBe(true);
 });
+
+it('refuses a ce-* header that names no attribute, instead of letting the SDK drop it', () => {
+  // Regression: HTTP.toEvent assigned `__proto__` through the prototype setter and the header
+  // vanished; ce-data and ce-data_base64 were dropped too. The event would hash without them.
+  for (const name of ['ce-__proto__', 'ce-data', 'ce-data_base64', 'ce-', 'ce-a-b', 'ce-abcdefghijklmnopqrstu']) {
+    expect(readBinaryEvent(h({ [name]: 'x' }), undefined), name).toMatchObject({ ok: false, code: 'invalid_event' });
+  }
+  // Names that only look like Object.prototype's are ordinary attributes and stay.
+  const r = readBinaryEvent(h({ 'ce-constructor': 'c', 'ce-tostring': 't', 'ce-hasownproperty': 'o', 'ce-valueof': 'v' }), undefined);
+  expect(r).toMatchObject({ ok: true, value: { constructor: 'c', tostring: 't', hasownproperty: 'o', valueof: 'v' } });
+  expect(r.ok && Object.keys(r.value as object)).toEqual(expect.arrayContaining(['constructor', 'tostring', 'hasownproperty', 'valueof']));
+});
+
+it('reads JSON data as I-JSON: a duplicate member or nesting past 63 levels is refused', () => {
+  const json = h({ 'content-type': 'application/json' });
+  expect(readBinaryEvent(json, Buffer.from('{"t":1,"t":2}'))).toMatchObject({ ok: false, code: 'duplicate_member', path: '/t' });
+  expect(readBinaryEvent(json, Buffer.from('{"a":{"__proto__":1,"__proto__":2}}'))).toMatchObject({ ok: false, code: 'duplicate_member', path: '/a/__proto__' });
+  const nest = (n: number) => Buffer.from('['.repeat(n) + ']'.repeat(n));
+  expect(readBinaryEvent(json, nest(63)).ok).toBe(true);
+  expect(readBinaryEvent(json, nest(64))).toMatchObject({ ok: false, code: 'too_deep' });
+  const own = readBinaryEvent(json, Buffer.from('{"__proto__":{"x":1},"a":1}'));
+  expect(own.ok && Object.keys((own.value as { data: object }).data)).toEqual(['__proto__', 'a']);
+});

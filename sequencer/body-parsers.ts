@@ -1,13 +1,17 @@
 // sequencer/body-parsers.ts: request body parsing for the sequencer app (DESIGN §10). Every body is
 // read as raw bytes first (kept on request.rawBody for Idempotency-Key fingerprints) under the
-// config's bodyLimit (body_too_large). application/json is parsed with verifier/read.ts parseJson
-// (bad_json), never rewritten; CloudEvents structured and batch bodies, and any other content type
-// (binary mode), stay bytes for the ingest route to read by mode.
+// config's bodyLimit (body_too_large). application/json is parsed with verifier/strict-json.ts
+// parseJson (bad_json; duplicate_member for a name twice in one object, I-JSON; too_deep), never
+// rewritten; CloudEvents structured and batch bodies, and any other content type (binary mode),
+// stay bytes for the ingest route to read by mode, through the same jsonBody. Depth: a document
+// (an event, a KeyRecord) may nest MAX_JSON_DEPTH (64) levels; a body whose top level is an array
+// (a batch) one more, so each of its documents has the same bound as when sent alone, and the
+// bundle reader, which wraps an event once in its payload line, allows the same one more.
 
 import type { FastifyInstance } from 'fastify';
 import { fail, ProtocolError, type Result } from '../verifier/errors.ts';
 import { fromUtf8 } from '../verifier/encoding.ts';
-import { parseJson } from '../verifier/read.ts';
+import { MAX_JSON_DEPTH, parseJson } from '../verifier/strict-json.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -15,7 +19,16 @@ declare module 'fastify' {
   }
 }
 
-/** UTF-8 JSON text to a value: bad_json when empty, not UTF-8, or not JSON. */
+/** True when the first byte that is not JSON whitespace opens an array. */
+function opensArray(raw: Uint8Array): boolean {
+  for (const c of raw) if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return c === 0x5b;
+  return false;
+}
+
+/**
+ * UTF-8 JSON text to a value: bad_json when empty, not UTF-8, or not JSON; duplicate_member and
+ * too_deep as verifier/strict-json.ts (a top-level array may nest one level more: a batch).
+ */
 export function jsonBody(raw: Uint8Array | undefined | null): Result<unknown> {
   if (!raw || raw.length === 0) return fail('bad_json', 'the body is empty');
   let text: string;
@@ -24,7 +37,7 @@ export function jsonBody(raw: Uint8Array | undefined | null): Result<unknown> {
   } catch {
     return fail('bad_json', 'the body is not UTF-8');
   }
-  return parseJson(text);
+  return parseJson(text, { maxDepth: MAX_JSON_DEPTH + (opensArray(raw) ? 1 : 0) });
 }
 
 export function registerBodyParsers(app: FastifyInstance): void {
@@ -34,7 +47,7 @@ export function registerBodyParsers(app: FastifyInstance): void {
     request.rawBody = body as Buffer;
     const j = jsonBody(body as Buffer);
     if (j.ok) done(null, j.value);
-    else done(new ProtocolError(j.code, j.detail), undefined);
+    else done(ProtocolError.from(j), undefined); // with its path, for a duplicate_member
   });
   const keep = (request: { rawBody: Buffer | null }, body: string | Buffer, done: (e: Error | null, b?: unknown) => void) => {
     request.rawBody = body as Buffer;

@@ -16,7 +16,7 @@ import { readWitnessPolicy, type WitnessPolicy } from '../verifier/policy.ts';
 import { hostedLog, LOG_PARAMS, type SequencerContext } from './context.ts';
 import { bundleLines, type ExportSummary } from './export.ts';
 
-async function policyOf(ctx: SequencerContext, origin: string): Promise<WitnessPolicy | undefined> {
+export async function policyOf(ctx: SequencerContext, origin: string): Promise<WitnessPolicy | undefined> {
   let text: string;
   try {
     text = await readFile(join(ctx.dataDir, ctx.config.policy), 'utf8');

@@ -23,6 +23,14 @@ export interface CheckpointPublisher {
   /** Called with each newly signed, already persisted checkpoint. */
   publish(cp: Checkpoint): Promise<Checkpoint | undefined>;
   close?(): Promise<void>;
+  /** What the witnesses last answered (the explorer shows it); publishers without witnesses have none. */
+  status?(): PublisherStatus;
+}
+
+export interface PublisherStatus {
+  quorumMissing: boolean;
+  reason: string | undefined;
+  witnesses: Array<{ addr: string; kid?: string; knownSeq: number | undefined; lastCosignedSeq: number | undefined; lastError: string | undefined }>;
 }
 
 /** Publish as is: for a policy with quorum 0. */

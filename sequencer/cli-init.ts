@@ -1,18 +1,34 @@
 // sequencer/cli-init.ts: `cookwala init` (DESIGN §12): create or complete a data directory: the
 // sequencer key, the operator token, config.json, policy.json and one signed log per --log.
-// Idempotent: re-running adds new logs and never overwrites a key or a token.
+// Idempotent: re-running adds new logs and never overwrites a key or a token. --max-clock-skew
+// and --max-delivery-delay set the time window (verifier/time-bounds.ts) in config.json; each log
+// declares the window in force when it was created, in its signed descriptor.
 
 import { parseFlags, runCli, UsageError } from '../verifier/cli/args.ts';
 import { ProtocolError } from '../verifier/errors.ts';
 import { LOG_MODES, type LogMode } from '../verifier/log-descriptor.ts';
 import { DEFAULT_LOG, DEFAULT_MODE } from './config.ts';
+import { DEFAULT_TIME_BOUNDS, formatDuration, MAX_CLOCK_SKEW_LIMIT_MS, MAX_DELIVERY_DELAY_LIMIT_MS, parseDuration } from '../verifier/time-bounds.ts';
 import { initDataDir } from './data-dir.ts';
 
 const USAGE = `usage: cookwala init [--data DIR] [--log ORIGIN]... [--mode full|hash_only] [--port N] [--host H]
+                     [--max-clock-skew DURATION] [--max-delivery-delay DURATION]
 
 Creates DIR (default ./data): sequencer.key.json and operator.token (mode 0600), config.json,
 policy.json, and a LevelDB with a signed descriptor for each --log (default ${DEFAULT_LOG}).
---mode applies to logs created by this run (default ${DEFAULT_MODE}). Safe to re-run.`;
+--mode applies to logs created by this run (default ${DEFAULT_MODE}). Safe to re-run.
+--max-clock-skew: how far a device's signedAt may lie ahead of the sequencer's clock (default
+${formatDuration(DEFAULT_TIME_BOUNDS.maxClockSkewMs)}); --max-delivery-delay: how far behind it, so an offline outbox still delivers
+(default ${formatDuration(DEFAULT_TIME_BOUNDS.maxDeliveryDelayMs)}). DURATION: 300000 (ms), 300s, 5m, 72h, 3d. Saved in config.json;
+logs created from then on declare them in their descriptor (existing logs keep theirs).`;
+
+function durationFlag(v: string | undefined, flag: string, max: number): number | undefined {
+  if (v === undefined) return undefined;
+  const d = parseDuration(v);
+  if (!d.ok) throw new UsageError(`${flag}: ${d.detail}`);
+  if (d.value > max) throw new UsageError(`${flag} is at most ${formatDuration(max)}`);
+  return d.value;
+}
 
 export function run(argv: string[]): Promise<number> {
   return runCli(argv, USAGE, async () => {
@@ -22,17 +38,22 @@ export function run(argv: string[]): Promise<number> {
       mode: { type: 'string' },
       port: { type: 'string' },
       host: { type: 'string' },
+      'max-clock-skew': { type: 'string' },
+      'max-delivery-delay': { type: 'string' },
     });
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
     if (values.mode !== undefined && !LOG_MODES.includes(values.mode as LogMode)) throw new UsageError('--mode is full or hash_only');
     const port = values.port === undefined ? undefined : Number(values.port);
     if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new UsageError('--port is an integer from 0 to 65535');
+    const maxClockSkewMs = durationFlag(values['max-clock-skew'], '--max-clock-skew', MAX_CLOCK_SKEW_LIMIT_MS);
+    const maxDeliveryDelayMs = durationFlag(values['max-delivery-delay'], '--max-delivery-delay', MAX_DELIVERY_DELAY_LIMIT_MS);
     try {
-      const r = await initDataDir({ dir: values.data ?? './data', logs: values.log, mode: values.mode as LogMode | undefined, port, host: values.host });
+      const r = await initDataDir({ dir: values.data ?? './data', logs: values.log, mode: values.mode as LogMode | undefined, port, host: values.host, maxClockSkewMs, maxDeliveryDelayMs });
       process.stdout.write(`cookwala init: ${r.dir} (sequencer key ${r.kid})\n`);
       for (const c of r.created) process.stdout.write(`  created ${c}\n`);
       if (r.created.length === 0) process.stdout.write('  nothing to create; everything was in place\n');
       for (const l of r.config.logs) process.stdout.write(`  log ${l.log} (${l.mode})\n`);
+      process.stdout.write(`  time window for new logs: maxClockSkew ${formatDuration(r.config.maxClockSkewMs)}, maxDeliveryDelay ${formatDuration(r.config.maxDeliveryDelayMs)}\n`);
       return 0;
     } catch (e) {
       if (e instanceof ProtocolError) {

@@ -10,6 +10,7 @@
 import { writeFile } from 'node:fs/promises';
 import { parseFlags, runCli, UsageError } from '../verifier/cli/args.ts';
 import { ProtocolError } from '../verifier/errors.ts';
+import { MAX_JSON_DEPTH, parseJson } from '../verifier/strict-json.ts';
 import { verifyCheckpoint, type Checkpoint } from '../verifier/checkpoint.ts';
 import { buildEventProof, type EventProof } from '../verifier/event-proof.ts';
 import type { Entry } from '../verifier/entry.ts';
@@ -52,7 +53,10 @@ async function getJson(url: string, okStatus: number[] = [200]): Promise<{ statu
   const res = await fetch(url);
   const text = await res.text();
   if (!okStatus.includes(res.status)) throw new ProtocolError('not_found', `GET ${url} answered ${res.status}: ${text.slice(0, 300)}`);
-  return { status: res.status, body: text.length ? JSON.parse(text.split('\n')[0]) : undefined };
+  if (!text.length) return { status: res.status, body: undefined };
+  const j = parseJson(text.split('\n')[0], { maxDepth: MAX_JSON_DEPTH + 1 }); // the sequencer's answer, read as I-JSON too
+  if (!j.ok) throw ProtocolError.from({ ...j, detail: `GET ${url}: ${j.detail}` });
+  return { status: res.status, body: j.value };
 }
 
 async function fromUrl(url: string, log: string, seq: number): Promise<EventProof> {

@@ -9,12 +9,15 @@
 // The last cookwalaseq per subject is cached (bounded LRU): this committer is the only writer of
 // that index. Invariants: a waiter hears "appended" only after append() resolved (fsync'd); the
 // items of one submit() land in the same group; seq/prev come only from here, so the chain cannot
-// fork inside one process; sequencedAt never goes backwards. Other writers of the same log
+// fork inside one process; sequencedAt never goes backwards. A candidate's timeCheck (the time
+// window of verifier/time-bounds.ts) is judged against the sequencedAt its entry would get, after
+// deduplication: a retry of a stored event is answered 200 however late it comes, and no entry is
+// written whose signedAt an auditor would find outside the declared bounds. Other writers of the same log
 // (erasure) run through exclusive(), between groups. A failed append is fatal for the log: the
 // store refuses further writes until reopened (logstore/types.ts), so the committer answers
 // internal_error from then on and calls onFatal (the CLI exits and a restart recovers from disk).
 
-import { fail, ProtocolError, type Failure } from '../verifier/errors.ts';
+import { fail, ProtocolError, type Failure, type Result } from '../verifier/errors.ts';
 import { formatTime } from '../verifier/encoding.ts';
 import { buildEntry, entryCeOf, type Entry } from '../verifier/entry.ts';
 import type { CloudEvent } from '../verifier/cloudevent.ts';
@@ -28,6 +31,8 @@ export interface Candidate {
   ce: CloudEvent;
   eventHash: string;
   signature: Signature;
+  /** The time window against the entry's sequencedAt (ms); absent for the sequencer's own events. */
+  timeCheck?(sequencedAtMs: number): Result<true>;
 }
 
 export type Outcome = { ok: true; status: 200 | 201; seq: number; hash: string; eventHash: string } | Failure;
@@ -43,6 +48,16 @@ export interface Committer {
   /** Stop taking work (shutting_down) and wait until everything taken is written. */
   close(): Promise<void>;
   readonly stats: { batches: number; entries: number };
+  /** Test seam (a stall hook, as in sunlight's tests); empty in production. */
+  readonly hooks: CommitterHooks;
+}
+
+export interface CommitterHooks {
+  /**
+   * Called before the `batch`-th synced append (1-based) of `entries` entries, after the group is
+   * planned; the group waits for a returned promise, so a test can hold a batch in flight.
+   */
+  beforeAppend?(batch: number, entries: number): void | Promise<void>;
 }
 
 /** Subjects whose last cookwalaseq is kept in memory (least recently used evicted, then read again). */
@@ -69,6 +84,7 @@ export function createCommitter(o: CommitterOptions): Committer {
   const labels = { log: o.log };
   const tasks: Task[] = [];
   const stats = { batches: 0, entries: 0 };
+  const hooks: CommitterHooks = {};
   let running: Promise<void> | undefined;
   let closing = false;
   let broken: unknown;
@@ -142,6 +158,8 @@ export function createCommitter(o: CommitterOptions): Committer {
     fromStore: Array<[number, number]>;
     subjects: Map<string, number | undefined>;
     outOfOrder: boolean;
+    /** An event was refused for its time; a stored twin would make it a duplicate instead. */
+    timeRefused: boolean;
   }
 
   /** Judge the group in order; `found` holds the stored (source, id) hits (none when optimistic). */
@@ -150,7 +168,8 @@ export function createCommitter(o: CommitterOptions): Committer {
     let prev = { seq: head.seq, hash: head.hash };
     const subjects = new Map(base);
     const accepted = new Map<string, Entry>();
-    const p: Plan = { outcomes: new Array(all.length), appends: [], fromStore: [], subjects, outOfOrder: false };
+    const p: Plan = { outcomes: new Array(all.length), appends: [], fromStore: [], subjects, outOfOrder: false, timeRefused: false };
+    const atMs = Date.parse(at);
     all.forEach((c, i) => {
       const key = `${c.ce.source}\n${c.ce.id}`;
       const twin = accepted.get(key);
@@ -161,6 +180,12 @@ export function createCommitter(o: CommitterOptions): Committer {
           p.outcomes[i] = fail('duplicate_id_conflict', `(source, id) = (${c.ce.source}, ${c.ce.id}) was sequenced at seq ${twin?.seq ?? old!.seq} with another eventHash`, { seq: twin?.seq ?? old!.seq });
         } else if (twin) p.outcomes[i] = { ok: true, status: 200, seq: twin.seq, hash: twin.hash, eventHash: twin.eventHash };
         else p.fromStore.push([i, old!.seq]);
+        return;
+      }
+      const t = c.timeCheck?.(atMs);
+      if (t && !t.ok) {
+        p.outcomes[i] = t;
+        p.timeRefused = true;
         return;
       }
       if (hasOrder(c.ce)) {
@@ -190,6 +215,7 @@ export function createCommitter(o: CommitterOptions): Committer {
     }
     const n = p.appends.length;
     if (n === 0) return;
+    await hooks.beforeAppend?.(stats.batches + 1, n);
     const t0 = performance.now();
     await store.append(p.appends);
     stats.batches++;
@@ -215,7 +241,7 @@ export function createCommitter(o: CommitterOptions): Committer {
       // already holds (duplicate_id, nothing written). Look every id up and judge again only then,
       // or when an event looks out of order (it may be the retry of one already stored).
       let p = plan(all, [], base, at);
-      const optimistic = !p.outOfOrder;
+      const optimistic = !p.outOfOrder && !p.timeRefused;
       if (!optimistic) p = await judged();
       try {
         await commit(p);
@@ -241,6 +267,7 @@ export function createCommitter(o: CommitterOptions): Committer {
 
   return {
     stats,
+    hooks,
     submit(items) {
       if (closing) return Promise.resolve(items.map(() => fail('shutting_down', 'the sequencer is stopping')));
       if (broken !== undefined) return Promise.resolve(items.map(() => fail('internal_error', 'the log store failed; restart the sequencer')));

@@ -1,13 +1,18 @@
 // sequencer/config.ts: the sequencer's config file (DATA/config.json, written by `cookwala init`)
 // and the names of the files in a data directory (DESIGN §12, §12a). Read strictly like every
 // document here: unknown members are refused (`x-<vendor>-…` ignored), wrong types are
-// invalid_document; members missing from an older file take their named defaults. Pure: the
+// invalid_document; members missing from an older file take their named defaults.
+// maxClockSkewMs and maxDeliveryDelayMs are the time window of ingest (verifier/time-bounds.ts,
+// defaults argued in the README); a new log writes them into its signed descriptor, where they
+// stay fixed, so changing them here changes only logs created afterwards (and logs whose
+// descriptor predates time bounds). Pure: the
 // file I/O is data-dir.ts's. Invariant: every hosted log has a valid origin and a mode, and no
 // origin appears twice.
 
 import { fail, ok, type Result } from '../verifier/errors.ts';
 import { isVendorMember } from '../verifier/document.ts';
 import { isValidOrigin, LOG_MODES, type LogMode } from '../verifier/log-descriptor.ts';
+import { DEFAULT_TIME_BOUNDS, MAX_CLOCK_SKEW_LIMIT_MS, MAX_DELIVERY_DELAY_LIMIT_MS, type TimeBounds } from '../verifier/time-bounds.ts';
 
 export interface LogConfig {
   log: string;
@@ -23,6 +28,10 @@ export interface SequencerConfig {
   heartbeatIntervalMs: number;
   lostAfterIntervals: number;
   bodyLimitBytes: number;
+  /** signedAt may lie at most this far after the sequencer's time (new logs declare it). */
+  maxClockSkewMs: number;
+  /** signedAt may lie at most this far before the sequencer's time (new logs declare it). */
+  maxDeliveryDelayMs: number;
   /** Witness policy file, relative to the data directory (WitnessPolicy of the first log). */
   policy: string;
   /** Witness peers (multiaddrs or peer records); read by the witness client, opaque here. */
@@ -40,6 +49,8 @@ export const DEFAULT_CONFIG: Readonly<Omit<SequencerConfig, 'logs'>> = Object.fr
   heartbeatIntervalMs: 5000,
   lostAfterIntervals: 3,
   bodyLimitBytes: 1_048_576,
+  maxClockSkewMs: DEFAULT_TIME_BOUNDS.maxClockSkewMs,
+  maxDeliveryDelayMs: DEFAULT_TIME_BOUNDS.maxDeliveryDelayMs,
   policy: 'policy.json',
   witnessPeers: [],
 });
@@ -61,18 +72,25 @@ export function logDirName(origin: string): string {
   return encodeURIComponent(origin);
 }
 
-const NUMBERS = ['port', 'checkpointIntervalMs', 'heartbeatIntervalMs', 'lostAfterIntervals', 'bodyLimitBytes'] as const;
+const NUMBERS = ['port', 'checkpointIntervalMs', 'heartbeatIntervalMs', 'lostAfterIntervals', 'bodyLimitBytes', 'maxClockSkewMs', 'maxDeliveryDelayMs'] as const;
+
+/** The time window a config gives new logs (and logs whose descriptor declares none). */
+export function timeBoundsOf(c: Pick<SequencerConfig, 'maxClockSkewMs' | 'maxDeliveryDelayMs'>): TimeBounds {
+  return { maxClockSkewMs: c.maxClockSkewMs, maxDeliveryDelayMs: c.maxDeliveryDelayMs };
+}
 
 export function readConfig(json: unknown): Result<SequencerConfig> {
   const o = json as Record<string, unknown>;
   if (!o || typeof o !== 'object' || Array.isArray(o)) return fail('invalid_document', 'config is a JSON object');
-  const known = new Set(['kind', 'host', 'port', 'logs', 'checkpointIntervalMs', 'heartbeatIntervalMs', 'lostAfterIntervals', 'bodyLimitBytes', 'policy', 'witnessPeers']);
+  const known = new Set(['kind', 'host', 'port', 'logs', 'checkpointIntervalMs', 'heartbeatIntervalMs', 'lostAfterIntervals', 'bodyLimitBytes', 'maxClockSkewMs', 'maxDeliveryDelayMs', 'policy', 'witnessPeers']);
   for (const k of Object.keys(o)) if (!known.has(k) && !isVendorMember(k)) return fail('unknown_field', `config.${k}`);
   if (o.kind !== 'SequencerConfig') return fail('invalid_document', 'config.kind is "SequencerConfig"');
   const c = { ...DEFAULT_CONFIG, ...o } as SequencerConfig;
   if (typeof c.host !== 'string' || c.host.length === 0) return fail('invalid_document', 'config.host is a non-empty string');
   for (const k of NUMBERS) if (!Number.isSafeInteger(c[k]) || c[k] < 0) return fail('invalid_document', `config.${k} is a non-negative integer`);
   if (c.port > 65535) return fail('invalid_document', 'config.port is at most 65535');
+  if (c.maxClockSkewMs > MAX_CLOCK_SKEW_LIMIT_MS) return fail('invalid_document', `config.maxClockSkewMs is at most ${MAX_CLOCK_SKEW_LIMIT_MS} (1 day)`);
+  if (c.maxDeliveryDelayMs > MAX_DELIVERY_DELAY_LIMIT_MS) return fail('invalid_document', `config.maxDeliveryDelayMs is at most ${MAX_DELIVERY_DELAY_LIMIT_MS} (366 days)`);
   if (c.checkpointIntervalMs < 1 || c.heartbeatIntervalMs < 1 || c.lostAfterIntervals < 1 || c.bodyLimitBytes < 1024) return fail('invalid_document', 'intervals are >= 1 and bodyLimitBytes >= 1024');
   if (typeof c.policy !== 'string' || c.policy.length === 0) return fail('invalid_document', 'config.policy is a file name');
   if (!Array.isArray(c.witnessPeers)) return fail('invalid_document', 'config.witnessPeers is an array');

@@ -28,7 +28,8 @@ export { writeFileDurable };
 import type { KeyRecord } from '../verifier/keys.ts';
 import type { JsonObject } from '../verifier/document.ts';
 import { openLogStore, type LogStore } from '../logstore/index.ts';
-import { DATA_FILES, DEFAULT_CONFIG, DEFAULT_LOG, DEFAULT_MODE, logDirName, readConfig, type LogConfig, type SequencerConfig } from './config.ts';
+import { DATA_FILES, DEFAULT_CONFIG, DEFAULT_LOG, DEFAULT_MODE, logDirName, readConfig, timeBoundsOf, type LogConfig, type SequencerConfig } from './config.ts';
+import { DEFAULT_TIME_BOUNDS, type TimeBounds } from '../verifier/time-bounds.ts';
 
 /** The owner named in the sequencer's KeyRecord; its own events use `cookwala:sequencer/<log>`. */
 export const SEQUENCER_OWNER = 'cookwala:sequencer';
@@ -50,6 +51,9 @@ export interface InitOptions {
   mode?: LogConfig['mode'];
   port?: number;
   host?: string;
+  /** The time window of logs created from now on (config.json keeps it). */
+  maxClockSkewMs?: number;
+  maxDeliveryDelayMs?: number;
   now?: () => number;
 }
 
@@ -130,16 +134,16 @@ export function deviceKeysFile(dir: string, origin: string): string {
 }
 
 /**
- * Open a log's store, creating it with a signed descriptor when new. An existing descriptor must
- * name this origin, mode and sequencer key (else descriptor_mismatch: the folder belongs to
- * another log or another key).
+ * Open a log's store, creating it with a signed descriptor when new (declaring `timeBounds`). An
+ * existing descriptor must name this origin, mode and sequencer key (else descriptor_mismatch: the
+ * folder belongs to another log or another key); its time bounds, fixed at creation, stay.
  */
-export async function openOrCreateLogStore(dir: string, l: LogConfig, signer: Signer, now: () => number): Promise<LogStore> {
+export async function openOrCreateLogStore(dir: string, l: LogConfig, signer: Signer, now: () => number, timeBounds: TimeBounds = DEFAULT_TIME_BOUNDS): Promise<LogStore> {
   await mkdir(join(dir, DATA_FILES.logs), { recursive: true, mode: 0o700 });
   const store = await openLogStore(logStoreDir(dir, l.log), { createIfMissing: true });
   try {
     const d = store.descriptor();
-    if (!d) await store.init(buildLogDescriptor({ log: l.log, mode: l.mode, createdAt: formatTime(now()) }, signer));
+    if (!d) await store.init(buildLogDescriptor({ log: l.log, mode: l.mode, createdAt: formatTime(now()), timeBounds }, signer));
     else if (d.log !== l.log || d.mode !== l.mode || d.sequencer !== signer.kid) {
       throw new ProtocolError('descriptor_mismatch', `${store.dir} holds log ${d.log} (${d.mode}, sequencer ${d.sequencer}), not ${l.log} (${l.mode}, ${signer.kid})`);
     }
@@ -169,11 +173,13 @@ export async function initDataDir(opts: InitOptions = {}): Promise<{ dir: string
   }
   if (opts.port !== undefined && opts.port !== config.port) (config.port = opts.port), (changed = true);
   if (opts.host !== undefined && opts.host !== config.host) (config.host = opts.host), (changed = true);
+  if (opts.maxClockSkewMs !== undefined && opts.maxClockSkewMs !== config.maxClockSkewMs) (config.maxClockSkewMs = opts.maxClockSkewMs), (changed = true);
+  if (opts.maxDeliveryDelayMs !== undefined && opts.maxDeliveryDelayMs !== config.maxDeliveryDelayMs) (config.maxDeliveryDelayMs = opts.maxDeliveryDelayMs), (changed = true);
   const checked = readConfig(config);
   if (!checked.ok) throw new ProtocolError(checked.code, checked.detail);
   for (const l of config.logs) {
     const had = (await readTextIfExists(join(logStoreDir(dir, l.log), 'CURRENT'))) !== undefined;
-    const store = await openOrCreateLogStore(dir, l, signer, now);
+    const store = await openOrCreateLogStore(dir, l, signer, now, timeBoundsOf(config));
     await store.close();
     if (!had) created.push(`${DATA_FILES.logs}/${logDirName(l.log)}`);
   }

@@ -1,18 +1,26 @@
 // sequencer/ingest.ts: judging incoming events (DESIGN §5), independent of HTTP. Each event is
 // judged alone, checks in this order: readCloudEvent -> cookwalasig decode -> event hash ->
 // device key lookup (the registered device KeyRecords of THIS log) -> signature (worker pool) ->
-// key validity at signedAt -> source == key.owner -> heartbeat or group commit (dedup, then
-// per-subject order, in committer.ts). The signed bytes come from signature.ts
+// key validity at signedAt -> source == key.owner -> heartbeat or group commit (dedup, then the
+// time window, then per-subject order, in committer.ts). The time window (verifier/time-bounds.ts,
+// the hosted log's declared bounds): an event's signedAt against the sequencedAt its entry gets
+// (signed_in_future, delivery_too_late; a revoked key's event signed before revokedAt only until
+// maxDeliveryDelay after the revocation, else key_revoked), judged in the committer after dedup so
+// that a late retry of a stored event still gets its 200; a heartbeat's signedAt within
+// maxClockSkew of now on both sides (it is never queued, and an old one says nothing about now).
+// Only events inside the window count as a sign of life. The signed bytes come from signature.ts
 // (signingHeaderBytes over {alg, hash: eventHash, kid, kind:"Event", signedAt}), the one encoder
 // shared with signers; only the raw verification runs in the pool, with all events of a request
-// in one call. Verified heartbeats (and every verified event) update liveness; heartbeats are
-// not appended. All good events of one call go to the same group commit. The types only the
+// in one call. Verified heartbeats (and every verified event inside the window) update liveness;
+// heartbeats are not appended. All good events of one call go to the same group commit. The types only the
 // sequencer appends (cookwala.log.erased, cookwala.hub.device_lost) are refused from devices:
 // verifiers expect them signed by the sequencer key.
 
 import { fail, statusOf, type Failure, type ReasonCode, type Result } from '../verifier/errors.ts';
-import { fromBase64url } from '../verifier/encoding.ts';
+import { fromBase64url, timeMs } from '../verifier/encoding.ts';
 import { checkKeyValidAt, type KeyRecord } from '../verifier/keys.ts';
+import { checkHeartbeatTime, checkSignedAt, type TimeBounds } from '../verifier/time-bounds.ts';
+import type { Clock } from './clock.ts';
 import { signingHeader, signingHeaderBytes, type Signature } from '../verifier/signature.ts';
 import { decodeCookwalasig, eventHash, EVENT_KIND, readCloudEvent, type CloudEvent } from '../verifier/cloudevent.ts';
 import type { SigItem, SigPool } from '../verifier/cli/sig-pool.ts';
@@ -35,6 +43,10 @@ export interface IngestDeps {
   committer: Committer;
   pool: SigPool;
   liveness: Liveness;
+  /** The sequencer's clock: the "now" of the time window. */
+  clock: Clock;
+  /** The hosted log's time window (HostedLog.timeBounds). */
+  timeBounds: TimeBounds;
   metrics?: Metrics;
   /** Runs for each event in the log (201, or 200 duplicate) before its answer leaves. */
   afterAppend?: (ce: CloudEvent, seq: number) => Promise<void>;
@@ -93,12 +105,18 @@ export async function ingestEvents(d: IngestDeps, inputs: ReadonlyArray<Result<u
     const valid = checkKeyValidAt(key, sig.signedAt);
     if (!valid.ok) return void (results[i] = failed(valid));
     if (ce.source !== key.owner) return void (results[i] = failed(fail('source_mismatch', `key ${key.kid} belongs to ${key.owner}, the event source is ${ce.source}`, { kid: key.kid })));
-    d.liveness.seen(d.log, ce.source);
+    const signedAtMs = timeMs(sig.signedAt);
+    const revokedAtMs = key.revokedAt === undefined ? undefined : timeMs(key.revokedAt);
+    const bounds = d.timeBounds;
     if (ce.type === HEARTBEAT_TYPE) {
+      const live = checkHeartbeatTime(signedAtMs, d.clock.now(), bounds, revokedAtMs);
+      if (!live.ok) return void (results[i] = failed(live));
+      d.liveness.seen(d.log, ce.source);
       d.metrics?.inc('cookwala_heartbeats_total', { log: d.log });
       return void (results[i] = { status: 200, heartbeat: true, eventHash: hash });
     }
-    candidates.push({ ce, eventHash: hash, signature: sig });
+    if (checkSignedAt(signedAtMs, d.clock.now(), bounds, revokedAtMs).ok) d.liveness.seen(d.log, ce.source);
+    candidates.push({ ce, eventHash: hash, signature: sig, timeCheck: (atMs) => checkSignedAt(signedAtMs, atMs, bounds, revokedAtMs) });
     slots.push(i);
   });
   const outcomes = await d.committer.submit(candidates);

@@ -5,12 +5,14 @@
 // in between leaves a store that the next add adopts). Opening refuses a store behind the
 // checkpoint mark kept outside it (checkpoint-mark.ts: store_behind_checkpoint). Closing a log:
 // stop taking events, finish what was taken, sign a last checkpoint over the final durable head,
-// then close the store.
+// then close the store. Each hosted log enforces the time window its descriptor declares (or, for a
+// descriptor written before time bounds, the config's).
 
 import { ProtocolError } from '../verifier/errors.ts';
 import type { KeyRecord } from '../verifier/keys.ts';
 import type { Signer } from '../verifier/signature.ts';
 import type { LogDescriptor, LogMode } from '../verifier/log-descriptor.ts';
+import type { TimeBounds } from '../verifier/time-bounds.ts';
 import type { LogStore } from '../logstore/index.ts';
 import type { LogConfig } from './config.ts';
 import type { Clock } from './clock.ts';
@@ -30,8 +32,12 @@ export interface HostedLog {
   /** The source of the sequencer's own events in this log. */
   readonly source: string;
   readonly keys: DeviceKeyRegistry;
+  /** The time window ingest enforces: the descriptor's, else the config's. */
+  readonly timeBounds: TimeBounds;
   readonly committer: Committer;
   readonly checkpoints: Checkpointer;
+  /** The witness hook of this log (its status() feeds the explorer). */
+  readonly publisher: CheckpointPublisher;
 }
 
 export interface LogHostDeps {
@@ -40,6 +46,8 @@ export interface LogHostDeps {
   keyRecord: KeyRecord;
   clock: Clock;
   metrics: Metrics;
+  /** The time window new logs declare (config maxClockSkewMs, maxDeliveryDelayMs). */
+  timeBounds: TimeBounds;
   /** The checkpoint publisher and quorum of a log (the witness hook). */
   publishing(origin: string): { publisher: CheckpointPublisher; quorum: number };
   onFatal(e: unknown): void;
@@ -55,7 +63,7 @@ export interface LogHost {
 }
 
 async function openHostedLog(d: LogHostDeps, l: LogConfig): Promise<HostedLog> {
-  const store = await openOrCreateLogStore(d.dataDir, l, d.signer, d.clock.now);
+  const store = await openOrCreateLogStore(d.dataDir, l, d.signer, d.clock.now, d.timeBounds);
   try {
     const descriptor = store.descriptor()!;
     // A store rolled back with its own checkpoints (an old backup) is caught here.
@@ -65,7 +73,8 @@ async function openHostedLog(d: LogHostDeps, l: LogConfig): Promise<HostedLog> {
     const { publisher, quorum } = d.publishing(l.log);
     const checkpoints = await createCheckpointer({ store, log: l.log, signer: d.signer, clock: d.clock, publisher, quorum, metrics: d.metrics, mark, onError: d.onError });
     d.metrics.set('cookwala_log_head_seq', store.head().seq, { log: l.log });
-    return { origin: l.log, mode: descriptor.mode, store, descriptor, source: sequencerSource(l.log), keys, committer, checkpoints };
+    const timeBounds = descriptor.timeBounds ?? d.timeBounds;
+    return { origin: l.log, mode: descriptor.mode, store, descriptor, source: sequencerSource(l.log), keys, timeBounds, committer, checkpoints, publisher };
   } catch (e) {
     await store.close();
     throw e;

@@ -37,7 +37,7 @@ export const OPENAPI = {
       get: { summary: 'The latest published checkpoint', parameters: [logParam], responses: { '200': json('Checkpoint'), '404': problem } },
     },
     '/v1/logs/{log}/entries': {
-      get: { summary: `Entries as NDJSON, at most 10000 per call (cookwala-range, cookwala-clamped headers)`, parameters: [logParam, q('from'), q('to')], responses: { '200': { description: 'one Entry per line', content: { 'application/x-ndjson': { schema: { type: 'string' } } } }, '400': problem, '404': problem } },
+      get: { summary: `Entries as NDJSON, at most 10000 per call (cookwala-range, cookwala-clamped headers); with order=desc, subject, source or limit: newest first and/or filtered, at most 10000 examined (cookwala-next: where to continue)`, parameters: [logParam, q('from'), q('to'), { name: 'order', in: 'query', required: false, schema: { type: 'string', enum: ['asc', 'desc'] } }, { name: 'subject', in: 'query', required: false, description: 'exact ce.subject', schema: { type: 'string' } }, { name: 'source', in: 'query', required: false, description: 'exact ce.source', schema: { type: 'string' } }, q('limit', false, 'at most 1000 entries returned')], responses: { '200': { description: 'one Entry per line', content: { 'application/x-ndjson': { schema: { type: 'string' } } } }, '400': problem, '404': problem } },
     },
     '/v1/logs/{log}/events/{seq}': {
       get: { summary: 'The payload CloudEvent of an entry', parameters: [logParam, seqParam], responses: { '200': { description: 'the event', content: { 'application/cloudevents+json': { schema: { type: 'object' } } } }, '404': problem, '410': problem } },
@@ -53,6 +53,18 @@ export const OPENAPI = {
     },
     '/v1/logs/{log}/bundle': {
       get: { summary: 'The audit bundle (DESIGN §8), streamed', parameters: [logParam], responses: { '200': { description: 'header line, descriptor, KeyRecords, entries, payloads, checkpoints', content: { 'application/x-ndjson': { schema: { type: 'string' } } } }, '404': problem } },
+    },
+    '/v1/logs/{log}/policy': {
+      get: { summary: 'The witness policy in force for the log (what the explorer checks checkpoints with)', parameters: [logParam], responses: { '200': json('WitnessPolicy'), '404': problem } },
+    },
+    '/v1/logs/{log}/witnesses': {
+      get: { summary: "The policy's witnesses, what each witness connection last answered, and the sequencer's C2SP vkey", parameters: [logParam], responses: { '200': json('{log, quorum, witnesses, publisher, vkey}'), '404': problem } },
+    },
+    '/': {
+      get: { summary: 'The log explorer (HTML page, web/)', responses: { '200': { description: 'the page', content: { 'text/html': { schema: { type: 'string' } } } }, '503': { description: 'the pages are not built' } } },
+    },
+    '/verifier.html': {
+      get: { summary: 'The offline verifier page (HTML, works saved to disk; no network)', responses: { '200': { description: 'the page', content: { 'text/html': { schema: { type: 'string' } } } }, '503': { description: 'the pages are not built' } } },
     },
     '/v1/logs/{log}/keys': {
       get: { summary: 'Registered device KeyRecords (signed by the sequencer) as a KeyCache', parameters: [logParam], responses: { '200': json('KeyCache'), '404': problem } },

@@ -6,11 +6,14 @@
 // store from O(log n) stored nodes. Sizes default to the durable head; a size beyond it is
 // bad_request, since the tree does not exist there yet. Ranges: `cookwala-range: from-to`
 // (inclusive, empty when from > to), `cookwala-head`, and `cookwala-clamped: true` when cut.
+// With order=desc, subject=, source= or limit= the entries route answers from entries-query.ts
+// (newest first, filtered, at most 10,000 examined; `cookwala-next` says where to continue).
 
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { fail, ProtocolError, type Result } from '../verifier/errors.ts';
 import { hostedLog, intParam, LOG_PARAMS, optionalIntParam, type SequencerContext } from './context.ts';
+import { isFilteredQuery, queryEntries, readEntriesQuery } from './entries-query.ts';
 
 export const MAX_ENTRIES = 10_000;
 
@@ -35,10 +38,19 @@ export function registerReadRoutes(app: FastifyInstance, ctx: SequencerContext):
     return stored && stored.head === cp.head && stored.root === cp.root ? stored : cp;
   });
 
-  app.get('/v1/logs/:log/entries', { schema: { params: LOG_PARAMS, querystring: query('from', 'to') } }, async (request, reply) => {
+  app.get('/v1/logs/:log/entries', { schema: { params: LOG_PARAMS, querystring: query('from', 'to', 'order', 'subject', 'source', 'limit') } }, async (request, reply) => {
     const h = hostedLog(ctx, request.params);
     const q = request.query as { from?: string; to?: string };
     const head = h.store.head().seq;
+    if (isFilteredQuery(q)) {
+      // Newest first and/or filtered (entries-query.ts): bounded work, the range examined in the headers.
+      const eq = need(readEntriesQuery(q, head));
+      const page = await queryEntries(h.store, eq);
+      reply.header('cookwala-head', String(head)).header('cookwala-range', `${page.scanned.first}-${page.scanned.last}`);
+      if (page.next !== undefined) reply.header('cookwala-next', String(page.next));
+      reply.type('application/x-ndjson');
+      return reply.send(page.entries.map((e) => JSON.stringify(e) + '\n').join(''));
+    }
     const from = need(optionalIntParam('from', q.from, 1, 1));
     const to = need(optionalIntParam('to', q.to, head, 1));
     if (q.to !== undefined && to < from) throw new ProtocolError('bad_request', `to ${to} is before from ${from}`);

@@ -10,6 +10,7 @@ import { registerEraseRoute } from './erase-route.ts';
 import { registerKeyRoutes } from './keys-routes.ts';
 import { registerAdminRoutes } from './admin-routes.ts';
 import { registerBundleRoute } from './bundle-route.ts';
+import { registerExplorer } from '../web/server/sequencer-explorer.ts';
 
 export type RouteModule = (app: FastifyInstance, ctx: SequencerContext) => void;
 
@@ -20,6 +21,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   registerKeyRoutes, // POST and GET /v1/logs/{log}/keys
   registerAdminRoutes, // POST /v1/logs, GET /v1/devices, /.well-known/cookwala.json, /metrics, /openapi.json
   registerBundleRoute, // GET /v1/logs/{log}/bundle (the audit bundle, DESIGN §8)
+  registerExplorer, // GET / (the log explorer), /verifier.html, …/policy, …/witnesses (DESIGN §12b)
 ];
 
 export function registerRoutes(app: FastifyInstance, ctx: SequencerContext): void {

@@ -4,7 +4,9 @@
 // cosign each checkpoint (an in-process stand-in for the libp2p witnesses: the sequencer stores the
 // cosigned checkpoint as it would with real ones). Devices register through the operator endpoint
 // and post signed events; a payload is erased through DELETE. Also: running the `cookwala` CLI as
-// a child process, and NDJSON line edits for tampering.
+// a child process, and NDJSON line edits for tampering, down to a whole re-sealed forgery
+// (resign: a new device signature; reseal: checkpoints rebuilt over the edited entries, signed by
+// the sequencer key and cosigned by the witness keys), so only the check under test can catch it.
 
 import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -13,10 +15,13 @@ import { fileURLToPath } from 'node:url';
 import { initDataDir } from '../sequencer/data-dir.ts';
 import { openSequencer, type Sequencer } from '../sequencer/app.ts';
 import { DATA_FILES } from '../sequencer/config.ts';
-import { addCosignature, cosignCheckpoint, type Checkpoint } from '../verifier/checkpoint.ts';
-import { formatTime } from '../verifier/encoding.ts';
+import { addCosignature, buildCheckpoint, cosignCheckpoint, type Checkpoint } from '../verifier/checkpoint.ts';
+import { encodeCookwalasig } from '../verifier/cloudevent.ts';
+import { entryLeaf } from '../verifier/entry.ts';
+import { createFrontier, hashLeaf } from '../verifier/merkle.ts';
+import { formatHash, formatTime } from '../verifier/encoding.ts';
 import { computeHash, type JsonObject } from '../verifier/document.ts';
-import { createSigner, type Signer } from '../verifier/signature.ts';
+import { createSigner, signHash, type Signer } from '../verifier/signature.ts';
 import type { KeyRecord } from '../verifier/keys.ts';
 import { createManualClock, type ManualClock } from './helpers/clock.ts';
 import { deviceKey, signerKey, type TestKey } from './helpers/keys.ts';
@@ -83,7 +88,8 @@ export async function buildAuditedLog(opts: { quorum?: number } = {}): Promise<A
     witnesses,
     devices,
     async round(n, log = AUDIT_LOG) {
-      if (!streams.has(log)) streams.set(log, devices.map((d) => eventStream(d)));
+      // Devices sign on the sequencer's clock, as a device with a synchronised clock would.
+      if (!streams.has(log)) streams.set(log, devices.map((d) => eventStream(d, { signedAt: () => formatTime(clock.now()) })));
       const [s1, s2] = streams.get(log)!;
       for (let i = 0; i < n; i++) {
         clock.advance(7);
@@ -209,4 +215,57 @@ export function rechain(lines: string[], from: number): string[] {
 export function flipChar(s: string, at = 10): string {
   const c = s[at];
   return s.slice(0, at) + (c === 'A' ? 'B' : 'A') + s.slice(at + 1);
+}
+
+/** A new device signature at `signedAt` on entry `seq` (and its payload's cookwalasig), entry rehashed. */
+export function resign(lines: string[], seq: number, signer: Signer, signedAt: string): string[] {
+  const i = find(lines, (d) => d.kind === 'Event' && d.seq === seq);
+  let sig: ReturnType<typeof signHash> | undefined;
+  let out = edit(lines, i, (d) => {
+    sig = signHash(d.eventHash, 'Event', signer, signedAt);
+    d.eventSignature = sig;
+    rehash(d);
+  });
+  const p = out.findIndex((l) => l.includes('"kind":"Payload"') && JSON.parse(l).seq === seq);
+  if (p >= 0) out = edit(out, p, (d) => (d.event.cookwalasig = encodeCookwalasig(sig!)));
+  return out;
+}
+
+/**
+ * Every checkpoint rebuilt over the entries as they now stand (head and Merkle root at its seq),
+ * signed by `sequencer` at its old signedAt and cosigned by each witness signer whose kid it
+ * carried, at that cosignature's old signedAt unless `cosignAt` gives another.
+ */
+export function reseal(lines: string[], sequencer: Signer, witnesses: Signer[], cosignAt?: (cp: Doc, old: string) => string): string[] {
+  const heads = new Map<number, { head: string; root: string }>();
+  const frontier = createFrontier();
+  const out = lines.slice();
+  for (const l of lines) {
+    let d: Doc;
+    try {
+      d = JSON.parse(l);
+    } catch {
+      continue;
+    }
+    if (d.kind !== 'Event') continue;
+    frontier.append(hashLeaf(entryLeaf(d as { hash: string })));
+    heads.set(d.seq, { head: d.hash, root: formatHash(frontier.root()) });
+  }
+  for (let i = 0; i < out.length; i++) {
+    let d: Doc;
+    try {
+      d = JSON.parse(out[i]);
+    } catch {
+      continue;
+    }
+    if (d.kind !== 'Checkpoint' || !heads.has(d.seq)) continue;
+    const { head, root } = heads.get(d.seq)!;
+    let cp = buildCheckpoint({ log: d.log, seq: d.seq, head, root }, sequencer, d.signature[0].signedAt);
+    for (const old of d.signature.slice(1) as Array<{ kid: string; signedAt: string }>) {
+      const w = witnesses.find((x) => x.kid === old.kid);
+      if (w) cp = addCosignature(cp, cosignCheckpoint(cp, w, cosignAt ? cosignAt(d, old.signedAt) : old.signedAt));
+    }
+    out[i] = JSON.stringify(cp);
+  }
+  return out;
 }

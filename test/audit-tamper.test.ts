@@ -11,8 +11,10 @@ import { verifyForkProof } from '../verifier/fork-proof.ts';
 import { readWitnessPolicy } from '../verifier/policy.ts';
 import type { BundleReport } from '../verifier/bundle-report.ts';
 import { deviceKey } from './helpers/keys.ts';
+import { formatTime, timeMs } from '../verifier/encoding.ts';
+import { DEFAULT_TIME_BOUNDS } from '../verifier/time-bounds.ts';
 import {
-  AUDIT_LOG, OTHER_LOG, buildAuditedLog, checkpointLine, cookwala, edit, entryLine, find, flipChar, fromLines, limited, payloadLine, rechain, rehash, toLines, type AuditedLog, type Doc,
+  AUDIT_LOG, OTHER_LOG, buildAuditedLog, checkpointLine, cookwala, edit, entryLine, find, flipChar, fromLines, limited, payloadLine, rechain, rehash, reseal, resign, toLines, type AuditedLog, type Doc,
 } from './audit-helpers.ts';
 
 let a: AuditedLog;
@@ -44,6 +46,8 @@ interface Case {
   expect: string[];
   /** The first failure in the report (sorted by seq) is this one. */
   first?: string;
+  /** The failures are exactly `expect`: a forgery re-sealed so that only this check can see it. */
+  only?: boolean;
 }
 
 async function verifyText(name: string, text: string): Promise<{ code: number | null; report: BundleReport; stderr: string }> {
@@ -67,6 +71,7 @@ describe('cookwala verify on a real exported log', () => {
     expect(report.payloads).toEqual({ present: 38, erased: 1, missing: 0 });
     expect(report.checkpoints).toMatchObject({ count: 5, verified: 5, latest: { seq: 39, witnesses: ['witness-w1', 'witness-w2', 'witness-w3'] } });
     expect(report.skipped).toEqual([]);
+    expect(report.timeBounds).toEqual(DEFAULT_TIME_BOUNDS); // declared by the sequencer's descriptor
     expect(() => payloadLine(lines, 5)).toThrow();
   });
 
@@ -80,6 +85,14 @@ describe('cookwala verify on a real exported log', () => {
   });
 
   const other7 = () => JSON.parse(lines[entryLine(lines, 7)]);
+  // Time forgeries, re-signed (device key), re-chained and re-sealed (sequencer and witness keys),
+  // so no hash, chain, root or signature check can see them: only the log's clock can.
+  const sealed = (out: string[], from: number) => reseal(rechain(out, entryLine(out, from)), a.sequencer, a.witnesses.map((w) => w.signer));
+  const deviceOf = (seq: number) => a.devices.find((d) => d.record.kid === JSON.parse(lines[entryLine(lines, seq)]).eventSignature.kid)!.signer;
+  const sequencedAt = (seq: number) => timeMs(JSON.parse(lines[entryLine(lines, seq)]).sequencedAt);
+  const resignedAt = (seq: number, signedAtMs: number) => sealed(resign(lines, seq, deviceOf(seq), formatTime(signedAtMs)), seq);
+  const resequenced = (seq: number, ms: number) => sealed(edit(lines, entryLine(lines, seq), (d) => (d.sequencedAt = formatTime(ms))), seq);
+  const cosigned39 = () => timeMs(JSON.parse(lines[checkpointLine(lines, 39)]).signature[1].signedAt);
   const cases: Case[] = [
     { name: 'entry field sequencedAt changed', make: () => edit(lines, entryLine(lines, 7), (d) => (d.sequencedAt = earlier())), exit: 1, expect: ['entry_hash_mismatch@7', 'rewrite_detected@1'], first: 'rewrite_detected@1' },
     { name: 'entry ce.id changed', make: () => edit(lines, entryLine(lines, 8), (d) => (d.ce.id = 'forged')), exit: 1, expect: ['entry_hash_mismatch@8'] },
@@ -115,6 +128,16 @@ describe('cookwala verify on a real exported log', () => {
     { name: 'header version of another major', make: () => edit(lines, 0, (d) => (d.schema_version = '2.0')), exit: 2, expect: ['unsupported_bundle_version'] },
     { name: 'unknown line kind', make: () => [...lines.slice(0, 3), '{"kind":"Note","text":"trust me"}', ...lines.slice(3)], exit: 1, expect: ['unknown_line_kind'] },
     { name: 'a line that is not JSON', make: () => [...lines.slice(0, 5), '{"kind":"Event",', ...lines.slice(5)], exit: 1, expect: ['bad_json'] },
+    { name: 'a signature backdated past maxDeliveryDelay, re-sealed', make: () => resignedAt(12, sequencedAt(12) - DEFAULT_TIME_BOUNDS.maxDeliveryDelayMs - 1), exit: 1, expect: ['delivery_too_late@12'], only: true },
+    { name: 'a signature forward-dated past maxClockSkew, re-sealed', make: () => resignedAt(13, sequencedAt(13) + DEFAULT_TIME_BOUNDS.maxClockSkewMs + 1), exit: 1, expect: ['signed_in_future@13'], only: true },
+    { name: 'sequencedAt going backwards, re-sealed', make: () => resequenced(26, sequencedAt(25) - 1), exit: 1, expect: ['time_regression@26'], only: true },
+    {
+      name: 'sequencedAt after the witnesses cosigned, re-sealed',
+      make: () => { const late = cosigned39() + DEFAULT_TIME_BOUNDS.maxClockSkewMs + 1000; return edit(resequenced(39, late), 0, (d) => (d.exportedAt = formatTime(late + 1000))); },
+      exit: 1,
+      expect: ['sequenced_after_cosignature@39'],
+      only: true,
+    },
     { name: 'an out-of-order cookwalaseq rechained', make: () => { const i = entryLine(lines, 33); return rechain(edit(lines, i, (d) => (d.ce.cookwalaseq += 5)), i); }, exit: 1, expect: ['out_of_order@33', 'rewrite_detected@32'] },
   ];
 
@@ -125,6 +148,7 @@ describe('cookwala verify on a real exported log', () => {
       const got = named(r.report);
       if (r.code !== c.exit) problems.push(`${c.name}: exit ${r.code}, expected ${c.exit}; ${got.filter((x) => x.includes('@')).join(' ')} ${r.stderr}`);
       for (const e of c.expect) if (!got.includes(e)) problems.push(`${c.name}: missing ${e}; got ${got.filter((x) => x.includes('@')).join(' ')}`);
+      if (c.only && got.filter((x) => x.includes('@')).join(' ') !== c.expect.join(' ')) problems.push(`${c.name}: expected only ${c.expect.join(' ')}; got ${got.filter((x) => x.includes('@')).join(' ')}`);
       if (c.first) {
         const f = r.report.failures[0];
         if (`${f?.kind}@${f?.seq ?? '-'}` !== c.first) problems.push(`${c.name}: first failure ${f?.kind}@${f?.seq}, expected ${c.first}`);

@@ -7,7 +7,7 @@
 // scratch (every entry rehashed, roots rebuilt leaf by leaf and compared with every stored and
 // every served checkpoint); no two signed checkpoints share a seq with different heads; per
 // subject, log order is cookwalaseq order; every device signature verifies.
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, expect, it, onTestFailed } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -86,6 +86,17 @@ it(`every acknowledged event survives ${ROUNDS} SIGKILLs exactly once; chain, tr
   }
 
   const acks: Ack[] = [];
+  // Resolve once acks holds more than n entries: an event (each ack notifies), not a poll.
+  const ackListeners = new Set<() => void>();
+  const moreAcksThan = (n: number) => new Promise<void>((resolve) => {
+    const check = () => {
+      if (acks.length <= n) return;
+      ackListeners.delete(check);
+      resolve();
+    };
+    ackListeners.add(check);
+    check();
+  });
   const unexpected: string[] = [];
   const served: Checkpoint[] = [];
   let stop = false;
@@ -120,6 +131,7 @@ it(`every acknowledged event survives ${ROUNDS} SIGKILLs exactly once; chain, tr
           if (r.status === 201 || r.status === 200) acks.push({ status: r.status, ce: events[i], seq: r.seq, hash: r.hash, eventHash: r.eventHash });
           else unexpected.push(`${r.status} ${r.code}`);
         });
+        for (const l of [...ackListeners]) l();
         break;
       }
     }
@@ -139,7 +151,10 @@ it(`every acknowledged event survives ${ROUNDS} SIGKILLs exactly once; chain, tr
 
   const load = [...devices.map((d, i) => client(d, i)), watcher()];
   const kills: number[] = [];
+  onTestFailed(() => console.error(`sequencer crash test failed; kill delays (ms after the first ack of each run): ${kills.join(', ')}`));
   for (let round = 0; round < ROUNDS; round++) {
+    // Each run appends at least once (an event, not a sleep), then dies at a random moment.
+    await moreAcksThan(acks.length);
     const delay = 150 + Math.floor(Math.random() * 600);
     kills.push(delay);
     await sleep(delay);
@@ -147,7 +162,8 @@ it(`every acknowledged event survives ${ROUNDS} SIGKILLs exactly once; chain, tr
     await exitOf(child);
     child = await startChild(port);
   }
-  await sleep(300);
+  // The last restart recovered and appends again before the load stops.
+  await moreAcksThan(acks.length);
   stop = true;
   await Promise.all(load);
   child.kill('SIGTERM');

@@ -8,7 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFailed } from 'vitest';
 import type { CloudEvent } from '../verifier/cloudevent.ts';
 import type { KeyRecord } from '../verifier/keys.ts';
 import { startSequencer, type TestSequencer } from './helpers/sequencer.ts';
@@ -28,31 +28,53 @@ interface Child {
   proc: ChildProcess;
   lines: string[];
   exit: Promise<number | null>;
+  /** Called on every output line and on exit: what `until` waits on. */
+  listeners: Set<() => void>;
 }
 
 function startExecutor(seq: TestSequencer, data: string): Child {
   const proc = spawn(process.execPath, [join(ROOT, 'bin/cookwala.js'), 'executor', '--data', data, '--sequencer', seq.url!, '--log', seq.log, '--simulate', String(DEVICES), '--missions', String(MISSIONS), '--speed', '1500', '--consent', 'research_only', '--register-token', seq.token, '--heartbeat-ms', '500'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
+  const listeners = new Set<() => void>();
+  const changed = () => {
+    for (const l of [...listeners]) l();
+  };
   let buf = '';
   const take = (d: Buffer) => {
     buf += d.toString();
     const parts = buf.split('\n');
     buf = parts.pop() ?? '';
     lines.push(...parts);
+    if (parts.length) changed();
   };
   proc.stdout!.on('data', take);
   proc.stderr!.on('data', take);
-  const exit = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
-  return { proc, lines, exit };
+  const exit = new Promise<number | null>((r) => proc.on('exit', (code) => {
+    r(code);
+    changed();
+  }));
+  return { proc, lines, exit, listeners };
 }
 
-async function until(cond: () => boolean, what: string, ms: number, child: Child): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what}; child said:\n${child.lines.slice(-30).join('\n')}`);
+/** Resolve when cond holds, checked on each output line and on exit (no polling); `ms` only names a hang. */
+function until(cond: () => boolean, what: string, ms: number, child: Child): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (!cond()) return;
+      done();
+      resolve();
+    };
+    const guard = setTimeout(() => {
+      done();
+      reject(new Error(`timed out waiting for ${what}; child said:\n${child.lines.slice(-30).join('\n')}`));
+    }, ms);
+    const done = () => {
+      clearTimeout(guard);
+      child.listeners.delete(check);
+    };
+    child.listeners.add(check);
+    check();
+  });
 }
 
 /** Every device's own log and its KeyRecord, read from its store after the child has exited. */
@@ -95,7 +117,10 @@ describe('executor crash', () => {
   it(`SIGKILL mid-mission x${ROUNDS}, restart: every status event in the log exactly once, in order, verifying`, async () => {
     const seq = await startSequencer({ listen: true, dir: await dirs.make() });
     const data = await dirs.make();
-    const rnd = prng(Number(process.env.COOKWALA_CRASH_SEED ?? Date.now() % 1e9));
+    // The kill points come from this seed; a failure prints it so the same run can be replayed.
+    const seed = Number(process.env.COOKWALA_CRASH_SEED ?? Date.now() % 1e9);
+    onTestFailed(() => console.error(`executor crash test failed; replay with COOKWALA_CRASH_SEED=${seed}`));
+    const rnd = prng(seed);
     try {
       let kills = 0;
       for (let round = 0; round < ROUNDS; round++) {

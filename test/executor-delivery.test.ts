@@ -22,14 +22,6 @@ afterAll(() => dirs.cleanup());
 
 const FAST = { baseBackoffMs: 20, maxBackoffMs: 200 };
 
-async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 async function drive(ex: Executor, key: string, path: ExecutionState[]): Promise<string> {
   const c = await ex.service.create(SIMPLE_BODY, key);
@@ -65,12 +57,12 @@ describe('delivery to a real sequencer', () => {
     expect(await ensureRegistered(client, dev.keyRecord, seq.token)).toEqual({ ok: true, status: 201 });
     expect(await ensureRegistered(client, dev.keyRecord, seq.token)).toEqual({ ok: true, status: 200 });
     expect((await ensureRegistered(client, dev.keyRecord, 'wrong-token')).ok).toBe(false);
-    const { ex } = await testExecutor(await dirs.make(), { name: 'dev-deliver', sequencerUrl: seq.url, log: seq.log, consent: 'research_only', delivery: FAST, heartbeatIntervalMs: 3_600_000, deps: { networkClock: systemClock() } });
+    const { ex, waits } = await testExecutor(await dirs.make(), { name: 'dev-deliver', sequencerUrl: seq.url, log: seq.log, consent: 'research_only', delivery: FAST, heartbeatIntervalMs: 3_600_000, deps: { networkClock: systemClock() } });
     await ex.start();
     const a = await drive(ex, 'a', ['preparing', 'running', 'paused', 'running', 'needs_human', 'running', 'completed']);
     const b = await drive(ex, 'b', ['preparing', 'running', 'stopping']);
     const c = await drive(ex, 'c', []); // still accepted
-    await until(async () => (await ex.store.pendingCount()) === 0, 'drain');
+    await waits.until(async () => (await ex.store.pendingCount()) === 0, 'drain');
     const { descriptorHash, entries } = await fetchLog(seq.url!, seq.log);
     expect(checkChain(descriptorHash, entries, [dev.keyRecord])).toBeUndefined();
     const mine = entries.filter((e) => e.ce.source === dev.source);
@@ -120,11 +112,11 @@ describe('delivery to a real sequencer', () => {
       }
       return fetch(url, init);
     };
-    const { ex } = await testExecutor(await dirs.make(), { name: 'dev-lossy', sequencerUrl: seq.url, log: seq.log, consent: 'research_only', delivery: FAST, deps: { networkClock: systemClock(), fetch: lossy } });
+    const { ex, waits } = await testExecutor(await dirs.make(), { name: 'dev-lossy', sequencerUrl: seq.url, log: seq.log, consent: 'research_only', delivery: FAST, deps: { networkClock: systemClock(), fetch: lossy } });
     // Written before start so that one batch carries all four events.
     const a = await drive(ex, 'a', ['preparing', 'running', 'completed']);
     await ex.start();
-    await until(async () => (await ex.store.pendingCount()) === 0 && subjectOrder((await fetchLog(seq.url!, seq.log)).entries).get(a)?.length === 4, 'recovery');
+    await waits.until(async () => (await ex.store.pendingCount()) === 0 && subjectOrder((await fetchLog(seq.url!, seq.log)).entries).get(a)?.length === 4, 'recovery');
     expect(dropped).toBe(1);
     const { descriptorHash, entries } = await fetchLog(seq.url!, seq.log);
     expect(subjectOrder(entries).get(a)).toEqual([1, 2, 3, 4]);
@@ -137,16 +129,19 @@ describe('delivery to a real sequencer', () => {
   it('withdrawing consent: the notice is delivered, then nothing more leaves', async () => {
     const dev = testDevice('dev-withdraw');
     expect((await seq.registerKey(dev.keyRecord)).statusCode).toBe(201);
-    const { ex } = await testExecutor(await dirs.make(), { name: 'dev-withdraw', sequencerUrl: seq.url, log: seq.log, consent: 'open', delivery: FAST, heartbeatIntervalMs: 3_600_000, deps: { networkClock: systemClock() } });
+    const { ex, waits } = await testExecutor(await dirs.make(), { name: 'dev-withdraw', sequencerUrl: seq.url, log: seq.log, consent: 'open', delivery: FAST, heartbeatIntervalMs: 3_600_000, deps: { networkClock: systemClock() } });
     await ex.start();
     const a = await drive(ex, 'a', ['preparing', 'running']);
-    await until(async () => (await ex.store.pendingCount()) === 0, 'first delivery');
+    await waits.until(async () => (await ex.store.pendingCount()) === 0, 'first delivery');
     expect(await ex.withdrawConsent()).toBe(true);
-    await until(async () => (await ex.store.pendingCount()) === 0, 'the withdrawal');
+    await waits.until(async () => (await ex.store.pendingCount()) === 0, 'the withdrawal');
     await ex.service.change(a, 'completed');
     await drive(ex, 'b', ['preparing']);
     expect(await ex.heartbeats!.beat()).toBeUndefined();
-    await new Promise((r) => setTimeout(r, 200));
+    // The loop looked at the outbox after the last write and found nothing it may send.
+    const before = waits.count();
+    ex.delivery!.wake();
+    await waits.until(() => waits.count() > before && waits.last()?.reason === 'idle', 'the loop to look and rest');
     const mine = (await fetchLog(seq.url!, seq.log)).entries.filter((e) => e.ce.source === dev.source);
     expect(mine.map((e) => e.ce.type)).toEqual(['cookwala.execution.accepted', 'cookwala.execution.preparing', 'cookwala.execution.running', 'cookwala.consent.withdrawn']);
     // Under `open` consent the event times were coarsened to the day.
@@ -164,21 +159,21 @@ describe('when the sequencer is down', () => {
     const port = Number(new URL(url).port);
     await seq.close(); // the sequencer goes away; its port is free
     const dir = await dirs.make();
-    let { ex } = await testExecutor(dir, { name: 'dev-down', sequencerUrl: url, log: seq.log, consent: 'research_only', delivery: FAST, deps: { networkClock: systemClock() } });
+    let { ex, waits } = await testExecutor(dir, { name: 'dev-down', sequencerUrl: url, log: seq.log, consent: 'research_only', delivery: FAST, deps: { networkClock: systemClock() } });
     await ex.start();
     const a = await drive(ex, 'a', ['preparing', 'running']);
-    await until(() => ex.delivery!.stats().failures >= 3, 'failed attempts');
+    await waits.until(() => ex.delivery!.stats().failures >= 3, 'failed attempts');
     expect(ex.delivery!.stats().lastError).toMatch(/network/);
     await ex.close(); // the device restarts while the sequencer is still down
-    ({ ex } = await testExecutor(dir, { name: 'dev-down', sequencerUrl: url, log: seq.log, delivery: FAST, deps: { networkClock: systemClock() } }));
+    ({ ex, waits } = await testExecutor(dir, { name: 'dev-down', sequencerUrl: url, log: seq.log, delivery: FAST, deps: { networkClock: systemClock() } }));
     await ex.start(); // a restart fails the running execution: one more event to deliver
     const b = await drive(ex, 'b', ['preparing', 'running', 'completed']);
     expect(await ex.store.pendingCount()).toBe(4 + 4);
-    await until(() => ex.delivery!.stats().failures >= 2, 'failures after restart');
+    await waits.until(() => ex.delivery!.stats().failures >= 2, 'failures after restart');
     const back = await openSequencer(seq.dir, { timers: false });
     await back.app.listen({ host: '127.0.0.1', port });
     try {
-      await until(async () => (await ex.store.pendingCount()) === 0, 'delivery after the sequencer is back');
+      await waits.until(async () => (await ex.store.pendingCount()) === 0, 'delivery after the sequencer is back');
       const { descriptorHash, entries } = await fetchLog(url, seq.log);
       expect(checkChain(descriptorHash, entries, [dev.keyRecord])).toBeUndefined();
       expect(subjectOrder(entries).get(a)).toEqual([1, 2, 3, 4]);
@@ -215,7 +210,7 @@ describe('consent none keeps everything local', () => {
       fetches++;
       return fetch(u, init);
     };
-    const { ex, clock } = await testExecutor(await dirs.make(), {
+    const { ex, clock, waits } = await testExecutor(await dirs.make(), {
       name: 'dev-private',
       sequencerUrl: url,
       log: 'test.example/missions/m-1',
@@ -239,7 +234,7 @@ describe('consent none keeps everything local', () => {
     expect(await ex.store.pendingCount()).toBe(4); // held in the outbox, undelivered
     // The control: the same device, once it may, does talk to the sequencer.
     await ex.setConsent('research_only');
-    await until(() => fetches > 0 && requests > 0, 'requests after opting in');
+    await waits.until(() => fetches > 0 && requests > 0, 'requests after opting in');
     await ex.close();
   });
 });

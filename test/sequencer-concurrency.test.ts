@@ -1,7 +1,8 @@
 // Group commit over real sockets: 200 clients posting at once share synced batches (fewer
 // batches than events, by the sequencer's own metrics), every 201 is in the log at the seq it
-// named with the same hash, and no seq is handed out twice. Also: a clean close while requests
-// are in flight finishes them (each gets an answer, and every 201 is durable after reopen).
+// named with the same hash, and no seq is handed out twice. Also: a clean close while a batch is
+// held in flight (the committer's stall hook) finishes it (each request gets an answer, the held
+// batch's requests get 201, and every 201 is durable after reopen).
 import { afterAll, expect, it } from 'vitest';
 import { rm } from 'node:fs/promises';
 import { startSequencer, logPath, type TestSequencer } from './helpers/sequencer.ts';
@@ -55,17 +56,33 @@ it('close() finishes in-flight requests; every 201 survives a reopen', async () 
   const t = await startSequencer({ devices, listen: true });
   opened.push(t);
   const events = devices.flatMap((d) => Array.from({ length: 10 }, (_, j) => eventStream(d).next(`exec-${d.record.kid}-${j}`)));
-  const pending = postAll(t.url!, t.log, events);
-  // close once the first group is written, with the rest still arriving
+  // Hold the second synced batch at the committer's stall hook: the first is durable and
+  // answered, the second is planned and in flight when close() starts. No counter is polled.
   const c = t.seq.logs.get(t.log)!.committer;
-  for (let i = 0; i < 10_000 && c.stats.entries === 0; i++) await new Promise((r) => setImmediate(r));
-  expect(c.stats.entries).toBeGreaterThan(0);
-  await t.seq.close();
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let held!: (entries: number) => void;
+  const secondBatch = new Promise<number>((r) => (held = r));
+  c.hooks.beforeAppend = (batch, entries) => {
+    if (batch !== 2) return undefined;
+    held(entries);
+    return gate;
+  };
+  const pending = postAll(t.url!, t.log, events);
+  const inFlight = await secondBatch;
+  const durable = c.stats.entries;
+  expect(durable).toBeGreaterThan(0);
+  expect(inFlight).toBeGreaterThan(0);
+  const closed = t.seq.close();
+  release();
+  await closed;
   const res = await pending;
   const acked = res.filter((r) => r.status === 201);
-  expect(acked.length).toBeGreaterThan(0);
   // every request got a definite answer: appended, refused while closing, or never connected
   for (const r of res) expect([0, 201, 503]).toContain(r.status);
+  // the batch that was in flight when close() began was finished and answered, not dropped
+  const ackedSeqs = new Set(acked.map((r) => r.body.seq));
+  for (let s = 1; s <= durable + inFlight; s++) expect(ackedSeqs.has(s), `seq ${s} answered 201`).toBe(true);
   const re = await openSequencer(t.dir, { timers: false });
   try {
     const store = re.logs.get(t.log)!.store;

@@ -15,6 +15,8 @@ const clock = createManualClock();
 const a = deviceKey(21);
 const b = deviceKey(22);
 const INTERVAL = 5000;
+// Devices sign on the sequencer's clock: a heartbeat must be signed within maxClockSkew of it.
+const onClock = { signedAt: () => formatTime(clock.now()) };
 let t: TestSequencer;
 
 beforeAll(async () => {
@@ -35,10 +37,10 @@ const state = async (source: string) => (await t.get('/v1/devices')).json().devi
 
 it('declares a silent device lost once, with a signed entry, and alive again when it speaks', async () => {
   const seenAt = clock.now();
-  expect((await t.post(eventStream(a).heartbeat())).statusCode).toBe(200);
-  expect((await t.post(eventStream(b).next('exec-b'))).statusCode).toBe(201);
+  expect((await t.post(eventStream(a, onClock).heartbeat())).statusCode).toBe(200);
+  expect((await t.post(eventStream(b, onClock).next('exec-b'))).statusCode).toBe(201);
   clock.advance(3 * INTERVAL - 1);
-  expect((await t.post(eventStream(b).heartbeat())).statusCode).toBe(200); // b keeps talking
+  expect((await t.post(eventStream(b, onClock).heartbeat())).statusCode).toBe(200); // b keeps talking
   await t.seq.tick();
   expect(await lostEntries()).toEqual([]);
   expect(await state(a.owner)).toMatchObject({ state: 'alive', lastSeen: formatTime(seenAt) });
@@ -62,7 +64,7 @@ it('declares a silent device lost once, with a signed entry, and alive again whe
   expect((await lostEntries()).filter((x) => x.ce.subject === a.owner)).toHaveLength(1);
 
   // speaks again: alive; a new silence is a new episode
-  expect((await t.post(eventStream(a).heartbeat())).statusCode).toBe(200);
+  expect((await t.post(eventStream(a, onClock).heartbeat())).statusCode).toBe(200);
   expect(await state(a.owner)).toMatchObject({ state: 'alive' });
   clock.advance(3 * INTERVAL);
   await t.seq.tick();

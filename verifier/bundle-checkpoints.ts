@@ -8,8 +8,14 @@
 // disagrees is root_mismatch. Two sequencer-signed checkpoints at one seq with different head or
 // root are fork_detected, with the ForkProof. Checkpoints come after all entries, so roots at
 // earlier seqs must be recorded while the entries stream by: the caller names those seqs ahead
-// (the CLI reads them from the file's tail), at a cost of one head and one root per seq.
-// Left out: entries (bundle-entries.ts).
+// (the CLI reads them from the file's tail), at a cost of one head and one root per seq. In the
+// same pass each recorded seq also keeps the latest sequencedAt of the entries up to it (a
+// running maximum, and the first seq holding it): a witness that cosigned a checkpoint saw every
+// entry at or below its seq, so with the descriptor's timeBounds, that sequencedAt may be at most
+// the earliest counted cosignature's signedAt plus maxClockSkew (the sequencer's and the
+// witness's clocks may differ by that much), else sequenced_after_cosignature names the entry.
+// Checked only where the checkpoint met the policy and matched the entries (a rewrite is
+// reported as such). Left out: entries (bundle-entries.ts).
 
 import type { FailureLog, CheckpointSummary } from './bundle-report.ts';
 import { readDocument } from './read.ts';
@@ -19,6 +25,8 @@ import type { WitnessPolicy } from './policy.ts';
 import { EMPTY_ROOT } from './merkle.ts';
 import { formatHash, timeMs } from './encoding.ts';
 import type { CryptoBackend } from './crypto.ts';
+import { formatDuration, type TimeBounds } from './time-bounds.ts';
+import type { LatestStamp } from './bundle-entries.ts';
 
 export interface EntriesView {
   lastSeq: number;
@@ -26,6 +34,8 @@ export interface EntriesView {
   root(): string;
   treeSize: number;
   firstBadEntry: number | undefined;
+  /** The latest sequencedAt so far (at lastSeq). */
+  latestStamp: LatestStamp | undefined;
 }
 
 export interface CheckpointCheckerOptions {
@@ -35,6 +45,8 @@ export interface CheckpointCheckerOptions {
   descriptorHash?: string;
   /** Seqs of the checkpoints to come, read ahead; undefined when the caller could not. */
   seqsAhead?: Iterable<number>;
+  /** The descriptor's declared time window; undefined: the cosignature-time bound is skipped. */
+  timeBounds?: TimeBounds;
   allowLegacy?: boolean;
   backend?: CryptoBackend;
 }
@@ -42,7 +54,7 @@ export interface CheckpointCheckerOptions {
 export function createCheckpointChecker(o: CheckpointCheckerOptions) {
   const f = o.failures;
   const ahead = o.seqsAhead === undefined ? undefined : new Set(o.seqsAhead);
-  const recorded = new Map<number, { head: string; root: string }>();
+  const recorded = new Map<number, { head: string; root: string; latest: LatestStamp | undefined }>();
   const vopts = { allowLegacy: o.allowLegacy, backend: o.backend };
   let count = 0;
   let verified = 0;
@@ -56,11 +68,11 @@ export function createCheckpointChecker(o: CheckpointCheckerOptions) {
   const skipped: Array<{ check: string; reason: string; seq?: number }> = [];
 
   /** What the entries give at `seq`: head and root, `null` when no entry had that seq, undefined when unknown. */
-  function recomputedAt(seq: number, entries: EntriesView, line: number): { head: string; root: string } | null | undefined {
-    if (seq === 0) return o.descriptorHash ? { head: o.descriptorHash, root: formatHash(EMPTY_ROOT) } : undefined;
+  function recomputedAt(seq: number, entries: EntriesView, line: number): { head: string; root: string; latest: LatestStamp | undefined } | null | undefined {
+    if (seq === 0) return o.descriptorHash ? { head: o.descriptorHash, root: formatHash(EMPTY_ROOT), latest: undefined } : undefined;
     const r = recorded.get(seq);
     if (r) return r;
-    if (seq === entries.lastSeq && entries.head !== undefined && entries.treeSize === seq) return { head: entries.head, root: entries.root() };
+    if (seq === entries.lastSeq && entries.head !== undefined && entries.treeSize === seq) return { head: entries.head, root: entries.root(), latest: entries.latestStamp };
     if (seq > entries.lastSeq) {
       f.add({ kind: 'truncated', seq, line, expected: `entries through seq ${seq}`, found: `entries through seq ${entries.lastSeq}`, detail: `checkpoint ${seq} covers entries the bundle does not hold` });
       return undefined;
@@ -71,12 +83,34 @@ export function createCheckpointChecker(o: CheckpointCheckerOptions) {
     return undefined;
   }
 
+  let reportedLate: number | undefined;
+  /** Entries up to cp.seq existed when each witness cosigned: the latest sequencedAt is bounded by the earliest cosignature. */
+  function checkCosignatureTimes(cp: Checkpoint, latest: LatestStamp | undefined, witnesses: string[], cosignedAt: string[], line: number): void {
+    if (!o.timeBounds || latest === undefined) return;
+    let first = -1;
+    for (let i = 0; i < cosignedAt.length; i++) if (first < 0 || timeMs(cosignedAt[i]) < timeMs(cosignedAt[first])) first = i;
+    if (first < 0) return; // quorum 0: no witness statement to bound by
+    const bound = timeMs(cosignedAt[first]) + o.timeBounds.maxClockSkewMs;
+    if (latest.ms > bound && latest.seq !== reportedLate) {
+      reportedLate = latest.seq; // one failure per entry, however many later checkpoints it outruns
+      const at = new Date(latest.ms).toISOString();
+      f.add({
+        kind: 'sequenced_after_cosignature',
+        seq: latest.seq,
+        line,
+        expected: { checkpoint: cp.seq, witness: witnesses[first], cosignedAt: cosignedAt[first], sequencedAtAtMost: new Date(bound).toISOString() },
+        found: { seq: latest.seq, sequencedAt: at },
+        detail: `entry ${latest.seq} has sequencedAt ${at}, but witness ${witnesses[first]} cosigned checkpoint ${cp.seq} (which covers it) at ${cosignedAt[first]}; more than maxClockSkew ${formatDuration(o.timeBounds.maxClockSkewMs)} earlier`,
+      });
+    }
+  }
+
   return {
     wantsRoot(seq: number): boolean {
       return ahead !== undefined && ahead.has(seq) && !recorded.has(seq);
     },
-    recordRoot(seq: number, head: string, root: string): void {
-      if (!recorded.has(seq)) recorded.set(seq, { head, root });
+    recordRoot(seq: number, head: string, root: string, latest: LatestStamp | undefined): void {
+      if (!recorded.has(seq)) recorded.set(seq, { head, root, latest: latest && { ...latest } });
     },
 
     checkpoint(json: unknown, line: number, entries: EntriesView): void {
@@ -96,6 +130,7 @@ export function createCheckpointChecker(o: CheckpointCheckerOptions) {
       const seqSig = verifyCheckpointSequencerSignature(cp, o.policy.sequencer, vopts);
       let meets = false;
       let witnesses: string[] = [];
+      let cosignedAt: string[] = [];
       if (!seqSig.ok) f.add({ kind: seqSig.code, ...at, detail: `checkpoint ${cp.seq}: ${seqSig.detail}` });
       else {
         if (seqSig.value.legacy) legacy++;
@@ -106,6 +141,7 @@ export function createCheckpointChecker(o: CheckpointCheckerOptions) {
         } else {
           meets = true;
           witnesses = v.value.witnesses;
+          cosignedAt = v.value.cosignedAt;
           for (const x of v.value.rejected) {
             if (x.code === 'unknown_key') skipped.push({ check: 'cosignature', seq: cp.seq, reason: `${x.kid} is not a witness of the policy` });
             else f.add({ kind: x.code as never, ...at, found: x.kid, detail: `checkpoint ${cp.seq}: cosignature by ${x.kid} does not count: ${x.detail}` });
@@ -139,6 +175,7 @@ export function createCheckpointChecker(o: CheckpointCheckerOptions) {
         if (agrees && meets) {
           witnessedThrough = Math.max(witnessedThrough, cp.seq);
           lastMatching = Math.max(lastMatching, cp.seq);
+          if (got) checkCosignatureTimes(cp, got.latest, witnesses, cosignedAt, line);
         } else if (!agrees) {
           const bad = entries.firstBadEntry !== undefined && entries.firstBadEntry <= cp.seq ? entries.firstBadEntry : undefined;
           if (meets) {

@@ -8,7 +8,12 @@
 // `cookwala.log.erased` entry that explains it (erasure_mismatch when one names no such gap;
 // mode_forbids_erasure in a full log; payload_missing for what stays unexplained). The Merkle
 // frontier is fed the RECOMPUTED entry hashes, so heads and roots are those of what the bundle
-// really holds and a rewrite shows at the checkpoints.
+// really holds and a rewrite shows at the checkpoints. Time (time-bounds.ts): sequencedAt never
+// goes backwards from one entry to the next (time_regression), and with the descriptor's declared
+// timeBounds every entry's eventSignature.signedAt lies within them of its sequencedAt
+// (signed_in_future, delivery_too_late); the running maximum of sequencedAt (and the first seq
+// holding it) is handed to the checkpoint section with each recorded root, which bounds it by
+// the witnesses' cosignature times (bundle-checkpoints.ts) without keeping any entry.
 // Memory: O(log n) frontier, the id set (bundle-id-set.ts), one number per subject, 48 bytes per
 // missing payload. Left out: checkpoints (bundle-checkpoints.ts).
 
@@ -28,6 +33,13 @@ import { isHashString, parseHash, timeMs } from './encoding.ts';
 import { createFrontier, hashLeaf } from './merkle.ts';
 import { defaultBackend, type CryptoBackend } from './crypto.ts';
 import type { Failure, Result } from './errors.ts';
+import { checkSignedAt, type TimeBounds } from './time-bounds.ts';
+
+/** The latest sequencedAt among the entries so far, and the first seq that holds it. */
+export interface LatestStamp {
+  ms: number;
+  seq: number;
+}
 
 export { SEQUENCER_TYPES } from './bundle-signatures.ts';
 
@@ -39,9 +51,11 @@ export interface EntryCheckerOptions {
   /** The descriptor's origin, and its hash: claimed (for prev of entry 1) and recomputed (head at 0). */
   log?: string;
   descriptorHash?: string;
+  /** The descriptor's declared time window; undefined: only time_regression is checked. */
+  timeBounds?: TimeBounds;
   /** Called after each entry whose seq the checkpoint section will ask about. */
   wantsRoot(seq: number): boolean;
-  recordRoot(seq: number, head: string, root: string): void;
+  recordRoot(seq: number, head: string, root: string, latest: LatestStamp | undefined): void;
   allowLegacy?: boolean;
   backend?: CryptoBackend;
   idSalt?: Uint8Array;
@@ -72,6 +86,8 @@ export function createEntryChecker(o: EntryCheckerOptions) {
   let erasedCount = 0;
   let firstBadEntry: number | undefined;
   let maxStampMs = -Infinity;
+  let latest: LatestStamp | undefined;
+  let prevStamp: { ms: number; at: string; seq: number } | undefined;
 
   /** The Core §5 document hash as bytes and string (computeHash's rule, without a hex round trip). */
   function docHash(doc: JsonObject): Result<{ hex: string; bytes: Uint8Array }> {
@@ -126,6 +142,23 @@ export function createEntryChecker(o: EntryCheckerOptions) {
     if (erased.length < maxErased) erased.push({ seq: target, eventHash: d.eventHash as string, erasedBy: e.seq, reason: d.reason });
   }
 
+  /** The log's clock: non-decreasing sequencedAt, and signedAt within the declared bounds of it. */
+  function checkTime(e: Entry, line: number): void {
+    const stamp = timeMs(e.sequencedAt);
+    if (prevStamp !== undefined && stamp < prevStamp.ms) {
+      f.add({ kind: 'time_regression', seq: e.seq, line, expected: `no earlier than ${prevStamp.at} (entry ${prevStamp.seq})`, found: e.sequencedAt, detail: `entry ${e.seq}: sequencedAt ${e.sequencedAt} is earlier than entry ${prevStamp.seq}'s ${prevStamp.at}; the log's clock never goes backwards` });
+    }
+    prevStamp = { ms: stamp, at: e.sequencedAt, seq: e.seq };
+    if (stamp > maxStampMs) {
+      maxStampMs = stamp;
+      latest = { ms: stamp, seq: e.seq };
+    }
+    if (o.timeBounds) {
+      const w = checkSignedAt(timeMs(e.eventSignature.signedAt), stamp, o.timeBounds);
+      if (!w.ok) f.add({ kind: w.code, seq: e.seq, line, expected: w.bound, found: e.eventSignature.signedAt, detail: `entry ${e.seq} (sequencedAt ${e.sequencedAt}): ${w.detail}` });
+    }
+  }
+
   function sameCe(a: EntryCe, b: EntryCe): boolean {
     return a.source === b.source && a.id === b.id && a.type === b.type && a.subject === b.subject && a.cookwalaseq === b.cookwalaseq;
   }
@@ -153,16 +186,15 @@ export function createEntryChecker(o: EntryCheckerOptions) {
       }
       last = { seq, hash: hashMember };
       if (o.log !== undefined && raw.log !== o.log) f.add({ kind: 'log_mismatch', seq, line, expected: o.log, found: raw.log, detail: `entry ${seq} names another log` });
+      if (r.ok) checkTime(r.value, line);
       if (recomputed.ok) {
         head = recomputed.value.hex;
         frontier.append(hashLeaf(recomputed.value.bytes));
-        if (o.wantsRoot(seq)) o.recordRoot(seq, head, hashString(frontier.root()));
+        if (o.wantsRoot(seq)) o.recordRoot(seq, head, hashString(frontier.root()), latest);
       }
       if (!recomputed.ok && r.ok) bad(recomputed, line, seq);
       if (!r.ok || !recomputed.ok) return undefined;
       const e = r.value;
-      const stamp = timeMs(e.sequencedAt);
-      if (stamp > maxStampMs) maxStampMs = stamp;
       if (!ids.add(e.ce.source, e.ce.id)) {
         f.add({ kind: 'duplicate_id', seq, line, found: { source: e.ce.source, id: e.ce.id }, detail: `entry ${seq}: (source, id) was already sequenced` });
       }
@@ -243,6 +275,10 @@ export function createEntryChecker(o: EntryCheckerOptions) {
     },
     get maxStampMs() {
       return maxStampMs;
+    },
+    /** The latest sequencedAt so far and the first seq holding it (undefined before any entry). */
+    get latestStamp(): LatestStamp | undefined {
+      return latest;
     },
     stats() {
       return { present, erased: erasedCount, missing: missing.unexplained, subjects: subjects.size, legacy: signatures.legacy, idSetBytes: ids.bytes, missingPayloads: missing.count, erasedList: erased };

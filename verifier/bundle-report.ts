@@ -8,6 +8,7 @@
 
 import type { ReasonCode } from './errors.ts';
 import type { ForkProof } from './fork-proof.ts';
+import { formatDuration, type TimeBounds } from './time-bounds.ts';
 
 export interface BundleFailure {
   kind: ReasonCode;
@@ -54,6 +55,8 @@ export interface BundleReport {
   mode?: string;
   seq?: number;
   exportedAt?: string;
+  /** The time window the descriptor declares, checked against every entry; absent: skipped. */
+  timeBounds?: TimeBounds;
   lines: number;
   entries: number;
   payloads: { present: number; erased: number; missing: number };
@@ -124,6 +127,7 @@ export function formatReport(r: BundleReport): string {
   const latest = r.checkpoints.latest;
   out.push(`  checkpoints    ${r.checkpoints.count} (${r.checkpoints.verified} met the policy)${latest ? `; latest seq ${latest.seq}, root ${latest.root}, witnesses ${latest.witnesses.join(', ') || 'none'}` : ''}`);
   out.push(`  witnessed      through seq ${r.witnessedThrough}${r.unwitnessed ? `; seq ${r.unwitnessed.from}..${r.unwitnessed.to} not yet witnessed` : ''}`);
+  if (r.timeBounds) out.push(`  time bounds    signedAt within ${formatDuration(r.timeBounds.maxDeliveryDelayMs)} before and ${formatDuration(r.timeBounds.maxClockSkewMs)} after sequencedAt; sequencedAt non-decreasing and no later than the cosignatures + ${formatDuration(r.timeBounds.maxClockSkewMs)}`);
   out.push(`  subjects       ${r.subjects}; keys trusted ${r.keys.trusted} (${r.keys.fromBundle} from the bundle, signed by the sequencer)`);
   if (r.legacySignatures > 0) out.push(`  WEAKER: ${r.legacySignatures} legacy (Core 0.2.0 bare-hash) signatures accepted by request`);
   const shown = r.erased.slice(0, HUMAN_LISTED);

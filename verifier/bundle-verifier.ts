@@ -1,13 +1,16 @@
 // verifier/bundle-verifier.ts: the streaming audit-bundle verifier of DESIGN §8, a state machine fed
 // one line at a time (no I/O: cli/verify.ts reads the file). It enforces the line order of
 // bundle-format.ts (header, descriptor, KeyRecords, entries each with its payload, checkpoints;
-// misplaced_line, unknown_line_kind, bad_json otherwise), checks the header against the lines
+// misplaced_line, unknown_line_kind otherwise), reads every line as I-JSON (verifier/strict-json.ts:
+// bad_json, duplicate_member, too_deep past one level more than a document; a refused line is not
+// read further, and its failure names the seq it claims), checks the header against the lines
 // (header_mismatch, truncated), the descriptor against the policy (descriptor_mismatch,
 // log_mismatch, bad_signature), admits bundle KeyRecords only when the policy's sequencer key
 // signed them (bundle-trust.ts), and hands entries and checkpoints to bundle-entries.ts and
-// bundle-checkpoints.ts. Trust comes only from the policy and the key cache. A wrong header type or
-// major version stops reading (exit 2); every other fault is recorded and reading goes on, so one
-// run names every failure. Memory is bounded as bundle-entries.ts states; signature checks are
+// bundle-checkpoints.ts, with the time window the descriptor declares (timeBounds; a descriptor
+// without it is reported as skipping those time checks). Trust comes only from the policy and the
+// key cache. A wrong header type or major version stops reading (exit 2); every other fault is
+// recorded and reading goes on, so one run names every failure. Memory is bounded as bundle-entries.ts states; signature checks are
 // batched through an injected verifier (the CLI's worker pool) with bounded batches in flight.
 // Invariant: nothing in the bundle is trusted because the bundle says so.
 
@@ -18,6 +21,8 @@ import { createSigQueue, type VerifyBatch } from './bundle-sigs.ts';
 import { createEntryChecker, type EntryChecker } from './bundle-entries.ts';
 import { createCheckpointChecker } from './bundle-checkpoints.ts';
 import { readDocument } from './read.ts';
+import { MAX_JSON_DEPTH, parseJson } from './strict-json.ts';
+import { fail, type Failure, type Result } from './errors.ts';
 import { verifyLogDescriptor, type LogDescriptor } from './log-descriptor.ts';
 import { computeHash, type JsonObject } from './document.ts';
 import { timeMs } from './encoding.ts';
@@ -63,6 +68,23 @@ export interface BundleVerifier {
 
 type Phase = 'header' | 'descriptor' | 'keys' | 'entries' | 'checkpoints' | 'stopped';
 
+/** A line is one document, or a payload line wrapping one event: one level more than a document. */
+const LINE_LIMITS = { maxDepth: MAX_JSON_DEPTH + 1 };
+
+/**
+ * Where a refused line claims to be, for the report only (its seq, or the kid of a KeyRecord):
+ * read again, leniently, only when the text is JSON with a repeated member name, and never used
+ * for any check. With `seq` itself repeated this is the last spelling, as JSON.parse reads it.
+ */
+function claimedPlace(text: string, f: Failure): { seq?: number; found?: string } {
+  if (f.code !== 'duplicate_member') return {};
+  const v = JSON.parse(text) as { kind?: unknown; seq?: unknown; kid?: unknown } | null;
+  if (v === null || typeof v !== 'object') return {};
+  if (v.kind === 'Log') return { seq: 0 };
+  if (v.kind === 'KeyRecord' && typeof v.kid === 'string') return { found: v.kid.slice(0, 200) };
+  return Number.isSafeInteger(v.seq) ? { seq: v.seq as number } : {};
+}
+
 export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifier {
   const policy = opts.policy;
   const failures = createFailureLog(opts.maxListed ?? MAX_LISTED);
@@ -84,7 +106,7 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
   let legacyDocs = 0;
 
   const checkpointChecker = () =>
-    (checkpoints ??= createCheckpointChecker({ failures, policy, descriptorHash, seqsAhead: opts.checkpointSeqs, allowLegacy: opts.allowLegacy, backend: opts.backend }));
+    (checkpoints ??= createCheckpointChecker({ failures, policy, descriptorHash, seqsAhead: opts.checkpointSeqs, timeBounds: descriptor?.timeBounds, allowLegacy: opts.allowLegacy, backend: opts.backend }));
 
   function entryChecker(): EntryChecker {
     if (!entries) {
@@ -96,6 +118,7 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
         mode: descriptor?.mode ?? header?.mode ?? 'full',
         log: descriptor?.log ?? policy.log,
         descriptorHash: descriptor?.hash,
+        timeBounds: descriptor?.timeBounds,
         wantsRoot: cps.wantsRoot,
         recordRoot: cps.recordRoot,
         allowLegacy: opts.allowLegacy,
@@ -140,6 +163,9 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
     const h = computeHash(d as unknown as JsonObject, opts.backend);
     if (h.ok) descriptorHash = h.value;
     createdAtMs = timeMs(d.createdAt);
+    if (d.timeBounds === undefined) {
+      skipped.push({ check: 'time bounds', reason: 'the descriptor declares no timeBounds (a log created before them): signedAt against sequencedAt and sequencedAt against cosignature times were not checked' });
+    }
     const v = verifyLogDescriptor(d, policy.sequencer, { log: policy.log, allowLegacy: opts.allowLegacy, backend: opts.backend });
     if (!v.ok) failures.add({ kind: v.code, seq: 0, line, expected: v.code === 'log_mismatch' ? policy.log : v.code === 'descriptor_mismatch' ? policy.sequencer.kid : undefined, detail: `descriptor: ${v.detail}` });
     else if (v.value.legacy) legacyDocs++;
@@ -152,7 +178,8 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
     keyLines++;
     const r = readDocument('KeyRecord', json);
     if (!r.ok) {
-      failures.add({ kind: r.code, line, detail: `KeyRecord: ${r.detail}` });
+      const kid = (json as { kid?: unknown }).kid;
+      failures.add({ kind: r.code, line, found: typeof kid === 'string' ? kid.slice(0, 200) : undefined, detail: `KeyRecord: ${r.detail}` });
       return;
     }
     const rec = r.value;
@@ -245,20 +272,22 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
       if (phase === 'stopped') return undefined;
       lines++;
       const unterminated = flags.unterminated === true;
-      let json: unknown;
-      try {
-        if (flags.notUtf8) throw new Error('the line is not UTF-8');
-        if (flags.tooLong) throw new Error('the line is longer than any valid line (skipped unread)');
-        json = JSON.parse(text);
-      } catch (err) {
+      const parsed: Result<unknown> = flags.notUtf8
+        ? fail('bad_json', 'the line is not UTF-8')
+        : flags.tooLong
+          ? fail('bad_json', 'the line is longer than any valid line (skipped unread)')
+          : parseJson(text, LINE_LIMITS);
+      if (!parsed.ok) {
         if (phase === 'header') {
-          failures.add({ kind: 'bad_bundle_type', line: lines, detail: 'the first line is not JSON' });
+          const json = parsed.code === 'bad_json';
+          failures.add({ kind: json ? 'bad_bundle_type' : parsed.code, line: lines, detail: json ? 'the first line is not JSON' : `the header line: ${parsed.detail}` });
           usable = false;
           phase = 'stopped';
-        } else if (unterminated) failures.add({ kind: 'truncated', line: lines, detail: 'the last line is cut off (no newline, not JSON)' });
-        else failures.add({ kind: 'bad_json', line: lines, detail: (err as Error).message });
+        } else if (unterminated && parsed.code === 'bad_json') failures.add({ kind: 'truncated', line: lines, detail: 'the last line is cut off (no newline, not JSON)' });
+        else failures.add({ kind: parsed.code, line: lines, ...claimedPlace(text, parsed), detail: parsed.detail });
         return undefined;
       }
+      const json = parsed.value;
       if (unterminated) failures.add({ kind: 'truncated', line: lines, detail: 'the last line has no newline: the file may be cut' });
       try {
         return feed(json, lines);
@@ -311,6 +340,7 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
       mode: header?.mode ?? descriptor?.mode,
       seq: header?.seq,
       exportedAt: header?.exportedAt,
+      timeBounds: descriptor?.timeBounds,
       lines,
       entries: e?.count ?? 0,
       payloads: { present: st?.present ?? 0, erased: st?.erased ?? 0, missing: failures.counts().payload_missing ?? 0 },

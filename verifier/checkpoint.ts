@@ -38,6 +38,8 @@ export interface RejectedCosignature {
 export interface VerifiedCheckpoint {
   /** kids of the witnesses whose cosignatures counted, in checkpoint order */
   witnesses: string[];
+  /** signedAt of each counted cosignature, parallel to `witnesses` (the witness's time of seeing it) */
+  cosignedAt: string[];
   quorum: number;
   /** cosignatures that did not count, with the reason */
   rejected: RejectedCosignature[];
@@ -109,6 +111,7 @@ export function verifyCheckpoint(cp: Checkpoint, policy: WitnessPolicy, opts: Ve
   if (!s.ok) return s;
   const counted: KeyRecord[] = [];
   const witnesses: string[] = [];
+  const cosignedAt: string[] = [];
   const rejected: RejectedCosignature[] = [];
   const vopts: VerifyOptions = { backend: opts.backend, allowLegacy: opts.allowLegacy, role: 'witness' };
   for (const sig of cp.signature.slice(1)) {
@@ -129,11 +132,12 @@ export function verifyCheckpoint(cp: Checkpoint, policy: WitnessPolicy, opts: Ve
     }
     counted.push(w);
     witnesses.push(sig.kid);
+    cosignedAt.push(sig.signedAt);
   }
   const quorum = policy.quorum ?? 1;
   if (witnesses.length < quorum) {
     const why = rejected.length ? `; rejected: ${rejected.map((x) => `${x.kid} (${x.code})`).join(', ')}` : '';
     return fail('quorum_not_met', `checkpoint ${cp.seq}: ${witnesses.length} of ${quorum} witness cosignatures${why}`, { witnesses, quorum, rejected, seq: cp.seq });
   }
-  return ok({ witnesses, quorum, rejected, legacy: s.value.legacy });
+  return ok({ witnesses, cosignedAt, quorum, rejected, legacy: s.value.legacy });
 }

@@ -10,6 +10,8 @@
 // one by the caller) and the 0.3 attributes.
 
 import { fail, ok, type Result } from './errors.ts';
+import { setMember } from './own-member.ts';
+import { parseJson } from './strict-json.ts';
 import { canonicalize } from './jcs.ts';
 import { fromBase64url, fromUtf8, isBase64url, isTime, textToBase64url } from './encoding.ts';
 import { computeHash, type JsonObject } from './document.ts';
@@ -35,7 +37,8 @@ export const EVENT_KIND = 'Event';
 /** CloudEvents Integer is signed 32-bit; cookwalaseq is its non-negative half. */
 export const MAX_COOKWALASEQ = 2147483647;
 
-const ATTRIBUTE_NAME_RE = /^[a-z0-9]{1,20}$/;
+/** A CloudEvents attribute name (spec.md Naming Conventions, at most 20 characters). */
+export const ATTRIBUTE_NAME_RE = /^[a-z0-9]{1,20}$/;
 const REQUIRED = ['specversion', 'id', 'source', 'type'] as const;
 
 const bad = (detail: string) => fail('invalid_event', detail);
@@ -129,7 +132,7 @@ function binaryBytes(v: unknown): Uint8Array | undefined {
  */
 export function normalizeBinaryExtensions(ce: object, opts: { headers?: Record<string, unknown> } = {}): CloudEvent {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(ce)) if (v !== undefined) out[k] = v;
+  for (const [k, v] of Object.entries(ce)) if (v !== undefined) setMember(out, k, v);
   if (out.time instanceof Date) out.time = Number.isFinite(out.time.getTime()) ? out.time.toISOString() : String(out.time);
   if (opts.headers) {
     const t = header(opts.headers, 'ce-time');
@@ -162,7 +165,7 @@ export function eventHash(ce: CloudEvent): Result<string> {
       if (binaryBytes(v)) return bad('binary data is carried as data_base64 in the JSON format');
     } else if (v === null) continue;
     else if (typeof v === 'object') return bad(`attribute ${k} has an object value`);
-    view[k] = v as JsonObject[string];
+    setMember(view, k, v);
   }
   if (view.specversion !== '1.0') return bad('specversion is "1.0"');
   return computeHash(view);
@@ -180,14 +183,14 @@ export function decodeCookwalasig(s: string): Result<Signature> {
   const b = fromBase64url(s);
   if (!b.ok) return fail('malformed_signature', 'cookwalasig is not base64url without padding');
   let text: string;
-  let json: unknown;
   try {
     text = fromUtf8(b.value);
-    json = JSON.parse(text);
   } catch {
-    return fail('malformed_signature', 'cookwalasig does not decode to JSON');
+    return fail('malformed_signature', 'cookwalasig is not UTF-8');
   }
-  const p = parseSignature(json);
+  const json = parseJson(text);
+  if (!json.ok) return json.code === 'duplicate_member' ? { ...json, detail: `cookwalasig: ${json.detail}` } : fail('malformed_signature', 'cookwalasig does not decode to JSON');
+  const p = parseSignature(json.value);
   if (!p.ok) return p;
   const c = canonicalize(p.value);
   if (!c.ok || c.value !== text) return fail('malformed_signature', 'cookwalasig is not the JCS form of its Signature');

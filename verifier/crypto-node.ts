@@ -1,10 +1,14 @@
 // verifier/crypto-node.ts: the node:crypto CryptoBackend, the hot path for the sequencer, the
 // witness and the offline verifier. Raw keys become KeyObjects through fixed DER prefixes
 // (PKCS#8 / SPKI) and are cached, since building a KeyObject costs about as much as a verify.
-// OpenSSL's Ed25519 is strict RFC 8032, the same rule as crypto-noble.ts (proved by the tests).
+// Ed25519 verify applies the one rule (ed25519-rules.ts) first: the key check is folded into the
+// KeyObject cache (a key that breaks it caches as null), the signature check (S < L, canonical R)
+// is a few byte comparisons per call. OpenSSL then computes the cofactorless equation with an
+// encoding comparison of R, the same as crypto-noble.ts (crypto-backend.test.ts proves they agree).
 
 import * as nc from 'node:crypto';
 import type { CryptoBackend } from './crypto-backend.ts';
+import { checkEd25519PublicKey, checkEd25519Signature } from './ed25519-rules.ts';
 
 const ED_PKCS8 = Buffer.from('302e020100300506032b657004220420', 'hex');
 const ED_SPKI = Buffer.from('302a300506032b6570032100', 'hex');
@@ -32,6 +36,7 @@ export function createNodeBackend(): CryptoBackend {
 
   function edPub(pub: Uint8Array): nc.KeyObject | null {
     return cached(pubCache, key('e', pub), () => {
+      if (!checkEd25519PublicKey(pub).ok) return null;
       try {
         return nc.createPublicKey({ key: Buffer.concat([ED_SPKI, pub]), format: 'der', type: 'spki' });
       } catch {
@@ -70,7 +75,7 @@ export function createNodeBackend(): CryptoBackend {
     },
     ed25519Sign: (seed, msg) => new Uint8Array(nc.sign(null, msg, edPriv(seed))),
     ed25519Verify(pub, msg, sig) {
-      if (pub.length !== 32 || sig.length !== 64) return false;
+      if (pub.length !== 32 || sig.length !== 64 || !checkEd25519Signature(sig).ok) return false;
       const k = edPub(pub);
       if (!k) return false;
       try {

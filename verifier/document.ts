@@ -7,6 +7,7 @@
 import { canonicalize } from './jcs.ts';
 import { fail, ok, type Result } from './errors.ts';
 import { defaultBackend, type CryptoBackend } from './crypto.ts';
+import { hasMember, setMember } from './own-member.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 export type JsonObject = { [k: string]: Json };
@@ -22,7 +23,7 @@ export function isVendorMember(name: string): boolean {
 }
 
 export function isCloudEvent(doc: object): boolean {
-  return Object.prototype.hasOwnProperty.call(doc, 'specversion');
+  return hasMember(doc, 'specversion');
 }
 
 /** The members covered by the hash: everything but the top-level hash and signature members. */
@@ -30,11 +31,11 @@ export function hashedView(doc: JsonObject): JsonObject {
   const ce = isCloudEvent(doc);
   // Most documents on the hot path (entries being built, events without a signature) have
   // nothing to drop: canonicalize them as they are instead of copying.
-  if (ce ? !('cookwalasig' in doc) : !('hash' in doc) && !('signature' in doc)) return doc;
+  if (ce ? !hasMember(doc, 'cookwalasig') : !hasMember(doc, 'hash') && !hasMember(doc, 'signature')) return doc;
   const out: JsonObject = {};
   for (const k of Object.keys(doc)) {
     if (ce ? k === 'cookwalasig' : k === 'hash' || k === 'signature') continue;
-    out[k] = doc[k];
+    setMember(out, k, doc[k]); // not out[k] = …, which would drop a `__proto__` member
   }
   return out;
 }

@@ -128,7 +128,9 @@ export function timeMs(s: string): number {
 }
 
 const enc = new TextEncoder();
-const dec = new TextDecoder('utf-8', { fatal: true });
+// fatal: invalid UTF-8 throws instead of becoming U+FFFD; ignoreBOM: a leading U+FEFF is kept as a
+// character instead of being silently dropped, so decoding never shortens what was received.
+const dec = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 /**
  * UTF-8 of s (a lone surrogate becomes U+FFFD, as TextEncoder does). Under Node through Buffer,
  * about six times faster than TextEncoder on short strings, returned as a plain Uint8Array view
@@ -144,8 +146,23 @@ export function utf8(s: string): Uint8Array {
 export function textToBase64url(text: string): string {
   return NodeBuffer ? NodeBuffer.from(text, 'utf8').toString('base64url') : toBase64url(utf8(text));
 }
+/**
+ * The text of UTF-8 bytes, exactly: a leading U+FEFF stays in the string, and invalid UTF-8
+ * (overlong forms, surrogates, truncated sequences) throws a TypeError (decodeUtf8 returns a
+ * Result instead). So utf8(fromUtf8(b)) equals b whenever it returns. It is for reading and
+ * display: a signature is checked over the bytes received, never over bytes re-encoded from this.
+ */
 export function fromUtf8(b: Uint8Array): string {
   return dec.decode(b);
+}
+
+/** fromUtf8 as a Result: 'bad_request' for invalid UTF-8 (callers re-code it in context). */
+export function decodeUtf8(b: Uint8Array): Result<string> {
+  try {
+    return ok(dec.decode(b));
+  } catch {
+    return fail('bad_request', 'not valid UTF-8');
+  }
 }
 
 export function concatBytes(...parts: Uint8Array[]): Uint8Array {

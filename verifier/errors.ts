@@ -7,6 +7,8 @@
 export const REASONS = {
   // Reading documents (§2, §9)
   bad_json: { status: 400, meaning: 'the body or line is not valid JSON' },
+  duplicate_member: { status: 400, meaning: 'a JSON object names one member twice (I-JSON, RFC 7493 §2.3): two parsers could read it two ways' },
+  too_deep: { status: 400, meaning: 'JSON nested deeper than the reader allows (64 levels for a document; DESIGN §3)' },
   unknown_field: { status: 400, meaning: 'a member that the schema does not define (x- members are ignored)' },
   invalid_document: { status: 400, meaning: 'the document breaks its JSON Schema (type, format, required member)' },
   unsupported_version: { status: 400, meaning: 'coreVersion is not 0.2.x' },
@@ -18,8 +20,9 @@ export const REASONS = {
   bad_signature: { status: 403, meaning: 'the signature does not verify over the rebuilt signing header' },
   unsupported_alg: { status: 400, meaning: 'an algorithm other than EdDSA or ES256' },
   malformed_signature: { status: 400, meaning: 'a Signature object that cannot be decoded' },
+  weak_key: { status: 400, meaning: 'an Ed25519 public key that is small-order, mixed-order, off the curve or non-canonically encoded (DESIGN §3)' },
   unknown_key: { status: 403, meaning: 'no trusted KeyRecord has this kid' },
-  key_revoked: { status: 403, meaning: 'signedAt is at or after the key\'s revokedAt' },
+  key_revoked: { status: 403, meaning: 'signedAt is at or after the key\'s revokedAt, or an event signed before it arrives more than maxDeliveryDelay after it' },
   key_not_valid_at: { status: 403, meaning: 'signedAt is outside the key\'s validity window' },
   key_role_mismatch: { status: 403, meaning: 'the key exists but not in the role this signature needs' },
   source_mismatch: { status: 403, meaning: 'the event source is not the owner of the signing key' },
@@ -27,10 +30,12 @@ export const REASONS = {
   // Ingest (§5, §7)
   missing_idempotency_key: { status: 400, meaning: 'a POST without an Idempotency-Key header' },
   idempotency_conflict: { status: 422, meaning: 'an Idempotency-Key reused with a different body' },
-  body_too_large: { status: 413, meaning: 'the request body exceeds the size limit' },
+  body_too_large: { status: 413, meaning: 'the request body, or a JSON text read elsewhere, exceeds its size limit' },
   unsupported_media_type: { status: 415, meaning: 'a content type that the endpoint does not take' },
   duplicate_id_conflict: { status: 409, meaning: 'the same (source, id) was sequenced with a different eventHash' },
   out_of_order: { status: 409, meaning: 'cookwalaseq is not last+1 for its subject; see expected' },
+  signed_in_future: { status: 422, meaning: 'signedAt is more than the log\'s maxClockSkew after the sequencer\'s time (at ingest) or the entry\'s sequencedAt (offline)' },
+  delivery_too_late: { status: 422, meaning: 'signedAt is more than the log\'s maxDeliveryDelay before the sequencer\'s time or the entry\'s sequencedAt (a heartbeat: more than maxClockSkew)' },
   unauthorized: { status: 401, meaning: 'an operator endpoint without a valid bearer token' },
   not_found: { status: 404, meaning: 'no such resource' },
   payload_erased: { status: 410, meaning: 'the payload was erased (hash_only mode); the entry remains' },
@@ -59,6 +64,8 @@ export const REASONS = {
   quorum_not_met: { status: 422, meaning: 'fewer valid witness cosignatures than the policy\'s quorum' },
   root_mismatch: { status: 422, meaning: 'a checkpoint root that is not the Merkle root of the entries' },
   descriptor_mismatch: { status: 422, meaning: 'the log descriptor does not match the policy or the entries' },
+  time_regression: { status: 422, meaning: 'an entry\'s sequencedAt is earlier than the previous entry\'s (the log\'s clock never goes backwards)' },
+  sequenced_after_cosignature: { status: 422, meaning: 'an entry at or below a checkpoint\'s seq has a sequencedAt later than a witness cosigned that checkpoint (plus maxClockSkew)' },
   // Proofs (RFC 6962 / 9162)
   bad_proof: { status: 422, meaning: 'an inclusion or consistency proof that does not verify or is malformed' },
   // Witness protocol (§7, C2SP tlog-witness)

@@ -1,18 +1,22 @@
 // RFC 8785 (JCS) through verifier/jcs.ts: the cyberphone reference pairs byte for byte (from
-// ../shared/vectors/jcs, when present), ECMAScript number serialization, refusal of values JCS
+// conformance/vectors/jcs or $COOKWALA_VECTORS/jcs, never skipped), ECMAScript number serialization, refusal of values JCS
 // cannot express, and properties: JCS of parsed random JSON re-parses to an equal value, and
-// canonicalizing twice is stable.
+// canonicalizing twice is stable. Without loss (DESIGN §3): on documents that always carry
+// `__proto__`, `constructor`, `toString`, integer-like, non-BMP and empty names, the fast path,
+// the `canonicalize` package and an independent serializer written here agree byte for byte, and
+// the canonical form re-parses to the same own members; fixed regressions beside them.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+import canonicalizeLib from 'canonicalize';
 import { canonicalBytes, canonicalize, canonicalizeSlow } from './jcs.ts';
+import { documentHash, jsonHash, type JsonObject } from './document.ts';
+import { FAST_PATH_KEYS, jsonDocument, jsonDocumentWith, jsonTree, renderJson, sameJson, SPECIAL_KEYS, valueOf } from './test-json.ts';
+import { topicDir } from '../conformance/vectors-dir.ts';
 
-const VECTORS = process.env.COOKWALA_VECTORS ?? resolve(fileURLToPath(new URL('..', import.meta.url)), '../shared/vectors');
-const JCS = join(VECTORS, 'jcs');
-const haveVectors = existsSync(JCS);
+const JCS = topicDir('jcs');
 
 function doubleFromHex(hex: string): number {
   const dv = new DataView(new ArrayBuffer(8));
@@ -20,7 +24,7 @@ function doubleFromHex(hex: string): number {
   return dv.getFloat64(0);
 }
 
-describe.skipIf(!haveVectors)(`JCS vectors in ${JCS}`, () => {
+describe(`JCS vectors in ${JCS}`, () => {
   it('reproduces every reference output byte for byte (and its hex form)', () => {
     const names = readdirSync(join(JCS, 'input')).filter((n) => n.endsWith('.json'));
     expect(names.length).toBeGreaterThan(0);
@@ -160,5 +164,90 @@ describe('the fast path and the package agree', () => {
     let deep: unknown = 1;
     for (let i = 0; i < 20000; i++) deep = [deep];
     same(deep);
+  });
+});
+
+/** RFC 8785 §3.2.2.2 string form, written from the RFC (not JSON.stringify). */
+function refString(s: string): string {
+  const short: Record<number, string> = { 0x08: '\\b', 0x09: '\\t', 0x0a: '\\n', 0x0c: '\\f', 0x0d: '\\r', 0x22: '\\"', 0x5c: '\\\\' };
+  let out = '"';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (Object.prototype.hasOwnProperty.call(short, c)) out += short[c];
+    else if (c < 0x20) out += '\\u' + c.toString(16).padStart(4, '0');
+    else out += s[i];
+  }
+  return out + '"';
+}
+
+/** An independent RFC 8785 serializer for JSON values: own members by UTF-16 code units. */
+function refJcs(v: unknown): string {
+  if (v === null) return 'null';
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (typeof v === 'number') return Object.is(v, -0) ? '0' : String(v); // ECMAScript Number::toString
+  if (typeof v === 'string') return refString(v);
+  if (Array.isArray(v)) return '[' + v.map(refJcs).join(',') + ']';
+  const names = Object.getOwnPropertyNames(v).sort();
+  return '{' + names.map((k) => refString(k) + ':' + refJcs(Object.getOwnPropertyDescriptor(v, k)!.value)).join(',') + '}';
+}
+
+const lib = canonicalizeLib as unknown as (v: unknown) => string;
+
+describe('canonical form without loss (no member dropped, renamed or reordered)', () => {
+  const check = (v: unknown): void => {
+    const want = refJcs(v);
+    expect(lib(v)).toBe(want); // the package itself keeps every name
+    expect(canonicalize(v)).toEqual({ ok: true, value: want });
+    expect(canonicalizeSlow(v)).toEqual({ ok: true, value: want });
+    expect(sameJson(JSON.parse(want), v)).toBe(true);
+  };
+
+  it('fixed regressions: __proto__ members are hashed, not swallowed by the prototype setter', () => {
+    check(JSON.parse('{"__proto__":[]}'));
+    expect(canonicalize(JSON.parse('{"__proto__":[]}'))).toEqual({ ok: true, value: '{"__proto__":[]}' });
+    const injected = JSON.parse('{"a":1,"__proto__":{"x":1}}');
+    check(injected);
+    expect(canonicalize(injected)).toEqual({ ok: true, value: '{"__proto__":{"x":1},"a":1}' });
+    expect(jsonHash(injected)).not.toEqual(jsonHash({ a: 1 }));
+    expect(documentHash(injected as JsonObject)).not.toBe(documentHash({ a: 1 }));
+    // hashedView copies a document that has a hash member: the copy must keep __proto__ too.
+    const withHash = JSON.parse('{"a":1,"hash":"sha256:00","__proto__":{"x":1}}');
+    expect(documentHash(withHash as JsonObject)).toBe(documentHash(injected as JsonObject));
+    for (const t of ['{"__proto__":null}', '{"__proto__":{"__proto__":{"toString":1}}}', '[{"__proto__":1,"constructor":{"prototype":2}}]', '{"b":{"__proto__":"x"},"a":[{"__proto__":0}]}']) check(JSON.parse(t));
+  });
+
+  it('every special name on its own and all together (fast path and package)', () => {
+    for (const k of SPECIAL_KEYS) {
+      check(JSON.parse(`{${JSON.stringify(k)}:1}`));
+      check(JSON.parse(`{"z":{${JSON.stringify(k)}:[1,{${JSON.stringify(k)}:null}]},"a":0}`));
+    }
+    check(Object.fromEntries(SPECIAL_KEYS.map((k, i) => [k, i])));
+  });
+
+  it('property: on documents that always carry the special names, the three serializers agree', () => {
+    fc.assert(
+      fc.property(jsonDocument, fc.boolean(), (doc, viaText) => {
+        const v = viaText ? JSON.parse(renderJson(doc)) : valueOf(doc);
+        check(v);
+        const c = canonicalize(v);
+        if (c.ok) for (const k of SPECIAL_KEYS) expect(Object.prototype.hasOwnProperty.call(JSON.parse(c.value), k), k).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('property: the same on documents that always carry every special name the fast path takes', () => {
+    fc.assert(
+      fc.property(jsonDocumentWith(FAST_PATH_KEYS, true), (doc) => {
+        const v = JSON.parse(renderJson(doc));
+        check(v);
+        for (const k of FAST_PATH_KEYS) expect(Object.prototype.hasOwnProperty.call(JSON.parse(refJcs(v)), k), k).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('property: nested documents (any tree with the special names) keep every member', () => {
+    fc.assert(fc.property(jsonTree, (t) => check(JSON.parse(renderJson(t)))), { numRuns: 1000 });
   });
 });

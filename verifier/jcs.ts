@@ -7,11 +7,15 @@
 // output is the package's byte for byte (jcs.test.ts checks both on random values). Values RFC
 // 8785 cannot express (NaN, Infinity: noncanonical_number) and values that are not JSON (undefined
 // at the top, functions, bigint, lone surrogates: invalid_document) are refused with a result,
-// never serialized as something else.
+// never serialized as something else. Every member name is copied as an ordinary own member
+// (`__proto__`, `constructor`, `toString` included: DESIGN §3, I-JSON), so the canonical form
+// never drops, renames or reorders a member; jcs.test.ts checks that on an arbitrary that always
+// carries those names.
 
 import canonicalizeLib from 'canonicalize';
 import { utf8 } from './encoding.ts';
 import { fail, ok, type Result } from './errors.ts';
+import { setMember } from './own-member.ts';
 
 const canonicalizeFn = canonicalizeLib as unknown as (v: unknown) => string | undefined;
 
@@ -40,7 +44,8 @@ function sortedCopy(v: unknown): unknown {
       for (const k of keys) {
         const c = k.charCodeAt(0);
         if (c >= 48 && c <= 57) throw NOT_PLAIN; // '0'..'9': V8 would enumerate it first
-        out[k] = sortedCopy((v as Record<string, unknown>)[k]);
+        // Not `out[k] = …`: for `__proto__` that sets the prototype and the member vanishes.
+        setMember(out, k, sortedCopy((v as Record<string, unknown>)[k]));
       }
       return out;
     }

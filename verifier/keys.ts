@@ -2,10 +2,14 @@
 // validFrom <= signedAt, signedAt <= validUntil (when set) and signedAt < revokedAt (when set);
 // at exactly revokedAt the key is already revoked. The key cache is the offline store of trusted
 // records ({"kind":"KeyCache","keys":[…]}); reading it from a file is verifier/cli's job.
+// Every key passes publicKeyBytes(), which applies the one Ed25519 key rule (ed25519-rules.ts):
+// a small-order, mixed-order or non-canonical EdDSA key is refused with weak_key wherever a
+// KeyRecord is read (documents, policy, key cache, registration, bundles).
 
 import { fail, ok, type Result } from './errors.ts';
 import { fromBase64url, isTime, timeMs } from './encoding.ts';
 import type { Signature } from './signature-types.ts';
+import { checkEd25519PublicKey } from './ed25519-rules.ts';
 
 export const KEY_ROLES = ['sequencer', 'witness', 'device', 'operator', 'catalog'] as const;
 export type KeyRole = (typeof KEY_ROLES)[number];
@@ -38,13 +42,17 @@ export function checkKeyValidAt(key: KeyRecord, signedAt: string): Result<true> 
   return ok(true);
 }
 
-/** The raw public key bytes, checked for length (Ed25519: 32; P-256: 65 uncompressed). */
+/** The raw public key bytes, checked for length (Ed25519: 32; P-256: 65 uncompressed) and, for EdDSA, the key rule. */
 export function publicKeyBytes(key: Pick<KeyRecord, 'alg' | 'publicKey'>): Result<Uint8Array> {
   const b = fromBase64url(key.publicKey);
   if (!b.ok) return fail('invalid_document', 'publicKey is not base64url');
   const want = key.alg === 'EdDSA' ? 32 : key.alg === 'ES256' ? 65 : -1;
   if (want < 0) return fail('unsupported_alg', `alg ${String(key.alg)}`);
   if (b.value.length !== want) return fail('invalid_document', `publicKey of ${key.alg} is ${want} bytes, got ${b.value.length}`);
+  if (key.alg === 'EdDSA') {
+    const w = checkEd25519PublicKey(b.value);
+    if (!w.ok) return w;
+  }
   return ok(b.value);
 }
 

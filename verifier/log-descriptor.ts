@@ -1,7 +1,10 @@
 // verifier/log-descriptor.ts: the log descriptor, the genesis document of a log (DESIGN §4):
 // {kind:"Log", coreVersion, log, mode, sequencer, createdAt, hash, signature}, signed by the
 // sequencer key named in `sequencer`; its hash is the `prev` of entry 1 and the `head` of the
-// checkpoint at seq 0. The log is named by an origin that is also a valid C2SP tlog-checkpoint
+// checkpoint at seq 0. `timeBounds: {maxClockSkewMs, maxDeliveryDelayMs}` (time-bounds.ts) declares
+// the time window the sequencer enforces, so an auditor checks every entry against it; the
+// sequencer writes it into every new descriptor, and a descriptor without it (a log created before
+// time bounds) still reads, the time checks then being reported as skipped. The log is named by an origin that is also a valid C2SP tlog-checkpoint
 // origin line (a schema-less URL: no scheme, no spaces, no `+`). Reading it strictly is read.ts's
 // job; this file builds and verifies. Invariant: the descriptor's signature is by the key its
 // `sequencer` member names, so a descriptor cannot be re-signed by another key unnoticed.
@@ -11,6 +14,7 @@ import { isTime } from './encoding.ts';
 import { signDocument, verifyDocument, type Signature, type Signer, type VerifyOptions } from './signature.ts';
 import type { KeyRecord } from './keys.ts';
 import type { JsonObject } from './document.ts';
+import { isTimeBounds, type TimeBounds } from './time-bounds.ts';
 
 /** The Core version this implementation writes (draft 0.2.1, RFC-0012 signing headers). */
 export const CORE_VERSION = '0.2.1';
@@ -24,6 +28,8 @@ export interface LogDescriptor {
   mode: LogMode;
   sequencer: string;
   createdAt: string;
+  /** The declared time window; absent in descriptors written before it existed. */
+  timeBounds?: TimeBounds;
   hash: string;
   signature: Signature;
 }
@@ -42,11 +48,13 @@ export function isValidOrigin(log: unknown): log is string {
 }
 
 /** A signed descriptor; the signature's signedAt is `createdAt`. Bad arguments are programmer errors. */
-export function buildLogDescriptor(f: { log: string; mode: LogMode; createdAt: string }, signer: Signer): LogDescriptor {
+export function buildLogDescriptor(f: { log: string; mode: LogMode; createdAt: string; timeBounds?: TimeBounds }, signer: Signer): LogDescriptor {
   if (!isValidOrigin(f.log)) throw new TypeError(`not a log origin: ${String(f.log)}`);
   if (!LOG_MODES.includes(f.mode)) throw new TypeError(`mode is full or hash_only, not ${String(f.mode)}`);
   if (!isTime(f.createdAt)) throw new TypeError('createdAt is an RFC 3339 UTC time with milliseconds');
-  const doc = { kind: 'Log', coreVersion: CORE_VERSION, log: f.log, mode: f.mode, sequencer: signer.kid, createdAt: f.createdAt };
+  if (f.timeBounds !== undefined && !isTimeBounds(f.timeBounds)) throw new TypeError('timeBounds is {maxClockSkewMs, maxDeliveryDelayMs}, integers within their limits');
+  const doc: JsonObject = { kind: 'Log', coreVersion: CORE_VERSION, log: f.log, mode: f.mode, sequencer: signer.kid, createdAt: f.createdAt };
+  if (f.timeBounds) doc.timeBounds = { maxClockSkewMs: f.timeBounds.maxClockSkewMs, maxDeliveryDelayMs: f.timeBounds.maxDeliveryDelayMs };
   return signDocument(doc, signer, f.createdAt) as unknown as LogDescriptor;
 }
 

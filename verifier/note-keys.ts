@@ -5,17 +5,20 @@
 // and SHA-256(DER SPKI)[:4] for ECDSA (0x02, P-256 only). Other types (0x05 RFC 6962 STH,
 // 0x06 ML-DSA-44, future ones) parse with `supported: false` and their key ID taken as given:
 // such a key cannot verify, so createNoteVerifier refuses it ('unsupported_alg').
+// An Ed25519 or cosignature/v1 key that breaks the one Ed25519 key rule (ed25519-rules.ts:
+// small-order, mixed-order, non-canonical) is refused with 'weak_key'.
 // It leaves out the note format (note.ts). Invariant: a vkey that parses has a key ID that matches
 // its key for every supported type, so (name, key ID) names exactly one public key.
 
 import { defaultBackend, sha256, type CryptoBackend } from './crypto.ts';
-import { concatBytes, fromUtf8, toHex, utf8 } from './encoding.ts';
+import { concatBytes, decodeUtf8, toHex, utf8 } from './encoding.ts';
 import { fail, ok, type Result } from './errors.ts';
 import { fromBase64Std, toBase64Std } from './note-base64.ts';
 import { parseCheckpointBody } from './note-checkpoint.ts';
 import { cosignatureMessage, encodeCosignature, parseCosignature } from './note-cosignature.ts';
 import { ecdsaDerToRaw, p256PointFromSpki } from './note-ecdsa.ts';
 import { isValidKeyName } from './note-text.ts';
+import { checkEd25519PublicKey, verifyEd25519 } from './ed25519-rules.ts';
 
 export const SIG_ED25519 = 0x01;
 export const SIG_ECDSA = 0x02;
@@ -82,6 +85,9 @@ export function parseVerifierKey(vkey: string): Result<VerifierKey> {
   let supported = false;
   if (type === SIG_ED25519 || type === SIG_COSIGNATURE_V1) {
     if (publicKey.length !== 32) return bad(`an Ed25519 key is 32 bytes, got ${publicKey.length}`);
+    // The one Ed25519 key rule (DESIGN §3): no small-order, mixed-order or non-canonical key.
+    const w = checkEd25519PublicKey(publicKey);
+    if (!w.ok) return fail('weak_key', `vkey ${name}+${keyId}: ${w.detail}`);
     supported = true;
   } else if (type === SIG_ECDSA) {
     supported = p256PointFromSpki(publicKey) !== undefined;
@@ -105,20 +111,16 @@ export function createNoteVerifier(key: string | VerifierKey, backend: CryptoBac
   if (!supported) return fail('unsupported_alg', `signed-note signature type 0x${type.toString(16).padStart(2, '0')} of key ${name}+${keyId} cannot be verified here`);
   let verify: (text: Uint8Array, sig: Uint8Array) => boolean;
   if (type === SIG_ED25519) {
-    verify = (text, sig) => sig.length === 64 && backend.ed25519Verify(publicKey, text, sig);
+    verify = (text, sig) => sig.length === 64 && verifyEd25519(backend, publicKey, text, sig);
   } else if (type === SIG_COSIGNATURE_V1) {
     verify = (text, sig) => {
       const c = parseCosignature(sig);
       if (!c.ok) return false;
-      // cosignature/v1 signs checkpoints only (C2SP tlog-cosignature).
-      let body: string;
-      try {
-        body = fromUtf8(text);
-      } catch {
-        return false;
-      }
-      if (!parseCheckpointBody(body).ok) return false;
-      return backend.ed25519Verify(publicKey, cosignatureMessage(text, c.value.timestamp), c.value.signature);
+      // cosignature/v1 signs checkpoints only (C2SP tlog-cosignature). The body is decoded only to
+      // check that; the signed message is built from the received bytes.
+      const body = decodeUtf8(text);
+      if (!body.ok || !parseCheckpointBody(body.value).ok) return false;
+      return verifyEd25519(backend, publicKey, cosignatureMessage(text, c.value.timestamp), c.value.signature);
     };
   } else {
     const point = p256PointFromSpki(publicKey) as Uint8Array;

@@ -6,11 +6,13 @@
 // signature from a known key is verified, and one that fails rejects the note ('bad_signature');
 // a note with no verified known-key signature is rejected ('unknown_key'); parse errors are
 // 'malformed_note'. Limits: 100 signatures, 1 MiB. It leaves out Cookwala's own JSON checkpoints (DESIGN §4).
-// Invariant: the bytes a signature covers are exactly the UTF-8 of `text` (up to and including its
-// final newline), for signer and verifier alike; base64 is strict, so a note has one spelling.
+// Invariant: a signature is verified over the bytes received, sliced from the note up to and
+// including the text's final newline (a leading U+FEFF and any non-ASCII included), never over
+// bytes re-encoded from decoded text; the signer signs the UTF-8 of the text it is given, which is
+// the same bytes. Base64 is strict, so a note has one spelling.
 
 import { defaultBackend, type CryptoBackend } from './crypto.ts';
-import { concatBytes, fromUtf8, toHex, utf8 } from './encoding.ts';
+import { concatBytes, decodeUtf8, toHex, utf8 } from './encoding.ts';
 import { fail, ok, type Result } from './errors.ts';
 import { fromBase64Std, toBase64Std } from './note-base64.ts';
 import { parseCheckpointBody, type CheckpointBody } from './note-checkpoint.ts';
@@ -29,8 +31,10 @@ export interface NoteSignature {
 }
 
 export interface ParsedNote {
-  /** The signed text, including its final newline. */
+  /** The signed text, including its final newline (for reading; a leading U+FEFF is kept). */
   text: string;
+  /** The exact bytes the signatures cover: the note's bytes up to and including that newline. */
+  textBytes: Uint8Array;
   signatures: NoteSignature[];
 }
 
@@ -44,6 +48,8 @@ export interface VerifiedSignature {
 
 export interface VerifiedNote {
   text: string;
+  /** The exact bytes every verified signature covers. */
+  textBytes: Uint8Array;
   /** One entry per known key that signed (in note order). */
   verified: VerifiedSignature[];
   /** Signatures from keys the caller did not give (identical lines once). */
@@ -56,27 +62,38 @@ function malformed(detail: string): Result<never> {
   return fail('malformed_note', detail);
 }
 
+/** The index of the last "\n\n" in `b`, or -1. */
+function lastBlankLine(b: Uint8Array): number {
+  for (let i = b.length - 2; i >= 0; i--) if (b[i] === 0x0a && b[i + 1] === 0x0a) return i;
+  return -1;
+}
+
 export function parseNote(note: string | Uint8Array): Result<ParsedNote> {
   let s: string;
+  let bytes: Uint8Array;
   if (note instanceof Uint8Array) {
     if (note.length > MAX_NOTE_BYTES) return malformed(`a note of ${note.length} bytes exceeds ${MAX_NOTE_BYTES}`);
-    try {
-      s = fromUtf8(note);
-    } catch {
-      return malformed('not valid UTF-8');
-    }
+    const d = decodeUtf8(note);
+    if (!d.ok) return malformed('not valid UTF-8');
+    s = d.value;
+    bytes = note;
   } else if (typeof note === 'string') {
     s = note;
     if (s.length > MAX_NOTE_BYTES) return malformed(`a note of ${s.length} characters exceeds ${MAX_NOTE_BYTES} bytes`);
+    // textProblem (below) refuses lone surrogates, so these are the only bytes this string can mean.
+    bytes = utf8(s);
+    if (bytes.length > MAX_NOTE_BYTES) return malformed(`a note over ${MAX_NOTE_BYTES} bytes`);
   } else {
     return malformed('a note is text or bytes');
   }
   const problem = textProblem(s);
   if (problem) return malformed(problem);
-  if (!(note instanceof Uint8Array) && utf8(s).length > MAX_NOTE_BYTES) return malformed(`a note over ${MAX_NOTE_BYTES} bytes`);
   const split = s.lastIndexOf('\n\n');
   if (split < 0) return malformed('no blank line between the text and the signatures');
+  // 0x0A occurs in UTF-8 only as U+000A, so the last blank line in the bytes is the same one.
+  const byteSplit = lastBlankLine(bytes);
   const text = s.slice(0, split + 1);
+  const textBytes = bytes.slice(0, byteSplit + 1);
   const block = s.slice(split + 2);
   if (block === '') return malformed('no signature lines');
   if (!block.endsWith('\n')) return malformed('the last signature line does not end in a newline');
@@ -93,7 +110,7 @@ export function parseNote(note: string | Uint8Array): Result<ParsedNote> {
     if (!bytes.ok || bytes.value.length < 5) return malformed(`signature line ${i + 1}: not standard base64 of a key ID and a signature`);
     signatures.push({ name, keyId: toHex(bytes.value.subarray(0, 4)), sig: bytes.value.slice(4), line });
   }
-  return ok({ text, signatures });
+  return ok({ text, textBytes, signatures });
 }
 
 /** Verify a note against the caller's keys (vkey strings or NoteVerifiers). */
@@ -111,8 +128,7 @@ export function verifyNote(note: string | Uint8Array, verifiers: ReadonlyArray<s
   }
   const parsed = parseNote(note);
   if (!parsed.ok) return parsed;
-  const { text, signatures } = parsed.value;
-  const textBytes = utf8(text);
+  const { text, textBytes, signatures } = parsed.value;
   const verified: VerifiedSignature[] = [];
   const unverified: NoteSignature[] = [];
   const seenUnknown = new Set<string>();
@@ -136,7 +152,7 @@ export function verifyNote(note: string | Uint8Array, verifiers: ReadonlyArray<s
   if (verified.length === 0) {
     return fail('unknown_key', 'no signature from a known key', { unverified: unverified.map((u) => `${u.name}+${u.keyId}`) });
   }
-  return ok({ text, verified, unverified });
+  return ok({ text, textBytes, verified, unverified });
 }
 
 /** Sign `text` (ending in newline) with each signer; returns the whole note. */

@@ -1,20 +1,18 @@
-// The shared C2SP signed-note vectors (../shared/vectors/signed-note or $COOKWALA_VECTORS):
+// The C2SP signed-note vectors (conformance/vectors/signed-note, or $COOKWALA_VECTORS/signed-note):
 // every key (valid ones with their fields and skeys, the invalid vkeys and all mutation cases),
 // every note case with its verdict and details, every checkpoint body, signed checkpoint and
-// parse-only example, scored by checkSignedNoteFile exactly as the conformance runner does.
+// parse-only example, scored by checkSignedNoteFile exactly as the conformance runner does. Never
+// skipped: a missing folder fails "finds the three files".
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { topicDir } from '../conformance/vectors-dir.ts';
 import { checkSignedNoteFile } from './note.ts';
 
-const root = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
-const vectors = process.env.COOKWALA_VECTORS ?? path.resolve(root, '../shared/vectors');
-const dir = path.join(vectors, 'signed-note');
-const present = existsSync(dir);
+const dir = topicDir('signed-note');
 
-describe.skipIf(!present)(`signed-note vectors in ${dir}`, () => {
-  const files = present ? readdirSync(dir).filter((f) => f.endsWith('.json')) : [];
+describe(`signed-note vectors in ${dir}`, () => {
+  const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')) : [];
   it('finds the three files', () => {
     expect(files.sort()).toEqual(['checkpoints.json', 'keys.json', 'notes.json']);
   });

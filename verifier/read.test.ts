@@ -13,6 +13,7 @@ import { computeHash, isVendorMember, type JsonObject } from './document.ts';
 import { SCHEMA_BUNDLE, DOCUMENT_KINDS } from './schemas/bundle.ts';
 import { createSchemaValidator, pointerToken } from './schemas/validate.ts';
 import { at, clone, deepFreeze, fakeHash, keyFor, LOG, sampleEvent, signerFor } from './test-fixtures.ts';
+import { SPECIAL_KEYS } from './test-json.ts';
 
 const seq = signerFor('EdDSA', 'seq-1', 91);
 const dev = signerFor('ES256', 'dev-1', 92);
@@ -84,6 +85,19 @@ describe('readDocument', () => {
     for (const [kind, doc, path] of cases) expect(readDocument(kind, doc), `${kind} ${path}`).toMatchObject({ ok: false, code: 'unknown_field', path, detail: `unknown member ${path}` });
   });
 
+  it('refuses members named like Object.prototype\'s (__proto__, toString, …) in every kind, at any depth', () => {
+    for (const name of SPECIAL_KEYS) {
+      const text = (doc: unknown) => JSON.stringify(doc).replace('{', `{${JSON.stringify(name)}:{"kind":"x"},`);
+      for (const kind of DOCUMENT_KINDS) {
+        if (kind === 'WitnessPolicy') continue; // read by policy.ts, below
+        const r = readDocument(kind, JSON.parse(text(samples[kind])));
+        expect(r, `${kind} ${JSON.stringify(name)}`).toMatchObject({ ok: false, code: 'unknown_field', path: '/' + pointerToken(name) });
+      }
+      const nested = JSON.parse(JSON.stringify(entry).replace('"ce":{', `"ce":{${JSON.stringify(name)}:1,`));
+      expect(readDocument('Event', nested), name).toMatchObject({ ok: false, code: 'unknown_field', path: '/ce/' + pointerToken(name) });
+    }
+  });
+
   it('ignores x-<vendor>- members at any depth, and they stay covered by the entry hash', () => {
     const withX = { ...entry, 'x-acme-batch': 7, ce: { ...entry.ce, 'x-acme-zone': 'north' }, eventSignature: { ...entry.eventSignature, 'x-acme-hsm': 'slot-2' } } as Entry;
     expect(readDocument('Event', withX)).toMatchObject({ ok: true });
@@ -97,7 +111,7 @@ describe('readDocument', () => {
   it('member names: anything not defined and not x-<vendor>-… is refused (property)', () => {
     fc.assert(
       fc.property(fc.string({ minLength: 1, maxLength: 12 }), (name) => {
-        fc.pre(!(name in descriptor));
+        fc.pre(!Object.prototype.hasOwnProperty.call(descriptor, name)); // not `in`: that skipped toString & co.
         const r = readDocument('Log', { ...descriptor, [name]: 1 });
         if (isVendorMember(name)) expect(r.ok).toBe(true);
         else expect(r).toMatchObject({ ok: false, code: 'unknown_field', path: '/' + pointerToken(name) });
@@ -200,5 +214,8 @@ describe('parseJson', () => {
     expect(parseJson('{"a":[1,"x",null]}')).toEqual({ ok: true, value: { a: [1, 'x', null] } });
     for (const t of ['', '{', "{'a':1}", '{"a":1,}', 'NaN', '\ufeff{}', '{"a":1} x']) expect(parseJson(t), t).toMatchObject({ ok: false, code: 'bad_json' });
     expect(parseJson(undefined as unknown as string)).toMatchObject({ ok: false, code: 'bad_json' });
+  });
+  it('is the I-JSON reader (verifier/strict-json.ts): a member twice is duplicate_member, not the last one', () => {
+    expect(parseJson('{"kind":"Log","kind":"Event"}')).toMatchObject({ ok: false, code: 'duplicate_member', path: '/kind' });
   });
 });

@@ -6,8 +6,9 @@
 // schema (unknown_field with the JSON Pointer in `path`, invalid_hash, unsupported_alg,
 // invalid_document) and what a schema cannot say (key lengths per alg, policy roles). `x-<vendor>-…`
 // members pass and stay covered by hashes. Reading never changes the input; signatures and hashes
-// are checked by the verify functions, not here. parseJson turns text into JSON or `bad_json`; it
-// keeps JSON.parse's rule for a repeated member name (the last wins), which every part shares.
+// are checked by the verify functions, not here. parseJson (verifier/strict-json.ts, re-exported
+// here) turns text into JSON under I-JSON: a repeated member name is duplicate_member, never
+// JSON.parse's "the last wins", so every part reads one document one way.
 
 import { fail, ok, type Result } from './errors.ts';
 import { createKeyCache, validKeyRecordShape, type KeyCache, type KeyRecord } from './keys.ts';
@@ -54,7 +55,7 @@ export function checkCoreVersion(v: unknown, opts: ReadOptions = {}): Result<tru
 function checkKeys(keys: KeyRecord[], base: string): Result<true> {
   for (let i = 0; i < keys.length; i++) {
     const r = validKeyRecordShape(keys[i]);
-    if (!r.ok) return fail('invalid_document', `${base}${i}: ${r.detail}`, { path: `${base}${i}` });
+    if (!r.ok) return fail(r.code === 'weak_key' ? 'weak_key' : 'invalid_document', `${base}${i}: ${r.detail}`, { path: `${base}${i}` });
   }
   return ok(true);
 }
@@ -84,12 +85,4 @@ export function readDocument<K extends DocumentKind>(kind: K, json: unknown, opt
   return ok(json as DocumentOf[K]);
 }
 
-/** JSON text to a value, or bad_json with the parser's message. */
-export function parseJson(text: string): Result<unknown> {
-  if (typeof text !== 'string') return fail('bad_json', 'JSON text is a string');
-  try {
-    return ok(JSON.parse(text));
-  } catch (e) {
-    return fail('bad_json', (e as Error).message);
-  }
-}
+export { parseJson, MAX_JSON_DEPTH, type JsonLimits } from './strict-json.ts';

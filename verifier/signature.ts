@@ -11,6 +11,7 @@ import { defaultBackend, type CryptoBackend } from './crypto.ts';
 import { checkKeyValidAt, publicKeyBytes, type Alg, type KeyRecord, type KeyRole } from './keys.ts';
 import { computeHash, isVendorMember, type JsonObject } from './document.ts';
 import type { Signature, SigningHeader } from './signature-types.ts';
+import { checkEd25519Signature, verifyEd25519 } from './ed25519-rules.ts';
 
 export type { Signature, SigningHeader };
 
@@ -77,8 +78,9 @@ export function signDocument<T extends JsonObject>(doc: T, signer: Signer, signe
   return { ...doc, hash: h.value, signature: signHash(h.value, kind, signer, signedAt) };
 }
 
+/** The verify entry point of every part; EdDSA goes through the one Ed25519 rule before the backend. */
 export function verifyRaw(alg: Alg, publicKey: Uint8Array, msg: Uint8Array, sig: Uint8Array, backend: CryptoBackend = defaultBackend()): boolean {
-  if (alg === 'EdDSA') return backend.ed25519Verify(publicKey, msg, sig);
+  if (alg === 'EdDSA') return verifyEd25519(backend, publicKey, msg, sig);
   if (alg === 'ES256') return backend.p256Verify(publicKey, msg, sig);
   return false;
 }
@@ -124,6 +126,10 @@ export function verifyHashSignature(hash: string, kind: string | undefined, sign
   if (!pub.ok) return pub;
   const sig = fromBase64url(s.sig);
   if (!sig.ok) return fail('malformed_signature', 'sig');
+  if (s.alg === 'EdDSA') {
+    const strict = checkEd25519Signature(sig.value);
+    if (!strict.ok) return fail('bad_signature', `signature by ${s.kid}: ${strict.detail}`);
+  }
   const backend = opts.backend ?? defaultBackend();
   const good = verifyRaw(s.alg, pub.value, signingHeaderBytes(signingHeader(s, hash, kind)), sig.value, backend);
   let legacy = false;

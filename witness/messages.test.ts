@@ -50,3 +50,47 @@ describe('witness messages', () => {
     expect(code(parseReply(new TextEncoder().encode('nope')))).toBe('bad_json');
   });
 });
+
+describe('witness frames are read as I-JSON', () => {
+  const bytes = (s: string) => new TextEncoder().encode(s);
+  /** The request text with `insert` written right after the first `at`. */
+  const inject = (text: string, at: string, insert: string) => {
+    expect(text.includes(at), at).toBe(true);
+    return text.replace(at, at + insert);
+  };
+
+  it('refuses a request with a member twice (top level, checkpoint, descriptor, escaped) with duplicate_member and its path', async () => {
+    const log = createFakeLog('example.org/m');
+    log.append(2);
+    const text = JSON.stringify(await log.request(0));
+    expect(code(parseRequest(bytes(text)))).toBe('ok');
+    const cases: Array<[string, string]> = [
+      [inject(text, '{', '"oldSeq":0,'), '/oldSeq'],
+      [inject(text, '"checkpoint":{', '"seq":1,'), '/checkpoint/seq'],
+      [inject(text, '"checkpoint":{', '"\\u0072oot":"x",'), '/checkpoint/root'],
+      [inject(text, '"descriptor":{', '"log":"example.org/other",'), '/descriptor/log'],
+      [inject(text, '"descriptor":{', '"__proto__":1,"__proto__":2,'), '/descriptor/__proto__'],
+    ];
+    for (const [t, path] of cases) {
+      expect(() => JSON.parse(t)).not.toThrow();
+      expect(parseRequest(bytes(t)), path).toMatchObject({ ok: false, code: 'duplicate_member', path });
+    }
+  });
+
+  it('refuses members named after Object.prototype as unknown, and __proto__ never reaches a prototype', async () => {
+    const log = createFakeLog('example.org/m');
+    log.append(2);
+    const text = JSON.stringify(await log.request(0));
+    expect(parseRequest(bytes(inject(text, '"checkpoint":{', '"__proto__":{"seq":9},')))).toMatchObject({ ok: false, code: 'unknown_field', path: '/__proto__' });
+    expect(parseRequest(bytes(inject(text, '"checkpoint":{', '"toString":1,')))).toMatchObject({ ok: false, code: 'unknown_field', path: '/toString' });
+    expect(parseRequest(bytes(inject(text, '{', '"constructor":{},')))).toMatchObject({ ok: false, code: 'unknown_field' });
+    expect(parseRequest(bytes(inject(text, '{', '"__proto__":{},')))).toMatchObject({ ok: false, code: 'unknown_field' });
+  });
+
+  it('refuses a reply with a member twice, and nesting past the frame bound with too_deep', () => {
+    expect(parseReply(bytes('{"ok":false,"code":"conflict","detail":"x","knownSeq":3,"knownSeq":9}'))).toMatchObject({ ok: false, code: 'duplicate_member', path: '/knownSeq' });
+    expect(parseReply(bytes('{"ok":true,"ok":false,"code":"conflict"}'))).toMatchObject({ ok: false, code: 'duplicate_member', path: '/ok' });
+    const deep = '{"type":"add-checkpoint","x-a-b":' + '['.repeat(70) + ']'.repeat(70) + '}';
+    expect(parseRequest(bytes(deep))).toMatchObject({ ok: false, code: 'too_deep' });
+  });
+});

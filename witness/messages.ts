@@ -1,14 +1,16 @@
 // witness/messages.ts: the messages of `/cookwala/witness/1.0.0` (DESIGN §7, after C2SP
 // tlog-witness's add-checkpoint): request `{type:"add-checkpoint", oldSeq, consistency, headProof,
 // checkpoint, descriptor?}`, reply `{ok:true, cosignature}` or `{ok:false, code, detail, knownSeq?,
-// forkProof?}`. Parsing is strict (unknown members refused, every document read through
-// verifier/read.ts), so processAddCheckpoint only ever sees well-formed values. Pure code.
+// forkProof?}`. Parsing is strict (I-JSON: a repeated member name is duplicate_member; unknown
+// members refused, every document read through verifier/read.ts), so processAddCheckpoint only
+// ever sees well-formed values, read one way. Pure code.
 // Left out: other message types (answered `unknown_message_type`); C2SP's text wire format (the
 // project speaks JSON; verifier/note.ts covers the text formats for interop).
 
 import { fail, isReasonCode, ok, type Failure, type ReasonCode, type Result } from '../verifier/errors.ts';
 import { fromUtf8, isHashString, utf8 } from '../verifier/encoding.ts';
 import { readDocument } from '../verifier/read.ts';
+import { MAX_JSON_DEPTH, parseJson } from '../verifier/strict-json.ts';
 import type { Checkpoint } from '../verifier/checkpoint.ts';
 import type { LogDescriptor } from '../verifier/log-descriptor.ts';
 import type { ForkProof } from '../verifier/fork-proof.ts';
@@ -38,13 +40,19 @@ export function encodeMessage(msg: unknown): Uint8Array {
   return utf8(JSON.stringify(msg));
 }
 
-/** Bytes to JSON: `bad_json` for invalid UTF-8 or JSON. */
+/**
+ * Bytes to JSON: `bad_json` for invalid UTF-8 or JSON; I-JSON (verifier/strict-json.ts): a member
+ * name twice in one object is `duplicate_member`, and a frame nests at most one level more than
+ * the documents it carries (`too_deep`). The frame layer has already bounded the length.
+ */
 export function decodeJson(bytes: Uint8Array): Result<unknown> {
+  let text: string;
   try {
-    return ok(JSON.parse(fromUtf8(bytes)) as unknown);
+    text = fromUtf8(bytes);
   } catch (e) {
     return fail('bad_json', (e as Error).message.slice(0, 200));
   }
+  return parseJson(text, { maxDepth: MAX_JSON_DEPTH + 1 });
 }
 
 function isObject(x: unknown): x is Record<string, unknown> {

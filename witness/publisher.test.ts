@@ -64,6 +64,14 @@ describe('checkpoint publisher', () => {
     log.append(5);
     conns = addrs.map((a) => createWitnessConnection(node, a));
     const store = fakeStore(log);
+    // An event when the store holds a checkpoint with all four signatures (no polling).
+    let allFour!: () => void;
+    const persistedWithFour = new Promise<void>((r) => (allFour = r));
+    const put = store.putCheckpoint;
+    store.putCheckpoint = async (c) => {
+      await put(c);
+      if ((store.checkpoints.get(c.seq)?.signature.length ?? 0) >= 4) allFour();
+    };
     const lines: string[] = [];
     const pub = createCheckpointPublisher({ store, policy: policy(2), witnesses: conns, log: (l) => lines.push(l) }, { resubmitMs: 0 });
     const cp = await log.checkpoint();
@@ -71,7 +79,7 @@ describe('checkpoint publisher', () => {
     expect(out).toBeDefined();
     expect(verifyCheckpoint(out!, policy(2))).toMatchObject({ ok: true });
     // The third cosignature arrives and is persisted with the checkpoint.
-    for (let i = 0; i < 100 && (store.checkpoints.get(cp.seq)?.signature.length ?? 0) < 4; i++) await new Promise((r) => setTimeout(r, 20));
+    await persistedWithFour;
     expect(store.checkpoints.get(cp.seq)?.signature).toHaveLength(4);
     expect(pub.status().witnesses.map((w) => w.lastCosignedSeq)).toEqual([11, 11, 11]);
     expect(pub.latest()?.signature).toHaveLength(4);

@@ -54,6 +54,8 @@ export interface WitnessStatus {
   knownSeq: number | undefined;
   lastCosignedSeq: number | undefined;
   lastError: string | undefined;
+  /** The kid of this witness's last valid cosignature (how a status names the policy witness). */
+  kid?: string;
 }
 
 export interface CheckpointPublisherImpl {
@@ -70,6 +72,7 @@ interface Peer {
   known: number | undefined;
   lastCosigned: number | undefined;
   lastError: string | undefined;
+  kid: string | undefined;
   chain: Promise<unknown>;
 }
 
@@ -89,7 +92,7 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
   const log = deps.log ?? (() => {});
   const clock = deps.clock ?? Date.now;
   const labels = { log: deps.policy.log };
-  const peers: Peer[] = deps.witnesses.map((conn) => ({ conn, known: undefined, lastCosigned: undefined, lastError: undefined, chain: Promise.resolve() }));
+  const peers: Peer[] = deps.witnesses.map((conn) => ({ conn, known: undefined, lastCosigned: undefined, lastError: undefined, kid: undefined, chain: Promise.resolve() }));
   let newest: Checkpoint | undefined;
   let latest: Checkpoint | undefined;
   let lastRoundAt = 0;
@@ -130,6 +133,7 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
         p.known = cp.seq;
         p.lastCosigned = cp.seq;
         p.lastError = undefined;
+        p.kid = r.value.kid;
         return r;
       }
       p.lastError = `${r.code}: ${r.detail}`;
@@ -224,7 +228,7 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
     status: () => ({
       quorumMissing: reason !== undefined,
       reason,
-      witnesses: peers.map((p) => ({ addr: p.conn.addr, knownSeq: p.known, lastCosignedSeq: p.lastCosigned, lastError: p.lastError })),
+      witnesses: peers.map((p) => ({ addr: p.conn.addr, knownSeq: p.known, lastCosignedSeq: p.lastCosigned, lastError: p.lastError, kid: p.kid })),
     }),
     start() {
       const every = opts.resubmitMs ?? 30_000;

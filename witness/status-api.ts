@@ -3,6 +3,7 @@
 //   GET /v1/forks                   every ForkProof this witness stored (from requests or gossip)
 //   GET /.well-known/cookwala.json  {keys:[its witness KeyRecord], logs:[origins]}
 //   GET /metrics                    Prometheus text
+//   GET /                           the status page (web/pages/witness.html: logs, checkpoints, forks)
 // `buildStatusApp` does not listen (tests use inject()); the service listens. Errors are RFC 9457
 // problem+json from the shared mapper (verifier/cli/http-problem.ts). Left out: any write endpoint: logs are admitted
 // by configuration only, and the witness protocol itself runs over libp2p, not HTTP.
@@ -14,6 +15,7 @@ import type { KeyRecord } from '../verifier/keys.ts';
 import { addCosignature } from '../verifier/checkpoint.ts';
 import type { AdmittedLog } from './add-checkpoint.ts';
 import type { StateStore } from './state.ts';
+import { registerPage } from '../web/server/pages.ts';
 
 export interface StatusDeps {
   state: StateStore;
@@ -51,6 +53,8 @@ export function buildStatusApp(deps: StatusDeps): FastifyInstance {
     }
     return { ...(deps.info?.() ?? {}), logs };
   });
+
+  registerPage(app, '/', 'witness'); // the status page (web/, DESIGN §12b) over the reads below
 
   app.get('/v1/forks', async () => ({ forks: await deps.state.forks() }));
 

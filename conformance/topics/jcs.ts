@@ -6,7 +6,7 @@
 
 import path from 'node:path';
 import { canonicalize } from '../../verifier/jcs.ts';
-import { bytesEqual, fromUtf8, toHex, utf8 } from '../../verifier/encoding.ts';
+import { bytesEqual, decodeUtf8, toHex, utf8 } from '../../verifier/encoding.ts';
 import { classify, isDocumentation, listFiles, readBytes, readJson, readText } from '../files.ts';
 import type { Tally } from '../tally.ts';
 import type { TopicRunner } from '../topic.ts';
@@ -33,6 +33,12 @@ function hexBytes(text: string): Uint8Array {
     if (!/^[0-9a-fA-F]{2}$/.test(p)) throw new Error(`not a hex byte: ${p}`);
     return parseInt(p, 16);
   }));
+}
+
+/** Bytes for a failure line: their text, or their hex when they are not UTF-8 (display only). */
+function shownBytes(b: Uint8Array): string {
+  const d = decodeUtf8(b);
+  return d.ok ? d.value : `(not UTF-8) ${toHex(b)}`;
 }
 
 function stem(rel: string): string {
@@ -64,7 +70,7 @@ async function runPairs(dir: string, inputs: string[], outputs: string[], outhex
       used.add(out);
       const want = await readBytes(path.join(dir, out));
       if (bytesEqual(want, canonical)) t.pass(out, id);
-      else t.fail(out, id, fromUtf8(want), fromUtf8(canonical));
+      else t.fail(out, id, shownBytes(want), shownBytes(canonical));
     }
     if (hex) {
       used.add(hex);

@@ -5,11 +5,13 @@
 // read-ahead of the checkpoint seqs, which come last in the file: the header names how many there
 // are, so reading that many lines back from the end, and no more, finds them. The read-ahead is a
 // hint that lets the verifier record roots in one pass; it is never trusted, since every
-// checkpoint line is read and checked again in order. Memory: one read buffer plus the longest line.
+// checkpoint line is read and checked again in order (the hint reads I-JSON too, so a line with a
+// repeated `seq` gives no hint). Memory: one read buffer plus the longest line.
 
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
+import { MAX_JSON_DEPTH, parseJson } from '../strict-json.ts';
 
 export interface LineFlags {
   unterminated?: boolean;
@@ -111,12 +113,9 @@ export async function readCheckpointSeqsAhead(path: string, count: number): Prom
 }
 
 function checkpointSeq(line: Buffer): number | undefined {
-  try {
-    const d = JSON.parse(line.toString('utf8')) as { kind?: unknown; seq?: unknown };
-    return d && d.kind === 'Checkpoint' && Number.isSafeInteger(d.seq) ? (d.seq as number) : undefined;
-  } catch {
-    return undefined;
-  }
+  const j = parseJson(line.toString('utf8'), { maxDepth: MAX_JSON_DEPTH + 1 });
+  const d = j.ok ? (j.value as { kind?: unknown; seq?: unknown } | null) : undefined;
+  return d && d.kind === 'Checkpoint' && Number.isSafeInteger(d.seq) ? (d.seq as number) : undefined;
 }
 
 /** The first line (the header), read alone; undefined when the file has none within 1 MiB. */

@@ -21,3 +21,10 @@ it('maps thrown values to codes', () => {
   expect(toFailure(new SyntaxError('x')).code).toBe('bad_json');
   expect(toFailure(new Error('boom'))).toMatchObject({ code: 'internal_error', detail: 'unexpected server fault' });
 });
+
+it('maps an error code by own members only (a code named like Object.prototype is unknown)', () => {
+  // Regression: FASTIFY_CODES['toString'] found Object.prototype.toString and became the "code".
+  for (const code of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
+    expect(toFailure(Object.assign(new Error('x'), { code, statusCode: 500 })).code, code).toBe('internal_error');
+  }
+});

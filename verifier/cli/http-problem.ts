@@ -59,7 +59,8 @@ export function toFailure(err: unknown): Failure {
     if (v?.keyword === 'additionalProperties') return fail('unknown_field', `${where}/${v.params?.additionalProperty ?? ''}`);
     return fail('invalid_document', `${where} ${v?.message ?? 'is invalid'}`);
   }
-  if (e && typeof e.code === 'string' && FASTIFY_CODES[e.code]) return fail(FASTIFY_CODES[e.code], e.message);
+  // Own members only: an error whose code is "toString" must not find Object.prototype's.
+  if (e && typeof e.code === 'string' && Object.prototype.hasOwnProperty.call(FASTIFY_CODES, e.code)) return fail(FASTIFY_CODES[e.code], e.message);
   if (e instanceof SyntaxError) return fail('bad_json', e.message);
   const status = typeof e?.statusCode === 'number' ? e.statusCode : 500;
   if (status === 413) return fail('body_too_large', String(e.message));

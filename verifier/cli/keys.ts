@@ -44,7 +44,7 @@ async function fetchKeys(target: string, role: KeyRole, validFrom: string): Prom
   const res = await fetch(src.value.url, { headers: { accept: 'application/json, application/did+json' } });
   if (res.status !== 200) throw new Error(`GET ${src.value.url} answered ${res.status}`);
   const j = parseJson(await res.text());
-  if (!j.ok) throw new Error(`${src.value.url} is not JSON: ${j.detail}`);
+  if (!j.ok) throw new Error(`${src.value.url} is refused: ${j.code}: ${j.detail}`);
   const r = src.value.kind === 'did' ? keysFromDidDocument(j.value, src.value.did as string, { role, validFrom }) : keysFromKeysDocument(j.value);
   if (!r.ok) throw new Error(`${src.value.url}: ${r.code}: ${r.detail}`);
   return { ...r.value, url: src.value.url };

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { createSigPool, type SigItem } from './sig-pool.ts';
 import { verifyRaw } from '../signature.ts';
 import { createNodeBackend } from '../crypto-node.ts';
+import { T8, identityForgery, keyOf, signScalar } from '../ed25519-adversarial.ts';
 
 const node = createNodeBackend();
 const pool = createSigPool({ size: 2 });
@@ -97,9 +98,15 @@ describe('sig-pool', () => {
       es,
       { ...es, sig: negS(es.sig) }, // high S: ES256 does not require low S
       { ...es, publicKey: Uint8Array.of(2, ...es.publicKey.subarray(1, 33)) }, // compressed point refused
+      { alg: 'EdDSA', msg: good.msg, publicKey: identityForgery(777n).pub, sig: identityForgery(777n).sig }, // issue 9: raw OpenSSL in the worker would accept it
+      ...Array.from({ length: 8 }, (_, i) => {
+        const pub = keyOf(99n, T8); // mixed-order: raw OpenSSL accepts about 1 in 8 of these
+        const msg = Uint8Array.of(i);
+        return { alg: 'EdDSA', publicKey: pub, msg, sig: signScalar(99n, pub, msg, 5n + BigInt(i)) };
+      }),
     ];
     const want = cases.map(raw);
-    expect(want).toEqual([true, false, false, false, true, true, false]);
+    expect(want).toEqual([true, false, false, false, true, true, false, false, ...new Array(8).fill(false)]);
     expect(await pool.verify(cases)).toEqual(want);
   });
 

@@ -7,11 +7,15 @@
 // Calls made in the same event-loop turn are coalesced and packed into one transferred buffer per
 // worker, so a request carrying one event costs no message of its own. Workers are unref'd while
 // idle, so an idle pool never keeps a process alive, and ref'd while a verdict is owed.
+// The one Ed25519 rule (ed25519-rules.ts: key and signature encodings, small- and mixed-order keys)
+// is applied here on the main thread before an item is sent; an item that breaks it goes to the
+// worker as an unknown algorithm, whose verdict is false, as verifyRaw's is.
 // Left out: key validity and roles (signature.ts / keys.ts decide those on the main thread).
 
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { verifyRaw } from '../signature.ts';
+import { ed25519InputsPass } from '../ed25519-rules.ts';
 import type { Alg } from '../keys.ts';
 
 export interface SigItem {
@@ -119,7 +123,7 @@ export function createSigPool(opts: SigPoolOptions = {}): SigPool {
     part.forEach(([call, idx], k) => {
       const it = call.items[idx];
       const o = 7 * k;
-      meta[o] = ALG_CODE[it.alg] ?? 255;
+      meta[o] = it.alg === 'EdDSA' && !ed25519InputsPass(it.publicKey, it.sig) ? 255 : ALG_CODE[it.alg] ?? 255;
       for (const [j, b] of [[1, it.publicKey], [3, it.msg], [5, it.sig]] as const) {
         meta[o + j] = off;
         meta[o + j + 1] = b.length;

@@ -4,7 +4,8 @@
 // them with signature.ts signingHeaderBytes(), so signer and verifier share one encoder. The
 // rules mirror verifier/crypto-node.ts exactly (key and signature lengths, the 0x04 point prefix,
 // fixed DER prefixes, false on any exception), so a verdict here equals verifyRaw() there
-// (sig-pool.test.ts proves it).
+// (sig-pool.test.ts proves it). The one Ed25519 rule (ed25519-rules.ts) is applied by sig-pool.ts
+// on the main thread before an item is sent here, so this file needs no BigInt point arithmetic.
 //
 // Message in:  { id, meta: Uint32Array(7 * n), data: Uint8Array } where item i is
 //   meta[7i..7i+6] = [alg (0 EdDSA, 1 ES256, other: unknown), pubOff, pubLen, msgOff, msgLen, sigOff, sigLen]

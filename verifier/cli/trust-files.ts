@@ -2,6 +2,7 @@
 // witness policy (policy.ts readWitnessPolicy) and the optional key cache
 // ({"kind":"KeyCache","keys":[…]}, read strictly by read.ts). A file that cannot be read or does
 // not hold the document is "unusable input" (InputError, exit 2 in the CLIs), never a verdict.
+// Both are read as I-JSON (verifier/strict-json.ts): a member named twice is duplicate_member.
 
 import { readFile } from 'node:fs/promises';
 import { parseJson, readDocument } from '../read.ts';
@@ -20,7 +21,7 @@ export async function readJsonFile(path: string, what: string): Promise<unknown>
     throw new InputError(`cannot read the ${what} ${path}: ${(e as Error).message}`);
   }
   const j = parseJson(text);
-  if (!j.ok) throw new InputError(`the ${what} ${path} is not JSON: ${j.detail}`);
+  if (!j.ok) throw new InputError(`the ${what} ${path} is refused: ${j.code}: ${j.detail}`);
   return j.value;
 }
 

@@ -13,6 +13,7 @@ import { forEachLine, readCheckpointSeqsAhead, readFirstLine } from './bundle-fi
 import { InputError, readKeyCacheFile, readPolicyFile } from './trust-files.ts';
 import { createSigPool } from './sig-pool.ts';
 import { createBundleVerifier } from '../bundle-verifier.ts';
+import { parseJson } from '../strict-json.ts';
 import { formatReport, type BundleReport } from '../bundle-report.ts';
 
 const USAGE = `usage: cookwala verify BUNDLE --policy POLICY [--keys CACHE] [--json] [--allow-legacy-signatures] [--require-witnessed] [--workers N]
@@ -48,12 +49,10 @@ export async function verifyBundleFile(path: string, o: VerifyFileOptions): Prom
   }
   let ahead: number[] | undefined;
   const first = await readFirstLine(path);
-  try {
-    const h = first === undefined ? undefined : (JSON.parse(first) as { checkpoints?: unknown });
-    if (h && Number.isSafeInteger(h.checkpoints)) ahead = await readCheckpointSeqsAhead(path, h.checkpoints as number);
-  } catch {
-    ahead = undefined; // the verifier names what is wrong with the header
-  }
+  // The verifier names what is wrong with the header; a header refused here gives no read-ahead.
+  const hj = first === undefined ? undefined : parseJson(first);
+  const h = hj?.ok ? (hj.value as { checkpoints?: unknown } | null) : undefined;
+  if (h && Number.isSafeInteger(h.checkpoints)) ahead = await readCheckpointSeqsAhead(path, h.checkpoints as number).catch(() => undefined);
   const pool = o.workers === 0 ? undefined : createSigPool({ size: o.workers });
   try {
     const v = createBundleVerifier({ policy, keys, allowLegacy: o.allowLegacy, requireWitnessed: o.requireWitnessed, checkpointSeqs: ahead, verifyBatch: pool ? (items) => pool.verify(items) : undefined });

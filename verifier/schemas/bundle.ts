@@ -1,13 +1,14 @@
 // verifier/schemas/bundle.ts: the one JSON Schema bundle (draft-07) of the Cookwala log documents
-// (DESIGN §3, §4; Core 0.2 §2, §5): Log, Event (a log entry), Checkpoint, KeyRecord, ForkProof,
-// Signature, WitnessPolicy and KeyCache. Kept as data in a TS module so it ships with the code and
-// is used offline; nothing is ever fetched. Every object is closed (`additionalProperties: false`)
-// except for `x-<vendor>-…` members, which any level may carry and readers ignore. Formats name
-// the project's own checks (schemas/validate.ts registers them): `hash`, `time`, `base64url`,
-// `origin`. What a schema cannot say (public-key length per alg, roles in a policy, the
-// coreVersion rule) is checked by read.ts and policy.ts after validation.
+// (DESIGN §3, §4; Core 0.2 §2, §5): Log (with its optional TimeBounds), Event (a log entry),
+// Checkpoint, KeyRecord, ForkProof, Signature, WitnessPolicy and KeyCache. Kept as data in a TS
+// module so it ships with the code and is used offline; nothing is ever fetched. Every object is
+// closed (`additionalProperties: false`) except for `x-<vendor>-…` members, which any level may
+// carry and readers ignore. Formats name the project's own checks (schemas/validate.ts registers
+// them): `hash`, `time`, `base64url`, `origin`. What a schema cannot say (public-key length per
+// alg, roles in a policy, the coreVersion rule) is checked by read.ts and policy.ts after validation.
 
 import { VENDOR_MEMBER_PATTERN } from '../document.ts';
+import { MAX_CLOCK_SKEW_LIMIT_MS, MAX_DELIVERY_DELAY_LIMIT_MS } from '../time-bounds.ts';
 
 export const SCHEMA_ID = 'https://cookwala.org/schemas/log-0.2/documents.json';
 
@@ -36,6 +37,14 @@ export const SCHEMA_BUNDLE = {
     name: { type: 'string', minLength: 1 },
     alg: { type: 'string', enum: ['EdDSA', 'ES256'] },
     seq: { type: 'integer', minimum: 0, maximum: MAX_SEQ },
+    // The log's time window (time-bounds.ts), milliseconds; the limits keep the window meaningful.
+    TimeBounds: closed(
+      {
+        maxClockSkewMs: { type: 'integer', minimum: 0, maximum: MAX_CLOCK_SKEW_LIMIT_MS },
+        maxDeliveryDelayMs: { type: 'integer', minimum: 0, maximum: MAX_DELIVERY_DELAY_LIMIT_MS },
+      },
+      ['maxClockSkewMs', 'maxDeliveryDelayMs'],
+    ),
     Signature: closed({ alg: ref('alg'), kid: ref('name'), signedAt: ref('time'), sig: ref('base64url') }, ['alg', 'kid', 'signedAt', 'sig']),
     KeyRecord: closed(
       {
@@ -61,6 +70,7 @@ export const SCHEMA_BUNDLE = {
         mode: { type: 'string', enum: ['full', 'hash_only'] },
         sequencer: ref('name'),
         createdAt: ref('time'),
+        timeBounds: ref('TimeBounds'),
         hash: ref('hash'),
         signature: ref('Signature'),
       },

@@ -3,8 +3,9 @@
 // `unknown_field` (the detail and `path` name its JSON Pointer), an algorithm other than EdDSA or
 // ES256 is `unsupported_alg`, a malformed hash string `invalid_hash`, anything else
 // `invalid_document`. ajv is configured never to change the data (no removal of members, no
-// defaults, no type coercion): what is hashed and signed is exactly what was read. Schemas are
-// compiled lazily, once per validator, so importing this module does no work.
+// defaults, no type coercion) and to look at own members only (DESIGN §3: names are ordinary
+// strings; Object.prototype's are not members): what is hashed and signed is exactly what was
+// read. Schemas are compiled lazily, once per validator, so importing this module does no work.
 
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { fail, ok, type Failure, type Result } from '../errors.ts';
@@ -25,6 +26,11 @@ export function createSchemaValidator(): SchemaValidator {
     useDefaults: false,
     coerceTypes: false,
     validateFormats: true,
+    // Members are the document's own, never inherited ones: `required` and `properties` test
+    // hasOwnProperty, and unknown members are found over own keys, so a member named `toString`
+    // is unknown, and a polluted Object.prototype can neither supply a required member nor add
+    // an unknown one (costs about 0.4 µs an entry).
+    ownProperties: true,
   });
   ajv.addFormat('hash', { type: 'string', validate: (s: string) => isHashString(s) });
   ajv.addFormat('time', { type: 'string', validate: (s: string) => isTime(s) });
