@@ -23,6 +23,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   verify: () => import('./verify.ts'),
   checkpoint: () => import('./checkpoint.ts'),
   witness: () => import('./witness.ts'),
+  strictJson: () => import('./strict-json.ts'),
 };
 
 // key path, target predicate, text
@@ -38,6 +39,8 @@ const TARGETS: Array<[string, (v: number) => boolean, string]> = [
   ['witness.addCheckpointPerSec', (v) => v >= 2000, '>= 2,000/s'],
   ['proof.inclusionMs', (v) => v < 1, '< 1 ms'],
   ['crypto.ed25519VerifyPerSecAllCores', () => true, '(limit)'],
+  ['strictJson.event800.ratio', () => true, '(reported: vs JSON.parse)'],
+  ['strictJson.line1MB.ratio', () => true, '(reported: vs JSON.parse)'],
 ];
 
 function get(o: Record<string, unknown>, path: string): unknown {

@@ -47,6 +47,26 @@ it('init is idempotent and prints what it created; bad flags exit 2', async () =
   expect((await cookwala(['init', '--bogus'])).code).toBe(2);
 });
 
+it('init --max-clock-skew / --max-delivery-delay: saved in config.json and declared by the new log\'s descriptor; bad durations exit 2', async () => {
+  const dir = join(await tmp.make(), 'd');
+  const r = await cookwala(['init', '--data', dir, '--log', 'cli.example/t', '--max-clock-skew', '30s', '--max-delivery-delay', '7d']);
+  expect(r.code, r.err).toBe(0);
+  expect(r.out).toContain('maxClockSkew 30s, maxDeliveryDelay 7d');
+  const cfg = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'));
+  expect([cfg.maxClockSkewMs, cfg.maxDeliveryDelayMs]).toEqual([30_000, 604_800_000]);
+  const seq = await openSequencer(dir, { timers: false });
+  try {
+    expect(seq.logs.get('cli.example/t')!.descriptor.timeBounds).toEqual({ maxClockSkewMs: 30_000, maxDeliveryDelayMs: 604_800_000 });
+  } finally {
+    await seq.close();
+  }
+  for (const bad of [['--max-clock-skew', '5 minutes'], ['--max-clock-skew', '2d'], ['--max-delivery-delay', '-1'], ['--max-delivery-delay', '400d']]) {
+    const b = await cookwala(['init', '--data', dir, ...bad]);
+    expect(b.code, bad.join(' ')).toBe(2);
+    expect(b.err).toContain(bad[0]);
+  }
+});
+
 it('refuses to start on a store held by another process (store_locked), exit 1', async () => {
   const dir = await tmp.make();
   expect((await cookwala(['init', '--data', dir])).code).toBe(0);

@@ -33,7 +33,7 @@ import { isHashString, parseHash, timeMs } from './encoding.ts';
 import { createFrontier, hashLeaf } from './merkle.ts';
 import { defaultBackend, type CryptoBackend } from './crypto.ts';
 import type { Failure, Result } from './errors.ts';
-import { checkSignedAt, type TimeBounds } from './time-bounds.ts';
+import { checkSignedAt, checkTimeOrder, type TimeBounds } from './time-bounds.ts';
 
 /** The latest sequencedAt among the entries so far, and the first seq that holds it. */
 export interface LatestStamp {
@@ -87,7 +87,7 @@ export function createEntryChecker(o: EntryCheckerOptions) {
   let firstBadEntry: number | undefined;
   let maxStampMs = -Infinity;
   let latest: LatestStamp | undefined;
-  let prevStamp: { ms: number; at: string; seq: number } | undefined;
+  let prevStamp: { seq: number; sequencedAt: string } | undefined;
 
   /** The Core §5 document hash as bytes and string (computeHash's rule, without a hex round trip). */
   function docHash(doc: JsonObject): Result<{ hex: string; bytes: Uint8Array }> {
@@ -145,10 +145,11 @@ export function createEntryChecker(o: EntryCheckerOptions) {
   /** The log's clock: non-decreasing sequencedAt, and signedAt within the declared bounds of it. */
   function checkTime(e: Entry, line: number): void {
     const stamp = timeMs(e.sequencedAt);
-    if (prevStamp !== undefined && stamp < prevStamp.ms) {
-      f.add({ kind: 'time_regression', seq: e.seq, line, expected: `no earlier than ${prevStamp.at} (entry ${prevStamp.seq})`, found: e.sequencedAt, detail: `entry ${e.seq}: sequencedAt ${e.sequencedAt} is earlier than entry ${prevStamp.seq}'s ${prevStamp.at}; the log's clock never goes backwards` });
+    if (prevStamp !== undefined) {
+      const order = checkTimeOrder(prevStamp, e);
+      if (!order.ok) f.add({ kind: order.code, seq: e.seq, line, expected: `no earlier than ${prevStamp.sequencedAt} (entry ${prevStamp.seq})`, found: e.sequencedAt, detail: order.detail });
     }
-    prevStamp = { ms: stamp, at: e.sequencedAt, seq: e.seq };
+    prevStamp = { seq: e.seq, sequencedAt: e.sequencedAt };
     if (stamp > maxStampMs) {
       maxStampMs = stamp;
       latest = { ms: stamp, seq: e.seq };

@@ -116,3 +116,15 @@ describe('parseJson: properties over documents that always carry the special nam
     );
   });
 });
+
+describe('parseJson: the member count is only a filter', () => {
+  it('counts own members only: an enumerable member on Object.prototype hides no duplicate', () => {
+    Object.defineProperty(Object.prototype, 'polluted', { value: 1, enumerable: true, configurable: true, writable: true });
+    try {
+      expect(parseJson('{"a":{"b":1}}')).toEqual({ ok: true, value: { a: { b: 1 } } });
+      expect(parseJson('{"a":1,"a":1}')).toMatchObject({ ok: false, code: 'duplicate_member', path: '/a' });
+    } finally {
+      delete (Object.prototype as Record<string, unknown>).polluted;
+    }
+  });
+});

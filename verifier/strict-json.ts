@@ -103,16 +103,20 @@ function membersOf(v: unknown): number {
     for (let i = 0; i < v.length; i++) n += membersOf(v[i]);
     return n;
   }
-  // JSON.parse makes plain objects whose members are all own and enumerable (`__proto__` too).
-  for (const k in v) n += 1 + membersOf((v as Record<string, unknown>)[k]);
+  // Own members only (`__proto__` is one): for-in would also count enumerable members someone
+  // added to Object.prototype, and one such could hide a repeated name from the count.
+  const names = Object.keys(v);
+  n += names.length;
+  for (let i = 0; i < names.length; i++) n += membersOf((v as Record<string, unknown>)[names[i]]);
   return n;
 }
 
 /**
- * The second pass, only for JSON text that wrote more members than its value holds: the first
- * member name that repeats one before it in the same object, with its JSON Pointer.
+ * The second pass, only for JSON text whose member count disagrees with its value's: the first
+ * member name that repeats one before it in the same object, with its JSON Pointer. This pass is
+ * the judge; the count is only the fast filter in front of it.
  */
-function findDuplicate(text: string): Failure {
+function findDuplicate(text: string): Failure | undefined {
   const stack: Frame[] = [];
   let depth = 0;
   let expectName = false;
@@ -153,8 +157,7 @@ function findDuplicate(text: string): Failure {
     }
     i++;
   }
-  // Unreachable for JSON text whose member count exceeds its value's (the caller's condition).
-  return fail('duplicate_member', 'a member name appears twice in one object');
+  return undefined;
 }
 
 /** JSON text to a value under I-JSON's rules; bad_json, too_deep, body_too_large, duplicate_member. */
@@ -171,7 +174,10 @@ export function parseJson(text: string, limits: JsonLimits = {}): Result<unknown
   } catch (e) {
     return fail('bad_json', (e as Error).message.slice(0, 200));
   }
-  // A repeated name is the only way valid JSON text can write more members than its value holds.
-  if (membersOf(value) !== written) return findDuplicate(text);
+  // A repeated name is the only way JSON text can write more members than its value holds.
+  if (membersOf(value) !== written) {
+    const dup = findDuplicate(text);
+    if (dup) return dup;
+  }
   return ok(value);
 }

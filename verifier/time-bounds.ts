@@ -89,6 +89,16 @@ export function checkSignedAt(signedAtMs: number, atMs: number, b: TimeBounds, r
   return ok(true);
 }
 
+/** The log's clock never goes backwards: entry `e`'s sequencedAt is not earlier than `prev`'s (time_regression). */
+export function checkTimeOrder(prev: { seq: number; sequencedAt: string }, e: { seq: number; sequencedAt: string }): Result<true> {
+  const a = Date.parse(prev.sequencedAt);
+  const b = Date.parse(e.sequencedAt);
+  if (!(b >= a)) {
+    return fail('time_regression', `entry ${e.seq}: sequencedAt ${e.sequencedAt} is earlier than entry ${prev.seq}'s ${prev.sequencedAt}; the log's clock never goes backwards`, { bound: prev.sequencedAt });
+  }
+  return ok(true);
+}
+
 /** A heartbeat says "alive now": signedAt within maxClockSkew of the sequencer's time on both sides. */
 export function checkHeartbeatTime(signedAtMs: number, nowMs: number, b: TimeBounds, revokedAtMs?: number): Result<true> {
   const r = checkSignedAt(signedAtMs, nowMs, b, revokedAtMs);

@@ -1,8 +1,10 @@
 // conformance/gen/log-fixture.ts: one small, fixed log that several vector files share: a signed
 // descriptor, three device-signed CloudEvents, their entries chained from the descriptor, the
-// Merkle root over the entry hashes, and a sequencer checkpoint at seq 3. Built with the project's
-// own builders (buildLogDescriptor, signEvent, buildEntry, buildCheckpoint, merkle.ts); the vectors
-// then mutate copies of it. Everything derives from fixed keys and times, so it is reproducible.
+// Merkle root over the entry hashes, and a sequencer checkpoint at seq 3. The descriptor declares
+// the time window TIME_BOUNDS (5 min skew, 72 h delivery; fixed here, not taken from the code's
+// defaults, so the vectors never move with them). Built with the project's own builders
+// (buildLogDescriptor, signEvent, buildEntry, buildCheckpoint, merkle.ts); the vectors then mutate
+// copies of it. Everything derives from fixed keys and times, so it is reproducible.
 
 import { buildCheckpoint, type Checkpoint } from '../../verifier/checkpoint.ts';
 import { decodeCookwalasig, eventHash, signEvent, type CloudEvent } from '../../verifier/cloudevent.ts';
@@ -12,6 +14,8 @@ import { buildLogDescriptor, type LogDescriptor } from '../../verifier/log-descr
 import { createMemoryTree, hashLeaf } from '../../verifier/merkle.ts';
 import type { Signature, Signer } from '../../verifier/signature.ts';
 import { DEVICE, LOG, shiftMs, T, type Keys } from './fixtures.ts';
+
+export const TIME_BOUNDS = { maxClockSkewMs: 300_000, maxDeliveryDelayMs: 259_200_000 };
 
 export interface LogFixture {
   descriptor: LogDescriptor;
@@ -64,7 +68,7 @@ export function rootOf(entries: Entry[]): string {
 }
 
 export function createLogFixture(k: Keys): LogFixture {
-  const descriptor = buildLogDescriptor({ log: LOG, mode: 'hash_only', createdAt: T.genesis }, k.seq.signer);
+  const descriptor = buildLogDescriptor({ log: LOG, mode: 'hash_only', createdAt: T.genesis, timeBounds: TIME_BOUNDS }, k.seq.signer);
   const events = [1, 2, 3].map((n) => deviceEvent(n, k.dev.signer));
   const entries = chain(LOG, descriptor.hash, events);
   const checkpoint = buildCheckpoint({ log: LOG, seq: 3, head: entries[2].hash, root: rootOf(entries) }, k.seq.signer, T.t3);

@@ -2,10 +2,13 @@
 // the previous entry's hash, the descriptor's for seq 1, entry hashes, device signatures over the
 // event hash), checkpoints.json (sequencer signature[0], witness cosignatures under a policy, the
 // quorum, and the sequencer's own key never counting as a witness) and fork-proofs.json (two
-// checkpoints of one log at one seq, both signed by its sequencer key, that differ). Verdicts are
+// checkpoints of one log at one seq, both signed by its sequencer key, that differ). hash-chain.json
+// also holds the log's clock (time-bounds.ts): signedAt against sequencedAt within the descriptor's
+// timeBounds, bounds inclusive, and sequencedAt never going backwards. Verdicts are
 // written by hand from DESIGN §4 and Core §5; the runner checks them against the code.
 
 import { addCosignature, buildCheckpoint, cosignCheckpoint, type Checkpoint } from '../../verifier/checkpoint.ts';
+import { signEvent } from '../../verifier/cloudevent.ts';
 import { buildEntry, type Entry } from '../../verifier/entry.ts';
 import type { ReasonCode } from '../../verifier/errors.ts';
 import { buildForkProof } from '../../verifier/fork-proof.ts';
@@ -13,7 +16,7 @@ import { buildLogDescriptor } from '../../verifier/log-descriptor.ts';
 import { signDocument, signHash } from '../../verifier/signature.ts';
 import { documentHash, type JsonObject } from '../../verifier/document.ts';
 import { backend, clone, invalid, LOG, OTHER_LOG, shiftMs, T, testKey, valid, type Keys, type VectorFile } from './fixtures.ts';
-import { chain, createLogFixture, deviceEvent, rootOf, signatureOf } from './log-fixture.ts';
+import { chain, createLogFixture, deviceEvent, rootOf, signatureOf, TIME_BOUNDS } from './log-fixture.ts';
 
 /** An entry rebuilt with changes (its hash recomputed). */
 function rebuilt(e: Entry, change: Partial<Entry>): Entry {
@@ -43,7 +46,16 @@ export function hashChainFile(k: Keys): VectorFile {
   const otherEvent = deviceEvent(9, k.dev.signer);
   const foreignDescriptor = buildLogDescriptor({ log: LOG, mode: 'hash_only', createdAt: T.genesis }, k.seqOther.signer);
   const forged = signDocument({ kind: 'Log', coreVersion: f.descriptor.coreVersion, log: LOG, mode: 'hash_only', sequencer: 'seq-1', createdAt: T.genesis }, { ...k.seqOther.signer, kid: 'seq-1' }, T.genesis, backend);
-  const otherLogDescriptor = buildLogDescriptor({ log: OTHER_LOG, mode: 'hash_only', createdAt: T.genesis }, k.seq.signer);
+  const otherLogDescriptor = buildLogDescriptor({ log: OTHER_LOG, mode: 'hash_only', createdAt: T.genesis, timeBounds: TIME_BOUNDS }, k.seq.signer);
+  // Entry 2 with its device signature made at another signedAt (the event itself unchanged).
+  const signedAt2 = (ms: number) => {
+    const { cookwalasig: _c, ...ce } = f.events[1];
+    return rechain(f.entries, 1, rebuilt(e2, { eventSignature: signatureOf(signEvent(ce, k.dev.signer, shiftMs(e2.sequencedAt, ms))) }));
+  };
+  const oldDescriptor = buildLogDescriptor({ log: LOG, mode: 'hash_only', createdAt: T.genesis }, k.seq.signer);
+  const { cookwalasig: _c2, ...ce2 } = f.events[1];
+  const oldChain = chain(LOG, oldDescriptor.hash, f.events);
+  const oldBackdated = rechain(oldChain, 1, rebuilt(oldChain[1], { eventSignature: signatureOf(signEvent(ce2, k.dev.signer, shiftMs(e2.sequencedAt, -TIME_BOUNDS.maxDeliveryDelayMs - 1))) }));
   return {
     topic: 'hash-chain',
     description: 'The entry chain (DESIGN §4): the descriptor verifies under the trusted sequencer key; entry seq starts at 1 with no gaps, prev is the previous entry\'s hash (the descriptor\'s for seq 1), each hash is the document hash of the entry, and each eventSignature is the device\'s over the eventHash.',
@@ -65,6 +77,12 @@ export function hashChainFile(k: Keys): VectorFile {
       bad('descriptor-changed', 'hash_mismatch', 'the descriptor mode changed after signing', f.entries, { descriptor: { ...f.descriptor, mode: 'full' } }),
       bad('entries-of-another-log', 'log_mismatch', 'entries of another log chained to this log\'s descriptor', chain(OTHER_LOG, f.descriptor.hash, f.events)),
       ok('other-log-own-descriptor', 'the same events sequenced into another log, with that log\'s descriptor', chain(OTHER_LOG, otherLogDescriptor.hash, f.events), { descriptor: otherLogDescriptor }),
+      bad('signed-in-future', 'signed_in_future', 'entry 2\'s signedAt is maxClockSkew + 1 ms after its sequencedAt (the descriptor declares the bounds)', signedAt2(TIME_BOUNDS.maxClockSkewMs + 1)),
+      ok('signed-at-skew-bound', 'entry 2\'s signedAt is exactly maxClockSkew after its sequencedAt', signedAt2(TIME_BOUNDS.maxClockSkewMs)),
+      bad('delivered-too-late', 'delivery_too_late', 'entry 2\'s signedAt is maxDeliveryDelay + 1 ms before its sequencedAt: backdated past the delivery window', signedAt2(-TIME_BOUNDS.maxDeliveryDelayMs - 1)),
+      ok('delivered-at-delay-bound', 'entry 2\'s signedAt is exactly maxDeliveryDelay before its sequencedAt (an offline outbox delivering late)', signedAt2(-TIME_BOUNDS.maxDeliveryDelayMs)),
+      bad('sequenced-at-regresses', 'time_regression', 'entry 3\'s sequencedAt is 1 ms before entry 2\'s (rehashed and rechained)', rechain(f.entries, 2, rebuilt(e3, { sequencedAt: shiftMs(e2.sequencedAt, -1) }))),
+      ok('no-time-bounds-declared', 'a descriptor from before time bounds declares none: a backdated signedAt is not judged (the sequencedAt order still is)', oldBackdated, { descriptor: oldDescriptor }),
     ].map(clone),
   };
 }

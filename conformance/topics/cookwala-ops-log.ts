@@ -14,6 +14,8 @@ import { verifyLogDescriptor } from '../../verifier/log-descriptor.ts';
 import { readWitnessPolicy, DEFAULT_QUORUM, type WitnessPolicy } from '../../verifier/policy.ts';
 import { parseJson, readDocument, type DocumentKind } from '../../verifier/read.ts';
 import { keyLookup } from './cookwala-ops-core.ts';
+import { checkSignedAt, checkTimeOrder } from '../../verifier/time-bounds.ts';
+import { timeMs } from '../../verifier/encoding.ts';
 
 type Input = Record<string, unknown>;
 
@@ -55,7 +57,9 @@ export function verifyEventOp(input: Input): Result<unknown> {
 /**
  * `{descriptor, sequencerKey, entries, keys}`: the descriptor read and verified against the trusted
  * sequencer key; then each entry read strictly, its hash recomputed, its link to the previous entry
- * (the descriptor for seq 1) and its device signature checked. The first failure is the result.
+ * (the descriptor for seq 1) and its device signature checked, then the log's clock: sequencedAt
+ * never earlier than the previous entry's, and (when the descriptor declares timeBounds) signedAt
+ * within them of sequencedAt (time-bounds.ts). The first failure is the result.
  */
 export function verifyChainOp(input: Input): Result<{ seq: number; head: string }> {
   const seqKey = input.sequencerKey as KeyRecord;
@@ -69,6 +73,8 @@ export function verifyChainOp(input: Input): Result<{ seq: number; head: string 
   if (!lookup.ok) return lookup;
   if (!Array.isArray(input.entries)) return fail('invalid_document', 'entries is a list');
   let prev = { seq: 0, hash: dv.value.hash };
+  let prevEntry: Entry | undefined;
+  const bounds = d.value.timeBounds;
   for (const raw of input.entries as unknown[]) {
     const e = readDocument('Event', raw);
     if (!e.ok) return e;
@@ -80,7 +86,12 @@ export function verifyChainOp(input: Input): Result<{ seq: number; head: string 
     if (!l.ok) return l;
     const s = verifyEntryEventSignature(entry, lookup.value);
     if (!s.ok) return { ...s, seq: entry.seq };
+    const order = prevEntry ? checkTimeOrder(prevEntry, entry) : ok(true);
+    if (!order.ok) return { ...order, seq: entry.seq };
+    const w = bounds ? checkSignedAt(timeMs(entry.eventSignature.signedAt), timeMs(entry.sequencedAt), bounds) : ok(true);
+    if (!w.ok) return { ...w, seq: entry.seq };
     prev = { seq: entry.seq, hash: entry.hash };
+    prevEntry = entry;
   }
   return ok({ seq: prev.seq, head: prev.hash });
 }
