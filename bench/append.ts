@@ -21,9 +21,9 @@ import { randomBytes } from 'node:crypto';
 import { Level } from 'level';
 import { openLogStore, type AppendItem } from '../logstore/index.ts';
 import { bulkLoadTree } from '../logstore/bulk-load.ts';
-import { TEST_LOG, makeDescriptor, makeItems, removeDir, tempDir } from '../logstore/testing.ts';
-import { parseHash } from '../verifier/encoding.ts';
-import { verifyInclusion, type Hash32 } from '../verifier/merkle.ts';
+import { TEST_LOG, makeDescriptor, makeItems, removeDir, tempDir } from '../testkit/logstore.ts';
+import { parseHash } from '../verifier/encoding/wire.ts';
+import { verifyInclusion, type Hash32 } from '../verifier/merkle/index.ts';
 
 export interface BenchCtx {
   quick: boolean;

@@ -15,13 +15,13 @@ import { fileURLToPath } from 'node:url';
 import { generateKeyPair } from '@libp2p/crypto/keys';
 import { initDataDir } from '../sequencer/data-dir.ts';
 import { openSequencer, type Sequencer } from '../sequencer/app.ts';
-import { createWitness, type Witness } from '../witness/service.ts';
-import { openStateStore, type StateStore } from '../witness/state.ts';
-import { startWitnessing } from '../witness/sequencer-side.ts';
-import { testKey } from '../witness/testing.ts';
-import type { KeyRecord } from '../verifier/keys.ts';
-import { deviceKey } from '../test/helpers/keys.ts';
-import { eventStream } from '../test/helpers/events.ts';
+import { createWitness, type Witness } from '../witness/server/service.ts';
+import { openStateStore, type StateStore } from '../witness/server/state.ts';
+import { startWitnessing } from '../witness/client/sequencer-side.ts';
+import { testKey } from '../testkit/witness.ts';
+import type { KeyRecord } from '../verifier/documents/keys.ts';
+import { deviceKey } from '../testkit/keys.ts';
+import { eventStream } from '../testkit/events.ts';
 
 export interface BenchCtx {
   quick: boolean;

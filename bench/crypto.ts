@@ -4,10 +4,10 @@
 
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
-import { createNodeBackend } from '../verifier/crypto-node.ts';
-import { createNobleBackend } from '../verifier/crypto-noble.ts';
-import type { CryptoBackend } from '../verifier/crypto-backend.ts';
-import { canonicalize } from '../verifier/jcs.ts';
+import { createNodeBackend } from '../verifier/crypto/node.ts';
+import { createNobleBackend } from '../verifier/crypto/noble.ts';
+import type { CryptoBackend } from '../verifier/crypto/backend.ts';
+import { canonicalize } from '../verifier/encoding/jcs.ts';
 
 export interface BenchCtx {
   quick: boolean;

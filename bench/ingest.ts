@@ -16,10 +16,10 @@ import { fileURLToPath } from 'node:url';
 import { availableParallelism } from 'node:os';
 import { verifyPerSecAllCores } from './crypto.ts';
 import { initDataDir } from '../sequencer/data-dir.ts';
-import { makeTempDir } from '../test/helpers/tmp.ts';
-import { deviceKey } from '../test/helpers/keys.ts';
-import { eventStream } from '../test/helpers/events.ts';
-import { freePort } from '../test/helpers/net.ts';
+import { makeTempDir } from '../testkit/tmp.ts';
+import { deviceKey } from '../testkit/keys.ts';
+import { eventStream } from '../testkit/events.ts';
+import { freePort } from '../testkit/net.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LOG = 'bench.example/missions/ingest';

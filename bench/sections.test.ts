@@ -2,7 +2,7 @@
 // completes against the real parts (LevelDB, HTTP, libp2p, hypercore) and reports the keys that
 // bench/run.ts tabulates, as positive numbers. No figure is compared with a target here: speed is
 // measured, never asserted. The verify section is left to `npm run bench -- --quick` (its quick run
-// generates 10^5 events); its generator and reader are tested in verifier/bundle-verifier.test.ts.
+// generates 10^5 events); its generator and reader are tested in verifier/bundle/verifier.test.ts.
 import { describe, expect, it } from 'vitest';
 
 const positive = (r: Record<string, unknown>, keys: string[]) => {

@@ -1,10 +1,10 @@
-// bench/strict-json.ts: the cost of verifier/strict-json.ts parseJson (I-JSON: duplicate names,
+// bench/strict-json.ts: the cost of verifier/encoding/strict-json.ts parseJson (I-JSON: duplicate names,
 // depth, length) against plain JSON.parse on the same text, on an ~800-byte event and on a 1 MB
 // bundle-like line (an array of small event-like objects, many short names), as interleaved pairs
 // (DESIGN §13: limit, figure, limit, figure; the median pair is reported with its spread). The
 // ratio is strict/JSON.parse throughput: 1 would be free.
 
-import { parseJson } from '../verifier/strict-json.ts';
+import { parseJson } from '../verifier/encoding/strict-json.ts';
 import { opsPerSec } from './crypto.ts';
 
 function event800(): string {

@@ -11,10 +11,10 @@
 import '../bin/polyfill.ts';
 import { fileURLToPath } from 'node:url';
 import { generateKeyPair } from '@libp2p/crypto/keys';
-import { createP2pNode } from '../witness/p2p-node.ts';
-import { createWitnessConnection, cosignatureOf } from '../witness/client.ts';
-import type { AddCheckpointRequest } from '../witness/messages.ts';
-import { createFakeLog, type FakeLog } from '../witness/testing.ts';
+import { createP2pNode } from '../witness/wire/p2p-node.ts';
+import { createWitnessConnection, cosignatureOf } from '../witness/client/connection.ts';
+import type { AddCheckpointRequest } from '../witness/wire/messages.ts';
+import { createFakeLog, type FakeLog } from '../testkit/witness.ts';
 
 export const WINDOW = 256;
 

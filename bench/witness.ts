@@ -18,11 +18,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKeyPair } from '@libp2p/crypto/keys';
-import { createWitness } from '../witness/service.ts';
-import { openStateStore, type StateStore } from '../witness/state.ts';
-import { encodeMessage } from '../witness/messages.ts';
-import { testKey } from '../witness/testing.ts';
-import { defaultBackend } from '../verifier/crypto.ts';
+import { createWitness } from '../witness/server/service.ts';
+import { openStateStore, type StateStore } from '../witness/server/state.ts';
+import { encodeMessage } from '../witness/wire/messages.ts';
+import { testKey } from '../testkit/witness.ts';
+import { defaultBackend } from '../verifier/crypto/default.ts';
 import { buildRound, fakeLogs } from './witness-client.ts';
 
 export interface BenchCtx {

@@ -12,7 +12,7 @@
 
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { parseJson } from '../verifier/strict-json.ts';
+import { parseJson } from '../verifier/encoding/strict-json.ts';
 
 export const MARKER = 'demo.json';
 

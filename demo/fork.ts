@@ -1,7 +1,7 @@
 // demo/fork.ts: step 6 of the demo, `--fork` (DESIGN §4, §7; Core §5): the sequencer's own key
 // signs a conflicting checkpoint (the seq the witnesses cosigned last, another head and root) and
 // the demo, acting as a misbehaving sequencer, sends it over the witness protocol
-// (`/cookwala/witness/1.0.0`, witness/client.ts) to every witness but the last. Each refuses it with
+// (`/cookwala/witness/1.0.0`, witness/client/connection.ts) to every witness but the last. Each refuses it with
 // fork_detected and a ForkProof (the checkpoint it cosigned against this one); the last witness,
 // never asked, must learn the proof by gossip (`/cookwala/forks/1`). The demo waits until every
 // witness's status API (GET /v1/forks) lists it, writes DIR/fork-proof.json and shows
@@ -11,15 +11,15 @@
 
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { buildCheckpoint, type Checkpoint } from '../verifier/checkpoint.ts';
-import { formatHash, formatTime } from '../verifier/encoding.ts';
-import { createSigner, type SecretKey } from '../verifier/signature.ts';
-import type { ForkProof } from '../verifier/fork-proof.ts';
-import { createP2pNode, type P2pNode } from '../witness/p2p-node.ts';
-import { loadOrCreatePeerKey } from '../witness/identity.ts';
-import { createWitnessConnection } from '../witness/client.ts';
-import { TOPICS } from '../witness/gossip.ts';
-import type { AddCheckpointRequest } from '../witness/messages.ts';
+import { buildCheckpoint, type Checkpoint } from '../verifier/documents/checkpoint.ts';
+import { formatHash, formatTime } from '../verifier/encoding/wire.ts';
+import { createSigner, type SecretKey } from '../verifier/documents/signature.ts';
+import type { ForkProof } from '../verifier/documents/fork-proof.ts';
+import { createP2pNode, type P2pNode } from '../witness/wire/p2p-node.ts';
+import { loadOrCreatePeerKey } from '../witness/wire/identity.ts';
+import { createWitnessConnection } from '../witness/client/connection.ts';
+import { TOPICS } from '../witness/server/gossip.ts';
+import type { AddCheckpointRequest } from '../witness/wire/messages.ts';
 import type { DemoContext, Network, WitnessNode } from './context.ts';
 import { getJson } from './http.ts';
 import { readJsonFile, writeJsonFile } from './network.ts';

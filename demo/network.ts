@@ -12,10 +12,10 @@
 
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseJson } from '../verifier/strict-json.ts';
-import { readWitnessPolicy, type WitnessPolicy } from '../verifier/policy.ts';
+import { parseJson } from '../verifier/encoding/strict-json.ts';
+import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
 import { readConfig } from '../sequencer/config.ts';
-import type { KeyRecord } from '../verifier/keys.ts';
+import type { KeyRecord } from '../verifier/documents/keys.ts';
 import { describeExit, type Child } from './children.ts';
 import type { DemoContext, Network, WitnessNode } from './context.ts';
 import { DemoError, waitFor } from './wait.ts';

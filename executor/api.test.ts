@@ -5,9 +5,9 @@
 // raise a limit).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
-import { verifyEventSignature, type CloudEvent } from '../verifier/cloudevent.ts';
-import { tempDirs } from '../test/helpers/tmp.ts';
-import { FRIES_BODY, SIMPLE_BODY, testExecutor } from './test-kit.ts';
+import { verifyEventSignature, type CloudEvent } from '../verifier/cloudevent/read.ts';
+import { tempDirs } from '../testkit/tmp.ts';
+import { FRIES_BODY, SIMPLE_BODY, testExecutor } from '../testkit/executor.ts';
 import { parseIfMatch } from './api.ts';
 import { DEFAULT_SAFETY_LIMITS } from './safety-limits.ts';
 import type { Executor } from './executor.ts';

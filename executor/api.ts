@@ -10,9 +10,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { fail, type Failure } from '../verifier/errors.ts';
-import { parseJson } from '../verifier/strict-json.ts';
-import type { KeyRecord } from '../verifier/keys.ts';
-import { registerProblemHandlers, sendProblem } from '../verifier/cli/http-problem.ts';
+import { parseJson } from '../verifier/encoding/strict-json.ts';
+import type { KeyRecord } from '../verifier/documents/keys.ts';
+import { registerProblemHandlers, sendProblem } from '../platform/http-problem.ts';
 import type { ExecutionService } from './service.ts';
 import type { ExecutionRecord, ExecutorStore } from './store.ts';
 import type { SafetyLimits } from './safety-limits.ts';
@@ -74,7 +74,7 @@ export function buildExecutorApp(svc: ExecutionService, store: ExecutorStore, op
     const ct = String(req.headers['content-type'] ?? '').split(';', 1)[0].trim().toLowerCase();
     if (!/^application\/([a-z0-9.+-]+\+)?json$/.test(ct)) return done(null, { raw: text, json: false });
     if (text.trim() === '') return done(null, undefined);
-    // I-JSON (verifier/strict-json.ts): duplicate_member, too_deep, bad_json. Not an error here:
+    // I-JSON (verifier/encoding/strict-json.ts): duplicate_member, too_deep, bad_json. Not an error here:
     // a stop must not be refused for its body (§6.2); create and resume answer the failure
     // themselves (badJson below).
     const j = parseJson(text);

@@ -9,13 +9,13 @@
 // Left out: key rotation and revocation (a new key is a new device name).
 
 import { mkdir, readFile } from 'node:fs/promises';
-import { writeFileOnce } from '../verifier/cli/durable-file.ts';
+import { writeFileOnce } from '../platform/durable-file.ts';
 import { join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
-import { formatTime, toBase64url } from '../verifier/encoding.ts';
-import { parseJson } from '../verifier/strict-json.ts';
-import type { KeyRecord } from '../verifier/keys.ts';
-import { createSigner, generateSecretKey, keyRecordOf, type SecretKey, type Signer } from '../verifier/signature.ts';
+import { formatTime, toBase64url } from '../verifier/encoding/wire.ts';
+import { parseJson } from '../verifier/encoding/strict-json.ts';
+import type { KeyRecord } from '../verifier/documents/keys.ts';
+import { createSigner, generateSecretKey, keyRecordOf, type SecretKey, type Signer } from '../verifier/documents/signature.ts';
 
 export interface DeviceIdentity {
   name: string;

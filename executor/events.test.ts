@@ -2,8 +2,8 @@
 // them with any change), status seq as cookwalaseq, local_safety only on safety reports, no times
 // finer than a day under `open` consent, and readCloudEvent-valid JSON.
 import { describe, expect, it } from 'vitest';
-import { readCloudEvent, verifyEventSignature } from '../verifier/cloudevent.ts';
-import { createSigner, generateSecretKey, keyRecordOf } from '../verifier/signature.ts';
+import { readCloudEvent, verifyEventSignature } from '../verifier/cloudevent/read.ts';
+import { createSigner, generateSecretKey, keyRecordOf } from '../verifier/documents/signature.ts';
 import { buildConsentWithdrawn, buildHeartbeat, buildStatusEvent, eventTime, LOCAL_SAFETY } from './events.ts';
 import { STATES } from './lifecycle.ts';
 

@@ -2,15 +2,15 @@
 // `cookwala.execution.<state>` for each status change (subject = execution id, `cookwalaseq` = the
 // status seq, id = `<execution id>.<seq>` so a resend is recognisably the same event),
 // `cookwala.device.heartbeat` and `cookwala.consent.withdrawn`, each signed with the device key
-// (verifier/cloudevent.ts signEvent). Safety reports carry `cookwalalatency: "local_safety"`: they
+// (verifier/cloudevent/read.ts signEvent). Safety reports carry `cookwalalatency: "local_safety"`: they
 // report what the device already did, they never protect. Privacy (§8): no personal data (no
 // names, no free text, only ids, ops and reason codes), and under `open` consent the `time`
 // attribute is coarsened to the day. The signature's signedAt stays exact: key validity and
 // revocation are judged at the true signing time.
 
-import { signEvent, type CloudEvent } from '../verifier/cloudevent.ts';
-import type { Signer } from '../verifier/signature.ts';
-import { formatTime } from '../verifier/encoding.ts';
+import { signEvent, type CloudEvent } from '../verifier/cloudevent/read.ts';
+import type { Signer } from '../verifier/documents/signature.ts';
+import { formatTime } from '../verifier/encoding/wire.ts';
 import { SAFETY_STATES, type ExecutionState, type Reason } from './lifecycle.ts';
 import type { Dataset } from './request.ts';
 

@@ -11,8 +11,8 @@
 
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import type { Signer } from '../verifier/signature.ts';
-import type { KeyRecord } from '../verifier/keys.ts';
+import type { Signer } from '../verifier/documents/signature.ts';
+import type { KeyRecord } from '../verifier/documents/keys.ts';
 import { buildExecutorApp } from './api.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { buildConsentWithdrawn } from './events.ts';

@@ -4,11 +4,11 @@
 // exponential backoff on a manual clock, resend from `expected`, dead letters (and the time
 // window's codes: signed_in_future retried, delivery_too_late dead), 413 halving.
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CloudEvent } from '../verifier/cloudevent.ts';
-import { tempDirs } from '../test/helpers/tmp.ts';
+import type { CloudEvent } from '../verifier/cloudevent/read.ts';
+import { tempDirs } from '../testkit/tmp.ts';
 import { backoffDelay } from './outbox.ts';
 import type { BatchAnswer, EventResult, SequencerClient } from './sequencer-client.ts';
-import { SIMPLE_BODY, testExecutor } from './test-kit.ts';
+import { SIMPLE_BODY, testExecutor } from '../testkit/executor.ts';
 import type { Executor } from './executor.ts';
 
 const dirs = tempDirs('cookwala-exec-outbox-');
@@ -70,7 +70,7 @@ async function setup(opts: { consent?: 'none' | 'research_only' | 'open'; batchS
   const t = await testExecutor(await dirs.make(), { sequencerUrl: 'http://127.0.0.1:9', log: 'test/log', consent: opts.consent, heartbeatIntervalMs: 3_600_000, delivery: { batchSize: opts.batchSize ?? 100, baseBackoffMs: 1000, maxBackoffMs: 8000, random: () => 0.5 } });
   // Swap the transport: the delivery loop talks to the client through this object.
   Object.assign(t.ex.client as SequencerClient, { postBatch: fake.postBatch, postHeartbeat: fake.postHeartbeat });
-  // Every wait below is on the delivery loop's own steps (test-kit deliveryWaits), never a sleep.
+  // Every wait below is on the delivery loop's own steps (testkit/executor.ts deliveryWaits), never a sleep.
   return { ...t, fake, until: t.waits.until };
 }
 

@@ -16,7 +16,7 @@
 
 import type { Clock } from './clock.ts';
 import { sleep } from './clock.ts';
-import { formatTime } from '../verifier/encoding.ts';
+import { formatTime } from '../verifier/encoding/wire.ts';
 import type { BatchAnswer, EventResult, SequencerClient } from './sequencer-client.ts';
 import type { ExecutorStore, OutboxRecord } from './store.ts';
 

@@ -3,9 +3,9 @@
 // a stop halts at once and confirms `stopped` only after cutHeatMs; late timers of a halted run
 // do nothing; a fault fails the execution as a local safety report.
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDirs } from '../test/helpers/tmp.ts';
+import { tempDirs } from '../testkit/tmp.ts';
 import { createSimulatedHardware, type SimulatedHardware } from './runner.ts';
-import { testExecutor } from './test-kit.ts';
+import { testExecutor } from '../testkit/executor.ts';
 import type { Executor, ExecutorDeps } from './executor.ts';
 import type { ManualClock } from './clock.ts';
 

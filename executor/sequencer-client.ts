@@ -7,9 +7,9 @@
 // The client only transports and classifies answers; what to do about them is outbox.ts's job.
 
 import { createHash } from 'node:crypto';
-import type { CloudEvent } from '../verifier/cloudevent.ts';
-import { MAX_JSON_DEPTH, parseJson } from '../verifier/strict-json.ts';
-import type { KeyRecord } from '../verifier/keys.ts';
+import type { CloudEvent } from '../verifier/cloudevent/read.ts';
+import { MAX_JSON_DEPTH, parseJson } from '../verifier/encoding/strict-json.ts';
+import type { KeyRecord } from '../verifier/documents/keys.ts';
 
 export type FetchLike = (url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }) => Promise<{ status: number; text(): Promise<string> }>;
 
@@ -41,7 +41,7 @@ export interface ClientOptions {
   timeoutMs?: number;
 }
 
-/** An answer's JSON object, read as I-JSON (verifier/strict-json.ts); undefined for anything else. */
+/** An answer's JSON object, read as I-JSON (verifier/encoding/strict-json.ts); undefined for anything else. */
 function parse(text: string): Record<string, unknown> | undefined {
   const j = parseJson(text, { maxDepth: MAX_JSON_DEPTH + 1 });
   const v = j.ok ? j.value : undefined;

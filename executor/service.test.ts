@@ -3,11 +3,11 @@
 // illegal_transition and nothing written), create/refuse/idempotency, If-Match, stop, and restart
 // recovery (interrupted executions fail, a stop in progress completes, nothing resumes heating).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyEventSignature } from '../verifier/cloudevent.ts';
-import type { KeyRecord } from '../verifier/keys.ts';
-import { tempDirs } from '../test/helpers/tmp.ts';
+import { verifyEventSignature } from '../verifier/cloudevent/read.ts';
+import type { KeyRecord } from '../verifier/documents/keys.ts';
+import { tempDirs } from '../testkit/tmp.ts';
 import { STATES, TRANSITIONS, type ExecutionState } from './lifecycle.ts';
-import { FRIES_BODY, SIMPLE_BODY, testExecutor } from './test-kit.ts';
+import { FRIES_BODY, SIMPLE_BODY, testExecutor } from '../testkit/executor.ts';
 import type { Executor } from './executor.ts';
 
 const dirs = tempDirs('cookwala-exec-svc-');

@@ -9,10 +9,10 @@
 // running are failed (`interrupted`) rather than silently resumed, and a stop in progress completes.
 
 import { randomUUID } from 'node:crypto';
-import type { CloudEvent } from '../verifier/cloudevent.ts';
-import { jsonHash } from '../verifier/document.ts';
+import type { CloudEvent } from '../verifier/cloudevent/read.ts';
+import { jsonHash } from '../verifier/documents/document-hash.ts';
 import { fail, ok, type Result } from '../verifier/errors.ts';
-import { formatTime } from '../verifier/encoding.ts';
+import { formatTime } from '../verifier/encoding/wire.ts';
 import type { Clock } from './clock.ts';
 import { buildStatusEvent, type EventContext } from './events.ts';
 import { INITIAL, isFinal, transition, type ExecutionState, type Reason } from './lifecycle.ts';

@@ -3,7 +3,7 @@
 // person who started it without registering the device keys is told what to do (README: the
 // device maker's `--simulate` command). The sequencer is a fake fetch that knows no device key.
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDirs } from '../test/helpers/tmp.ts';
+import { tempDirs } from '../testkit/tmp.ts';
 import { runSimulation } from './simulator.ts';
 import type { FetchLike } from './sequencer-client.ts';
 

@@ -8,7 +8,7 @@
 // simulator waits (bounded) for the outboxes to drain when consent lets events leave.
 
 import { join } from 'node:path';
-import { parseJson } from '../verifier/strict-json.ts';
+import { parseJson } from '../verifier/encoding/strict-json.ts';
 import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { loadOrCreateDevice, type DeviceIdentity } from './device-key.ts';

@@ -5,12 +5,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ProtocolError } from '../verifier/errors.ts';
-import { verifyEventSignature } from '../verifier/cloudevent.ts';
-import { tempDirs } from '../test/helpers/tmp.ts';
+import { verifyEventSignature } from '../verifier/cloudevent/read.ts';
+import { tempDirs } from '../testkit/tmp.ts';
 import { openExecutorStore } from './store.ts';
 import { loadOrCreateDevice, sourceOf } from './device-key.ts';
 import { buildStatusEvent } from './events.ts';
-import { testDevice } from './test-kit.ts';
+import { testDevice } from '../testkit/executor.ts';
 
 const dirs = tempDirs('cookwala-exec-store-');
 afterAll(() => dirs.cleanup());

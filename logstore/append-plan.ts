@@ -9,9 +9,9 @@
 // never contain a node or head that does not follow from exactly these entries.
 
 import { fail, ok, type Result } from '../verifier/errors.ts';
-import { isHashString, isTime, formatHash } from '../verifier/encoding.ts';
-import { checkLink } from '../verifier/entry.ts';
-import { createFrontier, hashLeaf, type Frontier } from '../verifier/merkle.ts';
+import { isHashString, isTime, formatHash } from '../verifier/encoding/wire.ts';
+import { checkLink } from '../verifier/documents/entry.ts';
+import { createFrontier, hashLeaf, type Frontier } from '../verifier/merkle/index.ts';
 import type { AppendItem, ErasureRecord, Entry, Head } from './types.ts';
 import { dedupKey, entryKey, erasureKey, nodeKey, payloadKey, singleKey, subjectKey, wipeKey } from './keys.ts';
 import { encodeDedup, encodeHead, encodeJson, encodeU64 } from './values.ts';

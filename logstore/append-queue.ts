@@ -9,7 +9,7 @@
 // (deps.write). Invariant: the durable head only moves forward, batch after batch, and an append
 // resolves only once the batch holding it is durable.
 
-import type { Frontier } from '../verifier/merkle.ts';
+import type { Frontier } from '../verifier/merkle/index.ts';
 import type { AppendItem, Head } from './types.ts';
 import type { Op } from './append-plan.ts';
 import { dedupKeysOf, planGroup, type Outcome } from './group-commit.ts';

@@ -2,13 +2,13 @@
 // changes nothing anywhere; a failure after it landed leaves memory as it was, poisons the store
 // (store_failed) so nothing is written on a stale head, and a reopen shows the whole batch.
 import { describe, expect, it } from 'vitest';
-import { createMemoryTree, hashLeaf, verifyInclusion } from '../verifier/merkle.ts';
-import { entryLeaf } from '../verifier/entry.ts';
-import { formatHash, parseHash } from '../verifier/encoding.ts';
+import { createMemoryTree, hashLeaf, verifyInclusion } from '../verifier/merkle/index.ts';
+import { entryLeaf } from '../verifier/documents/entry.ts';
+import { formatHash, parseHash } from '../verifier/encoding/wire.ts';
 import { ProtocolError } from '../verifier/errors.ts';
 import { type FaultHooks, type LogStore, type WriteKind } from './index.ts';
-import { TEST_LOG, T0, dirContains, itemFor, secret, makeCheckpoint, makeEvent, makeItems, sequencerSigner } from './testing.ts';
-import { useStores } from './test-stores.ts';
+import { TEST_LOG, T0, dirContains, itemFor, secret, makeCheckpoint, makeEvent, makeItems, sequencerSigner } from '../testkit/logstore.ts';
+import { useStores } from '../testkit/logstore-stores.ts';
 
 const stores = useStores();
 

@@ -6,8 +6,8 @@
 // Invariant: the head root written is the frontier root of exactly the nodes written.
 
 import { Level } from 'level';
-import { createFrontier, type Hash32 } from '../verifier/merkle.ts';
-import { formatHash } from '../verifier/encoding.ts';
+import { createFrontier, type Hash32 } from '../verifier/merkle/index.ts';
+import { formatHash } from '../verifier/encoding/wire.ts';
 import type { LogDescriptor } from './types.ts';
 import { STORE_FORMAT, nodeKey, singleKey } from './keys.ts';
 import { encodeHead, encodeJson } from './values.ts';

@@ -6,8 +6,8 @@ import { ProtocolError } from '../verifier/errors.ts';
 import { openLogStore, type LogStore } from './index.ts';
 import { checkpointKey, entryKey, singleKey } from './keys.ts';
 import { encodeHead, encodeJson } from './values.ts';
-import { TEST_LOG, cosigned, fixedSigner, makeCheckpoint, witnessSigner, errorCode } from './testing.ts';
-import { useStores } from './test-stores.ts';
+import { TEST_LOG, cosigned, fixedSigner, makeCheckpoint, witnessSigner, errorCode } from '../testkit/logstore.ts';
+import { useStores } from '../testkit/logstore-stores.ts';
 
 const stores = useStores();
 const fresh = (items: number) => stores.fresh({ items });

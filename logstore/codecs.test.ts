@@ -2,8 +2,8 @@
 // compact binary form for the shapes the sequencer makes, the JSON form for anything else.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { buildEntry, type Entry } from '../verifier/entry.ts';
-import type { CloudEvent } from '../verifier/cloudevent.ts';
+import { buildEntry, type Entry } from '../verifier/documents/entry.ts';
+import type { CloudEvent } from '../verifier/cloudevent/read.ts';
 import { decodeEntry, encodeEntry } from './entry-codec.ts';
 import { decodePayload, encodePayload } from './payload-codec.ts';
 

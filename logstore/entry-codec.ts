@@ -7,9 +7,9 @@
 // hash (the sequencer built it). Invariant: decodeEntry(encodeEntry(e), e.log, e.seq) deep-equals
 // e, members in buildEntry's order (entry-codec.test.ts, fast-check).
 
-import { formatHash, isHashString, isTime } from '../verifier/encoding.ts';
-import type { Entry, EntryCe } from '../verifier/entry.ts';
-import type { Signature } from '../verifier/signature.ts';
+import { formatHash, isHashString, isTime } from '../verifier/encoding/wire.ts';
+import type { Entry, EntryCe } from '../verifier/documents/entry.ts';
+import type { Signature } from '../verifier/documents/signature.ts';
 import { isWellFormed, readU64, writeU64 } from './keys.ts';
 
 const BINARY = 0x01;
@@ -106,7 +106,7 @@ export function encodeEntry(e: Entry): Buffer {
 
 export function decodeEntry(v: Uint8Array, log: string, seq: number): Entry {
   const b = Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-  // JSON.parse, not verifier/strict-json.ts: these are bytes our own encoder wrote (JSON.stringify
+  // JSON.parse, not verifier/encoding/strict-json.ts: these are bytes our own encoder wrote (JSON.stringify
   // of a value read as I-JSON at ingest, so no name repeats), not untrusted text.
   if (b[0] === JSON_OPEN) return JSON.parse(b.toString('utf8')) as Entry;
   if (b[0] !== BINARY) throw new Error(`logstore: entry ${seq} has an unknown encoding ${b[0]}`);

@@ -2,12 +2,12 @@
 // and the cookwala.log.erased entry are written in the same batch, entries and proofs are intact;
 // full mode refuses, and every refusal leaves the store as it was.
 import { describe, expect, it } from 'vitest';
-import { hashLeaf, verifyInclusion } from '../verifier/merkle.ts';
-import { entryLeaf } from '../verifier/entry.ts';
-import { parseHash } from '../verifier/encoding.ts';
+import { hashLeaf, verifyInclusion } from '../verifier/merkle/index.ts';
+import { entryLeaf } from '../verifier/documents/entry.ts';
+import { parseHash } from '../verifier/encoding/wire.ts';
 import { type AppendItem, type Head } from './index.ts';
-import { TEST_LOG, T0, dirContains, secret, itemFor, makeEvent, makeItems, sequencerSigner, errorCode } from './testing.ts';
-import { useStores } from './test-stores.ts';
+import { TEST_LOG, T0, dirContains, secret, itemFor, makeEvent, makeItems, sequencerSigner, errorCode } from '../testkit/logstore.ts';
+import { useStores } from '../testkit/logstore-stores.ts';
 
 const stores = useStores();
 const fresh = (mode: 'full' | 'hash_only') => stores.fresh({ mode });

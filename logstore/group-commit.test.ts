@@ -1,12 +1,12 @@
 // Group commit: concurrent appends share one synced batch, and each keeps its own outcome.
 import { describe, expect, it } from 'vitest';
-import { createMemoryTree, hashLeaf } from '../verifier/merkle.ts';
-import { entryLeaf } from '../verifier/entry.ts';
-import { formatHash } from '../verifier/encoding.ts';
+import { createMemoryTree, hashLeaf } from '../verifier/merkle/index.ts';
+import { entryLeaf } from '../verifier/documents/entry.ts';
+import { formatHash } from '../verifier/encoding/wire.ts';
 import { ProtocolError } from '../verifier/errors.ts';
 import { type AppendItem, type LogStore, type WriteKind } from './index.ts';
-import { TEST_LOG, deviceSigner, itemFor, makeEvent, makeItems } from './testing.ts';
-import { useStores } from './test-stores.ts';
+import { TEST_LOG, deviceSigner, itemFor, makeEvent, makeItems } from '../testkit/logstore.ts';
+import { useStores } from '../testkit/logstore-stores.ts';
 
 const stores = useStores();
 

@@ -10,7 +10,7 @@
 // contributes nothing.
 
 import { ProtocolError } from '../verifier/errors.ts';
-import type { Frontier } from '../verifier/merkle.ts';
+import type { Frontier } from '../verifier/merkle/index.ts';
 import type { AppendItem, Head } from './types.ts';
 import { dedupKey } from './keys.ts';
 import { decodeDedup } from './values.ts';

@@ -5,7 +5,7 @@
 // as its JSON text. Leaves out: validating the event (the sequencer read it strictly) and its hash.
 // Invariant: decodePayload(encodePayload(ce)) deep-equals ce, member order included.
 
-import type { CloudEvent } from '../verifier/cloudevent.ts';
+import type { CloudEvent } from '../verifier/cloudevent/read.ts';
 
 const RAW_DATA = 0x01;
 const JSON_OPEN = 0x7b; // '{'
@@ -33,7 +33,7 @@ export function encodePayload(ce: CloudEvent): Buffer {
 
 export function decodePayload(v: Uint8Array): CloudEvent {
   const b = Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-  // JSON.parse, not verifier/strict-json.ts: these are bytes our own encoder wrote (JSON.stringify
+  // JSON.parse, not verifier/encoding/strict-json.ts: these are bytes our own encoder wrote (JSON.stringify
   // of a value read as I-JSON at ingest, so no name repeats), not untrusted text.
   if (b[0] === JSON_OPEN) return JSON.parse(b.toString('utf8')) as CloudEvent;
   if (b[0] !== RAW_DATA) throw new Error(`logstore: payload with an unknown encoding ${b[0]}`);

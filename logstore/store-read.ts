@@ -7,8 +7,8 @@
 
 import type { Level } from 'level';
 import { ProtocolError } from '../verifier/errors.ts';
-import { formatHash } from '../verifier/encoding.ts';
-import { consistencyProof as merkleConsistency, inclusionProof as merkleInclusion, rootAt as merkleRootAt, type NodeReader } from '../verifier/merkle.ts';
+import { formatHash } from '../verifier/encoding/wire.ts';
+import { consistencyProof as merkleConsistency, inclusionProof as merkleInclusion, rootAt as merkleRootAt, type NodeReader } from '../verifier/merkle/index.ts';
 import type { AppendItem, Checkpoint, CloudEvent, Entry, ErasureRecord, Head, LogDescriptor, PayloadRecord } from './types.ts';
 import { checkpointKey, dedupKey, dedupSourcePrefixes, entryKey, erasureKey, familyRange, payloadKey, seqOfKey, subjectKey, P } from './keys.ts';
 import { decodeDedup, decodeJson, decodeU64 } from './values.ts';

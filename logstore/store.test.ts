@@ -2,13 +2,13 @@
 // verifier's Merkle code and an in-memory reference tree, chain refusal, indexes, reopen.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { consistencyProof, createMemoryTree, hashLeaf, inclusionProof, verifyConsistency, verifyInclusion } from '../verifier/merkle.ts';
-import { entryLeaf } from '../verifier/entry.ts';
-import { formatHash, parseHash } from '../verifier/encoding.ts';
+import { consistencyProof, createMemoryTree, hashLeaf, inclusionProof, verifyConsistency, verifyInclusion } from '../verifier/merkle/index.ts';
+import { entryLeaf } from '../verifier/documents/entry.ts';
+import { formatHash, parseHash } from '../verifier/encoding/wire.ts';
 import { ProtocolError } from '../verifier/errors.ts';
 import { openLogStore, type LogStore } from './index.ts';
-import { TEST_LOG, deviceSigner, itemFor, makeDescriptor, makeEvent, makeItems, errorCode } from './testing.ts';
-import { useStores } from './test-stores.ts';
+import { TEST_LOG, deviceSigner, itemFor, makeDescriptor, makeEvent, makeItems, errorCode } from '../testkit/logstore.ts';
+import { useStores } from '../testkit/logstore-stores.ts';
 
 const stores = useStores();
 const fresh = (mode: 'full' | 'hash_only' = 'full') => stores.fresh({ mode });

@@ -13,16 +13,16 @@
 
 import { Level } from 'level';
 import { ProtocolError } from '../verifier/errors.ts';
-import { formatHash, isHashString } from '../verifier/encoding.ts';
-import { addCosignature } from '../verifier/checkpoint.ts';
-import { EMPTY_ROOT, createFrontier, rootPlan, type Frontier } from '../verifier/merkle.ts';
+import { formatHash, isHashString } from '../verifier/encoding/wire.ts';
+import { addCosignature } from '../verifier/documents/checkpoint.ts';
+import { EMPTY_ROOT, createFrontier, rootPlan, type Frontier } from '../verifier/merkle/index.ts';
 import type { AppendItem, Checkpoint, ErasureRecord, FaultHooks, Head, LogDescriptor, LogStore, OpenOptions, WriteKind } from './types.ts';
 import { STORE_FORMAT, checkpointKey, erasureKey, familyRange, payloadKey, seqOfKey, singleKey, wipeKey, P } from './keys.ts';
 import { decodeHead, decodeJson, encodeHead, encodeJson } from './values.ts';
 import { planErase, type Op } from './append-plan.ts';
 import { createAppendQueue } from './append-queue.ts';
 import { StoreReader, type DB } from './store-read.ts';
-import { openLevel } from '../verifier/cli/level-open.ts';
+import { openLevel } from '../platform/level-open.ts';
 
 // `level`'s universal typings omit what only classic-level (its Node backend) has.
 type Compactable = { compactRange(start: Buffer, end: Buffer): Promise<void> };

@@ -2,7 +2,7 @@
 // in-memory reference tree, positions are right above 2^31, and damage is reported, not hidden.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createFrontier, createMemoryTree, hashLeaf, type NodeId } from '../verifier/merkle.ts';
+import { createFrontier, createMemoryTree, hashLeaf, type NodeId } from '../verifier/merkle/index.ts';
 import { createNodeReader, nodeLocation, packCompleted, trailingZeros } from './tree-nodes.ts';
 import { nodeKey, seqOfKey } from './keys.ts';
 

@@ -1,4 +1,4 @@
-// logstore/tree-nodes.ts: how the RFC 6962 tree's perfect-subtree nodes (verifier/merkle.ts
+// logstore/tree-nodes.ts: how the RFC 6962 tree's perfect-subtree nodes (verifier/merkle/index.ts
 // NodeId [level, index]) are packed into LevelDB, one key per leaf. Node (L, j) is completed by
 // the append of its last leaf k = (j+1)*2^L - 1, together with every other node completed by that
 // leaf: levels 0..t where t = trailing zeros of k+1. So key 'n'+u64(k) holds those t+1 hashes,
@@ -8,7 +8,7 @@
 // cache does that). Invariant: a node is only ever read at a size where it is complete, so its
 // key exists; a missing key or a short value means a damaged store and throws.
 
-import type { Hash32, NodeId, NodeReader } from '../verifier/merkle.ts';
+import type { Hash32, NodeId, NodeReader } from '../verifier/merkle/index.ts';
 import { nodeKey } from './keys.ts';
 
 const HASH = 32;

@@ -5,7 +5,7 @@
 // kept as their 32 raw bytes. Leaves out: compression (LevelDB's Snappy compresses its tables). Invariant: decode(encode(x)) equals x, and
 // a hash only enters binary form if it is a well-formed `sha256:` string (else TypeError).
 
-import { formatHash, isHashString } from '../verifier/encoding.ts';
+import { formatHash, isHashString } from '../verifier/encoding/wire.ts';
 import { readU64, writeU64 } from './keys.ts';
 
 export interface HeadRecord {
@@ -67,7 +67,7 @@ export function encodeJson(v: unknown): Buffer {
 }
 
 export function decodeJson<T>(b: Uint8Array): T {
-  // JSON.parse, not verifier/strict-json.ts: these are bytes our own encoder wrote (JSON.stringify
+  // JSON.parse, not verifier/encoding/strict-json.ts: these are bytes our own encoder wrote (JSON.stringify
   // just above), not untrusted text.
   return JSON.parse(Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8')) as T;
 }

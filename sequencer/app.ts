@@ -9,10 +9,10 @@
 
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { fail, ProtocolError } from '../verifier/errors.ts';
-import type { KeyRecord } from '../verifier/keys.ts';
-import type { Signer } from '../verifier/signature.ts';
-import type { WitnessPolicy } from '../verifier/policy.ts';
-import { createSigPool, type SigPool } from '../verifier/cli/sig-pool.ts';
+import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { Signer } from '../verifier/documents/signature.ts';
+import type { WitnessPolicy } from '../verifier/documents/policy.ts';
+import { createSigPool, type SigPool } from '../platform/sig-pool.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { timeBoundsOf, type SequencerConfig } from './config.ts';
 import { saveConfig, loadDataDir } from './data-dir.ts';
@@ -21,7 +21,7 @@ import { createLiveness, type Liveness } from './liveness.ts';
 import { createIdempotencyCache } from './idempotency.ts';
 import { createOperatorAuth } from './auth.ts';
 import { registerBodyParsers } from './body-parsers.ts';
-import { registerProblemHandlers, sendProblem } from '../verifier/cli/http-problem.ts';
+import { registerProblemHandlers, sendProblem } from '../platform/http-problem.ts';
 import { registerRoutes } from './routes.ts';
 import { openLogHost, type LogHost } from './log-host.ts';
 import { publishNever, publishUnwitnessed, type CheckpointPublisher } from './checkpointer.ts';

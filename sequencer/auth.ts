@@ -7,7 +7,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fail } from '../verifier/errors.ts';
-import { sendProblem } from '../verifier/cli/http-problem.ts';
+import { sendProblem } from '../platform/http-problem.ts';
 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
 

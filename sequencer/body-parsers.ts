@@ -1,6 +1,6 @@
 // sequencer/body-parsers.ts: request body parsing for the sequencer app (DESIGN §10). Every body is
 // read as raw bytes first (kept on request.rawBody for Idempotency-Key fingerprints) under the
-// config's bodyLimit (body_too_large). application/json is parsed with verifier/strict-json.ts
+// config's bodyLimit (body_too_large). application/json is parsed with verifier/encoding/strict-json.ts
 // parseJson (bad_json; duplicate_member for a name twice in one object, I-JSON; too_deep), never
 // rewritten; CloudEvents structured and batch bodies, and any other content type (binary mode),
 // stay bytes for the ingest route to read by mode, through the same jsonBody. Depth: a document
@@ -10,8 +10,8 @@
 
 import type { FastifyInstance } from 'fastify';
 import { fail, ProtocolError, type Result } from '../verifier/errors.ts';
-import { fromUtf8 } from '../verifier/encoding.ts';
-import { MAX_JSON_DEPTH, parseJson } from '../verifier/strict-json.ts';
+import { fromUtf8 } from '../verifier/encoding/wire.ts';
+import { MAX_JSON_DEPTH, parseJson } from '../verifier/encoding/strict-json.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -27,7 +27,7 @@ function opensArray(raw: Uint8Array): boolean {
 
 /**
  * UTF-8 JSON text to a value: bad_json when empty, not UTF-8, or not JSON; duplicate_member and
- * too_deep as verifier/strict-json.ts (a top-level array may nest one level more: a batch).
+ * too_deep as verifier/encoding/strict-json.ts (a top-level array may nest one level more: a batch).
  */
 export function jsonBody(raw: Uint8Array | undefined | null): Result<unknown> {
   if (!raw || raw.length === 0) return fail('bad_json', 'the body is empty');

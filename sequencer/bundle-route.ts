@@ -11,8 +11,8 @@ import { Readable } from 'node:stream';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { parseJson } from '../verifier/read.ts';
-import { readWitnessPolicy, type WitnessPolicy } from '../verifier/policy.ts';
+import { parseJson } from '../verifier/documents/read.ts';
+import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
 import { hostedLog, LOG_PARAMS, type SequencerContext } from './context.ts';
 import { bundleLines, type ExportSummary } from './export.ts';
 

@@ -4,10 +4,10 @@
 // would sign a second head for a signed seq (a fork). A store at or past the mark opens.
 import { afterAll, expect, it } from 'vitest';
 import { cp, rm } from 'node:fs/promises';
-import { startSequencer, TEST_LOG } from '../test/helpers/sequencer.ts';
-import { deviceKey } from '../test/helpers/keys.ts';
-import { eventStream } from '../test/helpers/events.ts';
-import { tempDirs } from '../test/helpers/tmp.ts';
+import { startSequencer, TEST_LOG } from '../testkit/sequencer.ts';
+import { deviceKey } from '../testkit/keys.ts';
+import { eventStream } from '../testkit/events.ts';
+import { tempDirs } from '../testkit/tmp.ts';
 import { openSequencer } from './app.ts';
 import { logStoreDir } from './data-dir.ts';
 

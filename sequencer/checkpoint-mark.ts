@@ -14,8 +14,8 @@
 import { mkdir, open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ProtocolError } from '../verifier/errors.ts';
-import { readJsonIfExists, writeFileDurable } from '../verifier/cli/durable-file.ts';
-import type { Checkpoint } from '../verifier/checkpoint.ts';
+import { readJsonIfExists, writeFileDurable } from '../platform/durable-file.ts';
+import type { Checkpoint } from '../verifier/documents/checkpoint.ts';
 import type { LogStore } from '../logstore/index.ts';
 import { logDirName } from './config.ts';
 

@@ -5,14 +5,14 @@
 import { afterAll, expect, it } from 'vitest';
 import { openLogStore } from '../logstore/index.ts';
 import { createCheckpointer, publishNever, type CheckpointPublisher } from './checkpointer.ts';
-import { createManualClock } from '../test/helpers/clock.ts';
-import { tempDirs } from '../test/helpers/tmp.ts';
-import { signerKey } from '../test/helpers/keys.ts';
-import { buildLogDescriptor } from '../verifier/log-descriptor.ts';
-import { addCosignature, cosignCheckpoint, verifyCheckpointSequencerSignature, type Checkpoint } from '../verifier/checkpoint.ts';
-import { EMPTY_ROOT } from '../verifier/merkle.ts';
-import { formatHash } from '../verifier/encoding.ts';
-import { entryFor, makeEvent } from '../logstore/testing.ts';
+import { createManualClock } from '../testkit/clock.ts';
+import { tempDirs } from '../testkit/tmp.ts';
+import { signerKey } from '../testkit/keys.ts';
+import { buildLogDescriptor } from '../verifier/documents/log-descriptor.ts';
+import { addCosignature, cosignCheckpoint, verifyCheckpointSequencerSignature, type Checkpoint } from '../verifier/documents/checkpoint.ts';
+import { EMPTY_ROOT } from '../verifier/merkle/index.ts';
+import { formatHash } from '../verifier/encoding/wire.ts';
+import { entryFor, makeEvent } from '../testkit/logstore.ts';
 
 const LOG = 'test.example/cp';
 const seq = signerKey('cp', 'sequencer');

@@ -11,9 +11,9 @@
 // before anyone can see it; ticks never overlap. Left out: collecting late
 // cosignatures and periodic re-submission (the witness client's job, DESIGN §7).
 
-import { formatTime } from '../verifier/encoding.ts';
-import { buildCheckpoint, type Checkpoint } from '../verifier/checkpoint.ts';
-import type { Signer } from '../verifier/signature.ts';
+import { formatTime } from '../verifier/encoding/wire.ts';
+import { buildCheckpoint, type Checkpoint } from '../verifier/documents/checkpoint.ts';
+import type { Signer } from '../verifier/documents/signature.ts';
 import type { LogStore } from '../logstore/index.ts';
 import type { Clock } from './clock.ts';
 import type { Metrics } from './metrics.ts';

@@ -1,14 +1,14 @@
 // sequencer/cli-init.ts: `cookwala init` (DESIGN §12): create or complete a data directory: the
 // sequencer key, the operator token, config.json, policy.json and one signed log per --log.
 // Idempotent: re-running adds new logs and never overwrites a key or a token. --max-clock-skew
-// and --max-delivery-delay set the time window (verifier/time-bounds.ts) in config.json; each log
+// and --max-delivery-delay set the time window (verifier/documents/time-bounds.ts) in config.json; each log
 // declares the window in force when it was created, in its signed descriptor.
 
 import { parseFlags, runCli, UsageError } from '../verifier/cli/args.ts';
 import { ProtocolError } from '../verifier/errors.ts';
-import { LOG_MODES, type LogMode } from '../verifier/log-descriptor.ts';
+import { LOG_MODES, type LogMode } from '../verifier/documents/log-descriptor.ts';
 import { DEFAULT_LOG, DEFAULT_MODE } from './config.ts';
-import { DEFAULT_TIME_BOUNDS, formatDuration, MAX_CLOCK_SKEW_LIMIT_MS, MAX_DELIVERY_DELAY_LIMIT_MS, parseDuration } from '../verifier/time-bounds.ts';
+import { DEFAULT_TIME_BOUNDS, formatDuration, MAX_CLOCK_SKEW_LIMIT_MS, MAX_DELIVERY_DELAY_LIMIT_MS, parseDuration } from '../verifier/documents/time-bounds.ts';
 import { initDataDir } from './data-dir.ts';
 
 const USAGE = `usage: cookwala init [--data DIR] [--log ORIGIN]... [--mode full|hash_only] [--port N] [--host H]

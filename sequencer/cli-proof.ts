@@ -1,5 +1,5 @@
 // sequencer/cli-proof.ts: `cookwala proof (--data DIR | --url URL) --log ORIGIN --seq N --out FILE`
-// (DESIGN §8): writes the EventProof of one entry (verifier/event-proof.ts): the entry, its event
+// (DESIGN §8): writes the EventProof of one entry (verifier/documents/event-proof.ts): the entry, its event
 // unless erased, its RFC 6962 inclusion proof in the latest checkpoint that covers it and meets the
 // witness policy (the published one, over HTTP), and the KeyRecord that signed it as the sequencer
 // signed it. `cookwala verify-event FILE --policy POLICY` then checks it offline in O(log n).
@@ -10,12 +10,12 @@
 import { writeFile } from 'node:fs/promises';
 import { parseFlags, runCli, UsageError } from '../verifier/cli/args.ts';
 import { ProtocolError } from '../verifier/errors.ts';
-import { MAX_JSON_DEPTH, parseJson } from '../verifier/strict-json.ts';
-import { verifyCheckpoint, type Checkpoint } from '../verifier/checkpoint.ts';
-import { buildEventProof, type EventProof } from '../verifier/event-proof.ts';
-import type { Entry } from '../verifier/entry.ts';
-import type { CloudEvent } from '../verifier/cloudevent.ts';
-import type { KeyRecord } from '../verifier/keys.ts';
+import { MAX_JSON_DEPTH, parseJson } from '../verifier/encoding/strict-json.ts';
+import { verifyCheckpoint, type Checkpoint } from '../verifier/documents/checkpoint.ts';
+import { buildEventProof, type EventProof } from '../verifier/documents/event-proof.ts';
+import type { Entry } from '../verifier/documents/entry.ts';
+import type { CloudEvent } from '../verifier/cloudevent/read.ts';
+import type { KeyRecord } from '../verifier/documents/keys.ts';
 import { openExportSource, reportReadError } from './cli-export.ts';
 
 const USAGE = `usage: cookwala proof (--data DIR | --url URL) --log ORIGIN --seq N --out FILE

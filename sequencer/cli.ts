@@ -8,7 +8,7 @@ import { parseFlags, runCli, UsageError } from '../verifier/cli/args.ts';
 import { ProtocolError } from '../verifier/errors.ts';
 import { openSequencer, type Sequencer } from './app.ts';
 import { loadDataDir } from './data-dir.ts';
-import { startWitnessing, type WitnessHook } from '../witness/sequencer-side.ts';
+import { startWitnessing, type WitnessHook } from '../witness/client/sequencer-side.ts';
 
 const USAGE = `usage: cookwala sequencer [--data DIR] [--port N] [--host H]
 

@@ -5,13 +5,13 @@
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { openLogStore, type LogStore } from '../logstore/index.ts';
 import { createCommitter, type Candidate } from './committer.ts';
-import { createManualClock } from '../test/helpers/clock.ts';
-import { tempDirs } from '../test/helpers/tmp.ts';
-import { deviceKey } from '../test/helpers/keys.ts';
-import { makeEvent, signed } from '../test/helpers/events.ts';
-import { buildLogDescriptor } from '../verifier/log-descriptor.ts';
-import { decodeCookwalasig, eventHash, type CloudEvent } from '../verifier/cloudevent.ts';
-import { signerKey } from '../test/helpers/keys.ts';
+import { createManualClock } from '../testkit/clock.ts';
+import { tempDirs } from '../testkit/tmp.ts';
+import { deviceKey } from '../testkit/keys.ts';
+import { makeEvent, signed } from '../testkit/events.ts';
+import { buildLogDescriptor } from '../verifier/documents/log-descriptor.ts';
+import { decodeCookwalasig, eventHash, type CloudEvent } from '../verifier/cloudevent/read.ts';
+import { signerKey } from '../testkit/keys.ts';
 import type { FaultHooks } from '../logstore/index.ts';
 
 const LOG = 'test.example/committer';

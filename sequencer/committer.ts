@@ -10,7 +10,7 @@
 // that index. Invariants: a waiter hears "appended" only after append() resolved (fsync'd); the
 // items of one submit() land in the same group; seq/prev come only from here, so the chain cannot
 // fork inside one process; sequencedAt never goes backwards. A candidate's timeCheck (the time
-// window of verifier/time-bounds.ts) is judged against the sequencedAt its entry would get, after
+// window of verifier/documents/time-bounds.ts) is judged against the sequencedAt its entry would get, after
 // deduplication: a retry of a stored event is answered 200 however late it comes, and no entry is
 // written whose signedAt an auditor would find outside the declared bounds. Other writers of the same log
 // (erasure) run through exclusive(), between groups. A failed append is fatal for the log: the
@@ -18,10 +18,10 @@
 // internal_error from then on and calls onFatal (the CLI exits and a restart recovers from disk).
 
 import { fail, ProtocolError, type Failure, type Result } from '../verifier/errors.ts';
-import { formatTime } from '../verifier/encoding.ts';
-import { buildEntry, entryCeOf, type Entry } from '../verifier/entry.ts';
-import type { CloudEvent } from '../verifier/cloudevent.ts';
-import type { Signature } from '../verifier/signature.ts';
+import { formatTime } from '../verifier/encoding/wire.ts';
+import { buildEntry, entryCeOf, type Entry } from '../verifier/documents/entry.ts';
+import type { CloudEvent } from '../verifier/cloudevent/read.ts';
+import type { Signature } from '../verifier/documents/signature.ts';
 import type { AppendItem, LogStore } from '../logstore/index.ts';
 import type { Clock } from './clock.ts';
 import type { Metrics } from './metrics.ts';

@@ -2,7 +2,7 @@
 // and the names of the files in a data directory (DESIGN §12, §12a). Read strictly like every
 // document here: unknown members are refused (`x-<vendor>-…` ignored), wrong types are
 // invalid_document; members missing from an older file take their named defaults.
-// maxClockSkewMs and maxDeliveryDelayMs are the time window of ingest (verifier/time-bounds.ts,
+// maxClockSkewMs and maxDeliveryDelayMs are the time window of ingest (verifier/documents/time-bounds.ts,
 // defaults argued in the README); a new log writes them into its signed descriptor, where they
 // stay fixed, so changing them here changes only logs created afterwards (and logs whose
 // descriptor predates time bounds). Pure: the
@@ -10,9 +10,9 @@
 // origin appears twice.
 
 import { fail, ok, type Result } from '../verifier/errors.ts';
-import { isVendorMember } from '../verifier/document.ts';
-import { isValidOrigin, LOG_MODES, type LogMode } from '../verifier/log-descriptor.ts';
-import { DEFAULT_TIME_BOUNDS, MAX_CLOCK_SKEW_LIMIT_MS, MAX_DELIVERY_DELAY_LIMIT_MS, type TimeBounds } from '../verifier/time-bounds.ts';
+import { isVendorMember } from '../verifier/documents/document-hash.ts';
+import { isValidOrigin, LOG_MODES, type LogMode } from '../verifier/documents/log-descriptor.ts';
+import { DEFAULT_TIME_BOUNDS, MAX_CLOCK_SKEW_LIMIT_MS, MAX_DELIVERY_DELAY_LIMIT_MS, type TimeBounds } from '../verifier/documents/time-bounds.ts';
 
 export interface LogConfig {
   log: string;

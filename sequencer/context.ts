@@ -6,9 +6,9 @@
 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fail, ProtocolError, type Result, ok } from '../verifier/errors.ts';
-import type { KeyRecord } from '../verifier/keys.ts';
-import type { Signer } from '../verifier/signature.ts';
-import type { SigPool } from '../verifier/cli/sig-pool.ts';
+import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { Signer } from '../verifier/documents/signature.ts';
+import type { SigPool } from '../platform/sig-pool.ts';
 import type { LogConfig, SequencerConfig } from './config.ts';
 import type { Clock } from './clock.ts';
 import type { Metrics } from './metrics.ts';

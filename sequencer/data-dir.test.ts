@@ -6,10 +6,10 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { initDataDir, loadDataDir, sequencerKid, openOrCreateLogStore } from './data-dir.ts';
 import { DATA_FILES } from './config.ts';
-import { tempDirs } from '../test/helpers/tmp.ts';
-import { verifyDocument } from '../verifier/signature.ts';
-import { fromBase64url } from '../verifier/encoding.ts';
-import type { JsonObject } from '../verifier/document.ts';
+import { tempDirs } from '../testkit/tmp.ts';
+import { verifyDocument } from '../verifier/documents/signature.ts';
+import { fromBase64url } from '../verifier/encoding/wire.ts';
+import type { JsonObject } from '../verifier/documents/document-hash.ts';
 
 const tmp = tempDirs();
 afterAll(() => tmp.cleanup());

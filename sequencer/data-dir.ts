@@ -16,20 +16,20 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ProtocolError } from '../verifier/errors.ts';
-import { createSigner, generateSecretKey, keyRecordOf, signDocument, type SecretKey, type Signer } from '../verifier/signature.ts';
-import { formatTime, toBase64url } from '../verifier/encoding.ts';
-import { sha256 } from '../verifier/crypto.ts';
-import { buildLogDescriptor } from '../verifier/log-descriptor.ts';
-import { readWitnessPolicy, type WitnessPolicy } from '../verifier/policy.ts';
-import { readDocument } from '../verifier/read.ts';
-import { readJsonIfExists, readTextIfExists, writeFileDurable, writeFileOnce } from '../verifier/cli/durable-file.ts';
+import { createSigner, generateSecretKey, keyRecordOf, signDocument, type SecretKey, type Signer } from '../verifier/documents/signature.ts';
+import { formatTime, toBase64url } from '../verifier/encoding/wire.ts';
+import { sha256 } from '../verifier/crypto/default.ts';
+import { buildLogDescriptor } from '../verifier/documents/log-descriptor.ts';
+import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
+import { readDocument } from '../verifier/documents/read.ts';
+import { readJsonIfExists, readTextIfExists, writeFileDurable, writeFileOnce } from '../platform/durable-file.ts';
 
 export { writeFileDurable };
-import type { KeyRecord } from '../verifier/keys.ts';
-import type { JsonObject } from '../verifier/document.ts';
+import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { JsonObject } from '../verifier/documents/document-hash.ts';
 import { openLogStore, type LogStore } from '../logstore/index.ts';
 import { DATA_FILES, DEFAULT_CONFIG, DEFAULT_LOG, DEFAULT_MODE, logDirName, readConfig, timeBoundsOf, type LogConfig, type SequencerConfig } from './config.ts';
-import { DEFAULT_TIME_BOUNDS, type TimeBounds } from '../verifier/time-bounds.ts';
+import { DEFAULT_TIME_BOUNDS, type TimeBounds } from '../verifier/documents/time-bounds.ts';
 
 /** The owner named in the sequencer's KeyRecord; its own events use `cookwala:sequencer/<log>`. */
 export const SEQUENCER_OWNER = 'cookwala:sequencer';

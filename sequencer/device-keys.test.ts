@@ -4,11 +4,11 @@ import { afterAll, expect, it } from 'vitest';
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openDeviceKeys } from './device-keys.ts';
-import { tempDirs } from '../test/helpers/tmp.ts';
-import { deviceKey, signerKey } from '../test/helpers/keys.ts';
-import { signDocument, verifyDocument } from '../verifier/signature.ts';
-import type { JsonObject } from '../verifier/document.ts';
-import type { KeyRecord } from '../verifier/keys.ts';
+import { tempDirs } from '../testkit/tmp.ts';
+import { deviceKey, signerKey } from '../testkit/keys.ts';
+import { signDocument, verifyDocument } from '../verifier/documents/signature.ts';
+import type { JsonObject } from '../verifier/documents/document-hash.ts';
+import type { KeyRecord } from '../verifier/documents/keys.ts';
 
 const tmp = tempDirs();
 afterAll(() => tmp.cleanup());

@@ -11,11 +11,11 @@
 import { mkdir, open, readFile, truncate, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fail, ok, ProtocolError, type Result } from '../verifier/errors.ts';
-import { canonicalize } from '../verifier/jcs.ts';
-import { publicKeyBytes, type KeyRecord } from '../verifier/keys.ts';
-import { signDocument, verifyDocument, type Signer } from '../verifier/signature.ts';
-import { parseJson, readDocument } from '../verifier/read.ts';
-import type { JsonObject } from '../verifier/document.ts';
+import { canonicalize } from '../verifier/encoding/jcs.ts';
+import { publicKeyBytes, type KeyRecord } from '../verifier/documents/keys.ts';
+import { signDocument, verifyDocument, type Signer } from '../verifier/documents/signature.ts';
+import { parseJson, readDocument } from '../verifier/documents/read.ts';
+import type { JsonObject } from '../verifier/documents/document-hash.ts';
 import { SEQUENCER_SOURCE_PREFIX } from './system-events.ts';
 
 export interface DeviceKeyRegistry {

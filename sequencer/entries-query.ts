@@ -10,7 +10,7 @@
 
 import { fail, ok, type Result } from '../verifier/errors.ts';
 import type { LogStore } from '../logstore/index.ts';
-import type { Entry } from '../verifier/entry.ts';
+import type { Entry } from '../verifier/documents/entry.ts';
 import { optionalIntParam } from './context.ts';
 
 export const MAX_SCAN = 10_000;

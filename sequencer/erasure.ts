@@ -14,7 +14,7 @@
 // (source, id) index (logstore seqsOfSource), so it costs O(that device's events), not O(log).
 
 import { fail, ProtocolError } from '../verifier/errors.ts';
-import { formatTime } from '../verifier/encoding.ts';
+import { formatTime } from '../verifier/encoding/wire.ts';
 import type { SequencerContext } from './context.ts';
 import type { HostedLog } from './log-host.ts';
 import { erasedEvent } from './system-events.ts';

@@ -1,22 +1,22 @@
 // The bundle writer on a real LevelDB store (logstore/), filled directly: the line order of
-// verifier/bundle-format.ts (keys in kid order after the sequencer's, each payload after its entry,
+// verifier/bundle/format.ts (keys in kid order after the sequencer's, each payload after its entry,
 // erased ones left out), only checkpoints that meet the policy, and a refusal instead of a bundle
 // that would not verify when an erasure lands while the export runs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rm } from 'node:fs/promises';
 import { openLogStore, type LogStore } from '../logstore/index.ts';
-import { buildLogDescriptor } from '../verifier/log-descriptor.ts';
-import { buildEntry, entryCeOf } from '../verifier/entry.ts';
-import { addCosignature, buildCheckpoint, cosignCheckpoint } from '../verifier/checkpoint.ts';
-import { decodeCookwalasig, eventHash, type CloudEvent } from '../verifier/cloudevent.ts';
-import { signDocument } from '../verifier/signature.ts';
-import type { KeyRecord } from '../verifier/keys.ts';
-import type { JsonObject } from '../verifier/document.ts';
-import type { WitnessPolicy } from '../verifier/policy.ts';
-import { createBundleVerifier } from '../verifier/bundle-verifier.ts';
-import { makeTempDir } from '../test/helpers/tmp.ts';
-import { deviceKey, signerKey } from '../test/helpers/keys.ts';
-import { eventStream } from '../test/helpers/events.ts';
+import { buildLogDescriptor } from '../verifier/documents/log-descriptor.ts';
+import { buildEntry, entryCeOf } from '../verifier/documents/entry.ts';
+import { addCosignature, buildCheckpoint, cosignCheckpoint } from '../verifier/documents/checkpoint.ts';
+import { decodeCookwalasig, eventHash, type CloudEvent } from '../verifier/cloudevent/read.ts';
+import { signDocument } from '../verifier/documents/signature.ts';
+import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { JsonObject } from '../verifier/documents/document-hash.ts';
+import type { WitnessPolicy } from '../verifier/documents/policy.ts';
+import { createBundleVerifier } from '../verifier/bundle/verifier.ts';
+import { makeTempDir } from '../testkit/tmp.ts';
+import { deviceKey, signerKey } from '../testkit/keys.ts';
+import { eventStream } from '../testkit/events.ts';
 import { bundleLines, type BundleSource } from './export.ts';
 import { erasedEvent } from './system-events.ts';
 

@@ -1,5 +1,5 @@
 // sequencer/export.ts: the audit bundle writer (DESIGN §8; the line order is in
-// verifier/bundle-format.ts), streamed from a LogStore in constant memory: the header (seq = the
+// verifier/bundle/format.ts), streamed from a LogStore in constant memory: the header (seq = the
 // head when the export starts, the number of checkpoints that follow), the descriptor, the
 // sequencer's own KeyRecord then the registered device KeyRecords in kid order, every entry 1..seq
 // with its payload line unless erased (the entry and payload iterators are merged by seq), and the
@@ -11,11 +11,11 @@
 // that would not verify. Left out: HTTP (bundle-route.ts) and files (cli-export.ts).
 
 import { ProtocolError } from '../verifier/errors.ts';
-import { buildBundleHeader, buildPayloadLine, encodeLine } from '../verifier/bundle-format.ts';
-import { verifyCheckpoint, type Checkpoint } from '../verifier/checkpoint.ts';
-import { formatTime } from '../verifier/encoding.ts';
-import type { KeyRecord } from '../verifier/keys.ts';
-import type { WitnessPolicy } from '../verifier/policy.ts';
+import { buildBundleHeader, buildPayloadLine, encodeLine } from '../verifier/bundle/format.ts';
+import { verifyCheckpoint, type Checkpoint } from '../verifier/documents/checkpoint.ts';
+import { formatTime } from '../verifier/encoding/wire.ts';
+import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { WitnessPolicy } from '../verifier/documents/policy.ts';
 import type { LogStore } from '../logstore/index.ts';
 
 export interface BundleSource {

@@ -17,9 +17,9 @@ import { hostedLog, LOG_PARAMS, type SequencerContext } from './context.ts';
 import { requestFingerprint, type Answer } from './idempotency.ts';
 import { isBinaryMode, readBinaryEvent, type Headers } from './binary-event.ts';
 import { ingestEvents, type ItemResult } from './ingest.ts';
-import { problemOf, PROBLEM_TYPE } from '../verifier/cli/http-problem.ts';
+import { problemOf, PROBLEM_TYPE } from '../platform/http-problem.ts';
 import { CONSENT_WITHDRAWN_TYPE, eraseSourcePayloads } from './erasure.ts';
-import type { CloudEvent } from '../verifier/cloudevent.ts';
+import type { CloudEvent } from '../verifier/cloudevent/read.ts';
 
 const MAX_IDEMPOTENCY_KEY = 255;
 

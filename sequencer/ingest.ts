@@ -2,7 +2,7 @@
 // judged alone, checks in this order: readCloudEvent -> cookwalasig decode -> event hash ->
 // device key lookup (the registered device KeyRecords of THIS log) -> signature (worker pool) ->
 // key validity at signedAt -> source == key.owner -> heartbeat or group commit (dedup, then the
-// time window, then per-subject order, in committer.ts). The time window (verifier/time-bounds.ts,
+// time window, then per-subject order, in committer.ts). The time window (verifier/documents/time-bounds.ts,
 // the hosted log's declared bounds): an event's signedAt against the sequencedAt its entry gets
 // (signed_in_future, delivery_too_late; a revoked key's event signed before revokedAt only until
 // maxDeliveryDelay after the revocation, else key_revoked), judged in the committer after dedup so
@@ -17,13 +17,13 @@
 // verifiers expect them signed by the sequencer key.
 
 import { fail, statusOf, type Failure, type ReasonCode, type Result } from '../verifier/errors.ts';
-import { fromBase64url, timeMs } from '../verifier/encoding.ts';
-import { checkKeyValidAt, type KeyRecord } from '../verifier/keys.ts';
-import { checkHeartbeatTime, checkSignedAt, type TimeBounds } from '../verifier/time-bounds.ts';
+import { fromBase64url, timeMs } from '../verifier/encoding/wire.ts';
+import { checkKeyValidAt, type KeyRecord } from '../verifier/documents/keys.ts';
+import { checkHeartbeatTime, checkSignedAt, type TimeBounds } from '../verifier/documents/time-bounds.ts';
 import type { Clock } from './clock.ts';
-import { signingHeader, signingHeaderBytes, type Signature } from '../verifier/signature.ts';
-import { decodeCookwalasig, eventHash, EVENT_KIND, readCloudEvent, type CloudEvent } from '../verifier/cloudevent.ts';
-import type { SigItem, SigPool } from '../verifier/cli/sig-pool.ts';
+import { signingHeader, signingHeaderBytes, type Signature } from '../verifier/documents/signature.ts';
+import { decodeCookwalasig, eventHash, EVENT_KIND, readCloudEvent, type CloudEvent } from '../verifier/cloudevent/read.ts';
+import type { SigItem, SigPool } from '../platform/sig-pool.ts';
 import type { Candidate, Committer } from './committer.ts';
 import type { DeviceKeyRegistry } from './device-keys.ts';
 import type { Liveness } from './liveness.ts';

@@ -7,7 +7,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import { ProtocolError } from '../verifier/errors.ts';
-import { formatTime } from '../verifier/encoding.ts';
+import { formatTime } from '../verifier/encoding/wire.ts';
 import { hostedLog, LOG_PARAMS, type SequencerContext } from './context.ts';
 
 export function registerKeyRoutes(app: FastifyInstance, ctx: SequencerContext): void {

@@ -2,7 +2,7 @@
 // is retried on the next check, and a device that speaks during a declaration stays alive.
 import { expect, it } from 'vitest';
 import { createLiveness } from './liveness.ts';
-import { createManualClock } from '../test/helpers/clock.ts';
+import { createManualClock } from '../testkit/clock.ts';
 
 it('declares once per silence and retries a failed declaration', async () => {
   const clock = createManualClock();

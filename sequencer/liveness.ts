@@ -7,7 +7,7 @@
 // never skipped and never doubled. Left out: persistence (after a restart a device is unknown
 // until it speaks; it cannot be declared lost for a silence the sequencer did not observe).
 
-import { formatTime } from '../verifier/encoding.ts';
+import { formatTime } from '../verifier/encoding/wire.ts';
 import type { Clock } from './clock.ts';
 
 export interface DeviceState {

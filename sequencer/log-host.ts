@@ -9,10 +9,10 @@
 // descriptor written before time bounds, the config's).
 
 import { ProtocolError } from '../verifier/errors.ts';
-import type { KeyRecord } from '../verifier/keys.ts';
-import type { Signer } from '../verifier/signature.ts';
-import type { LogDescriptor, LogMode } from '../verifier/log-descriptor.ts';
-import type { TimeBounds } from '../verifier/time-bounds.ts';
+import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { Signer } from '../verifier/documents/signature.ts';
+import type { LogDescriptor, LogMode } from '../verifier/documents/log-descriptor.ts';
+import type { TimeBounds } from '../verifier/documents/time-bounds.ts';
 import type { LogStore } from '../logstore/index.ts';
 import type { LogConfig } from './config.ts';
 import type { Clock } from './clock.ts';

@@ -1,10 +1,10 @@
 // sequencer/metrics.ts: the Prometheus text exposition (format 0.0.4) behind GET /metrics
 // (DESIGN §10): events appended and rejected by reason code, group-commit batch sizes, the
 // synced-append (fsync) latency histogram, checkpoint seq, heartbeats and lost devices: the
-// sequencer's fixed families over the shared registry (verifier/cli/prometheus.ts), one per
+// sequencer's fixed families over the shared registry (platform/prometheus.ts), one per
 // sequencer, so two sequencers in one test process never mix counts.
 
-import { createMetrics as createRegistry, type MetricFamily, type Metrics as Registry } from '../verifier/cli/prometheus.ts';
+import { createMetrics as createRegistry, type MetricFamily, type Metrics as Registry } from '../platform/prometheus.ts';
 
 const FAMILIES = {
   cookwala_events_appended_total: { help: 'Events appended to a log (acknowledged after fsync).', type: 'counter' },
@@ -19,7 +19,7 @@ const FAMILIES = {
   cookwala_checkpoint_seq: { help: 'Seq of the latest signed checkpoint.', type: 'gauge' },
   cookwala_checkpoint_published_seq: { help: 'Seq of the latest published checkpoint.', type: 'gauge' },
   cookwala_log_head_seq: { help: 'Durable head seq of a log.', type: 'gauge' },
-  // Witnessing (witness/publisher.ts): why nothing is published shows here and in the log.
+  // Witnessing (witness/client/publisher.ts): why nothing is published shows here and in the log.
   cookwala_quorum_missing: { help: '1 while the witness quorum of a log is not met (nothing is published; the log says why).', type: 'gauge' },
   cookwala_checkpoints_cosigned_total: { help: 'Checkpoints that reached the witness quorum.', type: 'counter' },
 } as const satisfies Record<string, MetricFamily>;

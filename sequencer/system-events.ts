@@ -7,9 +7,9 @@
 // them). They carry no cookwalaseq, so per-subject order does not apply.
 
 import { randomUUID } from 'node:crypto';
-import { formatTime } from '../verifier/encoding.ts';
-import { decodeCookwalasig, eventHash, signEvent, type CloudEvent } from '../verifier/cloudevent.ts';
-import type { Signer } from '../verifier/signature.ts';
+import { formatTime } from '../verifier/encoding/wire.ts';
+import { decodeCookwalasig, eventHash, signEvent, type CloudEvent } from '../verifier/cloudevent/read.ts';
+import type { Signer } from '../verifier/documents/signature.ts';
 import type { Candidate } from './committer.ts';
 
 export const ERASED_TYPE = 'cookwala.log.erased';

@@ -9,11 +9,11 @@ import { createServer, type Server } from 'node:http';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import type { BundleReport } from '../verifier/bundle-report.ts';
-import { fromBase64url, toBase64url } from '../verifier/encoding.ts';
-import { deviceKey, signerKey } from './helpers/keys.ts';
-import { freePort } from './helpers/net.ts';
-import { AUDIT_LOG, buildAuditedLog, cookwala, edit, find, flipChar, fromLines, toLines, type AuditedLog } from './audit-helpers.ts';
+import type { BundleReport } from '../verifier/bundle/report.ts';
+import { fromBase64url, toBase64url } from '../verifier/encoding/wire.ts';
+import { deviceKey, signerKey } from '../testkit/keys.ts';
+import { freePort } from '../testkit/net.ts';
+import { AUDIT_LOG, buildAuditedLog, cookwala, edit, find, flipChar, fromLines, toLines, type AuditedLog } from '../testkit/audit.ts';
 
 let a: AuditedLog;
 let url: string;

@@ -1,4 +1,4 @@
-// Issue 9 "done when", the I-JSON half: a real log built through the sequencer (test/audit-helpers.ts:
+// Issue 9 "done when", the I-JSON half: a real log built through the sequencer (testkit/audit.ts:
 // LevelDB, device events over the real app, checkpoints cosigned at quorum 2), one of whose device
 // events legitimately carries `__proto__`, `constructor` and `toString` members in its data. The
 // exported bundle verifies; every copy with a member injected, duplicated or renamed inside a
@@ -10,13 +10,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createBundleVerifier } from '../verifier/bundle-verifier.ts';
-import type { BundleReport } from '../verifier/bundle-report.ts';
-import { readWitnessPolicy, type WitnessPolicy } from '../verifier/policy.ts';
-import { formatTime } from '../verifier/encoding.ts';
-import { makeEvent, signed } from './helpers/events.ts';
-import { logPath } from './helpers/sequencer.ts';
-import { AUDIT_LOG, buildAuditedLog, checkpointLine, cookwala, entryLine, find, fromLines, payloadLine, toLines, type AuditedLog } from './audit-helpers.ts';
+import { createBundleVerifier } from '../verifier/bundle/verifier.ts';
+import type { BundleReport } from '../verifier/bundle/report.ts';
+import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
+import { formatTime } from '../verifier/encoding/wire.ts';
+import { makeEvent, signed } from '../testkit/events.ts';
+import { logPath } from '../testkit/sequencer.ts';
+import { AUDIT_LOG, buildAuditedLog, checkpointLine, cookwala, entryLine, find, fromLines, payloadLine, toLines, type AuditedLog } from '../testkit/audit.ts';
 
 let a: AuditedLog;
 let lines: string[];

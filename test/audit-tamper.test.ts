@@ -6,16 +6,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildCheckpoint } from '../verifier/checkpoint.ts';
-import { verifyForkProof } from '../verifier/fork-proof.ts';
-import { readWitnessPolicy } from '../verifier/policy.ts';
-import type { BundleReport } from '../verifier/bundle-report.ts';
-import { deviceKey } from './helpers/keys.ts';
-import { formatTime, timeMs } from '../verifier/encoding.ts';
-import { DEFAULT_TIME_BOUNDS } from '../verifier/time-bounds.ts';
+import { buildCheckpoint } from '../verifier/documents/checkpoint.ts';
+import { verifyForkProof } from '../verifier/documents/fork-proof.ts';
+import { readWitnessPolicy } from '../verifier/documents/policy.ts';
+import type { BundleReport } from '../verifier/bundle/report.ts';
+import { deviceKey } from '../testkit/keys.ts';
+import { formatTime, timeMs } from '../verifier/encoding/wire.ts';
+import { DEFAULT_TIME_BOUNDS } from '../verifier/documents/time-bounds.ts';
 import {
   AUDIT_LOG, OTHER_LOG, buildAuditedLog, checkpointLine, cookwala, edit, entryLine, find, flipChar, fromLines, limited, payloadLine, rechain, rehash, reseal, resign, toLines, type AuditedLog, type Doc,
-} from './audit-helpers.ts';
+} from '../testkit/audit.ts';
 
 let a: AuditedLog;
 let lines: string[];

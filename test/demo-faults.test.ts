@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
-import { tempDirs } from './helpers/tmp.ts';
+import { tempDirs } from '../testkit/tmp.ts';
 import { COOKWALA_JS, PROJECT_ROOT } from '../demo/children.ts';
 import { waitFor } from '../demo/wait.ts';
 

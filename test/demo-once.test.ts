@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { tempDirs } from './helpers/tmp.ts';
+import { tempDirs } from '../testkit/tmp.ts';
 import { COOKWALA_JS, PROJECT_ROOT } from '../demo/children.ts';
 
 const tmp = tempDirs('cookwala-demo-');

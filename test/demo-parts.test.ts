@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { tempDirs } from './helpers/tmp.ts';
+import { tempDirs } from '../testkit/tmp.ts';
 import { MARKER, prepareDemoDir } from '../demo/data-dir.ts';
 import { createSupervisor, redactArgs, SupervisorClosed, tailOf } from '../demo/children.ts';
 import { formatProgress, type Snapshot } from '../demo/progress.ts';

@@ -9,12 +9,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, onTestFailed } from 'vitest';
-import type { CloudEvent } from '../verifier/cloudevent.ts';
-import type { KeyRecord } from '../verifier/keys.ts';
-import { startSequencer, type TestSequencer } from './helpers/sequencer.ts';
-import { tempDirs } from './helpers/tmp.ts';
+import type { CloudEvent } from '../verifier/cloudevent/read.ts';
+import type { KeyRecord } from '../verifier/documents/keys.ts';
+import { startSequencer, type TestSequencer } from '../testkit/sequencer.ts';
+import { tempDirs } from '../testkit/tmp.ts';
 import { openExecutorStore } from '../executor/store.ts';
-import { checkChain, fetchLog, subjectOrder } from '../executor/test-kit.ts';
+import { checkChain, fetchLog, subjectOrder } from '../testkit/executor.ts';
 import { prng } from '../executor/missions.ts';
 
 const ROOT = join(import.meta.dirname, '..');

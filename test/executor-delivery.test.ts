@@ -6,14 +6,14 @@
 // one request reaches a sequencer; after a withdrawal only the withdrawal notice leaves.
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventHash, type CloudEvent } from '../verifier/cloudevent.ts';
+import { eventHash, type CloudEvent } from '../verifier/cloudevent/read.ts';
 import { openSequencer } from '../sequencer/app.ts';
-import { startSequencer, type TestSequencer } from './helpers/sequencer.ts';
-import { tempDirs } from './helpers/tmp.ts';
+import { startSequencer, type TestSequencer } from '../testkit/sequencer.ts';
+import { tempDirs } from '../testkit/tmp.ts';
 import { systemClock } from '../executor/clock.ts';
 import { createSimulatedHardware } from '../executor/runner.ts';
 import { createSequencerClient, ensureRegistered, type FetchLike } from '../executor/sequencer-client.ts';
-import { checkChain, fetchLog, SIMPLE_BODY, subjectOrder, testDevice, testExecutor } from '../executor/test-kit.ts';
+import { checkChain, fetchLog, SIMPLE_BODY, subjectOrder, testDevice, testExecutor } from '../testkit/executor.ts';
 import type { Executor } from '../executor/executor.ts';
 import type { ExecutionState } from '../executor/lifecycle.ts';
 

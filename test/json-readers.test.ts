@@ -1,4 +1,4 @@
-// Every reader of JSON text in the product goes through verifier/strict-json.ts (DESIGN §3, I-JSON:
+// Every reader of JSON text in the product goes through verifier/encoding/strict-json.ts (DESIGN §3, I-JSON:
 // a repeated member name is refused, never read as its last spelling), so two parts never read one
 // document two ways. The check reads the sources: a `JSON.parse(` or a fetch `.json()` outside the
 // strict reader itself is allowed only where the text is trusted, each place named below with why.
@@ -11,12 +11,12 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const FOLDERS = ['verifier', 'sequencer', 'witness', 'executor', 'logstore', 'demo', 'bin'];
 /** Test support, not product code. */
-const KITS = new Set(['verifier/test-fixtures.ts', 'verifier/test-json.ts', 'executor/test-kit.ts', 'witness/testing.ts', 'witness/testing-procs.ts']);
+const KITS = new Set(['testkit/verifier-fixtures.ts', 'testkit/json-arbitraries.ts', 'testkit/executor.ts', 'testkit/witness.ts', 'testkit/witness-procs.ts']);
 
 /** file -> how many JSON.parse calls it may hold, and why the text is trusted there. */
 const ALLOWED: Record<string, { count: number; why: string }> = {
-  'verifier/strict-json.ts': { count: 2, why: 'the strict reader itself (after its checks), and one string token it has already scanned' },
-  'verifier/bundle-verifier.ts': { count: 1, why: 'claimedPlace: a line already refused, read again only to name its seq in the report' },
+  'verifier/encoding/strict-json.ts': { count: 2, why: 'the strict reader itself (after its checks), and one string token it has already scanned' },
+  'verifier/bundle/verifier.ts': { count: 1, why: 'claimedPlace: a line already refused, read again only to name its seq in the report' },
   'logstore/payload-codec.ts': { count: 2, why: 'bytes our own encoder wrote' },
   'logstore/entry-codec.ts': { count: 1, why: 'bytes our own encoder wrote' },
   'logstore/values.ts': { count: 1, why: 'bytes our own encoder wrote' },
@@ -39,7 +39,7 @@ function parseCalls(src: string): number {
   return (code.match(/\bJSON\.parse\s*\(/g) ?? []).length + (code.match(/\.json\(\s*\)/g) ?? []).length;
 }
 
-describe('untrusted JSON is read only through verifier/strict-json.ts', () => {
+describe('untrusted JSON is read only through verifier/encoding/strict-json.ts', () => {
   it('finds the calls it claims to (so the check below can fail)', () => {
     expect(parseCalls("const a = JSON.parse(text); // JSON.parse(x)\nconst b = await res.json();\n/* JSON.parse(y) */ const s = 'JSON.parse(z)';")).toBe(2);
   });

@@ -10,7 +10,7 @@
 
 import { ProtocolError } from '../verifier/errors.ts';
 import { openLogStore, type LogStore } from '../logstore/index.ts';
-import { TEST_LOG, T0, itemFor, makeDescriptor, makeEvent, makeItems, sequencerSigner } from '../logstore/testing.ts';
+import { TEST_LOG, T0, itemFor, makeDescriptor, makeEvent, makeItems, sequencerSigner } from '../testkit/logstore.ts';
 
 async function openInit(dir: string): Promise<LogStore> {
   const s = await openLogStore(dir);

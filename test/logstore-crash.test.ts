@@ -2,12 +2,12 @@
 // crash the store opens, holds every acknowledged entry and erasure, the chain and the tree agree
 // with a reference rebuilt from the entries, and no erasure is left half done.
 import { describe, expect, it } from 'vitest';
-import { createMemoryTree, hashLeaf } from '../verifier/merkle.ts';
-import { entryLeaf } from '../verifier/entry.ts';
-import { formatHash } from '../verifier/encoding.ts';
+import { createMemoryTree, hashLeaf } from '../verifier/merkle/index.ts';
+import { entryLeaf } from '../verifier/documents/entry.ts';
+import { formatHash } from '../verifier/encoding/wire.ts';
 import { openLogStore } from '../logstore/index.ts';
 import { familyRange, P } from '../logstore/keys.ts';
-import { removeDir, spawnChild, tempDir } from '../logstore/testing.ts';
+import { removeDir, spawnChild, tempDir } from '../testkit/logstore.ts';
 
 const ROUNDS = Math.min(50, Number(process.env.COOKWALA_CRASH_ROUNDS ?? 3));
 

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { ProtocolError } from '../verifier/errors.ts';
 import { openLogStore, type LogStore } from '../logstore/index.ts';
-import { makeDescriptor, removeDir, spawnChild, tempDir } from '../logstore/testing.ts';
+import { makeDescriptor, removeDir, spawnChild, tempDir } from '../testkit/logstore.ts';
 
 async function nextJson(lines: AsyncIterator<string>): Promise<Record<string, unknown>> {
   const r = await lines.next();

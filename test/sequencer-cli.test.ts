@@ -8,11 +8,11 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Level } from 'level';
-import { tempDirs } from './helpers/tmp.ts';
+import { tempDirs } from '../testkit/tmp.ts';
 import { openSequencer } from '../sequencer/app.ts';
 import { logStoreDir, loadDataDir } from '../sequencer/data-dir.ts';
-import { buildCheckpoint } from '../verifier/checkpoint.ts';
-import { formatTime } from '../verifier/encoding.ts';
+import { buildCheckpoint } from '../verifier/documents/checkpoint.ts';
+import { formatTime } from '../verifier/encoding/wire.ts';
 import { checkpointKey } from '../logstore/keys.ts';
 import { encodeJson } from '../logstore/values.ts';
 

@@ -5,11 +5,11 @@
 // batch's requests get 201, and every 201 is durable after reopen).
 import { afterAll, expect, it } from 'vitest';
 import { rm } from 'node:fs/promises';
-import { startSequencer, logPath, type TestSequencer } from './helpers/sequencer.ts';
-import { deviceKey } from './helpers/keys.ts';
-import { eventStream } from './helpers/events.ts';
+import { startSequencer, logPath, type TestSequencer } from '../testkit/sequencer.ts';
+import { deviceKey } from '../testkit/keys.ts';
+import { eventStream } from '../testkit/events.ts';
 import { openSequencer } from '../sequencer/app.ts';
-import type { CloudEvent } from '../verifier/cloudevent.ts';
+import type { CloudEvent } from '../verifier/cloudevent/read.ts';
 
 const devices = Array.from({ length: 10 }, (_, i) => deviceKey(100 + i));
 const opened: TestSequencer[] = [];

@@ -5,11 +5,11 @@
 // keeps everything.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rm } from 'node:fs/promises';
-import { startSequencer, logPath, type TestSequencer } from './helpers/sequencer.ts';
-import { deviceKey } from './helpers/keys.ts';
-import { eventStream, makeEvent, signed } from './helpers/events.ts';
-import { parseNdjson, rebuildLog } from './helpers/verify-log.ts';
-import { verifyEntryEventSignature, type Entry } from '../verifier/entry.ts';
+import { startSequencer, logPath, type TestSequencer } from '../testkit/sequencer.ts';
+import { deviceKey } from '../testkit/keys.ts';
+import { eventStream, makeEvent, signed } from '../testkit/events.ts';
+import { parseNdjson, rebuildLog } from '../testkit/verify-log.ts';
+import { verifyEntryEventSignature, type Entry } from '../verifier/documents/entry.ts';
 
 const a = deviceKey(31);
 const b = deviceKey(32);

@@ -8,11 +8,11 @@
 // bundle lines stay readable at the bundle reader's bound (one level more).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rm } from 'node:fs/promises';
-import { startSequencer, logPath, type TestSequencer } from './helpers/sequencer.ts';
-import { deviceKey } from './helpers/keys.ts';
-import { makeEvent, signed } from './helpers/events.ts';
-import { eventHash, type CloudEvent } from '../verifier/cloudevent.ts';
-import { MAX_JSON_DEPTH, parseJson } from '../verifier/strict-json.ts';
+import { startSequencer, logPath, type TestSequencer } from '../testkit/sequencer.ts';
+import { deviceKey } from '../testkit/keys.ts';
+import { makeEvent, signed } from '../testkit/events.ts';
+import { eventHash, type CloudEvent } from '../verifier/cloudevent/read.ts';
+import { MAX_JSON_DEPTH, parseJson } from '../verifier/encoding/strict-json.ts';
 
 const dev = deviceKey(1);
 let t: TestSequencer;

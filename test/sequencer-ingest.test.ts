@@ -3,12 +3,12 @@
 // with its reason code, each leaving the log unchanged (same head seq).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rm } from 'node:fs/promises';
-import { startSequencer, type TestSequencer } from './helpers/sequencer.ts';
-import { deviceKey } from './helpers/keys.ts';
-import { eventStream, makeEvent, signed, FIXTURE_SIGNED_AT } from './helpers/events.ts';
-import { eventHash, type CloudEvent } from '../verifier/cloudevent.ts';
-import { toBase64 } from '../verifier/cloudevent-format.ts';
-import { toBase64url } from '../verifier/encoding.ts';
+import { startSequencer, type TestSequencer } from '../testkit/sequencer.ts';
+import { deviceKey } from '../testkit/keys.ts';
+import { eventStream, makeEvent, signed, FIXTURE_SIGNED_AT } from '../testkit/events.ts';
+import { eventHash, type CloudEvent } from '../verifier/cloudevent/read.ts';
+import { toBase64 } from '../verifier/cloudevent/format.ts';
+import { toBase64url } from '../verifier/encoding/wire.ts';
 
 const dev1 = deviceKey(1);
 const dev2 = deviceKey(2);

@@ -4,12 +4,12 @@
 // and a new silence gets a new entry.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { rm } from 'node:fs/promises';
-import { startSequencer, logPath, type TestSequencer } from './helpers/sequencer.ts';
-import { createManualClock } from './helpers/clock.ts';
-import { deviceKey } from './helpers/keys.ts';
-import { eventStream } from './helpers/events.ts';
-import { verifyEntryEventSignature, type Entry } from '../verifier/entry.ts';
-import { formatTime } from '../verifier/encoding.ts';
+import { startSequencer, logPath, type TestSequencer } from '../testkit/sequencer.ts';
+import { createManualClock } from '../testkit/clock.ts';
+import { deviceKey } from '../testkit/keys.ts';
+import { eventStream } from '../testkit/events.ts';
+import { verifyEntryEventSignature, type Entry } from '../verifier/documents/entry.ts';
+import { formatTime } from '../verifier/encoding/wire.ts';
 
 const clock = createManualClock();
 const a = deviceKey(21);

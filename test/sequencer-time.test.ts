@@ -1,4 +1,4 @@
-// The sequencer is the log's clock (issue 9, verifier/time-bounds.ts): over real HTTP (fetch to a
+// The sequencer is the log's clock (issue 9, verifier/documents/time-bounds.ts): over real HTTP (fetch to a
 // listening fastify on a real LevelDB in a temp dir) against a sequencer on an injected manual
 // clock, a device's signedAt must lie within [now − maxDeliveryDelay, now + maxClockSkew]: a
 // future-dated event is signed_in_future, one backdated past the delivery window is
@@ -8,18 +8,18 @@
 // its 200; heartbeats get maxClockSkew on both sides; the descriptor declares the bounds, which
 // stay fixed per log, and a log whose descriptor predates them runs on the config's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSequencer, type TestSequencer } from './helpers/sequencer.ts';
-import { createManualClock } from './helpers/clock.ts';
-import { deviceKey, type TestKey } from './helpers/keys.ts';
-import { makeEvent, signed } from './helpers/events.ts';
-import { tempDirs } from './helpers/tmp.ts';
-import { formatTime } from '../verifier/encoding.ts';
-import { buildLogDescriptor } from '../verifier/log-descriptor.ts';
-import { DEFAULT_TIME_BOUNDS } from '../verifier/time-bounds.ts';
+import { startSequencer, type TestSequencer } from '../testkit/sequencer.ts';
+import { createManualClock } from '../testkit/clock.ts';
+import { deviceKey, type TestKey } from '../testkit/keys.ts';
+import { makeEvent, signed } from '../testkit/events.ts';
+import { tempDirs } from '../testkit/tmp.ts';
+import { formatTime } from '../verifier/encoding/wire.ts';
+import { buildLogDescriptor } from '../verifier/documents/log-descriptor.ts';
+import { DEFAULT_TIME_BOUNDS } from '../verifier/documents/time-bounds.ts';
 import { initDataDir, loadDataDir, logStoreDir } from '../sequencer/data-dir.ts';
 import { openSequencer } from '../sequencer/app.ts';
 import { openLogStore } from '../logstore/index.ts';
-import type { CloudEvent } from '../verifier/cloudevent.ts';
+import type { CloudEvent } from '../verifier/cloudevent/read.ts';
 
 const SKEW = DEFAULT_TIME_BOUNDS.maxClockSkewMs;
 const DELAY = DEFAULT_TIME_BOUNDS.maxDeliveryDelayMs;

@@ -6,15 +6,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startSequencer, logPath, type TestSequencer } from './helpers/sequencer.ts';
-import { deviceKey, signerKey, type TestKey } from './helpers/keys.ts';
-import { makeEvent, signed } from './helpers/events.ts';
-import { tempDirs } from './helpers/tmp.ts';
-import { IDENTITY, NONCANONICAL_Y, T8, identityForgery, keyOf } from '../verifier/ed25519-adversarial.ts';
-import { toBase64url } from '../verifier/encoding.ts';
-import { signDocument, type Signer } from '../verifier/signature.ts';
-import type { KeyRecord } from '../verifier/keys.ts';
-import type { JsonObject } from '../verifier/document.ts';
+import { startSequencer, logPath, type TestSequencer } from '../testkit/sequencer.ts';
+import { deviceKey, signerKey, type TestKey } from '../testkit/keys.ts';
+import { makeEvent, signed } from '../testkit/events.ts';
+import { tempDirs } from '../testkit/tmp.ts';
+import { IDENTITY, NONCANONICAL_Y, T8, identityForgery, keyOf } from '../testkit/ed25519-adversarial.ts';
+import { toBase64url } from '../verifier/encoding/wire.ts';
+import { signDocument, type Signer } from '../verifier/documents/signature.ts';
+import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { JsonObject } from '../verifier/documents/document-hash.ts';
 import { openDeviceKeys } from '../sequencer/device-keys.ts';
 
 let t: TestSequencer;

@@ -4,8 +4,8 @@
 // over (ignoreDefaultArgs, so no other flag is added). A real log for the pages: `cookwala init`
 // into a temp dir, a real sequencer (LevelDB, fastify on 127.0.0.1:0) on a manual clock set to
 // now, three witness keys in the policy at quorum 2 and a checkpoint publisher that stands in for
-// the libp2p witnesses (as test/audit-helpers.ts does): it cosigns with the witnesses that are up
-// and reports, as the real witness client does (witness/publisher.ts status()), what each witness
+// the libp2p witnesses (as testkit/audit.ts does): it cosigns with the witnesses that are up
+// and reports, as the real witness client does (witness/client/publisher.ts status()), what each witness
 // last answered, so the explorer can show a witness that is down with its last error. Devices
 // register through the operator endpoint and post signed events; payloads are erased by DELETE.
 
@@ -18,14 +18,14 @@ import { initDataDir } from '../sequencer/data-dir.ts';
 import { openSequencer, type Sequencer } from '../sequencer/app.ts';
 import { DATA_FILES } from '../sequencer/config.ts';
 import type { CheckpointPublisher, PublisherStatus } from '../sequencer/checkpointer.ts';
-import { addCosignature, cosignCheckpoint, type Checkpoint } from '../verifier/checkpoint.ts';
-import { formatTime } from '../verifier/encoding.ts';
-import { createSigner, type Signer } from '../verifier/signature.ts';
-import type { KeyRecord } from '../verifier/keys.ts';
-import { createManualClock, type ManualClock } from './helpers/clock.ts';
-import { deviceKey, signerKey, type TestKey } from './helpers/keys.ts';
-import { eventStream } from './helpers/events.ts';
-import { logPath } from './helpers/sequencer.ts';
+import { addCosignature, cosignCheckpoint, type Checkpoint } from '../verifier/documents/checkpoint.ts';
+import { formatTime } from '../verifier/encoding/wire.ts';
+import { createSigner, type Signer } from '../verifier/documents/signature.ts';
+import type { KeyRecord } from '../verifier/documents/keys.ts';
+import { createManualClock, type ManualClock } from '../testkit/clock.ts';
+import { deviceKey, signerKey, type TestKey } from '../testkit/keys.ts';
+import { eventStream } from '../testkit/events.ts';
+import { logPath } from '../testkit/sequencer.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 /** DESIGN §12b, exactly. */

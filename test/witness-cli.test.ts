@@ -7,10 +7,10 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKeyPair } from '@libp2p/crypto/keys';
-import { createP2pNode, type P2pNode } from '../witness/p2p-node.ts';
-import { createWitnessConnection, cosignatureOf } from '../witness/client.ts';
-import { createFakeLog, testKey } from '../witness/testing.ts';
-import { startWitnessProcess, stopChild } from '../witness/testing-procs.ts';
+import { createP2pNode, type P2pNode } from '../witness/wire/p2p-node.ts';
+import { createWitnessConnection, cosignatureOf } from '../witness/client/connection.ts';
+import { createFakeLog, testKey } from '../testkit/witness.ts';
+import { startWitnessProcess, stopChild } from '../testkit/witness-procs.ts';
 import { run } from '../witness/cli.ts';
 
 /** The CLI in this process (no crash involved): exit code and what it printed. */
@@ -29,7 +29,7 @@ async function runCookwala(argv: string[]): Promise<{ code: number; out: string;
     process.stderr.write = e;
   }
 }
-import { verifyForkProof, type ForkProof } from '../verifier/fork-proof.ts';
+import { verifyForkProof, type ForkProof } from '../verifier/documents/fork-proof.ts';
 
 const ORIGIN = 'example.org/cli-log';
 let root: string;

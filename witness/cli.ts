@@ -11,13 +11,13 @@ import { join } from 'node:path';
 import { readFile, rm } from 'node:fs/promises';
 import { parseFlags, runCli, UsageError } from '../verifier/cli/args.ts';
 import { ProtocolError, type Result } from '../verifier/errors.ts';
-import { parseJson, readDocument } from '../verifier/read.ts';
-import type { KeyRecord } from '../verifier/keys.ts';
-import { admitLog } from './config.ts';
-import { initWitnessDir, loadWitnessDir, saveWitnessConfig, writeFileDurable, WITNESS_FILES } from './data-dir.ts';
-import { loadOrCreatePeerKey } from './identity.ts';
-import { openStateStore } from './state.ts';
-import { createWitness } from './service.ts';
+import { parseJson, readDocument } from '../verifier/documents/read.ts';
+import type { KeyRecord } from '../verifier/documents/keys.ts';
+import { admitLog } from './server/config.ts';
+import { initWitnessDir, loadWitnessDir, saveWitnessConfig, writeFileDurable, WITNESS_FILES } from './server/data-dir.ts';
+import { loadOrCreatePeerKey } from './wire/identity.ts';
+import { openStateStore } from './server/state.ts';
+import { createWitness } from './server/service.ts';
 
 const USAGE = `usage:
   cookwala witness init --data DIR [--name N] [--http-port P] [--listen MULTIADDR]... [--bootstrap MULTIADDR]...

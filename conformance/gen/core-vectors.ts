@@ -1,13 +1,13 @@
 // conformance/gen/core-vectors.ts: builds the vector files for the Core 0.2 §5 integrity rules that
 // every part shares: the document hash, RFC-0012 signatures (and every way of moving one), KeyRecord
 // validity edges, and selective disclosure. Document-hash vectors state a hash computed here from a
-// HAND-WRITTEN canonical string, not by verifier/document.ts, so they test the hashing rule rather
+// HAND-WRITTEN canonical string, not by verifier/documents/document-hash.ts, so they test the hashing rule rather
 // than repeat its output. Expected verdicts are written by hand from the spec; the runner checks them.
 
-import type { JsonObject } from '../../verifier/document.ts';
-import { fromBase64url, toBase64url, utf8, formatHash } from '../../verifier/encoding.ts';
-import { createDisclosure } from '../../verifier/disclosure.ts';
-import { signDocument, signHash, type Signature } from '../../verifier/signature.ts';
+import type { JsonObject } from '../../verifier/documents/document-hash.ts';
+import { fromBase64url, toBase64url, utf8, formatHash } from '../../verifier/encoding/wire.ts';
+import { createDisclosure } from '../../verifier/documents/disclosure.ts';
+import { signDocument, signHash, type Signature } from '../../verifier/documents/signature.ts';
 import { backend, clone, createKeys, DEVICE, fixedBytes, invalid, LOG, shiftMs, T, valid, type Keys, type VectorCase, type VectorFile } from './fixtures.ts';
 
 const P256_N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;

@@ -3,12 +3,12 @@
 // Signing uses the @noble backend, which is deterministic for EdDSA (RFC 8032) and ES256 (RFC 6979),
 // so regenerating gives identical bytes. These keys are public test keys: never trust them.
 
-import { createNobleBackend } from '../../verifier/crypto-noble.ts';
-import type { CryptoBackend } from '../../verifier/crypto-backend.ts';
-import { toBase64url, utf8 } from '../../verifier/encoding.ts';
+import { createNobleBackend } from '../../verifier/crypto/noble.ts';
+import type { CryptoBackend } from '../../verifier/crypto/backend.ts';
+import { toBase64url, utf8 } from '../../verifier/encoding/wire.ts';
 import type { ReasonCode } from '../../verifier/errors.ts';
-import type { Alg, KeyRecord, KeyRole } from '../../verifier/keys.ts';
-import { createSigner, keyRecordOf, type Signer } from '../../verifier/signature.ts';
+import type { Alg, KeyRecord, KeyRole } from '../../verifier/documents/keys.ts';
+import { createSigner, keyRecordOf, type Signer } from '../../verifier/documents/signature.ts';
 
 export const backend: CryptoBackend = createNobleBackend();
 

@@ -6,13 +6,13 @@
 // (buildLogDescriptor, signEvent, buildEntry, buildCheckpoint, merkle.ts); the vectors then mutate
 // copies of it. Everything derives from fixed keys and times, so it is reproducible.
 
-import { buildCheckpoint, type Checkpoint } from '../../verifier/checkpoint.ts';
-import { decodeCookwalasig, eventHash, signEvent, type CloudEvent } from '../../verifier/cloudevent.ts';
-import { formatHash } from '../../verifier/encoding.ts';
-import { buildEntry, entryCeOf, entryLeaf, type Entry } from '../../verifier/entry.ts';
-import { buildLogDescriptor, type LogDescriptor } from '../../verifier/log-descriptor.ts';
-import { createMemoryTree, hashLeaf } from '../../verifier/merkle.ts';
-import type { Signature, Signer } from '../../verifier/signature.ts';
+import { buildCheckpoint, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
+import { decodeCookwalasig, eventHash, signEvent, type CloudEvent } from '../../verifier/cloudevent/read.ts';
+import { formatHash } from '../../verifier/encoding/wire.ts';
+import { buildEntry, entryCeOf, entryLeaf, type Entry } from '../../verifier/documents/entry.ts';
+import { buildLogDescriptor, type LogDescriptor } from '../../verifier/documents/log-descriptor.ts';
+import { createMemoryTree, hashLeaf } from '../../verifier/merkle/index.ts';
+import type { Signature, Signer } from '../../verifier/documents/signature.ts';
 import { DEVICE, LOG, shiftMs, T, type Keys } from './fixtures.ts';
 
 export const TIME_BOUNDS = { maxClockSkewMs: 300_000, maxDeliveryDelayMs: 259_200_000 };

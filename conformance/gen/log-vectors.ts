@@ -7,14 +7,14 @@
 // timeBounds, bounds inclusive, and sequencedAt never going backwards. Verdicts are
 // written by hand from DESIGN §4 and Core §5; the runner checks them against the code.
 
-import { addCosignature, buildCheckpoint, cosignCheckpoint, type Checkpoint } from '../../verifier/checkpoint.ts';
-import { signEvent } from '../../verifier/cloudevent.ts';
-import { buildEntry, type Entry } from '../../verifier/entry.ts';
+import { addCosignature, buildCheckpoint, cosignCheckpoint, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
+import { signEvent } from '../../verifier/cloudevent/read.ts';
+import { buildEntry, type Entry } from '../../verifier/documents/entry.ts';
 import type { ReasonCode } from '../../verifier/errors.ts';
-import { buildForkProof } from '../../verifier/fork-proof.ts';
-import { buildLogDescriptor } from '../../verifier/log-descriptor.ts';
-import { signDocument, signHash } from '../../verifier/signature.ts';
-import { documentHash, type JsonObject } from '../../verifier/document.ts';
+import { buildForkProof } from '../../verifier/documents/fork-proof.ts';
+import { buildLogDescriptor } from '../../verifier/documents/log-descriptor.ts';
+import { signDocument, signHash } from '../../verifier/documents/signature.ts';
+import { documentHash, type JsonObject } from '../../verifier/documents/document-hash.ts';
 import { backend, clone, invalid, LOG, OTHER_LOG, shiftMs, T, testKey, valid, type Keys, type VectorFile } from './fixtures.ts';
 import { chain, createLogFixture, deviceEvent, rootOf, signatureOf, TIME_BOUNDS } from './log-fixture.ts';
 

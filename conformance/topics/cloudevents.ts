@@ -1,5 +1,5 @@
 // conformance/topics/cloudevents.ts: CloudEvents 1.0 JSON-format vectors through
-// verifier/cloudevent.ts readCloudEvent(): cases.json (`expected` valid/invalid under the spec),
+// verifier/cloudevent/read.ts readCloudEvent(): cases.json (`expected` valid/invalid under the spec),
 // spec-examples/*.json (each valid; *batch* files are JSON arrays of events, read one by one, and the
 // empty batch is a valid batch), and conformance/*.yaml, the cloudevents/conformance events read with
 // yaml-lite.ts and mapped to structured JSON as json-format §3.1.1 says (context attributes and
@@ -8,8 +8,8 @@
 // string ..." placeholder) is skipped with that reason, never passed.
 
 import path from 'node:path';
-import { readCloudEvent } from '../../verifier/cloudevent.ts';
-import { isJsonMediaType } from '../../verifier/cloudevent-format.ts';
+import { readCloudEvent } from '../../verifier/cloudevent/read.ts';
+import { isJsonMediaType } from '../../verifier/cloudevent/format.ts';
 import { classify, isDocumentation, listFiles, readJson, readText } from '../files.ts';
 import type { Tally } from '../tally.ts';
 import type { TopicRunner } from '../topic.ts';

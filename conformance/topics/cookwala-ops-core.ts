@@ -1,14 +1,14 @@
 // conformance/topics/cookwala-ops-core.ts: vector ops over the core integrity functions that exist
-// from the start (Core 0.2 §5, RFC-0012): the document hash (verifier/document.ts), signatures
-// (verifier/signature.ts), key validity (verifier/keys.ts) and selective disclosure
-// (verifier/disclosure.ts). Each op reads its self-contained input and returns the project's Result;
+// from the start (Core 0.2 §5, RFC-0012): the document hash (verifier/documents/document-hash.ts), signatures
+// (verifier/documents/signature.ts), key validity (verifier/documents/keys.ts) and selective disclosure
+// (verifier/documents/disclosure.ts). Each op reads its self-contained input and returns the project's Result;
 // it adds no rule of its own beyond comparing a stated hash with the recomputed one.
 
-import { computeHash, type JsonObject } from '../../verifier/document.ts';
+import { computeHash, type JsonObject } from '../../verifier/documents/document-hash.ts';
 import { fail, ok, type Result } from '../../verifier/errors.ts';
-import { checkKeyValidAt, createKeyCache, validKeyRecordShape, type KeyRecord, type KeyRole } from '../../verifier/keys.ts';
-import { verifyDocument, verifyWithKeys } from '../../verifier/signature.ts';
-import { verifyDisclosure, type Disclosure } from '../../verifier/disclosure.ts';
+import { checkKeyValidAt, createKeyCache, validKeyRecordShape, type KeyRecord, type KeyRole } from '../../verifier/documents/keys.ts';
+import { verifyDocument, verifyWithKeys } from '../../verifier/documents/signature.ts';
+import { verifyDisclosure, type Disclosure } from '../../verifier/documents/disclosure.ts';
 
 type Input = Record<string, unknown>;
 

@@ -4,18 +4,18 @@
 // policy (policy.ts, checkpoint.ts) and fork proofs (fork-proof.ts). Each op only sequences those
 // functions the way a verifier would; it adds no rule of its own.
 
-import { normalizeBinaryExtensions, readCloudEvent, eventHash, verifyEventSignature, type CloudEvent } from '../../verifier/cloudevent.ts';
-import { verifyCheckpoint, type Checkpoint } from '../../verifier/checkpoint.ts';
-import { checkLink, verifyEntryEventSignature, verifyEntryHash, type Entry } from '../../verifier/entry.ts';
+import { normalizeBinaryExtensions, readCloudEvent, eventHash, verifyEventSignature, type CloudEvent } from '../../verifier/cloudevent/read.ts';
+import { verifyCheckpoint, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
+import { checkLink, verifyEntryEventSignature, verifyEntryHash, type Entry } from '../../verifier/documents/entry.ts';
 import { fail, ok, type Result } from '../../verifier/errors.ts';
-import { verifyForkProof, type ForkProof } from '../../verifier/fork-proof.ts';
-import { validKeyRecordShape, type KeyRecord } from '../../verifier/keys.ts';
-import { verifyLogDescriptor } from '../../verifier/log-descriptor.ts';
-import { readWitnessPolicy, DEFAULT_QUORUM, type WitnessPolicy } from '../../verifier/policy.ts';
-import { parseJson, readDocument, type DocumentKind } from '../../verifier/read.ts';
+import { verifyForkProof, type ForkProof } from '../../verifier/documents/fork-proof.ts';
+import { validKeyRecordShape, type KeyRecord } from '../../verifier/documents/keys.ts';
+import { verifyLogDescriptor } from '../../verifier/documents/log-descriptor.ts';
+import { readWitnessPolicy, DEFAULT_QUORUM, type WitnessPolicy } from '../../verifier/documents/policy.ts';
+import { parseJson, readDocument, type DocumentKind } from '../../verifier/documents/read.ts';
 import { keyLookup } from './cookwala-ops-core.ts';
-import { checkSignedAt, checkTimeOrder } from '../../verifier/time-bounds.ts';
-import { timeMs } from '../../verifier/encoding.ts';
+import { checkSignedAt, checkTimeOrder } from '../../verifier/documents/time-bounds.ts';
+import { timeMs } from '../../verifier/encoding/wire.ts';
 
 type Input = Record<string, unknown>;
 

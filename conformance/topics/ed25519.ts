@@ -1,13 +1,13 @@
 // conformance/topics/ed25519.ts: Ed25519 (RFC 8032) vectors on BOTH CryptoBackends
-// (verifier/crypto-node.ts and verifier/crypto-noble.ts), each run counted as a case:
+// (verifier/crypto/node.ts and verifier/crypto/noble.ts), each run counted as a case:
 // wycheproof-*_test.json verify groups (strict RFC 8032 §5.1.7: non-canonical S or point
 // encodings are invalid, as the project requires); rfc8032-*.json and sign.input*.txt, where each
 // backend must derive the public key, reproduce the signature byte for byte (EdDSA is
 // deterministic), and verify it. Wycheproof "acceptable": see wycheproof.ts.
 
 import path from 'node:path';
-import { bytesEqual, toHex } from '../../verifier/encoding.ts';
-import type { CryptoBackend } from '../../verifier/crypto-backend.ts';
+import { bytesEqual, toHex } from '../../verifier/encoding/wire.ts';
+import type { CryptoBackend } from '../../verifier/crypto/backend.ts';
 import { classify, isDocumentation, listFiles, readJson, readText } from '../files.ts';
 import type { Tally } from '../tally.ts';
 import type { TopicRunner } from '../topic.ts';

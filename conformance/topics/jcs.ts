@@ -1,12 +1,12 @@
-// conformance/topics/jcs.ts: RFC 8785 (JCS) vectors through verifier/jcs.ts canonicalize():
+// conformance/topics/jcs.ts: RFC 8785 (JCS) vectors through verifier/encoding/jcs.ts canonicalize():
 // input/*.json against output/*.json of the same name (exact UTF-8 bytes) and outhex/*.txt (the same
 // bytes as hex); es6-numbers-*.txt (IEEE-754 bits -> ECMAScript number string, RFC 8785 §3.2.2.3);
 // number-samples.json (`expected: null` = canonicalization must fail, for NaN and the infinities).
 // Input JSON is parsed with JSON.parse, which is what JCS is defined over (IEEE-754 doubles).
 
 import path from 'node:path';
-import { canonicalize } from '../../verifier/jcs.ts';
-import { bytesEqual, decodeUtf8, toHex, utf8 } from '../../verifier/encoding.ts';
+import { canonicalize } from '../../verifier/encoding/jcs.ts';
+import { bytesEqual, decodeUtf8, toHex, utf8 } from '../../verifier/encoding/wire.ts';
 import { classify, isDocumentation, listFiles, readBytes, readJson, readText } from '../files.ts';
 import type { Tally } from '../tally.ts';
 import type { TopicRunner } from '../topic.ts';

@@ -1,4 +1,4 @@
-// conformance/topics/merkle.ts: RFC 6962 / RFC 9162 Merkle vectors through verifier/merkle.ts:
+// conformance/topics/merkle.ts: RFC 6962 / RFC 9162 Merkle vectors through verifier/merkle/index.ts:
 // transparency-dev probe files (testdata/inclusion/**/*.json, testdata/consistency/**/*.json), where
 // the project's verdict (ok or not) must equal `!wantErr` (wantErr covers malformed input as well
 // as a failed check), and rfc6962-reference-*.json, where merkle.ts checks its leaf hashes, stored
@@ -6,7 +6,7 @@
 // subset of those values present (proofs without leaves are verified against their own roots).
 
 import path from 'node:path';
-import { checkConsistencyProbe, checkInclusionProbe, checkMerkleReference } from '../../verifier/merkle.ts';
+import { checkConsistencyProbe, checkInclusionProbe, checkMerkleReference } from '../../verifier/merkle/index.ts';
 import type { Result } from '../../verifier/errors.ts';
 import { classify, isDocumentation, listFiles, readJson } from '../files.ts';
 import type { Tally } from '../tally.ts';

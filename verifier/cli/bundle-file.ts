@@ -11,7 +11,7 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
-import { MAX_JSON_DEPTH, parseJson } from '../strict-json.ts';
+import { MAX_JSON_DEPTH, parseJson } from '../encoding/strict-json.ts';
 
 export interface LineFlags {
   unterminated?: boolean;

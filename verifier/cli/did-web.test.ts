@@ -3,8 +3,8 @@
 // documents turned into KeyRecords, with anything unusable skipped and named.
 import { describe, expect, it } from 'vitest';
 import { keySourceOf, keysFromDidDocument, keysFromKeysDocument } from './did-web.ts';
-import { signerKey } from '../../test/helpers/keys.ts';
-import { fromBase64url, toBase64url } from '../encoding.ts';
+import { signerKey } from '../../testkit/keys.ts';
+import { fromBase64url, toBase64url } from '../encoding/wire.ts';
 
 describe('keySourceOf', () => {
   it('resolves did:web identifiers', () => {

@@ -8,10 +8,10 @@
 // skipped and named. A service URL serves /.well-known/cookwala.json ({keys:[KeyRecord…]}) or,
 // given a full path, any {keys:[…]} document (e.g. a log's GET …/keys).
 
-import { fromBase64url, toBase64url } from '../encoding.ts';
+import { fromBase64url, toBase64url } from '../encoding/wire.ts';
 import { fail, ok, type Result } from '../errors.ts';
-import { readDocument } from '../read.ts';
-import type { KeyRecord, KeyRole } from '../keys.ts';
+import { readDocument } from '../documents/read.ts';
+import type { KeyRecord, KeyRole } from '../documents/keys.ts';
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 

@@ -11,9 +11,9 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { parseFlags, runCli, UsageError } from './args.ts';
 import { keySourceOf, keysFromDidDocument, keysFromKeysDocument } from './did-web.ts';
-import { parseJson, readDocument } from '../read.ts';
-import { isTime } from '../encoding.ts';
-import { KEY_ROLES, sameKey, type KeyRecord, type KeyRole } from '../keys.ts';
+import { parseJson, readDocument } from '../documents/read.ts';
+import { isTime } from '../encoding/wire.ts';
+import { KEY_ROLES, sameKey, type KeyRecord, type KeyRole } from '../documents/keys.ts';
 
 const USAGE = `usage: cookwala keys fetch (URL | did:web:HOST[:PATH…]) --cache FILE [--role ROLE] [--valid-from TIME]
        cookwala keys show --cache FILE [--json]

@@ -2,12 +2,12 @@
 // witness policy (policy.ts readWitnessPolicy) and the optional key cache
 // ({"kind":"KeyCache","keys":[…]}, read strictly by read.ts). A file that cannot be read or does
 // not hold the document is "unusable input" (InputError, exit 2 in the CLIs), never a verdict.
-// Both are read as I-JSON (verifier/strict-json.ts): a member named twice is duplicate_member.
+// Both are read as I-JSON (verifier/encoding/strict-json.ts): a member named twice is duplicate_member.
 
 import { readFile } from 'node:fs/promises';
-import { parseJson, readDocument } from '../read.ts';
-import { readWitnessPolicy, type WitnessPolicy } from '../policy.ts';
-import type { KeyRecord } from '../keys.ts';
+import { parseJson, readDocument } from '../documents/read.ts';
+import { readWitnessPolicy, type WitnessPolicy } from '../documents/policy.ts';
+import type { KeyRecord } from '../documents/keys.ts';
 
 export class InputError extends Error {
   override readonly name = 'InputError';

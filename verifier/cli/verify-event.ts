@@ -1,12 +1,12 @@
 // verifier/cli/verify-event.ts: `cookwala verify-event PROOF --policy POLICY [--keys CACHE] [--json]
 // [--allow-legacy-signatures]` (DESIGN §8): checks one EventProof file offline in O(log n) with
-// verifier/event-proof.ts. Exit 0 when the event (or, without its payload, the entry) is proved,
+// verifier/documents/event-proof.ts. Exit 0 when the event (or, without its payload, the entry) is proved,
 // 1 when the proof fails (the reason code, seq and detail are printed), 2 for unusable input (an
 // unreadable or non-JSON file, policy or key cache).
 
 import { parseFlags, runCli, UsageError } from './args.ts';
 import { InputError, readJsonFile, readKeyCacheFile, readPolicyFile } from './trust-files.ts';
-import { verifyEventProof } from '../event-proof.ts';
+import { verifyEventProof } from '../documents/event-proof.ts';
 
 const USAGE = `usage: cookwala verify-event PROOF --policy POLICY [--keys CACHE] [--json] [--allow-legacy-signatures]
 

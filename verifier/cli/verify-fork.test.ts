@@ -3,8 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from './verify-fork.ts';
-import { buildForkProof, type ForkProof } from '../fork-proof.ts';
-import { createFakeLog, testKey } from '../../witness/testing.ts';
+import { buildForkProof, type ForkProof } from '../documents/fork-proof.ts';
+import { createFakeLog, testKey } from '../../testkit/witness.ts';
 
 let dir: string;
 const file = (name: string) => join(dir, name);

@@ -7,9 +7,9 @@
 
 import { parseFlags, runCli, UsageError } from './args.ts';
 import { InputError, readJsonFile, readPolicyFile } from './trust-files.ts';
-import { readDocument } from '../read.ts';
-import { verifyForkProof, type ForkProof } from '../fork-proof.ts';
-import type { KeyRecord } from '../keys.ts';
+import { readDocument } from '../documents/read.ts';
+import { verifyForkProof, type ForkProof } from '../documents/fork-proof.ts';
+import type { KeyRecord } from '../documents/keys.ts';
 import type { Result } from '../errors.ts';
 
 const USAGE = `usage: cookwala verify-fork PROOF (--policy POLICY | --key KEYRECORD) [--json]

@@ -11,10 +11,10 @@ import { stat } from 'node:fs/promises';
 import { parseFlags, runCli, UsageError } from './args.ts';
 import { forEachLine, readCheckpointSeqsAhead, readFirstLine } from './bundle-file.ts';
 import { InputError, readKeyCacheFile, readPolicyFile } from './trust-files.ts';
-import { createSigPool } from './sig-pool.ts';
-import { createBundleVerifier } from '../bundle-verifier.ts';
-import { parseJson } from '../strict-json.ts';
-import { formatReport, type BundleReport } from '../bundle-report.ts';
+import { createSigPool } from '../../platform/sig-pool.ts';
+import { createBundleVerifier } from '../bundle/verifier.ts';
+import { parseJson } from '../encoding/strict-json.ts';
+import { formatReport, type BundleReport } from '../bundle/report.ts';
 
 const USAGE = `usage: cookwala verify BUNDLE --policy POLICY [--keys CACHE] [--json] [--allow-legacy-signatures] [--require-witnessed] [--workers N]
 

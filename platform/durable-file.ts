@@ -1,0 +1,70 @@
+// platform/durable-file.ts: the small files every service keeps beside its LevelDB (keys,
+// tokens, configs, policies): written durably (temp file, fsync, rename or link, fsync of the
+// directory), so a crash leaves the old file or the new one, never a torn one; `exclusive` never
+// replaces an existing file (EEXIST), which is how keys are created once. Read back as JSON with
+// a clear reason code. Node only (I/O lives in verifier/cli/, DESIGN §2); sequencer, witness and
+// executor share it.
+
+import { link, open, readFile, rename, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { ProtocolError } from '../verifier/errors.ts';
+import { parseJson } from '../verifier/documents/read.ts';
+
+async function fsyncDir(dir: string): Promise<void> {
+  const fh = await open(dir, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Write a file durably; with `exclusive` an existing file is never replaced (throws EEXIST). */
+export async function writeFileDurable(path: string, data: string, opts: { mode?: number; exclusive?: boolean } = {}): Promise<void> {
+  const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const fh = await open(tmp, 'wx', opts.mode ?? 0o644);
+  try {
+    await fh.writeFile(data);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  try {
+    if (opts.exclusive) await link(tmp, path);
+    else await rename(tmp, path);
+  } finally {
+    if (opts.exclusive) await unlink(tmp).catch(() => undefined);
+  }
+  await fsyncDir(dirname(path));
+}
+
+/** A file's text, undefined when it does not exist. */
+/** Create a file durably unless it exists (mode as given): true when this call created it. */
+export async function writeFileOnce(path: string, data: string, mode: number): Promise<boolean> {
+  try {
+    await writeFileDurable(path, data, { mode, exclusive: true });
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw e;
+  }
+}
+
+export async function readTextIfExists(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+}
+
+/** The parsed JSON of a file, undefined when it does not exist; bad JSON is ProtocolError bad_json. */
+export async function readJsonIfExists(path: string): Promise<unknown> {
+  const text = await readTextIfExists(path);
+  if (text === undefined) return undefined;
+  const j = parseJson(text);
+  if (!j.ok) throw new ProtocolError(j.code, `${path}: ${j.detail}`);
+  return j.value;
+}

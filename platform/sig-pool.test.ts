@@ -1,0 +1,137 @@
+// The worker pool gives exactly verifyRaw()'s verdict (node:crypto backend) for valid, corrupted,
+// malformed and non-canonical signatures of both algorithms, coalesces calls made in one turn, and
+// refuses work once closed.
+import { afterAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { createSigPool, type SigItem } from './sig-pool.ts';
+import { verifyRaw } from '../verifier/documents/signature.ts';
+import { createNodeBackend } from '../verifier/crypto/node.ts';
+import { T8, identityForgery, keyOf, signScalar } from '../testkit/ed25519-adversarial.ts';
+
+const node = createNodeBackend();
+const pool = createSigPool({ size: 2 });
+afterAll(() => pool.close());
+
+// Ed25519 group order L, little-endian S: S + L is the non-canonical twin of a valid S.
+const L = (1n << 252n) + 27742317777372353535851937790883648493n;
+function addL(sig: Uint8Array): Uint8Array {
+  const out = Uint8Array.from(sig);
+  let s = 0n;
+  for (let i = 31; i >= 0; i--) s = (s << 8n) | BigInt(sig[32 + i]);
+  s += L;
+  for (let i = 0; i < 32; i++) {
+    out[32 + i] = Number(s & 0xffn);
+    s >>= 8n;
+  }
+  return out;
+}
+// P-256 order n: (r, n - s) is the high-S twin of a valid ECDSA signature (still valid for ES256).
+const N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+function negS(sig: Uint8Array): Uint8Array {
+  const out = Uint8Array.from(sig);
+  let s = BigInt('0x' + Buffer.from(sig.subarray(32)).toString('hex'));
+  s = N - s;
+  out.set(Buffer.from(s.toString(16).padStart(64, '0'), 'hex'), 32);
+  return out;
+}
+
+function edItem(seed: Uint8Array, msg: Uint8Array): SigItem {
+  return { alg: 'EdDSA', publicKey: node.ed25519PublicKey(seed), msg, sig: node.ed25519Sign(seed, msg) };
+}
+
+const seedArb = fc.uint8Array({ minLength: 32, maxLength: 32 });
+const msgArb = fc.uint8Array({ maxLength: 200 });
+// A mutation of an item: none, flip a bit anywhere, truncate, lengthen, change alg, canonical twins.
+const mutArb = fc.tuple(fc.integer({ min: 0, max: 8 }), fc.nat(), fc.nat(7));
+
+function mutate(it: SigItem, [kind, pos, bit]: [number, number, number]): SigItem {
+  const flip = (b: Uint8Array) => {
+    if (b.length === 0) return Uint8Array.of(1);
+    const c = Uint8Array.from(b);
+    c[pos % c.length] ^= 1 << bit;
+    return c;
+  };
+  switch (kind) {
+    case 1: return { ...it, sig: flip(it.sig) };
+    case 2: return { ...it, msg: flip(it.msg) };
+    case 3: return { ...it, publicKey: flip(it.publicKey) };
+    case 4: return { ...it, sig: it.sig.subarray(0, pos % it.sig.length) };
+    case 5: return { ...it, publicKey: Uint8Array.of(...it.publicKey, 0) };
+    case 6: return { ...it, alg: it.alg === 'EdDSA' ? 'ES256' : 'EdDSA' };
+    case 7: return { ...it, alg: 'RS256' };
+    case 8: return it.alg === 'EdDSA' ? { ...it, sig: addL(it.sig) } : { ...it, sig: negS(it.sig) };
+    default: return it;
+  }
+}
+
+const raw = (it: SigItem) => (it.alg === 'EdDSA' || it.alg === 'ES256') && verifyRaw(it.alg, it.publicKey, it.msg, it.sig, node);
+
+describe('sig-pool', () => {
+  it('equals verifyRaw for Ed25519 items, mutated or not', async () => {
+    await fc.assert(fc.asyncProperty(fc.array(fc.tuple(seedArb, msgArb, mutArb), { minLength: 1, maxLength: 40 }), async (rows) => {
+      const items = rows.map(([s, m, mut]) => mutate(edItem(s, m), mut));
+      const got = await pool.verify(items);
+      expect(got).toEqual(items.map(raw));
+    }), { numRuns: 40 });
+  });
+
+  it('equals verifyRaw for ES256 items, including high-S twins (valid) and wrong lengths', async () => {
+    const secret = Uint8Array.from({ length: 32 }, (_, i) => i + 1);
+    const pub = node.p256PublicKey(secret);
+    await fc.assert(fc.asyncProperty(fc.array(fc.tuple(msgArb, mutArb), { minLength: 1, maxLength: 20 }), async (rows) => {
+      const items = rows.map(([m, mut]) => mutate({ alg: 'ES256', publicKey: pub, msg: m, sig: node.p256Sign(secret, m) }, mut));
+      expect(await pool.verify(items)).toEqual(items.map(raw));
+    }), { numRuns: 30 });
+  });
+
+  it('decides the edge cases the way verifyRaw does', async () => {
+    const seed = new Uint8Array(32).fill(9);
+    const good = edItem(seed, new TextEncoder().encode('cookwala'));
+    const secret = new Uint8Array(32).fill(3);
+    const m = new TextEncoder().encode('p256');
+    const es = { alg: 'ES256', publicKey: node.p256PublicKey(secret), msg: m, sig: node.p256Sign(secret, m) };
+    const cases: SigItem[] = [
+      good,
+      { ...good, sig: addL(good.sig) }, // non-canonical S: strict RFC 8032 refuses
+      { ...good, publicKey: new Uint8Array(32).fill(0xff) }, // not a point encoding
+      { ...good, sig: new Uint8Array(0) },
+      es,
+      { ...es, sig: negS(es.sig) }, // high S: ES256 does not require low S
+      { ...es, publicKey: Uint8Array.of(2, ...es.publicKey.subarray(1, 33)) }, // compressed point refused
+      { alg: 'EdDSA', msg: good.msg, publicKey: identityForgery(777n).pub, sig: identityForgery(777n).sig }, // issue 9: raw OpenSSL in the worker would accept it
+      ...Array.from({ length: 8 }, (_, i) => {
+        const pub = keyOf(99n, T8); // mixed-order: raw OpenSSL accepts about 1 in 8 of these
+        const msg = Uint8Array.of(i);
+        return { alg: 'EdDSA', publicKey: pub, msg, sig: signScalar(99n, pub, msg, 5n + BigInt(i)) };
+      }),
+    ];
+    const want = cases.map(raw);
+    expect(want).toEqual([true, false, false, false, true, true, false, false, ...new Array(8).fill(false)]);
+    expect(await pool.verify(cases)).toEqual(want);
+  });
+
+  it('coalesces calls made in one turn into few worker messages', async () => {
+    const seed = new Uint8Array(32).fill(5);
+    const before = { ...pool.stats };
+    const calls = Array.from({ length: 100 }, (_, i) => pool.verify([edItem(seed, Uint8Array.of(i))]));
+    const res = await Promise.all(calls);
+    expect(res.every((r) => r.length === 1 && r[0] === true)).toBe(true);
+    expect(pool.stats.items - before.items).toBe(100);
+    expect(pool.stats.messages - before.messages).toBeLessThanOrEqual(2);
+  });
+
+  it('answers an empty call, and refuses work once closed', async () => {
+    const p = createSigPool({ size: 1 });
+    expect(await p.verify([])).toEqual([]);
+    await p.close();
+    await expect(p.verify([edItem(new Uint8Array(32), Uint8Array.of(1))])).rejects.toThrow(/closed/);
+  });
+
+  it('size 0 verifies inline with the same verdicts', async () => {
+    const p = createSigPool({ size: 0 });
+    const seed = new Uint8Array(32).fill(7);
+    const items = [edItem(seed, Uint8Array.of(1)), { ...edItem(seed, Uint8Array.of(2)), msg: Uint8Array.of(3) }];
+    expect(await p.verify(items)).toEqual([true, false]);
+    await p.close();
+  });
+});

@@ -1,0 +1,185 @@
+// platform/sig-pool.ts: signature checks off the event loop (DESIGN §5, §13), shared by the
+// sequencer's ingest and the offline verifier. A pool of worker_threads (default size
+// os.availableParallelism()) runs sig-worker.js, plain JS on node:crypto, so no loader is needed
+// in the worker. Callers build the signed bytes themselves (signature.ts signingHeaderBytes) and
+// hand over raw {alg, publicKey, msg, sig}; the pool only answers true/false, with the same
+// verdict as signature.ts verifyRaw() on the node:crypto backend (sig-pool.test.ts proves it).
+// Calls made in the same event-loop turn are coalesced and packed into one transferred buffer per
+// worker, so a request carrying one event costs no message of its own. Workers are unref'd while
+// idle, so an idle pool never keeps a process alive, and ref'd while a verdict is owed.
+// The one Ed25519 rule (ed25519-rules.ts: key and signature encodings, small- and mixed-order keys)
+// is applied here on the main thread before an item is sent; an item that breaks it goes to the
+// worker as an unknown algorithm, whose verdict is false, as verifyRaw's is.
+// Left out: key validity and roles (signature.ts / keys.ts decide those on the main thread).
+
+import { Worker } from 'node:worker_threads';
+import { availableParallelism } from 'node:os';
+import { verifyRaw } from '../verifier/documents/signature.ts';
+import { ed25519InputsPass } from '../verifier/crypto/ed25519-rules.ts';
+import type { Alg } from '../verifier/documents/keys.ts';
+
+export interface SigItem {
+  alg: Alg | string;
+  publicKey: Uint8Array;
+  msg: Uint8Array;
+  sig: Uint8Array;
+}
+
+export interface SigPool {
+  readonly size: number;
+  /** One boolean per item, in order; never rejects for a bad signature, only if the pool closed or a worker died. */
+  verify(items: readonly SigItem[]): Promise<boolean[]>;
+  /** Items handed to workers so far (for metrics and tests). */
+  readonly stats: { items: number; messages: number };
+  close(): Promise<void>;
+}
+
+export interface SigPoolOptions {
+  /** Worker count; 0 verifies inline on the calling thread (no workers). */
+  size?: number;
+  /** Largest number of items in one worker message (bounds latency). */
+  maxChunk?: number;
+}
+
+interface Call {
+  items: readonly SigItem[];
+  out: boolean[];
+  left: number;
+  resolve: (v: boolean[]) => void;
+  reject: (e: Error) => void;
+}
+interface Job {
+  slots: Array<[Call, number]>;
+}
+interface Slot {
+  worker: Worker;
+  jobs: Map<number, Job>;
+  inflight: number;
+}
+
+const ALG_CODE: Record<string, number> = { EdDSA: 0, ES256: 1 };
+const WORKER_URL = new URL('./sig-worker.js', import.meta.url);
+
+export function createSigPool(opts: SigPoolOptions = {}): SigPool {
+  const size = opts.size ?? availableParallelism();
+  const maxChunk = opts.maxChunk ?? 1024;
+  const stats = { items: 0, messages: 0 };
+  let closed = false;
+  let nextId = 1;
+  let queued: Call[] = [];
+  let scheduled = false;
+  let owed = 0; // items sent to workers and not yet answered
+  const slots: Slot[] = [];
+
+  function spawn(i: number): void {
+    // The worker is plain JS on node:crypto: it needs none of the parent's loaders (--import tsx,
+    // polyfills), and inheriting them breaks when the parent was started with a .ts --import.
+    const worker = new Worker(WORKER_URL, { execArgv: [] });
+    const slot: Slot = { worker, jobs: new Map(), inflight: 0 };
+    worker.unref();
+    worker.on('message', (m: { id: number; ok: Uint8Array }) => {
+      const job = slot.jobs.get(m.id);
+      if (!job) return;
+      slot.jobs.delete(m.id);
+      slot.inflight -= job.slots.length;
+      settleOwed(-job.slots.length);
+      job.slots.forEach(([call, idx], k) => {
+        call.out[idx] = m.ok[k] === 1;
+        if (--call.left === 0) call.resolve(call.out);
+      });
+    });
+    const die = (err: Error) => {
+      if (slots[i] !== slot) return;
+      for (const job of slot.jobs.values()) {
+        settleOwed(-job.slots.length);
+        for (const [call] of job.slots) call.reject(err);
+      }
+      slot.jobs.clear();
+      slot.inflight = 0;
+      if (!closed) spawn(i);
+    };
+    worker.on('error', (e) => die(e instanceof Error ? e : new Error(String(e))));
+    worker.on('exit', (code) => die(new Error(`signature worker exited with code ${code}`)));
+    slots[i] = slot;
+  }
+  for (let i = 0; i < size; i++) spawn(i);
+
+  function settleOwed(delta: number): void {
+    const before = owed;
+    owed += delta;
+    if (before === 0 && owed > 0) for (const s of slots) s.worker.ref();
+    else if (before > 0 && owed === 0) for (const s of slots) s.worker.unref();
+  }
+
+  function send(slot: Slot, part: Array<[Call, number]>): void {
+    let bytes = 0;
+    for (const [call, idx] of part) {
+      const it = call.items[idx];
+      bytes += it.publicKey.length + it.msg.length + it.sig.length;
+    }
+    const data = new Uint8Array(bytes);
+    const meta = new Uint32Array(7 * part.length);
+    let off = 0;
+    part.forEach(([call, idx], k) => {
+      const it = call.items[idx];
+      const o = 7 * k;
+      meta[o] = it.alg === 'EdDSA' && !ed25519InputsPass(it.publicKey, it.sig) ? 255 : ALG_CODE[it.alg] ?? 255;
+      for (const [j, b] of [[1, it.publicKey], [3, it.msg], [5, it.sig]] as const) {
+        meta[o + j] = off;
+        meta[o + j + 1] = b.length;
+        data.set(b, off);
+        off += b.length;
+      }
+    });
+    const id = nextId++;
+    slot.jobs.set(id, { slots: part });
+    slot.inflight += part.length;
+    stats.items += part.length;
+    stats.messages++;
+    settleOwed(part.length);
+    slot.worker.postMessage({ id, meta, data }, [meta.buffer, data.buffer]);
+  }
+
+  function flush(): void {
+    scheduled = false;
+    const calls = queued;
+    queued = [];
+    const all: Array<[Call, number]> = [];
+    for (const c of calls) for (let i = 0; i < c.items.length; i++) all.push([c, i]);
+    // Split evenly across the workers (never below 8 items a chunk), capped at maxChunk.
+    const chunks = Math.max(Math.min(slots.length, Math.ceil(all.length / 8)), Math.ceil(all.length / maxChunk));
+    const per = Math.ceil(all.length / chunks);
+    for (let k = 0; k < all.length; k += per) {
+      let best = slots[0];
+      for (const s of slots) if (s.inflight < best.inflight) best = s;
+      send(best, all.slice(k, k + per));
+    }
+  }
+
+  return {
+    size,
+    stats,
+    verify(items) {
+      if (closed) return Promise.reject(new Error('the signature pool is closed'));
+      if (items.length === 0) return Promise.resolve([]);
+      if (size === 0) return Promise.resolve(items.map((it) => (it.alg === 'EdDSA' || it.alg === 'ES256') && verifyRaw(it.alg, it.publicKey, it.msg, it.sig)));
+      return new Promise<boolean[]>((resolve, reject) => {
+        queued.push({ items, out: new Array<boolean>(items.length), left: items.length, resolve, reject });
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(flush);
+        }
+      });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      const err = new Error('the signature pool is closed');
+      for (const c of queued) c.reject(err);
+      queued = [];
+      const olds = slots.splice(0);
+      for (const s of olds) for (const job of s.jobs.values()) for (const [call] of job.slots) call.reject(err);
+      await Promise.all(olds.map((s) => s.worker.terminate()));
+    },
+  };
+}

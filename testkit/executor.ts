@@ -1,0 +1,128 @@
+// testkit/executor.ts: fixtures for the executor's tests (not used by the library): a deterministic
+// device identity, an executor on a temp data dir with a manual clock, and recipe bodies. Kept out
+// of *.test.ts so unit tests and test/executor-*.test.ts share one definition.
+
+import { createHash } from 'node:crypto';
+import { checkLink, verifyEntryEventSignature, verifyEntryHash, type Entry } from '../verifier/documents/entry.ts';
+import type { KeyRecord } from '../verifier/documents/keys.ts';
+import { createSigner, generateSecretKey, keyRecordOf } from '../verifier/documents/signature.ts';
+import type { DeviceIdentity } from '../executor/device-key.ts';
+import { sourceOf } from '../executor/device-key.ts';
+import { manualClock, type ManualClock } from '../executor/clock.ts';
+import { createExecutor, type Executor, type ExecutorOptions, type ExecutorDeps } from '../executor/executor.ts';
+
+export function testDevice(name: string): DeviceIdentity {
+  const seed = new Uint8Array(createHash('sha256').update(`cookwala-executor-test:${name}`).digest());
+  const signer = createSigner(generateSecretKey('EdDSA', `${name}-key`, undefined, seed));
+  const source = sourceOf(name);
+  return { name, source, signer, keyRecord: keyRecordOf(signer, { owner: source, role: 'device', validFrom: '2026-01-01T00:00:00.000Z' }) };
+}
+
+export const SIMPLE_BODY = { recipe: { id: 'tea', steps: [{ op: 'cw.op.boil', params: { tempC: 98, durationS: 60 } }] } };
+export const FRIES_BODY = { recipe: { id: 'fries', steps: [{ op: 'cw.op.deep_fry', params: { tempC: 175, durationS: 60 } }] } };
+
+/**
+ * The delivery loop's waits (DeliveryOptions.onWait) as events for tests: `until(cond)` checks
+ * `cond` now and again each time the loop comes to rest (idle, or a backoff on the clock), which
+ * is when the delivery state it reads can have changed. No sleep, no polling; `guardMs` only turns
+ * a hang into a named failure.
+ */
+export interface DeliveryWaits {
+  onWait(reason: 'idle' | 'backoff', ms: number): void;
+  /** How many waits so far, and the latest. */
+  count(): number;
+  last(): { reason: 'idle' | 'backoff'; ms: number } | undefined;
+  until(cond: () => boolean | Promise<boolean>, what: string, guardMs?: number): Promise<void>;
+}
+
+export function deliveryWaits(): DeliveryWaits {
+  let n = 0;
+  let latest: { reason: 'idle' | 'backoff'; ms: number } | undefined;
+  const listeners = new Set<() => void>();
+  return {
+    onWait(reason, ms) {
+      n++;
+      latest = { reason, ms };
+      for (const l of [...listeners]) l();
+    },
+    count: () => n,
+    last: () => latest,
+    async until(cond, what, guardMs = 30_000) {
+      const end = Date.now() + guardMs;
+      for (;;) {
+        const seen = n;
+        if (await cond()) return;
+        if (n !== seen) continue; // the loop moved while cond was read: read again
+        await new Promise<void>((resolve, reject) => {
+          const guard = setTimeout(() => {
+            listeners.delete(wake);
+            reject(new Error(`no delivery step brought ${what} within ${guardMs} ms`));
+          }, Math.max(0, end - Date.now()));
+          const wake = () => {
+            clearTimeout(guard);
+            listeners.delete(wake);
+            resolve();
+          };
+          listeners.add(wake);
+        });
+      }
+    },
+  };
+}
+
+let ids = 0;
+export async function testExecutor(dataDir: string, opts: ExecutorOptions & { name?: string; clock?: ManualClock; deps?: Partial<ExecutorDeps> } = {}): Promise<{ ex: Executor; clock: ManualClock; device: DeviceIdentity; waits: DeliveryWaits }> {
+  const device = testDevice(opts.name ?? 'dev-t');
+  const clock = opts.clock ?? manualClock();
+  const waits = deliveryWaits();
+  const given = opts.delivery?.onWait;
+  const delivery = { ...opts.delivery, onWait: (reason: 'idle' | 'backoff', ms: number) => (given?.(reason, ms), waits.onWait(reason, ms)) };
+  const ex = await createExecutor(
+    { dataDir, source: device.source, signer: device.signer, keyRecord: device.keyRecord, clock, networkClock: clock, newId: () => `x${process.pid}-${++ids}`, ...opts.deps },
+    { heartbeatIntervalMs: 0, ...opts, delivery },
+  );
+  return { ex, clock, device, waits };
+}
+
+/** The entries of a log over real HTTP (NDJSON), and the descriptor hash they chain from. */
+export async function fetchLog(url: string, log: string): Promise<{ descriptorHash: string; entries: Entry[] }> {
+  const base = `${url}/v1/logs/${encodeURIComponent(log)}`;
+  const d = (await (await fetch(base)).json()) as { hash: string };
+  const text = await (await fetch(`${base}/entries?from=1`)).text();
+  const entries = text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Entry);
+  return { descriptorHash: d.hash, entries };
+}
+
+/**
+ * Check a log as an auditor would, from scratch: every entry hash, every link from the descriptor,
+ * every device signature with the given keys. Returns the first problem, or undefined.
+ */
+export function checkChain(descriptorHash: string, entries: Entry[], keys: KeyRecord[]): string | undefined {
+  let prev = { seq: 0, hash: descriptorHash };
+  const lookup = (kid: string) => keys.find((k) => k.kid === kid);
+  for (const e of entries) {
+    const h = verifyEntryHash(e);
+    if (!h.ok) return `${h.code} ${h.detail}`;
+    const l = checkLink(prev, e);
+    if (!l.ok) return `${l.code} ${l.detail}`;
+    if (keys.some((k) => k.owner === e.ce.source)) {
+      const s = verifyEntryEventSignature(e, lookup);
+      if (!s.ok) return `${s.code} ${s.detail}`;
+    }
+    prev = e;
+  }
+  return undefined;
+}
+
+/** For each subject: its cookwalaseqs in log order. */
+export function subjectOrder(entries: Entry[], source?: string): Map<string, number[]> {
+  const m = new Map<string, number[]>();
+  for (const e of entries) {
+    if (source && e.ce.source !== source) continue;
+    if (e.ce.subject === undefined || e.ce.cookwalaseq === undefined) continue;
+    const l = m.get(e.ce.subject) ?? [];
+    l.push(e.ce.cookwalaseq);
+    m.set(e.ce.subject, l);
+  }
+  return m;
+}

@@ -1,0 +1,200 @@
+// verifier/bundle/checkpoints.ts: the checkpoint lines of an audit bundle (DESIGN §4, §8): each is
+// read strictly, its sequencer signature checked with the POLICY's key and its cosignatures against
+// the policy's witnesses and quorum (checkpoint.ts verifyCheckpoint: bad_signature, hash_mismatch,
+// quorum_not_met), and its head and root compared with what the entries recompute to at its seq.
+// A checkpoint that meets the policy and disagrees is rewrite_detected: the first differing seq lies
+// after the last checkpoint that met the policy and matched, so the failure names that bracket
+// [seq, upTo] and the first entry whose own hash fails; one that does not meet the policy and
+// disagrees is root_mismatch. Two sequencer-signed checkpoints at one seq with different head or
+// root are fork_detected, with the ForkProof. Checkpoints come after all entries, so roots at
+// earlier seqs must be recorded while the entries stream by: the caller names those seqs ahead
+// (the CLI reads them from the file's tail), at a cost of one head and one root per seq. In the
+// same pass each recorded seq also keeps the latest sequencedAt of the entries up to it (a
+// running maximum, and the first seq holding it): a witness that cosigned a checkpoint saw every
+// entry at or below its seq, so with the descriptor's timeBounds, that sequencedAt may be at most
+// the earliest counted cosignature's signedAt plus maxClockSkew (the sequencer's and the
+// witness's clocks may differ by that much), else sequenced_after_cosignature names the entry.
+// Checked only where the checkpoint met the policy and matched the entries (a rewrite is
+// reported as such). Left out: entries (bundle-entries.ts).
+
+import type { FailureLog, CheckpointSummary } from './report.ts';
+import { readDocument } from '../documents/read.ts';
+import { verifyCheckpoint, verifyCheckpointSequencerSignature, type Checkpoint } from '../documents/checkpoint.ts';
+import { buildForkProof } from '../documents/fork-proof.ts';
+import type { WitnessPolicy } from '../documents/policy.ts';
+import { EMPTY_ROOT } from '../merkle/index.ts';
+import { formatHash, timeMs } from '../encoding/wire.ts';
+import type { CryptoBackend } from '../crypto/default.ts';
+import { formatDuration, type TimeBounds } from '../documents/time-bounds.ts';
+import type { LatestStamp } from './entries.ts';
+
+export interface EntriesView {
+  lastSeq: number;
+  head: string | undefined;
+  root(): string;
+  treeSize: number;
+  firstBadEntry: number | undefined;
+  /** The latest sequencedAt so far (at lastSeq). */
+  latestStamp: LatestStamp | undefined;
+}
+
+export interface CheckpointCheckerOptions {
+  failures: FailureLog;
+  policy: WitnessPolicy;
+  /** The descriptor's recomputed hash: the head at seq 0. */
+  descriptorHash?: string;
+  /** Seqs of the checkpoints to come, read ahead; undefined when the caller could not. */
+  seqsAhead?: Iterable<number>;
+  /** The descriptor's declared time window; undefined: the cosignature-time bound is skipped. */
+  timeBounds?: TimeBounds;
+  allowLegacy?: boolean;
+  backend?: CryptoBackend;
+}
+
+export function createCheckpointChecker(o: CheckpointCheckerOptions) {
+  const f = o.failures;
+  const ahead = o.seqsAhead === undefined ? undefined : new Set(o.seqsAhead);
+  const recorded = new Map<number, { head: string; root: string; latest: LatestStamp | undefined }>();
+  const vopts = { allowLegacy: o.allowLegacy, backend: o.backend };
+  let count = 0;
+  let verified = 0;
+  let witnessedThrough = 0;
+  let lastMatching = 0;
+  let latest: CheckpointSummary | undefined;
+  let prevSeq: number | undefined;
+  let sameSeq: Checkpoint[] = []; // sequencer-signed checkpoints at prevSeq
+  let maxStampMs = -Infinity;
+  let legacy = 0;
+  const skipped: Array<{ check: string; reason: string; seq?: number }> = [];
+
+  /** What the entries give at `seq`: head and root, `null` when no entry had that seq, undefined when unknown. */
+  function recomputedAt(seq: number, entries: EntriesView, line: number): { head: string; root: string; latest: LatestStamp | undefined } | null | undefined {
+    if (seq === 0) return o.descriptorHash ? { head: o.descriptorHash, root: formatHash(EMPTY_ROOT), latest: undefined } : undefined;
+    const r = recorded.get(seq);
+    if (r) return r;
+    if (seq === entries.lastSeq && entries.head !== undefined && entries.treeSize === seq) return { head: entries.head, root: entries.root(), latest: entries.latestStamp };
+    if (seq > entries.lastSeq) {
+      f.add({ kind: 'truncated', seq, line, expected: `entries through seq ${seq}`, found: `entries through seq ${entries.lastSeq}`, detail: `checkpoint ${seq} covers entries the bundle does not hold` });
+      return undefined;
+    }
+    if (ahead?.has(seq)) return null; // read ahead, yet no entry line carried this seq
+    if (ahead) f.add({ kind: 'root_mismatch', seq, line, detail: `checkpoint ${seq} was not among the checkpoint seqs read ahead (did the file change while it was read?)` });
+    else skipped.push({ check: 'head and root', seq, reason: 'no root was recorded at this seq (checkpoint seqs were not read ahead)' });
+    return undefined;
+  }
+
+  let reportedLate: number | undefined;
+  /** Entries up to cp.seq existed when each witness cosigned: the latest sequencedAt is bounded by the earliest cosignature. */
+  function checkCosignatureTimes(cp: Checkpoint, latest: LatestStamp | undefined, witnesses: string[], cosignedAt: string[], line: number): void {
+    if (!o.timeBounds || latest === undefined) return;
+    let first = -1;
+    for (let i = 0; i < cosignedAt.length; i++) if (first < 0 || timeMs(cosignedAt[i]) < timeMs(cosignedAt[first])) first = i;
+    if (first < 0) return; // quorum 0: no witness statement to bound by
+    const bound = timeMs(cosignedAt[first]) + o.timeBounds.maxClockSkewMs;
+    if (latest.ms > bound && latest.seq !== reportedLate) {
+      reportedLate = latest.seq; // one failure per entry, however many later checkpoints it outruns
+      const at = new Date(latest.ms).toISOString();
+      f.add({
+        kind: 'sequenced_after_cosignature',
+        seq: latest.seq,
+        line,
+        expected: { checkpoint: cp.seq, witness: witnesses[first], cosignedAt: cosignedAt[first], sequencedAtAtMost: new Date(bound).toISOString() },
+        found: { seq: latest.seq, sequencedAt: at },
+        detail: `entry ${latest.seq} has sequencedAt ${at}, but witness ${witnesses[first]} cosigned checkpoint ${cp.seq} (which covers it) at ${cosignedAt[first]}; more than maxClockSkew ${formatDuration(o.timeBounds.maxClockSkewMs)} earlier`,
+      });
+    }
+  }
+
+  return {
+    wantsRoot(seq: number): boolean {
+      return ahead !== undefined && ahead.has(seq) && !recorded.has(seq);
+    },
+    recordRoot(seq: number, head: string, root: string, latest: LatestStamp | undefined): void {
+      if (!recorded.has(seq)) recorded.set(seq, { head, root, latest: latest && { ...latest } });
+    },
+
+    checkpoint(json: unknown, line: number, entries: EntriesView): void {
+      count++;
+      const r = readDocument('Checkpoint', json, { allowLegacy: o.allowLegacy });
+      if (!r.ok) {
+        const s = (json as { seq?: unknown })?.seq;
+        f.add({ kind: r.code, seq: Number.isSafeInteger(s) ? (s as number) : undefined, line, detail: `checkpoint: ${r.detail}` });
+        return;
+      }
+      const cp = r.value;
+      const at = { seq: cp.seq, line };
+      const stamp = timeMs(cp.signature[0].signedAt);
+      if (stamp > maxStampMs) maxStampMs = stamp;
+
+      // Signatures: the sequencer's first (it decides forks), then the policy (it decides witnessing).
+      const seqSig = verifyCheckpointSequencerSignature(cp, o.policy.sequencer, vopts);
+      let meets = false;
+      let witnesses: string[] = [];
+      let cosignedAt: string[] = [];
+      if (!seqSig.ok) f.add({ kind: seqSig.code, ...at, detail: `checkpoint ${cp.seq}: ${seqSig.detail}` });
+      else {
+        if (seqSig.value.legacy) legacy++;
+        const v = verifyCheckpoint(cp, o.policy, vopts);
+        if (!v.ok) {
+          const { ok: _o, code, detail, ...extra } = v;
+          f.add({ kind: code, ...at, expected: extra.quorum, found: extra.witnesses, detail, ...('rejected' in extra ? { rejected: extra.rejected } : {}) });
+        } else {
+          meets = true;
+          witnesses = v.value.witnesses;
+          cosignedAt = v.value.cosignedAt;
+          for (const x of v.value.rejected) {
+            if (x.code === 'unknown_key') skipped.push({ check: 'cosignature', seq: cp.seq, reason: `${x.kid} is not a witness of the policy` });
+            else f.add({ kind: x.code as never, ...at, found: x.kid, detail: `checkpoint ${cp.seq}: cosignature by ${x.kid} does not count: ${x.detail}` });
+          }
+        }
+      }
+
+      // Order and forks: ascending seq; a second line at one seq only if it differs (then a fork).
+      if (prevSeq !== undefined && cp.seq < prevSeq) {
+        f.add({ kind: 'misplaced_line', ...at, expected: `seq >= ${prevSeq}`, found: cp.seq, detail: 'checkpoints come in ascending seq order' });
+      } else {
+        if (cp.seq === prevSeq) {
+          const twin = sameSeq.find((x) => x.head === cp.head && x.root === cp.root);
+          const other = sameSeq.find((x) => x.head !== cp.head || x.root !== cp.root);
+          if (twin) f.add({ kind: 'misplaced_line', ...at, detail: `checkpoint ${cp.seq} appears twice` });
+          else if (seqSig.ok && other) {
+            f.add({ kind: 'fork_detected', ...at, expected: { head: other.head, root: other.root }, found: { head: cp.head, root: cp.root }, forkProof: buildForkProof(other, cp), detail: `two checkpoints signed by the sequencer at seq ${cp.seq} with different head or root` });
+          }
+        } else {
+          sameSeq = [];
+          prevSeq = cp.seq;
+        }
+        if (seqSig.ok) sameSeq.push(cp);
+      }
+
+      // Head and root against the entries.
+      const got = recomputedAt(cp.seq, entries, line);
+      if (got !== undefined) {
+        const mine = got ?? { head: `no entry at seq ${cp.seq}`, root: 'none' };
+        const agrees = mine.head === cp.head && mine.root === cp.root;
+        if (agrees && meets) {
+          witnessedThrough = Math.max(witnessedThrough, cp.seq);
+          lastMatching = Math.max(lastMatching, cp.seq);
+          if (got) checkCosignatureTimes(cp, got.latest, witnesses, cosignedAt, line);
+        } else if (!agrees) {
+          const bad = entries.firstBadEntry !== undefined && entries.firstBadEntry <= cp.seq ? entries.firstBadEntry : undefined;
+          if (meets) {
+            f.add({ kind: 'rewrite_detected', seq: lastMatching + 1, line, upTo: cp.seq, firstBadEntry: bad, expected: { seq: cp.seq, head: cp.head, root: cp.root }, found: { seq: cp.seq, ...mine }, detail: `the entries disagree with the witnessed checkpoint at seq ${cp.seq}; the first differing seq is in ${lastMatching + 1}..${cp.seq}` });
+          } else {
+            f.add({ kind: 'root_mismatch', ...at, expected: { head: cp.head, root: cp.root }, found: mine, detail: `checkpoint ${cp.seq} is not the head and root of the entries` });
+          }
+        }
+      }
+      if (meets) {
+        verified++;
+        if (!latest || cp.seq >= latest.seq) latest = { seq: cp.seq, head: cp.head, root: cp.root, witnesses };
+      }
+    },
+
+    summary() {
+      return { count, verified, latest, witnessedThrough, maxStampMs, skipped, legacy };
+    },
+  };
+}
+
+export type CheckpointChecker = ReturnType<typeof createCheckpointChecker>;

@@ -1,0 +1,136 @@
+// Checkpoints (DESIGN §4): building, cosigning, and verification under a witness policy: the
+// sequencer's signature first, cosignatures only from policy witness keys that are not the
+// sequencer's key (compared by public key, not kid), one key counted once, quorum_not_met below the
+// quorum, bad cosignatures reported without failing a met quorum.
+import { describe, expect, it } from 'vitest';
+import { addCosignature, buildCheckpoint, cosignCheckpoint, verifyCheckpoint, verifyCheckpointSequencerSignature, type Checkpoint } from './checkpoint.ts';
+import type { WitnessPolicy } from './policy.ts';
+import { readDocument } from './read.ts';
+import { createNobleBackend } from '../crypto/noble.ts';
+import { at, fakeHash, keyFor, LOG, signerFor } from '../../testkit/verifier-fixtures.ts';
+
+const seqSigner = signerFor('EdDSA', 'seq-1', 61);
+const seqKey = keyFor(seqSigner, 'sequencer', 'kitchen.example.org');
+const ws = [signerFor('EdDSA', 'w-1', 62), signerFor('ES256', 'w-2', 63), signerFor('EdDSA', 'w-3', 64)];
+const wKeys = ws.map((s, i) => keyFor(s, 'witness', `witness-${i + 1}.example`));
+const policy: WitnessPolicy = { kind: 'WitnessPolicy', log: LOG, sequencer: seqKey, witnesses: wKeys, quorum: 2 };
+
+function cp(seq = 7, signers = ws.slice(0, 2)): Checkpoint {
+  let c = buildCheckpoint({ log: LOG, seq, head: fakeHash('ab'), root: fakeHash('cd') }, seqSigner, at(1_000));
+  for (const s of signers) c = addCosignature(c, cosignCheckpoint(c, s, at(1_100)));
+  return c;
+}
+
+describe('buildCheckpoint, cosignCheckpoint, addCosignature', () => {
+  it('builds a strict, self-consistent checkpoint signed by the sequencer', () => {
+    const c = buildCheckpoint({ log: LOG, seq: 0, head: fakeHash('1'), root: fakeHash('2') }, seqSigner, at(5));
+    expect(c).toMatchObject({ kind: 'Checkpoint', log: LOG, seq: 0, signature: [{ kid: 'seq-1', signedAt: at(5) }] });
+    expect(c.signature).toHaveLength(1);
+    expect(readDocument('Checkpoint', c)).toMatchObject({ ok: true });
+    expect(verifyCheckpointSequencerSignature(c, seqKey)).toEqual({ ok: true, value: { hash: c.hash, legacy: false } });
+  });
+
+  it('throws on bad arguments (programmer errors)', () => {
+    const f = { log: LOG, seq: 1, head: fakeHash('1'), root: fakeHash('2') };
+    expect(() => buildCheckpoint({ ...f, log: 'a b' }, seqSigner, at(1))).toThrow(TypeError);
+    expect(() => buildCheckpoint({ ...f, seq: -1 }, seqSigner, at(1))).toThrow(TypeError);
+    expect(() => buildCheckpoint({ ...f, seq: 1.5 }, seqSigner, at(1))).toThrow(TypeError);
+    expect(() => buildCheckpoint({ ...f, head: 'sha256:00' }, seqSigner, at(1))).toThrow(TypeError);
+    expect(() => buildCheckpoint(f, seqSigner, 'now')).toThrow(TypeError);
+    const c = buildCheckpoint(f, seqSigner, at(1));
+    expect(() => cosignCheckpoint({ ...c, seq: 2 }, ws[0], at(2))).toThrow(TypeError);
+    expect(() => cosignCheckpoint(c, ws[0], 'later')).toThrow(TypeError);
+  });
+
+  it('addCosignature: one per kid, the later signedAt wins, signature[0] never replaced, input unchanged', () => {
+    const c = cp(7, []);
+    const a = cosignCheckpoint(c, ws[0], at(2_000));
+    const c1 = addCosignature(c, a);
+    expect(c.signature).toHaveLength(1);
+    expect(c1.signature.map((s) => s.kid)).toEqual(['seq-1', 'w-1']);
+    expect(addCosignature(c1, a)).toEqual(c1);
+    const older = cosignCheckpoint(c, ws[0], at(1_500));
+    expect(addCosignature(c1, older).signature[1]).toEqual(a);
+    const newer = cosignCheckpoint(c, ws[0], at(3_000));
+    const c2 = addCosignature(c1, newer);
+    expect(c2.signature[1]).toEqual(newer);
+    expect(c1.signature[1]).toEqual(a);
+    const fakeSeq = cosignCheckpoint(c, seqSigner, at(9_000));
+    expect(addCosignature(c1, fakeSeq)).toBe(c1);
+  });
+});
+
+describe('verifyCheckpoint', () => {
+  it('counts the policy witnesses and meets the quorum', () => {
+    expect(verifyCheckpoint(cp(), policy)).toEqual({ ok: true, value: { witnesses: ['w-1', 'w-2'], cosignedAt: [at(1_100), at(1_100)], quorum: 2, rejected: [], legacy: false } });
+    expect(verifyCheckpoint(cp(7, ws), policy, { backend: createNobleBackend() })).toMatchObject({ ok: true, value: { witnesses: ['w-1', 'w-2', 'w-3'] } });
+  });
+
+  it('quorum_not_met with fewer valid cosignatures, listing what was rejected', () => {
+    const r = verifyCheckpoint(cp(7, ws.slice(0, 1)), policy);
+    expect(r).toMatchObject({ ok: false, code: 'quorum_not_met', witnesses: ['w-1'], quorum: 2, rejected: [] });
+    const c = cp(7, ws.slice(0, 1));
+    const forged = { ...cosignCheckpoint(c, signerFor('EdDSA', 'w-2', 99), at(1_100)), alg: 'ES256' as const };
+    const r2 = verifyCheckpoint(addCosignature(c, forged), policy);
+    expect(r2).toMatchObject({ ok: false, code: 'quorum_not_met', rejected: [{ kid: 'w-2', code: 'bad_signature' }] });
+  });
+
+  it('a bad cosignature is reported but does not fail a met quorum', () => {
+    let c = cp(7, ws.slice(0, 2));
+    const bad = cosignCheckpoint(c, ws[2], at(1_100));
+    c = addCosignature(c, { ...bad, signedAt: at(1_101) });
+    const r = verifyCheckpoint(c, policy);
+    expect(r).toMatchObject({ ok: true, value: { witnesses: ['w-1', 'w-2'], rejected: [{ kid: 'w-3', code: 'bad_signature' }] } });
+  });
+
+  it('the sequencer\'s own key never counts, even listed as a witness under another kid', () => {
+    const sneaky = { ...seqKey, kid: 'w-seq', role: 'witness' as const };
+    const p: WitnessPolicy = { ...policy, witnesses: [wKeys[0], sneaky], quorum: 2 };
+    const asWitness = signerFor('EdDSA', 'w-seq', 61); // same seed as the sequencer: same public key
+    let c = cp(7, ws.slice(0, 1));
+    c = addCosignature(c, cosignCheckpoint(c, asWitness, at(1_100)));
+    expect(verifyCheckpoint(c, p)).toMatchObject({ ok: false, code: 'quorum_not_met', witnesses: ['w-1'], rejected: [{ kid: 'w-seq', code: 'key_role_mismatch' }] });
+  });
+
+  it('one key counts once, under two kids or twice under one', () => {
+    const twin = { ...wKeys[0], kid: 'w-1b' };
+    const p: WitnessPolicy = { ...policy, witnesses: [wKeys[0], twin], quorum: 2 };
+    let c = cp(7, ws.slice(0, 1));
+    c = addCosignature(c, cosignCheckpoint(c, signerFor('EdDSA', 'w-1b', 62), at(1_100)));
+    expect(verifyCheckpoint(c, p)).toMatchObject({ ok: false, code: 'quorum_not_met', witnesses: ['w-1'] });
+    const dup = cp(7, ws.slice(0, 1));
+    const again = { ...dup, signature: [...dup.signature, dup.signature[1]] };
+    expect(verifyCheckpoint(again, policy)).toMatchObject({ ok: false, code: 'quorum_not_met', witnesses: ['w-1'] });
+  });
+
+  it('cosignatures by unknown, revoked or non-witness keys are rejected with their reason', () => {
+    const stranger = signerFor('EdDSA', 'w-9', 70);
+    let c = cp(7, ws.slice(0, 2));
+    c = addCosignature(c, cosignCheckpoint(c, stranger, at(1_100)));
+    const p: WitnessPolicy = { ...policy, witnesses: [wKeys[0], wKeys[1], { ...wKeys[2], revokedAt: at(1_000) }] };
+    c = addCosignature(c, cosignCheckpoint(c, ws[2], at(1_100)));
+    const r = verifyCheckpoint(c, p);
+    expect(r).toMatchObject({ ok: true, value: { witnesses: ['w-1', 'w-2'], rejected: [{ kid: 'w-9', code: 'unknown_key' }, { kid: 'w-3', code: 'key_revoked' }] } });
+    const p2: WitnessPolicy = { ...policy, witnesses: [wKeys[0], { ...wKeys[1], role: 'device' }] };
+    expect(verifyCheckpoint(cp(), p2)).toMatchObject({ ok: false, code: 'quorum_not_met', rejected: [{ kid: 'w-2', code: 'key_role_mismatch' }] });
+  });
+
+  it('quorum 0 needs no witness', () => {
+    expect(verifyCheckpoint(cp(7, []), { ...policy, witnesses: [], quorum: 0 })).toMatchObject({ ok: true, value: { witnesses: [], quorum: 0 } });
+  });
+
+  it('refuses the wrong log, a changed checkpoint, a bad sequencer signature and a bad shape', () => {
+    const c = cp();
+    expect(verifyCheckpoint(c, { ...policy, log: 'other.example/log' })).toMatchObject({ ok: false, code: 'log_mismatch' });
+    expect(verifyCheckpoint({ ...c, root: fakeHash('ee') }, policy)).toMatchObject({ ok: false, code: 'hash_mismatch' });
+    const other = signerFor('EdDSA', 'seq-1', 71);
+    const forged = buildCheckpoint({ log: LOG, seq: 7, head: fakeHash('ab'), root: fakeHash('cd') }, other, at(1_000));
+    expect(verifyCheckpoint({ ...c, signature: [forged.signature[0], ...c.signature.slice(1)] }, policy)).toMatchObject({ ok: false, code: 'bad_signature' });
+    expect(verifyCheckpoint({ ...c, signature: c.signature.slice(1) }, policy)).toMatchObject({ ok: false, code: 'bad_signature' });
+    expect(verifyCheckpoint(c, { ...policy, sequencer: { ...seqKey, role: 'operator' } })).toMatchObject({ ok: false, code: 'key_role_mismatch' });
+    expect(verifyCheckpoint({ ...c, signature: [] }, policy)).toMatchObject({ ok: false, code: 'invalid_document' });
+    expect(verifyCheckpoint({ ...c, extra: 1 } as Checkpoint, policy)).toMatchObject({ ok: false, code: 'unknown_field', path: '/extra' });
+    expect(verifyCheckpoint({ ...c, head: 'sha256:AB' }, policy)).toMatchObject({ ok: false, code: 'invalid_hash' });
+    expect(verifyCheckpointSequencerSignature({ ...c, signature: [] }, seqKey)).toMatchObject({ ok: false, code: 'invalid_document' });
+  });
+});

@@ -1,0 +1,103 @@
+// verifier/documents/keys.ts: KeyRecords (Core 0.2 §5) and their validity rule: a signature counts only if
+// validFrom <= signedAt, signedAt <= validUntil (when set) and signedAt < revokedAt (when set);
+// at exactly revokedAt the key is already revoked. The key cache is the offline store of trusted
+// records ({"kind":"KeyCache","keys":[…]}); reading it from a file is verifier/cli's job.
+// Every key passes publicKeyBytes(), which applies the one Ed25519 key rule (ed25519-rules.ts):
+// a small-order, mixed-order or non-canonical EdDSA key is refused with weak_key wherever a
+// KeyRecord is read (documents, policy, key cache, registration, bundles).
+
+import { fail, ok, type Result } from '../errors.ts';
+import { fromBase64url, isTime, timeMs } from '../encoding/wire.ts';
+import type { Signature } from './signature-types.ts';
+import { checkEd25519PublicKey } from '../crypto/ed25519-rules.ts';
+
+export const KEY_ROLES = ['sequencer', 'witness', 'device', 'operator', 'catalog'] as const;
+export type KeyRole = (typeof KEY_ROLES)[number];
+export type Alg = 'EdDSA' | 'ES256';
+
+export interface KeyRecord {
+  kind: 'KeyRecord';
+  kid: string;
+  alg: Alg;
+  publicKey: string;
+  owner: string;
+  role: KeyRole;
+  validFrom: string;
+  validUntil?: string;
+  revokedAt?: string;
+  hash?: string;
+  signature?: Signature;
+}
+
+export function checkKeyValidAt(key: KeyRecord, signedAt: string): Result<true> {
+  if (!isTime(signedAt)) return fail('invalid_document', `signedAt is not an RFC 3339 UTC time: ${signedAt}`);
+  // Fail closed: a record whose times do not parse would otherwise compare as NaN and pass.
+  for (const f of ['validFrom', 'validUntil', 'revokedAt'] as const) {
+    if ((f === 'validFrom' || key[f] !== undefined) && !isTime(key[f])) return fail('invalid_document', `key ${key.kid} ${f} is not an RFC 3339 UTC time`);
+  }
+  const t = timeMs(signedAt);
+  if (key.revokedAt !== undefined && t >= timeMs(key.revokedAt)) return fail('key_revoked', `key ${key.kid} revoked at ${key.revokedAt}, signedAt ${signedAt}`, { kid: key.kid });
+  if (t < timeMs(key.validFrom)) return fail('key_not_valid_at', `key ${key.kid} valid from ${key.validFrom}, signedAt ${signedAt}`, { kid: key.kid });
+  if (key.validUntil !== undefined && t > timeMs(key.validUntil)) return fail('key_not_valid_at', `key ${key.kid} valid until ${key.validUntil}, signedAt ${signedAt}`, { kid: key.kid });
+  return ok(true);
+}
+
+/** The raw public key bytes, checked for length (Ed25519: 32; P-256: 65 uncompressed) and, for EdDSA, the key rule. */
+export function publicKeyBytes(key: Pick<KeyRecord, 'alg' | 'publicKey'>): Result<Uint8Array> {
+  const b = fromBase64url(key.publicKey);
+  if (!b.ok) return fail('invalid_document', 'publicKey is not base64url');
+  const want = key.alg === 'EdDSA' ? 32 : key.alg === 'ES256' ? 65 : -1;
+  if (want < 0) return fail('unsupported_alg', `alg ${String(key.alg)}`);
+  if (b.value.length !== want) return fail('invalid_document', `publicKey of ${key.alg} is ${want} bytes, got ${b.value.length}`);
+  if (key.alg === 'EdDSA') {
+    const w = checkEd25519PublicKey(b.value);
+    if (!w.ok) return w;
+  }
+  return ok(b.value);
+}
+
+export function sameKey(a: Pick<KeyRecord, 'alg' | 'publicKey'>, b: Pick<KeyRecord, 'alg' | 'publicKey'>): boolean {
+  return a.alg === b.alg && a.publicKey === b.publicKey;
+}
+
+export function validKeyRecordShape(k: KeyRecord): Result<true> {
+  if (!KEY_ROLES.includes(k.role)) return fail('invalid_document', `role ${String(k.role)}`);
+  if (typeof k.owner !== 'string' || k.owner.length === 0) return fail('invalid_document', 'owner is a non-empty string');
+  for (const f of ['validFrom', 'validUntil', 'revokedAt'] as const) {
+    if ((f === 'validFrom' || k[f] !== undefined) && !isTime(k[f])) return fail('invalid_document', `${f} is not an RFC 3339 UTC time`);
+  }
+  if (k.validUntil !== undefined && timeMs(k.validUntil) < timeMs(k.validFrom)) return fail('invalid_document', 'validUntil is before validFrom');
+  const pk = publicKeyBytes(k);
+  return pk.ok ? ok(true) : pk;
+}
+
+export interface KeyCache {
+  get(kid: string): KeyRecord | undefined;
+  all(): KeyRecord[];
+  add(k: KeyRecord): void;
+  toJSON(): { kind: 'KeyCache'; keys: KeyRecord[] };
+}
+
+/** A key cache over records; a later record for the same kid replaces the earlier (e.g. a revocation). */
+export function createKeyCache(records: KeyRecord[] = []): KeyCache {
+  const byKid = new Map<string, KeyRecord>();
+  const cache: KeyCache = {
+    get: (kid) => byKid.get(kid),
+    all: () => [...byKid.values()],
+    add: (k) => void byKid.set(k.kid, k),
+    toJSON: () => ({ kind: 'KeyCache', keys: [...byKid.values()] }),
+  };
+  for (const r of records) cache.add(r);
+  return cache;
+}
+
+export function parseKeyCache(json: unknown): Result<KeyCache> {
+  const o = json as { kind?: unknown; keys?: unknown };
+  if (!o || typeof o !== 'object' || o.kind !== 'KeyCache' || !Array.isArray(o.keys)) return fail('invalid_document', 'a key cache is {"kind":"KeyCache","keys":[…]}');
+  for (const k of o.keys as KeyRecord[]) {
+    if (!k || k.kind !== 'KeyRecord' || typeof k.kid !== 'string') return fail('invalid_document', 'a key cache holds KeyRecords');
+    const v = validKeyRecordShape(k);
+    if (!v.ok) return v;
+  }
+  return ok(createKeyCache(o.keys as KeyRecord[]));
+}

@@ -1,0 +1,74 @@
+// verifier/documents/log-descriptor.ts: the log descriptor, the genesis document of a log (DESIGN §4):
+// {kind:"Log", coreVersion, log, mode, sequencer, createdAt, hash, signature}, signed by the
+// sequencer key named in `sequencer`; its hash is the `prev` of entry 1 and the `head` of the
+// checkpoint at seq 0. `timeBounds: {maxClockSkewMs, maxDeliveryDelayMs}` (time-bounds.ts) declares
+// the time window the sequencer enforces, so an auditor checks every entry against it; the
+// sequencer writes it into every new descriptor, and a descriptor without it (a log created before
+// time bounds) still reads, the time checks then being reported as skipped. The log is named by an origin that is also a valid C2SP tlog-checkpoint
+// origin line (a schema-less URL: no scheme, no spaces, no `+`). Reading it strictly is read.ts's
+// job; this file builds and verifies. Invariant: the descriptor's signature is by the key its
+// `sequencer` member names, so a descriptor cannot be re-signed by another key unnoticed.
+
+import { fail, ok, type Result } from '../errors.ts';
+import { isTime } from '../encoding/wire.ts';
+import { signDocument, verifyDocument, type Signature, type Signer, type VerifyOptions } from './signature.ts';
+import type { KeyRecord } from './keys.ts';
+import type { JsonObject } from './document-hash.ts';
+import { isTimeBounds, type TimeBounds } from './time-bounds.ts';
+
+/** The Core version this implementation writes (draft 0.2.1, RFC-0012 signing headers). */
+export const CORE_VERSION = '0.2.1';
+export const LOG_MODES = ['full', 'hash_only'] as const;
+export type LogMode = (typeof LOG_MODES)[number];
+
+export interface LogDescriptor {
+  kind: 'Log';
+  coreVersion: string;
+  log: string;
+  mode: LogMode;
+  sequencer: string;
+  createdAt: string;
+  /** The declared time window; absent in descriptors written before it existed. */
+  timeBounds?: TimeBounds;
+  hash: string;
+  signature: Signature;
+}
+
+/** Longest origin accepted; C2SP sets none, but an unbounded name is a denial-of-service lever. */
+export const MAX_ORIGIN_LENGTH = 1024;
+// URL characters (RFC 3986 unreserved, reserved and `%`) without `+`: printable ASCII, no spaces.
+const ORIGIN_RE = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*,;=%]+$/;
+
+/**
+ * A log origin (DESIGN §4, C2SP tlog-checkpoint): non-empty, printable URL characters, no spaces
+ * and no `+`, and schema-less (`example.org/log`, never `https://example.org/log`).
+ */
+export function isValidOrigin(log: unknown): log is string {
+  return typeof log === 'string' && log.length > 0 && log.length <= MAX_ORIGIN_LENGTH && ORIGIN_RE.test(log) && !log.includes('://');
+}
+
+/** A signed descriptor; the signature's signedAt is `createdAt`. Bad arguments are programmer errors. */
+export function buildLogDescriptor(f: { log: string; mode: LogMode; createdAt: string; timeBounds?: TimeBounds }, signer: Signer): LogDescriptor {
+  if (!isValidOrigin(f.log)) throw new TypeError(`not a log origin: ${String(f.log)}`);
+  if (!LOG_MODES.includes(f.mode)) throw new TypeError(`mode is full or hash_only, not ${String(f.mode)}`);
+  if (!isTime(f.createdAt)) throw new TypeError('createdAt is an RFC 3339 UTC time with milliseconds');
+  if (f.timeBounds !== undefined && !isTimeBounds(f.timeBounds)) throw new TypeError('timeBounds is {maxClockSkewMs, maxDeliveryDelayMs}, integers within their limits');
+  const doc: JsonObject = { kind: 'Log', coreVersion: CORE_VERSION, log: f.log, mode: f.mode, sequencer: signer.kid, createdAt: f.createdAt };
+  if (f.timeBounds) doc.timeBounds = { maxClockSkewMs: f.timeBounds.maxClockSkewMs, maxDeliveryDelayMs: f.timeBounds.maxDeliveryDelayMs };
+  return signDocument(doc, signer, f.createdAt) as unknown as LogDescriptor;
+}
+
+/**
+ * Verify a descriptor (already read with readDocument) against the trusted sequencer key: the
+ * recomputed hash equals `hash` (hash_mismatch), `log` is the expected origin when given
+ * (log_mismatch), `sequencer` names the key (descriptor_mismatch) and the signature verifies
+ * with role `sequencer`. A coreVersion 0.2.0 bare-hash signature needs `allowLegacy`.
+ */
+export function verifyLogDescriptor(d: LogDescriptor, sequencerKey: KeyRecord, opts: VerifyOptions & { log?: string } = {}): Result<{ hash: string; legacy: boolean }> {
+  if (opts.log !== undefined && d.log !== opts.log) return fail('log_mismatch', `descriptor of ${d.log}, expected ${opts.log}`);
+  if (d.sequencer !== sequencerKey.kid) return fail('descriptor_mismatch', `descriptor names sequencer ${d.sequencer}, the trusted key is ${sequencerKey.kid}`);
+  const { log: _log, ...vopts } = opts;
+  const r = verifyDocument(d as unknown as JsonObject, (kid) => (kid === sequencerKey.kid ? sequencerKey : undefined), { ...vopts, role: 'sequencer' });
+  if (!r.ok) return r;
+  return ok({ hash: r.value.hash, legacy: r.value.legacy });
+}

@@ -1,0 +1,110 @@
+// verifier/documents/time-bounds.ts: the log's time window (DESIGN §4, §5; Core §5 "signedAt is covered so
+// revocation can be checked against it"). The sequencer is the log's clock: a device's signedAt
+// must lie within [sequencedAt − maxDeliveryDelay, sequencedAt + maxClockSkew], because whoever
+// holds a key chooses signedAt. The same rule runs at ingest (against the time the entry gets)
+// and offline (against the entry's sequencedAt), so an auditor checks exactly what the sequencer
+// enforced; the log descriptor declares both bounds (`timeBounds`, integers in milliseconds). A
+// revoked key's events signed before revokedAt are accepted only while they arrive within
+// maxDeliveryDelay of the revocation (key_revoked after that), so a stolen key stops working
+// maxDeliveryDelay after its revocation whatever signedAt it claims. A heartbeat reports liveness
+// now, and is never queued by a device, so it gets maxClockSkew on both sides. Pure; times are
+// milliseconds since the epoch. Left out: where the times come from (sequencer/ingest.ts,
+// sequencer/committer.ts, bundle-entries.ts). Invariant: a NaN time never passes.
+
+import { fail, ok, type Result } from '../errors.ts';
+
+export interface TimeBounds {
+  /** How far signedAt may lie AFTER the sequencer's time (device clocks run ahead). */
+  maxClockSkewMs: number;
+  /** How far signedAt may lie BEFORE the sequencer's time (an offline device's outbox delivers late). */
+  maxDeliveryDelayMs: number;
+}
+
+/** Five minutes: the clock skew Kerberos (RFC 4120 §1.6) tolerates by default; NTP keeps clocks far closer. */
+export const DEFAULT_MAX_CLOCK_SKEW_MS = 5 * 60_000;
+/** 72 hours: a device offline over a long weekend still delivers its outbox. */
+export const DEFAULT_MAX_DELIVERY_DELAY_MS = 72 * 3_600_000;
+export const DEFAULT_TIME_BOUNDS: Readonly<TimeBounds> = Object.freeze({ maxClockSkewMs: DEFAULT_MAX_CLOCK_SKEW_MS, maxDeliveryDelayMs: DEFAULT_MAX_DELIVERY_DELAY_MS });
+
+/** Upper limits a descriptor or config may declare (beyond them the window stops meaning anything). */
+export const MAX_CLOCK_SKEW_LIMIT_MS = 86_400_000; // 1 day
+export const MAX_DELIVERY_DELAY_LIMIT_MS = 366 * 86_400_000; // 366 days
+
+/** A well-formed TimeBounds to build with: exactly its two members, integers within [0, limit]. */
+export function isTimeBounds(b: unknown): b is TimeBounds {
+  if (b === null || typeof b !== 'object' || Array.isArray(b)) return false;
+  const o = b as Record<string, unknown>;
+  if (Object.keys(o).length !== 2) return false;
+  const within = (v: unknown, max: number) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= max;
+  return within(o.maxClockSkewMs, MAX_CLOCK_SKEW_LIMIT_MS) && within(o.maxDeliveryDelayMs, MAX_DELIVERY_DELAY_LIMIT_MS);
+}
+
+/** "5m", "72h", "1d 2h" style, for details and the report. */
+export function formatDuration(ms: number): string {
+  if (ms === 0) return '0ms';
+  const units: Array<[string, number]> = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000], ['ms', 1]];
+  const parts: string[] = [];
+  let rest = ms;
+  for (const [u, n] of units) {
+    if (rest >= n) {
+      parts.push(`${Math.floor(rest / n)}${u}`);
+      rest %= n;
+    }
+  }
+  return parts.join(' ');
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `300000`, `300s`, `5m`, `72h`, `3d` (a bare number is milliseconds) to milliseconds. */
+export function parseDuration(text: string): Result<number> {
+  const m = /^([0-9]{1,15})(ms|s|m|h|d)?$/.exec(text);
+  if (!m) return fail('bad_request', `${JSON.stringify(text.slice(0, 40))} is not a duration (an integer with ms, s, m, h or d; bare numbers are ms)`);
+  const v = Number(m[1]) * UNIT_MS[m[2] ?? 'ms'];
+  if (!Number.isSafeInteger(v)) return fail('bad_request', `${text} is too long a duration`);
+  return ok(v);
+}
+
+const iso = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toISOString() : String(ms));
+
+/**
+ * signedAt against the time the log gives the event (`atMs`: sequencedAt, or the time it would
+ * get): signed_in_future when more than maxClockSkew ahead, delivery_too_late when more than
+ * maxDeliveryDelay behind. With `revokedAtMs` (the signing key's revocation; the caller has
+ * already refused signedAt >= revokedAt), key_revoked when the event arrives more than
+ * maxDeliveryDelay after the revocation. The failure carries `signedAt`, `at` and `bound`.
+ */
+export function checkSignedAt(signedAtMs: number, atMs: number, b: TimeBounds, revokedAtMs?: number): Result<true> {
+  const facts = { signedAt: iso(signedAtMs), at: iso(atMs) };
+  if (!Number.isFinite(signedAtMs) || !Number.isFinite(atMs)) return fail('invalid_document', 'signedAt or the log time is not a time', facts);
+  if (signedAtMs - atMs > b.maxClockSkewMs) {
+    return fail('signed_in_future', `signedAt ${facts.signedAt} is ${formatDuration(signedAtMs - atMs)} after the log's time ${facts.at}; at most maxClockSkew ${formatDuration(b.maxClockSkewMs)} is allowed`, { ...facts, bound: iso(atMs + b.maxClockSkewMs) });
+  }
+  if (revokedAtMs !== undefined && atMs - revokedAtMs > b.maxDeliveryDelayMs) {
+    return fail('key_revoked', `the key was revoked at ${iso(revokedAtMs)}; an event signed before that is accepted only until maxDeliveryDelay ${formatDuration(b.maxDeliveryDelayMs)} after it (${iso(revokedAtMs + b.maxDeliveryDelayMs)}), and this one arrives at ${facts.at}`, { ...facts, bound: iso(revokedAtMs + b.maxDeliveryDelayMs) });
+  }
+  if (atMs - signedAtMs > b.maxDeliveryDelayMs) {
+    return fail('delivery_too_late', `signedAt ${facts.signedAt} is ${formatDuration(atMs - signedAtMs)} before the log's time ${facts.at}; at most maxDeliveryDelay ${formatDuration(b.maxDeliveryDelayMs)} is allowed`, { ...facts, bound: iso(atMs - b.maxDeliveryDelayMs) });
+  }
+  return ok(true);
+}
+
+/** The log's clock never goes backwards: entry `e`'s sequencedAt is not earlier than `prev`'s (time_regression). */
+export function checkTimeOrder(prev: { seq: number; sequencedAt: string }, e: { seq: number; sequencedAt: string }): Result<true> {
+  const a = Date.parse(prev.sequencedAt);
+  const b = Date.parse(e.sequencedAt);
+  if (!(b >= a)) {
+    return fail('time_regression', `entry ${e.seq}: sequencedAt ${e.sequencedAt} is earlier than entry ${prev.seq}'s ${prev.sequencedAt}; the log's clock never goes backwards`, { bound: prev.sequencedAt });
+  }
+  return ok(true);
+}
+
+/** A heartbeat says "alive now": signedAt within maxClockSkew of the sequencer's time on both sides. */
+export function checkHeartbeatTime(signedAtMs: number, nowMs: number, b: TimeBounds, revokedAtMs?: number): Result<true> {
+  const r = checkSignedAt(signedAtMs, nowMs, b, revokedAtMs);
+  if (!r.ok) return r;
+  if (nowMs - signedAtMs > b.maxClockSkewMs) {
+    return fail('delivery_too_late', `a heartbeat signed at ${iso(signedAtMs)} is ${formatDuration(nowMs - signedAtMs)} old; a heartbeat is liveness now and may be at most maxClockSkew ${formatDuration(b.maxClockSkewMs)} old`, { signedAt: iso(signedAtMs), at: iso(nowMs), bound: iso(nowMs - b.maxClockSkewMs) });
+  }
+  return ok(true);
+}

@@ -1,0 +1,24 @@
+// verifier/note/base64.ts: standard base64 (RFC 4648 §4, alphabet with + and /, `=` padding), the
+// encoding of C2SP signed notes, vkeys and checkpoint root hashes (and of Go's JSON []byte, as in
+// the transparency-dev Merkle probes). It leaves out base64url, which the Cookwala documents use
+// (encoding.ts). Invariant: decoding is strict, so each byte string has exactly one accepted
+// spelling: padding is required, and non-zero trailing bits, whitespace or stray `=` are refused.
+
+import { fromBase64url, toBase64url } from '../encoding/wire.ts';
+import { fail, ok, type Result } from '../errors.ts';
+
+const STD_RE = /^[A-Za-z0-9+/]*={0,2}$/;
+
+export function toBase64Std(bytes: Uint8Array): string {
+  const u = toBase64url(bytes).replace(/-/g, '+').replace(/_/g, '/');
+  return u + '='.repeat((4 - (u.length % 4)) % 4);
+}
+
+/** Strict standard base64; the failure code is 'bad_request' and callers re-code it in context. */
+export function fromBase64Std(s: string): Result<Uint8Array> {
+  if (typeof s !== 'string' || s.length % 4 !== 0 || !STD_RE.test(s)) return fail('bad_request', 'not padded standard base64');
+  const body = s.replace(/=+$/, '');
+  const r = fromBase64url(body.replace(/\+/g, '-').replace(/\//g, '_'));
+  if (!r.ok) return fail('bad_request', 'non-canonical standard base64');
+  return ok(r.value);
+}

@@ -1,0 +1,131 @@
+// The sequencer-side publisher against three real witnesses over libp2p in one process.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateKeyPair } from '@libp2p/crypto/keys';
+import { verifyCheckpoint } from '../../verifier/documents/checkpoint.ts';
+import type { WitnessPolicy } from '../../verifier/documents/policy.ts';
+import { createWitness, type Witness } from '../server/service.ts';
+import { openStateStore, type StateStore } from '../server/state.ts';
+import { createP2pNode, type P2pNode } from '../wire/p2p-node.ts';
+import { createWitnessConnection, type WitnessConnection } from './connection.ts';
+import { createCheckpointPublisher } from './publisher.ts';
+import { processAddCheckpoint } from '../server/add-checkpoint.ts';
+import { createFakeLog, fakeStore, testKey } from '../../testkit/witness.ts';
+import { waitFor } from '../../testkit/witness-procs.ts';
+
+const ORIGIN = 'example.org/pub';
+const log = createFakeLog(ORIGIN);
+const keys = [0, 1, 2].map((i) => testKey(`pub-w${i}`, 'witness'));
+let dir: string;
+const states: StateStore[] = [];
+const witnesses: Witness[] = [];
+const addrs: string[] = [];
+let node: P2pNode;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'cookwala-wpub-'));
+  for (const [i, k] of keys.entries()) {
+    const st = await openStateStore(join(dir, `w${i}`));
+    states.push(st);
+    const w = createWitness({ state: st, signer: k.signer, keyRecord: k.keyRecord }, { peerKey: await generateKeyPair('Ed25519'), listen: ['/ip4/127.0.0.1/tcp/0'], logs: [{ log: ORIGIN, sequencer: log.keyRecord }] });
+    witnesses.push(w);
+    addrs.push((await w.start()).multiaddrs[0]);
+  }
+  node = await createP2pNode({ privateKey: await generateKeyPair('Ed25519'), listen: [] });
+});
+
+afterAll(async () => {
+  await node?.stop();
+  for (const w of witnesses) await w.stop().catch(() => {});
+  for (const s of states) await s.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const policy = (quorum: number): WitnessPolicy => ({ kind: 'WitnessPolicy', log: ORIGIN, sequencer: log.keyRecord, witnesses: keys.map((k) => k.keyRecord), quorum });
+
+function metricsSpy() {
+  const values = new Map<string, number>();
+  return { values, set: (n: string, v: number) => void values.set(n, v), inc: (n: string) => void values.set(n, (values.get(n) ?? 0) + 1) };
+}
+
+describe('checkpoint publisher', () => {
+  let conns: WitnessConnection[] = [];
+  afterAll(async () => {
+    for (const c of conns) await c.close();
+  });
+
+  it('resynchronises through conflict, publishes at quorum and keeps the late cosignature', async () => {
+    log.append(6);
+    // Witness 0 already cosigned seq 6 (say, before the sequencer restarted): it will answer conflict.
+    const r0 = await processAddCheckpoint(await log.request(0), { state: states[0], logs: { get: () => ({ log: ORIGIN, sequencer: log.keyRecord }) }, signer: keys[0].signer, clock: Date.now });
+    expect(r0.ok).toBe(true);
+    log.append(5);
+    conns = addrs.map((a) => createWitnessConnection(node, a));
+    const store = fakeStore(log);
+    // An event when the store holds a checkpoint with all four signatures (no polling).
+    let allFour!: () => void;
+    const persistedWithFour = new Promise<void>((r) => (allFour = r));
+    const put = store.putCheckpoint;
+    store.putCheckpoint = async (c) => {
+      await put(c);
+      if ((store.checkpoints.get(c.seq)?.signature.length ?? 0) >= 4) allFour();
+    };
+    const lines: string[] = [];
+    const pub = createCheckpointPublisher({ store, policy: policy(2), witnesses: conns, log: (l) => lines.push(l) }, { resubmitMs: 0 });
+    const cp = await log.checkpoint();
+    const out = await pub.publish(cp);
+    expect(out).toBeDefined();
+    expect(verifyCheckpoint(out!, policy(2))).toMatchObject({ ok: true });
+    // The third cosignature arrives and is persisted with the checkpoint.
+    await persistedWithFour;
+    expect(store.checkpoints.get(cp.seq)?.signature).toHaveLength(4);
+    expect(pub.status().witnesses.map((w) => w.lastCosignedSeq)).toEqual([11, 11, 11]);
+    expect(pub.latest()?.signature).toHaveLength(4);
+    await pub.close();
+  });
+
+  it('re-submits an unchanged published checkpoint so cosignature timestamps stay fresh', async () => {
+    const store = fakeStore(log);
+    const pub = createCheckpointPublisher({ store, policy: policy(2), witnesses: conns }, { resubmitMs: 150 });
+    pub.start();
+    const old = log.size;
+    log.append(2);
+    const out = await pub.publish(await log.checkpoint());
+    expect(out).toBeDefined();
+    const first = new Map(out!.signature.slice(1).map((s) => [s.kid, s.signedAt]));
+    const fresher = await waitFor(() => {
+      const cp = store.checkpoints.get(old + 2);
+      const later = cp?.signature.slice(1).filter((s) => first.has(s.kid) && s.signedAt > first.get(s.kid)!);
+      return later && later.length >= 2 ? cp : undefined;
+    }, 10_000, 'fresh cosignatures');
+    expect(verifyCheckpoint(fresher, policy(2)).ok).toBe(true);
+    expect(pub.latest()!.hash).toBe(out!.hash);
+    await pub.close();
+  });
+
+  it('one witness down: still published; two down: nothing published and the reason reported', async () => {
+    const store = fakeStore(log);
+    const metrics = metricsSpy();
+    const lines: string[] = [];
+    const pub = createCheckpointPublisher({ store, policy: policy(2), witnesses: conns, log: (l) => lines.push(l), metrics }, { resubmitMs: 0, timeoutMs: 2000 });
+    await witnesses[2].stop();
+    const from = log.size;
+    log.append(3);
+    const out = await pub.publish(await log.checkpoint());
+    expect(out && verifyCheckpoint(out, policy(2)).ok).toBe(true);
+    expect(metrics.values.get('cookwala_quorum_missing')).toBe(0);
+    await witnesses[1].stop();
+    log.append(3);
+    const lost = await pub.publish(await log.checkpoint());
+    expect(lost).toBeUndefined();
+    expect(metrics.values.get('cookwala_quorum_missing')).toBe(1);
+    expect(pub.status()).toMatchObject({ quorumMissing: true });
+    expect(pub.status().reason).toMatch(/1 of 2 cosignatures/);
+    expect(pub.status().witnesses[2].lastError).toMatch(/^witness_unavailable: /);
+    expect(lines.some((l) => /quorum lost/.test(l))).toBe(true);
+    expect(pub.latest()?.seq).toBe(from + 3);
+    await pub.close();
+  });
+});

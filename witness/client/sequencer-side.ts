@@ -1,0 +1,130 @@
+// witness/client/sequencer-side.ts: what a sequencer process runs to be witnessed (DESIGN §7): its own
+// libp2p node (persisted identity in its data directory), one WitnessConnection per configured
+// witness peer (config `witnessPeers`: multiaddrs ending in /p2p/<peerId>), kept connected, and a
+// CheckpointPublisher per log built from the log's WitnessPolicy. Cosigned checkpoints go out on
+// the gossip topic `/cookwala/checkpoints/1`. The sequencer imports only this file and
+// publisher.ts (DESIGN §2: `sequencer` may use `witness`'s client half).
+// Invariant: with a policy quorum of 0 nothing here is needed and nothing is started; with
+// quorum k > 0 a checkpoint is published only with k valid cosignatures.
+
+import { join } from 'node:path';
+import type { Checkpoint } from '../../verifier/documents/checkpoint.ts';
+import type { WitnessPolicy } from '../../verifier/documents/policy.ts';
+import { loadOrCreatePeerKey } from '../wire/identity.ts';
+import { createP2pNode, fullAddrs, keepConnected, type P2pNode } from '../wire/p2p-node.ts';
+import { createWitnessConnection, type WitnessConnection } from './connection.ts';
+import { createCheckpointPublisher, type CheckpointPublisherImpl, type PublisherMetrics, type PublisherStore } from './publisher.ts';
+import { CHECKPOINT_TOPIC, TOPICS } from '../server/gossip.ts';
+import { encodeMessage } from '../wire/messages.ts';
+
+export interface SequencerWitnessingOptions {
+  /** File holding the sequencer's libp2p identity (created on first use, mode 0600). */
+  peerKeyPath: string;
+  /** Witness multiaddrs, each with /p2p/<peerId>. */
+  peers: string[];
+  listen?: string[];
+  timeoutMs?: number;
+  resubmitMs?: number;
+  log?: (line: string) => void;
+  metrics?: PublisherMetrics;
+}
+
+export interface SequencerWitnessing {
+  readonly node: P2pNode;
+  readonly connections: WitnessConnection[];
+  /** A publisher for one log; the store may be given late (a getter), e.g. while the log opens. */
+  publisherFor(policy: WitnessPolicy, store: PublisherStore | (() => PublisherStore | undefined)): CheckpointPublisherImpl;
+  multiaddrs(): string[];
+  close(): Promise<void>;
+}
+
+/** Multiaddr strings from the config's opaque `witnessPeers` (strings, or {multiaddr}). */
+export function readWitnessPeers(x: unknown[]): string[] {
+  return x.map((p, i) => {
+    const s = typeof p === 'string' ? p : (p as { multiaddr?: unknown })?.multiaddr;
+    if (typeof s !== 'string' || !s.includes('/p2p/')) throw new TypeError(`witnessPeers[${i}] is a multiaddr ending in /p2p/<peerId>`);
+    return s;
+  });
+}
+
+export async function createSequencerWitnessing(opts: SequencerWitnessingOptions): Promise<SequencerWitnessing> {
+  const log = opts.log ?? (() => {});
+  const node = await createP2pNode({ privateKey: await loadOrCreatePeerKey(opts.peerKeyPath), listen: opts.listen ?? ['/ip4/127.0.0.1/tcp/0'], topics: TOPICS });
+  await node.start();
+  const stopDialing = keepConnected(node, opts.peers, 2000);
+  const connections = opts.peers.map((addr) => createWitnessConnection(node, addr, { timeoutMs: opts.timeoutMs }));
+  const publishers: CheckpointPublisherImpl[] = [];
+  const gossip = async (cp: Checkpoint) => {
+    await node.services.pubsub.publish(CHECKPOINT_TOPIC, encodeMessage(cp));
+  };
+  return {
+    node,
+    connections,
+    multiaddrs: () => fullAddrs(node),
+    publisherFor(policy, store) {
+      const get = typeof store === 'function' ? store : () => store;
+      const lazy: PublisherStore = {
+        descriptor: () => need().descriptor(),
+        inclusionProof: (seq, size) => need().inclusionProof(seq, size),
+        consistencyProof: (a, b) => need().consistencyProof(a, b),
+        putCheckpoint: (cp) => need().putCheckpoint(cp),
+      };
+      function need(): PublisherStore {
+        const s = get();
+        if (!s) throw new Error(`the store of ${policy.log} is not open yet`);
+        return s;
+      }
+      // Witnesses of this policy only: a peer list may serve several logs with other policies.
+      const p = createCheckpointPublisher({ store: lazy, policy, witnesses: connections, gossip, log, metrics: opts.metrics }, { timeoutMs: opts.timeoutMs, resubmitMs: opts.resubmitMs });
+      p.start();
+      publishers.push(p);
+      return p;
+    },
+    async close() {
+      stopDialing();
+      await Promise.allSettled(publishers.map((p) => p.close()));
+      await Promise.allSettled(connections.map((c) => c.close()));
+      await node.stop();
+    },
+  };
+}
+
+export interface StartWitnessingOptions {
+  dataDir: string;
+  /** config.witnessPeers, as the sequencer config holds them (opaque there). */
+  witnessPeers: unknown[];
+  policy: WitnessPolicy | undefined;
+  log: (line: string) => void;
+  metrics?: PublisherMetrics;
+  timeoutMs?: number;
+  resubmitMs?: number;
+}
+
+export interface WitnessHook {
+  readonly witnessing: SequencerWitnessing;
+  /** The sequencer's `publisherFor(origin, policy)`; stores are looked up when first needed. */
+  publisherFor(store: (origin: string) => PublisherStore | undefined): (origin: string, policy: WitnessPolicy | undefined) => CheckpointPublisherImpl | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * The sequencer's witness wiring: nothing when the policy asks for no witnesses (quorum 0); with
+ * a quorum but no peers configured, nothing either, and the reason is logged (the sequencer then
+ * publishes nothing, which is the safe side). Throws for peers that are not /p2p/ multiaddrs.
+ */
+export async function startWitnessing(o: StartWitnessingOptions): Promise<WitnessHook | undefined> {
+  if (!o.policy || o.policy.quorum === 0) return undefined;
+  const peers = readWitnessPeers(o.witnessPeers);
+  if (peers.length === 0) {
+    o.log(`the policy for ${o.policy.log} asks for ${o.policy.quorum} witness cosignatures but config.witnessPeers is empty: no checkpoint will be published`);
+    o.metrics?.set('cookwala_quorum_missing', 1, { log: o.policy.log });
+    return undefined;
+  }
+  const witnessing = await createSequencerWitnessing({ peerKeyPath: join(o.dataDir, 'peer.key'), peers, log: o.log, metrics: o.metrics, timeoutMs: o.timeoutMs, resubmitMs: o.resubmitMs });
+  o.log(`witnessing ${o.policy.log} with ${peers.length} witness peer(s), quorum ${o.policy.quorum}; libp2p ${witnessing.multiaddrs()[0] ?? '(no listen address)'}`);
+  return {
+    witnessing,
+    publisherFor: (store) => (origin, policy) => (policy && policy.quorum > 0 ? witnessing.publisherFor(policy, () => store(origin)) : undefined),
+    close: () => witnessing.close(),
+  };
+}

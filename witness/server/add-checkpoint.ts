@@ -1,0 +1,176 @@
+// witness/server/add-checkpoint.ts: the witness's decision for one add-checkpoint request (DESIGN §7,
+// C2SP tlog-witness semantics), as pure request logic over injected state, keys and clock; no
+// transport types. Order of checks: admitted log (`unknown_log`) -> sequencer signature with the
+// admitted key (`bad_signature`) -> first contact (oldSeq 0 and a descriptor signed by that key)
+// -> same seq (identical: fresh cosignature; different: `fork_detected` with a ForkProof, stored
+// and handed to onFork) -> older seq or oldSeq != stored (`conflict` with knownSeq) -> consistency
+// proof oldSeq->seq from the stored root and the head's inclusion proof at seq (`inconsistent`)
+// -> durable compare-and-set -> cosign.
+// Invariants: the cosignature is made only after the new state is durable (synced); a log's lock
+// is held from reading the state to the commit, and the commit's version check still refuses a
+// writer that raced through the window (then the request is decided again on the new state).
+// A proven fork takes precedence over `conflict`: the caller learns what we can prove.
+// Left out: rate limiting (the transport's job) and C2SP's text wire format.
+
+import { fail, ok, type Result } from '../../verifier/errors.ts';
+import { formatHash, formatTime, parseHash } from '../../verifier/encoding/wire.ts';
+import type { Signature, Signer } from '../../verifier/documents/signature.ts';
+import type { CryptoBackend } from '../../verifier/crypto/default.ts';
+import type { KeyRecord } from '../../verifier/documents/keys.ts';
+import { cosignCheckpoint, verifyCheckpointSequencerSignature, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
+import { buildForkProof, type ForkProof } from '../../verifier/documents/fork-proof.ts';
+import { EMPTY_ROOT, hashLeaf, verifyConsistency, verifyInclusion, type Hash32 } from '../../verifier/merkle/index.ts';
+import { verifyLogDescriptor, type LogDescriptor } from '../../verifier/documents/log-descriptor.ts';
+import type { AddCheckpointRequest } from '../wire/messages.ts';
+import type { LogState, StateStore } from './state.ts';
+import type { KeyedLock } from './mutex.ts';
+
+export interface AdmittedLog {
+  log: string;
+  sequencer: KeyRecord;
+}
+
+export interface WitnessDeps {
+  state: StateStore;
+  /** The logs this witness follows, by configuration. */
+  logs: { get(log: string): AdmittedLog | undefined };
+  signer: Signer;
+  /** Milliseconds since the epoch (injectable for tests). */
+  clock: () => number;
+  /** Defaults to the state store's per-log lock. */
+  lock?: KeyedLock;
+  hooks?: { afterCheck?: (req: AddCheckpointRequest) => Promise<void> };
+  /** Called once per newly stored ForkProof (gossip publishes it). */
+  onFork?: (fp: ForkProof) => void | Promise<void>;
+  backend?: CryptoBackend;
+}
+
+/** How often a request is decided again after losing the compare-and-set to a racing writer. */
+const MAX_ATTEMPTS = 3;
+
+const emptyRootHash = (): string => formatHash(EMPTY_ROOT);
+
+function hashes(list: string[]): Result<Hash32[]> {
+  const out: Hash32[] = [];
+  for (const h of list) {
+    const b = parseHash(h);
+    if (!b.ok) return b;
+    out.push(b.value);
+  }
+  return ok(out);
+}
+
+function sameTree(a: { head: string; root: string }, b: { head: string; root: string }): boolean {
+  return a.head === b.head && a.root === b.root;
+}
+
+/** The first checkpoint of a log: oldSeq 0, a descriptor signed by the admitted key. */
+function checkFirstContact(req: AddCheckpointRequest, key: KeyRecord, deps: WitnessDeps): Result<LogDescriptor> {
+  if (req.oldSeq !== 0) return fail('conflict', `no state for ${req.checkpoint.log}: send oldSeq 0 with the descriptor`, { knownSeq: 0 });
+  const d = req.descriptor;
+  if (!d) return fail('invalid_document', 'the first checkpoint of a log comes with its descriptor');
+  const v = verifyLogDescriptor(d, key, { log: req.checkpoint.log, backend: deps.backend });
+  if (!v.ok) return v.code === 'unknown_key' || v.code === 'key_role_mismatch' ? fail('bad_signature', `descriptor: ${v.detail}`) : v;
+  if (req.checkpoint.seq === 0 && (req.checkpoint.head !== d.hash || req.checkpoint.root !== emptyRootHash())) {
+    return fail('inconsistent', 'a checkpoint at seq 0 has the descriptor hash as head and the empty root');
+  }
+  return ok(d);
+}
+
+/** Consistency oldSeq -> seq from the stored root, and the head as leaf seq-1 of the new root. */
+function checkProofs(req: AddCheckpointRequest, oldRoot: string): Result<true> {
+  const cp = req.checkpoint;
+  const root2 = parseHash(cp.root);
+  if (!root2.ok) return root2;
+  const consistency = hashes(req.consistency);
+  if (!consistency.ok) return consistency;
+  if (req.oldSeq === 0) {
+    if (consistency.value.length !== 0) return fail('inconsistent', 'a consistency proof from the empty tree is empty');
+  } else {
+    const root1 = parseHash(oldRoot);
+    if (!root1.ok) return root1;
+    const c = verifyConsistency(req.oldSeq, cp.seq, consistency.value, root1.value, root2.value);
+    if (!c.ok) return fail('inconsistent', `consistency ${req.oldSeq} -> ${cp.seq}: ${c.detail}`);
+  }
+  const headProof = hashes(req.headProof);
+  if (!headProof.ok) return headProof;
+  const head = parseHash(cp.head);
+  if (!head.ok) return head;
+  const inc = verifyInclusion(hashLeaf(head.value), cp.seq - 1, cp.seq, headProof.value, root2.value);
+  if (!inc.ok) return fail('inconsistent', `head ${cp.head} is not leaf ${cp.seq} of root ${cp.root}: ${inc.detail}`);
+  return ok(true);
+}
+
+type NextState = Omit<LogState, 'version' | 'cosignature' | 'updatedAt'>;
+type Decision =
+  | { kind: 'cosign'; next: NextState; expectedVersion: number }
+  | { kind: 'fork'; fp: ForkProof }
+  | { kind: 'refuse'; failure: Result<never> };
+
+function decide(req: AddCheckpointRequest, admitted: AdmittedLog, state: LogState | undefined, deps: WitnessDeps): Decision {
+  const cp = req.checkpoint;
+  const base = { log: cp.log, seq: cp.seq, root: cp.root, head: cp.head, checkpoint: stripCosignatures(cp) };
+  if (!state) {
+    const d = checkFirstContact(req, admitted.sequencer, deps);
+    if (!d.ok) return { kind: 'refuse', failure: d };
+    if (cp.seq > 0) {
+      const p = checkProofs(req, emptyRootHash());
+      if (!p.ok) return { kind: 'refuse', failure: p };
+    }
+    return { kind: 'cosign', next: { ...base, descriptorHash: d.value.hash }, expectedVersion: 0 };
+  }
+  if (cp.seq === state.seq) {
+    if (!sameTree(cp, state)) return { kind: 'fork', fp: buildForkProof(state.checkpoint, stripCosignatures(cp)) };
+    // The same tree again: a fresh cosignature (C2SP: re-cosigning keeps timestamps fresh). The
+    // checkpoint stored is the one cosigned now, whose hash may differ (x- members), so the stored
+    // pair (checkpoint, cosignature) always verifies.
+    return { kind: 'cosign', next: { ...base, descriptorHash: state.descriptorHash }, expectedVersion: state.version };
+  }
+  // A descriptor sent again must be the one first seen: another genesis under the same key is
+  // another log wearing this origin.
+  if (req.descriptor && state.descriptorHash && req.descriptor.hash !== state.descriptorHash) {
+    return { kind: 'refuse', failure: fail('descriptor_mismatch', `descriptor ${req.descriptor.hash} is not the one this witness follows (${state.descriptorHash})`, { knownSeq: state.seq }) };
+  }
+  if (cp.seq < state.seq) return { kind: 'refuse', failure: fail('conflict', `seq ${cp.seq} is older than the cosigned ${state.seq}`, { knownSeq: state.seq }) };
+  if (req.oldSeq !== state.seq) return { kind: 'refuse', failure: fail('conflict', `oldSeq ${req.oldSeq}, the witness has ${state.seq}`, { knownSeq: state.seq }) };
+  const p = checkProofs(req, state.root);
+  if (!p.ok) return { kind: 'refuse', failure: p };
+  return { kind: 'cosign', next: { ...base, descriptorHash: state.descriptorHash }, expectedVersion: state.version };
+}
+
+/** The checkpoint with only the sequencer's signature: what the state and fork proofs keep. */
+export function stripCosignatures(cp: Checkpoint): Checkpoint {
+  return { ...cp, signature: cp.signature.slice(0, 1) };
+}
+
+export async function processAddCheckpoint(req: AddCheckpointRequest, deps: WitnessDeps): Promise<Result<Signature>> {
+  const cp = req.checkpoint;
+  const admitted = deps.logs.get(cp.log);
+  if (!admitted) return fail('unknown_log', `this witness does not follow ${cp.log}`);
+  const sig = verifyCheckpointSequencerSignature(cp, admitted.sequencer, { backend: deps.backend });
+  if (!sig.ok) return fail('bad_signature', `${sig.code}: ${sig.detail}`);
+
+  const lock = deps.lock ?? deps.state.lock;
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const release = await lock.acquire(cp.log);
+    try {
+      const state = await deps.state.get(cp.log);
+      const d = decide(req, admitted, state, deps);
+      if (d.kind === 'refuse') return d.failure;
+      if (d.kind === 'fork') {
+        if (await deps.state.putFork(d.fp)) await deps.onFork?.(d.fp);
+        return fail('fork_detected', `seq ${cp.seq}: head/root ${cp.head}/${cp.root} differ from the cosigned ${state!.head}/${state!.root}`, { knownSeq: state!.seq, forkProof: d.fp });
+      }
+      await deps.hooks?.afterCheck?.(req);
+      const signedAt = formatTime(deps.clock());
+      const cosignature = cosignCheckpoint(cp, deps.signer, signedAt);
+      const committed = await deps.state.commit({ ...d.next, cosignature, updatedAt: signedAt }, d.expectedVersion);
+      // Only now, durable, may the cosignature leave.
+      if (committed.ok) return ok(cosignature);
+      if (attempt === MAX_ATTEMPTS) return fail('conflict', `state of ${cp.log} kept moving; retry`, { knownSeq: state?.seq ?? 0 });
+    } finally {
+      release();
+    }
+  }
+  return fail('conflict', 'unreachable');
+}

@@ -1,0 +1,92 @@
+// witness/server/config.ts: the witness's config file, DIR/witness.json (DESIGN §7, brief of issue 4):
+// {kind:"WitnessConfig", name, listen:[multiaddr…], bootstrap:[multiaddr…], httpHost, httpPort,
+// logs:[{log, sequencer: KeyRecord}]}. Logs are admitted here and only here, by the operator
+// (`cookwala witness add-log`), never by whoever calls. Read strictly like every document:
+// unknown members refused (`x-<vendor>-…` ignored), wrong types `invalid_document`. Pure code: the
+// file I/O is data-dir.ts's. Invariant: each origin appears once, with a sequencer-role key.
+
+import { fail, ok, type Result } from '../../verifier/errors.ts';
+import { isVendorMember } from '../../verifier/documents/document-hash.ts';
+import { isValidOrigin } from '../../verifier/documents/log-descriptor.ts';
+import { readDocument } from '../../verifier/documents/read.ts';
+import type { KeyRecord } from '../../verifier/documents/keys.ts';
+import type { AdmittedLog } from './add-checkpoint.ts';
+
+export interface WitnessConfig {
+  kind: 'WitnessConfig';
+  name: string;
+  listen: string[];
+  bootstrap: string[];
+  httpHost: string;
+  httpPort: number;
+  logs: AdmittedLog[];
+}
+
+export const DEFAULT_WITNESS_CONFIG: Readonly<Omit<WitnessConfig, 'name' | 'logs'>> = Object.freeze({
+  kind: 'WitnessConfig',
+  listen: ['/ip4/127.0.0.1/tcp/0'],
+  bootstrap: [],
+  httpHost: '127.0.0.1',
+  httpPort: 0,
+});
+
+const MEMBERS = new Set(['kind', 'name', 'listen', 'bootstrap', 'httpHost', 'httpPort', 'logs']);
+
+function stringList(x: unknown, where: string): Result<string[]> {
+  if (!Array.isArray(x) || x.some((s) => typeof s !== 'string' || s.length === 0 || s.length > 1024)) return fail('invalid_document', `${where} is an array of multiaddr strings`);
+  return ok(x as string[]);
+}
+
+export function readAdmittedLog(json: unknown, where = 'log'): Result<AdmittedLog> {
+  const l = json as Record<string, unknown>;
+  if (!l || typeof l !== 'object' || Array.isArray(l)) return fail('invalid_document', `${where} is {log, sequencer}`);
+  for (const k of Object.keys(l)) if (k !== 'log' && k !== 'sequencer' && !isVendorMember(k)) return fail('unknown_field', `${where}.${k}`);
+  if (!isValidOrigin(l.log)) return fail('invalid_document', `${where}.log is not a log origin`);
+  const key = readDocument('KeyRecord', l.sequencer) as Result<KeyRecord>;
+  if (!key.ok) return fail(key.code, `${where}.sequencer: ${key.detail}`);
+  if (key.value.role !== 'sequencer') return fail('key_role_mismatch', `${where}.sequencer has role ${key.value.role}`);
+  return ok({ log: l.log, sequencer: key.value });
+}
+
+export function readWitnessConfig(json: unknown): Result<WitnessConfig> {
+  const o = json as Record<string, unknown>;
+  if (!o || typeof o !== 'object' || Array.isArray(o)) return fail('invalid_document', 'witness config is a JSON object');
+  for (const k of Object.keys(o)) if (!MEMBERS.has(k) && !isVendorMember(k)) return fail('unknown_field', `witness.${k}`);
+  if (o.kind !== 'WitnessConfig') return fail('invalid_document', 'witness.kind is "WitnessConfig"');
+  const c = { ...DEFAULT_WITNESS_CONFIG, name: 'witness', logs: [], ...o } as WitnessConfig;
+  if (typeof c.name !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(c.name)) return fail('invalid_document', 'witness.name is 1-64 of [A-Za-z0-9._-]');
+  for (const k of ['listen', 'bootstrap'] as const) {
+    const r = stringList(c[k], `witness.${k}`);
+    if (!r.ok) return r;
+  }
+  if (typeof c.httpHost !== 'string' || c.httpHost.length === 0) return fail('invalid_document', 'witness.httpHost is a host');
+  if (!Number.isSafeInteger(c.httpPort) || c.httpPort < 0 || c.httpPort > 65535) return fail('invalid_document', 'witness.httpPort is a port (0: any free one)');
+  if (!Array.isArray(c.logs)) return fail('invalid_document', 'witness.logs is an array');
+  const seen = new Set<string>();
+  const logs: AdmittedLog[] = [];
+  for (const [i, l] of c.logs.entries()) {
+    const r = readAdmittedLog(l, `witness.logs[${i}]`);
+    if (!r.ok) return r;
+    if (seen.has(r.value.log)) return fail('invalid_document', `witness.logs names ${r.value.log} twice`);
+    seen.add(r.value.log);
+    logs.push(r.value);
+  }
+  return ok({ ...c, logs });
+}
+
+/**
+ * Admit a log: a new origin is added; the same origin with the same key replaces the record (say,
+ * to add revokedAt); another key is refused: a witness never silently switches a log's key, and
+ * its stored state for the origin stays whatever happens to the config.
+ */
+export function admitLog(c: WitnessConfig, entry: AdmittedLog): Result<{ config: WitnessConfig; changed: boolean }> {
+  const have = c.logs.find((l) => l.log === entry.log);
+  if (have) {
+    if (have.sequencer.publicKey === entry.sequencer.publicKey && have.sequencer.kid === entry.sequencer.kid && have.sequencer.alg === entry.sequencer.alg) {
+      if (JSON.stringify(have.sequencer) === JSON.stringify(entry.sequencer)) return ok({ config: c, changed: false });
+      return ok({ config: { ...c, logs: c.logs.map((l) => (l.log === entry.log ? entry : l)) }, changed: true });
+    }
+    return fail('descriptor_mismatch', `${entry.log} is already admitted with key ${have.sequencer.kid}; a witness does not switch a log's key`);
+  }
+  return ok({ config: { ...c, logs: [...c.logs, entry] }, changed: true });
+}

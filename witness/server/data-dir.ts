@@ -1,0 +1,130 @@
+// witness/server/data-dir.ts: the witness's data directory (brief of issue 4, DESIGN §7):
+//   DIR/witness.json            WitnessConfig (config.ts)
+//   DIR/witness.key.json        {"alg":"EdDSA","kid":…,"secretKey":…}            (mode 0600)
+//   DIR/witness.keyrecord.json  its public KeyRecord (role witness), self-signed at creation
+//   DIR/peer.key                the libp2p identity (identity.ts)                 (mode 0600)
+//   DIR/state/                  LevelDB: per-log state and fork proofs (state.ts)
+//   DIR/witness-info.json       {peerId, multiaddrs, http, keyRecord}, written while running
+// `init` is idempotent and never overwrites a key: secrets go to a temp file, are fsync'd and
+// hard-linked into place (link fails if the name exists); other files are replaced atomically
+// (write, fsync, rename, fsync the folder). Left out: key rotation (a new key is a new witness).
+
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ProtocolError, type Result } from '../../verifier/errors.ts';
+import { createSigner, generateSecretKey, keyRecordOf, signDocument, type SecretKey, type Signer } from '../../verifier/documents/signature.ts';
+import { formatTime, toBase64url } from '../../verifier/encoding/wire.ts';
+import { sha256 } from '../../verifier/crypto/default.ts';
+import { readDocument } from '../../verifier/documents/read.ts';
+import { readJsonIfExists as readJsonFile, writeFileDurable, writeFileOnce } from '../../platform/durable-file.ts';
+
+export { readJsonFile, writeFileDurable };
+import type { KeyRecord } from '../../verifier/documents/keys.ts';
+import { DEFAULT_WITNESS_CONFIG, readWitnessConfig, type WitnessConfig } from './config.ts';
+
+export const WITNESS_FILES = {
+  config: 'witness.json',
+  key: 'witness.key.json',
+  keyRecord: 'witness.keyrecord.json',
+  peerKey: 'peer.key',
+  state: 'state',
+  info: 'witness-info.json',
+} as const;
+
+/** The owner named in a witness KeyRecord. */
+export const witnessOwner = (name: string) => `cookwala:witness/${name}`;
+
+/** `wit-` + the first 8 base64url characters of SHA-256(public key): stable across restarts. */
+export function witnessKid(publicKey: Uint8Array): string {
+  return `wit-${toBase64url(sha256(publicKey)).slice(0, 8)}`;
+}
+
+export interface WitnessDataDir {
+  dir: string;
+  config: WitnessConfig;
+  signer: Signer;
+  keyRecord: KeyRecord;
+}
+
+export interface WitnessInitOptions {
+  name?: string;
+  httpPort?: number;
+  listen?: string[];
+  bootstrap?: string[];
+  now?: () => number;
+}
+
+async function ensureKey(dir: string, name: string, now: () => number, created: string[]): Promise<void> {
+  const keyPath = join(dir, WITNESS_FILES.key);
+  if ((await readJsonFile(keyPath)) === undefined) {
+    const fresh = generateSecretKey('EdDSA', 'pending');
+    const kid = witnessKid(createSigner(fresh).publicKey);
+    if (await writeFileOnce(keyPath, JSON.stringify({ alg: 'EdDSA', kid, secretKey: fresh.secretKey }) + '\n', 0o600)) created.push(WITNESS_FILES.key);
+  }
+  const signer = createSigner(readSecretKey(await readJsonFile(keyPath), keyPath));
+  const recPath = join(dir, WITNESS_FILES.keyRecord);
+  if ((await readJsonFile(recPath)) === undefined) {
+    const validFrom = formatTime(now());
+    const rec = signDocument(keyRecordOf(signer, { owner: witnessOwner(name), role: 'witness', validFrom }) as never, signer, validFrom);
+    await writeFileDurable(recPath, JSON.stringify(rec, null, 2) + '\n');
+    created.push(WITNESS_FILES.keyRecord);
+  }
+}
+
+function readSecretKey(j: unknown, path: string): SecretKey {
+  const k = j as SecretKey;
+  if (!k || k.alg !== 'EdDSA' || typeof k.kid !== 'string' || typeof k.secretKey !== 'string') throw new ProtocolError('invalid_document', `${path} is {"alg":"EdDSA","kid":…,"secretKey":…}`);
+  return k;
+}
+
+/** Create (or complete) a witness data directory; returns the names of the files it created. */
+export async function initWitnessDir(dir: string, opts: WitnessInitOptions = {}): Promise<string[]> {
+  const created: string[] = [];
+  await mkdir(dir, { recursive: true });
+  const cfgPath = join(dir, WITNESS_FILES.config);
+  const existing = await readJsonFile(cfgPath);
+  let name = opts.name ?? 'witness';
+  if (existing === undefined) {
+    const config: WitnessConfig = {
+      ...DEFAULT_WITNESS_CONFIG,
+      name,
+      listen: opts.listen ?? [...DEFAULT_WITNESS_CONFIG.listen],
+      bootstrap: opts.bootstrap ?? [],
+      httpPort: opts.httpPort ?? DEFAULT_WITNESS_CONFIG.httpPort,
+      logs: [],
+    };
+    const r = readWitnessConfig(config);
+    if (!r.ok) throw ProtocolError.from(r);
+    await writeFileDurable(cfgPath, JSON.stringify(config, null, 2) + '\n');
+    created.push(WITNESS_FILES.config);
+  } else {
+    const r = readWitnessConfig(existing);
+    if (!r.ok) throw new ProtocolError(r.code, `${cfgPath}: ${r.detail}`);
+    name = r.value.name;
+  }
+  await ensureKey(dir, name, opts.now ?? Date.now, created);
+  return created;
+}
+
+export async function loadWitnessDir(dir: string): Promise<WitnessDataDir> {
+  const cfgPath = join(dir, WITNESS_FILES.config);
+  const j = await readJsonFile(cfgPath);
+  if (j === undefined) throw new ProtocolError('not_found', `${cfgPath} is missing; run \`cookwala witness init --data ${dir}\``);
+  const c = readWitnessConfig(j);
+  if (!c.ok) throw new ProtocolError(c.code, `${cfgPath}: ${c.detail}`);
+  const keyPath = join(dir, WITNESS_FILES.key);
+  const k = await readJsonFile(keyPath);
+  if (k === undefined) throw new ProtocolError('not_found', `${keyPath} is missing`);
+  const signer = createSigner(readSecretKey(k, keyPath));
+  const recPath = join(dir, WITNESS_FILES.keyRecord);
+  const rec = readDocument('KeyRecord', await readJsonFile(recPath)) as Result<KeyRecord>;
+  if (!rec.ok) throw new ProtocolError(rec.code, `${recPath}: ${rec.detail}`);
+  if (rec.value.kid !== signer.kid || rec.value.publicKey !== toBase64url(signer.publicKey)) throw new ProtocolError('descriptor_mismatch', `${recPath} is not the record of ${keyPath}`);
+  return { dir, config: c.value, signer, keyRecord: rec.value };
+}
+
+export async function saveWitnessConfig(dir: string, config: WitnessConfig): Promise<void> {
+  const r = readWitnessConfig(config);
+  if (!r.ok) throw ProtocolError.from(r);
+  await writeFileDurable(join(dir, WITNESS_FILES.config), JSON.stringify(config, null, 2) + '\n');
+}

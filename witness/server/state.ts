@@ -1,0 +1,184 @@
+// witness/server/state.ts: the witness's durable state (DESIGN §7): per log the latest cosigned
+// {seq, root, head} and the checkpoint it came from, plus every ForkProof seen, in LevelDB under
+// the data directory. Layout: `l!<origin>` -> LogState (JSON); `f!<origin>!<seq, 16 digits>!<id>`
+// -> ForkProof (JSON), id = the two checkpoint hashes in sorted order (one record per fork).
+// Invariants: commit() is a compare-and-set on the log's version (checked synchronously against the
+// latest committed-or-pending version, so two racing writers cannot both win), written with
+// sync:true, and resolves only once durable; get() only ever returns durable state. Concurrent
+// commits share one synced batch (group commit). A failed write poisons the store: a witness
+// whose disk failed must stop cosigning rather than guess what was persisted. There is no delete:
+// a log's state can only move forward, and re-admitting a log cannot reset it.
+
+import { Level } from 'level';
+import { fail, ok, type Result } from '../../verifier/errors.ts';
+import type { Checkpoint } from '../../verifier/documents/checkpoint.ts';
+import type { ForkProof } from '../../verifier/documents/fork-proof.ts';
+import type { Signature } from '../../verifier/documents/signature.ts';
+import { createKeyedLock, type KeyedLock } from './mutex.ts';
+import { openLevel } from '../../platform/level-open.ts';
+
+export interface LogState {
+  log: string;
+  seq: number;
+  root: string;
+  head: string;
+  /** The sequencer-signed checkpoint at seq, as received (without our cosignature). */
+  checkpoint: Checkpoint;
+  /** Our latest cosignature over it. */
+  cosignature: Signature;
+  /** The log descriptor's hash, from first contact. */
+  descriptorHash?: string;
+  /** Bumped by every commit; the compare-and-set token. */
+  version: number;
+  updatedAt: string;
+}
+
+export interface StateStore {
+  readonly dir: string;
+  readonly lock: KeyedLock;
+  get(log: string): Promise<LogState | undefined>;
+  /** Store `next` if the log's version is still `expectedVersion` (0: no state yet); durable on ok. */
+  commit(next: Omit<LogState, 'version'>, expectedVersion: number): Promise<Result<LogState>>;
+  /** Store a fork proof (synced); false when it was already known. */
+  putFork(fp: ForkProof): Promise<boolean>;
+  forks(log?: string): Promise<ForkProof[]>;
+  logs(): Promise<LogState[]>;
+  /** Synced batches written and the records they held (group commit shows as records > batches). */
+  stats(): { batches: number; records: number };
+  close(): Promise<void>;
+}
+
+const SEP = '!';
+const stateKey = (log: string) => `l${SEP}${log}`;
+const forkPrefix = (log: string) => `f${SEP}${log}${SEP}`;
+const forkKey = (fp: ForkProof) => {
+  const ids = [fp.a.hash, fp.b.hash].sort();
+  return `${forkPrefix(fp.log)}${String(fp.a.seq).padStart(16, '0')}${SEP}${ids[0]}${SEP}${ids[1]}`;
+};
+
+type Op = { key: string; value: unknown };
+interface Pending {
+  ops: Op[];
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
+export async function openStateStore(dir: string): Promise<StateStore> {
+  const db = new Level<string, unknown>(dir, { valueEncoding: 'json' });
+  await openLevel(db, dir, 'witness state');
+  const durable = new Map<string, LogState>();
+  /** The version of the latest committed or pending state per log. */
+  const latest = new Map<string, number>();
+  /** The pending write of each log's latest version. */
+  const inflight = new Map<string, Promise<void>>();
+  let queue: Pending[] = [];
+  let writing = false;
+  let broken: unknown;
+  let batches = 0;
+  let records = 0;
+  /** Fork keys written or being written by this process (so one fork is reported once). */
+  const forkKeys = new Set<string>();
+
+  const load = async (log: string): Promise<LogState | undefined> => {
+    const hit = durable.get(log);
+    if (hit) return hit;
+    const v = (await db.get(stateKey(log))) as LogState | undefined;
+    // Another caller may have loaded or committed while we awaited: the map wins.
+    const now = durable.get(log);
+    if (now) return now;
+    if (v) durable.set(log, v);
+    if (!latest.has(log)) latest.set(log, v?.version ?? 0);
+    return v;
+  };
+
+  const flush = async (): Promise<void> => {
+    if (writing || queue.length === 0) return;
+    writing = true;
+    const group = queue;
+    queue = [];
+    try {
+      const ops = group.flatMap((p) => p.ops.map((o) => ({ type: 'put' as const, key: o.key, value: o.value })));
+      await db.batch(ops, { sync: true });
+      batches++;
+      records += ops.length;
+      for (const p of group) p.resolve();
+    } catch (e) {
+      broken = e;
+      for (const p of group) p.reject(e);
+    } finally {
+      writing = false;
+      if (queue.length > 0) {
+        if (broken) for (const p of queue.splice(0)) p.reject(broken);
+        else void flush();
+      }
+    }
+  };
+
+  const write = (ops: Op[]): Promise<void> => {
+    if (broken) return Promise.reject(broken);
+    return new Promise<void>((resolve, reject) => {
+      queue.push({ ops, resolve, reject });
+      // Let every request that is ready in this turn join the batch.
+      if (!writing) queueMicrotask(() => void flush());
+    });
+  };
+
+  return {
+    dir,
+    lock: createKeyedLock(),
+    get: load,
+    async commit(next, expectedVersion) {
+      await load(next.log);
+      const current = latest.get(next.log) ?? 0;
+      if (current !== expectedVersion) {
+        // Lost the race: let the winner's write land so a retry reads the state that beat us.
+        await inflight.get(next.log)?.catch(() => {});
+        return fail('conflict', `state of ${next.log} moved (version ${current}, expected ${expectedVersion})`, { version: current });
+      }
+      const state: LogState = { ...next, version: expectedVersion + 1 };
+      latest.set(next.log, state.version);
+      const w = write([{ key: stateKey(next.log), value: state }]);
+      inflight.set(next.log, w);
+      try {
+        await w;
+      } finally {
+        if (inflight.get(next.log) === w) inflight.delete(next.log);
+      }
+      const d = durable.get(next.log);
+      if (!d || d.version < state.version) durable.set(next.log, state);
+      return ok(state);
+    },
+    async putFork(fp) {
+      const key = forkKey(fp);
+      if (forkKeys.has(key) || (await db.get(key)) !== undefined || forkKeys.has(key)) return false;
+      forkKeys.add(key);
+      try {
+        await write([{ key, value: fp }]);
+      } catch (e) {
+        forkKeys.delete(key);
+        throw e;
+      }
+      return true;
+    },
+    async forks(log) {
+      const prefix = log === undefined ? `f${SEP}` : forkPrefix(log);
+      const out: ForkProof[] = [];
+      for await (const v of db.values({ gte: prefix, lt: prefix + '\uffff' })) out.push(v as ForkProof);
+      return out;
+    },
+    async logs() {
+      const out: LogState[] = [];
+      for await (const v of db.values({ gte: `l${SEP}`, lt: `l${SEP}\uffff` })) {
+        const s = v as LogState;
+        const d = durable.get(s.log);
+        out.push(d && d.version > s.version ? d : s);
+      }
+      return out;
+    },
+    stats: () => ({ batches, records }),
+    async close() {
+      for (let i = 0; i < 2000 && (writing || queue.length > 0); i++) await new Promise((r) => setTimeout(r, 5));
+      await db.close();
+    },
+  };
+}

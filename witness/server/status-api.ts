@@ -1,0 +1,68 @@
+// witness/server/status-api.ts: the witness's small read-only HTTP API (fastify, 127.0.0.1 by default):
+//   GET /v1/logs                    followed logs, each with its latest cosigned checkpoint
+//   GET /v1/forks                   every ForkProof this witness stored (from requests or gossip)
+//   GET /.well-known/cookwala.json  {keys:[its witness KeyRecord], logs:[origins]}
+//   GET /metrics                    Prometheus text
+//   GET /                           the status page (web/pages/witness.html: logs, checkpoints, forks)
+// `buildStatusApp` does not listen (tests use inject()); the service listens. Errors are RFC 9457
+// problem+json from the shared mapper (platform/http-problem.ts). Left out: any write endpoint: logs are admitted
+// by configuration only, and the witness protocol itself runs over libp2p, not HTTP.
+
+import Fastify, { type FastifyInstance } from 'fastify';
+import { fail } from '../../verifier/errors.ts';
+import { sendProblem } from '../../platform/http-problem.ts';
+import type { KeyRecord } from '../../verifier/documents/keys.ts';
+import { addCosignature } from '../../verifier/documents/checkpoint.ts';
+import type { AdmittedLog } from './add-checkpoint.ts';
+import type { StateStore } from './state.ts';
+import { registerPage } from '../../web/server/pages.ts';
+
+export interface StatusDeps {
+  state: StateStore;
+  logs: () => AdmittedLog[];
+  keyRecord: KeyRecord;
+  metrics: () => string;
+  /** Extra facts for /v1/logs' top level (peer id, addresses). */
+  info?: () => Record<string, unknown>;
+}
+
+export function buildStatusApp(deps: StatusDeps): FastifyInstance {
+  const app = Fastify({ logger: false, ajv: { customOptions: { removeAdditional: false, useDefaults: false, coerceTypes: false } } });
+  app.setNotFoundHandler((req, reply) => sendProblem(reply, fail('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)));
+  // A read that fails here is the witness's store failing: say so with the witness's own code.
+  app.setErrorHandler((err, _req, reply) => sendProblem(reply, fail('witness_unavailable', (err as Error).message)));
+
+  app.get('/v1/logs', async () => {
+    const states = new Map((await deps.state.logs()).map((s) => [s.log, s]));
+    const logs = deps.logs().map((l) => {
+      const s = states.get(l.log);
+      return {
+        log: l.log,
+        sequencer: l.sequencer.kid,
+        descriptor: s?.descriptorHash ?? null,
+        seq: s?.seq ?? null,
+        root: s?.root ?? null,
+        head: s?.head ?? null,
+        updatedAt: s?.updatedAt ?? null,
+        checkpoint: s ? addCosignature(s.checkpoint, s.cosignature) : null,
+      };
+    });
+    // A log whose admission was removed from the config keeps its state: show it too.
+    for (const s of states.values()) {
+      if (!logs.some((l) => l.log === s.log)) logs.push({ log: s.log, sequencer: s.checkpoint.signature[0]?.kid ?? '', descriptor: s.descriptorHash ?? null, seq: s.seq, root: s.root, head: s.head, updatedAt: s.updatedAt, checkpoint: addCosignature(s.checkpoint, s.cosignature) });
+    }
+    return { ...(deps.info?.() ?? {}), logs };
+  });
+
+  registerPage(app, '/', 'witness'); // the status page (web/, DESIGN §12b) over the reads below
+
+  app.get('/v1/forks', async () => ({ forks: await deps.state.forks() }));
+
+  app.get('/.well-known/cookwala.json', async () => ({ keys: [deps.keyRecord], logs: deps.logs().map((l) => l.log) }));
+
+  app.get('/metrics', async (_req, reply) => {
+    void reply.type('text/plain; version=0.0.4; charset=utf-8');
+    return deps.metrics();
+  });
+  return app;
+}

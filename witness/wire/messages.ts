@@ -1,0 +1,129 @@
+// witness/wire/messages.ts: the messages of `/cookwala/witness/1.0.0` (DESIGN §7, after C2SP
+// tlog-witness's add-checkpoint): request `{type:"add-checkpoint", oldSeq, consistency, headProof,
+// checkpoint, descriptor?}`, reply `{ok:true, cosignature}` or `{ok:false, code, detail, knownSeq?,
+// forkProof?}`. Parsing is strict (I-JSON: a repeated member name is duplicate_member; unknown
+// members refused, every document read through verifier/documents/read.ts), so processAddCheckpoint only
+// ever sees well-formed values, read one way. Pure code.
+// Left out: other message types (answered `unknown_message_type`); C2SP's text wire format (the
+// project speaks JSON; verifier/note/index.ts covers the text formats for interop).
+
+import { fail, isReasonCode, ok, type Failure, type ReasonCode, type Result } from '../../verifier/errors.ts';
+import { fromUtf8, isHashString, utf8 } from '../../verifier/encoding/wire.ts';
+import { readDocument } from '../../verifier/documents/read.ts';
+import { MAX_JSON_DEPTH, parseJson } from '../../verifier/encoding/strict-json.ts';
+import type { Checkpoint } from '../../verifier/documents/checkpoint.ts';
+import type { LogDescriptor } from '../../verifier/documents/log-descriptor.ts';
+import type { ForkProof } from '../../verifier/documents/fork-proof.ts';
+import { parseSignature, type Signature } from '../../verifier/documents/signature.ts';
+import { isVendorMember } from '../../verifier/documents/document-hash.ts';
+
+export const WITNESS_PROTOCOL = '/cookwala/witness/1.0.0';
+/** A proof for a tree of up to 2^64 leaves has at most 64 hashes (consistency: one more). */
+export const MAX_PROOF_HASHES = 65;
+
+export interface AddCheckpointRequest {
+  type: 'add-checkpoint';
+  oldSeq: number;
+  consistency: string[];
+  headProof: string[];
+  checkpoint: Checkpoint;
+  descriptor?: LogDescriptor;
+}
+
+export type Reply =
+  | { ok: true; cosignature: Signature }
+  | { ok: false; code: ReasonCode; detail: string; knownSeq?: number; forkProof?: ForkProof };
+
+const REQUEST_MEMBERS = new Set(['type', 'oldSeq', 'consistency', 'headProof', 'checkpoint', 'descriptor']);
+
+export function encodeMessage(msg: unknown): Uint8Array {
+  return utf8(JSON.stringify(msg));
+}
+
+/**
+ * Bytes to JSON: `bad_json` for invalid UTF-8 or JSON; I-JSON (verifier/encoding/strict-json.ts): a member
+ * name twice in one object is `duplicate_member`, and a frame nests at most one level more than
+ * the documents it carries (`too_deep`). The frame layer has already bounded the length.
+ */
+export function decodeJson(bytes: Uint8Array): Result<unknown> {
+  let text: string;
+  try {
+    text = fromUtf8(bytes);
+  } catch (e) {
+    return fail('bad_json', (e as Error).message.slice(0, 200));
+  }
+  return parseJson(text, { maxDepth: MAX_JSON_DEPTH + 1 });
+}
+
+function isObject(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+function readProof(x: unknown, name: string): Result<string[]> {
+  if (!Array.isArray(x)) return fail('invalid_document', `${name} is an array of hash strings`);
+  if (x.length > MAX_PROOF_HASHES) return fail('invalid_document', `${name} has ${x.length} hashes (max ${MAX_PROOF_HASHES})`);
+  for (const h of x) if (!isHashString(h)) return fail('invalid_hash', `${name} holds ${String(h).slice(0, 80)}`);
+  return ok(x as string[]);
+}
+
+/** A request frame's JSON value to a checked request. */
+export function readRequest(json: unknown): Result<AddCheckpointRequest> {
+  if (!isObject(json)) return fail('invalid_document', 'a request is a JSON object');
+  if (typeof json.type !== 'string') return fail('invalid_document', 'a request has a string `type`');
+  if (json.type !== 'add-checkpoint') return fail('unknown_message_type', `type ${json.type.slice(0, 60)}`);
+  for (const k of Object.keys(json)) {
+    if (!REQUEST_MEMBERS.has(k) && !isVendorMember(k)) return fail('unknown_field', `request.${k.slice(0, 60)}`);
+  }
+  if (!Number.isSafeInteger(json.oldSeq) || (json.oldSeq as number) < 0) return fail('invalid_document', 'oldSeq is a non-negative integer');
+  const consistency = readProof(json.consistency, 'consistency');
+  if (!consistency.ok) return consistency;
+  const headProof = readProof(json.headProof, 'headProof');
+  if (!headProof.ok) return headProof;
+  const cp = readDocument('Checkpoint', json.checkpoint) as Result<Checkpoint>;
+  if (!cp.ok) return cp;
+  const req: AddCheckpointRequest = { type: 'add-checkpoint', oldSeq: json.oldSeq as number, consistency: consistency.value, headProof: headProof.value, checkpoint: cp.value };
+  if (json.descriptor !== undefined) {
+    const d = readDocument('Log', json.descriptor) as Result<LogDescriptor>;
+    if (!d.ok) return d;
+    req.descriptor = d.value;
+  }
+  return ok(req);
+}
+
+export function parseRequest(bytes: Uint8Array): Result<AddCheckpointRequest> {
+  const j = decodeJson(bytes);
+  return j.ok ? readRequest(j.value) : j;
+}
+
+/** The reply for a processed request (structured facts such as knownSeq travel along). */
+export function replyOf(r: Result<Signature>): Reply {
+  if (r.ok) return { ok: true, cosignature: r.value };
+  return failureReply(r);
+}
+
+export function failureReply(f: Failure): Reply {
+  const out: Reply = { ok: false, code: f.code, detail: f.detail };
+  if (typeof f.knownSeq === 'number') out.knownSeq = f.knownSeq;
+  if (f.forkProof !== undefined) out.forkProof = f.forkProof as ForkProof;
+  return out;
+}
+
+/** A reply frame, as the client reads it: shape-checked, documents left to the caller to verify. */
+export function parseReply(bytes: Uint8Array): Result<Reply> {
+  const j = decodeJson(bytes);
+  if (!j.ok) return j;
+  const v = j.value;
+  if (!isObject(v) || typeof v.ok !== 'boolean') return fail('invalid_document', 'a reply is {ok, …}');
+  if (v.ok) {
+    const s = parseSignature(v.cosignature);
+    return s.ok ? ok({ ok: true, cosignature: s.value }) : s;
+  }
+  if (!isReasonCode(v.code)) return fail('invalid_document', `reply code ${String(v.code).slice(0, 60)}`);
+  const out: Reply = { ok: false, code: v.code, detail: typeof v.detail === 'string' ? v.detail : '' };
+  if (v.knownSeq !== undefined) {
+    if (!Number.isSafeInteger(v.knownSeq) || (v.knownSeq as number) < 0) return fail('invalid_document', 'knownSeq');
+    out.knownSeq = v.knownSeq as number;
+  }
+  if (v.forkProof !== undefined) out.forkProof = v.forkProof as ForkProof;
+  return ok(out);
+}
