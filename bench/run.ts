@@ -24,6 +24,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   checkpoint: () => import('./checkpoint.ts'),
   witness: () => import('./witness.ts'),
   strictJson: () => import('./strict-json.ts'),
+  browser: () => import('./browser.ts'),
 };
 
 // key path, target predicate, text
@@ -41,6 +42,9 @@ const TARGETS: Array<[string, (v: number) => boolean, string]> = [
   ['crypto.ed25519VerifyPerSecAllCores', () => true, '(limit)'],
   ['strictJson.event800.ratio', () => true, '(reported: vs JSON.parse)'],
   ['strictJson.line1MB.ratio', () => true, '(reported: vs JSON.parse)'],
+  ['browser.verifyEventsPerSec', () => true, '(reported)'],
+  ['browser.ratioToCli', (v) => v >= 0.5, '>= 0.5'],
+  ['browser.peakJsHeapMB', () => true, '(reported)'],
 ];
 
 function get(o: Record<string, unknown>, path: string): unknown {

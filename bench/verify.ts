@@ -1,5 +1,5 @@
 // bench/verify.ts: the `verify` section of bench/results.json (DESIGN §13, issue 5): the offline
-// verifier over generated bundles (bench/verify-gen.ts: real signatures, erasures, checkpoints
+// verifier over generated bundles (testkit/log-generator.ts: real signatures, erasures, checkpoints
 // cosigned by 3 witnesses) of 10^5 and 10^6 events (quick: 10^4 and 10^5), each verified in a
 // child process (bench/verify-child.ts, the code path of `cookwala verify`) that reports its wall
 // time and peak RSS. eventsPerSec is that of the largest bundle; the limit it is compared with is
@@ -13,7 +13,7 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generateLog } from './verify-gen.ts';
+import { generateLog } from '../testkit/log-generator.ts';
 import { verifyPerSecAllCores } from './crypto.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));

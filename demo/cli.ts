@@ -10,7 +10,7 @@
 // negative; 2 bad flags or a DIR that is not ours. Every child is stopped before the demo exits.
 
 import { join } from 'node:path';
-import { parseFlags, runCli, UsageError } from '../verifier/cli/args.ts';
+import { parseFlags, runCli, UsageError } from '../platform/args.ts';
 import { createSupervisor, describeExit, SupervisorClosed, tailOf, type ChildDeath } from './children.ts';
 import { DEFAULT_OPTIONS, type DemoContext } from './context.ts';
 import { prepareDemoDir } from './data-dir.ts';
@@ -19,6 +19,7 @@ import { runMission, withdrawConsent } from './mission.ts';
 import { auditBundle, fetchKeys, indent } from './audit.ts';
 import { runLive } from './live.ts';
 import { Aborted, DemoError, sleep } from './wait.ts';
+import { explorerLine, prepareWebPages, verifierLine } from './web-pages.ts';
 
 const USAGE = `usage: cookwala demo [--data DIR] [--once] [--fork] [--devices N]
 
@@ -87,11 +88,14 @@ async function runDemo(dir: string, flags: RunFlags): Promise<number> {
   const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   for (const s of SIGNALS) process.on(s, onSignal);
 
+  const web = await prepareWebPages();
+  say(verifierLine(web, dir));
   say(`cookwala demo: data in ${dir}${flags.cleared ? ' (the previous demo there was cleared)' : ''}; children's logs in ${sup.logsDir}`);
   let verified = false;
   let forkOk = !flags.fork;
   const flow = (async () => {
     const net = await setUpNetwork(ctx);
+    say(explorerLine(net.sequencerUrl));
     const keys = fetchKeys(ctx, net);
     keys.catch(() => undefined); // awaited by auditBundle
     await runMission(ctx, net);

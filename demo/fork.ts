@@ -18,7 +18,7 @@ import type { ForkProof } from '../verifier/documents/fork-proof.ts';
 import { createP2pNode, type P2pNode } from '../witness/wire/p2p-node.ts';
 import { loadOrCreatePeerKey } from '../witness/wire/identity.ts';
 import { createWitnessConnection } from '../witness/client/connection.ts';
-import { TOPICS } from '../witness/server/gossip.ts';
+import { TOPICS } from '../witness/wire/topics.ts';
 import type { AddCheckpointRequest } from '../witness/wire/messages.ts';
 import type { DemoContext, Network, WitnessNode } from './context.ts';
 import { getJson } from './http.ts';

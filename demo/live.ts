@@ -23,6 +23,7 @@ export function apiLines(net: Network, log: string, devices: DeviceApi[]): strin
   const w = Math.max(9, ...net.witnesses.map((x) => x.name.length), ...devices.map((d) => d.name.length));
   return [
     'APIs:',
+    `  ${'explorer'.padEnd(w)}  ${net.sequencerUrl}/  (the log explorer, in a browser)`,
     `  ${'sequencer'.padEnd(w)}  ${net.sequencerUrl}  (${urls.checkpoint.slice(net.sequencerUrl.length)}, /v1/devices, /metrics, /openapi.json)`,
     ...net.witnesses.map((x) => `  ${x.name.padEnd(w)}  ${x.http}  (/v1/logs, /v1/forks, /metrics)`),
     ...devices.map((d) => `  ${d.name.padEnd(w)}  ${d.url}  (/v1/capabilities, /v1/executions/{id}, /v1/safety-limits)`),

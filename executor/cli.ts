@@ -7,7 +7,7 @@
 // (1 if they did not within the limit). Exit 2 on bad flags.
 
 import { join } from 'node:path';
-import { parseFlags, runCli, UsageError } from '../verifier/cli/args.ts';
+import { parseFlags, runCli, UsageError } from '../platform/args.ts';
 import { ProtocolError } from '../verifier/errors.ts';
 import { DeviceSetupError, loadOrCreateDevice } from './device-key.ts';
 import { createExecutor } from './executor.ts';

@@ -1,4 +1,4 @@
-// verifier/cli/args.ts: flag parsing shared by every part's CLI, over node:util parseArgs in
+// platform/args.ts: flag parsing shared by every part's CLI, over node:util parseArgs in
 // strict mode. Bad flags become a UsageError, which each cli maps to its usage text and exit 2.
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';

@@ -11,7 +11,7 @@ import { createWriteStream } from 'node:fs';
 import { readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { parseFlags, runCli, UsageError } from '../verifier/cli/args.ts';
+import { parseFlags, runCli, UsageError } from '../platform/args.ts';
 import { ProtocolError } from '../verifier/errors.ts';
 import { parseJson, readDocument } from '../verifier/documents/read.ts';
 import { readJsonIfExists } from '../platform/durable-file.ts';

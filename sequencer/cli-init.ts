@@ -4,7 +4,7 @@
 // and --max-delivery-delay set the time window (verifier/documents/time-bounds.ts) in config.json; each log
 // declares the window in force when it was created, in its signed descriptor.
 
-import { parseFlags, runCli, UsageError } from '../verifier/cli/args.ts';
+import { parseFlags, runCli, UsageError } from '../platform/args.ts';
 import { ProtocolError } from '../verifier/errors.ts';
 import { LOG_MODES, type LogMode } from '../verifier/documents/log-descriptor.ts';
 import { DEFAULT_LOG, DEFAULT_MODE } from './config.ts';

@@ -8,7 +8,7 @@
 // Exit 0 written, 1 failed (no such entry, no checkpoint covers it yet, store locked), 2 usage.
 
 import { writeFile } from 'node:fs/promises';
-import { parseFlags, runCli, UsageError } from '../verifier/cli/args.ts';
+import { parseFlags, runCli, UsageError } from '../platform/args.ts';
 import { ProtocolError } from '../verifier/errors.ts';
 import { MAX_JSON_DEPTH, parseJson } from '../verifier/encoding/strict-json.ts';
 import { verifyCheckpoint, type Checkpoint } from '../verifier/documents/checkpoint.ts';

@@ -4,7 +4,7 @@
 // checkpoint, close the stores, exit 0. A failed store write exits 1 at once: only the disk knows
 // whether that batch landed, and a restart reads the truth back from it.
 
-import { parseFlags, runCli, UsageError } from '../verifier/cli/args.ts';
+import { parseFlags, runCli, UsageError } from '../platform/args.ts';
 import { ProtocolError } from '../verifier/errors.ts';
 import { openSequencer, type Sequencer } from './app.ts';
 import { loadDataDir } from './data-dir.ts';

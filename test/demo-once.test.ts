@@ -62,6 +62,9 @@ describe('cookwala demo', () => {
     if (r.code !== 0) console.error(r.out, r.err);
     expect(r.code).toBe(0);
     expect(r.out).toContain('verdict: VERIFIED');
+    // The web pages first (issue 12): the offline verifier page on disk, then the explorer's URL.
+    expect(r.out.split('\n')[0]).toMatch(/^verifier page: file:\/\/\S+\/web\/dist\/verifier\.html /);
+    expect(r.out).toMatch(/^explorer: +http:\/\/127\.0\.0\.1:\d+\/ /m);
     expect(r.out).toMatch(/VALID: localhost\/missions\/demo \(hash_only\)/);
     expect(r.out).toMatch(/payloads\s+\d+ present, [1-9]\d* erased, 0 missing/);
     expect(r.out).toContain('fork: PROVEN');

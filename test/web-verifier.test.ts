@@ -11,6 +11,7 @@
 // torsion in R, S + L, the identity-key forgery), all behind the one Ed25519 rule.
 // Screenshots (desktop VALID, INVALID, phone width) are written to the test's temp folder.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -284,15 +285,23 @@ describe('the offline verifier page', () => {
   });
 });
 
+/** A public vector file: the copy in conformance/vectors, else the shared folder beside the clone (never skipped). */
+function vectorFile(topic: string, name: string): string {
+  const candidates = [join(WEB_ROOT, '..', 'conformance', 'vectors', topic, name), join(WEB_ROOT, '..', '..', 'shared', 'vectors', topic, name)];
+  const found = candidates.find((p) => existsSync(p));
+  if (!found) throw new Error(`vector file ${topic}/${name} not found in ${candidates.join(' or ')}`);
+  return found;
+}
+
 describe('browser crypto: WebCrypto in Chromium and node:crypto agree', () => {
   it('on every Wycheproof Ed25519 and ECDSA P-256 vector and on the adversarial Ed25519 inputs', async () => {
     const node = createNodeBackend();
     type Item = { alg: 'EdDSA' | 'ES256'; pub: string; msg: string; sig: string; id: string };
     const items: Item[] = [];
     const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
-    const ed = JSON.parse(await readFile(join(WEB_ROOT, '..', '..', 'shared', 'vectors', 'ed25519', 'wycheproof-ed25519_test.json'), 'utf8'));
+    const ed = JSON.parse(await readFile(vectorFile('ed25519', 'wycheproof-ed25519_test.json'), 'utf8'));
     for (const g of ed.testGroups) for (const t of g.tests) items.push({ alg: 'EdDSA', pub: g.publicKey?.pk ?? g.key.pk, msg: t.msg, sig: t.sig, id: `ed25519 #${t.tcId}` });
-    const ec = JSON.parse(await readFile(join(WEB_ROOT, '..', '..', 'shared', 'vectors', 'ecdsa-p256', 'wycheproof-ecdsa_secp256r1_sha256_p1363_test.json'), 'utf8'));
+    const ec = JSON.parse(await readFile(vectorFile('ecdsa-p256', 'wycheproof-ecdsa_secp256r1_sha256_p1363_test.json'), 'utf8'));
     for (const g of ec.testGroups) for (const t of g.tests) items.push({ alg: 'ES256', pub: g.publicKey?.uncompressed ?? g.key.uncompressed, msg: t.msg, sig: t.sig, id: `p256 #${t.tcId}` });
     // Adversarial Ed25519: where verifiers are known to split.
     const msg = new TextEncoder().encode('cookwala adversarial');

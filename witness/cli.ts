@@ -9,7 +9,7 @@
 
 import { join } from 'node:path';
 import { readFile, rm } from 'node:fs/promises';
-import { parseFlags, runCli, UsageError } from '../verifier/cli/args.ts';
+import { parseFlags, runCli, UsageError } from '../platform/args.ts';
 import { ProtocolError, type Result } from '../verifier/errors.ts';
 import { parseJson, readDocument } from '../verifier/documents/read.ts';
 import type { KeyRecord } from '../verifier/documents/keys.ts';

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { topicDir } from '../vectors-dir.ts';
-import { checkConsistencyProbe, checkInclusionProbe, checkMerkleReference } from '../../verifier/merkle/index.ts';
+import { checkConsistencyProbe, checkInclusionProbe, checkMerkleReference } from './merkle-probes.ts';
 
 const dir = topicDir('merkle');
 

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { topicDir } from '../vectors-dir.ts';
-import { checkSignedNoteFile } from '../../verifier/note/index.ts';
+import { checkSignedNoteFile } from './signed-note.ts';
 
 const dir = topicDir('signed-note');
 

@@ -6,7 +6,7 @@
 // subset of those values present (proofs without leaves are verified against their own roots).
 
 import path from 'node:path';
-import { checkConsistencyProbe, checkInclusionProbe, checkMerkleReference } from '../../verifier/merkle/index.ts';
+import { checkConsistencyProbe, checkInclusionProbe, checkMerkleReference } from '../checks/merkle-probes.ts';
 import type { Result } from '../../verifier/errors.ts';
 import { classify, isDocumentation, listFiles, readJson } from '../files.ts';
 import type { Tally } from '../tally.ts';

@@ -5,7 +5,7 @@
 // parse-only examples); a case passes only when the verdict and every stated detail match.
 
 import path from 'node:path';
-import { checkSignedNoteFile } from '../../verifier/note/index.ts';
+import { checkSignedNoteFile } from '../checks/signed-note.ts';
 import { classify, isDocumentation, listFiles, readJson } from '../files.ts';
 import type { TopicRunner } from '../topic.ts';
 

@@ -5,7 +5,7 @@
 // witness cosigned are each named with their code and seq; the bounds themselves are inclusive;
 // and a descriptor without timeBounds says which time checks it skipped.
 import { describe, expect, it } from 'vitest';
-import { generateLog, type GenOptions } from '../../bench/verify-gen.ts';
+import { generateLog, type GenOptions } from '../../testkit/log-generator.ts';
 import { createBundleVerifier } from './verifier.ts';
 import type { BundleReport } from './report.ts';
 import { formatReport } from './report.ts';

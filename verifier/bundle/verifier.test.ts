@@ -1,9 +1,9 @@
-// The pure streaming bundle reader (bundle-verifier.ts) on generated bundles (bench/verify-gen.ts):
+// The pure streaming bundle reader (bundle-verifier.ts) on generated bundles (testkit/log-generator.ts):
 // untouched bundles verify (with erasures, in both modes, inline and through the worker pool), and
 // each tampering is named with its code and seq. The CLI-level suite over a real sequencer's
 // export is test/audit-tamper.test.ts.
 import { describe, expect, it } from 'vitest';
-import { generateLog, type GenOptions } from '../../bench/verify-gen.ts';
+import { generateLog, type GenOptions } from '../../testkit/log-generator.ts';
 import { createBundleVerifier, type BundleVerifierOptions } from './verifier.ts';
 import type { BundleReport } from './report.ts';
 import type { JsonObject } from '../documents/document-hash.ts';

@@ -9,7 +9,7 @@
 // separate from verification, which stays offline. Exit 0 done, 1 refused, 2 usage or unreachable.
 
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import { parseFlags, runCli, UsageError } from './args.ts';
+import { parseFlags, runCli, UsageError } from '../../platform/args.ts';
 import { keySourceOf, keysFromDidDocument, keysFromKeysDocument } from './did-web.ts';
 import { parseJson, readDocument } from '../documents/read.ts';
 import { isTime } from '../encoding/wire.ts';

@@ -4,7 +4,7 @@
 // 1 when the proof fails (the reason code, seq and detail are printed), 2 for unusable input (an
 // unreadable or non-JSON file, policy or key cache).
 
-import { parseFlags, runCli, UsageError } from './args.ts';
+import { parseFlags, runCli, UsageError } from '../../platform/args.ts';
 import { InputError, readJsonFile, readKeyCacheFile, readPolicyFile } from './trust-files.ts';
 import { verifyEventProof } from '../documents/event-proof.ts';
 

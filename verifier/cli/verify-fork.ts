@@ -5,7 +5,7 @@
 // with different head or root), 1 when it does not, 2 for unusable input (a file that cannot be
 // read, is not JSON, is not a ForkProof document, or no trusted key given). No network.
 
-import { parseFlags, runCli, UsageError } from './args.ts';
+import { parseFlags, runCli, UsageError } from '../../platform/args.ts';
 import { InputError, readJsonFile, readPolicyFile } from './trust-files.ts';
 import { readDocument } from '../documents/read.ts';
 import { verifyForkProof, type ForkProof } from '../documents/fork-proof.ts';

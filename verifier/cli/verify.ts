@@ -8,7 +8,7 @@
 // major version). No network: trust comes from the policy and the key cache alone.
 
 import { stat } from 'node:fs/promises';
-import { parseFlags, runCli, UsageError } from './args.ts';
+import { parseFlags, runCli, UsageError } from '../../platform/args.ts';
 import { forEachLine, readCheckpointSeqsAhead, readFirstLine } from './bundle-file.ts';
 import { InputError, readKeyCacheFile, readPolicyFile } from './trust-files.ts';
 import { createSigPool } from '../../platform/sig-pool.ts';

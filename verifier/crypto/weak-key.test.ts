@@ -18,7 +18,7 @@ import { createBundleVerifier } from '../bundle/verifier.ts';
 import type { JsonObject } from '../documents/document-hash.ts';
 import { fakeHash, keyFor, signerFor, T0 } from '../../testkit/verifier-fixtures.ts';
 import { readKeyCacheFile, readPolicyFile } from '../cli/trust-files.ts';
-import { generateLog } from '../../bench/verify-gen.ts';
+import { generateLog } from '../../testkit/log-generator.ts';
 import { tempDirs } from '../../testkit/tmp.ts';
 
 const tmp = tempDirs();

@@ -1,7 +1,7 @@
 // One event proved offline (event-proof.ts) on a generated log: a device event with and without its
 // payload, a sequencer-signed erasure entry, and each way a proof can be wrong, by its reason code.
 import { describe, expect, it } from 'vitest';
-import { generateLog } from '../../bench/verify-gen.ts';
+import { generateLog } from '../../testkit/log-generator.ts';
 import { buildEventProof, verifyEventProof } from './event-proof.ts';
 import { createMemoryTree, hashLeaf, inclusionProof } from '../merkle/index.ts';
 import { entryLeaf, type Entry } from './entry.ts';

@@ -1,11 +1,11 @@
 // verifier/note/index.ts: C2SP signed notes, checkpoints and cosignatures for interop with the
 // transparency-log ecosystem (sumdb, Sigsum, C2SP tlog-witness), the one module other parts import
-// (it only re-exports). Pieces: note-signed.ts (parse, verify and sign notes; codes
-// 'malformed_note', 'bad_signature', 'unknown_key'), note-keys.ts (vkeys and skeys, key IDs,
+// (it only re-exports). Pieces: signed.ts (parse, verify and sign notes; codes
+// 'malformed_note', 'bad_signature', 'unknown_key'), keys.ts (vkeys and skeys, key IDs,
 // verifiers for Ed25519 0x01, ECDSA P-256 0x02 and cosignature/v1 0x04; 'malformed_vkey',
-// 'unsupported_alg'), note-checkpoint.ts (tlog-checkpoint bodies; 'origin_mismatch'),
-// note-cosignature.ts (tlog-cosignature v1 message and timestamp), note-base64.ts, note-text.ts,
-// note-ecdsa.ts, and note-conformance.ts (per-case checkers for the shared vector files).
+// 'unsupported_alg'), checkpoint.ts (tlog-checkpoint bodies; 'origin_mismatch'),
+// cosignature.ts (tlog-cosignature v1 message and timestamp), base64.ts, text.ts and ecdsa.ts.
+// The per-case checkers for the shared vector files live in conformance/checks/signed-note.ts.
 // It leaves out Cookwala's own JSON checkpoints and witness protocol (DESIGN §4, §7), which do not
 // use notes. Invariant: pure code, no I/O; the signed bytes have one encoder each.
 
@@ -15,7 +15,3 @@ export * from './checkpoint.ts';
 export * from './cosignature.ts';
 export { fromBase64Std, toBase64Std } from './base64.ts';
 export { isValidKeyName, MAX_NOTE_BYTES, MAX_SIGNATURES } from './text.ts';
-export {
-  checkCheckpointBodyCase, checkInvalidKeyCase, checkKeyCase, checkNoteCase, checkParseOnlyCase, checkSignedCheckpointCase,
-  checkSignedNoteFile, noteVerdict, type NoteVerdict,
-} from '../../conformance/checks/signed-note.ts';

@@ -8,11 +8,12 @@ import { createNobleBackend } from '../crypto/noble.ts';
 import { createNodeBackend } from '../crypto/node.ts';
 import { concatBytes, fromUtf8, utf8 } from '../encoding/wire.ts';
 import {
-  checkSignedNoteFile, cosignatureMessage, createNoteSigner, createNoteVerifier, encodeCosignature, formatSignerKey, formatVerifierKey,
+  cosignatureMessage, createNoteSigner, createNoteVerifier, encodeCosignature, formatSignerKey, formatVerifierKey,
   noteKeyId, parseCosignature, parseNote, parseSignerKey, parseVerifierKey, signNote, toBase64Std, verifyCheckpointNote, verifyNote,
   SIG_COSIGNATURE_V1, SIG_ECDSA, SIG_ED25519, type NoteSigner,
 } from './index.ts';
 import { ecdsaDerToRaw, ecdsaRawToDer, p256Spki } from './ecdsa.ts';
+import { checkSignedNoteFile } from '../../conformance/checks/signed-note.ts';
 
 const node = createNodeBackend();
 const seed = (n: number) => new Uint8Array(32).fill(n);

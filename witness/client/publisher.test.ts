@@ -82,6 +82,8 @@ describe('checkpoint publisher', () => {
     await persistedWithFour;
     expect(store.checkpoints.get(cp.seq)?.signature).toHaveLength(4);
     expect(pub.status().witnesses.map((w) => w.lastCosignedSeq)).toEqual([11, 11, 11]);
+    // Each connection is named by the kid of its last valid cosignature (the explorer's witness table).
+    expect(pub.status().witnesses.map((w) => w.kid)).toEqual(keys.map((k) => k.keyRecord.kid));
     expect(pub.latest()?.signature).toHaveLength(4);
     await pub.close();
   });

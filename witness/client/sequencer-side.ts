@@ -14,7 +14,7 @@ import { loadOrCreatePeerKey } from '../wire/identity.ts';
 import { createP2pNode, fullAddrs, keepConnected, type P2pNode } from '../wire/p2p-node.ts';
 import { createWitnessConnection, type WitnessConnection } from './connection.ts';
 import { createCheckpointPublisher, type CheckpointPublisherImpl, type PublisherMetrics, type PublisherStore } from './publisher.ts';
-import { CHECKPOINT_TOPIC, TOPICS } from '../server/gossip.ts';
+import { CHECKPOINT_TOPIC, TOPICS } from '../wire/topics.ts';
 import { encodeMessage } from '../wire/messages.ts';
 
 export interface SequencerWitnessingOptions {

@@ -19,9 +19,7 @@ import type { AdmittedLog } from './add-checkpoint.ts';
 import { stripCosignatures } from './add-checkpoint.ts';
 import type { LogState } from './state.ts';
 
-export const CHECKPOINT_TOPIC = '/cookwala/checkpoints/1';
-export const FORK_TOPIC = '/cookwala/forks/1';
-export const TOPICS = [CHECKPOINT_TOPIC, FORK_TOPIC];
+export { CHECKPOINT_TOPIC, FORK_TOPIC, TOPICS } from '../wire/topics.ts';
 
 export type Verdict = 'accept' | 'reject' | 'ignore';
 

@@ -1,0 +1,138 @@
+// ARCHITECTURE (DESIGN §2, STYLE "the folders are the architecture"): a table of layers, one row
+// per folder, naming the folders of ours that a product file there may import; any other arrow
+// fails. On top of the table, the pure core (verifier/ outside verifier/cli/) imports no I/O or
+// network stack (fastify, level, libp2p, node's fs, net, child_process, worker_threads), so it
+// runs in a browser, and no product file imports the test kit. Tests (`*.test.ts`, test/) and
+// bench/ may import any product folder and testkit/, but tests never reach into bench/. The check
+// reads every import form (static, re-export, side-effect, dynamic import(), require()).
+import { describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Layer of a project path: the longest row prefix it falls under. */
+const LAYERS: Record<string, readonly string[]> = {
+  verifier: [],
+  'verifier/cli': ['verifier', 'platform'],
+  platform: ['verifier'],
+  logstore: ['verifier', 'platform'],
+  'witness/wire': ['verifier', 'platform'],
+  'witness/server': ['verifier', 'platform', 'witness/wire', 'web/server'],
+  'witness/client': ['verifier', 'platform', 'witness/wire'],
+  witness: ['verifier', 'platform', 'witness/wire', 'witness/server', 'witness/client'],
+  executor: ['verifier', 'platform'],
+  sequencer: ['verifier', 'platform', 'logstore', 'witness/wire', 'witness/client', 'web/server'],
+  'web/src': ['verifier'],
+  'web/server': ['verifier', 'platform', 'sequencer'],
+  web: ['verifier', 'platform', 'web/src', 'web/server'],
+  conformance: ['verifier', 'platform'],
+  demo: ['verifier', 'platform', 'web', 'logstore', 'sequencer', 'witness', 'witness/wire', 'witness/client', 'witness/server', 'executor', 'web/server'],
+  bin: ['verifier', 'verifier/cli', 'platform', 'logstore', 'sequencer', 'witness', 'witness/wire', 'witness/client', 'witness/server', 'executor', 'conformance', 'demo', 'web', 'web/server'],
+  testkit: ['verifier', 'verifier/cli', 'platform', 'logstore', 'sequencer', 'witness', 'witness/wire', 'witness/client', 'witness/server', 'executor', 'conformance', 'demo', 'bin', 'web', 'web/server', 'web/src'],
+  bench: ['*', '!test'],
+  test: ['*', '!bench'],
+};
+const TEST_ROW = ['*', '!bench'];
+const PURE_FORBIDDEN = [/^fastify(?:\/|$)/, /^@fastify\//, /^level(?:\/|$)/, /^classic-level(?:\/|$)/, /^libp2p(?:\/|$)/, /^@libp2p\//, /^@chainsafe\//, /^pino(?:\/|$)/, /^prom-client(?:\/|$)/, /^(?:node:)?fs(?:\/|$)/, /^(?:node:)?net(?:\/|$)/, /^(?:node:)?child_process(?:\/|$)/, /^(?:node:)?worker_threads(?:\/|$)/];
+
+/** Every module specifier a source file imports, in any of the forms TS and ESM allow. */
+export function importsOf(src: string): string[] {
+  const out: string[] = [];
+  const patterns = [
+    /(?:^|[\s;])import\s+(?:type\s+)?[\w*{}\s,$]*?\s*from\s*['"]([^'"]+)['"]/g,
+    /(?:^|[\s;])export\s+(?:type\s+)?[\w*{}\s,$]*?\s*from\s*['"]([^'"]+)['"]/g,
+    /(?:^|[\s;])import\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
+    /\brequire\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ];
+  for (const re of patterns) for (const m of src.matchAll(re)) out.push(m[1]);
+  return out;
+}
+
+export function layerOf(path: string): string | undefined {
+  let best: string | undefined;
+  for (const row of Object.keys(LAYERS)) if ((path === row || path.startsWith(row + '/')) && (!best || row.length > best.length)) best = row;
+  return best;
+}
+
+function allowed(fromPath: string, toLayer: string): boolean {
+  const from = layerOf(fromPath);
+  if (from === undefined) return false;
+  if (from === toLayer) return true;
+  const row = /\.test\.ts$/.test(fromPath) ? TEST_ROW : LAYERS[from];
+  if (row.includes('!' + toLayer)) return false;
+  return row.includes('*') || row.includes(toLayer);
+}
+
+/** Offences in a set of files: {path relative to the root: source text}. */
+export function offences(files: Record<string, string>): string[] {
+  const out: string[] = [];
+  for (const [path, src] of Object.entries(files)) {
+    const from = layerOf(path);
+    if (from === undefined) continue;
+    const isTest = /\.test\.ts$/.test(path) || from === 'test' || from === 'bench' || from === 'testkit';
+    for (const spec of importsOf(src)) {
+      if (spec.startsWith('.')) {
+        const target = relative(ROOT, resolve(ROOT, dirname(path), spec)).split(sep).join('/');
+        const to = layerOf(target);
+        if (to === undefined) { out.push(`${path} imports ${spec}, outside every layer`); continue; }
+        if (!allowed(path, to)) out.push(`${path} (${from}) imports ${spec} (${to})`);
+      } else if (!isTest && from === 'verifier' && PURE_FORBIDDEN.some((re) => re.test(spec))) {
+        out.push(`${path} (pure core) imports ${spec}`);
+      }
+    }
+  }
+  return out;
+}
+
+function sourceFiles(dir: string, acc: Record<string, string> = {}): Record<string, string> {
+  for (const d of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, d.name);
+    const rel = relative(ROOT, p).split(sep).join('/');
+    if (d.isDirectory()) {
+      if (d.name === 'node_modules' || d.name === 'dist' || d.name.startsWith('.') || rel === 'conformance/vectors') continue;
+      sourceFiles(p, acc);
+    } else if (/\.(?:ts|js|mjs)$/.test(d.name) && !d.name.endsWith('.d.ts')) acc[rel] = readFileSync(p, 'utf8');
+  }
+  return acc;
+}
+
+describe('architecture: the layer table holds for every file', () => {
+  it('finds the import forms it claims to', () => {
+    const src = [
+      "import Fastify from 'fastify';",
+      "import { Level } from \"level\";",
+      "import type { Libp2p } from 'libp2p';",
+      "export { tcp } from '@libp2p/tcp';",
+      "import 'node:fs';",
+      "const net = await import('node:net');",
+      "const cp = require('child_process');",
+      "import {\n  Worker,\n} from 'node:worker_threads';",
+    ].join('\n');
+    expect(importsOf(src)).toEqual(expect.arrayContaining(['fastify', 'level', 'libp2p', '@libp2p/tcp', 'node:fs', 'node:net', 'child_process', 'node:worker_threads']));
+  });
+
+  it('fails on a forbidden arrow (a test of the test)', () => {
+    expect(offences({ 'verifier/documents/x.ts': "import { Level } from 'level';" })).toHaveLength(1);
+    expect(offences({ 'verifier/documents/x.ts': "import { a } from '../../sequencer/app.ts';" })).toEqual(['verifier/documents/x.ts (verifier) imports ../../sequencer/app.ts (sequencer)']);
+    expect(offences({ 'logstore/x.ts': "import { a } from '../sequencer/app.ts';" })).toHaveLength(1);
+    expect(offences({ 'sequencer/x.ts': "import { a } from '../testkit/tmp.ts';" })).toHaveLength(1);
+    expect(offences({ 'sequencer/x.ts': "import { a } from '../witness/server/state.ts';" })).toHaveLength(1);
+    expect(offences({ 'witness/client/x.ts': "import { a } from '../server/gossip.ts';" })).toHaveLength(1);
+    expect(offences({ 'test/x.test.ts': "import { a } from '../bench/run.ts';" })).toHaveLength(1);
+    expect(offences({ 'verifier/merkle/x.test.ts': "import { a } from '../../bench/run.ts';" })).toHaveLength(1);
+    // and allows what the table allows
+    expect(offences({ 'sequencer/x.ts': "import { a } from '../logstore/store.ts'; import { b } from '../verifier/errors.ts';" })).toEqual([]);
+    expect(offences({ 'verifier/cli/x.ts': "import { readFile } from 'node:fs/promises'; import { a } from '../../platform/sig-pool.ts';" })).toEqual([]);
+    expect(offences({ 'verifier/x.test.ts': "import { readFile } from 'node:fs'; import { a } from '../testkit/tmp.ts';" })).toEqual([]);
+  });
+
+  it('holds for every source file of the project', () => {
+    const files = sourceFiles(ROOT);
+    delete files['test/architecture.test.ts']; // its own examples above are offences on purpose
+    expect(Object.keys(files).filter((f) => f.startsWith('verifier/')).length).toBeGreaterThan(30);
+    expect(offences(files)).toEqual([]);
+  });
+});

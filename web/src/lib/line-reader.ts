@@ -1,0 +1,157 @@
+// web/src/lib/line-reader.ts: an audit bundle read line by line from a Blob or File in a browser
+// (DESIGN §8, §12b), with the same rules as the CLI's reader (verifier/cli/bundle-file.ts), so the
+// page and `cookwala verify` feed the pure verifier the same lines with the same flags: lines split
+// on the byte 0x0A before decoding (a newline byte never occurs inside a multi-byte UTF-8
+// sequence), each checked to be UTF-8 and decoded once (a BOM is kept, as Node keeps it), a line
+// over MAX_LINE_BYTES skipped unread and flagged tooLong, a last line without a newline flagged
+// unterminated. The file is read through Blob.stream(), so memory is one chunk plus the longest
+// line, never the file. Also the read-ahead of the checkpoint seqs from the tail (slices from the
+// end, at most 64 MiB) and the first line (the header) alone. Left out: what a line means.
+
+/** The flags bundle-verifier.ts takes with each line. */
+export interface LineFlags {
+  unterminated?: boolean;
+  notUtf8?: boolean;
+  tooLong?: boolean;
+}
+
+/** As verifier/cli/bundle-file.ts: no valid line comes near this. */
+export const MAX_LINE_BYTES = 16 << 20;
+const MAX_TAIL_BYTES = 64 << 20;
+const SLICE = 1 << 20;
+
+const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const lenient = new TextDecoder('utf-8', { ignoreBOM: true });
+
+function decode(b: Uint8Array): { text: string; notUtf8: boolean } {
+  try {
+    return { text: strict.decode(b), notUtf8: false };
+  } catch {
+    return { text: lenient.decode(b), notUtf8: true };
+  }
+}
+
+function concat(parts: Uint8Array[], total: number): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  const out = new Uint8Array(total);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+/** The part of Blob that is read here (a File is one). */
+export interface ByteSource {
+  readonly size: number;
+  slice(start?: number, end?: number): { arrayBuffer(): Promise<ArrayBuffer> };
+  stream(): ReadableStream<Uint8Array>;
+}
+
+/**
+ * Calls `onLine` for each line in order, awaiting it when it returns a promise; returning `false`
+ * stops the reading. `onBytes` is told each chunk's size as it is read.
+ */
+export async function forEachLine(src: ByteSource, onLine: (text: string, flags: LineFlags) => Promise<void> | undefined | false, onBytes?: (n: number) => void): Promise<void> {
+  const reader = src.stream().getReader();
+  let carry: Uint8Array[] = [];
+  let carried = 0;
+  let skipping = false;
+  const emit = async (slice: Uint8Array, flags: LineFlags): Promise<boolean> => {
+    let r: Promise<void> | undefined | false;
+    if (skipping) r = onLine('', { ...flags, tooLong: true });
+    else {
+      const d = decode(slice);
+      r = onLine(d.text, d.notUtf8 ? { ...flags, notUtf8: true } : flags);
+    }
+    skipping = false;
+    if (r === false) return false;
+    if (r) await r;
+    return true;
+  };
+  try {
+    for (;;) {
+      const { done, value: chunk } = await reader.read();
+      if (done) break;
+      onBytes?.(chunk.length);
+      let start = 0;
+      for (;;) {
+        const nl = chunk.indexOf(0x0a, start);
+        if (nl < 0) break;
+        let slice = chunk.subarray(start, nl);
+        if (carried + slice.length > MAX_LINE_BYTES) skipping = true;
+        else if (carried > 0) slice = concat([...carry, slice], carried + slice.length);
+        carry = [];
+        carried = 0;
+        start = nl + 1;
+        if (!(await emit(slice, {}))) return;
+      }
+      if (start < chunk.length && !skipping) {
+        carry.push(chunk.slice(start));
+        carried += chunk.length - start;
+        if (carried > MAX_LINE_BYTES) {
+          skipping = true;
+          carry = [];
+          carried = 0;
+        }
+      }
+    }
+    if (carried > 0 || skipping) await emit(concat(carry, carried), { unterminated: true });
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+async function bytesOf(src: ByteSource, start: number, end: number): Promise<Uint8Array> {
+  return new Uint8Array(await src.slice(start, end).arrayBuffer());
+}
+
+function checkpointSeq(line: Uint8Array): number | undefined {
+  try {
+    const d = JSON.parse(lenient.decode(line)) as { kind?: unknown; seq?: unknown };
+    return d && d.kind === 'Checkpoint' && Number.isSafeInteger(d.seq) ? (d.seq as number) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The seqs of the last `count` lines if they are checkpoints (stopping at the first line that is
+ * not), read backwards from the end; a hint only, as in the CLI (every line is checked again).
+ */
+export async function readCheckpointSeqsAhead(src: ByteSource, count: number): Promise<number[]> {
+  if (count <= 0) return [];
+  const seqs: number[] = [];
+  let pos = src.size;
+  let tail: Uint8Array = new Uint8Array(0);
+  let skippedFinalNewline = false;
+  let read = 0;
+  while (pos > 0 && seqs.length < count && read < MAX_TAIL_BYTES) {
+    const n = Math.min(SLICE, pos);
+    pos -= n;
+    const chunk = await bytesOf(src, pos, pos + n);
+    read += n;
+    tail = concat([chunk, tail], chunk.length + tail.length);
+    if (!skippedFinalNewline && tail.length > 0) {
+      if (tail[tail.length - 1] === 0x0a) tail = tail.subarray(0, tail.length - 1);
+      skippedFinalNewline = true;
+    }
+    let nl = tail.lastIndexOf(0x0a);
+    while (nl >= 0 && seqs.length < count) {
+      const seq = checkpointSeq(tail.subarray(nl + 1));
+      if (seq === undefined) return seqs.reverse();
+      seqs.push(seq);
+      tail = tail.subarray(0, nl);
+      nl = tail.lastIndexOf(0x0a);
+    }
+  }
+  return seqs.reverse();
+}
+
+/** The first line (the header), read alone; undefined when none ends within 1 MiB. */
+export async function readFirstLine(src: ByteSource): Promise<string | undefined> {
+  const b = await bytesOf(src, 0, Math.min(SLICE, src.size));
+  const nl = b.indexOf(0x0a);
+  return nl < 0 ? undefined : lenient.decode(b.subarray(0, nl));
+}
