@@ -236,7 +236,7 @@ export function resign(lines: string[], seq: number, signer: Signer, signedAt: s
  * signed by `sequencer` at its old signedAt and cosigned by each witness signer whose kid it
  * carried, at that cosignature's old signedAt unless `cosignAt` gives another.
  */
-export function reseal(lines: string[], sequencer: Signer, witnesses: Signer[], cosignAt?: (cp: Doc, old: string) => string): string[] {
+export function reseal(lines: string[], sequencer: Signer, witnesses: Signer[], cosignAt?: (cp: Doc, old: string, kid: string) => string): string[] {
   const heads = new Map<number, { head: string; root: string }>();
   const frontier = createFrontier();
   const out = lines.slice();
@@ -263,7 +263,7 @@ export function reseal(lines: string[], sequencer: Signer, witnesses: Signer[], 
     let cp = buildCheckpoint({ log: d.log, seq: d.seq, head, root }, sequencer, d.signature[0].signedAt);
     for (const old of d.signature.slice(1) as Array<{ kid: string; signedAt: string }>) {
       const w = witnesses.find((x) => x.kid === old.kid);
-      if (w) cp = addCosignature(cp, cosignCheckpoint(cp, w, cosignAt ? cosignAt(d, old.signedAt) : old.signedAt));
+      if (w) cp = addCosignature(cp, cosignCheckpoint(cp, w, cosignAt ? cosignAt(d, old.signedAt, old.kid) : old.signedAt));
     }
     out[i] = JSON.stringify(cp);
   }

@@ -12,8 +12,10 @@
 // same pass each recorded seq also keeps the latest sequencedAt of the entries up to it (a
 // running maximum, and the first seq holding it): a witness that cosigned a checkpoint saw every
 // entry at or below its seq, so with the descriptor's timeBounds, that sequencedAt may be at most
-// the earliest counted cosignature's signedAt plus maxClockSkew (the sequencer's and the
-// witness's clocks may differ by that much), else sequenced_after_cosignature names the entry.
+// the quorum-th earliest counted cosignature's signedAt plus maxClockSkew (the sequencer's and the
+// witness's clocks may differ by that much), else sequenced_after_cosignature names the entry. The
+// quorum-th, not the first: the policy trusts any `quorum` witnesses together, not one alone, so a
+// single witness with a slow clock cannot fail a log, and `quorum` of them attest the time.
 // Checked only where the checkpoint met the policy and matched the entries (a rewrite is
 // reported as such). Left out: entries (bundle-entries.ts).
 
@@ -84,12 +86,11 @@ export function createCheckpointChecker(o: CheckpointCheckerOptions) {
   }
 
   let reportedLate: number | undefined;
-  /** Entries up to cp.seq existed when each witness cosigned: the latest sequencedAt is bounded by the earliest cosignature. */
+  /** Entries up to cp.seq existed when the witnesses cosigned: the latest sequencedAt is bounded by the quorum-th earliest cosignature. */
   function checkCosignatureTimes(cp: Checkpoint, latest: LatestStamp | undefined, witnesses: string[], cosignedAt: string[], line: number): void {
-    if (!o.timeBounds || latest === undefined) return;
-    let first = -1;
-    for (let i = 0; i < cosignedAt.length; i++) if (first < 0 || timeMs(cosignedAt[i]) < timeMs(cosignedAt[first])) first = i;
-    if (first < 0) return; // quorum 0: no witness statement to bound by
+    if (!o.timeBounds || latest === undefined || cosignedAt.length === 0) return; // quorum 0: no witness statement to bound by
+    const order = cosignedAt.map((_, i) => i).sort((a, b) => timeMs(cosignedAt[a]) - timeMs(cosignedAt[b]));
+    const first = order[Math.min(Math.max(o.policy.quorum, 1), order.length) - 1];
     const bound = timeMs(cosignedAt[first]) + o.timeBounds.maxClockSkewMs;
     if (latest.ms > bound && latest.seq !== reportedLate) {
       reportedLate = latest.seq; // one failure per entry, however many later checkpoints it outruns

@@ -111,8 +111,10 @@ export function createEntryChecker(o: EntryCheckerOptions) {
     } else if (o.mode === 'full') {
       f.add({ kind: 'payload_missing', seq: e.seq, line: p.line, detail: `entry ${e.seq} has no payload line in a full-mode log (payloads are never erased there)` });
     } else {
+      // An entry line whose seq does not follow the last missing one (a repeated or reordered
+      // line) was already named chain_broken; it takes no place among the gaps (issue 14 #1).
       const h = parseHash(e.eventHash);
-      if (h.ok) missing.add(e.seq, h.value);
+      if (h.ok && e.seq > missing.lastSeq) missing.add(e.seq, h.value);
     }
   }
 

@@ -17,6 +17,8 @@ export interface MissingPayloads {
   /** An erasure entry `by` names (seq, eventHash): explains the gap when it matches. */
   markErased(seq: number, eventHash: Uint8Array, by: number): MarkResult;
   readonly count: number;
+  /** The greatest seq added so far (0 when none). */
+  readonly lastSeq: number;
   /** Visits every missing payload in seq order; erasedBy is 0 for an unexplained one. */
   forEach(f: (seq: number, erasedBy: number) => void): void;
   readonly unexplained: number;
@@ -75,6 +77,9 @@ export function createMissingPayloads(): MissingPayloads {
     },
     get count() {
       return n;
+    },
+    get lastSeq() {
+      return n > 0 ? seqs[n - 1] : 0;
     },
     get unexplained() {
       return n - explained;

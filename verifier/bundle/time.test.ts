@@ -111,6 +111,17 @@ describe('time bounds, offline', () => {
     expect(kinds(await verify(withSequencedAt(g, lines, 20, entry(lines, 20).sequencedAt, early(0)), g.policy))).toEqual([]);
   });
 
+  it('the bound is the quorum-th earliest cosignature: one witness with a slow clock fails nothing, a quorum of them does', async () => {
+    expect(g.policy.quorum).toBe(2);
+    const last = timeMs(entry(lines, 20).sequencedAt);
+    const slow = (kids: string[]) => (cp: Doc, old: string, kid: string) => (cp.seq === 20 && kids.includes(kid) ? formatTime(last - SKEW - 1) : old);
+    const [w0, w1] = g.witnessSigners.map((w) => w.kid);
+    const one = await verify(withSequencedAt(g, lines, 20, entry(lines, 20).sequencedAt, slow([w0])), g.policy);
+    expect(kinds(one)).toEqual([]);
+    const two = await verify(withSequencedAt(g, lines, 20, entry(lines, 20).sequencedAt, slow([w0, w1])), g.policy);
+    expect(kinds(two)).toEqual(['sequenced_after_cosignature@20']);
+  });
+
   it('the last entry pushed past its checkpoint\'s cosignatures is found without read-ahead too, and named once', async () => {
     const cosigned = JSON.parse(lines[idx(lines, 'Checkpoint', 60)]).signature[1].signedAt as string;
     const later = formatTime(timeMs(cosigned) + SKEW + 1);

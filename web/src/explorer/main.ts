@@ -206,6 +206,7 @@ async function loadEntries(v: View): Promise<void> {
   const body = byId('entry-rows');
   fill(body);
   fill(byId('entries-note'), 'loading…');
+  byId('entries').setAttribute('aria-busy', 'true');
   const q = new URLSearchParams({ order: 'desc', limit: String(PAGE) });
   if (v.to !== undefined) q.set('to', String(v.to));
   if (v.subject) q.set('subject', v.subject);
@@ -227,8 +228,10 @@ async function loadEntries(v: View): Promise<void> {
   } catch (e) {
     fill(byId('entries-note'), errorNote(e));
   }
+  if (view !== v) return;
   byId<HTMLButtonElement>('older').disabled = v.next === undefined;
   byId<HTMLButtonElement>('newer').disabled = v.newer.length === 0;
+  byId('entries').setAttribute('aria-busy', 'false');
 }
 
 function entryRow(v: View, e: Entry): HTMLElement {
