@@ -9,6 +9,7 @@ export const REASONS = {
   bad_json: { status: 400, meaning: 'the body or line is not valid JSON' },
   duplicate_member: { status: 400, meaning: 'a JSON object names one member twice (I-JSON, RFC 7493 §2.3): two parsers could read it two ways' },
   too_deep: { status: 400, meaning: 'JSON nested deeper than the reader allows (64 levels for a document; DESIGN §3)' },
+  too_many_values: { status: 413, meaning: 'JSON text with more values (2^20) or objects and arrays (2^18) than the reader allows: bounds the memory any text can take' },
   unknown_field: { status: 400, meaning: 'a member that the schema does not define (x- members are ignored)' },
   invalid_document: { status: 400, meaning: 'the document breaks its JSON Schema (type, format, required member)' },
   unsupported_version: { status: 400, meaning: 'coreVersion is not 0.2.x' },

@@ -2,7 +2,7 @@
 // verifier/cloudevent/read.ts readCloudEvent(): cases.json (`expected` valid/invalid under the spec),
 // spec-examples/*.json (each valid; *batch* files are JSON arrays of events, read one by one, and the
 // empty batch is a valid batch), and conformance/*.yaml, the cloudevents/conformance events read with
-// yaml-lite.ts and mapped to structured JSON as json-format §3.1.1 says (context attributes and
+// yaml-read.ts (failsafe schema: scalars are strings) and mapped to structured JSON as json-format §3.1.1 says (context attributes and
 // extensions as members; Data parsed as JSON for a JSON datacontenttype, else a string); all valid.
 // A spec example whose data_base64 holds characters outside base64 (the spec's "... base64 encoded
 // string ..." placeholder) is skipped with that reason, never passed.
@@ -13,7 +13,7 @@ import { isJsonMediaType } from '../../verifier/cloudevent/format.ts';
 import { classify, isDocumentation, listFiles, readJson, readText } from '../files.ts';
 import type { Tally } from '../tally.ts';
 import type { TopicRunner } from '../topic.ts';
-import { parseYamlSubset, YamlSubsetError, type YamlMap } from './yaml-lite.ts';
+import { readYamlDocuments, YamlReadError, type YamlMap, type YamlValue } from './yaml-read.ts';
 
 const PATTERNS = {
   cases: /^cases[^/]*\.json$/,
@@ -73,14 +73,16 @@ function runExample(file: string, doc: unknown, t: Tally): void {
 /** A cloudevents/conformance YAML event as a JSON-format (structured) event. */
 export function yamlEventToJson(doc: YamlMap): Record<string, unknown> {
   const attrs = doc.ContextAttributes;
-  if (!attrs || typeof attrs !== 'object') throw new Error('no ContextAttributes mapping');
+  if (!attrs || typeof attrs !== 'object' || Array.isArray(attrs)) throw new Error('no ContextAttributes mapping');
   const ev: Record<string, unknown> = {};
+  // Members are defined, not assigned, so a key `__proto__` stays an ordinary member.
+  const put = (k: string, v: unknown) => Object.defineProperty(ev, k, { value: v, enumerable: true, writable: true, configurable: true });
   for (const [k, v] of Object.entries(attrs)) {
     if (k === 'Extensions') {
       if (v === null) continue;
-      if (typeof v !== 'object') throw new Error('Extensions is not a mapping');
-      for (const [ek, evv] of Object.entries(v)) ev[ek] = evv;
-    } else ev[k] = v;
+      if (typeof v !== 'object' || Array.isArray(v)) throw new Error('Extensions is not a mapping');
+      for (const [ek, evv] of Object.entries(v)) put(ek, evv);
+    } else put(k, v);
   }
   const data = doc.Data;
   if (typeof data === 'string') {
@@ -91,17 +93,22 @@ export function yamlEventToJson(doc: YamlMap): Record<string, unknown> {
 }
 
 function runYaml(file: string, text: string, t: Tally): void {
-  let docs: YamlMap[];
+  let docs: YamlValue[];
   try {
-    docs = parseYamlSubset(text);
+    docs = readYamlDocuments(text);
   } catch (e) {
-    if (e instanceof YamlSubsetError) {
-      t.skip(file, '(file)', `YAML outside the subset this runner reads (${e.message})`);
+    if (e instanceof YamlReadError) {
+      t.fail(file, '(file)', 'a YAML stream of event documents', e.message);
       return;
     }
     throw e;
   }
-  for (const [i, d] of docs.entries()) {
+  for (const [i, v] of docs.entries()) {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+      t.fail(file, `doc ${i + 1}`, 'a mapping', Array.isArray(v) ? 'a sequence' : 'a scalar');
+      continue;
+    }
+    const d: YamlMap = v;
     const attrs = d.ContextAttributes as YamlMap | undefined;
     const id = `doc ${i + 1} ${typeof attrs?.id === 'string' ? attrs.id : ''}${typeof d.Mode === 'string' ? ` (${d.Mode})` : ''}`.trim();
     let ev: Record<string, unknown>;

@@ -64,7 +64,11 @@ export function createCheckpointChecker(o: CheckpointCheckerOptions) {
   let lastMatching = 0;
   let latest: CheckpointSummary | undefined;
   let prevSeq: number | undefined;
-  let sameSeq: Checkpoint[] = []; // sequencer-signed checkpoints at prevSeq
+  // Sequencer-signed checkpoints at prevSeq: the (head, root) pairs seen, and the first two distinct
+  // ones (enough to name a fork whichever line comes next). A set, not a list searched per line:
+  // thousands of copies of one line cost linear time, not quadratic (issue 14 #3).
+  let sameSeqKeys = new Set<string>();
+  let sameSeqFirst: Checkpoint[] = [];
   let maxStampMs = -Infinity;
   let legacy = 0;
   const skipped: Array<{ check: string; reason: string; seq?: number }> = [];
@@ -154,18 +158,23 @@ export function createCheckpointChecker(o: CheckpointCheckerOptions) {
       if (prevSeq !== undefined && cp.seq < prevSeq) {
         f.add({ kind: 'misplaced_line', ...at, expected: `seq >= ${prevSeq}`, found: cp.seq, detail: 'checkpoints come in ascending seq order' });
       } else {
+        const key = `${cp.head} ${cp.root}`;
         if (cp.seq === prevSeq) {
-          const twin = sameSeq.find((x) => x.head === cp.head && x.root === cp.root);
-          const other = sameSeq.find((x) => x.head !== cp.head || x.root !== cp.root);
+          const twin = sameSeqKeys.has(key);
+          const other = sameSeqFirst.find((x) => x.head !== cp.head || x.root !== cp.root);
           if (twin) f.add({ kind: 'misplaced_line', ...at, detail: `checkpoint ${cp.seq} appears twice` });
           else if (seqSig.ok && other) {
             f.add({ kind: 'fork_detected', ...at, expected: { head: other.head, root: other.root }, found: { head: cp.head, root: cp.root }, forkProof: buildForkProof(other, cp), detail: `two checkpoints signed by the sequencer at seq ${cp.seq} with different head or root` });
           }
         } else {
-          sameSeq = [];
+          sameSeqKeys = new Set();
+          sameSeqFirst = [];
           prevSeq = cp.seq;
         }
-        if (seqSig.ok) sameSeq.push(cp);
+        if (seqSig.ok && !sameSeqKeys.has(key)) {
+          sameSeqKeys.add(key);
+          if (sameSeqFirst.length < 2) sameSeqFirst.push(cp);
+        }
       }
 
       // Head and root against the entries.

@@ -4,8 +4,11 @@
 // second one in `path`; names are compared after unescaping, so "a" and "\u0061" are one name),
 // nesting deeper than `maxDepth` (too_deep; 64 by default, one level per object or array), text
 // longer than `maxLength` UTF-16 code units (body_too_large; 16 Mi by default, the longest bundle
-// line). Otherwise it returns exactly what JSON.parse returns, so `__proto__` stays an own ordinary
-// member. Checks in order: length, depth, syntax (bad_json), duplicates, so hostile nesting is
+// line), more than `maxValues` values or `maxContainers` objects and arrays (too_many_values; 2^20
+// and 2^18 by default: JSON.parse spends about 100 bytes on each object or array, so 16 MB of
+// `[{},{},…]` would build 5.5 million of them and take a gigabyte; these bounds keep the value
+// built from any text under about 60 MB, issue 14). Otherwise it returns exactly what JSON.parse returns, so `__proto__` stays an own ordinary
+// member. Checks in order: length, depth and counts, syntax (bad_json), duplicates, so hostile nesting is
 // refused before anything is built (JSON.parse of 16 MB of `[` takes seconds and 500 MB) and a
 // duplicate is only named in text that is JSON. Cost, linear: one scan skips strings with indexOf
 // and counts nesting and name separators (colons outside strings: one per member written); after
@@ -21,6 +24,10 @@ export interface JsonLimits {
   maxDepth?: number;
   /** Longest text in UTF-16 code units (string length). */
   maxLength?: number;
+  /** Most values (scalars, objects and arrays, counted as separators + containers + 1). */
+  maxValues?: number;
+  /** Most objects and arrays. */
+  maxContainers?: number;
 }
 
 /**
@@ -30,6 +37,10 @@ export interface JsonLimits {
 export const MAX_JSON_DEPTH = 64;
 /** The longest text read by default: a bundle line (verifier/cli/bundle-file.ts MAX_LINE_BYTES). */
 export const MAX_JSON_LENGTH = 16 << 20;
+/** Most values in one text: a 1 MiB event body holds at most about half a million. */
+export const MAX_JSON_VALUES = 1 << 20;
+/** Most objects and arrays in one text (each costs JSON.parse about 100 bytes). */
+export const MAX_JSON_CONTAINERS = 1 << 18;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -73,9 +84,11 @@ function closingQuote(text: string, i: number): number {
  * The first pass, on any text (it never throws): too_deep, or the number of name separators
  * (colons outside strings), which in JSON text is the number of members written.
  */
-function countMembers(text: string, maxDepth: number): Failure | number {
+function countMembers(text: string, maxDepth: number, maxValues: number, maxContainers: number): Failure | number {
   let depth = 0;
   let colons = 0;
+  let commas = 0;
+  let containers = 0;
   const n = text.length;
   let i = 0;
   while (i < n) {
@@ -87,8 +100,11 @@ function countMembers(text: string, maxDepth: number): Failure | number {
       continue;
     }
     if (c === COLON) colons++;
-    else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+    else if (c === COMMA) {
+      if (++commas + containers >= maxValues) return fail('too_many_values', `JSON text with more than ${maxValues} values (at offset ${i})`, { offset: i, maxValues });
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
       if (++depth > maxDepth) return fail('too_deep', `JSON nested deeper than ${maxDepth} levels (at offset ${i})`, { offset: i, maxDepth });
+      if (++containers > maxContainers || commas + containers >= maxValues) return fail('too_many_values', `JSON text with more than ${containers > maxContainers ? `${maxContainers} objects and arrays` : `${maxValues} values`} (at offset ${i})`, { offset: i, maxValues, maxContainers });
     } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) depth--;
     i++;
   }
@@ -160,13 +176,13 @@ function findDuplicate(text: string): Failure | undefined {
   return undefined;
 }
 
-/** JSON text to a value under I-JSON's rules; bad_json, too_deep, body_too_large, duplicate_member. */
+/** JSON text to a value under I-JSON's rules; bad_json, too_deep, too_many_values, body_too_large, duplicate_member. */
 export function parseJson(text: string, limits: JsonLimits = {}): Result<unknown> {
   if (typeof text !== 'string') return fail('bad_json', 'JSON text is a string');
   const maxLength = limits.maxLength ?? MAX_JSON_LENGTH;
   const maxDepth = limits.maxDepth ?? MAX_JSON_DEPTH;
   if (text.length > maxLength) return fail('body_too_large', `JSON text of ${text.length} characters, more than ${maxLength}`, { maxLength });
-  const written = countMembers(text, maxDepth);
+  const written = countMembers(text, maxDepth, limits.maxValues ?? MAX_JSON_VALUES, limits.maxContainers ?? MAX_JSON_CONTAINERS);
   if (typeof written !== 'number') return written;
   let value: unknown;
   try {

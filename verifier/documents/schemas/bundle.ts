@@ -46,6 +46,12 @@ export const SCHEMA_BUNDLE = {
       ['maxClockSkewMs', 'maxDeliveryDelayMs'],
     ),
     Signature: closed({ alg: ref('alg'), kid: ref('name'), signedAt: ref('time'), sig: ref('base64url') }, ['alg', 'kid', 'signedAt', 'sig']),
+    // A checkpoint's signature array also holds C2SP signatures over its C2SP form (DESIGN §4, §7a):
+    // the log's note signature (note-ed25519) and witness cosignatures (cosignature/v1).
+    CheckpointSignature: closed(
+      { alg: { type: 'string', enum: ['EdDSA', 'ES256', 'note-ed25519', 'cosignature/v1'] }, kid: ref('name'), signedAt: ref('time'), sig: ref('base64url') },
+      ['alg', 'kid', 'signedAt', 'sig'],
+    ),
     KeyRecord: closed(
       {
         kind: { const: 'KeyRecord' },
@@ -59,6 +65,9 @@ export const SCHEMA_BUNDLE = {
         revokedAt: ref('time'),
         hash: ref('hash'),
         signature: ref('Signature'),
+        // A witness's C2SP verifier key (cosignature/v1, type 0x04) and tlog-witness submission prefix.
+        vkey: { type: 'string', minLength: 1, maxLength: 1024 },
+        url: { type: 'string', pattern: '^https?://[^\\s]+$', maxLength: 2048 },
       },
       ['kind', 'kid', 'alg', 'publicKey', 'owner', 'role', 'validFrom'],
     ),
@@ -109,7 +118,7 @@ export const SCHEMA_BUNDLE = {
         head: ref('hash'),
         root: ref('hash'),
         hash: ref('hash'),
-        signature: { type: 'array', items: ref('Signature'), minItems: 1, maxItems: MAX_SIGNATURES },
+        signature: { type: 'array', items: ref('CheckpointSignature'), minItems: 1, maxItems: MAX_SIGNATURES },
       },
       ['kind', 'log', 'seq', 'head', 'root', 'hash', 'signature'],
     ),

@@ -1,0 +1,108 @@
+// platform/logger.ts: the one logger of every running service (sequencer, witness, the sequencer's
+// witness client, executor): pino, the logger fastify itself uses (the sequencer hands the same
+// instance to fastify as `loggerInstance`). `createLogger({service, level, destination})` is a
+// factory, passed down in deps; nothing here is a global. Output is one JSON object per line on
+// stdout (`level` as a name, `time` ISO 8601, `service`, `event`, `log`, `msg`): operators alert
+// on the `event` field (LOG_EVENTS below names them all) and filter one log by its origin in `log`.
+// When stdout is a terminal the same records are printed as short human-readable lines by
+// `prettyDestination` (a dozen lines of our own, synchronous, no worker thread: pino-pretty would
+// bring eleven packages and a transport thread for the one thing we need). `readLogLines` is the
+// reader of that output for the demo and tests (non-JSON lines are skipped, never thrown on).
+// Left out: log shipping, rotation (stdout is the interface; the supervisor keeps the file).
+// Invariant: an event name is one of LOG_EVENTS, and a record about one log carries its `log`.
+
+import { pino, type DestinationStream, type Logger } from 'pino';
+
+export type { Logger };
+
+/** Every named event a service logs, with what it means to an operator (README "Logs and metrics"). */
+export const LOG_EVENTS = {
+  listening: 'a service is up: its URL (sequencer, executor) or multiaddrs and status URL (witness)',
+  shutdown: 'a service was asked to stop (signal) and is finishing in-flight work',
+  log_created: 'a sequencer started hosting a log (POST /v1/logs)',
+  checkpoint_signed: 'the sequencer signed a checkpoint of a log',
+  checkpoint_published: 'a checkpoint reached its witness quorum (or quorum 0) and is published',
+  quorum_lost: 'fewer witnesses than the policy quorum cosigned: nothing is published (the reason says who answered what)',
+  quorum_restored: 'the quorum is met again after a quorum_lost',
+  witness_error: 'one witness could not be asked or refused a checkpoint (unreachable, conflict, a bad cosignature, gossip failure)',
+  fork_detected: 'two different checkpoints of one log at one seq, both signed by its sequencer key: a split view (page someone)',
+  store_failed: 'a log store write failed; the sequencer exits and restarts from disk',
+  device_lost: 'a device missed its heartbeats; a cookwala.hub.device_lost entry was appended',
+  erased: 'a payload was erased (operator request or consent withdrawn)',
+  service_error: 'a background task of a service failed (details in err)',
+} as const;
+
+export type LogEvent = keyof typeof LOG_EVENTS;
+
+export interface LoggerOptions {
+  /** The service name written into every record (`service`). */
+  service: string;
+  /** pino level name; default info (COOKWALA_LOG_LEVEL in the CLIs). */
+  level?: string;
+  /** Where lines go; default stdout, human-readable when stdout is a terminal. */
+  destination?: DestinationStream;
+}
+
+export function createLogger(o: LoggerOptions): Logger {
+  const destination = o.destination ?? (process.stdout.isTTY ? prettyDestination(process.stdout) : pino.destination({ dest: 1, sync: true }));
+  return pino(
+    {
+      level: o.level ?? 'info',
+      base: { service: o.service },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    destination,
+  );
+}
+
+/** A logger that writes nothing (library defaults, unit tests that do not look at logs). */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}
+
+export interface LogRecord {
+  level: string;
+  time: string;
+  service?: string;
+  event?: string;
+  log?: string;
+  msg?: string;
+  [k: string]: unknown;
+}
+
+/** The JSON log records in a service's output, in order; other lines are skipped. */
+export function readLogLines(text: string): LogRecord[] {
+  const out: LogRecord[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      const v = JSON.parse(line) as unknown;
+      if (v && typeof v === 'object' && typeof (v as LogRecord).level === 'string') out.push(v as LogRecord);
+    } catch {
+      // not a log record
+    }
+  }
+  return out;
+}
+
+const SHOWN = new Set(['level', 'time', 'service', 'event', 'log', 'msg', 'pid', 'hostname']);
+
+/** One record as a terminal line: `12:00:00.123 WARN  witness fork_detected [log] msg k=v …`. */
+export function formatLogRecord(r: LogRecord): string {
+  const time = typeof r.time === 'string' ? r.time.slice(11, 23) : '';
+  const rest = Object.entries(r)
+    .filter(([k]) => !SHOWN.has(k))
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : v && typeof v === 'object' && typeof (v as Error).message === 'string' ? (v as Error).message : JSON.stringify(v)}`);
+  return [time, r.level.toUpperCase().padEnd(5), r.service, r.event, r.log ? `[${r.log}]` : undefined, r.msg, ...rest].filter((x) => x !== undefined && x !== '').join(' ');
+}
+
+/** A pino destination printing formatLogRecord lines to a terminal stream. */
+export function prettyDestination(out: { write(s: string): unknown }): DestinationStream {
+  return {
+    write(line: string) {
+      const [r] = readLogLines(line);
+      out.write(r ? formatLogRecord(r) + '\n' : line);
+    },
+  };
+}

@@ -1,0 +1,65 @@
+// Hostile bundles (issue 14): inputs built to crash the streaming verifier or make it slow. An Event
+// line repeated with no payload line between (#1) is named chain_broken and the audit ends with a
+// report, never a TypeError; many copies of one checkpoint line (#3) are each named once in linear
+// time (the count of work is checked, not the clock: a copy costs a fixed number of signature
+// checks, whatever the number of copies before it).
+import { describe, expect, it } from 'vitest';
+import { generateLog } from '../../testkit/log-generator.ts';
+import { createBundleVerifier } from './verifier.ts';
+import { defaultBackend, type CryptoBackend } from '../crypto/default.ts';
+
+function bundle(o: Parameters<typeof generateLog>[0]) {
+  const g = generateLog(o);
+  const lines = [...g.lines()].join('').split('\n');
+  lines.pop();
+  return { g, lines };
+}
+
+async function run(lines: string[], g: ReturnType<typeof generateLog>, backend?: CryptoBackend) {
+  const v = createBundleVerifier({ policy: g.policy, keys: g.deviceKeys, backend });
+  for (const l of lines) {
+    const p = v.line(l);
+    if (p) await p;
+  }
+  return v.end();
+}
+
+describe('hostile bundles', () => {
+  it('an Event line repeated with no payload line between is chain_broken, not a crash (#1)', async () => {
+    const { g, lines } = bundle({ events: 6, checkpointEvery: 3, mode: 'hash_only' });
+    const at = lines.findIndex((l) => l.includes('"kind":"Event"') && l.includes('"seq":4,'));
+    expect(at).toBeGreaterThan(0);
+    // entry 4 twice, then entry 4 again, each with its payload dropped; the end comes after them.
+    const evil = [...lines.slice(0, at + 1), lines[at], lines[at], ...lines.slice(at + 2)];
+    const r = await run(evil, g);
+    expect(r.exitCode).toBe(1);
+    expect(r.failures.map((f) => f.kind)).toContain('chain_broken');
+    // The same with the repeated entry as the very last line (the crash came from end()).
+    const cut = [...lines.slice(0, at + 1), lines[at]];
+    const r2 = await run(cut, g);
+    expect(r2.exitCode).toBe(1);
+    expect(r2.failures.map((f) => `${f.kind}@${f.seq}`)).toContain('chain_broken@5');
+  });
+
+  it('thousands of copies of the last checkpoint line cost the same per copy (#3)', async () => {
+    const { g, lines } = bundle({ events: 4, checkpointEvery: 4, witnesses: 1, quorum: 1 });
+    const last = lines[lines.length - 1];
+    expect(last).toContain('"kind":"Checkpoint"');
+    const base = defaultBackend();
+    let sigChecks = 0;
+    const counting: CryptoBackend = { ...base, verify: (...a: Parameters<CryptoBackend['verify']>) => (sigChecks++, base.verify(...a)) };
+    const perCopy = async (copies: number) => {
+      sigChecks = 0;
+      const r = await run([...lines, ...Array(copies).fill(last)], g, counting);
+      expect(r.failuresTotal).toBeGreaterThanOrEqual(copies);
+      expect(r.failures.every((f) => f.kind === 'misplaced_line' || f.kind === 'header_mismatch')).toBe(true);
+      return sigChecks;
+    };
+    const small = await perCopy(500);
+    const large = await perCopy(5000);
+    const baseline = await perCopy(0);
+    expect((large - baseline) / 5000).toBe((small - baseline) / 500);
+    // and the whole run of 20,000 copies (about 10 s before the fix) finishes well inside the timeout
+    await perCopy(20_000);
+  }, 60_000);
+});
