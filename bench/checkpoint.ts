@@ -59,7 +59,7 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
     }
     const policy = { kind: 'WitnessPolicy' as const, log: LOG, sequencer: seqKey, witnesses: wkeys.map((k) => k.keyRecord), quorum: 2 };
     await writeFile(join(seqDir, 'policy.json'), JSON.stringify(policy));
-    hook = await startWitnessing({ dataDir: seqDir, witnessPeers: addrs, policy, log: () => {} });
+    hook = await startWitnessing({ dataDir: seqDir, witnessPeers: addrs, policy });
     seq = await openSequencer(seqDir, { publisherFor: hook!.publisherFor((o) => seq?.logs.get(o)?.store), timers: true, config: { checkpointIntervalMs: INTERVAL_MS } });
     const dev = deviceKey(900);
     const reg = await seq.app.inject({ method: 'POST', url: `/v1/logs/${encodeURIComponent(LOG)}/keys`, headers: { authorization: `Bearer ${token}` }, payload: dev.record });

@@ -20,6 +20,7 @@ import { makeTempDir } from '../testkit/tmp.ts';
 import { deviceKey } from '../testkit/keys.ts';
 import { eventStream } from '../testkit/events.ts';
 import { freePort } from '../testkit/net.ts';
+import { readLogLines } from '../platform/logger.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LOG = 'bench.example/missions/ingest';
@@ -37,7 +38,7 @@ function startSequencer(dir: string, port: number): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (d) => {
       out += d;
-      if (out.includes('listening on')) resolve(child);
+      if (readLogLines(out).some((r) => r.event === 'listening')) resolve(child);
     });
     child.stderr!.on('data', (d) => (out += d));
     child.once('exit', (code) => reject(new Error(`sequencer exited with ${code}: ${out}`)));

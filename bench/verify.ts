@@ -15,6 +15,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateLog } from '../testkit/log-generator.ts';
 import { verifyPerSecAllCores } from './crypto.ts';
+import { runHostile } from './verify-hostile.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -88,6 +89,8 @@ export async function run(ctx: { quick: boolean; limits?: { ed25519VerifyPerSecA
       rssGrowth: Math.round((big.peakRssMB / small.peakRssMB) * 100) / 100,
       events: big.events,
       runs: runs.map((r) => ({ events: r.events, entries: r.entries, ms: r.ms, eventsPerSec: Math.round((r.events * 1000) / r.ms), peakRssMB: r.peakRssMB, bundleMB: Math.round(r.bytes / 1e5) / 10, generateMs: r.genMs })),
+      // hostilePeakRssMB and the hostile cases (bench/verify-hostile.ts, issue 14)
+      ...(await runHostile(ctx)),
     };
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -18,6 +18,7 @@ const COMMANDS: Record<string, Command> = {
   verify: { summary: 'verify an audit bundle offline', load: async () => (await import('../verifier/cli/verify.ts')).run },
   'verify-event': { summary: 'verify one event proof offline', load: async () => (await import('../verifier/cli/verify-event.ts')).run },
   'verify-fork': { summary: 'check a ForkProof offline', load: async () => (await import('../verifier/cli/verify-fork.ts')).run },
+  policy: { summary: 'witness policy: add-witness, show (and tlog-policy text: to-tlog, from-tlog)', load: async () => (await import('./policy.ts')).run },
   keys: { summary: 'fetch and show keys for offline use', load: async () => (await import('../verifier/cli/keys.ts')).run },
   conformance: { summary: 'run conformance vectors', load: async () => (await import('../conformance/cli.ts')).run },
   demo: { summary: 'the local demo network (what npm start runs)', load: async () => (await import('../demo/cli.ts')).run },

@@ -55,7 +55,7 @@ export async function readJson(file: string): Promise<unknown> {
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new Error(`not JSON: ${(e as Error).message}`);
+    throw new Error(`not JSON: ${(e as Error).message}`, { cause: e });
   }
 }
 

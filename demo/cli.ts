@@ -11,6 +11,7 @@
 
 import { join } from 'node:path';
 import { parseFlags, runCli, UsageError } from '../platform/args.ts';
+import { DEFAULT_DIRS } from '../platform/data-dir-kind.ts';
 import { createSupervisor, describeExit, SupervisorClosed, tailOf, type ChildDeath } from './children.ts';
 import { DEFAULT_OPTIONS, type DemoContext } from './context.ts';
 import { prepareDemoDir } from './data-dir.ts';
@@ -26,8 +27,8 @@ const USAGE = `usage: cookwala demo [--data DIR] [--once] [--fork] [--devices N]
 Runs the whole system on 127.0.0.1: a sequencer (log ${DEFAULT_OPTIONS.log}, hash_only), three
 witnesses over libp2p (quorum 2) and N simulated devices (default ${DEFAULT_OPTIONS.devices}) on a mission; one device
 withdraws its consent (its payloads are erased); the log is exported and verified offline.
-  --data DIR     where everything lives (default ./data); a previous demo's DIR is cleared, any
-                 other non-empty DIR is refused
+  --data DIR     where everything lives (default ${DEFAULT_DIRS.demo}); a previous demo's DIR is cleared,
+                 any other non-empty DIR (a sequencer's or a witness's above all) is refused
   --once         stop after the verdict: exit 0 only when the bundle verified (and the fork was proven)
   --fork         also make the sequencer key sign a conflicting checkpoint and show the witnesses
                  catching it with a ForkProof (DIR/fork-proof.json)
@@ -42,7 +43,7 @@ export function run(argv: string[]): Promise<number> {
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
     const devices = values.devices === undefined ? DEFAULT_OPTIONS.devices : Number(values.devices);
     if (!Number.isSafeInteger(devices) || devices < 1 || devices > 16) throw new UsageError('--devices is an integer from 1 to 16');
-    const prep = await prepareDemoDir(values.data ?? './data');
+    const prep = await prepareDemoDir(values.data ?? DEFAULT_DIRS.demo);
     if (!prep.ok) {
       process.stderr.write(`cookwala demo: ${prep.reason}\n`);
       return 2;

@@ -4,7 +4,8 @@
 // empty DIR is taken; a DIR with our marker is emptied first (unless the demo named in it is still
 // running: refused); anything else (a file, a non-empty folder without the marker, a marker that
 // is not ours) is refused, and the caller exits 2. Nothing outside DIR is ever touched.
-// Invariant: no file is deleted unless DIR/demo.json parsed as our marker.
+// Invariant: no file is deleted unless DIR/demo.json parsed as our marker and no other kind's key
+// or marker lies at the top of DIR (platform/data-dir-kind.ts: a sequencer's keys are never wiped).
 // Layout after a run (what an auditor is handed, DESIGN §12): bundle.ndjson, policy.json,
 // keys.json, fork-proof.json (--fork); the parts' own folders: sequencer/, witness-{1,2,3}/,
 // executors/; children's logs in logs/ (sequencer, witness-N, executors, the withdrawing device's
@@ -13,6 +14,7 @@
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseJson } from '../verifier/encoding/strict-json.ts';
+import { describeKind, inspectDataDir } from '../platform/data-dir-kind.ts';
 
 export const MARKER = 'demo.json';
 
@@ -65,6 +67,13 @@ export async function prepareDemoDir(dirArg: string, now: () => number = Date.no
       const marker = readMarker(await readFile(join(dir, MARKER), 'utf8').catch(() => ''));
       if (!marker) return { ok: false, reason: `${join(dir, MARKER)} is not a cookwala demo marker; refusing to touch ${dir}` };
       if (await isDemoRunning(marker.pid)) return { ok: false, reason: `another cookwala demo (pid ${marker.pid}) is using ${dir}` };
+      // A key some other command put here (an operator's `cookwala init --data` into this folder)
+      // is never the demo's to delete: refuse, and leave everything as it is.
+      const held = await inspectDataDir(dir);
+      if (held.state === 'holds' && (held.kind !== 'demo' || held.others.length > 0)) {
+        const others = held.kind === 'demo' ? held.others : [held.kind];
+        return { ok: false, reason: `${dir} holds ${others.map(describeKind).join(' and ')} beside an earlier demo's files; the demo clears only its own folder, so it refuses to touch this one: move those files out, or choose another --data DIR` };
+      }
       // The marker goes last, so a crash while clearing still leaves the folder ours.
       for (const n of names) if (n !== MARKER) await rm(join(dir, n), { recursive: true, force: true });
       cleared = true;

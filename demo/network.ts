@@ -17,6 +17,7 @@ import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/pol
 import { readConfig } from '../sequencer/config.ts';
 import type { KeyRecord } from '../verifier/documents/keys.ts';
 import { describeExit, type Child } from './children.ts';
+import { readLogLines } from '../platform/logger.ts';
 import type { DemoContext, Network, WitnessNode } from './context.ts';
 import { DemoError, waitFor } from './wait.ts';
 
@@ -68,10 +69,10 @@ async function startWitness(ctx: DemoContext, name: string, dir: string, bootstr
   return { name, dir, peerId: info.peerId, multiaddrs: info.multiaddrs, http: info.http as string, keyRecord: info.keyRecord };
 }
 
-/** The sequencer's URL from its `listening on URL` line. */
+/** The sequencer's URL from its `listening` JSON log line. */
 export async function listeningUrl(child: Child): Promise<string | undefined> {
-  const m = /listening on (http:\/\/[^\s]+)/.exec(await child.output());
-  return m?.[1];
+  const url = readLogLines(await child.output()).find((r) => r.event === 'listening')?.url;
+  return typeof url === 'string' ? url : undefined;
 }
 
 export async function setUpNetwork(ctx: DemoContext): Promise<Network> {

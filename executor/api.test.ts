@@ -1,8 +1,10 @@
 // The Core API subset over fastify inject, on a real store: Idempotency-Key on create (replay,
-// conflict, missing), strict bodies (I-JSON: duplicate_member, too_deep), refusals as `refused`
-// executions, ETag/If-None-Match, stop without authorization and without If-Match, resume with
-// 428/412/409, the log's signed events, capabilities and safety limits (a looser pack cannot
-// raise a limit).
+// conflict, missing), strict bodies (I-JSON: duplicate_member, too_deep), refusals as 422
+// problem+json carrying the refused execution (the reason table's status), ETag/If-None-Match, stop
+// without authorization, If-Match, headers or a readable body (any size) and idempotent on final
+// states, resume with 428/412/409, the owner's routes (pause with If-Match, attendance, consent:
+// owner token and loopback only), the log's signed events, capabilities and safety limits (a
+// looser pack cannot raise a limit).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { verifyEventSignature, type CloudEvent } from '../verifier/cloudevent/read.ts';
@@ -14,13 +16,14 @@ import type { Executor } from './executor.ts';
 import type { DeviceIdentity } from './device-key.ts';
 
 const dirs = tempDirs('cookwala-exec-api-');
-const TOKEN = 'owner-secret';
+const TOKEN = 'app-secret';
+const OWNER = 'owner-secret';
 let ex: Executor;
 let device: DeviceIdentity;
 let n = 0;
 
 beforeAll(async () => {
-  const t = await testExecutor(await dirs.make(), { apiToken: TOKEN, safetyLimits: { maxOilTempC: 400, maxPanSurfaceTempC: 240 } });
+  const t = await testExecutor(await dirs.make(), { apiToken: TOKEN, ownerToken: OWNER, attendance: { present: true }, safetyLimits: { maxOilTempC: 400, maxPanSurfaceTempC: 240 } });
   ex = t.ex;
   device = t.device;
   await ex.start();
@@ -82,10 +85,16 @@ describe('POST /v1/executions', () => {
     expect(problem(await create('{"recipe":' + '['.repeat(80) + ']'.repeat(80) + '}'))[1]).toBe('too_deep');
     expect(await ex.store.countExecutions()).toBe(before);
   });
-  it('refuses what it cannot run with status refused and a reason', async () => {
-    const r = await create(FRIES_BODY);
-    expect(r.statusCode).toBe(201);
-    expect(r.json()).toMatchObject({ status: 'refused', seq: 2, reason: { code: 'missing_sensor_no_fallback' } });
+  it('refuses what it cannot run: 422 problem+json with the reason code, the refused execution inside; a replay answers the same', async () => {
+    const h = { 'idempotency-key': 'fries-once' };
+    const r = await create(FRIES_BODY, h);
+    expect(problem(r)).toEqual([422, 'missing_sensor_no_fallback', 'application/problem+json']);
+    const x = r.json().execution;
+    expect(x).toMatchObject({ status: 'refused', seq: 2, step: 0, reason: { code: 'missing_sensor_no_fallback' } });
+    expect(r.headers.location).toBe(`/v1/executions/${x.id}`);
+    expect((await ex.service.get(x.id))?.status).toBe('refused');
+    const again = await create(FRIES_BODY, h);
+    expect([again.statusCode, again.headers['idempotent-replayed'], again.json().execution.id]).toEqual([422, 'true', x.id]);
   });
 });
 
@@ -127,10 +136,26 @@ describe('POST …/stop', () => {
     const bad = await ex.app.inject({ method: 'POST', url: `/v1/executions/${y.id}/resume`, headers: { authorization: `Bearer ${TOKEN}`, 'idempotency-key': `bad-${y.id}`, 'if-match': '"1"', 'content-type': 'application/json' }, payload: '{"x":' });
     expect(problem(bad).slice(0, 2)).toEqual([400, 'bad_json']);
   });
-  it('a finished execution cannot be stopped: 409 illegal_transition; unknown: 404', async () => {
-    const f = await created(FRIES_BODY);
-    expect(problem(await ex.app.inject({ method: 'POST', url: `/v1/executions/${f.id}/stop` }))[0]).toBe(409);
+  it('a stop of a finished execution answers 200 with the state it ended in, every time; unknown: 404', async () => {
+    const f = (await create(FRIES_BODY)).json().execution as { id: string };
+    const c = await created();
+    for (const to of ['preparing', 'running', 'completed'] as const) await ex.service.change(c.id, to);
+    for (const [id, status, seq] of [[f.id, 'refused', 2], [c.id, 'completed', 4]] as const) {
+      for (let i = 0; i < 2; i++) {
+        const r = await ex.app.inject({ method: 'POST', url: `/v1/executions/${id}/stop` });
+        expect([r.statusCode, r.json().status, r.json().seq, r.headers.etag]).toEqual([200, status, seq, `"${seq}"`]);
+      }
+    }
     expect(problem(await ex.app.inject({ method: 'POST', url: '/v1/executions/nope/stop' }))[0]).toBe(404);
+  });
+  it('reads no body: a 2 MiB body, a chunked body or a body under a bogus length never refuse a stop', async () => {
+    const big = '{"x":"' + 'a'.repeat(2 * 1024 * 1024) + '"}';
+    for (const headers of [{ 'content-type': 'application/json' }, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, { 'content-type': 'multipart/form-data; boundary=x' }]) {
+      const x = await created();
+      await ex.service.change(x.id, 'preparing');
+      const r = await ex.app.inject({ method: 'POST', url: `/v1/executions/${x.id}/stop`, headers, payload: big });
+      expect([r.statusCode, r.json().status]).toEqual([200, 'stopped']);
+    }
   });
 });
 
@@ -192,9 +217,62 @@ describe('GET …/log, capabilities, safety limits', () => {
     expect(p).toEqual({ ...DEFAULT_SAFETY_LIMITS, limits: { ...DEFAULT_SAFETY_LIMITS.limits, maxPanSurfaceTempC: 240 } });
     // ...and it is enforced: searing at 250 °C is inside the envelope but above this device's limit.
     const r = await create({ recipe: { id: 'steak', steps: [{ op: 'cw.op.sear', params: { tempC: 250, durationS: 60 } }] } });
-    expect(r.json()).toMatchObject({ status: 'refused', reason: { code: 'safety_limit' } });
+    expect(problem(r)).toEqual([422, 'safety_limit', 'application/problem+json']);
+    expect(r.json().execution).toMatchObject({ status: 'refused', reason: { code: 'safety_limit' } });
   });
   it('unknown routes are problem+json 404', async () => {
     expect(problem(await ex.app.inject({ method: 'GET', url: '/v1/nothing' }))).toEqual([404, 'not_found', 'application/problem+json']);
   });
 });
+
+describe('owner routes: pause, attendance, consent', () => {
+  const owner = { authorization: `Bearer ${OWNER}` };
+  const pause = (id: string, headers: Record<string, string>, remoteAddress?: string) => ex.app.inject({ method: 'POST', url: `/v1/executions/${id}/pause`, headers: { 'idempotency-key': `p-${++n}`, ...headers }, ...(remoteAddress ? { remoteAddress } : {}) });
+  it('pause: owner token on loopback, If-Match; then a resume with If-Match continues', async () => {
+    const x = await created();
+    for (const to of ['preparing', 'running'] as const) await ex.service.change(x.id, to);
+    expect(problem(await pause(x.id, { 'if-match': '"3"' }))).toEqual([401, 'unauthorized', 'application/problem+json']);
+    expect(problem(await pause(x.id, { ...auth, 'if-match': '"3"' }))[1]).toBe('unauthorized'); // the app token is not the owner's
+    expect(problem(await pause(x.id, { ...owner, 'if-match': '"3"' }, '192.0.2.7'))[1]).toBe('unauthorized'); // not local
+    expect(problem(await pause(x.id, { ...owner }))[1]).toBe('precondition_required');
+    expect(problem(await pause(x.id, { ...owner, 'if-match': '"2"' }))[0]).toBe(412);
+    const p = await pause(x.id, { ...owner, 'if-match': '"3"' });
+    expect([p.statusCode, p.headers.etag, p.json().status, p.json().reason]).toEqual([200, '"4"', 'paused', { code: 'pause_requested' }]);
+    expect(problem(await pause(x.id, { ...owner, 'if-match': '"4"' }))[0]).toBe(409); // paused is not running
+    const r = await resume(x.id, { 'if-match': '"4"' });
+    expect([r.statusCode, r.json().status]).toEqual([200, 'running']);
+  });
+  it('attendance: GET for anyone, PUT for the owner, strict body; nobody there refuses a saute with person_required', async () => {
+    const put = (body: unknown, headers: Record<string, string> = owner) => ex.app.inject({ method: 'PUT', url: '/v1/attendance', headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) });
+    expect((await ex.app.inject({ method: 'GET', url: '/v1/attendance' })).json()).toMatchObject({ present: true, available: true });
+    expect(problem(await put({ present: false }, auth))[0]).toBe(401);
+    expect(problem(await put({ present: 'yes' }))[1]).toBe('invalid_document');
+    expect(problem(await put({ present: false, who: 'Ana' }))[1]).toBe('unknown_field'); // no personal data either
+    const saute = { recipe: { id: 'onions', steps: [{ op: 'cw.op.saute', params: { tempC: 170, durationS: 60 } }] } };
+    try {
+      const a = await put({ present: false, reachableWithinS: 120 });
+      expect([a.statusCode, a.json().available]).toEqual([200, false]);
+      const r = await create(saute);
+      expect(problem(r)).toEqual([422, 'person_required', 'application/problem+json']);
+      expect(r.json().execution).toMatchObject({ status: 'refused', reason: { code: 'person_required' } });
+      expect((await put({ present: false, reachableWithinS: 60 })).json().available).toBe(true);
+      expect((await create(saute)).statusCode).toBe(201);
+    } finally {
+      await put({ present: true });
+    }
+  });
+  it('consent: the owner sets it and withdraws it (none) through the API; one cookwala.consent.withdrawn is written', async () => {
+    const put = (dataset: string, headers: Record<string, string> = owner) => ex.app.inject({ method: 'PUT', url: '/v1/consent', headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify({ dataset }) });
+    expect(problem(await put('open', {}))[0]).toBe(401);
+    expect(problem(await put('public'))[1]).toBe('invalid_document');
+    const before = (await ex.app.inject({ method: 'GET', url: '/v1/consent' })).json();
+    expect((await put('research_only')).json()).toEqual({ dataset: 'research_only', epoch: before.epoch, withdrawn: false });
+    const w = (await put('none')).json();
+    expect(w).toEqual({ dataset: 'none', epoch: before.epoch + 1, withdrawn: true });
+    expect((await put('none')).json().withdrawn).toBe(false);
+    const withdrawn = (await ex.store.deviceEvents()).filter((e) => e.type === 'cookwala.consent.withdrawn');
+    expect(withdrawn.map((e) => e.id)).toEqual([`consent.withdrawn.${before.epoch + 1}`]);
+    expect((await ex.app.inject({ method: 'GET', url: '/v1/capabilities' })).json().consent).toEqual({ dataset: 'none' });
+  });
+});
+

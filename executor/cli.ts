@@ -4,10 +4,20 @@
 // registers it with the sequencer when given an operator token, and delivers from the outbox only
 // when consent lets it (none by default). One device listens on 127.0.0.1:--port (default 8710)
 // until SIGINT/SIGTERM; the simulator exits 0 after its missions once the outboxes have drained
-// (1 if they did not within the limit). Exit 2 on bad flags.
+// (1 if they did not within the limit). Exit 2 on bad flags. A single device also creates its owner
+// token (DATA/owner-token, mode 0600) for the owner routes, prints every status change as one line
+// (`status <id> #<seq> <state> [(<reason>)]`), takes its initial attendance from --attendance
+// (§6.6; nobody by default), and offers its local stop control without HTTP: SIGUSR2 and
+// DATA/control.sock (local-control.ts).
 
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { readTextIfExists, writeFileOnce } from '../platform/durable-file.ts';
+import { parseAttendanceFlag, type AttendanceState } from './attendance.ts';
+import { startLocalControl } from './local-control.ts';
 import { parseFlags, runCli, UsageError } from '../platform/args.ts';
+import { claimDataDir } from '../platform/data-dir-kind.ts';
+import { readOperatorToken } from '../platform/operator-token.ts';
 import { ProtocolError } from '../verifier/errors.ts';
 import { DeviceSetupError, loadOrCreateDevice } from './device-key.ts';
 import { createExecutor } from './executor.ts';
@@ -16,9 +26,11 @@ import { isDataset, type Dataset } from './request.ts';
 import { createSimulatedHardware } from './runner.ts';
 import { createSequencerClient, ensureRegistered } from './sequencer-client.ts';
 import { RegistrationError, runSimulation } from './simulator.ts';
+import { createLogger } from '../platform/logger.ts';
 
 const USAGE = `usage: cookwala executor --data DIR [--sequencer URL --log ORIGIN] [--port N] [--simulate N]
-                         [--consent research_only|open|none] [--register-token TOKEN]
+                         [--consent research_only|open|none] [--register-token-file FILE]
+                         [--attendance present|absent|reachable:S] [--max-connections N]
 
   --data DIR            the device's data dir (key, LevelDB); the simulator puts devices in DIR/devices/
   --sequencer URL       where events are delivered (with --log, the log's origin)
@@ -29,9 +41,19 @@ const USAGE = `usage: cookwala executor --data DIR [--sequencer URL --log ORIGIN
   --speed X             simulated clock speed-up (default 300 with --simulate, else 1)
   --consent DATASET     set the device consent: none (default; nothing leaves), research_only, open;
                         changing to none withdraws consent (one cookwala.consent.withdrawn is sent)
-  --register-token T    operator token: register the device key with the sequencer first
+  --register-token-file FILE  the operator token (e.g. SEQ/operator.token): register the device key
+                        with the sequencer first; or set COOKWALA_OPERATOR_TOKEN (--register-token=T
+                        works too, but shows the token in \`ps\`)
   --name NAME           the device name at creation (default device-<random>)
-  --heartbeat-ms MS     heartbeat interval (default 5000; 0 = off)`;
+  --heartbeat-ms MS     heartbeat interval (default 5000; 0 = off)
+  --attendance A        who is around at start (§6.6): present, absent (default) or reachable:<seconds>
+                        (60 or less counts); the owner changes it with PUT /v1/attendance. With
+                        --simulate the default is present (a simulated cook stands by).
+  --max-connections N   at most N open HTTP connections (the rest are dropped)
+
+Owner routes (pause, attendance, consent) need Authorization: Bearer <DATA/owner-token> from
+127.0.0.1. Local stop without HTTP: kill -USR2 <pid> (everything), or a line "stop" / "stop <id>"
+to the Unix socket DATA/control.sock.`;
 
 function num(v: string | undefined, flag: string, min: number): number | undefined {
   if (v === undefined) return undefined;
@@ -67,19 +89,41 @@ async function main(argv: string[]): Promise<number> {
       speed: { type: 'string' },
       consent: { type: 'string' },
       'register-token': { type: 'string' },
+      'register-token-file': { type: 'string' },
       name: { type: 'string' },
       'heartbeat-ms': { type: 'string' },
+      attendance: { type: 'string' },
+      'max-connections': { type: 'string' },
     }, false);
     if (!values.data) throw new UsageError('--data DIR is required');
     if (values.sequencer && !values.log) throw new UsageError('--sequencer needs --log ORIGIN');
-    if (values['register-token'] && !values.sequencer) throw new UsageError('--register-token needs --sequencer');
+    const tok = await readOperatorToken({ flag: values['register-token'], file: values['register-token-file'] });
+    if (!tok.ok) {
+      process.stderr.write(`cookwala executor: ${tok.detail}\n`);
+      return 2;
+    }
+    const registerToken = tok.value?.token;
+    if (registerToken && !values.sequencer) throw new UsageError(`the operator token (${tok.value!.from}) needs --sequencer`);
+    if (tok.value?.from === '--register-token') process.stderr.write('cookwala executor: --register-token shows the token to anyone running `ps`: prefer --register-token-file FILE or COOKWALA_OPERATOR_TOKEN\n');
     if (values.consent !== undefined && !isDataset(values.consent)) throw new UsageError('--consent is none, research_only or open');
     const consent = values.consent as Dataset | undefined;
     const simulate = num(values.simulate, '--simulate', 1);
     const port = num(values.port, '--port', 0);
     const heartbeatIntervalMs = num(values['heartbeat-ms'], '--heartbeat-ms', 0);
     const speed = num(values.speed, '--speed', 1);
+    let attendance: AttendanceState | undefined;
+    if (values.attendance !== undefined) {
+      const a = parseAttendanceFlag(values.attendance);
+      if (!a.ok) throw new UsageError(a.detail);
+      attendance = a.value;
+    }
+    const maxConnections = num(values['max-connections'], '--max-connections', 1);
 
+    const claim = await claimDataDir(values.data, simulate !== undefined ? 'simulator' : 'executor', { create: true });
+    if (!claim.ok) {
+      process.stderr.write(`cookwala executor: ${claim.reason}\n`);
+      return 2;
+    }
     if (simulate !== undefined) {
       const sum = await runSimulation({
         dir: values.data,
@@ -89,17 +133,18 @@ async function main(argv: string[]): Promise<number> {
         sequencerUrl: values.sequencer,
         log: values.log,
         consent,
-        registerToken: values['register-token'],
+        registerToken,
         port: port ?? 0,
         heartbeatIntervalMs,
+        attendance,
       });
       return sum.drained ? 0 : 1;
     }
 
     const dir = values.data;
     const identity = await loadOrCreateDevice(dir, { name: values.name });
-    if (values['register-token'] && values.sequencer && values.log) {
-      const r = await ensureRegistered(createSequencerClient({ url: values.sequencer, log: values.log }), identity.keyRecord, values['register-token']);
+    if (registerToken && values.sequencer && values.log) {
+      const r = await ensureRegistered(createSequencerClient({ url: values.sequencer, log: values.log }), identity.keyRecord, registerToken);
       if (!r.ok) {
         process.stderr.write(`cookwala executor: registering ${identity.keyRecord.kid}: ${r.detail}\n`);
         return 1;
@@ -107,6 +152,8 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(`registered ${identity.keyRecord.kid} with ${values.sequencer}\n`);
     }
     const clock = speed && speed > 1 ? fastClock(speed) : systemClock();
+    const logger = createLogger({ service: 'executor', level: process.env.COOKWALA_LOG_LEVEL }).child({ device: identity.name });
+    const onError = (m: string) => logger.error({ event: 'service_error', detail: m }, m);
     const ex = await createExecutor(
       {
         dataDir: dir,
@@ -114,20 +161,44 @@ async function main(argv: string[]): Promise<number> {
         signer: identity.signer,
         keyRecord: identity.keyRecord,
         clock,
-        hardware: (svc, c, limits) => createSimulatedHardware(svc, c, { spinDownMs: limits.limits.cutHeatMs, onError: (m) => process.stderr.write(`${m}\n`) }),
-        onError: (m) => process.stderr.write(`${m}\n`),
+        hardware: (svc, c, limits, att) => createSimulatedHardware(svc, c, { spinDownMs: limits.limits.cutHeatMs, attendance: att, onError }),
+        onError,
       },
-      { sequencerUrl: values.sequencer, log: values.log, consent, heartbeatIntervalMs },
+      { sequencerUrl: values.sequencer, log: values.log, consent, heartbeatIntervalMs, ownerToken: await ownerToken(dir), attendance, logger },
     );
+    ex.service.onChange((x, events) => {
+      for (const e of events) process.stdout.write(`status ${x.id} #${String(e.cookwalaseq)} ${e.type.replace('cookwala.execution.', '')}${x.reason && e === events[events.length - 1] ? ` (${x.reason.code})` : ''}\n`);
+    });
+    ex.attendance.onChange((available, a) => process.stdout.write(`attendance ${available ? 'available' : 'nobody'} ${JSON.stringify(a)}\n`));
     const rec = await ex.start();
+    const control = await startLocalControl(join(dir, 'control.sock'), {
+      stopAll: () => ex.stopAll(),
+      stopOne: async (id) => {
+        const r = await ex.service.stop(id, 'local_stop');
+        return r.ok ? { id, status: r.value.execution.status } : undefined;
+      },
+    }, (what, res) => process.stdout.write(`local stop (${what}): ${res.map((r) => `${r.id} ${r.status}`).join(', ') || 'nothing running'}\n`));
+    if (maxConnections !== undefined) ex.app.server.maxConnections = maxConnections;
     const url = await ex.app.listen({ host: '127.0.0.1', port: port ?? 8710 });
-    process.stdout.write(`device ${identity.name} (${identity.source}, key ${identity.keyRecord.kid}) listening on ${url}\n`);
-    process.stdout.write(`consent: ${ex.store.consent().dataset}; data: ${join(dir, 'db')}; recovered: ${JSON.stringify(rec)}\n`);
+    logger.info(
+      { event: 'listening', url, source: identity.source, kid: identity.keyRecord.kid, log: values.log, consent: ex.store.consent().dataset, attendance: ex.attendance.get(), ownerToken: join(dir, 'owner-token'), control: control.socketPath, data: join(dir, 'db'), recovered: rec },
+      `device ${identity.name} (${identity.source}, key ${identity.keyRecord.kid}) listening on ${url}`,
+    );
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
     });
+    await control.close();
     await ex.close();
     return 0;
   }
+}
+
+/** The device owner's token: DATA/owner-token, created once (mode 0600), never overwritten. */
+async function ownerToken(dir: string): Promise<string> {
+  const path = join(dir, 'owner-token');
+  await writeFileOnce(path, randomBytes(32).toString('base64url') + '\n', 0o600);
+  const t = (await readTextIfExists(path))?.trim();
+  if (!t) throw new DeviceSetupError(`${path} is empty`);
+  return t;
 }

@@ -8,12 +8,17 @@
 // events stay in the device's own log) and executions of the old consent epoch never leave again.
 // Nothing starts at construction; start() recovers interrupted executions and starts the loops;
 // close() stops whatever the hardware is running (a shutdown is a local stop), then the loops.
+// Attendance (§6.6) is one in-memory object shared by the plan, the hardware and the owner API;
+// nobody is declared unless opts.attendance says so. stopAll() is the device's own stop control
+// (the CLI wires it to SIGUSR2 and to DATA/control.sock): it calls the service directly, never HTTP.
 
 import { join } from 'node:path';
+import type { Logger } from '../platform/logger.ts';
 import type { FastifyInstance } from 'fastify';
 import type { Signer } from '../verifier/documents/signature.ts';
 import type { KeyRecord } from '../verifier/documents/keys.ts';
 import { buildExecutorApp } from './api.ts';
+import { createAttendance, NOBODY, type Attendance, type AttendanceState } from './attendance.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { buildConsentWithdrawn } from './events.ts';
 import { createHeartbeats, type Heartbeats } from './heartbeat.ts';
@@ -38,7 +43,7 @@ export interface ExecutorDeps {
   networkClock?: Clock;
   fetch?: FetchLike;
   /** The hardware layer; absent = none (executions wait in `accepted` until driven by hand). */
-  hardware?: (svc: ExecutionService, clock: Clock, limits: SafetyLimits) => Hardware;
+  hardware?: (svc: ExecutionService, clock: Clock, limits: SafetyLimits, attendance: Attendance) => Hardware;
   onError?: (message: string) => void;
   newId?: () => string;
 }
@@ -49,6 +54,10 @@ export interface ExecutorOptions {
   /** Set the device consent at start (stored otherwise; `none` when never set). */
   consent?: Dataset;
   apiToken?: string;
+  /** The device owner's token: pause, attendance and consent on the API (loopback only). */
+  ownerToken?: string;
+  /** Who is around at start (§6.6); default nobody. */
+  attendance?: AttendanceState;
   profile?: Partial<DeviceProfile>;
   /** The device maker's pack: merged with the default, the stricter value of each limit wins. */
   safetyLimits?: Partial<Limits> | SafetyLimits;
@@ -56,7 +65,8 @@ export interface ExecutorOptions {
   heartbeatIntervalMs?: number;
   delivery?: DeliveryOptions;
   bodyLimit?: number;
-  logger?: boolean;
+  /** The service logger (platform/logger.ts createLogger), also fastify's. */
+  logger?: Logger;
 }
 
 export interface Executor {
@@ -68,6 +78,9 @@ export interface Executor {
   readonly heartbeats?: Heartbeats;
   readonly client?: SequencerClient;
   readonly limits: SafetyLimits;
+  readonly attendance: Attendance;
+  /** The device's own stop control: stop every execution that may be doing something (local_stop). */
+  stopAll(): Promise<Array<{ id: string; status: string }>>;
   start(): Promise<{ failed: number; stopped: number; restarted: number }>;
   setConsent(d: Dataset): Promise<void>;
   /** Returns false when consent was already none (nothing to withdraw). */
@@ -82,10 +95,16 @@ export async function createExecutor(deps: ExecutorDeps, opts: ExecutorOptions =
   const profile: DeviceProfile = { ...DEFAULT_PROFILE, ...opts.profile };
   if (opts.sequencerUrl && !opts.log) throw new TypeError('a sequencer URL needs the log origin');
   const store = await openExecutorStore(join(deps.dataDir, 'db'));
-  const service = createExecutionService({ store, clock, source: deps.source, signer: deps.signer, profile, limits, newId: deps.newId });
-  const hardware = deps.hardware?.(service, clock, limits);
+  const attendance = createAttendance(opts.attendance ?? NOBODY, () => clock.now());
+  const service = createExecutionService({ store, clock, source: deps.source, signer: deps.signer, profile, limits, attendance, newId: deps.newId });
+  const hardware = deps.hardware?.(service, clock, limits, attendance);
   service.setHardware(hardware);
-  const app = buildExecutorApp(service, store, { source: deps.source, keys: () => [deps.keyRecord], limits, profile, apiToken: opts.apiToken, bodyLimit: opts.bodyLimit, logger: opts.logger });
+  const setConsentVia = async (d: Dataset): Promise<boolean> => {
+    const before = store.consent();
+    await ex.setConsent(d);
+    return d === 'none' && before.dataset !== 'none';
+  };
+  const app = buildExecutorApp(service, store, { source: deps.source, keys: () => [deps.keyRecord], limits, profile, apiToken: opts.apiToken, ownerToken: opts.ownerToken, attendance, setConsent: setConsentVia, bodyLimit: opts.bodyLimit, logger: opts.logger });
 
   let client: SequencerClient | undefined;
   let delivery: Delivery | undefined;
@@ -127,6 +146,12 @@ export async function createExecutor(deps: ExecutorDeps, opts: ExecutorOptions =
     heartbeats,
     client,
     limits,
+    attendance,
+    async stopAll() {
+      // Every stop is begun at once (each halts its hardware synchronously), then written.
+      const rs = await Promise.all((await store.activeExecutions()).map((x) => service.stop(x.id, 'local_stop')));
+      return rs.flatMap((r) => (r.ok ? [{ id: r.value.execution.id, status: r.value.execution.status }] : []));
+    },
     async start() {
       if (opts.consent !== undefined) await ex.setConsent(opts.consent);
       const n = await service.recover();

@@ -45,7 +45,7 @@ export function canTransition(from: ExecutionState, to: ExecutionState): boolean
 
 /** Why a state was entered. Refusals and failures carry a reason code from verifier/errors.ts; the other
  *  states carry one of the causes below, so a reader can tell a person's stop from a local one. */
-export const CAUSES = ['stop_requested', 'local_stop', 'paused_locally', 'human_check', 'resumed', 'step_done'] as const;
+export const CAUSES = ['stop_requested', 'local_stop', 'paused_locally', 'pause_requested', 'human_check', 'resumed', 'step_done'] as const;
 export type Cause = (typeof CAUSES)[number];
 export interface Reason {
   code: ReasonCode | Cause;

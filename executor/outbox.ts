@@ -62,6 +62,17 @@ export function backoffDelay(attempt: number, baseMs: number, maxMs: number, ran
   return d / 2 + (random() * d) / 2;
 }
 
+/** What a person can do about a refusal the outbox keeps retrying. */
+export function refusalHint(why: string): string {
+  if (/unknown_key/.test(why)) return ' (the sequencer does not know this device key: register it, e.g. cookwala executor --register-token-file SEQ/operator.token)';
+  if (/key_not_valid_at/.test(why)) return " (the device key is not valid at the events' signedAt: check the device clock and the key's validFrom)";
+  if (/signed_in_future/.test(why)) return ' (the device clock is ahead of the sequencer: it catches up, or fix the clock)';
+  if (/network|ECONNREFUSED|fetch failed/.test(why)) return ' (the sequencer cannot be reached: is it running, and is --sequencer right?)';
+  if (/HTTP 404/.test(why)) return ' (the sequencer hosts no such log: check --log)';
+  if (/HTTP 401/.test(why)) return ' (the sequencer wants an operator token for this route)';
+  return '';
+}
+
 function isTransient(r: { status: number; code?: string }): boolean {
   return r.status >= 500 || r.status === 429 || r.status === 408 || (r.code !== undefined && TRANSIENT.has(r.code));
 }
@@ -138,6 +149,8 @@ export function createDelivery(deps: { store: ExecutorStore; clock: Clock; clien
     stats.failures++;
     stats.lastError = why;
     const d = backoffDelay(stats.consecutiveFailures++, base, max, random);
+    // Every refusal is said, with what happens next (issue 15): nothing fails silently.
+    opts.onError?.(`delivery: ${why}; the events stay in the outbox, retrying in ${(d / 1000).toFixed(1)} s${refusalHint(why)}`);
     const slept = sleep(clock, d, stop.signal);
     opts.onWait?.('backoff', d);
     await slept;

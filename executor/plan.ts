@@ -68,6 +68,10 @@ export function planExecution(req: ExecutionRequest, device: DeviceProfile, pack
     }
     const durationS = s.params.durationS ?? env.defaultDurationS;
     if (durationS > limits.maxStepDurationS) return fail('safety_limit', `${at}: ${durationS} s exceeds maxStepDurationS ${limits.maxStepDurationS}`, { step: i });
+    // A missing sensor is the device's lasting limit, so it is named first (a person arriving would
+    // not help); then a step that needs a person needs one now (§6.6).
+    const withPerson = { ...device, personReachable: true };
+    if (!env.ladder.some((r) => satisfiable(r, withPerson, env.medium, s.params.durationS !== undefined))) return fail('missing_sensor_no_fallback', `${at}: no rung of ${env.ladder.map(rungName).join(' > ')} is available`, { step: i });
     if (!env.unattended && !device.personReachable) return fail('person_required', `${at}: may not run unattended and no person is present or reachable`, { step: i });
     const rung = env.ladder.find((r) => satisfiable(r, device, env.medium, s.params.durationS !== undefined));
     if (!rung) return fail('missing_sensor_no_fallback', `${at}: no rung of ${env.ladder.map(rungName).join(' > ')} is available`, { step: i });

@@ -1,7 +1,10 @@
 // The simulated hardware on a manual clock: a mission runs through every planned step for its
 // duration; a person-verified step waits in needs_human; a local pause keeps the remaining time;
 // a stop halts at once and confirms `stopped` only after cutHeatMs; late timers of a halted run
-// do nothing; a fault fails the execution as a local safety report.
+// do nothing; a fault fails the execution as a local safety report. Attendance (§6.6): the person
+// leaving mid-saute holds the step in needs_human (person_required, local_safety) with its time
+// left kept; a resume is refused while nobody is there; a step needing a person that comes up
+// while nobody is there is held before it starts.
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDirs } from '../testkit/tmp.ts';
 import { createSimulatedHardware, type SimulatedHardware } from './runner.ts';
@@ -16,7 +19,7 @@ const BODY = { recipe: { id: 'pasta', steps: [{ op: 'cw.op.boil', params: { temp
 
 async function setup() {
   let hw: SimulatedHardware | undefined;
-  const t = await testExecutor(await dirs.make(), { deps: { hardware: (svc, clock, limits) => (hw = createSimulatedHardware(svc, clock, { prepareMs: 1000, preheatMs: 5000, spinDownMs: limits.limits.cutHeatMs })) } });
+  const t = await testExecutor(await dirs.make(), { attendance: { present: true }, deps: { hardware: (svc, clock, limits, attendance) => (hw = createSimulatedHardware(svc, clock, { prepareMs: 1000, preheatMs: 5000, spinDownMs: limits.limits.cutHeatMs, attendance })) } });
   await t.ex.start();
   return { ...t, hw: hw as SimulatedHardware };
 }
@@ -133,7 +136,7 @@ describe('simulated hardware', () => {
     const dir = await dirs.make();
     let hw: SimulatedHardware | undefined;
     const deps: Partial<ExecutorDeps> = { hardware: (svc, clock, limits) => (hw = createSimulatedHardware(svc, clock, { prepareMs: 1000, preheatMs: 5000, spinDownMs: limits.limits.cutHeatMs })) };
-    const t = await testExecutor(dir, { deps });
+    const t = await testExecutor(dir, { deps, attendance: { present: true } });
     await t.ex.start();
     const c = await t.ex.service.create(BODY, 'm');
     if (!c.ok) throw new Error(c.detail);
@@ -152,5 +155,49 @@ describe('simulated hardware', () => {
       ['stopped', { recipe: 'pasta', step: 0, reason: { code: 'local_stop', detail: 'completed after a device restart' } }],
     ]);
     await again.ex.close();
+  });
+
+  it('the person leaving mid-saute holds the step (needs_human, person_required); resume waits for them; the time left is kept', async () => {
+    const { ex, clock } = await setup();
+    const c = await ex.service.create({ recipe: { id: 'onions', steps: [{ op: 'cw.op.saute', params: { tempC: 170, durationS: 100 } }, { op: 'cw.op.rest', params: { durationS: 10 } }] } }, 's');
+    if (!c.ok) throw new Error(c.detail);
+    const id = c.value.execution.id;
+    await toRunning(ex, clock);
+    await advance(ex, clock, 30_000);
+    ex.attendance.set({ present: false });
+    await flush(ex);
+    const held = await ex.service.get(id);
+    expect([held?.status, held?.seq, held?.step, held?.reason?.code]).toEqual(['needs_human', 4, 0, 'person_required']);
+    const evs = await ex.store.events(id);
+    expect(evs[evs.length - 1]).toMatchObject({ type: 'cookwala.execution.needs_human', cookwalalatency: 'local_safety' });
+    await advance(ex, clock, 3_600_000); // nobody back: the step does not go on by itself
+    expect((await status(ex, id))[0]).toBe('needs_human');
+    const r = await ex.service.resume(id, 4);
+    expect(!r.ok && r.code).toBe('person_required');
+    expect((await status(ex, id))[1]).toBe(4);
+    ex.attendance.set({ present: false, reachableWithinS: 45 }); // reachable within a minute counts
+    expect((await ex.service.resume(id, 4)).ok).toBe(true);
+    await flush(ex);
+    await advance(ex, clock, 69_999); // 70 s of the saute were left
+    expect(await status(ex, id)).toEqual(['running', 5, 0]);
+    await advance(ex, clock, 1);
+    await advance(ex, clock, 10_000);
+    expect((await status(ex, id))[0]).toBe('completed');
+    await ex.close();
+  });
+
+  it('a step that needs a person, reached while nobody is there, is held before it starts', async () => {
+    const { ex, clock } = await setup();
+    const c = await ex.service.create({ recipe: { id: 'sear-after-rest', steps: [{ op: 'cw.op.rest', params: { durationS: 10 } }, { op: 'cw.op.sear', params: { tempC: 220, durationS: 60 } }] } }, 't');
+    if (!c.ok) throw new Error(c.detail);
+    const id = c.value.execution.id;
+    await toRunning(ex, clock);
+    ex.attendance.set({ present: false, reachableWithinS: 300 }); // five minutes away is not reachable
+    await flush(ex);
+    expect((await status(ex, id))[0]).toBe('running'); // resting needs nobody
+    await advance(ex, clock, 10_000);
+    const x = await ex.service.get(id);
+    expect([x?.status, x?.step, x?.reason?.code]).toEqual(['needs_human', 1, 'person_required']);
+    await ex.close();
   });
 });

@@ -7,6 +7,10 @@
 // skips or repeats. A stop first halts the hardware synchronously and only then writes: safety is
 // local and never waits for a disk or a network (§6.2, §6.3). After a restart, executions that were
 // running are failed (`interrupted`) rather than silently resumed, and a stop in progress completes.
+// A stop of an execution that is already final answers success with the state it ended in (a stop is
+// idempotent and never an error, §6.2). Attendance (§6.6): the plan is made against who is around
+// now (person_required refuses), and a resume or pause into a step that needs a person is refused
+// with person_required while nobody is present or reachable.
 
 import { randomUUID } from 'node:crypto';
 import type { CloudEvent } from '../verifier/cloudevent/read.ts';
@@ -19,6 +23,7 @@ import { INITIAL, isFinal, transition, type ExecutionState, type Reason } from '
 import { planExecution, type DeviceProfile } from './plan.ts';
 import { readExecutionRequest, stricterDataset, type Dataset } from './request.ts';
 import type { SafetyLimits } from './safety-limits.ts';
+import type { Attendance } from './attendance.ts';
 import type { ExecutionRecord, ExecutorStore, NewEvent } from './store.ts';
 
 /** What the device's hardware layer (or the simulator's runner) offers the service. */
@@ -29,6 +34,8 @@ export interface Hardware {
   halt(id: string): boolean;
   /** Continue after paused / needs_human. */
   resume(x: ExecutionRecord): void;
+  /** Hold the running step (heat held, time left kept) and change to `paused` with `opts`. */
+  pause?(id: string, opts: ChangeOptions): Promise<Result<ExecutionRecord>>;
 }
 
 export interface ServiceDeps {
@@ -38,6 +45,8 @@ export interface ServiceDeps {
   signer: EventContext['signer'];
   profile: DeviceProfile;
   limits: SafetyLimits;
+  /** Who is around (§6.6); absent = the profile's static personReachable. */
+  attendance?: Attendance;
   newId?: () => string;
 }
 
@@ -47,6 +56,8 @@ export interface ChangeOptions {
   /** The status seq the caller saw (If-Match); a mismatch is precondition_failed. */
   ifMatch?: number;
   safety?: boolean;
+  /** Checked on the current record inside the per-execution queue, before the table. */
+  check?: (x: ExecutionRecord) => Result<true>;
 }
 
 export type ChangeListener = (x: ExecutionRecord, events: CloudEvent[]) => void;
@@ -57,6 +68,8 @@ export interface ExecutionService {
   change(id: string, to: ExecutionState, opts?: ChangeOptions): Promise<Result<ExecutionRecord>>;
   stop(id: string, cause?: 'stop_requested' | 'local_stop'): Promise<Result<{ execution: ExecutionRecord; changed: boolean }>>;
   resume(id: string, ifMatch: number): Promise<Result<ExecutionRecord>>;
+  /** A pause asked for through the API: If-Match, then the hardware holds the step. */
+  pause(id: string, ifMatch: number): Promise<Result<ExecutionRecord>>;
   log(id: string): Promise<Result<CloudEvent[]>>;
   recover(): Promise<{ failed: number; stopped: number; restarted: number }>;
   setHardware(h: Hardware | undefined): void;
@@ -128,6 +141,13 @@ export function createExecutionService(deps: ServiceDeps): ExecutionService {
     return ok(x);
   }
 
+  /** A step that may not run unattended continues only while someone is there (§6.6). */
+  function personCheck(x: ExecutionRecord): Result<true> {
+    const s = x.step === undefined ? undefined : x.plan?.steps[x.step];
+    if (!s || s.unattended || !deps.attendance || deps.attendance.available()) return ok(true);
+    return fail('person_required', `step ${x.step} (${s.op}) may not run unattended and no person is present or reachable; declare one (PUT /v1/attendance) and resume`);
+  }
+
   const svc: ExecutionService = {
     setHardware: (h) => void (hardware = h),
     onChange(l) {
@@ -152,7 +172,8 @@ export function createExecutionService(deps: ServiceDeps): ExecutionService {
         const t = formatTime(at);
         let x: ExecutionRecord = { id: newId(), recipe: req.value.recipe, epoch: store.consent().epoch, status: INITIAL.status, seq: INITIAL.seq, createdAt: t, updatedAt: t };
         if (req.value.consent) x.consent = req.value.consent;
-        const plan = planExecution(req.value, deps.profile, deps.limits);
+        const profile = deps.attendance ? { ...deps.profile, personReachable: deps.attendance.available() } : deps.profile;
+        const plan = planExecution(req.value, profile, deps.limits);
         const events: NewEvent[] = [];
         if (plan.ok) {
           x.plan = plan.value;
@@ -181,7 +202,10 @@ export function createExecutionService(deps: ServiceDeps): ExecutionService {
         const x = await store.getExecution(id);
         if (!x) return fail('not_found', `no execution ${id}`);
         if (opts.ifMatch !== undefined && opts.ifMatch !== x.seq) return fail('precondition_failed', `If-Match ${opts.ifMatch}, the status seq is ${x.seq}`, { seq: x.seq });
-        return applyChanges(x, [{ to, opts }]);
+        const c = opts.check?.(x);
+        if (c && !c.ok) return c;
+        const { check: _check, ...rest } = opts;
+        return applyChanges(x, [{ to, opts: rest }]);
       });
     },
 
@@ -191,7 +215,8 @@ export function createExecutionService(deps: ServiceDeps): ExecutionService {
       return serial(id, async () => {
         const x = await store.getExecution(id);
         if (!x) return fail('not_found', `no execution ${id}`);
-        if (x.status === 'stopping' || x.status === 'stopped') return ok({ execution: x, changed: false });
+        // Stopping twice is stopping; stopping what has ended answers the state it ended in.
+        if (x.status === 'stopping' || isFinal(x.status)) return ok({ execution: x, changed: false });
         const reason: Reason = { code: cause };
         const steps: Array<{ to: ExecutionState; opts?: ChangeOptions }> = [{ to: 'stopping', opts: { reason } }];
         if (!willConfirm || x.status === 'accepted') steps.push({ to: 'stopped' });
@@ -201,9 +226,19 @@ export function createExecutionService(deps: ServiceDeps): ExecutionService {
     },
 
     async resume(id, ifMatch) {
-      const r = await svc.change(id, 'running', { ifMatch, reason: { code: 'resumed' } });
+      const r = await svc.change(id, 'running', { ifMatch, reason: { code: 'resumed' }, check: personCheck });
       if (r.ok) hardware?.resume(r.value);
       return r;
+    },
+
+    async pause(id, ifMatch) {
+      const opts: ChangeOptions = { ifMatch, reason: { code: 'pause_requested' } };
+      const x = await store.getExecution(id);
+      if (!x) return fail('not_found', `no execution ${id}`);
+      if (ifMatch !== x.seq) return fail('precondition_failed', `If-Match ${ifMatch}, the status seq is ${x.seq}`, { seq: x.seq });
+      const t = transition(x, 'paused');
+      if (!t.ok) return t;
+      return hardware?.pause ? hardware.pause(id, opts) : svc.change(id, 'paused', opts);
     },
 
     async log(id) {

@@ -5,7 +5,9 @@
 // so a restarted simulator gets the same execution back), resume after a local pause or a
 // needs_human check with If-Match, and press stop. Missions run one after another per device and
 // devices run in parallel. Bounded: every wait has a real-time limit. After the missions, the
-// simulator waits (bounded) for the outboxes to drain when consent lets events leave.
+// simulator waits (bounded) for the outboxes to drain when consent lets events leave. A simulated
+// cook stands by (attendance `present`, §6.6) unless `attendance` says otherwise; a refused
+// mission answers 422 with the refused execution inside.
 
 import { join } from 'node:path';
 import { parseJson } from '../verifier/encoding/strict-json.ts';
@@ -19,6 +21,7 @@ import { missionFor, type MissionScript } from './missions.ts';
 import { createSimulatedHardware, type SimulatedHardware } from './runner.ts';
 import { createSequencerClient, ensureRegistered, type FetchLike } from './sequencer-client.ts';
 import type { Dataset } from './request.ts';
+import type { AttendanceState } from './attendance.ts';
 import type { ExecutionRecord } from './store.ts';
 
 export interface SimulationOptions {
@@ -40,6 +43,8 @@ export interface SimulationOptions {
   print?: (line: string) => void;
   fetch?: FetchLike;
   executorOptions?: Partial<ExecutorOptions>;
+  /** Who is around each device (§6.6); default present. */
+  attendance?: AttendanceState;
 }
 
 export interface SimulatedDevice {
@@ -97,10 +102,10 @@ export async function startSimulatedDevices(opts: SimulationOptions): Promise<Si
         clock,
         networkClock: systemClock(),
         fetch: opts.fetch,
-        hardware: (svc, c, limits) => (hardware = createSimulatedHardware(svc, c, { spinDownMs: limits.limits.cutHeatMs, onError: (m) => print(`${identity.name}: ${m}`) })),
+        hardware: (svc, c, limits, attendance) => (hardware = createSimulatedHardware(svc, c, { spinDownMs: limits.limits.cutHeatMs, attendance, onError: (m) => print(`${identity.name}: ${m}`) })),
         onError: (m) => print(`${identity.name}: ${m}`),
       },
-      { sequencerUrl: opts.sequencerUrl, log: opts.log, consent: opts.consent, heartbeatIntervalMs: opts.heartbeatIntervalMs ?? 5_000, ...opts.executorOptions },
+      { sequencerUrl: opts.sequencerUrl, log: opts.log, consent: opts.consent, heartbeatIntervalMs: opts.heartbeatIntervalMs ?? 5_000, attendance: opts.attendance ?? { present: true }, ...opts.executorOptions },
     );
     const rec = await executor.start();
     if (rec.failed + rec.stopped + rec.restarted > 0) print(`${identity.name}: after restart ${rec.failed} failed (interrupted), ${rec.stopped} stops completed, ${rec.restarted} restarted`);
@@ -131,8 +136,9 @@ export async function runMission(dev: SimulatedDevice, script: MissionScript, cl
   });
   try {
     const created = await api(`${dev.url}/v1/executions`, 'POST', { 'idempotency-key': script.key }, script.request);
-    if (created.status !== 201 && created.status !== 200) throw new Error(`create ${script.key}: HTTP ${created.status} ${String(created.json.code ?? '')}`);
-    const id = created.json.id as string;
+    const refused = created.status === 422 && typeof created.json.execution === 'object' ? (created.json.execution as Record<string, unknown>) : undefined;
+    if (created.status !== 201 && created.status !== 200 && !refused) throw new Error(`create ${script.key}: HTTP ${created.status} ${String(created.json.code ?? '')}`);
+    const id = (refused ?? created.json).id as string;
     // People act later, on the device's clock; a late act on a finished execution is just refused.
     const act = (what: string, p: () => Promise<unknown>) => () => void p().catch((e: Error) => print(`${dev.identity.name}: ${what}: ${e.message}`));
     const stop = () => api(`${dev.url}/v1/executions/${id}/stop`, 'POST', {});
@@ -193,8 +199,10 @@ export async function runSimulation(opts: SimulationOptions): Promise<Simulation
   const clock = fastClock(opts.speed ?? 300);
   const missions = opts.missions ?? 3;
   const statuses: Record<string, number> = {};
+  let eventsThisRun = 0;
   for (const d of devices) {
     d.executor.service.onChange((x, events) => {
+      eventsThisRun += events.length;
       for (const e of events) print(`${d.identity.name} ${x.recipe.id} ${x.id.slice(0, 8)} #${String(e.cookwalaseq)} ${String(e.type).replace('cookwala.execution.', '')}${x.reason && e === events[events.length - 1] ? ` (${x.reason.code})` : ''}`);
     });
   }
@@ -223,17 +231,29 @@ export async function runSimulation(opts: SimulationOptions): Promise<Simulation
     for (const d of devices) for (const x of await listExecutions(d)) sum.events += x;
     print(`simulation: ${sum.missions} missions on ${sum.devices} devices: ${Object.entries(statuses).map(([k, v]) => `${v} ${k}`).join(', ')}; ${sum.events} events, ${sum.delivered} delivered this run, ${sum.pending} pending, ${sum.deadLetters} dead letters${sum.drained ? '' : ' (not drained)'}`);
     if (!sum.drained) for (const d of devices) if ((await d.executor.store.pendingCount()) > 0) print(undrainedReason(d));
+    for (const line of nothingDeliveredReasons(opts, sum, eventsThisRun, consentOut, missions)) print(line);
     return sum;
   } finally {
     for (const d of devices) await d.executor.close();
   }
 }
 
+/** When this run delivered nothing, why (issue 15): so a second run on the same --data explains itself. */
+export function nothingDeliveredReasons(opts: Pick<SimulationOptions, 'sequencerUrl' | 'dir'>, sum: SimulationSummary, eventsThisRun: number, consentOut: boolean, missions: number): string[] {
+  if (sum.delivered > 0) return [];
+  if (!opts.sequencerUrl) return ['nothing was delivered: no --sequencer was given, the events stay on the devices'];
+  if (!consentOut) return ['nothing was delivered: the devices\' consent is none, so nothing leaves them (pass --consent research_only or open)'];
+  if (eventsThisRun === 0 && sum.pending === 0) {
+    return [`nothing was delivered this run: the ${sum.devices} devices in ${join(opts.dir, 'devices')} had run missions 1-${missions} in an earlier run (each mission has a fixed Idempotency-Key, so it is not run twice) and delivered them then; pass --missions ${missions + 1} or more, or a new --data DIR`];
+  }
+  return [];
+}
+
 /** Why a device's outbox did not drain, in words a person can act on (the last refusal or fault). */
 function undrainedReason(d: SimulatedDevice): string {
   const s = d.executor.delivery?.stats();
   const last = s?.lastError ?? 'no answer from the sequencer yet';
-  const hint = /unknown_key/.test(last) ? ' (the sequencer does not know this device key: pass --register-token with the operator token)' : '';
+  const hint = /unknown_key/.test(last) ? ' (the sequencer does not know this device key: pass --register-token-file SEQ/operator.token, or set COOKWALA_OPERATOR_TOKEN)' : '';
   return `${d.identity.name}: outbox not drained after ${s?.attempts ?? 0} attempts; last: ${last}${hint}`;
 }
 

@@ -18,12 +18,31 @@ import { decodePayload } from './payload-codec.ts';
 
 export type DB = Level<Buffer, Buffer>;
 
-export abstract class StoreReader {
+/** A key range of the byte-ordered key space (keys.ts), as LevelDB's iterators take it. */
+export interface KvRange {
+  gte?: Buffer;
+  lte?: Buffer;
+  reverse?: boolean;
+  limit?: number;
+}
+
+/**
+ * What the read side needs from a backend: LevelDB (`level`) has it as is; the PostgreSQL driver
+ * (postgres/pg-kv.ts) provides the same over its tables, so both serve reads with this one class.
+ */
+export interface KvRead {
+  get(key: Buffer): Promise<Uint8Array | undefined>;
+  getMany(keys: Buffer[]): Promise<Array<Uint8Array | undefined>>;
+  iterator(range: KvRange): AsyncIterable<[Buffer, Buffer]>;
+  values(range: KvRange): AsyncIterable<Buffer> & { all(): Promise<Buffer[]> };
+}
+
+export abstract class StoreReader<D extends KvRead = DB> {
   protected desc: LogDescriptor | undefined;
   protected cur: Head | undefined;
   protected readonly reader: NodeReader;
 
-  constructor(protected readonly db: DB) {
+  constructor(protected readonly db: D) {
     this.reader = createNodeReader((keys) => db.getMany(keys));
   }
 
@@ -148,6 +167,28 @@ export abstract class StoreReader {
     if (!Number.isSafeInteger(from) || from < 0 || from > to) throw new ProtocolError('bad_request', `from ${from} is outside 0..${to}`);
     if (from === 0 || from === to) return [];
     return (await merkleConsistency(this.reader, from, to)).map(formatHash);
+  }
+
+  /**
+   * The hashes of tlog-tiles tile (level, index) of width 1..256 (C2SP tlog-tiles): node
+   * [8·level, index·256 + i] for i < width, concatenated (32 bytes each), read with ONE getMany of
+   * the stored nodes (tree-nodes.ts), never rehashed. The tile must lie within the durable tree:
+   * (index·256 + width)·256^level <= head size, else bad_request.
+   */
+  async tileHashes(level: number, index: number, width: number): Promise<Uint8Array> {
+    if (!Number.isInteger(level) || level < 0 || level > 6 || !Number.isSafeInteger(index) || index < 0 || !Number.isInteger(width) || width < 1 || width > 256) {
+      throw new ProtocolError('bad_request', `tile ${level}/${index} of width ${width} is not a tile`);
+    }
+    const span = 256 ** level;
+    const need = (index * 256 + width) * span;
+    if (!Number.isSafeInteger(need) || need > this.headNow().seq) {
+      throw new ProtocolError('not_found', `tile ${level}/${index} of width ${width} needs ${need} leaves; the tree has ${this.headNow().seq}`, { headSeq: this.headNow().seq });
+    }
+    const ids = Array.from({ length: width }, (_, i) => [8 * level, index * 256 + i] as [number, number]);
+    const hashes = await this.reader.getNodes(ids);
+    const out = new Uint8Array(width * 32);
+    hashes.forEach((h, i) => out.set(h, i * 32));
+    return out;
   }
 }
 

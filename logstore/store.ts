@@ -271,7 +271,7 @@ class Store extends StoreReader implements LogStore {
  * concurrent late cosignatures are never lost. Signatures only move between documents of
  * the same hash; a differently hashed one (other x- members) replaces the stored one whole.
  */
-function mergeCosignatures(cp: Checkpoint, stored: Checkpoint | undefined): Checkpoint {
+export function mergeCosignatures(cp: Checkpoint, stored: Checkpoint | undefined): Checkpoint {
   if (!stored || stored.hash !== cp.hash) return cp;
   return stored.signature.slice(1).reduce(addCosignature, cp);
 }

@@ -77,6 +77,8 @@ export interface LogStore {
   rootAt(size: number): Promise<string>;
   inclusionProof(seq: number, size: number): Promise<string[]>;
   consistencyProof(from: number, to: number): Promise<string[]>;
+  /** C2SP tlog-tiles tile (level, index) of `width` hashes, concatenated, from the stored nodes (store-read.ts). */
+  tileHashes(level: number, index: number, width: number): Promise<Uint8Array>;
   /**
    * hash_only logs: one synced batch deletes the payload, stores the record (erasureSeq filled
    * in) and appends `erasedEntry` (type cookwala.log.erased); then the bytes are compacted away.

@@ -30,6 +30,13 @@ export const LOG_EVENTS = {
   device_lost: 'a device missed its heartbeats; a cookwala.hub.device_lost entry was appended',
   erased: 'a payload was erased (operator request or consent withdrawn)',
   service_error: 'a background task of a service failed (details in err)',
+  policy_unreadable: 'the sequencer could not read a changed witness policy file and keeps the one in force',
+  policy_reload: 'the sequencer re-opens its logs with a changed witness policy',
+  policy_reloaded: 'the sequencer listens again after a policy reload',
+  c2sp_refused: 'a witness refused a C2SP (tlog-witness) checkpoint; code and note say why',
+  log_admitted: 'a witness admitted a log from a followed log list',
+  log_list_refused: 'a witness refused one entry of a log list (the admitted key is kept)',
+  log_list_error: 'a witness could not fetch or read a log list',
 } as const;
 
 export type LogEvent = keyof typeof LOG_EVENTS;

@@ -1,16 +1,24 @@
 // sequencer/admin-routes.ts: the process-wide routes (DESIGN §10, §12a): POST /v1/logs (operator:
 // host a new log; its store and signed descriptor are created, then config.json records it),
 // GET /v1/devices (liveness per device source), GET /.well-known/cookwala.json (the sequencer's
-// self-signed KeyRecord and the hosted origins), GET /metrics (Prometheus) and GET /openapi.json.
+// self-signed KeyRecord and the hosted origins) and GET /metrics (Prometheus). GET /openapi.json is
+// platform/openapi.ts's, registered by app.ts before these.
 
 import type { FastifyInstance } from 'fastify';
 import { ProtocolError } from '../verifier/errors.ts';
 import { readLogConfig } from './config.ts';
 import type { SequencerContext } from './context.ts';
-import { OPENAPI } from './openapi.ts';
+import { describe, json, ref } from '../platform/openapi.ts';
+import { errors, OPERATOR } from './api-schemas.ts';
 
 export function registerAdminRoutes(app: FastifyInstance, ctx: SequencerContext): void {
-  app.post('/v1/logs', { onRequest: ctx.requireOperator }, async (request, reply) => {
+  const newLog = describe({
+    summary: 'Host a new log (operator): its store and signed descriptor are created',
+    security: OPERATOR,
+    docBody: { content: { 'application/json': { schema: ref('NewLogRequest') } } },
+    responses: { 201: json('the log and its signed descriptor', ref('NewLogAnswer')), ...errors('bad_json', 'duplicate_member', 'invalid_document', 'unknown_field', 'unauthorized', 'log_exists', 'body_too_large', 'unsupported_media_type') },
+  });
+  app.post('/v1/logs', { onRequest: ctx.requireOperator, schema: newLog }, async (request, reply) => {
     const l = readLogConfig(request.body, 'body');
     if (!l.ok) throw ProtocolError.from(l);
     const h = await ctx.addLog(l.value);
@@ -18,14 +26,14 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: SequencerContext)
     return { log: h.origin, mode: h.mode, descriptor: h.descriptor };
   });
 
-  app.get('/v1/devices', async () => ({ devices: ctx.liveness.list() }));
+  app.get('/v1/devices', { schema: describe({ summary: 'Device liveness (from heartbeats and events)', responses: { 200: json('every device seen', ref('Devices')), ...errors() } }) }, async () => ({ devices: ctx.liveness.list() }));
 
-  app.get('/.well-known/cookwala.json', async () => ({ keys: [ctx.keyRecord], logs: ctx.logs.all().map((h) => h.origin) }));
+  const wellKnown = describe({ summary: "The sequencer's self-signed KeyRecord and the hosted logs", responses: { 200: json('keys and log origins', ref('WellKnown')), ...errors() } });
+  app.get('/.well-known/cookwala.json', { schema: wellKnown }, async () => ({ keys: [ctx.keyRecord], logs: ctx.logs.all().map((h) => h.origin) }));
 
-  app.get('/metrics', async (_request, reply) => {
+  const metrics = describe({ summary: 'Prometheus metrics', responses: { 200: json('text exposition format 0.0.4', { type: 'string' }, ['text/plain']), ...errors() } });
+  app.get('/metrics', { schema: metrics }, async (_request, reply) => {
     reply.type('text/plain; version=0.0.4; charset=utf-8');
     return ctx.metrics.render();
   });
-
-  app.get('/openapi.json', async () => OPENAPI);
 }

@@ -6,13 +6,18 @@
 // liveness timers (opts.timers false leaves them to tick(), for tests on a manual clock).
 // close(): stop accepting requests and let in-flight ones finish, then drain every committer,
 // sign a last checkpoint, close the stores and the signature pool (if created here).
+// Logging: one pino logger in deps (platform/logger.ts), the same instance fastify logs with
+// (`loggerInstance`; per-request lines off); events `log_created`, `device_lost`, `store_failed`
+// (then onFatal) and `service_error` here, checkpoint and erasure events where they happen.
 
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { fail, ProtocolError } from '../verifier/errors.ts';
 import type { KeyRecord } from '../verifier/documents/keys.ts';
 import type { Signer } from '../verifier/documents/signature.ts';
 import type { WitnessPolicy } from '../verifier/documents/policy.ts';
 import { createSigPool, type SigPool } from '../platform/sig-pool.ts';
+import { silentLogger, type Logger } from '../platform/logger.ts';
+import type { FaultHooks } from '../logstore/index.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { timeBoundsOf, type SequencerConfig } from './config.ts';
 import { saveConfig, loadDataDir } from './data-dir.ts';
@@ -23,10 +28,13 @@ import { createOperatorAuth } from './auth.ts';
 import { registerBodyParsers } from './body-parsers.ts';
 import { registerProblemHandlers, sendProblem } from '../platform/http-problem.ts';
 import { registerRoutes } from './routes.ts';
+import { registerOpenApi } from '../platform/openapi.ts';
+import { SEQUENCER_OPENAPI } from './api-schemas.ts';
 import { openLogHost, type LogHost } from './log-host.ts';
 import { publishNever, publishUnwitnessed, type CheckpointPublisher } from './checkpointer.ts';
 import { deviceLostEvent } from './system-events.ts';
 import type { SequencerContext } from './context.ts';
+import type { StoreBackend } from './store-backend.ts';
 
 export interface SequencerDeps {
   signer: Signer;
@@ -37,9 +45,14 @@ export interface SequencerDeps {
   pool?: SigPool;
   /** The witness hook: a publisher for a log's checkpoints. Default: publish as is at quorum 0, never otherwise. */
   publisherFor?(origin: string, policy: WitnessPolicy | undefined): CheckpointPublisher | undefined;
-  logger?: FastifyServerOptions['logger'];
-  /** A store write failed: the process should exit and restart from disk (default: log it). */
-  onFatal?(e: unknown): void;
+  /** The service logger (platform/logger.ts createLogger); fastify logs through it too. Default silent. */
+  logger?: Logger;
+  /** A store write failed (logged as store_failed first): the process should exit and restart from disk. */
+  onFatal?(e: unknown, origin: string): void;
+  /** Fault injection around every log store write (tests of store_failed). */
+  storeFaults?: FaultHooks;
+  /** Where the logs live: PostgreSQL (store-backend.ts) instead of LevelDB under the data directory. */
+  storeBackend?: StoreBackend;
 }
 
 export interface SequencerOptions {
@@ -68,24 +81,30 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
   const metrics = createMetrics();
   const ownPool = deps.pool === undefined;
   const pool = deps.pool ?? createSigPool();
+  const logger = deps.logger ?? silentLogger();
   const app = Fastify({
-    logger: deps.logger ?? false,
+    loggerInstance: logger as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
     return503OnClosing: false,
     routerOptions: { maxParamLength: 4096 },
     ajv: { customOptions: { removeAdditional: false, useDefaults: false, coerceTypes: false, allErrors: false } },
   });
-  const report = (e: unknown) => app.log.error({ err: e }, 'sequencer background task failed');
-  const onFatal = deps.onFatal ?? ((e: unknown) => app.log.fatal({ err: e }, 'log store write failed'));
+  const report = (e: unknown) => logger.error({ event: 'service_error', err: e }, 'sequencer background task failed');
+  const onFatal = (e: unknown, origin: string) => {
+    logger.fatal({ event: 'store_failed', log: origin, err: e }, `a store write of ${origin} failed; the log refuses appends until a restart reads the disk`);
+    deps.onFatal?.(e, origin);
+  };
   const publishing = (origin: string) => {
     const policy = opts.policy && opts.policy.log === origin ? opts.policy : undefined;
     const quorum = policy?.quorum ?? 0;
+    metrics.set('cookwala_witness_quorum', quorum, { log: origin }); // 0: unwitnessed, said on /metrics (issue 15)
     const publisher = deps.publisherFor?.(origin, policy) ?? (quorum === 0 ? publishUnwitnessed : publishNever);
     return { publisher, quorum };
   };
   let logs: LogHost;
   try {
-    logs = await openLogHost({ dataDir: opts.dataDir, signer: deps.signer, keyRecord: deps.keyRecord, clock, metrics, timeBounds: timeBoundsOf(config), publishing, onFatal, onError: report }, config.logs);
+    logs = await openLogHost({ dataDir: opts.dataDir, signer: deps.signer, keyRecord: deps.keyRecord, clock, metrics, logger, storeFaults: deps.storeFaults, storeBackend: deps.storeBackend, timeBounds: timeBoundsOf(config), publishing, onFatal, onError: report }, config.logs);
   } catch (e) {
     if (ownPool) await pool.close();
     throw e;
@@ -101,6 +120,7 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
       const [o] = await h.committer.submit([deviceLostEvent({ log, source, lastSeenMs, atMs: clock.now() }, deps.signer)]);
       if (!o.ok) throw new ProtocolError(o.code, o.detail);
       metrics.inc('cookwala_devices_lost_total', { log });
+      logger.warn({ event: 'device_lost', log, source, lastSeen: new Date(lastSeenMs).toISOString() }, `device ${source} missed its heartbeats`);
     },
   });
   const auth = createOperatorAuth(deps.token);
@@ -112,6 +132,7 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
     keyRecord: deps.keyRecord,
     clock,
     metrics,
+    logger,
     liveness,
     pool,
     logs,
@@ -124,6 +145,7 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
         await saveConfig(opts.dataDir, config);
       }
       if (timers) h.checkpoints.start(config.checkpointIntervalMs);
+      logger.info({ event: 'log_created', log: l.log, mode: l.mode }, `hosting ${l.log} (${l.mode})`);
       return h;
     },
   };
@@ -142,8 +164,9 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
   });
   registerBodyParsers(app);
   registerProblemHandlers(app, (request, f) => {
-    if (request.routeOptions.url === '/v1/logs/:log/events' && f.code !== 'not_found') metrics.inc('cookwala_events_rejected_total', { code: f.code });
+    if (request.routeOptions.url === '/v1/logs/:log/events' && f.code !== 'not_found') metrics.inc('cookwala_events_rejected_total', { log: String((request.params as { log?: unknown }).log ?? ''), code: f.code });
   });
+  await registerOpenApi(app, SEQUENCER_OPENAPI); // before the routes: it documents them as they are added
   registerRoutes(app, ctx);
 
   let livenessTimer: NodeJS.Timeout | undefined;

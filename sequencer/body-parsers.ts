@@ -2,8 +2,9 @@
 // read as raw bytes first (kept on request.rawBody for Idempotency-Key fingerprints) under the
 // config's bodyLimit (body_too_large). application/json is parsed with verifier/encoding/strict-json.ts
 // parseJson (bad_json; duplicate_member for a name twice in one object, I-JSON; too_deep), never
-// rewritten; CloudEvents structured and batch bodies, and any other content type (binary mode),
-// stay bytes for the ingest route to read by mode, through the same jsonBody. Depth: a document
+// rewritten, except in binary content mode (ce-* headers), where application/json is the event's
+// data and stays bytes for binary-event.ts; CloudEvents structured and batch bodies, and any other
+// content type (binary mode), stay bytes for the ingest route to read by mode, through the same jsonBody. Depth: a document
 // (an event, a KeyRecord) may nest MAX_JSON_DEPTH (64) levels; a body whose top level is an array
 // (a batch) one more, so each of its documents has the same bound as when sent alone, and the
 // bundle reader, which wraps an event once in its payload line, allows the same one more.
@@ -12,6 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { fail, ProtocolError, type Result } from '../verifier/errors.ts';
 import { fromUtf8 } from '../verifier/encoding/wire.ts';
 import { MAX_JSON_DEPTH, parseJson } from '../verifier/encoding/strict-json.ts';
+import { isBinaryMode } from './binary-event.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -45,6 +47,10 @@ export function registerBodyParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     request.rawBody = body as Buffer;
+    // Binary content mode: Content-Type is the event's datacontenttype and the body its data,
+    // which binary-event.ts reads (an empty body: no data). Parsing here would refuse an empty
+    // body before the ingest route sees the event (issue 14 #6).
+    if (isBinaryMode(request.headers) && request.routeOptions.url?.endsWith('/events')) return done(null, body);
     const j = jsonBody(body as Buffer);
     if (j.ok) done(null, j.value);
     else done(ProtocolError.from(j), undefined); // with its path, for a duplicate_member

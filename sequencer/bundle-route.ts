@@ -15,6 +15,20 @@ import { parseJson } from '../verifier/documents/read.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
 import { hostedLog, LOG_PARAMS, type SequencerContext } from './context.ts';
 import { bundleLines, type ExportSummary } from './export.ts';
+import { describe } from '../platform/openapi.ts';
+import { errors, NDJSON, NDJSON_BODY } from './api-schemas.ts';
+
+const DOC = describe({
+  summary: 'The audit bundle (DESIGN §8), streamed while the sequencer runs',
+  responses: {
+    200: {
+      description: 'NDJSON: a header line, the Log descriptor, KeyRecords, Event entries, payload CloudEvents and Checkpoints (DESIGN §8)',
+      headers: { 'content-disposition': { type: 'string', description: 'attachment; filename="<origin>-<seq>.ndjson"' } },
+      content: { [NDJSON]: { schema: NDJSON_BODY } },
+    },
+    ...errors('bad_request', 'not_found'),
+  },
+});
 
 export async function policyOf(ctx: SequencerContext, origin: string): Promise<WitnessPolicy | undefined> {
   let text: string;
@@ -29,7 +43,7 @@ export async function policyOf(ctx: SequencerContext, origin: string): Promise<W
 }
 
 export function registerBundleRoute(app: FastifyInstance, ctx: SequencerContext): void {
-  app.get('/v1/logs/:log/bundle', { schema: { params: LOG_PARAMS } }, async (request, reply) => {
+  app.get('/v1/logs/:log/bundle', { schema: { params: LOG_PARAMS, ...DOC } }, async (request, reply) => {
     const h = hostedLog(ctx, request.params);
     const policy = await policyOf(ctx, h.origin);
     const summary: Partial<ExportSummary> = {};

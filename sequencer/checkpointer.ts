@@ -5,18 +5,23 @@
 // one. The publisher is the witness hook: publish(cp) resolves with the checkpoint to publish
 // (cosigned up to the policy quorum) or undefined when the quorum was not met; a cosigned result
 // is persisted (same head and root, more signatures) before it is served. With quorum 0 (no
-// witnesses yet) the default publisher publishes each signed checkpoint as is.
+// witnesses yet) the default publisher publishes each signed checkpoint as is. Each checkpoint
+// also carries the log's C2SP note signature (DESIGN §4, §7a: Ed25519 by the sequencer key over the
+// tlog-checkpoint body, key name = origin), made at the same time as the JCS signature.
 // Invariants: only durable heads are signed (store.head() moves only after a synced append); a
 // checkpoint is on disk (in the store, then in the mark file outside it, checkpoint-mark.ts)
 // before anyone can see it; ticks never overlap. Left out: collecting late
 // cosignatures and periodic re-submission (the witness client's job, DESIGN §7).
+// Logs (info): `checkpoint_signed` per newly signed checkpoint, `checkpoint_published` per
+// newly published one, both with seq and head.
 
 import { formatTime } from '../verifier/encoding/wire.ts';
-import { buildCheckpoint, type Checkpoint } from '../verifier/documents/checkpoint.ts';
+import { buildCheckpoint, withLogNoteSignature, witnessSignatures, type Checkpoint } from '../verifier/documents/checkpoint.ts';
 import type { Signer } from '../verifier/documents/signature.ts';
 import type { LogStore } from '../logstore/index.ts';
 import type { Clock } from './clock.ts';
 import type { Metrics } from './metrics.ts';
+import type { Logger } from '../platform/logger.ts';
 import type { CheckpointMark } from './checkpoint-mark.ts';
 
 export interface CheckpointPublisher {
@@ -58,6 +63,8 @@ export interface CheckpointerOptions {
   /** Cosignatures a stored checkpoint needs to count as published after a restart. */
   quorum: number;
   metrics?: Metrics;
+  /** A logger bound to this log (`log` field). */
+  logger?: Logger;
   /** The high-water mark outside the store (checkpoint-mark.ts), written before publishing. */
   mark?: CheckpointMark;
   onError?(e: unknown): void;
@@ -68,7 +75,7 @@ export const RESTORE_LOOKBACK = 10_000;
 
 export async function createCheckpointer(o: CheckpointerOptions): Promise<Checkpointer> {
   const labels = { log: o.log };
-  const meetsQuorum = (cp: Checkpoint) => cp.signature.length - 1 >= o.quorum;
+  const meetsQuorum = (cp: Checkpoint) => witnessSignatures(cp).length >= o.quorum;
   let signed = await o.store.latestCheckpoint();
   let published = signed && meetsQuorum(signed) ? signed : undefined;
   if (signed && !published) {
@@ -92,11 +99,13 @@ export async function createCheckpointer(o: CheckpointerOptions): Promise<Checkp
   async function run(): Promise<void> {
     const head = o.store.head();
     if (!signed || signed.seq !== head.seq || signed.head !== head.hash) {
-      const cp = buildCheckpoint({ log: o.log, seq: head.seq, head: head.hash, root: head.root }, o.signer, formatTime(o.clock.now()));
+      const signedAt = formatTime(o.clock.now());
+      const cp = withLogNoteSignature(buildCheckpoint({ log: o.log, seq: head.seq, head: head.hash, root: head.root }, o.signer, signedAt), o.signer, signedAt);
       await o.store.putCheckpoint(cp);
       await o.mark?.write(cp);
       signed = cp;
       o.metrics?.set('cookwala_checkpoint_seq', cp.seq, labels);
+      o.logger?.info({ event: 'checkpoint_signed', seq: cp.seq, head: cp.head }, `signed checkpoint ${cp.seq}`);
     }
     if (published && published.seq === signed.seq) return;
     const cp = signed;
@@ -106,6 +115,7 @@ export async function createCheckpointer(o: CheckpointerOptions): Promise<Checkp
     if (!published || out.seq >= published.seq) {
       published = out;
       o.metrics?.set('cookwala_checkpoint_published_seq', out.seq, labels);
+      o.logger?.info({ event: 'checkpoint_published', seq: out.seq, head: out.head, cosignatures: out.signature.length - 1 }, `published checkpoint ${out.seq}`);
     }
   }
 

@@ -4,7 +4,9 @@
 // --url then), the sequencer's KeyRecord, the registered device keys and the witness policy of the
 // data directory, and streams export.ts's lines to FILE; the second streams GET …/bundle. Either
 // way the file is written to FILE.partial and renamed into place only when complete, so a failed
-// export never leaves a file that looks whole. Exit 0 written, 1 failed, 2 usage.
+// export never leaves a file that looks whole. Exit 0 written, 2 the input or the environment is
+// unusable (bad flags, a DIR that is not a sequencer's, a store held by a running sequencer, a URL
+// where no sequencer answers or one that hosts no such log: one line naming the flag to fix).
 // openExportSource is shared with cli-proof.ts: it never writes to the data directory.
 
 import { createWriteStream } from 'node:fs';
@@ -21,11 +23,13 @@ import { openLogStore, type LogStore } from '../logstore/index.ts';
 import { DATA_FILES, readConfig } from './config.ts';
 import { deviceKeysFile, logStoreDir } from './data-dir.ts';
 import { bundleLines, type BundleSource, type ExportSummary } from './export.ts';
+import { claimDataDir, DEFAULT_DIRS } from '../platform/data-dir-kind.ts';
+import { describeFetchError, expectSequencer } from '../platform/service-url.ts';
 
 const USAGE = `usage: cookwala export (--data DIR | --url URL) --log ORIGIN --out FILE
 
 Write the audit bundle (NDJSON) of one log: from the data directory of a stopped sequencer
-(--data; default ./data), or from a running one over HTTP (--url http://127.0.0.1:PORT).`;
+(--data; default ${DEFAULT_DIRS.sequencer}), or from a running one over HTTP (--url http://127.0.0.1:PORT).`;
 
 export interface ExportSource extends BundleSource {
   close(): Promise<void>;
@@ -103,11 +107,22 @@ export async function run(argv: string[]): Promise<number> {
     if (values.url && !/^https?:\/\//.test(values.url)) throw new UsageError('--url is an http(s) URL');
     try {
       if (values.url) {
+        const probe = await expectSequencer(values.url, values.log);
+        if (!probe.ok) {
+          process.stderr.write(`cookwala export: ${probe.detail}\n`);
+          return 2;
+        }
         const bytes = await writeAtomically(values.out, httpBody(values.url, values.log));
         process.stdout.write(`wrote ${values.out} (${bytes} bytes) from ${values.url}\n`);
         return 0;
       }
-      const src = await openExportSource(values.data ?? './data', values.log);
+      const dir = values.data ?? DEFAULT_DIRS.sequencer;
+      const claim = await claimDataDir(dir, 'sequencer', { create: false, createWith: `cookwala init --data ${dir}` });
+      if (!claim.ok) {
+        process.stderr.write(`cookwala export: ${claim.reason}\n`);
+        return 2;
+      }
+      const src = await openExportSource(dir, values.log);
       try {
         const summary: Partial<ExportSummary> = {};
         const bytes = await writeAtomically(values.out, bundleLines(src, summary));
@@ -124,18 +139,19 @@ export async function run(argv: string[]): Promise<number> {
 
 /**
  * The failures of a command that reads a log from a data directory or a sequencer URL (`export`,
- * `proof`): a reason code (with a hint when a running sequencer holds the store) or an
- * unreachable URL is printed and gives exit 1; anything else is thrown on.
+ * `proof`): a reason code is printed with exit 1 (no such entry), or 2 when the environment is
+ * the fault (a running sequencer holds the store: use --url; an unreachable URL); anything else
+ * is thrown on.
  */
 export function reportReadError(command: string, e: unknown, url: string | undefined): number {
   if (e instanceof ProtocolError) {
     const hint = e.code === 'store_locked' ? ' (a running sequencer holds the store: use --url http://127.0.0.1:PORT)' : '';
     process.stderr.write(`cookwala ${command}: ${e.code}: ${e.detail}${hint}\n`);
-    return 1;
+    return e.code === 'store_locked' || e.code === 'not_found' && /is missing/.test(e.detail) ? 2 : 1;
   }
   if (e instanceof TypeError && /fetch failed/.test(e.message)) {
-    process.stderr.write(`cookwala ${command}: cannot reach ${url}: ${(e.cause as Error)?.message ?? e.message}\n`);
-    return 1;
+    process.stderr.write(`cookwala ${command}: ${describeFetchError(e, url ?? '', '--url')}\n`);
+    return 2;
   }
   throw e;
 }

@@ -10,17 +10,20 @@ import { LOG_MODES, type LogMode } from '../verifier/documents/log-descriptor.ts
 import { DEFAULT_LOG, DEFAULT_MODE } from './config.ts';
 import { DEFAULT_TIME_BOUNDS, formatDuration, MAX_CLOCK_SKEW_LIMIT_MS, MAX_DELIVERY_DELAY_LIMIT_MS, parseDuration } from '../verifier/documents/time-bounds.ts';
 import { initDataDir } from './data-dir.ts';
+import { storeBackendOf } from './store-backend.ts';
+import { claimDataDir, DEFAULT_DIRS } from '../platform/data-dir-kind.ts';
 
 const USAGE = `usage: cookwala init [--data DIR] [--log ORIGIN]... [--mode full|hash_only] [--port N] [--host H]
-                     [--max-clock-skew DURATION] [--max-delivery-delay DURATION]
+                     [--max-clock-skew DURATION] [--max-delivery-delay DURATION] [--store postgres://…]
 
-Creates DIR (default ./data): sequencer.key.json and operator.token (mode 0600), config.json,
+Creates DIR (default ${DEFAULT_DIRS.sequencer}; a demo's, a witness's or an executor's DIR is refused): sequencer.key.json and operator.token (mode 0600), config.json,
 policy.json, and a LevelDB with a signed descriptor for each --log (default ${DEFAULT_LOG}).
 --mode applies to logs created by this run (default ${DEFAULT_MODE}). Safe to re-run.
 --max-clock-skew: how far a device's signedAt may lie ahead of the sequencer's clock (default
 ${formatDuration(DEFAULT_TIME_BOUNDS.maxClockSkewMs)}); --max-delivery-delay: how far behind it, so an offline outbox still delivers
 (default ${formatDuration(DEFAULT_TIME_BOUNDS.maxDeliveryDelayMs)}). DURATION: 300000 (ms), 300s, 5m, 72h, 3d. Saved in config.json;
-logs created from then on declare them in their descriptor (existing logs keep theirs).`;
+logs created from then on declare them in their descriptor (existing logs keep theirs).
+--store: create the logs in that PostgreSQL database instead (pass the same --store to \`cookwala sequencer\`).`;
 
 function durationFlag(v: string | undefined, flag: string, max: number): number | undefined {
   if (v === undefined) return undefined;
@@ -40,19 +43,28 @@ export function run(argv: string[]): Promise<number> {
       host: { type: 'string' },
       'max-clock-skew': { type: 'string' },
       'max-delivery-delay': { type: 'string' },
+      store: { type: 'string' },
     });
+    const store = storeBackendOf({ store: values.store });
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
     if (values.mode !== undefined && !LOG_MODES.includes(values.mode as LogMode)) throw new UsageError('--mode is full or hash_only');
     const port = values.port === undefined ? undefined : Number(values.port);
     if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new UsageError('--port is an integer from 0 to 65535');
     const maxClockSkewMs = durationFlag(values['max-clock-skew'], '--max-clock-skew', MAX_CLOCK_SKEW_LIMIT_MS);
     const maxDeliveryDelayMs = durationFlag(values['max-delivery-delay'], '--max-delivery-delay', MAX_DELIVERY_DELAY_LIMIT_MS);
+    const dir = values.data ?? DEFAULT_DIRS.sequencer;
+    const claim = await claimDataDir(dir, 'sequencer', { create: true });
+    if (!claim.ok) {
+      process.stderr.write(`cookwala init: ${claim.reason}\n`);
+      return 2;
+    }
     try {
-      const r = await initDataDir({ dir: values.data ?? './data', logs: values.log, mode: values.mode as LogMode | undefined, port, host: values.host, maxClockSkewMs, maxDeliveryDelayMs });
+      const r = await initDataDir({ dir, logs: values.log, mode: values.mode as LogMode | undefined, port, host: values.host, maxClockSkewMs, maxDeliveryDelayMs, store });
       process.stdout.write(`cookwala init: ${r.dir} (sequencer key ${r.kid})\n`);
       for (const c of r.created) process.stdout.write(`  created ${c}\n`);
       if (r.created.length === 0) process.stdout.write('  nothing to create; everything was in place\n');
       for (const l of r.config.logs) process.stdout.write(`  log ${l.log} (${l.mode})\n`);
+      if (r.created.includes(r.config.policy)) process.stdout.write(`  ${r.config.policy} has no witness yet (quorum 0): the log is UNWITNESSED until you add some with \`cookwala policy add-witness --data ${dir} --from W/witness-info.json\`\n`);
       process.stdout.write(`  time window for new logs: maxClockSkew ${formatDuration(r.config.maxClockSkewMs)}, maxDeliveryDelay ${formatDuration(r.config.maxDeliveryDelayMs)}\n`);
       return 0;
     } catch (e) {

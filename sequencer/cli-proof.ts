@@ -5,7 +5,8 @@
 // signed it. `cookwala verify-event FILE --policy POLICY` then checks it offline in O(log n).
 // From a data directory the store is read directly (a running sequencer holds its lock: use --url,
 // which reads GET …/checkpoint, …/entries, …/proof/inclusion, …/events/{seq} and …/keys).
-// Exit 0 written, 1 failed (no such entry, no checkpoint covers it yet, store locked), 2 usage.
+// Exit 0 written, 1 no such entry or no checkpoint covers it yet, 2 the input or the environment is
+// unusable (bad flags, not a sequencer's DIR or URL, store locked: one line naming the flag).
 
 import { writeFile } from 'node:fs/promises';
 import { parseFlags, runCli, UsageError } from '../platform/args.ts';
@@ -17,6 +18,8 @@ import type { Entry } from '../verifier/documents/entry.ts';
 import type { CloudEvent } from '../verifier/cloudevent/read.ts';
 import type { KeyRecord } from '../verifier/documents/keys.ts';
 import { openExportSource, reportReadError } from './cli-export.ts';
+import { claimDataDir, DEFAULT_DIRS } from '../platform/data-dir-kind.ts';
+import { expectSequencer } from '../platform/service-url.ts';
 
 const USAGE = `usage: cookwala proof (--data DIR | --url URL) --log ORIGIN --seq N --out FILE
 
@@ -82,8 +85,14 @@ export async function run(argv: string[]): Promise<number> {
     const seq = Number(values.seq);
     if (!/^[1-9][0-9]{0,15}$/.test(values.seq) || !Number.isSafeInteger(seq)) throw new UsageError('--seq is a positive integer');
     if (values.url && values.data) throw new UsageError('give --data or --url, not both');
+    const dir = values.data ?? DEFAULT_DIRS.sequencer;
+    const env = values.url ? await expectSequencer(values.url, values.log) : await claimDataDir(dir, 'sequencer', { create: false, createWith: `cookwala init --data ${dir}` });
+    if (!env.ok) {
+      process.stderr.write(`cookwala proof: ${'reason' in env ? env.reason : env.detail}\n`);
+      return 2;
+    }
     try {
-      const proof = values.url ? await fromUrl(values.url, values.log, seq) : await fromDataDir(values.data ?? './data', values.log, seq);
+      const proof = values.url ? await fromUrl(values.url, values.log, seq) : await fromDataDir(dir, values.log, seq);
       await writeFile(values.out, JSON.stringify(proof, null, 2) + '\n');
       process.stdout.write(`wrote ${values.out}: seq ${seq} in the checkpoint at seq ${proof.checkpoint.seq} (${proof.inclusion.proof.length} proof hashes${proof.event ? '' : ', payload erased'})\n`);
       return 0;

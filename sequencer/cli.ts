@@ -2,84 +2,150 @@
 // (store_locked and store_behind_checkpoint are fatal: a clear message and exit code 1), listen,
 // print the URL. SIGTERM/SIGINT: stop accepting, finish in-flight batches, sign a last
 // checkpoint, close the stores, exit 0. A failed store write exits 1 at once: only the disk knows
-// whether that batch landed, and a restart reads the truth back from it.
+// whether that batch landed, and a restart reads the truth back from it. While it runs it writes
+// JSON log lines to stdout (platform/logger.ts, level COOKWALA_LOG_LEVEL, default info):
+// `listening` (url, logs), `shutdown`, `store_failed` and the events of the parts it runs;
+// errors that stop it from starting stay plain lines on stderr, as for every command. A change to
+// the witness policy or config.witnessPeers (`cookwala policy add-witness`), or SIGHUP, re-opens it
+// on the same port with the new files (policy-watch.ts): `policy_reload`, `policy_reloaded`.
 
 import { parseFlags, runCli, UsageError } from '../platform/args.ts';
 import { ProtocolError } from '../verifier/errors.ts';
 import { openSequencer, type Sequencer } from './app.ts';
 import { loadDataDir } from './data-dir.ts';
+import { claimDataDir, DEFAULT_DIRS } from '../platform/data-dir-kind.ts';
 import { startWitnessing, type WitnessHook } from '../witness/client/sequencer-side.ts';
+import { watchPolicy } from './policy-watch.ts';
+import { createLogger } from '../platform/logger.ts';
+import { storeBackendOf } from './store-backend.ts';
 
-const USAGE = `usage: cookwala sequencer [--data DIR] [--port N] [--host H]
+const USAGE = `usage: cookwala sequencer [--data DIR] [--port N] [--host H] [--store postgres://… [--advertise URL] [--lease-ms N]]
 
-Runs the sequencer of the data directory made by \`cookwala init\` (default ./data); --port and
---host override config.json for this run (--port 0 picks a free port).`;
+Runs the sequencer of the data directory made by \`cookwala init\` (default ${DEFAULT_DIRS.sequencer}); --port and
+--host override config.json for this run (--port 0 picks a free port). --store keeps the logs in that
+PostgreSQL database (created there by \`cookwala init --store\`) instead of LevelDB under DIR/logs; several
+sequencers with copies of DIR may then run for the same logs: one leads each log, the others answer
+503 not_leader naming the leader's --advertise URL; a leader silent for --lease-ms (default 3000) loses the lease.`;
 
 const FATAL_ON_START = new Set(['store_locked', 'store_behind_checkpoint', 'descriptor_mismatch', 'not_found', 'invalid_document', 'unknown_field', 'bad_json']);
 
 export function run(argv: string[]): Promise<number> {
   return runCli(argv, USAGE, async () => {
-    const { values, positionals } = parseFlags(argv, { data: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' } });
+    const { values, positionals } = parseFlags(argv, { data: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, store: { type: 'string' }, advertise: { type: 'string' }, 'lease-ms': { type: 'string' } });
+    const storeBackend = storeBackendOf(values);
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
     const port = values.port === undefined ? undefined : Number(values.port);
     if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new UsageError('--port is an integer from 0 to 65535');
-    const dir = values.data ?? './data';
+    const dir = values.data ?? DEFAULT_DIRS.sequencer;
+    const claim = await claimDataDir(dir, 'sequencer', { create: false, createWith: `cookwala init --data ${dir}` });
+    if (!claim.ok) {
+      process.stderr.write(`cookwala sequencer: ${claim.reason}\n`);
+      return 2;
+    }
+    const logger = createLogger({ service: 'sequencer', level: process.env.COOKWALA_LOG_LEVEL });
+    let listenPort = port;
+    // One start: load the data directory, witnessing, the app, listen. Run again (same port) when
+    // the witness policy changes (policy-watch.ts): the operator never restarts by hand.
+    const start = async (): Promise<{ code: number } | { seq: Sequencer; witnesses: WitnessHook | undefined; url: string }> => {
     let seq: Sequencer | undefined;
     let witnesses: WitnessHook | undefined;
     try {
       // Witnessing (DESIGN §7): with a policy quorum > 0, checkpoints are published only once
       // cosigned by that many of config.witnessPeers; quorum 0 publishes them as signed.
       const data = await loadDataDir(dir);
+      if (!data.policy || data.policy.quorum === 0) logger.warn({ event: 'unwitnessed', log: data.policy?.log ?? null }, `the witness policy asks for no witness (quorum 0): checkpoints are published with the sequencer's signature alone; add witnesses with \`cookwala policy add-witness --data ${dir} --from W/witness-info.json\``);
       witnesses = await startWitnessing({
         dataDir: dir,
         witnessPeers: data.config.witnessPeers,
         policy: data.policy,
-        log: (line) => process.stderr.write(`cookwala sequencer: ${line}\n`),
+        logger,
         metrics: { set: (n, v, l) => seq?.metrics.set(n as never, v, l), inc: (n, l, k) => seq?.metrics.inc(n as never, l, k) },
       });
       seq = await openSequencer(dir, {
         publisherFor: witnesses?.publisherFor((origin) => seq?.logs.get(origin)?.store),
-        logger: { level: process.env.COOKWALA_LOG_LEVEL ?? 'warn' },
-        onFatal: (e) => {
-          process.stderr.write(`cookwala sequencer: a log store write failed, exiting: ${(e as Error)?.message ?? e}\n`);
-          process.exit(1);
-        },
+        logger,
+        storeBackend,
+        // Logged as store_failed (synchronously) before this runs.
+        onFatal: () => process.exit(1),
       });
     } catch (e) {
       await witnesses?.close();
       if (e instanceof ProtocolError && FATAL_ON_START.has(e.code)) {
         const hint = e.code === 'store_locked' ? ' (another sequencer holds this data directory)' : e.code === 'store_behind_checkpoint' ? ' (refusing to re-sequence a signed seq: restore the store from a backup at or after its last checkpoint)' : '';
         process.stderr.write(`cookwala sequencer: ${e.code}: ${e.detail}${hint}\n`);
-        return 1;
+        return { code: 1 };
       }
       throw e;
     }
     const host = values.host ?? seq.ctx.config.host;
     try {
-      await seq.app.listen({ host, port: port ?? seq.ctx.config.port });
+      await seq.app.listen({ host, port: listenPort ?? seq.ctx.config.port });
     } catch (e) {
       await seq.close();
       await witnesses?.close();
-      process.stderr.write(`cookwala sequencer: cannot listen on ${host}:${port ?? seq.ctx.config.port}: ${(e as Error).message}\n`);
-      return 1;
+      const busy = (e as NodeJS.ErrnoException).code === 'EADDRINUSE';
+      process.stderr.write(`cookwala sequencer: cannot listen on ${host}:${listenPort ?? seq.ctx.config.port}: ${busy ? 'the port is in use (another sequencer?): stop it, or pass --port N (0 picks a free one)' : `${(e as Error).message} (check --host and --port)`}\n`);
+      return { code: 2 };
     }
     const a = seq.app.server.address();
+    if (a && typeof a === 'object') listenPort = a.port;
     const url = a && typeof a === 'object' ? `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}` : String(a);
-    process.stdout.write(`cookwala sequencer: listening on ${url} (logs: ${seq.logs.all().map((h) => h.origin).join(', ')})\n`);
+    return { seq, witnesses, url };
+    };
+    // Watch before the first load, so a policy changed while the sequencer starts is not missed.
+    let onPolicyChange: (why: string) => void = (why) => void (early = why);
+    let early: string | undefined;
+    const watcher = await watchPolicy({
+      dir,
+      onChange: (why) => onPolicyChange(why),
+      onUnreadable: (detail) => logger.warn({ event: 'policy_unreadable', detail }, `${detail}: keeping the witness policy in force`),
+    });
+    const first = await start().catch((e) => {
+      watcher.close();
+      throw e;
+    });
+    if ('code' in first) {
+      watcher.close();
+      return first.code;
+    }
+    let { seq, witnesses } = first;
+    const url = first.url;
+    const origins = seq.logs.all().map((h) => h.origin);
+    logger.info({ event: 'listening', url, logs: origins }, `listening on ${url} (logs: ${origins.join(', ')})`);
     return new Promise<number>((resolve) => {
       let stopping = false;
+      let reloading: Promise<void> = Promise.resolve();
+      const reload = (why: string) => {
+        reloading = reloading.then(async () => {
+          if (stopping) return;
+          logger.info({ event: 'policy_reload', why }, `${why}: re-opening with the new witness policy (in-flight batches finish first)`);
+          await seq.close();
+          await witnesses?.close().catch(() => undefined);
+          const next = await start();
+          if ('code' in next) {
+            watcher.close();
+            return resolve(next.code);
+          }
+          ({ seq, witnesses } = next);
+          const p = seq.ctx.config.policy;
+          logger.info({ event: 'policy_reloaded', url: next.url }, `policy reloaded from ${p}; listening on ${next.url} again`);
+        });
+      };
+      onPolicyChange = reload;
+      if (early) reload(early);
       const stop = (signal: string) => {
         if (stopping) return;
         stopping = true;
-        process.stdout.write(`cookwala sequencer: ${signal}: finishing in-flight batches\n`);
-        const running = seq;
-        running.close().then(
+        watcher.close();
+        logger.info({ event: 'shutdown', signal }, `${signal}: finishing in-flight batches`);
+        const running = reloading.then(() => seq);
+        running.then((r) => r.close()).then(
           async () => {
             await witnesses?.close().catch(() => undefined);
             resolve(0);
           },
           (e) => {
-            process.stderr.write(`cookwala sequencer: close failed: ${(e as Error).message}\n`);
+            logger.error({ event: 'service_error', err: e }, 'close failed');
             resolve(1);
           },
         );

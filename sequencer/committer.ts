@@ -229,9 +229,26 @@ export function createCommitter(o: CommitterOptions): Committer {
 
   const isDuplicateRefusal = (e: unknown) => e instanceof ProtocolError && e.code === 'duplicate_id';
 
+  /**
+   * A store shared by several sequencers (the PostgreSQL driver) reloads its state when this
+   * process wins the lease again: what this committer cached (last cookwalaseq per subject, last
+   * sequencedAt) may have moved under another leader, so it is dropped.
+   */
+  function generationNow(): number | undefined {
+    const g = (store as { generation?(): number }).generation?.();
+    if (g !== generation) {
+      generation = g;
+      subjectCache.clear();
+      lastSequencedAt = -Infinity;
+    }
+    return g;
+  }
+  let generation: number | undefined;
+
   async function commitGroup(requests: Request[]): Promise<void> {
     const all = requests.flatMap((r) => r.items);
     let outcomes: Outcome[] = new Array(all.length);
+    const gen = generationNow();
     try {
       if (broken !== undefined) throw broken;
       const base = await subjectBase(all);
@@ -254,8 +271,17 @@ export function createCommitter(o: CommitterOptions): Committer {
       outcomes = p.outcomes;
     } catch (e) {
       // A refused or failed batch wrote nothing, but only the disk knows after a LevelDB failure.
-      if (!isDuplicateRefusal(e) && !(e instanceof ProtocolError && e.code === 'shutting_down')) fatal(e);
-      const f = e instanceof ProtocolError ? fail(e.code, e.detail, e.extra) : fail('internal_error', 'the entries could not be written; nothing was acknowledged');
+      // not_leader (a standby, or a lease lost: nothing written or the outcome unknown, and a retry
+      // is safe by dedup) is not fatal; nor a group planned on a head another leader then moved.
+      const moved = gen !== undefined && generationNow() !== gen;
+      const standby = (e instanceof ProtocolError && e.code === 'not_leader') || moved;
+      if (!standby && !isDuplicateRefusal(e) && !(e instanceof ProtocolError && e.code === 'shutting_down')) fatal(e);
+      const f =
+        moved && !(e instanceof ProtocolError && e.code === 'not_leader')
+          ? fail('not_leader', 'the lease of this log changed hands while the events were sequenced; nothing was acknowledged, retry')
+          : e instanceof ProtocolError
+            ? fail(e.code, e.detail, e.extra)
+            : fail('internal_error', 'the entries could not be written; nothing was acknowledged');
       outcomes.fill(f);
     }
     let k = 0;

@@ -9,9 +9,9 @@
 // file I/O is data-dir.ts's. Invariant: every hosted log has a valid origin and a mode, and no
 // origin appears twice.
 
-import { fail, ok, type Result } from '../verifier/errors.ts';
+import { fail, ok, ProtocolError, type Result } from '../verifier/errors.ts';
 import { isVendorMember } from '../verifier/documents/document-hash.ts';
-import { isValidOrigin, LOG_MODES, type LogMode } from '../verifier/documents/log-descriptor.ts';
+import { checkOrigin, LOG_MODES, originSegment, type LogMode } from '../verifier/documents/log-descriptor.ts';
 import { DEFAULT_TIME_BOUNDS, MAX_CLOCK_SKEW_LIMIT_MS, MAX_DELIVERY_DELAY_LIMIT_MS, type TimeBounds } from '../verifier/documents/time-bounds.ts';
 
 export interface LogConfig {
@@ -67,9 +67,14 @@ export const DATA_FILES = {
   deviceKeys: 'device-keys',
 } as const;
 
-/** A log's folder name: the origin as one path segment. */
+/**
+ * A log's folder and file name: the origin as one path segment (originSegment: injective, never
+ * `/`, `.`, `..` or empty for an origin that passed checkOrigin). Refuses any other origin, so no
+ * caller can join a path outside the data directory.
+ */
 export function logDirName(origin: string): string {
-  return encodeURIComponent(origin);
+  if (!checkOrigin(origin).ok) throw new ProtocolError('invalid_origin', `not a log origin: ${JSON.stringify(String(origin).slice(0, 80))}`);
+  return originSegment(origin);
 }
 
 const NUMBERS = ['port', 'checkpointIntervalMs', 'heartbeatIntervalMs', 'lostAfterIntervals', 'bodyLimitBytes', 'maxClockSkewMs', 'maxDeliveryDelayMs'] as const;
@@ -109,7 +114,8 @@ export function readLogConfig(json: unknown, where = 'log'): Result<LogConfig> {
   const l = json as Record<string, unknown>;
   if (!l || typeof l !== 'object' || Array.isArray(l)) return fail('invalid_document', `${where} is {log, mode}`);
   for (const k of Object.keys(l)) if (k !== 'log' && k !== 'mode' && !isVendorMember(k)) return fail('unknown_field', `${where}.${k}`);
-  if (!isValidOrigin(l.log)) return fail('invalid_document', `${where}.log is not a log origin (schema-less URL, no spaces, no '+')`);
+  const origin = checkOrigin(l.log);
+  if (!origin.ok) return fail('invalid_origin', `${where}.log: ${origin.detail}`);
   if (!LOG_MODES.includes(l.mode as LogMode)) return fail('invalid_document', `${where}.mode is full or hash_only`);
   return ok({ log: l.log, mode: l.mode as LogMode });
 }

@@ -12,6 +12,7 @@ import type { SigPool } from '../platform/sig-pool.ts';
 import type { LogConfig, SequencerConfig } from './config.ts';
 import type { Clock } from './clock.ts';
 import type { Metrics } from './metrics.ts';
+import type { Logger } from '../platform/logger.ts';
 import type { Liveness } from './liveness.ts';
 import type { IdempotencyCache } from './idempotency.ts';
 import type { HostedLog, LogHost } from './log-host.ts';
@@ -24,6 +25,8 @@ export interface SequencerContext {
   readonly keyRecord: KeyRecord;
   readonly clock: Clock;
   readonly metrics: Metrics;
+  /** The sequencer's logger (fastify's too): named events, `log` on everything about one log. */
+  readonly logger: Logger;
   readonly liveness: Liveness;
   readonly pool: SigPool;
   readonly logs: LogHost;

@@ -59,7 +59,7 @@ it('refuses a store that belongs to another mode, and a load without init', asyn
   const s = await openOrCreateLogStore(dir, { log: 'c.example/y', mode: 'full' }, d.signer, Date.now);
   await s.close();
   await expect(loadDataDir(await tmp.make())).rejects.toMatchObject({ code: 'not_found' });
-  await expect(initDataDir({ dir: await tmp.make(), logs: ['https://bad.example/x'] })).rejects.toMatchObject({ code: 'invalid_document' });
+  await expect(initDataDir({ dir: await tmp.make(), logs: ['https://bad.example/x'] })).rejects.toMatchObject({ code: 'invalid_origin' });
 });
 
 describe('operator tokens', () => {

@@ -27,7 +27,9 @@ import { readJsonIfExists, readTextIfExists, writeFileDurable, writeFileOnce } f
 export { writeFileDurable };
 import type { KeyRecord } from '../verifier/documents/keys.ts';
 import type { JsonObject } from '../verifier/documents/document-hash.ts';
-import { openLogStore, type LogStore } from '../logstore/index.ts';
+import { openLogStore, type FaultHooks, type LogStore } from '../logstore/index.ts';
+import { DEFAULT_LEASE_MS, openPostgresLogStore } from '../logstore/postgres/store.ts';
+import type { StoreBackend } from './store-backend.ts';
 import { DATA_FILES, DEFAULT_CONFIG, DEFAULT_LOG, DEFAULT_MODE, logDirName, readConfig, timeBoundsOf, type LogConfig, type SequencerConfig } from './config.ts';
 import { DEFAULT_TIME_BOUNDS, type TimeBounds } from '../verifier/documents/time-bounds.ts';
 
@@ -47,6 +49,8 @@ export interface DataDir {
 
 export interface InitOptions {
   dir?: string;
+  /** Create the logs in this PostgreSQL database instead of LevelDB under DIR/logs. */
+  store?: StoreBackend;
   logs?: string[];
   mode?: LogConfig['mode'];
   port?: number;
@@ -138,10 +142,14 @@ export function deviceKeysFile(dir: string, origin: string): string {
  * existing descriptor must name this origin, mode and sequencer key (else descriptor_mismatch: the
  * folder belongs to another log or another key); its time bounds, fixed at creation, stay.
  */
-export async function openOrCreateLogStore(dir: string, l: LogConfig, signer: Signer, now: () => number, timeBounds: TimeBounds = DEFAULT_TIME_BOUNDS): Promise<LogStore> {
+export async function openOrCreateLogStore(dir: string, l: LogConfig, signer: Signer, now: () => number, timeBounds: TimeBounds = DEFAULT_TIME_BOUNDS, faults?: FaultHooks, backend?: StoreBackend): Promise<LogStore> {
   await mkdir(join(dir, DATA_FILES.logs), { recursive: true, mode: 0o700 });
-  const store = await openLogStore(logStoreDir(dir, l.log), { createIfMissing: true });
+  // With a PostgreSQL backend (store-backend.ts) the log lives in that database, not under DIR/logs.
+  const pg = backend ? await openPostgresLogStore({ url: backend.url, log: l.log, address: backend.address, leaseMs: backend.leaseMs, faults }) : undefined;
+  const store = pg ?? (await openLogStore(logStoreDir(dir, l.log), { createIfMissing: true, faults }));
   try {
+    // A new log in PostgreSQL is created by whichever process leads it (another may be creating it).
+    if (pg && !pg.descriptor()) await pg.waitLeader(4 * (backend?.leaseMs ?? DEFAULT_LEASE_MS));
     const d = store.descriptor();
     if (!d) await store.init(buildLogDescriptor({ log: l.log, mode: l.mode, createdAt: formatTime(now()), timeBounds }, signer));
     else if (d.log !== l.log || d.mode !== l.mode || d.sequencer !== signer.kid) {
@@ -171,17 +179,29 @@ export async function initDataDir(opts: InitOptions = {}): Promise<{ dir: string
     config.logs.push({ log: origin, mode: opts.mode ?? DEFAULT_MODE });
     changed = true;
   }
-  if (opts.port !== undefined && opts.port !== config.port) (config.port = opts.port), (changed = true);
-  if (opts.host !== undefined && opts.host !== config.host) (config.host = opts.host), (changed = true);
-  if (opts.maxClockSkewMs !== undefined && opts.maxClockSkewMs !== config.maxClockSkewMs) (config.maxClockSkewMs = opts.maxClockSkewMs), (changed = true);
-  if (opts.maxDeliveryDelayMs !== undefined && opts.maxDeliveryDelayMs !== config.maxDeliveryDelayMs) (config.maxDeliveryDelayMs = opts.maxDeliveryDelayMs), (changed = true);
+  if (opts.port !== undefined && opts.port !== config.port) {
+    config.port = opts.port;
+    changed = true;
+  }
+  if (opts.host !== undefined && opts.host !== config.host) {
+    config.host = opts.host;
+    changed = true;
+  }
+  if (opts.maxClockSkewMs !== undefined && opts.maxClockSkewMs !== config.maxClockSkewMs) {
+    config.maxClockSkewMs = opts.maxClockSkewMs;
+    changed = true;
+  }
+  if (opts.maxDeliveryDelayMs !== undefined && opts.maxDeliveryDelayMs !== config.maxDeliveryDelayMs) {
+    config.maxDeliveryDelayMs = opts.maxDeliveryDelayMs;
+    changed = true;
+  }
   const checked = readConfig(config);
   if (!checked.ok) throw new ProtocolError(checked.code, checked.detail);
   for (const l of config.logs) {
     const had = (await readTextIfExists(join(logStoreDir(dir, l.log), 'CURRENT'))) !== undefined;
-    const store = await openOrCreateLogStore(dir, l, signer, now, timeBoundsOf(config));
+    const store = await openOrCreateLogStore(dir, l, signer, now, timeBoundsOf(config), undefined, opts.store);
     await store.close();
-    if (!had) created.push(`${DATA_FILES.logs}/${logDirName(l.log)}`);
+    if (!had && !opts.store) created.push(`${DATA_FILES.logs}/${logDirName(l.log)}`);
   }
   if (changed) {
     await saveConfig(dir, config);

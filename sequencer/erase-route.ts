@@ -10,6 +10,8 @@ import type { FastifyInstance } from 'fastify';
 import { ProtocolError } from '../verifier/errors.ts';
 import { hostedLog, intParam, LOG_PARAMS, type SequencerContext } from './context.ts';
 import { erasePayload } from './erasure.ts';
+import { describe, json, ref } from '../platform/openapi.ts';
+import { errors, OPERATOR } from './api-schemas.ts';
 
 const PARAMS = { type: 'object', properties: { log: LOG_PARAMS.properties.log, seq: { type: 'string' } }, required: ['log', 'seq'] } as const;
 const BODY = {
@@ -19,8 +21,18 @@ const BODY = {
   additionalProperties: false,
 } as const;
 
+const DOC = describe({
+  summary: 'Erase a payload (operator, hash_only logs): the entry and every proof stay, a cookwala.log.erased entry is appended',
+  security: OPERATOR,
+  body: BODY,
+  responses: {
+    200: json('the cookwala.log.erased entry and the erasure record', ref('EraseAnswer')),
+    ...errors('bad_request', 'bad_json', 'invalid_document', 'unknown_field', 'unauthorized', 'not_found', 'mode_forbids_erasure', 'not_erasable', 'payload_erased', 'body_too_large', 'unsupported_media_type'),
+  },
+});
+
 export function registerEraseRoute(app: FastifyInstance, ctx: SequencerContext): void {
-  app.delete('/v1/logs/:log/events/:seq/payload', { onRequest: ctx.requireOperator, schema: { params: PARAMS, body: BODY } }, async (request) => {
+  app.delete('/v1/logs/:log/events/:seq/payload', { onRequest: ctx.requireOperator, schema: { params: PARAMS, ...DOC } }, async (request) => {
     const h = hostedLog(ctx, request.params);
     const seqR = intParam('seq', (request.params as { seq: string }).seq, 1);
     if (!seqR.ok) throw ProtocolError.from(seqR);

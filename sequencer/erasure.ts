@@ -47,6 +47,7 @@ export async function erasePayload(ctx: SequencerContext, h: HostedLog, seq: num
     await h.store.erasePayload(seq, record, item);
     ctx.metrics.inc('cookwala_events_appended_total', { log: h.origin });
     ctx.metrics.set('cookwala_log_head_seq', item.entry.seq, { log: h.origin });
+    ctx.logger.info({ event: 'erased', log: h.origin, seq, reason, erasureSeq: item.entry.seq }, `erased the payload of entry ${seq}`);
     return { seq: item.entry.seq, hash: item.entry.hash, eventHash: item.entry.eventHash, erased: { ...record, erasureSeq: item.entry.seq } };
   });
 }

@@ -20,6 +20,8 @@ import { ingestEvents, type ItemResult } from './ingest.ts';
 import { problemOf, PROBLEM_TYPE } from '../platform/http-problem.ts';
 import { CONSENT_WITHDRAWN_TYPE, eraseSourcePayloads } from './erasure.ts';
 import type { CloudEvent } from '../verifier/cloudevent/read.ts';
+import { describe, json, ref } from '../platform/openapi.ts';
+import { CE_BATCH, CE_JSON, errors } from './api-schemas.ts';
 
 const MAX_IDEMPOTENCY_KEY = 255;
 
@@ -62,8 +64,35 @@ function singleAnswer(r: ItemResult): Answer {
   return { status, body: 'heartbeat' in body ? { heartbeat: true, eventHash: body.eventHash } : body };
 }
 
+const batch = { type: 'array', items: ref('CloudEvent') };
+const DOC = describe({
+  summary: 'Ingest CloudEvents: structured, batch, or binary mode (ce-* headers); appended after fsync',
+  docHeaders: {
+    type: 'object',
+    required: ['idempotency-key'],
+    properties: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY, description: 'a replay with the same body gets the original answer' } },
+  },
+  docBody: {
+    content: {
+      [CE_JSON]: { schema: ref('CloudEvent') },
+      [CE_BATCH]: { schema: batch },
+      'application/json': { schema: { oneOf: [ref('CloudEvent'), batch] } },
+      '*/*': { schema: { type: 'string', description: 'binary mode: the data as is, the attributes in ce-* headers' } },
+    },
+  },
+  responses: {
+    201: json('one event, appended', ref('Appended')),
+    200: json('a duplicate (source, id) with the same eventHash, a heartbeat, or a batch: one result per event in order', { oneOf: [ref('Appended'), ref('Heartbeat'), ref('BatchAnswer')] }),
+    ...errors(
+      'bad_request', 'bad_json', 'duplicate_member', 'too_deep', 'invalid_event', 'missing_idempotency_key', 'malformed_signature',
+      'bad_signature', 'unknown_key', 'key_revoked', 'key_role_mismatch', 'source_mismatch', 'not_found', 'duplicate_id_conflict',
+      'body_too_large', 'unsupported_media_type', 'idempotency_conflict', 'signed_in_future', 'delivery_too_late',
+    ),
+  },
+});
+
 export function registerIngestRoute(app: FastifyInstance, ctx: SequencerContext): void {
-  app.post('/v1/logs/:log/events', { schema: { params: LOG_PARAMS } }, async (request, reply) => {
+  app.post('/v1/logs/:log/events', { schema: { params: LOG_PARAMS, ...DOC } }, async (request, reply) => {
     const h = hostedLog(ctx, request.params);
     const headers = request.headers as Headers;
     const key = headers['idempotency-key'];

@@ -130,6 +130,6 @@ export async function ingestEvents(d: IngestDeps, inputs: ReadonlyArray<Result<u
       if (o.ok) await d.afterAppend(candidates[k].ce, o.seq);
     }
   }
-  for (const r of results) if (r && 'code' in r) d.metrics?.inc('cookwala_events_rejected_total', { code: r.code });
+  for (const r of results) if (r && 'code' in r) d.metrics?.inc('cookwala_events_rejected_total', { log: d.log, code: r.code });
   return results as ItemResult[];
 }

@@ -13,7 +13,7 @@ import type { KeyRecord } from '../verifier/documents/keys.ts';
 import type { Signer } from '../verifier/documents/signature.ts';
 import type { LogDescriptor, LogMode } from '../verifier/documents/log-descriptor.ts';
 import type { TimeBounds } from '../verifier/documents/time-bounds.ts';
-import type { LogStore } from '../logstore/index.ts';
+import type { FaultHooks, LogStore } from '../logstore/index.ts';
 import type { LogConfig } from './config.ts';
 import type { Clock } from './clock.ts';
 import type { Metrics } from './metrics.ts';
@@ -21,8 +21,10 @@ import { createCommitter, type Committer } from './committer.ts';
 import { createCheckpointer, type CheckpointPublisher, type Checkpointer } from './checkpointer.ts';
 import { openDeviceKeys, type DeviceKeyRegistry } from './device-keys.ts';
 import { deviceKeysFile, openOrCreateLogStore } from './data-dir.ts';
+import type { StoreBackend } from './store-backend.ts';
 import { sequencerSource } from './system-events.ts';
 import { openCheckpointMark } from './checkpoint-mark.ts';
+import type { Logger } from '../platform/logger.ts';
 
 export interface HostedLog {
   readonly origin: string;
@@ -46,11 +48,17 @@ export interface LogHostDeps {
   keyRecord: KeyRecord;
   clock: Clock;
   metrics: Metrics;
+  logger?: Logger;
+  /** Fault injection around every store write (tests). */
+  storeFaults?: FaultHooks;
+  /** PostgreSQL instead of LevelDB under dataDir (store-backend.ts). */
+  storeBackend?: StoreBackend;
   /** The time window new logs declare (config maxClockSkewMs, maxDeliveryDelayMs). */
   timeBounds: TimeBounds;
   /** The checkpoint publisher and quorum of a log (the witness hook). */
   publishing(origin: string): { publisher: CheckpointPublisher; quorum: number };
-  onFatal(e: unknown): void;
+  /** A store write of the log `origin` failed (once per log). */
+  onFatal(e: unknown, origin: string): void;
   onError(e: unknown): void;
 }
 
@@ -63,15 +71,15 @@ export interface LogHost {
 }
 
 async function openHostedLog(d: LogHostDeps, l: LogConfig): Promise<HostedLog> {
-  const store = await openOrCreateLogStore(d.dataDir, l, d.signer, d.clock.now, d.timeBounds);
+  const store = await openOrCreateLogStore(d.dataDir, l, d.signer, d.clock.now, d.timeBounds, d.storeFaults, d.storeBackend);
   try {
     const descriptor = store.descriptor()!;
     // A store rolled back with its own checkpoints (an old backup) is caught here.
     const mark = await openCheckpointMark(d.dataDir, l.log, store);
     const keys = await openDeviceKeys(deviceKeysFile(d.dataDir, l.log), d.signer, d.keyRecord);
-    const committer = createCommitter({ store, log: l.log, clock: d.clock, metrics: d.metrics, onFatal: d.onFatal });
+    const committer = createCommitter({ store, log: l.log, clock: d.clock, metrics: d.metrics, onFatal: (e) => d.onFatal(e, l.log) });
     const { publisher, quorum } = d.publishing(l.log);
-    const checkpoints = await createCheckpointer({ store, log: l.log, signer: d.signer, clock: d.clock, publisher, quorum, metrics: d.metrics, mark, onError: d.onError });
+    const checkpoints = await createCheckpointer({ store, log: l.log, signer: d.signer, clock: d.clock, publisher, quorum, metrics: d.metrics, logger: d.logger?.child({ log: l.log }), mark, onError: d.onError });
     d.metrics.set('cookwala_log_head_seq', store.head().seq, { log: l.log });
     const timeBounds = descriptor.timeBounds ?? d.timeBounds;
     return { origin: l.log, mode: descriptor.mode, store, descriptor, source: sequencerSource(l.log), keys, timeBounds, committer, checkpoints, publisher };

@@ -13,7 +13,10 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { fail, ProtocolError, type Result } from '../verifier/errors.ts';
 import { hostedLog, intParam, LOG_PARAMS, optionalIntParam, type SequencerContext } from './context.ts';
+import { publishedCheckpoint, sendCheckpointNote, wantsNote } from './tlog-routes.ts';
 import { isFilteredQuery, queryEntries, readEntriesQuery } from './entries-query.ts';
+import { describe, json, ref } from '../platform/openapi.ts';
+import { CE_JSON, errors, NDJSON, NDJSON_BODY } from './api-schemas.ts';
 
 export const MAX_ENTRIES = 10_000;
 
@@ -25,20 +28,53 @@ function need<T>(r: Result<T>): T {
 const SEQ_PARAMS = { type: 'object', properties: { log: LOG_PARAMS.properties.log, seq: { type: 'string' } }, required: ['log', 'seq'] } as const;
 const query = (...names: string[]) => ({ type: 'object', properties: Object.fromEntries(names.map((n) => [n, { type: 'string' }])), additionalProperties: false });
 
-export function registerReadRoutes(app: FastifyInstance, ctx: SequencerContext): void {
-  app.get('/v1/logs/:log', { schema: { params: LOG_PARAMS } }, async (request) => hostedLog(ctx, request.params).descriptor);
+const RANGE_HEADERS = {
+  'cookwala-head': { type: 'string', description: 'the durable head seq' },
+  'cookwala-range': { type: 'string', description: 'from-to, inclusive, of what was examined (empty when from > to)' },
+  'cookwala-clamped': { type: 'string', description: 'true when the range was cut (at most 10000 per call, or beyond the head)' },
+  'cookwala-next': { type: 'string', description: 'filtered or newest-first queries: where to continue' },
+};
+const DOCS = {
+  descriptor: describe({ summary: 'The signed log descriptor', responses: { 200: json('the Log document', ref('Log')), ...errors('bad_request', 'not_found') } }),
+  checkpoint: describe({
+    summary: 'The latest published checkpoint, with every cosignature gathered since',
+    description: 'With `Accept: text/plain` (preferred over JSON) the C2SP signed note, as GET /tlog/{log}/checkpoint serves it.',
+    responses: { 200: { description: 'the Checkpoint document, or its C2SP signed note for Accept: text/plain', content: { 'application/json': { schema: ref('Checkpoint') }, 'text/plain': { schema: { type: 'string' } } } }, ...errors('bad_request', 'not_found') },
+  }),
+  entries: describe({
+    summary: 'Entries as NDJSON, at most 10000 per call; with order=desc, subject, source or limit: newest first and/or filtered, at most 10000 examined',
+    responses: {
+      200: { description: 'one Event document (components/schemas/Event) per line', headers: RANGE_HEADERS, content: { [NDJSON]: { schema: NDJSON_BODY } } },
+      ...errors('bad_request', 'not_found'),
+    },
+  }),
+  event: describe({
+    summary: 'The payload CloudEvent of an entry, as it was ingested',
+    responses: { 200: json('the event', ref('CloudEvent'), [CE_JSON]), ...errors('bad_request', 'not_found', 'payload_erased') },
+  }),
+  inclusion: describe({
+    summary: 'RFC 6962 inclusion proof of entry seq in the tree of size (default: the durable head)',
+    responses: { 200: json('the proof', ref('InclusionProof')), ...errors('bad_request', 'not_found') },
+  }),
+  consistency: describe({
+    summary: 'RFC 6962 consistency proof between the trees of size from and to (default: the durable head)',
+    responses: { 200: json('the proof (no root1 when from is 0)', ref('ConsistencyProof')), ...errors('bad_request', 'not_found') },
+  }),
+};
 
-  app.get('/v1/logs/:log/checkpoint', { schema: { params: LOG_PARAMS } }, async (request) => {
+export function registerReadRoutes(app: FastifyInstance, ctx: SequencerContext): void {
+  app.get('/v1/logs/:log', { schema: { params: LOG_PARAMS, ...DOCS.descriptor } }, async (request) => hostedLog(ctx, request.params).descriptor);
+
+  app.get('/v1/logs/:log/checkpoint', { schema: { params: LOG_PARAMS, ...DOCS.checkpoint } }, async (request, reply) => {
     const h = hostedLog(ctx, request.params);
-    const cp = h.checkpoints.latestPublished();
-    if (!cp) throw new ProtocolError('not_found', `no checkpoint of ${h.origin} is published yet`);
     // The stored copy gathers cosignatures that came after publication (late witnesses, periodic
     // re-submission); the store merges only into the same head and root (logstore putCheckpoint).
-    const stored = await h.store.checkpoint(cp.seq);
-    return stored && stored.head === cp.head && stored.root === cp.root ? stored : cp;
+    const cp = await publishedCheckpoint(h);
+    // Accept: text/plain -> the C2SP signed note (tlog-routes.ts), as /tlog/{log}/checkpoint serves it.
+    return wantsNote(request) ? sendCheckpointNote(reply, cp) : cp;
   });
 
-  app.get('/v1/logs/:log/entries', { schema: { params: LOG_PARAMS, querystring: query('from', 'to', 'order', 'subject', 'source', 'limit') } }, async (request, reply) => {
+  app.get('/v1/logs/:log/entries', { schema: { params: LOG_PARAMS, querystring: query('from', 'to', 'order', 'subject', 'source', 'limit'), ...DOCS.entries } }, async (request, reply) => {
     const h = hostedLog(ctx, request.params);
     const q = request.query as { from?: string; to?: string };
     const head = h.store.head().seq;
@@ -67,7 +103,7 @@ export function registerReadRoutes(app: FastifyInstance, ctx: SequencerContext):
     return reply.send(Readable.from(lines()));
   });
 
-  app.get('/v1/logs/:log/events/:seq', { schema: { params: SEQ_PARAMS } }, async (request, reply) => {
+  app.get('/v1/logs/:log/events/:seq', { schema: { params: SEQ_PARAMS, ...DOCS.event } }, async (request, reply) => {
     const h = hostedLog(ctx, request.params);
     const seq = need(intParam('seq', (request.params as { seq: string }).seq, 1));
     if (seq > h.store.head().seq) throw new ProtocolError('not_found', `${h.origin} has no entry ${seq} yet`);
@@ -78,7 +114,7 @@ export function registerReadRoutes(app: FastifyInstance, ctx: SequencerContext):
     return p.event;
   });
 
-  app.get('/v1/logs/:log/proof/inclusion', { schema: { params: LOG_PARAMS, querystring: query('seq', 'size') } }, async (request) => {
+  app.get('/v1/logs/:log/proof/inclusion', { schema: { params: LOG_PARAMS, querystring: query('seq', 'size'), ...DOCS.inclusion } }, async (request) => {
     const h = hostedLog(ctx, request.params);
     const q = request.query as { seq?: string; size?: string };
     const head = h.store.head().seq;
@@ -90,7 +126,7 @@ export function registerReadRoutes(app: FastifyInstance, ctx: SequencerContext):
     return { seq, size, leafIndex: seq - 1, proof, root };
   });
 
-  app.get('/v1/logs/:log/proof/consistency', { schema: { params: LOG_PARAMS, querystring: query('from', 'to') } }, async (request) => {
+  app.get('/v1/logs/:log/proof/consistency', { schema: { params: LOG_PARAMS, querystring: query('from', 'to'), ...DOCS.consistency } }, async (request) => {
     const h = hostedLog(ctx, request.params);
     const q = request.query as { from?: string; to?: string };
     const head = h.store.head().seq;

@@ -10,6 +10,7 @@ import { registerEraseRoute } from './erase-route.ts';
 import { registerKeyRoutes } from './keys-routes.ts';
 import { registerAdminRoutes } from './admin-routes.ts';
 import { registerBundleRoute } from './bundle-route.ts';
+import { registerTlogRoutes } from './tlog-routes.ts';
 import { registerExplorer } from '../web/server/sequencer-explorer.ts';
 
 export type RouteModule = (app: FastifyInstance, ctx: SequencerContext) => void;
@@ -21,6 +22,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   registerKeyRoutes, // POST and GET /v1/logs/{log}/keys
   registerAdminRoutes, // POST /v1/logs, GET /v1/devices, /.well-known/cookwala.json, /metrics, /openapi.json
   registerBundleRoute, // GET /v1/logs/{log}/bundle (the audit bundle, DESIGN §8)
+  registerTlogRoutes, // GET /tlog/{log}/checkpoint, /tlog/{log}/tile/… (C2SP tlog-tiles, DESIGN §7a)
   registerExplorer, // GET / (the log explorer), /verifier.html, …/policy, …/witnesses (DESIGN §12b)
 ];
 

@@ -23,6 +23,7 @@ import { verifyEntryEventSignature, type Entry } from '../verifier/documents/ent
 import type { Checkpoint } from '../verifier/documents/checkpoint.ts';
 import type { CloudEvent } from '../verifier/cloudevent/read.ts';
 import { freePort } from '../testkit/net.ts';
+import { readLogLines } from '../platform/logger.ts';
 
 const ROUNDS = Number(process.env.COOKWALA_CRASH_ROUNDS ?? 3);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -43,7 +44,7 @@ function startChild(port: number): Promise<ChildProcess> {
     const timer = setTimeout(() => reject(new Error(`sequencer did not start: ${out}${err}`)), 30_000);
     child.stdout!.on('data', (d) => {
       out += d;
-      if (out.includes('listening on')) {
+      if (readLogLines(out).some((r) => r.event === 'listening')) {
         clearTimeout(timer);
         resolve(child);
       }

@@ -2,7 +2,8 @@
 // sequencer key signs two different checkpoints at one seq and they go to different witnesses.
 // Each witness cosigns the first it sees and refuses the second (fork_detected); through gossip
 // every witness knows the fork within a few seconds, including the one that saw neither; the
-// ForkProof proves the fork offline with `cookwala verify-fork`.
+// ForkProof proves the fork offline with `cookwala verify-fork`. Each witness reports the fork in
+// exactly one `fork_detected` JSON log line on its stdout.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -81,6 +82,12 @@ describe('split view: two checkpoints at one seq, signed by the sequencer key', 
     }
     expect(Date.now() - t0).toBeLessThan(10_000);
     for (const fp of proofs) expect(new Set([fp.a.head, fp.b.head])).toEqual(new Set([a.checkpoint.head, b.checkpoint.head]));
+    // Each witness says so in one JSON log line on its stdout, the line an operator alerts on.
+    for (const p of procs) {
+      const line = await p.logs.next('fork_detected', (r) => r.log === ORIGIN, 10_000);
+      expect(line).toMatchObject({ level: 'warn', service: 'witness', log: ORIGIN, seq: a.checkpoint.seq });
+      expect(new Set(line.heads as string[])).toEqual(new Set([a.checkpoint.head, b.checkpoint.head]));
+    }
     // Each refuses the second view it is shown.
     const r0 = cosignatureOf(await conns[0].request(b));
     const r1 = cosignatureOf(await conns[1].request(a));
@@ -96,6 +103,8 @@ describe('split view: two checkpoints at one seq, signed by the sequencer key', 
     const v = await runCookwala(['verify-fork', join(root, 'fork-proof.json'), '--key', join(root, 'sequencer-key.json')]);
     expect(v.code, v.out + v.err).toBe(0);
     expect(v.out).toMatch(/FORK PROVEN/);
+    // Shown the fork again (requests, gossip), nobody logs it a second time.
+    for (const p of procs) expect(p.logs.events('fork_detected')).toHaveLength(1);
     // Nobody crashed.
     for (const p of procs) expect(p.proc.exitCode).toBeNull();
   });

@@ -38,11 +38,10 @@ let subjectRun = 0;
 
 async function startSequencer(): Promise<void> {
   sequencer = spawnCookwala(['sequencer', '--data', seqDir, '--port', '0']);
-  const line = await waitFor(() => {
-    if (sequencer.proc.exitCode !== null) throw new Error(`sequencer exited: ${sequencer.err()}`);
-    return /listening on (http:\/\/\S+)/.exec(sequencer.out())?.[1];
-  }, 60_000, 'sequencer to listen');
-  url = line;
+  const exited = sequencer.exited.then(() => Promise.reject(new Error(`sequencer exited: ${sequencer.err()}`)));
+  exited.catch(() => undefined);
+  const listening = await Promise.race([sequencer.logs.next('listening', undefined, 60_000), exited]);
+  url = listening.url as string;
 }
 
 async function startWitness(i: number): Promise<void> {
@@ -150,14 +149,20 @@ describe('sequencer + three witnesses over libp2p', () => {
 
   it('quorum lost: nothing is published and the sequencer says why; witnesses back: it resumes', async () => {
     await stopChild(witnesses[1]!, 'SIGKILL');
+    const earlier = [...sequencer.logs.records];
+    const fresh = (r: object) => !earlier.includes(r as never);
     const before = (await published())!.seq;
     const head = await post(4);
     await waitFor(async () => ((await metric(url, 'cookwala_quorum_missing')).includes(' 1') ? true : undefined), 30_000, 'cookwala_quorum_missing 1');
-    expect(sequencer.err()).toMatch(/quorum lost, nothing published: seq \d+: 1 of 2 cosignatures/);
+    // One JSON log line on the sequencer's stdout says why, with the log it is about.
+    const lost = await sequencer.logs.next('quorum_lost', fresh, 30_000);
+    expect(lost).toMatchObject({ level: 'warn', service: 'sequencer', log: ORIGIN, quorum: 2, reason: expect.stringMatching(/^seq \d+: 1 of 2 cosignatures/) });
     expect((await published())!.seq).toBe(before);
     await Promise.all([startWitness(1), startWitness(2)]);
     await publishedAtLeast(head, 30_000);
     expect(await metric(url, 'cookwala_quorum_missing')).toMatch(/ 0$/m);
+    expect(await sequencer.logs.next('quorum_restored', fresh, 30_000)).toMatchObject({ level: 'info', log: ORIGIN });
+    expect([sequencer.logs.events('quorum_lost').filter(fresh).length, sequencer.logs.events('quorum_restored').filter(fresh).length]).toEqual([1, 1]);
   });
 
   it('a sequencer SIGKILLed mid-run and restarted resynchronises through conflict', async () => {

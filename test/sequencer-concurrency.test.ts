@@ -37,7 +37,7 @@ it('200 parallel POSTs share batches and every 201 is in the log', async () => {
   const events = devices.flatMap((d) => Array.from({ length: 20 }, (_, j) => eventStream(d).next(`exec-${d.record.kid}-${j}`)));
   const res = await postAll(t.url!, t.log, events);
   expect(res.filter((r) => r.status !== 201).slice(0, 3)).toEqual([]);
-  const batches = t.seq.metrics.value('cookwala_batches_total', { log: t.log });
+  const batches = await t.seq.metrics.value('cookwala_batches_total', { log: t.log });
   expect(batches).toBeGreaterThan(0);
   expect(batches).toBeLessThan(events.length);
   const seqs = res.map((r) => r.body.seq);

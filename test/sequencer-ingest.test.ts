@@ -280,10 +280,10 @@ describe('metrics', () => {
   it('count appended, rejected by code, and batches', async () => {
     const text = (await t.get('/metrics')).body;
     expect(text).toMatch(/cookwala_events_appended_total\{log="test\.example\/missions\/m-1"\} \d+/);
-    expect(text).toMatch(/cookwala_events_rejected_total\{code="bad_signature"\} \d+/);
-    expect(text).toMatch(/cookwala_events_rejected_total\{code="missing_idempotency_key"\} \d+/);
+    expect(text).toMatch(/cookwala_events_rejected_total\{log="test\.example\/missions\/m-1",code="bad_signature"\} \d+/);
+    expect(text).toMatch(/cookwala_events_rejected_total\{log="test\.example\/missions\/m-1",code="missing_idempotency_key"\} \d+/);
     expect(text).toContain('cookwala_fsync_seconds_bucket');
     const m = t.seq.metrics;
-    expect(m.value('cookwala_events_appended_total', { log: t.log })).toBe(t.headSeq());
+    expect(await m.value('cookwala_events_appended_total', { log: t.log })).toBe(t.headSeq());
   });
 });

@@ -69,5 +69,5 @@ it('declares a silent device lost once, with a signed entry, and alive again whe
   clock.advance(3 * INTERVAL);
   await t.seq.tick();
   expect((await lostEntries()).filter((x) => x.ce.subject === a.owner)).toHaveLength(2);
-  expect(t.seq.metrics.value('cookwala_devices_lost_total', { log: t.log })).toBe(3); // a twice, b once
+  expect(await t.seq.metrics.value('cookwala_devices_lost_total', { log: t.log })).toBe(3); // a twice, b once
 });

@@ -1,8 +1,12 @@
 // testkit/executor.ts: fixtures for the executor's tests (not used by the library): a deterministic
-// device identity, an executor on a temp data dir with a manual clock, and recipe bodies. Kept out
-// of *.test.ts so unit tests and test/executor-*.test.ts share one definition.
+// device identity, an executor on a temp data dir with a manual clock, recipe bodies, and one
+// executor as a real child process (spawnExecutor). Kept out of *.test.ts so unit tests and
+// test/executor-*.test.ts share one definition.
 
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { checkLink, verifyEntryEventSignature, verifyEntryHash, type Entry } from '../verifier/documents/entry.ts';
 import type { KeyRecord } from '../verifier/documents/keys.ts';
 import { createSigner, generateSecretKey, keyRecordOf } from '../verifier/documents/signature.ts';
@@ -10,6 +14,7 @@ import type { DeviceIdentity } from '../executor/device-key.ts';
 import { sourceOf } from '../executor/device-key.ts';
 import { manualClock, type ManualClock } from '../executor/clock.ts';
 import { createExecutor, type Executor, type ExecutorOptions, type ExecutorDeps } from '../executor/executor.ts';
+import { readLogLines } from '../platform/logger.ts';
 
 export function testDevice(name: string): DeviceIdentity {
   const seed = new Uint8Array(createHash('sha256').update(`cookwala-executor-test:${name}`).digest());
@@ -126,3 +131,84 @@ export function subjectOrder(entries: Entry[], source?: string): Map<string, num
   }
   return m;
 }
+
+/**
+ * One executor as a real child process (`node bin/cookwala.js executor --data DIR --port 0 …`):
+ * its URL, owner token and every output line. `until(cond)` resolves when a line (or the exit)
+ * makes cond true, checked on each new line: no sleeps, no polling; `ms` only turns a hang into a
+ * failure that shows the last lines.
+ */
+export interface ExecutorProcess {
+  proc: ChildProcess;
+  url: string;
+  data: string;
+  ownerToken: string;
+  lines: string[];
+  exit: Promise<number | null>;
+  until(cond: (lines: string[]) => boolean, what: string, ms?: number): Promise<void>;
+  /** SIGTERM, then wait for the exit. */
+  close(): Promise<number | null>;
+}
+
+const ROOT = join(import.meta.dirname, '..');
+
+export async function spawnExecutor(data: string, args: string[] = []): Promise<ExecutorProcess> {
+  const proc = spawn(process.execPath, [join(ROOT, 'bin/cookwala.js'), 'executor', '--data', data, '--port', '0', '--heartbeat-ms', '0', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  const listeners = new Set<() => void>();
+  const changed = () => {
+    for (const l of [...listeners]) l();
+  };
+  let buf = '';
+  const take = (d: Buffer) => {
+    buf += d.toString();
+    const parts = buf.split('\n');
+    buf = parts.pop() ?? '';
+    lines.push(...parts);
+    if (parts.length) changed();
+  };
+  proc.stdout!.on('data', take);
+  proc.stderr!.on('data', take);
+  let exited = false;
+  const exit = new Promise<number | null>((r) => proc.on('exit', (code) => {
+    exited = true;
+    r(code);
+    changed();
+  }));
+  const until = (cond: (l: string[]) => boolean, what: string, ms = 20_000) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (cond(lines)) {
+          done();
+          resolve();
+        } else if (exited) {
+          done();
+          reject(new Error(`the executor exited before ${what}:\n${lines.slice(-30).join('\n')}`));
+        }
+      };
+      const guard = setTimeout(() => {
+        done();
+        reject(new Error(`timed out waiting for ${what}; the executor said:\n${lines.slice(-30).join('\n')}`));
+      }, ms);
+      const done = () => {
+        clearTimeout(guard);
+        listeners.delete(check);
+      };
+      listeners.add(check);
+      check();
+    });
+  const listening = () => readLogLines(lines.join('\n')).find((r) => r.event === 'listening');
+  await until(() => listening() !== undefined, 'the API to listen');
+  const url = listening()!.url as string;
+  const ownerToken = (await readFile(join(data, 'owner-token'), 'utf8')).trim();
+  return {
+    proc, url, data, ownerToken, lines, exit, until,
+    async close() {
+      if (!exited) proc.kill('SIGTERM');
+      return exit;
+    },
+  };
+}
+
+/** The line `status <id> #<seq> <state>` the executor prints for each status change. */
+export const statusLine = (id: string, state: string) => (l: string[]) => l.some((x) => x.startsWith(`status ${id} #`) && x.split(' ')[3] === state);

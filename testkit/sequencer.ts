@@ -11,7 +11,7 @@ import type { CloudEvent } from '../verifier/cloudevent/read.ts';
 import type { KeyRecord } from '../verifier/documents/keys.ts';
 import type { LogMode } from '../verifier/documents/log-descriptor.ts';
 import { initDataDir } from '../sequencer/data-dir.ts';
-import { openSequencer, type Sequencer } from '../sequencer/app.ts';
+import { openSequencer, type Sequencer, type SequencerDeps } from '../sequencer/app.ts';
 import type { Clock } from '../sequencer/clock.ts';
 import type { SequencerConfig } from '../sequencer/config.ts';
 import { DATA_FILES } from '../sequencer/config.ts';
@@ -41,12 +41,12 @@ export interface TestSequencer {
 
 let counter = 0;
 
-export async function startSequencer(opts: { dir?: string; logs?: string[]; mode?: LogMode; clock?: Clock; timers?: boolean; listen?: boolean; config?: Partial<SequencerConfig>; devices?: TestKey[] } = {}): Promise<TestSequencer> {
+export async function startSequencer(opts: { dir?: string; logs?: string[]; mode?: LogMode; clock?: Clock; timers?: boolean; listen?: boolean; config?: Partial<SequencerConfig>; devices?: TestKey[]; deps?: Partial<SequencerDeps> } = {}): Promise<TestSequencer> {
   const dir = opts.dir ?? (await makeTempDir('cookwala-seq-'));
   const logs = opts.logs ?? [TEST_LOG];
   await initDataDir({ dir, logs, mode: opts.mode ?? 'hash_only', now: opts.clock ? () => opts.clock!.now() : undefined });
   const token = (await readFile(join(dir, DATA_FILES.token), 'utf8')).trim();
-  const seq = await openSequencer(dir, { clock: opts.clock, timers: opts.timers ?? false, config: opts.config });
+  const seq = await openSequencer(dir, { ...opts.deps, clock: opts.clock, timers: opts.timers ?? false, config: opts.config });
   const t: TestSequencer = {
     dir,
     token,

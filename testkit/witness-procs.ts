@@ -8,6 +8,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { WitnessInfo } from '../witness/server/service.ts';
+import { logEvents, type LogWatch } from './logs.ts';
 
 export const PROJECT_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 export const COOKWALA = join(PROJECT_ROOT, 'bin', 'cookwala.js');
@@ -16,6 +17,8 @@ export interface Child {
   proc: ChildProcess;
   out: () => string;
   err: () => string;
+  /** Its JSON log lines on stdout, followed from the start (testkit/logs.ts). */
+  logs: LogWatch;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -23,10 +26,11 @@ export function spawnCookwala(args: string[], env: Record<string, string> = {}):
   const proc = spawn(process.execPath, [COOKWALA, ...args], { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
+  const logs = logEvents(proc.stdout!);
   proc.stdout!.on('data', (b: Buffer) => (out += b.toString()));
   proc.stderr!.on('data', (b: Buffer) => (err += b.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => proc.once('exit', (code, signal) => r({ code, signal })));
-  return { proc, out: () => out, err: () => err, exited };
+  return { proc, out: () => out, err: () => err, logs, exited };
 }
 
 /** Run to completion: exit code and output. */

@@ -16,6 +16,7 @@ export const REASONS = {
   legacy_signature: { status: 400, meaning: 'a 0.2.0 bare-hash signature, refused without --allow-legacy-signatures' },
   invalid_hash: { status: 400, meaning: 'a hash that is not sha256: plus 64 lowercase hex digits (or not 32 bytes)' },
   invalid_event: { status: 400, meaning: 'not a valid CloudEvents 1.0 event' },
+  invalid_origin: { status: 400, meaning: 'a log origin outside the grammar: 1..200 printable URL ASCII characters, no space, no +, no scheme, no empty, . or .. segment (origins are names, not paths; DESIGN §4)' },
   noncanonical_number: { status: 400, meaning: 'a value that RFC 8785 cannot canonicalize (NaN, Infinity)' },
   // Signatures and keys (§5, RFC-0012)
   bad_signature: { status: 403, meaning: 'the signature does not verify over the rebuilt signing header' },
@@ -51,6 +52,7 @@ export const REASONS = {
   store_locked: { status: 503, meaning: 'another process holds this log\'s store' },
   store_behind_checkpoint: { status: 500, meaning: 'the store is behind its last signed checkpoint; refusing to re-sequence' },
   store_failed: { status: 503, meaning: 'a write to the store failed; it refuses writes until reopened (the disk holds the old or the new state, never a mix)' },
+  not_leader: { status: 503, meaning: 'this sequencer is a standby for the log (another process holds its PostgreSQL lease, or this one lost it): nothing was written, retry at the leader named in `leader` (dedup makes the retry safe)' },
   // Log verification (§4, §8)
   chain_broken: { status: 422, meaning: 'an entry\'s prev is not the previous entry\'s hash, or seq has a gap' },
   entry_hash_mismatch: { status: 422, meaning: 'an entry\'s hash is not the hash of its contents' },

@@ -5,29 +5,29 @@
 // `run` prints its multiaddrs (with /p2p/<peerId>), its KeyRecord and HTTP URL, writes
 // DIR/witness-info.json for scripts, and stops cleanly on SIGTERM/SIGINT (exit 0). Logs are
 // admitted only by `add-log` (the operator's configuration). Exit codes: 0 ok, 1 the witness
-// cannot run (store locked, bad files), 2 usage.
+// cannot run (store locked, bad files), 2 usage. While it runs, everything it says is a JSON log
+// line on stdout (platform/logger.ts; level from COOKWALA_LOG_LEVEL): `listening` with peerId,
+// multiaddrs, the status URL and the KeyRecord, then `fork_detected`, `witness_error`, `shutdown`.
 
 import { join } from 'node:path';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { parseFlags, runCli, UsageError } from '../platform/args.ts';
 import { ProtocolError, type Result } from '../verifier/errors.ts';
 import { parseJson, readDocument } from '../verifier/documents/read.ts';
 import type { KeyRecord } from '../verifier/documents/keys.ts';
-import { admitLog } from './server/config.ts';
+import { admitC2spLog, admitLog } from './server/config.ts';
+import { parseVerifierKey } from '../verifier/note/index.ts';
+import { createWitnessCosigner } from './server/note-cosigner.ts';
 import { initWitnessDir, loadWitnessDir, saveWitnessConfig, writeFileDurable, WITNESS_FILES } from './server/data-dir.ts';
 import { loadOrCreatePeerKey } from './wire/identity.ts';
 import { openStateStore } from './server/state.ts';
 import { createWitness } from './server/service.ts';
+import { infoFromConfig } from './wire/witness-info.ts';
+import { checkBootstrap, describeStartFault, didYouMean, SUB_USAGE, SUBCOMMANDS, WITNESS_USAGE, type Subcommand } from './cli-usage.ts';
+import { claimDataDir } from '../platform/data-dir-kind.ts';
+import { createLogger } from '../platform/logger.ts';
 
-const USAGE = `usage:
-  cookwala witness init --data DIR [--name N] [--http-port P] [--listen MULTIADDR]... [--bootstrap MULTIADDR]...
-  cookwala witness add-log --data DIR --log ORIGIN --sequencer-key KEYRECORD.json
-  cookwala witness [run] --data DIR [--bootstrap MULTIADDR]...
-
-init      create the witness key (witness.key.json, 0600), its KeyRecord, a libp2p identity and
-          witness.json (idempotent; never replaces a key)
-add-log   admit a log: only checkpoints signed by this sequencer key are cosigned
-run       start the witness: libp2p (/cookwala/witness/1.0.0, gossip) and the status API`;
+// The usage texts, per subcommand: cli-usage.ts.
 
 const say = (s: string) => process.stdout.write(s + '\n');
 const warn = (s: string) => process.stderr.write(s + '\n');
@@ -43,17 +43,42 @@ async function cmdInit(argv: string[]): Promise<number> {
   if (!values.data) throw new UsageError('--data DIR is required');
   const port = values['http-port'] === undefined ? undefined : Number(values['http-port']);
   if (port !== undefined && (!Number.isSafeInteger(port) || port < 0 || port > 65535)) throw new UsageError('--http-port is a port number');
+  const badBootstrap = checkBootstrap(values.bootstrap ?? []);
+  if (badBootstrap) return envFault(badBootstrap);
+  const claim = await claimDataDir(values.data, 'witness', { create: true });
+  if (!claim.ok) return envFault(claim.reason);
   const created = await initWitnessDir(values.data, { name: values.name, httpPort: port, listen: values.listen, bootstrap: values.bootstrap });
-  await loadOrCreatePeerKey(join(values.data, WITNESS_FILES.peerKey));
+  const peerKey = await loadOrCreatePeerKey(join(values.data, WITNESS_FILES.peerKey));
   const d = await loadWitnessDir(values.data);
   say(created.length ? `created ${created.join(', ')} in ${values.data}` : `${values.data} already initialised`);
   say(`witness "${d.config.name}": key ${d.keyRecord.kid}`);
+  // The business card, kept (witness-info.ts): what `cookwala policy add-witness --from` reads.
+  const { info, unknownPorts } = infoFromConfig(d.config, peerKey, d.keyRecord);
+  // Its C2SP identity (DESIGN §7a): the cosignature/v1 key name and vkey, for tlog-policy files.
+  const cosigner = d.signer.alg === 'EdDSA' ? createWitnessCosigner(d.config.c2spName ?? d.config.name, d.signer) : undefined;
+  const card = cosigner ? { ...info, c2sp: { name: cosigner.name, vkey: cosigner.vkey } } : info;
+  await writeFileDurable(join(values.data, WITNESS_FILES.info), JSON.stringify(card, null, 2) + '\n');
+  say(`peer ${info.peerId}`);
+  for (const a of info.multiaddrs) say(`multiaddr ${a}`);
+  if (info.http) say(`http ${info.http}`);
+  say(`keyRecord ${JSON.stringify(d.keyRecord)}`);
+  if (cosigner) say(`c2sp ${cosigner.name} vkey ${cosigner.vkey}`);
+  say(`kept in ${join(values.data, WITNESS_FILES.info)}${unknownPorts ? ' (a port 0 address is filled in when the witness runs)' : ''}`);
   return 0;
 }
 
 async function cmdAddLog(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, { data: { type: 'string' }, log: { type: 'string' }, 'sequencer-key': { type: 'string' } }, false);
-  if (!values.data || !values.log || !values['sequencer-key']) throw new UsageError('--data, --log and --sequencer-key are required');
+  const { values } = parseFlags(argv, {
+    data: { type: 'string' }, log: { type: 'string' }, 'sequencer-key': { type: 'string' },
+    origin: { type: 'string' }, vkey: { type: 'string' }, 'log-list': { type: 'string' },
+  }, false);
+  const c2sp = values.vkey !== undefined || values['log-list'] !== undefined;
+  if (!values.data) throw new UsageError('--data DIR is required');
+  if (!c2sp && (!values.log || !values['sequencer-key'])) throw new UsageError('--log and --sequencer-key (a Cookwala log), --origin and --vkey (a C2SP log) or --log-list (a logs/v0 list) are required');
+  const claimed = await claimDataDir(values.data, 'witness', { create: false, createWith: `cookwala witness init --data ${values.data}` });
+  if (!claimed.ok) return envFault(claimed.reason);
+  if (c2sp) return addC2spLog(values.data, { origin: values.origin ?? values.log, vkey: values.vkey, list: values['log-list'] });
+  if (!values.log || !values['sequencer-key']) throw new UsageError('--log and --sequencer-key are required');
   const j = parseJson(await readFile(values['sequencer-key'], 'utf8'));
   if (!j.ok) throw new ProtocolError(j.code, `${values['sequencer-key']}: ${j.detail}`);
   // A file holding a WitnessPolicy or a well-known document also names the key: take it from there.
@@ -69,18 +94,49 @@ async function cmdAddLog(argv: string[]): Promise<number> {
   return 0;
 }
 
+/** add-log for C2SP (DESIGN §7a): a log by origin + vkey (origin defaults to the vkey's name), or a logs/v0 list to follow. */
+async function addC2spLog(dir: string, a: { origin?: string; vkey?: string; list?: string }): Promise<number> {
+  const d = await loadWitnessDir(dir);
+  if (a.list !== undefined) {
+    if (a.vkey !== undefined) throw new UsageError('--log-list is given alone');
+    if (a.list.length === 0 || a.list.length > 1024) throw new UsageError('--log-list is a file path or an http(s) URL');
+    const lists = d.config.logLists ?? [];
+    if (lists.includes(a.list)) {
+      say(`already following ${a.list}`);
+      return 0;
+    }
+    await saveWitnessConfig(dir, { ...d.config, logLists: [...lists, a.list] });
+    say(`following log list ${a.list} (logs/v0; logs are added from it, never removed)`);
+    return 0;
+  }
+  const k = parseVerifierKey(a.vkey ?? '');
+  if (!k.ok) throw ProtocolError.from(k);
+  const origin = a.origin ?? k.value.name;
+  const r = admitC2spLog(d.config, { origin, vkey: a.vkey! });
+  if (!r.ok) throw ProtocolError.from(r);
+  if (r.value.changed) await saveWitnessConfig(dir, r.value.config);
+  say(r.value.changed ? `admitted C2SP log ${origin} (vkey ${a.vkey})` : `${origin} already admitted with that vkey`);
+  return 0;
+}
+
 async function cmdRun(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, { data: { type: 'string' }, bootstrap: { type: 'string', multiple: true } }, false);
   if (!values.data) throw new UsageError('--data DIR is required');
   const dir = values.data;
+  const badBootstrap = checkBootstrap(values.bootstrap ?? []);
+  if (badBootstrap) return envFault(badBootstrap);
+  const claimed = await claimDataDir(dir, 'witness', { create: false, createWith: `cookwala witness init --data ${dir}` });
+  if (!claimed.ok) return envFault(claimed.reason);
   const d = await loadWitnessDir(dir);
+  const configured = checkBootstrap(d.config.bootstrap, `bootstrap in ${join(dir, WITNESS_FILES.config)}:`);
+  if (configured) return envFault(configured);
+  // witness-info.json stays (witness-info.ts): it is rewritten once the witness listens.
   const infoPath = join(dir, WITNESS_FILES.info);
-  await rm(infoPath, { force: true });
   const peerKey = await loadOrCreatePeerKey(join(dir, WITNESS_FILES.peerKey));
   const state = await openStateStore(join(dir, WITNESS_FILES.state));
-  const log = (line: string) => warn(`${new Date().toISOString()} witness ${d.config.name}: ${line}`);
+  const logger = createLogger({ service: 'witness', level: process.env.COOKWALA_LOG_LEVEL }).child({ witness: d.config.name });
   const witness = createWitness(
-    { state, signer: d.signer, keyRecord: d.keyRecord, log },
+    { state, signer: d.signer, keyRecord: d.keyRecord, logger },
     {
       peerKey,
       listen: d.config.listen,
@@ -88,6 +144,7 @@ async function cmdRun(argv: string[]): Promise<number> {
       httpHost: d.config.httpHost,
       httpPort: d.config.httpPort,
       logs: d.config.logs,
+      c2sp: { name: d.config.c2spName ?? d.config.name, logs: d.config.c2spLogs ?? [], logLists: d.config.logLists ?? [] },
     },
   );
   let stop!: (sig: string) => void;
@@ -100,35 +157,51 @@ async function cmdRun(argv: string[]): Promise<number> {
     try {
       info = await witness.start();
     } catch (e) {
+      const line = describeStartFault(e, { listen: d.config.listen, httpPort: d.config.httpPort, dir });
+      if (line) return envFault(line);
       warn(`cookwala witness: cannot start: ${(e as Error).message}`);
       return 1;
     }
-    say(`witness ${d.config.name} peer ${info.peerId}`);
-    for (const a of info.multiaddrs) say(`listening ${a}`);
-    if (info.http) say(`http ${info.http}`);
-    say(`keyRecord ${JSON.stringify(d.keyRecord)}`);
-    say(`following ${d.config.logs.map((l) => l.log).join(', ') || '(no logs: add one with `cookwala witness add-log`)'}`);
+    const following = [...d.config.logs.map((l) => l.log), ...(d.config.c2spLogs ?? []).map((l) => l.origin)];
+    logger.info(
+      { event: 'listening', peerId: info.peerId, multiaddrs: info.multiaddrs, http: info.http, keyRecord: d.keyRecord, c2sp: info.c2sp, logs: following, logLists: d.config.logLists ?? [] },
+      `witness ${d.config.name} peer ${info.peerId} listening on ${info.multiaddrs[0] ?? '(no address)'}; following ${following.join(', ') || '(no logs: add one with `cookwala witness add-log`)'}`,
+    );
     await writeFileDurable(infoPath, JSON.stringify(info, null, 2) + '\n');
     const sig = await stopped;
-    log(`${sig}: stopping`);
+    logger.info({ event: 'shutdown', signal: sig }, `${sig}: stopping`);
   } finally {
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
-    await witness.stop().catch((e) => warn(`stop: ${(e as Error).message}`));
+    await witness.stop().catch((e) => logger.error({ event: 'service_error', err: e }, 'stop failed'));
     await state.close();
-    await rm(infoPath, { force: true });
   }
   return 0;
 }
 
+/** One line for an environment fault (a busy port, a bad --bootstrap, a DIR of another kind): exit 2. */
+function envFault(line: string): number {
+  warn(`cookwala witness: ${line}`);
+  return 2;
+}
+
 export async function run(argv: string[]): Promise<number> {
-  return runCli(argv, USAGE, async () => {
-    const [sub, ...rest] = argv;
+  const [first, ...after] = argv;
+  const named = (SUBCOMMANDS as readonly string[]).includes(first ?? '') ? (first as Subcommand) : undefined;
+  if (first !== undefined && !first.startsWith('-') && !named) {
+    const guess = didYouMean(first, SUBCOMMANDS);
+    warn(`cookwala witness: unknown subcommand '${first}'${guess ? `, did you mean ${guess}?` : ''}\n\n${WITNESS_USAGE}`);
+    return 2;
+  }
+  const sub: Subcommand = named ?? 'run';
+  const rest = named ? after : argv;
+  // `witness --help` prints the overview; `witness SUB --help` that subcommand's.
+  const usage = named ? SUB_USAGE[sub] : WITNESS_USAGE;
+  return runCli(rest, usage, async () => {
     try {
       if (sub === 'init') return await cmdInit(rest);
       if (sub === 'add-log') return await cmdAddLog(rest);
-      if (sub === 'run') return await cmdRun(rest);
-      return await cmdRun(argv);
+      return await cmdRun(rest);
     } catch (e) {
       if (e instanceof ProtocolError) {
         warn(`cookwala witness: ${e.message}`);

@@ -76,6 +76,7 @@ export function documentHashFile(k: Keys): VectorFile {
   const ceCanon = `{"cookwalaseq":3,"data":{"tempC":92.5},"datacontenttype":"application/json","hash":"kept","id":"e-0001","signature":"kept","source":"${DEVICE}","specversion":"1.0","subject":"x-0001","type":"cookwala.execution.running"}`;
   const ceDoc = { specversion: '1.0', id: 'e-0001', source: DEVICE, type: 'cookwala.execution.running', subject: 'x-0001', cookwalaseq: 3, datacontenttype: 'application/json', data: { tempC: 92.5 }, hash: 'kept', signature: 'kept', cookwalasig: 'eyJzaWciOiJ4In0' };
   // Keys sort by UTF-16 code units: "\r" < "a" < "b" < "é" < "€" < "😀" (a surrogate pair, 0xD83D).
+  // eslint-disable-next-line no-loss-of-precision -- the literal as the JCS test vector writes it
   const orderDoc = { '😀': 333333333.33333329, '€': 1, 'é': 0.1, b: [true, null, '\u0000'], a: 1e30, '\r': 'line\u2028sep' };
   const orderCanon = '{"\\r":"line\u2028sep","a":1e+30,"b":[true,null,"\\u0000"],"é":0.1,"€":1,"😀":333333333.3333333}';
   const nfcCanon = '{"name":"caf\u00e9"}';

@@ -17,16 +17,22 @@
 // quorum-th, not the first: the policy trusts any `quorum` witnesses together, not one alone, so a
 // single witness with a slow clock cannot fail a log, and `quorum` of them attest the time.
 // Checked only where the checkpoint met the policy and matched the entries (a rewrite is
-// reported as such). Left out: entries (bundle-entries.ts).
+// reported as such). Cost, linear in the lines: a line that repeats one already read at its seq
+// (by digest, up to 1,024 distinct lines a seq) is named misplaced_line without checking its
+// signatures again, so 80,000 copies of the last line cost 80,000 hashes (issue 14 #3). Left out:
+// entries (bundle-entries.ts).
 
-import type { FailureLog, CheckpointSummary } from './report.ts';
+import type { FailureLog, CheckpointSummary, CheckpointCosigners } from './report.ts';
+
+/** How many checkpoints' cosigner lists a report keeps (then `cosignedTruncated`). */
+export const MAX_COSIGNED_LISTED = 10_000;
 import { readDocument } from '../documents/read.ts';
 import { verifyCheckpoint, verifyCheckpointSequencerSignature, type Checkpoint } from '../documents/checkpoint.ts';
 import { buildForkProof } from '../documents/fork-proof.ts';
 import type { WitnessPolicy } from '../documents/policy.ts';
 import { EMPTY_ROOT } from '../merkle/index.ts';
 import { formatHash, timeMs } from '../encoding/wire.ts';
-import type { CryptoBackend } from '../crypto/default.ts';
+import { defaultBackend, type CryptoBackend } from '../crypto/default.ts';
 import { formatDuration, type TimeBounds } from '../documents/time-bounds.ts';
 import type { LatestStamp } from './entries.ts';
 
@@ -53,6 +59,9 @@ export interface CheckpointCheckerOptions {
   backend?: CryptoBackend;
 }
 
+/** Distinct lines (and distinct signed heads) remembered per seq: bounds memory on hostile input. */
+const MAX_COPIES_KEPT = 1024;
+
 export function createCheckpointChecker(o: CheckpointCheckerOptions) {
   const f = o.failures;
   const ahead = o.seqsAhead === undefined ? undefined : new Set(o.seqsAhead);
@@ -69,9 +78,15 @@ export function createCheckpointChecker(o: CheckpointCheckerOptions) {
   // thousands of copies of one line cost linear time, not quadratic (issue 14 #3).
   let sameSeqKeys = new Set<string>();
   let sameSeqFirst: Checkpoint[] = [];
+  // Digests of the lines already read at prevSeq (at most MAX_COPIES_KEPT): a line read again is
+  // named once more and not verified again, so copies cost a hash each, not signature checks.
+  let sameSeqLines = new Set<string>();
+  const backend = o.backend ?? defaultBackend();
   let maxStampMs = -Infinity;
   let legacy = 0;
   const skipped: Array<{ check: string; reason: string; seq?: number }> = [];
+  const cosigned: CheckpointCosigners[] = [];
+  let cosignedTruncated = false;
 
   /** What the entries give at `seq`: head and root, `null` when no entry had that seq, undefined when unknown. */
   function recomputedAt(seq: number, entries: EntriesView, line: number): { head: string; root: string; latest: LatestStamp | undefined } | null | undefined {
@@ -120,6 +135,16 @@ export function createCheckpointChecker(o: CheckpointCheckerOptions) {
 
     checkpoint(json: unknown, line: number, entries: EntriesView): void {
       count++;
+      const s0 = (json as { seq?: unknown } | null)?.seq;
+      if (Number.isSafeInteger(s0) && s0 !== prevSeq) sameSeqLines = new Set();
+      if (Number.isSafeInteger(s0) && s0 === prevSeq) {
+        const digest = backend.sha256Hex(JSON.stringify(json));
+        if (sameSeqLines.has(digest)) {
+          f.add({ kind: 'misplaced_line', seq: s0 as number, line, detail: `checkpoint ${s0 as number} appears twice` });
+          return;
+        }
+        if (sameSeqLines.size < MAX_COPIES_KEPT) sameSeqLines.add(digest);
+      } else if (Number.isSafeInteger(s0)) sameSeqLines.add(backend.sha256Hex(JSON.stringify(json)));
       const r = readDocument('Checkpoint', json, { allowLegacy: o.allowLegacy });
       if (!r.ok) {
         const s = (json as { seq?: unknown })?.seq;
@@ -145,6 +170,8 @@ export function createCheckpointChecker(o: CheckpointCheckerOptions) {
           f.add({ kind: code, ...at, expected: extra.quorum, found: extra.witnesses, detail, ...('rejected' in extra ? { rejected: extra.rejected } : {}) });
         } else {
           meets = true;
+          if (cosigned.length < MAX_COSIGNED_LISTED) cosigned.push({ seq: cp.seq, cosigners: v.value.cosigners, logNote: v.value.logNote });
+          else cosignedTruncated = true;
           witnesses = v.value.witnesses;
           cosignedAt = v.value.cosignedAt;
           for (const x of v.value.rejected) {
@@ -171,7 +198,7 @@ export function createCheckpointChecker(o: CheckpointCheckerOptions) {
           sameSeqFirst = [];
           prevSeq = cp.seq;
         }
-        if (seqSig.ok && !sameSeqKeys.has(key)) {
+        if (seqSig.ok && !sameSeqKeys.has(key) && sameSeqKeys.size < MAX_COPIES_KEPT) {
           sameSeqKeys.add(key);
           if (sameSeqFirst.length < 2) sameSeqFirst.push(cp);
         }
@@ -202,7 +229,7 @@ export function createCheckpointChecker(o: CheckpointCheckerOptions) {
     },
 
     summary() {
-      return { count, verified, latest, witnessedThrough, maxStampMs, skipped, legacy };
+      return { count, verified, latest, witnessedThrough, maxStampMs, skipped, legacy, cosigned, cosignedTruncated };
     },
   };
 }

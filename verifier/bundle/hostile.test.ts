@@ -1,8 +1,7 @@
 // Hostile bundles (issue 14): inputs built to crash the streaming verifier or make it slow. An Event
 // line repeated with no payload line between (#1) is named chain_broken and the audit ends with a
 // report, never a TypeError; many copies of one checkpoint line (#3) are each named once in linear
-// time (the count of work is checked, not the clock: a copy costs a fixed number of signature
-// checks, whatever the number of copies before it).
+// time (80,000 copies: minutes when each was compared with every copy before it).
 import { describe, expect, it } from 'vitest';
 import { generateLog } from '../../testkit/log-generator.ts';
 import { createBundleVerifier } from './verifier.ts';
@@ -41,25 +40,22 @@ describe('hostile bundles', () => {
     expect(r2.failures.map((f) => `${f.kind}@${f.seq}`)).toContain('chain_broken@5');
   });
 
-  it('thousands of copies of the last checkpoint line cost the same per copy (#3)', async () => {
+  it('copies of the last checkpoint line are each named, and cost no further signature check (#3)', async () => {
     const { g, lines } = bundle({ events: 4, checkpointEvery: 4, witnesses: 1, quorum: 1 });
     const last = lines[lines.length - 1];
     expect(last).toContain('"kind":"Checkpoint"');
     const base = defaultBackend();
-    let sigChecks = 0;
-    const counting: CryptoBackend = { ...base, verify: (...a: Parameters<CryptoBackend['verify']>) => (sigChecks++, base.verify(...a)) };
-    const perCopy = async (copies: number) => {
-      sigChecks = 0;
+    let checks = 0;
+    const counting: CryptoBackend = { ...base, ed25519Verify: (pk, msg, sig) => (checks++, base.ed25519Verify(pk, msg, sig)) };
+    const work = async (copies: number) => {
+      checks = 0;
       const r = await run([...lines, ...Array(copies).fill(last)], g, counting);
-      expect(r.failuresTotal).toBeGreaterThanOrEqual(copies);
-      expect(r.failures.every((f) => f.kind === 'misplaced_line' || f.kind === 'header_mismatch')).toBe(true);
-      return sigChecks;
+      expect(r.failureCounts.misplaced_line ?? 0).toBe(copies);
+      return checks;
     };
-    const small = await perCopy(500);
-    const large = await perCopy(5000);
-    const baseline = await perCopy(0);
-    expect((large - baseline) / 5000).toBe((small - baseline) / 500);
-    // and the whole run of 20,000 copies (about 10 s before the fix) finishes well inside the timeout
-    await perCopy(20_000);
-  }, 60_000);
+    const none = await work(0);
+    // Before: each copy was verified again (2 checks a copy, 20,000 copies ~10 s over the CLI).
+    expect(await work(1)).toBe(none);
+    expect(await work(20_000)).toBe(none);
+  }, 40_000);
 });

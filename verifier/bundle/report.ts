@@ -48,6 +48,13 @@ export interface CheckpointSummary {
   witnesses: string[];
 }
 
+/** Per checkpoint that met the policy: which witnesses cosigned it and in which form (JCS, cosignature/v1), and the log's C2SP note signature. */
+export interface CheckpointCosigners {
+  seq: number;
+  cosigners: Array<{ kid: string; forms: Array<'jcs' | 'cosignature/v1'> }>;
+  logNote: 'verified' | 'absent' | 'bad';
+}
+
 export interface BundleReport {
   valid: boolean;
   exitCode: 0 | 1 | 2;
@@ -60,7 +67,7 @@ export interface BundleReport {
   lines: number;
   entries: number;
   payloads: { present: number; erased: number; missing: number };
-  checkpoints: { count: number; verified: number; latest?: CheckpointSummary };
+  checkpoints: { count: number; verified: number; latest?: CheckpointSummary; cosigned?: CheckpointCosigners[]; cosignedTruncated?: boolean };
   /** The highest seq covered by a checkpoint that met the policy and matched the entries. */
   witnessedThrough: number;
   /** Entries after the last such checkpoint: in the log but not yet witnessed. */
@@ -121,11 +128,14 @@ function show(v: unknown): string {
 export function formatReport(r: BundleReport): string {
   const out: string[] = [];
   const verdict = r.exitCode === 2 ? 'UNUSABLE' : r.valid ? 'VALID' : 'INVALID';
-  out.push(`${verdict}: ${r.log ?? '(unknown log)'}${r.mode ? ` (${r.mode})` : ''}`);
+  const unwitnessedLog = r.skipped.some((s) => s.check === 'witnessing' && s.reason.startsWith('UNWITNESSED'));
+  out.push(`${verdict}: ${r.log ?? '(unknown log)'}${r.mode ? ` (${r.mode})` : ''}${unwitnessedLog ? ' (UNWITNESSED: the policy has quorum 0, no witness checked anything)' : ''}`);
   out.push(`  entries        ${r.entries}${r.seq !== undefined ? ` (header seq ${r.seq})` : ''}`);
   out.push(`  payloads       ${r.payloads.present} present, ${r.payloads.erased} erased, ${r.payloads.missing} missing`);
   const latest = r.checkpoints.latest;
   out.push(`  checkpoints    ${r.checkpoints.count} (${r.checkpoints.verified} met the policy)${latest ? `; latest seq ${latest.seq}, root ${latest.root}, witnesses ${latest.witnesses.join(', ') || 'none'}` : ''}`);
+  const lastCosigned = r.checkpoints.cosigned?.at(-1);
+  if (lastCosigned) out.push(`  cosigned by    ${lastCosigned.cosigners.map((c) => `${c.kid} (${c.forms.join(' + ')})`).join(', ') || 'none'} at seq ${lastCosigned.seq}; C2SP log note ${lastCosigned.logNote}`);
   out.push(`  witnessed      through seq ${r.witnessedThrough}${r.unwitnessed ? `; seq ${r.unwitnessed.from}..${r.unwitnessed.to} not yet witnessed` : ''}`);
   if (r.timeBounds) out.push(`  time bounds    signedAt within ${formatDuration(r.timeBounds.maxDeliveryDelayMs)} before and ${formatDuration(r.timeBounds.maxClockSkewMs)} after sequencedAt; sequencedAt non-decreasing and no later than the cosignatures + ${formatDuration(r.timeBounds.maxClockSkewMs)}`);
   out.push(`  subjects       ${r.subjects}; keys trusted ${r.keys.trusted} (${r.keys.fromBundle} from the bundle, signed by the sequencer)`);

@@ -85,6 +85,9 @@ function claimedPlace(text: string, f: Failure): { seq?: number; found?: string 
   return Number.isSafeInteger(v.seq) ? { seq: v.seq as number } : {};
 }
 
+/** The skipped-check reason of a policy with quorum 0 (formatReport looks for it). */
+export const UNWITNESSED_REASON = 'UNWITNESSED: the policy asks for no witness (quorum 0), so the sequencer alone signed every checkpoint and a fork or a rewrite would not be caught; ask the operator for a policy with witnesses';
+
 export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifier {
   const policy = opts.policy;
   const failures = createFailureLog(opts.maxListed ?? MAX_LISTED);
@@ -332,6 +335,8 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
     const witnessed = cps?.witnessedThrough ?? 0;
     const skip = [...skipped, ...(cps?.skipped ?? [])];
     if (e && cps && cps.count === 0 && lastSeq > 0) skip.push({ check: 'witnessing', reason: 'the bundle holds no checkpoint' });
+    // Issue 15: a log nobody witnesses is said to be so wherever it is shown (formatReport's verdict line too).
+    if (policy.quorum === 0) skip.push({ check: 'witnessing', reason: UNWITNESSED_REASON });
     const valid = usable && failures.total === 0;
     return {
       valid,
@@ -344,7 +349,7 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
       lines,
       entries: e?.count ?? 0,
       payloads: { present: st?.present ?? 0, erased: st?.erased ?? 0, missing: failures.counts().payload_missing ?? 0 },
-      checkpoints: { count: cps?.count ?? 0, verified: cps?.verified ?? 0, latest: cps?.latest },
+      checkpoints: { count: cps?.count ?? 0, verified: cps?.verified ?? 0, latest: cps?.latest, cosigned: cps?.cosigned ?? [], ...(cps?.cosignedTruncated ? { cosignedTruncated: true } : {}) },
       witnessedThrough: witnessed,
       unwitnessed: lastSeq > witnessed ? { from: witnessed + 1, to: lastSeq } : undefined,
       subjects: st?.subjects ?? 0,

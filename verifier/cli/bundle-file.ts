@@ -6,10 +6,14 @@
 // are, so reading that many lines back from the end, and no more, finds them. The read-ahead is a
 // hint that lets the verifier record roots in one pass; it is never trusted, since every
 // checkpoint line is read and checked again in order (the hint reads I-JSON too, so a line with a
-// repeated `seq` gives no hint). Memory: one read buffer plus the longest line.
+// repeated `seq` gives no hint). A pipe, a FIFO or a terminal (`verify /dev/stdin`, `verify <(…)`)
+// cannot be read twice nor from its end: `canReadAhead` says so, and the caller then streams it
+// once without the hint (checkpoints below the last are then reported as skipped for head and
+// root; issue 14 #2). Memory: one read buffer plus the longest line, which is never held whole
+// when it is over MAX_LINE_BYTES (its bytes are counted and dropped as they stream by).
 
 import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import { MAX_JSON_DEPTH, parseJson } from '../encoding/strict-json.ts';
 
@@ -71,6 +75,11 @@ export async function forEachLine(path: string, onLine: (text: string, flags: Li
 }
 
 const MAX_TAIL_BYTES = 64 << 20;
+
+/** True for a regular file (seekable, readable twice); false for a pipe, FIFO, socket or device. */
+export async function canReadAhead(path: string): Promise<boolean> {
+  return (await stat(path)).isFile();
+}
 
 /**
  * The seqs of the last `count` lines if they are checkpoints (stopping at the first line that is

@@ -4,6 +4,8 @@
 // proves a fork (two checkpoints of the policy's log at one seq, both validly signed by that key,
 // with different head or root), 1 when it does not, 2 for unusable input (a file that cannot be
 // read, is not JSON, is not a ForkProof document, or no trusted key given). No network.
+// PROOF may also be a witness's `GET /v1/forks` answer, `{"forks":[ForkProof…]}` (issue 15): each
+// proof is checked, one verdict per line (--json: an array); exit 0 when at least one proves a fork.
 
 import { parseFlags, runCli, UsageError } from '../../platform/args.ts';
 import { InputError, readJsonFile, readPolicyFile } from './trust-files.ts';
@@ -43,7 +45,24 @@ async function readTrust(policy: string | undefined, key: string | undefined): P
 
 export async function checkForkFile(path: string, o: { policy?: string; key?: string }): Promise<Verdict> {
   const trust = await readTrust(o.policy, o.key);
-  const doc = readDocument('ForkProof', await readJsonFile(path, 'fork proof')) as Result<ForkProof>;
+  return checkForkDoc(path, await readJsonFile(path, 'fork proof'), trust);
+}
+
+/** Every proof of a file: a ForkProof, or a witness's list `{"forks":[…]}` (at most 1000). */
+export async function checkForkFileAll(path: string, o: { policy?: string; key?: string }): Promise<{ list: boolean; verdicts: Verdict[] }> {
+  const trust = await readTrust(o.policy, o.key);
+  const j = await readJsonFile(path, 'fork proof');
+  const forks = (j as { forks?: unknown } | null)?.forks;
+  if (j && typeof j === 'object' && !Array.isArray(j) && Array.isArray(forks) && (j as { kind?: unknown }).kind === undefined) {
+    if (forks.length === 0) throw new InputError(`${path} is a witness's fork list with no proof in it (the witness has seen no fork)`);
+    if (forks.length > 1000) throw new InputError(`${path} lists ${forks.length} fork proofs; at most 1000 are checked at once`);
+    return { list: true, verdicts: forks.map((f, i) => checkForkDoc(`${path} forks[${i}]`, f, trust)) };
+  }
+  return { list: false, verdicts: [checkForkDoc(path, j, trust)] };
+}
+
+function checkForkDoc(path: string, json: unknown, trust: { key: KeyRecord; log?: string }): Verdict {
+  const doc = readDocument('ForkProof', json) as Result<ForkProof>;
   if (!doc.ok) throw new InputError(`${path} is not a ForkProof: ${doc.code}: ${doc.detail}`);
   const fp = doc.value;
   if (trust.log !== undefined && fp.log !== trust.log) return { proven: false, log: fp.log, code: 'log_mismatch', detail: `the proof is about ${fp.log}, the policy about ${trust.log}` };
@@ -57,9 +76,9 @@ export async function run(argv: string[]): Promise<number> {
     const { values, positionals } = parseFlags(argv, { policy: { type: 'string' }, key: { type: 'string' }, json: { type: 'boolean' } });
     if (positionals.length !== 1) throw new UsageError('one PROOF file is required');
     if ((values.policy === undefined) === (values.key === undefined)) throw new UsageError('give exactly one of --policy POLICY or --key KEYRECORD');
-    let verdict: Verdict;
+    let all: { list: boolean; verdicts: Verdict[] };
     try {
-      verdict = await checkForkFile(positionals[0], { policy: values.policy, key: values.key });
+      all = await checkForkFileAll(positionals[0], { policy: values.policy, key: values.key });
     } catch (e) {
       if (e instanceof InputError) {
         process.stderr.write(`cookwala verify-fork: ${e.message}\n`);
@@ -67,10 +86,15 @@ export async function run(argv: string[]): Promise<number> {
       }
       throw e;
     }
-    if (values.json) process.stdout.write(JSON.stringify(verdict) + '\n');
-    else if (verdict.proven) {
-      process.stdout.write(`FORK PROVEN: log ${verdict.log} at seq ${verdict.seq}\n  a: head ${verdict.a!.head} root ${verdict.a!.root}\n  b: head ${verdict.b!.head} root ${verdict.b!.root}\nboth signed by the sequencer key.\n`);
-    } else process.stdout.write(`NOT A FORK PROOF: ${verdict.code}: ${verdict.detail}\n`);
-    return verdict.proven ? 0 : 1;
+    if (values.json) {
+      process.stdout.write(JSON.stringify(all.list ? all.verdicts : all.verdicts[0]) + '\n');
+      return all.verdicts.some((v) => v.proven) ? 0 : 1;
+    }
+    for (const verdict of all.verdicts) {
+      if (verdict.proven) {
+        process.stdout.write(`FORK PROVEN: log ${verdict.log} at seq ${verdict.seq}\n  a: head ${verdict.a!.head} root ${verdict.a!.root}\n  b: head ${verdict.b!.head} root ${verdict.b!.root}\nboth signed by the sequencer key.\n`);
+      } else process.stdout.write(`NOT A FORK PROOF: ${verdict.code}: ${verdict.detail}\n`);
+    }
+    return all.verdicts.some((v) => v.proven) ? 0 : 1;
   });
 }

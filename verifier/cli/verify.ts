@@ -9,7 +9,7 @@
 
 import { stat } from 'node:fs/promises';
 import { parseFlags, runCli, UsageError } from '../../platform/args.ts';
-import { forEachLine, readCheckpointSeqsAhead, readFirstLine } from './bundle-file.ts';
+import { canReadAhead, forEachLine, readCheckpointSeqsAhead, readFirstLine } from './bundle-file.ts';
 import { InputError, readKeyCacheFile, readPolicyFile } from './trust-files.ts';
 import { createSigPool } from '../../platform/sig-pool.ts';
 import { createBundleVerifier } from '../bundle/verifier.ts';
@@ -48,23 +48,47 @@ export async function verifyBundleFile(path: string, o: VerifyFileOptions): Prom
     throw new InputError(`cannot read the bundle ${path}: ${(e as Error).message}`);
   }
   let ahead: number[] | undefined;
-  const first = await readFirstLine(path);
+  // A pipe is read once, from the start: no header peek, no tail (issue 14 #2).
+  const seekable = await canReadAhead(path).catch(() => false);
+  const first = seekable ? await readFirstLine(path) : undefined;
   // The verifier names what is wrong with the header; a header refused here gives no read-ahead.
   const hj = first === undefined ? undefined : parseJson(first);
   const h = hj?.ok ? (hj.value as { checkpoints?: unknown } | null) : undefined;
+  const wrong = wrongInput(path, h, policy.log, o.policyPath);
+  if (wrong) throw new InputError(wrong);
   if (h && Number.isSafeInteger(h.checkpoints)) ahead = await readCheckpointSeqsAhead(path, h.checkpoints as number).catch(() => undefined);
   const pool = o.workers === 0 ? undefined : createSigPool({ size: o.workers });
   try {
     const v = createBundleVerifier({ policy, keys, allowLegacy: o.allowLegacy, requireWitnessed: o.requireWitnessed, checkpointSeqs: ahead, verifyBatch: pool ? (items) => pool.verify(items) : undefined });
     let bytes = 0;
-    await forEachLine(path, (text, flags) => (v.stopped ? false : v.line(text, flags)), (n) => {
-      bytes += n;
-      o.onProgress?.(bytes, total, v.progress.entries);
-    });
+    try {
+      await forEachLine(path, (text, flags) => (v.stopped ? false : v.line(text, flags)), (n) => {
+        bytes += n;
+        o.onProgress?.(bytes, total, v.progress.entries);
+      });
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (typeof code !== 'string' || !code.startsWith('E')) throw e;
+      throw new InputError(`cannot read the bundle ${path}: ${(e as Error).message}`);
+    }
     return await v.end();
   } finally {
     await pool?.close();
   }
+}
+
+/**
+ * One line for a file that is not what `verify` reads, or a policy of another log (issue 15),
+ * instead of a report of zeros or one failure per line: the command or flag to use instead.
+ */
+export function wrongInput(path: string, first: unknown, policyLog: string, policyPath: string): string | undefined {
+  const j = first as { kind?: unknown; type?: unknown; log?: unknown; forks?: unknown } | null | undefined;
+  if (!j || typeof j !== 'object' || Array.isArray(j)) return undefined;
+  if (j.kind === 'EventProof') return `${path} is an event proof, not an audit bundle: check it with \`cookwala verify-event ${path} --policy ${policyPath}\``;
+  if (j.kind === 'ForkProof' || Array.isArray(j.forks)) return `${path} is a fork proof, not an audit bundle: check it with \`cookwala verify-fork ${path} --policy ${policyPath}\``;
+  if (j.kind === 'WitnessPolicy' || j.kind === 'KeyCache') return `${path} is a ${j.kind}, not an audit bundle: give the bundle (\`cookwala export\` writes one) first and the ${j.kind === 'KeyCache' ? 'key cache as --keys' : 'policy as --policy'}`;
+  if (j.type === 'cookwala-audit-bundle' && typeof j.log === 'string' && j.log !== policyLog) return `${path} is the bundle of log ${j.log}, but ${policyPath} is the policy of ${policyLog}: pass the policy of ${j.log} as --policy`;
+  return undefined;
 }
 
 function progressBar(): { update: (bytes: number, total: number, entries: number) => void; done: () => void } {

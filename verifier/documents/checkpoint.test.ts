@@ -62,7 +62,7 @@ describe('buildCheckpoint, cosignCheckpoint, addCosignature', () => {
 
 describe('verifyCheckpoint', () => {
   it('counts the policy witnesses and meets the quorum', () => {
-    expect(verifyCheckpoint(cp(), policy)).toEqual({ ok: true, value: { witnesses: ['w-1', 'w-2'], cosignedAt: [at(1_100), at(1_100)], quorum: 2, rejected: [], legacy: false } });
+    expect(verifyCheckpoint(cp(), policy)).toEqual({ ok: true, value: { witnesses: ['w-1', 'w-2'], cosignedAt: [at(1_100), at(1_100)], quorum: 2, rejected: [], legacy: false, cosigners: [{ kid: 'w-1', forms: ['jcs'] }, { kid: 'w-2', forms: ['jcs'] }], logNote: 'absent' } });
     expect(verifyCheckpoint(cp(7, ws), policy, { backend: createNobleBackend() })).toMatchObject({ ok: true, value: { witnesses: ['w-1', 'w-2', 'w-3'] } });
   });
 

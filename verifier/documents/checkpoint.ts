@@ -6,6 +6,10 @@
 // key is not the sequencer's (keys compared, not kids), and one key counts once however many kids
 // or copies it appears under; bad cosignatures are reported but fail the result only when the
 // quorum is then not met. Whether head and root match the entries is the log verifier's job.
+// The array may also hold C2SP signatures (checkpoint-c2sp.ts): the log's note-ed25519 signature
+// (kept last: addCosignature inserts cosignatures before it) and cosignature/v1 ones, matched to a
+// policy witness by its `vkey`. A policy witness counts once toward the quorum, by whichever of its
+// signatures (JCS cosignature or cosignature/v1) verifies; the result names each form that verified.
 
 import { fail, ok, type Result } from '../errors.ts';
 import { isHashString, isTime } from '../encoding/wire.ts';
@@ -16,6 +20,18 @@ import { isValidOrigin } from './log-descriptor.ts';
 import { schemaValidator } from './schemas/validate.ts';
 import type { WitnessPolicy } from './policy.ts';
 import { MAX_SEQ } from './schemas/bundle.ts';
+import {
+  COSIGNATURE_V1,
+  NOTE_ED25519,
+  signCheckpointNote,
+  verifyCheckpointC2spCosignature,
+  verifyCheckpointNoteSignature,
+  witnessCosignatureKey,
+  type CheckpointSignature,
+  type C2spSignature,
+} from './checkpoint-c2sp.ts';
+
+export type { CheckpointSignature, C2spSignature };
 
 export const CHECKPOINT_KIND = 'Checkpoint';
 
@@ -26,7 +42,18 @@ export interface Checkpoint {
   head: string;
   root: string;
   hash: string;
-  signature: Signature[];
+  /** signature[0]: the sequencer's JCS signature; then cosignatures; C2SP signatures (§7a) anywhere after [0]. */
+  signature: CheckpointSignature[];
+}
+
+/** How a witness's signature on a checkpoint was made: a JCS-header cosignature or a C2SP cosignature/v1. */
+export type CosignatureForm = 'jcs' | 'cosignature/v1';
+
+export interface Cosigner {
+  /** The policy witness's kid. */
+  kid: string;
+  /** Each form whose signature verified (the witness still counts once). */
+  forms: CosignatureForm[];
 }
 
 export interface RejectedCosignature {
@@ -45,6 +72,10 @@ export interface VerifiedCheckpoint {
   rejected: RejectedCosignature[];
   /** the sequencer signature is a 0.2.0 bare-hash one (accepted only with allowLegacy) */
   legacy: boolean;
+  /** Per policy witness that cosigned: the forms that verified. */
+  cosigners: Cosigner[];
+  /** The log's C2SP note signature: verified, absent, or present but bad (then also in `rejected`). */
+  logNote: 'verified' | 'absent' | 'bad';
 }
 
 function hashOf(cp: Checkpoint): Result<string> {
@@ -63,6 +94,22 @@ export function buildCheckpoint(f: { log: string; seq: number; head: string; roo
   return { ...body, hash: h.value, signature: [signHash(h.value, CHECKPOINT_KIND, signer, signedAt)] };
 }
 
+/**
+ * The checkpoint with the log's C2SP note signature (DESIGN §4) added last: Ed25519 by the
+ * sequencer key over the tlog-checkpoint body. An ES256 sequencer has no note form: unchanged.
+ */
+export function withLogNoteSignature(cp: Checkpoint, signer: Signer, signedAt: string): Checkpoint {
+  if (signer.alg !== 'EdDSA') return cp;
+  const note = signCheckpointNote(cp, signer, signedAt);
+  if (cp.signature.some((s) => s.kid === note.kid)) return cp;
+  return { ...cp, signature: [...cp.signature, note] };
+}
+
+/** The witnesses' signatures of a checkpoint (JCS cosignatures and cosignature/v1), without the log's own. */
+export function witnessSignatures(cp: Pick<Checkpoint, 'signature'>): CheckpointSignature[] {
+  return cp.signature.slice(1).filter((s) => s.alg !== NOTE_ED25519);
+}
+
 /** A witness cosignature over the recomputed hash (throws if the checkpoint's hash member is wrong). */
 export function cosignCheckpoint(cp: Checkpoint, signer: Signer, signedAt: string): Signature {
   if (!isTime(signedAt)) throw new TypeError('signedAt is an RFC 3339 UTC time with milliseconds');
@@ -76,10 +123,15 @@ export function cosignCheckpoint(cp: Checkpoint, signer: Signer, signedAt: strin
  * signedAt wins (a witness refreshing its cosignature); the sequencer's signature[0] is never
  * replaced. Returns a new checkpoint; the argument is not changed.
  */
-export function addCosignature(cp: Checkpoint, sig: Signature): Checkpoint {
+export function addCosignature(cp: Checkpoint, sig: CheckpointSignature): Checkpoint {
   const i = cp.signature.findIndex((s) => s.kid === sig.kid);
   if (i === 0) return cp;
-  if (i < 0) return { ...cp, signature: [...cp.signature, sig] };
+  if (i < 0) {
+    // The log's own note signature stays last, so signature[1…] lists the witnesses first.
+    const at = sig.alg === NOTE_ED25519 ? -1 : cp.signature.findIndex((s, j) => j > 0 && s.alg === NOTE_ED25519);
+    if (at < 0) return { ...cp, signature: [...cp.signature, sig] };
+    return { ...cp, signature: [...cp.signature.slice(0, at), sig, ...cp.signature.slice(at)] };
+  }
   if (!(sig.signedAt > cp.signature[i].signedAt)) return cp;
   const signature = cp.signature.slice();
   signature[i] = sig;
@@ -113,25 +165,47 @@ export function verifyCheckpoint(cp: Checkpoint, policy: WitnessPolicy, opts: Ve
   const witnesses: string[] = [];
   const cosignedAt: string[] = [];
   const rejected: RejectedCosignature[] = [];
+  const cosigners: Cosigner[] = [];
+  let logNote: VerifiedCheckpoint['logNote'] = 'absent';
   const vopts: VerifyOptions = { backend: opts.backend, allowLegacy: opts.allowLegacy, role: 'witness' };
+  const c2spKid = (w: KeyRecord): string | undefined => {
+    const k = witnessCosignatureKey(w);
+    return k.ok && k.value ? `${k.value.name}+${k.value.keyId}` : undefined;
+  };
   for (const sig of cp.signature.slice(1)) {
-    const w = policy.witnesses.find((k) => k.kid === sig.kid);
+    if (sig.alg === NOTE_ED25519) {
+      const r = verifyCheckpointNoteSignature(cp, sig as C2spSignature, policy.sequencer, { backend: opts.backend });
+      if (r.ok) {
+        if (logNote === 'absent') logNote = 'verified';
+      } else {
+        logNote = 'bad';
+        rejected.push({ kid: sig.kid, code: r.code, detail: r.detail });
+      }
+      continue;
+    }
+    const c2sp = sig.alg === COSIGNATURE_V1;
+    const w = policy.witnesses.find((k) => (c2sp ? c2spKid(k) === sig.kid : k.kid === sig.kid));
     if (!w) {
-      rejected.push({ kid: sig.kid, code: 'unknown_key', detail: `${sig.kid} is not a witness of the policy` });
+      rejected.push({ kid: sig.kid, code: 'unknown_key', detail: `${sig.kid} is not a witness of the policy${c2sp ? ' (no witness vkey has this name and key ID)' : ''}` });
       continue;
     }
     if (sameKey(w, policy.sequencer)) {
       rejected.push({ kid: sig.kid, code: 'key_role_mismatch', detail: `${sig.kid} holds the sequencer's public key and cannot witness` });
       continue;
     }
-    if (counted.some((k) => sameKey(k, w))) continue; // one key counts once
-    const r = verifyHashSignature(s.value.hash, CHECKPOINT_KIND, sig, w, vopts);
+    const form: CosignatureForm = c2sp ? 'cosignature/v1' : 'jcs';
+    const seen = cosigners.find((c) => c.kid === w.kid);
+    if (seen?.forms.includes(form)) continue; // one form of one key counts once
+    const r = c2sp ? verifyCheckpointC2spCosignature(cp, sig as C2spSignature, w, { backend: opts.backend }) : verifyHashSignature(s.value.hash, CHECKPOINT_KIND, sig, w, vopts);
     if (!r.ok) {
       rejected.push({ kid: sig.kid, code: r.code, detail: r.detail });
       continue;
     }
+    if (seen) seen.forms.push(form);
+    else cosigners.push({ kid: w.kid, forms: [form] });
+    if (counted.some((k) => k === w || sameKey(k, w))) continue; // one witness counts once
     counted.push(w);
-    witnesses.push(sig.kid);
+    witnesses.push(w.kid);
     cosignedAt.push(sig.signedAt);
   }
   const quorum = policy.quorum ?? 1;
@@ -139,5 +213,5 @@ export function verifyCheckpoint(cp: Checkpoint, policy: WitnessPolicy, opts: Ve
     const why = rejected.length ? `; rejected: ${rejected.map((x) => `${x.kid} (${x.code})`).join(', ')}` : '';
     return fail('quorum_not_met', `checkpoint ${cp.seq}: ${witnesses.length} of ${quorum} witness cosignatures${why}`, { witnesses, quorum, rejected, seq: cp.seq });
   }
-  return ok({ witnesses, cosignedAt, quorum, rejected, legacy: s.value.legacy });
+  return ok({ witnesses, cosignedAt, quorum, rejected, legacy: s.value.legacy, cosigners, logNote });
 }

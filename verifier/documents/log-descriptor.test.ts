@@ -15,10 +15,10 @@ describe('isValidOrigin', () => {
     for (const o of [LOG, 'localhost/missions/demo', 'example.com', 'log.example:8443/a_b~c', 'a']) expect(isValidOrigin(o), o).toBe(true);
   });
   it('refuses schemes, spaces, +, control and non-ASCII characters, empty and overlong names', () => {
-    for (const o of ['https://example.com/log', 'ex ample.com', 'example.com/a+b', 'example.com\n', 'example.com\t', 'exämple.com', '', 'a'.repeat(1025), 'a"b', 'a<b', 3, null]) {
+    for (const o of ['https://example.com/log', 'ex ample.com', 'example.com/a+b', 'example.com\n', 'example.com\t', 'exämple.com', '', 'a'.repeat(201), 'a"b', 'a<b', 3, null, '..', 'a/./b', 'a//b']) {
       expect(isValidOrigin(o), JSON.stringify(o)).toBe(false);
     }
-    expect(isValidOrigin('a'.repeat(1024))).toBe(true);
+    expect(isValidOrigin('a'.repeat(200))).toBe(true);
   });
 });
 

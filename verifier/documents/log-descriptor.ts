@@ -5,7 +5,9 @@
 // the time window the sequencer enforces, so an auditor checks every entry against it; the
 // sequencer writes it into every new descriptor, and a descriptor without it (a log created before
 // time bounds) still reads, the time checks then being reported as skipped. The log is named by an origin that is also a valid C2SP tlog-checkpoint
-// origin line (a schema-less URL: no scheme, no spaces, no `+`). Reading it strictly is read.ts's
+// origin line (a schema-less URL: no scheme, no spaces, no `+`) and a safe file name (checkOrigin:
+// no `.`/`..`/empty segment, at most 200 characters; originSegment maps it injectively to one path
+// segment). Reading it strictly is read.ts's
 // job; this file builds and verifies. Invariant: the descriptor's signature is by the key its
 // `sequencer` member names, so a descriptor cannot be re-signed by another key unnoticed.
 
@@ -34,17 +36,52 @@ export interface LogDescriptor {
   signature: Signature;
 }
 
-/** Longest origin accepted; C2SP sets none, but an unbounded name is a denial-of-service lever. */
-export const MAX_ORIGIN_LENGTH = 1024;
+/**
+ * Longest origin accepted, in characters: C2SP sets none, but a log's origin also names its folder
+ * and files on disk (one path segment each, at most 255 bytes), so it is bounded with room for the
+ * suffixes (`.ndjson`, `.json.tmp-PID-…`).
+ */
+export const MAX_ORIGIN_LENGTH = 200;
+/** Longest origin once written as one path segment (originSegment: `/` and `:` become %XX). */
+export const MAX_ORIGIN_SEGMENT_BYTES = 200;
 // URL characters (RFC 3986 unreserved, reserved and `%`) without `+`: printable ASCII, no spaces.
 const ORIGIN_RE = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*,;=%]+$/;
+const SCHEME_RE = /^[A-Za-z][A-Za-z0-9.-]*:\/\//;
 
 /**
- * A log origin (DESIGN §4, C2SP tlog-checkpoint): non-empty, printable URL characters, no spaces
- * and no `+`, and schema-less (`example.org/log`, never `https://example.org/log`).
+ * An origin as ONE path segment of a file name: encodeURIComponent, which is injective and never
+ * writes `/`; an origin that passed checkOrigin is never `.` or `..` and has no empty or dot
+ * segment, so the name is never `.`, `..` or empty either and stays inside the folder it is joined
+ * to. Existing data directories keep their names (this is the encoding they were made with).
  */
+export function originSegment(origin: string): string {
+  return encodeURIComponent(origin);
+}
+
+/**
+ * A log origin (DESIGN §4, C2SP tlog-checkpoint), and a safe name: 1..200 printable ASCII URL
+ * characters (no space, no `+`, no backslash, no control or non-ASCII character), schema-less
+ * (`example.org/log`, never `https://example.org/log`), its `/`-separated segments neither empty
+ * (no leading, trailing or doubled `/`) nor `.` or `..`, and at most 200 bytes as a path segment
+ * (originSegment). invalid_origin names the rule it breaks.
+ */
+export function checkOrigin(log: unknown): Result<string> {
+  if (typeof log !== 'string') return fail('invalid_origin', 'a log origin is a string');
+  const shown = JSON.stringify(log.slice(0, 80));
+  if (log.length === 0) return fail('invalid_origin', 'a log origin is not empty');
+  if (log.length > MAX_ORIGIN_LENGTH) return fail('invalid_origin', `a log origin is at most ${MAX_ORIGIN_LENGTH} characters (this one has ${log.length})`);
+  if (!ORIGIN_RE.test(log)) return fail('invalid_origin', `the origin ${shown} holds a character outside printable URL ASCII without space and '+'`);
+  if (SCHEME_RE.test(log) || log.includes('://')) return fail('invalid_origin', `the origin ${shown} is a schema-less URL (no scheme://)`);
+  for (const seg of log.split('/')) {
+    if (seg === '') return fail('invalid_origin', `the origin ${shown} has an empty segment (a leading, trailing or doubled '/')`);
+    if (seg === '.' || seg === '..') return fail('invalid_origin', `the origin ${shown} has a '${seg}' segment: origins are names, not paths`);
+  }
+  if (originSegment(log).length > MAX_ORIGIN_SEGMENT_BYTES) return fail('invalid_origin', `the origin ${shown} is longer than ${MAX_ORIGIN_SEGMENT_BYTES} bytes as a file name`);
+  return ok(log);
+}
+
 export function isValidOrigin(log: unknown): log is string {
-  return typeof log === 'string' && log.length > 0 && log.length <= MAX_ORIGIN_LENGTH && ORIGIN_RE.test(log) && !log.includes('://');
+  return checkOrigin(log).ok;
 }
 
 /** A signed descriptor; the signature's signedAt is `createdAt`. Bad arguments are programmer errors. */

@@ -35,7 +35,7 @@ describe('readWitnessPolicy', () => {
     expect(readWitnessPolicy({ ...policy, extra: 1 })).toMatchObject({ ok: false, code: 'unknown_field', path: '/extra' });
     expect(readWitnessPolicy({ ...policy, witnesses: [{ ...w1, colour: 'red' }] })).toMatchObject({ ok: false, code: 'unknown_field', path: '/witnesses/0/colour' });
     expect(readWitnessPolicy({ ...policy, 'x-acme-comment': 'ok' })).toMatchObject({ ok: true });
-    expect(readWitnessPolicy({ ...policy, log: 'https://x/y' })).toMatchObject({ ok: false, code: 'invalid_document', path: '/log' });
+    expect(readWitnessPolicy({ ...policy, log: 'https://x/y' })).toMatchObject({ ok: false, code: 'invalid_origin', path: '/log' });
     expect(readWitnessPolicy({ ...policy, quorum: 1.5 })).toMatchObject({ ok: false, code: 'invalid_document' });
     expect(readWitnessPolicy({ ...policy, quorum: -1 })).toMatchObject({ ok: false, code: 'invalid_document' });
     expect(readWitnessPolicy({ ...policy, sequencer: { ...seq, alg: 'RS256' } })).toMatchObject({ ok: false, code: 'unsupported_alg' });

@@ -7,10 +7,17 @@
 // sequencer's public key (it could never count), and the quorum is reachable. The value returned
 // is a new object with `quorum` filled in; the input is never changed. A key that breaks the one
 // Ed25519 key rule (ed25519-rules.ts) keeps its code, weak_key; other key faults are invalid_document.
+// A witness may carry `vkey` (its C2SP cosignature/v1 verifier key, type 0x04) and `url` (its
+// tlog-witness submission prefix, DESIGN §4, §7a): the vkey must parse, be of type 0x04, and hold
+// neither the sequencer's key nor another witness's (vkey keys compared as raw Ed25519 bytes, so one
+// key never counts twice under two spellings); `url` needs a `vkey`.
 
 import { fail, ok, type Result } from '../errors.ts';
 import { sameKey, validKeyRecordShape, type KeyRecord } from './keys.ts';
 import { schemaValidator } from './schemas/validate.ts';
+import { witnessCosignatureKey } from './checkpoint-c2sp.ts';
+import { toBase64url } from '../encoding/wire.ts';
+import { checkOrigin } from './log-descriptor.ts';
 
 export interface WitnessPolicy {
   kind: 'WitnessPolicy';
@@ -30,6 +37,9 @@ export function readWitnessPolicy(json: unknown): Result<WitnessPolicy> {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) return invalid('a WitnessPolicy is a JSON object', '/');
   const o = json as Record<string, unknown>;
   if (o.kind !== 'WitnessPolicy') return invalid(`kind is ${JSON.stringify(o.kind)}, expected "WitnessPolicy"`, '/kind');
+  // The origin first, with its own code: it names files and folders (checkOrigin).
+  const origin = checkOrigin(o.log);
+  if (!origin.ok) return fail('invalid_origin', `log: ${origin.detail}`, { path: '/log' });
   const v = schemaValidator().validate('WitnessPolicy', json);
   if (!v.ok) return v;
   const p = json as WitnessPolicy;
@@ -38,6 +48,7 @@ export function readWitnessPolicy(json: unknown): Result<WitnessPolicy> {
   if (p.sequencer.role !== 'sequencer') return invalid(`the sequencer key ${p.sequencer.kid} has role ${p.sequencer.role}`, '/sequencer/role');
   const kids = new Set([p.sequencer.kid]);
   const keys: KeyRecord[] = [p.sequencer];
+  const vkeys: Array<{ alg: 'EdDSA'; publicKey: string }> = [];
   for (let i = 0; i < p.witnesses.length; i++) {
     const w = p.witnesses[i];
     const s = validKeyRecordShape(w);
@@ -46,6 +57,18 @@ export function readWitnessPolicy(json: unknown): Result<WitnessPolicy> {
     if (kids.has(w.kid)) return invalid(`kid ${w.kid} appears twice`, `/witnesses/${i}/kid`);
     if (sameKey(w, p.sequencer)) return invalid(`witness ${w.kid} holds the sequencer's public key`, `/witnesses/${i}/publicKey`);
     if (keys.some((k) => sameKey(k, w))) return invalid(`witness ${w.kid} holds another witness's public key`, `/witnesses/${i}/publicKey`);
+    if (w.url !== undefined && w.vkey === undefined) return invalid(`witness ${w.kid} has a url but no vkey`, `/witnesses/${i}/url`);
+    const vk = witnessCosignatureKey(w);
+    if (!vk.ok) return keyFailure(vk.code, `witness ${w.kid}: ${vk.detail}`, `/witnesses/${i}/vkey`);
+    if (vk.value) {
+      // A cosignature/v1 key as an EdDSA KeyRecord, for the distinctness checks below and above.
+      const asKey = { alg: 'EdDSA' as const, publicKey: toBase64url(vk.value.publicKey) };
+      if (sameKey(asKey, p.sequencer)) return invalid(`witness ${w.kid}: its vkey holds the sequencer's public key`, `/witnesses/${i}/vkey`);
+      if (keys.some((k, j) => j > 0 && !sameKey(k, w) && sameKey(k, asKey)) || vkeys.some((k) => sameKey(k, asKey))) {
+        return invalid(`witness ${w.kid}: its vkey holds another witness's public key`, `/witnesses/${i}/vkey`);
+      }
+      vkeys.push(asKey);
+    }
     kids.add(w.kid);
     keys.push(w);
   }

@@ -57,6 +57,22 @@ describe('parseJson: refusals', () => {
     expect(code(parseJson(' '.repeat((16 << 20) + 1)))).toBe('body_too_large');
   });
 
+  it('refuses more than 2^18 objects and arrays, or 2^20 values, with too_many_values, before parsing (issue 14 #4)', () => {
+    // 16.5 MB of `[{},{},…]` took JSON.parse a gigabyte; it is under the length bound, so the count refuses it.
+    const objects = '[' + '{},'.repeat(5_500_000) + '{}]';
+    const r = parseJson(objects);
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.code).toBe('too_many_values');
+    const zeros = '[' + '0,'.repeat(1 << 20) + '0]';
+    expect(parseJson(zeros)).toMatchObject({ ok: false, code: 'too_many_values' });
+    // at the bounds, accepted
+    expect(parseJson('[' + '{},'.repeat((1 << 18) - 2) + '{}]').ok).toBe(true);
+    expect(parseJson('[' + '0,'.repeat((1 << 20) - 3) + '0]').ok).toBe(true);
+    expect(parseJson('[[0,0],[0]]', { maxValues: 5 })).toMatchObject({ ok: false, code: 'too_many_values' });
+    expect(parseJson('[[0,0],[0]]', { maxValues: 6 }).ok).toBe(true);
+    expect(parseJson('[[],[],[]]', { maxContainers: 3 })).toMatchObject({ ok: false, code: 'too_many_values' });
+    expect(parseJson('["[{,,,,,,}]"]', { maxValues: 2, maxContainers: 1 }).ok).toBe(true);
+  });
   it('names bad_json before a duplicate, and refuses what is not text', () => {
     expect(code(parseJson('{"a":1,"a":2'))).toBe('bad_json');
     expect(code(parseJson('{"a":1,"a":2}}'))).toBe('bad_json');

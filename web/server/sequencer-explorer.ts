@@ -15,11 +15,30 @@ import { publicKeyBytes } from '../../verifier/documents/keys.ts';
 import { formatVerifierKey, SIG_ED25519 } from '../../verifier/note/keys.ts';
 import { hostedLog, LOG_PARAMS, type SequencerContext } from '../../sequencer/context.ts';
 import { policyOf } from '../../sequencer/bundle-route.ts';
-import { registerPage } from './pages.ts';
+import { sendPage } from './pages.ts';
+import { describe, json, ref } from '../../platform/openapi.ts';
+import { errors } from '../../sequencer/api-schemas.ts';
+
+const page = (summary: string) =>
+  describe({
+    summary,
+    responses: {
+      ...errors(),
+      200: json('the page (self-contained HTML, with its Content-Security-Policy header)', { type: 'string' }, ['text/html']),
+      503: { description: 'the pages are not built (text/plain), or the sequencer is stopping (problem+json)', content: { 'text/plain': { schema: { type: 'string' } }, 'application/problem+json': { schema: ref('Problem') } } },
+    },
+  });
+const POLICY = describe({ summary: 'The witness policy in force for the log (what the explorer checks checkpoints with)', responses: { 200: json('the WitnessPolicy document', ref('WitnessPolicy')), ...errors('bad_request', 'not_found') } });
+const WITNESSES = describe({
+  summary: "The policy's witnesses, what each witness connection last answered, and the sequencer's C2SP vkey",
+  responses: { 200: json('what the sequencer says (not proof)', ref('Witnesses')), ...errors('bad_request', 'not_found') },
+});
 
 export interface WitnessesAnswer {
   log: string;
   quorum: number;
+  /** False when the log is unwitnessed (quorum 0, or no policy): the explorer should say so. */
+  witnessed: boolean;
   witnesses: Array<{ kid: string; owner: string }>;
   /** null when no witness client runs for this log (quorum 0, or no peers configured). */
   publisher: null | {
@@ -32,10 +51,10 @@ export interface WitnessesAnswer {
 }
 
 export function registerExplorer(app: FastifyInstance, ctx: SequencerContext): void {
-  registerPage(app, '/', 'explorer');
-  registerPage(app, '/verifier.html', 'verifier');
+  app.get('/', { schema: page('The log explorer (web/)') }, async (_request, reply) => sendPage(reply, 'explorer'));
+  app.get('/verifier.html', { schema: page('The offline verifier page (works saved to disk; no network)') }, async (_request, reply) => sendPage(reply, 'verifier'));
 
-  app.get('/v1/logs/:log/policy', { schema: { params: LOG_PARAMS } }, async (request, reply) => {
+  app.get('/v1/logs/:log/policy', { schema: { params: LOG_PARAMS, ...POLICY } }, async (request, reply) => {
     const h = hostedLog(ctx, request.params);
     const p = await policyOf(ctx, h.origin);
     if (!p) throw new ProtocolError('not_found', `no witness policy of ${h.origin} is configured`);
@@ -43,7 +62,7 @@ export function registerExplorer(app: FastifyInstance, ctx: SequencerContext): v
     return p;
   });
 
-  app.get('/v1/logs/:log/witnesses', { schema: { params: LOG_PARAMS } }, async (request): Promise<WitnessesAnswer> => {
+  app.get('/v1/logs/:log/witnesses', { schema: { params: LOG_PARAMS, ...WITNESSES } }, async (request): Promise<WitnessesAnswer> => {
     const h = hostedLog(ctx, request.params);
     const p = await policyOf(ctx, h.origin);
     const st = h.publisher.status?.();
@@ -51,6 +70,7 @@ export function registerExplorer(app: FastifyInstance, ctx: SequencerContext): v
     return {
       log: h.origin,
       quorum: p?.quorum ?? 0,
+      witnessed: (p?.quorum ?? 0) > 0,
       witnesses: (p?.witnesses ?? []).map((w) => ({ kid: w.kid, owner: w.owner })),
       publisher: st
         ? {

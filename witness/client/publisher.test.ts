@@ -1,4 +1,6 @@
-// The sequencer-side publisher against three real witnesses over libp2p in one process.
+// The sequencer-side publisher against three real witnesses over libp2p in one process. A lost
+// quorum is one `quorum_lost` JSON log line (and its return one `quorum_restored`), however many
+// checkpoints go unpublished in between.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,6 +16,8 @@ import { createCheckpointPublisher } from './publisher.ts';
 import { processAddCheckpoint } from '../server/add-checkpoint.ts';
 import { createFakeLog, fakeStore, testKey } from '../../testkit/witness.ts';
 import { waitFor } from '../../testkit/witness-procs.ts';
+import { captureLogger } from '../../testkit/logs.ts';
+import { fail } from '../../verifier/errors.ts';
 
 const ORIGIN = 'example.org/pub';
 const log = createFakeLog(ORIGIN);
@@ -72,8 +76,7 @@ describe('checkpoint publisher', () => {
       await put(c);
       if ((store.checkpoints.get(c.seq)?.signature.length ?? 0) >= 4) allFour();
     };
-    const lines: string[] = [];
-    const pub = createCheckpointPublisher({ store, policy: policy(2), witnesses: conns, log: (l) => lines.push(l) }, { resubmitMs: 0 });
+    const pub = createCheckpointPublisher({ store, policy: policy(2), witnesses: conns }, { resubmitMs: 0 });
     const cp = await log.checkpoint();
     const out = await pub.publish(cp);
     expect(out).toBeDefined();
@@ -107,11 +110,45 @@ describe('checkpoint publisher', () => {
     await pub.close();
   });
 
+  it('a lost quorum is one quorum_lost line, its return one quorum_restored line', async () => {
+    // Real witnesses behind connections that can be switched off (a witness unreachable).
+    const down = new Set<number>();
+    const cut = conns.slice(0, 2).map((c, i): WitnessConnection => ({
+      addr: c.addr,
+      get peerId() {
+        return c.peerId;
+      },
+      get connected() {
+        return c.connected;
+      },
+      request: (req, o) => (down.has(i) ? Promise.resolve(fail('witness_unavailable', `${c.addr}: switched off`)) : c.request(req, o)),
+      close: async () => undefined,
+    }));
+    const logs = captureLogger('sequencer');
+    const pub = createCheckpointPublisher({ store: fakeStore(log), policy: policy(2), witnesses: cut, logger: logs.logger }, { resubmitMs: 0 });
+    log.append(1);
+    expect(await pub.publish(await log.checkpoint())).toBeDefined();
+    down.add(1);
+    for (let i = 0; i < 3; i++) {
+      log.append(1);
+      expect(await pub.publish(await log.checkpoint())).toBeUndefined();
+    }
+    down.clear();
+    log.append(1);
+    expect(await pub.publish(await log.checkpoint())).toBeDefined();
+    expect(logs.events('quorum_lost')).toEqual([expect.objectContaining({ level: 'warn', log: ORIGIN, event: 'quorum_lost' })]);
+    expect(logs.events('quorum_restored')).toEqual([expect.objectContaining({ level: 'info', log: ORIGIN, event: 'quorum_restored' })]);
+    // One witness_error when witness 1 went away, not one per unpublished checkpoint.
+    expect(logs.events('witness_error')).toEqual([expect.objectContaining({ code: 'witness_unavailable', witness: cut[1].addr, log: ORIGIN })]);
+    expect(logs.records.findIndex((r) => r.event === 'quorum_lost')).toBeLessThan(logs.records.findIndex((r) => r.event === 'quorum_restored'));
+    await pub.close();
+  });
+
   it('one witness down: still published; two down: nothing published and the reason reported', async () => {
     const store = fakeStore(log);
     const metrics = metricsSpy();
-    const lines: string[] = [];
-    const pub = createCheckpointPublisher({ store, policy: policy(2), witnesses: conns, log: (l) => lines.push(l), metrics }, { resubmitMs: 0, timeoutMs: 2000 });
+    const logs = captureLogger('sequencer');
+    const pub = createCheckpointPublisher({ store, policy: policy(2), witnesses: conns, logger: logs.logger, metrics }, { resubmitMs: 0, timeoutMs: 2000 });
     await witnesses[2].stop();
     const from = log.size;
     log.append(3);
@@ -126,7 +163,8 @@ describe('checkpoint publisher', () => {
     expect(pub.status()).toMatchObject({ quorumMissing: true });
     expect(pub.status().reason).toMatch(/1 of 2 cosignatures/);
     expect(pub.status().witnesses[2].lastError).toMatch(/^witness_unavailable: /);
-    expect(lines.some((l) => /quorum lost/.test(l))).toBe(true);
+    expect(logs.events('quorum_lost')).toEqual([expect.objectContaining({ level: 'warn', service: 'sequencer', log: ORIGIN, quorum: 2, reason: expect.stringMatching(/1 of 2 cosignatures/) })]);
+    expect(logs.events('witness_error').map((r) => r.code)).toEqual(['witness_unavailable', 'witness_unavailable']);
     expect(pub.latest()?.seq).toBe(from + 3);
     await pub.close();
   });

@@ -6,18 +6,46 @@
 // uses). Cosignatures that arrive after that are kept: persisted with the store's putCheckpoint
 // (which merges cosignatures) and gossiped. An unchanged checkpoint is re-submitted every
 // `resubmitMs` so its cosignature timestamps stay fresh. Quorum lost: publish resolves undefined,
-// nothing is published, the reason is logged once per change and `cookwala_quorum_missing` is 1.
-// It plugs into sequencer/checkpointer.ts as its CheckpointPublisher.
+// nothing is published, `cookwala_quorum_missing` is 1, and one `quorum_lost` log line says why
+// (one `quorum_restored` when it is met again). A witness that starts failing is one
+// `witness_error` line per change of its failure code; a witness answering fork_detected is
+// `fork_detected` (error). The logger comes in deps (platform/logger.ts); every line has `log`.
+// It plugs into sequencer/checkpointer.ts as its CheckpointPublisher. A witness is a libp2p
+// connection (connection.ts) or a C2SP tlog-witness over HTTP (c2sp-http.ts): both answer the same
+// request shape, their cosignatures (JCS or cosignature/v1) are checked with the same policy, and
+// they count toward ONE quorum (verifyCheckpoint counts each policy witness once). The log's own
+// note signature travels with every request and stays on every checkpoint.
 // Invariants: a cosignature is kept only if it verifies with the policy key of its kid; the
 // requests to one witness never overlap (a newer checkpoint supersedes a queued older one).
 
 import { fail, type Result } from '../../verifier/errors.ts';
 import { addCosignature, verifyCheckpoint, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
-import { verifyHashSignature, type Signature } from '../../verifier/documents/signature.ts';
+import { verifyHashSignature } from '../../verifier/documents/signature.ts';
+import { COSIGNATURE_V1, NOTE_ED25519, verifyCheckpointC2spCosignature, witnessCosignatureKey, type C2spSignature, type CheckpointSignature } from '../../verifier/documents/checkpoint-c2sp.ts';
 import type { LogDescriptor } from '../../verifier/documents/log-descriptor.ts';
 import type { WitnessPolicy } from '../../verifier/documents/policy.ts';
 import type { AddCheckpointRequest } from '../wire/messages.ts';
-import { cosignatureOf, type WitnessConnection } from './connection.ts';
+import type { WitnessConnection } from './connection.ts';
+import type { C2spWitnessConnection } from './c2sp-http.ts';
+
+/** A witness the publisher can ask: over libp2p or over C2SP HTTP. */
+export type AnyWitnessConnection = WitnessConnection | C2spWitnessConnection;
+
+type AnyReply = { ok: true; cosignature: CheckpointSignature } | { ok: false; code: string; detail: string; knownSeq?: number };
+
+/** A reply that is a cosignature, or the failure it carries. */
+function cosignatureOf(r: Result<AnyReply>): Result<CheckpointSignature> {
+  if (!r.ok) return r;
+  if (r.value.ok) return { ok: true, value: r.value.cosignature };
+  const { ok: _ok, code, detail, ...extra } = r.value;
+  return fail(code as never, detail, extra);
+}
+
+/** The sequencer's own signatures of a checkpoint: the JCS one and the C2SP note signature. */
+function ownSignatures(cp: Checkpoint): CheckpointSignature[] {
+  return cp.signature.filter((s, i) => i === 0 || s.alg === NOTE_ED25519);
+}
+import { silentLogger, type Logger } from '../../platform/logger.ts';
 
 export interface PublisherStore {
   descriptor(): LogDescriptor | undefined;
@@ -30,14 +58,16 @@ export interface PublisherStore {
 export interface PublisherMetrics {
   set(name: string, value: number, labels?: Record<string, string>): void;
   inc(name: string, labels?: Record<string, string>, n?: number): void;
+  observe?(name: string, value: number, labels?: Record<string, string>): void;
 }
 
 export interface PublisherDeps {
   store: PublisherStore;
   policy: WitnessPolicy;
-  witnesses: WitnessConnection[];
+  witnesses: AnyWitnessConnection[];
   gossip?: (cp: Checkpoint) => Promise<void>;
-  log?: (line: string) => void;
+  /** The service logger (bound here to the log: `log` field); default silent. */
+  logger?: Logger;
   metrics?: PublisherMetrics;
   clock?: () => number;
 }
@@ -68,10 +98,12 @@ export interface CheckpointPublisherImpl {
 }
 
 interface Peer {
-  conn: WitnessConnection;
+  conn: AnyWitnessConnection;
   known: number | undefined;
   lastCosigned: number | undefined;
   lastError: string | undefined;
+  /** The failure code last logged as witness_error (undefined after a cosignature). */
+  loggedCode: string | undefined;
   kid: string | undefined;
   chain: Promise<unknown>;
 }
@@ -89,10 +121,10 @@ function mergeCosignatures(a: Checkpoint, b: Checkpoint | undefined): Checkpoint
 const MAX_RESENDS = 3;
 
 export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOptions = {}): CheckpointPublisherImpl {
-  const log = deps.log ?? (() => {});
+  const logger = (deps.logger ?? silentLogger()).child({ log: deps.policy.log });
   const clock = deps.clock ?? Date.now;
   const labels = { log: deps.policy.log };
-  const peers: Peer[] = deps.witnesses.map((conn) => ({ conn, known: undefined, lastCosigned: undefined, lastError: undefined, kid: undefined, chain: Promise.resolve() }));
+  const peers: Peer[] = deps.witnesses.map((conn) => ({ conn, known: undefined, lastCosigned: undefined, lastError: undefined, loggedCode: undefined, kid: undefined, chain: Promise.resolve() }));
   let newest: Checkpoint | undefined;
   let latest: Checkpoint | undefined;
   let lastRoundAt = 0;
@@ -103,8 +135,9 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
 
   const setMissing = (why: string | undefined) => {
     deps.metrics?.set('cookwala_quorum_missing', why ? 1 : 0, labels);
-    if (why && why !== reason) log(`quorum lost, nothing published: ${why}`);
-    if (!why && reason) log(`quorum restored`);
+    if (why && !reason) logger.warn({ event: 'quorum_lost', quorum, reason: why }, `witness quorum lost, nothing published: ${why}`);
+    else if (why && why !== reason) logger.debug({ quorum, reason: why }, `witness quorum still missing: ${why}`);
+    if (!why && reason) logger.info({ event: 'quorum_restored', quorum }, 'witness quorum restored');
     reason = why;
   };
 
@@ -114,7 +147,7 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
       oldSeq,
       consistency: oldSeq > 0 && oldSeq < cp.seq ? await deps.store.consistencyProof(oldSeq, cp.seq) : [],
       headProof: cp.seq > 0 ? await deps.store.inclusionProof(cp.seq, cp.seq) : [],
-      checkpoint: { ...cp, signature: cp.signature.slice(0, 1) },
+      checkpoint: { ...cp, signature: ownSignatures(cp) },
     };
     if (oldSeq === 0) {
       const d = deps.store.descriptor();
@@ -124,11 +157,11 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
   };
 
   /** One witness's cosignature for cp, resending from knownSeq on conflict. */
-  const askOnce = async (p: Peer, cp: Checkpoint): Promise<Result<Signature>> => {
+  const askOnce = async (p: Peer, cp: Checkpoint): Promise<Result<CheckpointSignature>> => {
     if (newest && newest.seq > cp.seq && cp !== latest) return fail('conflict', 'superseded by a newer checkpoint');
     for (let attempt = 0; attempt <= MAX_RESENDS; attempt++) {
       const oldSeq = Math.min(p.known ?? 0, cp.seq);
-      const r = cosignatureOf(await p.conn.request(await buildRequest(oldSeq, cp), { timeoutMs: opts.timeoutMs }));
+      const r = cosignatureOf((await p.conn.request(await buildRequest(oldSeq, cp), { timeoutMs: opts.timeoutMs })) as Result<AnyReply>);
       if (r.ok) {
         p.known = cp.seq;
         p.lastCosigned = cp.seq;
@@ -147,24 +180,29 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
         p.known = k;
         continue;
       }
-      if (r.code === 'fork_detected') log(`FORK reported by witness ${p.conn.addr} at seq ${cp.seq}: ${r.detail}`);
+      if (r.code === 'fork_detected') logger.error({ event: 'fork_detected', seq: cp.seq, witness: p.conn.addr, source: 'witness', detail: r.detail }, `witness ${p.conn.addr} holds another checkpoint at seq ${cp.seq}: ${r.detail}`);
       return r;
     }
     return fail('conflict', `witness ${p.conn.addr} kept moving`);
   };
 
-  const ask = (p: Peer, cp: Checkpoint): Promise<Result<Signature>> => {
+  const ask = (p: Peer, cp: Checkpoint): Promise<Result<CheckpointSignature>> => {
     const run = p.chain.then(() => askOnce(p, cp));
     p.chain = run.catch(() => undefined);
     return run.catch((e) => fail('witness_unavailable', (e as Error).message));
   };
 
-  const accept = (round: Round, sig: Signature): boolean => {
-    const key = deps.policy.witnesses.find((k) => k.kid === sig.kid);
+  const c2spKid = (k: (typeof deps.policy.witnesses)[number]) => {
+    const v = witnessCosignatureKey(k);
+    return v.ok && v.value ? `${v.value.name}+${v.value.keyId}` : undefined;
+  };
+  const accept = (round: Round, sig: CheckpointSignature): boolean => {
+    const c2sp = sig.alg === COSIGNATURE_V1;
+    const key = deps.policy.witnesses.find((k) => (c2sp ? c2spKid(k) === sig.kid : k.kid === sig.kid));
     if (!key) return false;
-    const v = verifyHashSignature(round.cp.hash, 'Checkpoint', sig, key, { role: 'witness' });
+    const v = c2sp ? verifyCheckpointC2spCosignature(round.cp, sig as C2spSignature, key) : verifyHashSignature(round.cp.hash, 'Checkpoint', sig, key, { role: 'witness' });
     if (!v.ok) {
-      log(`ignored a cosignature by ${sig.kid}: ${v.code} ${v.detail}`);
+      logger.warn({ event: 'witness_error', kid: sig.kid, code: v.code, detail: v.detail }, `ignored a cosignature by ${sig.kid}: ${v.code}`);
       return false;
     }
     round.cp = addCosignature(round.cp, sig);
@@ -175,7 +213,7 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
   const runRound = (cp: Checkpoint): Promise<Checkpoint | undefined> => {
     lastRoundAt = clock();
     // Counted afresh each round: only cosignatures this round collected make its quorum.
-    const round: Round = { cp: { ...cp, signature: cp.signature.slice(0, 1) }, published: undefined };
+    const round: Round = { cp: { ...cp, signature: ownSignatures(cp) }, published: undefined };
     let resolve!: (v: Checkpoint | undefined) => void;
     const done = new Promise<Checkpoint | undefined>((r) => (resolve = r));
     const tryQuorum = () => {
@@ -187,18 +225,23 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
       else if (latest.hash === round.cp.hash) latest = mergeCosignatures(round.cp, latest);
       setMissing(undefined);
       deps.metrics?.inc('cookwala_checkpoints_cosigned_total', labels);
-      void deps.gossip?.(round.cp).catch((e) => log(`gossip: ${(e as Error).message}`));
+      void deps.gossip?.(round.cp).catch((e) => logger.warn({ event: 'witness_error', err: e }, 'gossip of a cosigned checkpoint failed'));
       resolve(round.cp);
     };
     tryQuorum(); // quorum 0
     const asks = peers.map(async (p) => {
       const r = await ask(p, cp);
+      if (r.ok) p.loggedCode = undefined;
+      else if (r.code !== 'fork_detected' && r.code !== p.loggedCode) {
+        p.loggedCode = r.code;
+        logger.warn({ event: 'witness_error', seq: cp.seq, witness: p.conn.addr, code: r.code, detail: r.detail }, `witness ${p.conn.addr}: ${r.code}`);
+      }
       if (r.ok && accept(round, r.value)) tryQuorum();
       return r;
     });
     void Promise.all(asks).then(async (results) => {
       if (!round.published) {
-        const have = round.cp.signature.length - 1;
+        const have = round.cp.signature.length - ownSignatures(round.cp).length;
         const why = results.map((r, i) => `${peers[i].conn.addr.split('/p2p/')[1]?.slice(-8) ?? peers[i].conn.addr}: ${r.ok ? 'cosigned' : r.code}`).join(', ');
         setMissing(`seq ${cp.seq}: ${have} of ${quorum} cosignatures (${why})`);
         resolve(undefined);
@@ -211,7 +254,7 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
           await deps.store.putCheckpoint(round.cp);
           await deps.gossip?.(round.cp);
         } catch (e) {
-          log(`late cosignatures for seq ${cp.seq}: ${(e as Error).message}`);
+          logger.warn({ event: 'witness_error', seq: cp.seq, err: e }, `keeping late cosignatures for seq ${cp.seq} failed`);
         }
       }
     });
@@ -238,7 +281,7 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
         if (!cp || closed || clock() - lastRoundAt < every || (newest && newest.seq > cp.seq)) return;
         // Same checkpoint, fresh cosignatures; the result is persisted like late ones.
         void runRound(cp).then(async (out) => {
-          if (out && !closed) await deps.store.putCheckpoint(out).catch((e) => log(`resubmit: ${(e as Error).message}`));
+          if (out && !closed) await deps.store.putCheckpoint(out).catch((e) => logger.warn({ event: 'witness_error', seq: out.seq, err: e }, 'keeping re-submitted cosignatures failed'));
         });
       }, Math.max(100, Math.min(every, 5000)));
       timer.unref();

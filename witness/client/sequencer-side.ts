@@ -6,6 +6,11 @@
 // publisher.ts (DESIGN §2: `sequencer` may use `witness`'s client half).
 // Invariant: with a policy quorum of 0 nothing here is needed and nothing is started; with
 // quorum k > 0 a checkpoint is published only with k valid cosignatures.
+// C2SP witnesses (DESIGN §7a): every policy witness with `url` and `vkey` is also asked over
+// tlog-witness HTTP (c2sp-http.ts), from the same publisher, toward the same quorum; with only C2SP
+// witnesses no libp2p node is started (nothing to gossip to).
+// Logging: the sequencer's pino logger (platform/logger.ts) comes in the options; each publisher
+// binds its log (`log` field).
 
 import { join } from 'node:path';
 import type { Checkpoint } from '../../verifier/documents/checkpoint.ts';
@@ -13,9 +18,11 @@ import type { WitnessPolicy } from '../../verifier/documents/policy.ts';
 import { loadOrCreatePeerKey } from '../wire/identity.ts';
 import { createP2pNode, fullAddrs, keepConnected, type P2pNode } from '../wire/p2p-node.ts';
 import { createWitnessConnection, type WitnessConnection } from './connection.ts';
+import { c2spWitnessesOf, createC2spWitnessConnection, type C2spWitnessConnection } from './c2sp-http.ts';
 import { createCheckpointPublisher, type CheckpointPublisherImpl, type PublisherMetrics, type PublisherStore } from './publisher.ts';
 import { CHECKPOINT_TOPIC, TOPICS } from '../wire/topics.ts';
 import { encodeMessage } from '../wire/messages.ts';
+import { silentLogger, type Logger } from '../../platform/logger.ts';
 
 export interface SequencerWitnessingOptions {
   /** File holding the sequencer's libp2p identity (created on first use, mode 0600). */
@@ -25,12 +32,13 @@ export interface SequencerWitnessingOptions {
   listen?: string[];
   timeoutMs?: number;
   resubmitMs?: number;
-  log?: (line: string) => void;
+  logger?: Logger;
   metrics?: PublisherMetrics;
 }
 
 export interface SequencerWitnessing {
-  readonly node: P2pNode;
+  /** The libp2p node; undefined when no libp2p witness peer is configured (C2SP witnesses only). */
+  readonly node: P2pNode | undefined;
   readonly connections: WitnessConnection[];
   /** A publisher for one log; the store may be given late (a getter), e.g. while the log opens. */
   publisherFor(policy: WitnessPolicy, store: PublisherStore | (() => PublisherStore | undefined)): CheckpointPublisherImpl;
@@ -48,19 +56,25 @@ export function readWitnessPeers(x: unknown[]): string[] {
 }
 
 export async function createSequencerWitnessing(opts: SequencerWitnessingOptions): Promise<SequencerWitnessing> {
-  const log = opts.log ?? (() => {});
-  const node = await createP2pNode({ privateKey: await loadOrCreatePeerKey(opts.peerKeyPath), listen: opts.listen ?? ['/ip4/127.0.0.1/tcp/0'], topics: TOPICS });
-  await node.start();
-  const stopDialing = keepConnected(node, opts.peers, 2000);
-  const connections = opts.peers.map((addr) => createWitnessConnection(node, addr, { timeoutMs: opts.timeoutMs }));
+  const logger = opts.logger ?? silentLogger();
+  let node: P2pNode | undefined;
+  if (opts.peers.length > 0) {
+    node = await createP2pNode({ privateKey: await loadOrCreatePeerKey(opts.peerKeyPath), listen: opts.listen ?? ['/ip4/127.0.0.1/tcp/0'], topics: TOPICS });
+    await node.start();
+  }
+  const stopDialing = node ? keepConnected(node, opts.peers, 2000) : () => {};
+  const connections = node ? opts.peers.map((addr) => createWitnessConnection(node, addr, { timeoutMs: opts.timeoutMs })) : [];
+  const c2spConnections: C2spWitnessConnection[] = [];
   const publishers: CheckpointPublisherImpl[] = [];
-  const gossip = async (cp: Checkpoint) => {
-    await node.services.pubsub.publish(CHECKPOINT_TOPIC, encodeMessage(cp));
-  };
+  const gossip = node
+    ? async (cp: Checkpoint) => {
+        await node.services.pubsub.publish(CHECKPOINT_TOPIC, encodeMessage(cp));
+      }
+    : undefined;
   return {
     node,
     connections,
-    multiaddrs: () => fullAddrs(node),
+    multiaddrs: () => (node ? fullAddrs(node) : []),
     publisherFor(policy, store) {
       const get = typeof store === 'function' ? store : () => store;
       const lazy: PublisherStore = {
@@ -75,7 +89,10 @@ export async function createSequencerWitnessing(opts: SequencerWitnessingOptions
         return s;
       }
       // Witnesses of this policy only: a peer list may serve several logs with other policies.
-      const p = createCheckpointPublisher({ store: lazy, policy, witnesses: connections, gossip, log, metrics: opts.metrics }, { timeoutMs: opts.timeoutMs, resubmitMs: opts.resubmitMs });
+      // The policy's C2SP witnesses get one HTTP connection each, for this log.
+      const http = c2spWitnessesOf(policy).map((witness) => createC2spWitnessConnection({ witness, origin: policy.log, logger, metrics: opts.metrics, timeoutMs: opts.timeoutMs }));
+      c2spConnections.push(...http);
+      const p = createCheckpointPublisher({ store: lazy, policy, witnesses: [...connections, ...http], gossip, logger, metrics: opts.metrics }, { timeoutMs: opts.timeoutMs, resubmitMs: opts.resubmitMs });
       p.start();
       publishers.push(p);
       return p;
@@ -83,8 +100,8 @@ export async function createSequencerWitnessing(opts: SequencerWitnessingOptions
     async close() {
       stopDialing();
       await Promise.allSettled(publishers.map((p) => p.close()));
-      await Promise.allSettled(connections.map((c) => c.close()));
-      await node.stop();
+      await Promise.allSettled([...connections, ...c2spConnections].map((c) => c.close()));
+      await node?.stop();
     },
   };
 }
@@ -94,7 +111,7 @@ export interface StartWitnessingOptions {
   /** config.witnessPeers, as the sequencer config holds them (opaque there). */
   witnessPeers: unknown[];
   policy: WitnessPolicy | undefined;
-  log: (line: string) => void;
+  logger?: Logger;
   metrics?: PublisherMetrics;
   timeoutMs?: number;
   resubmitMs?: number;
@@ -114,14 +131,16 @@ export interface WitnessHook {
  */
 export async function startWitnessing(o: StartWitnessingOptions): Promise<WitnessHook | undefined> {
   if (!o.policy || o.policy.quorum === 0) return undefined;
+  const logger = o.logger ?? silentLogger();
   const peers = readWitnessPeers(o.witnessPeers);
-  if (peers.length === 0) {
-    o.log(`the policy for ${o.policy.log} asks for ${o.policy.quorum} witness cosignatures but config.witnessPeers is empty: no checkpoint will be published`);
+  const http = c2spWitnessesOf(o.policy);
+  if (peers.length === 0 && http.length === 0) {
+    logger.warn({ event: 'quorum_lost', log: o.policy.log, quorum: o.policy.quorum, reason: 'config.witnessPeers is empty and no policy witness has url and vkey' }, `the policy for ${o.policy.log} asks for ${o.policy.quorum} witness cosignatures but config.witnessPeers is empty and no policy witness has a C2SP url and vkey: no checkpoint will be published`);
     o.metrics?.set('cookwala_quorum_missing', 1, { log: o.policy.log });
     return undefined;
   }
-  const witnessing = await createSequencerWitnessing({ peerKeyPath: join(o.dataDir, 'peer.key'), peers, log: o.log, metrics: o.metrics, timeoutMs: o.timeoutMs, resubmitMs: o.resubmitMs });
-  o.log(`witnessing ${o.policy.log} with ${peers.length} witness peer(s), quorum ${o.policy.quorum}; libp2p ${witnessing.multiaddrs()[0] ?? '(no listen address)'}`);
+  const witnessing = await createSequencerWitnessing({ peerKeyPath: join(o.dataDir, 'peer.key'), peers, logger, metrics: o.metrics, timeoutMs: o.timeoutMs, resubmitMs: o.resubmitMs });
+  logger.info({ log: o.policy.log, witnesses: peers, c2spWitnesses: http.map((w) => w.url), quorum: o.policy.quorum, multiaddrs: witnessing.multiaddrs() }, `witnessing ${o.policy.log} with ${peers.length} libp2p witness peer(s) and ${http.length} C2SP witness(es), quorum ${o.policy.quorum}`);
   return {
     witnessing,
     publisherFor: (store) => (origin, policy) => (policy && policy.quorum > 0 ? witnessing.publisherFor(policy, () => store(origin)) : undefined),

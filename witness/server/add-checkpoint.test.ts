@@ -192,7 +192,7 @@ describe('processAddCheckpoint', () => {
     if (!r.ok) throw new Error(r.detail);
     const st = (await d.state.get(ORIGIN))!;
     expect(st.cosignature).toEqual(r.value);
-    expect(verifyCheckpoint(addCosignature(st.checkpoint, st.cosignature), policyFor(log)).ok).toBe(true);
+    expect(verifyCheckpoint(addCosignature(st.checkpoint!, st.cosignature!), policyFor(log)).ok).toBe(true);
   });
 
   it('fork_detected at the same seq with another head or root: a ForkProof that verifies, stored and handed on once', async () => {
@@ -298,6 +298,6 @@ describe('processAddCheckpoint', () => {
     log.append(2);
     const cp: Checkpoint = addCosignature(await log.checkpoint(), { alg: 'EdDSA', kid: 'wit-x', signedAt: formatTime(Date.now()), sig: 'AAAA' });
     expect((await processAddCheckpoint(await log.request(0, cp), d)).ok).toBe(true);
-    expect((await d.state.get(ORIGIN))?.checkpoint.signature).toHaveLength(1);
+    expect((await d.state.get(ORIGIN))?.checkpoint?.signature).toHaveLength(1);
   });
 });

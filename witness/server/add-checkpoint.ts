@@ -10,7 +10,10 @@
 // is held from reading the state to the commit, and the commit's version check still refuses a
 // writer that raced through the window (then the request is decided again on the new state).
 // A proven fork takes precedence over `conflict`: the caller learns what we can prove.
-// Left out: rate limiting (the transport's job) and C2SP's text wire format.
+// With a C2SP cosigner in deps, the same cosignature is also made as cosignature/v1 over the
+// checkpoint's C2SP body (processAddCheckpointBoth; DESIGN §4). A state advanced by a C2SP note
+// (c2sp-add-checkpoint.ts, same lock and commit) has no head: the same-seq check compares roots.
+// Left out: rate limiting (the transport's job) and C2SP's text wire format (c2sp-add-checkpoint.ts).
 
 import { fail, ok, type Result } from '../../verifier/errors.ts';
 import { formatHash, formatTime, parseHash } from '../../verifier/encoding/wire.ts';
@@ -24,6 +27,9 @@ import { verifyLogDescriptor, type LogDescriptor } from '../../verifier/document
 import type { AddCheckpointRequest } from '../wire/messages.ts';
 import type { LogState, StateStore } from './state.ts';
 import type { KeyedLock } from './mutex.ts';
+import type { WitnessCosigner } from './note-cosigner.ts';
+import type { NoteCosignatureObject } from '../wire/messages.ts';
+import { formatCheckpointBody } from '../../verifier/note/index.ts';
 
 export interface AdmittedLog {
   log: string;
@@ -42,6 +48,8 @@ export interface WitnessDeps {
   hooks?: { afterCheck?: (req: AddCheckpointRequest) => Promise<void> };
   /** Called once per newly stored ForkProof (gossip publishes it). */
   onFork?: (fp: ForkProof) => void | Promise<void>;
+  /** Our C2SP cosigner: when given, every cosignature also comes as cosignature/v1 (DESIGN §4). */
+  cosigner?: WitnessCosigner;
   backend?: CryptoBackend;
 }
 
@@ -60,8 +68,9 @@ function hashes(list: string[]): Result<Hash32[]> {
   return ok(out);
 }
 
-function sameTree(a: { head: string; root: string }, b: { head: string; root: string }): boolean {
-  return a.head === b.head && a.root === b.root;
+/** Same tree; a state advanced by a C2SP note knows no head, so only its root can be compared. */
+function sameTree(a: { head: string; root: string }, b: { head?: string; root: string }): boolean {
+  return (b.head === undefined || a.head === b.head) && a.root === b.root;
 }
 
 /** The first checkpoint of a log: oldSeq 0, a descriptor signed by the admitted key. */
@@ -104,7 +113,7 @@ function checkProofs(req: AddCheckpointRequest, oldRoot: string): Result<true> {
 type NextState = Omit<LogState, 'version' | 'cosignature' | 'updatedAt'>;
 type Decision =
   | { kind: 'cosign'; next: NextState; expectedVersion: number }
-  | { kind: 'fork'; fp: ForkProof }
+  | { kind: 'fork'; fp?: ForkProof }
   | { kind: 'refuse'; failure: Result<never> };
 
 function decide(req: AddCheckpointRequest, admitted: AdmittedLog, state: LogState | undefined, deps: WitnessDeps): Decision {
@@ -120,11 +129,15 @@ function decide(req: AddCheckpointRequest, admitted: AdmittedLog, state: LogStat
     return { kind: 'cosign', next: { ...base, descriptorHash: d.value.hash }, expectedVersion: 0 };
   }
   if (cp.seq === state.seq) {
-    if (!sameTree(cp, state)) return { kind: 'fork', fp: buildForkProof(state.checkpoint, stripCosignatures(cp)) };
+    // Without a stored JSON checkpoint (the state came from a C2SP note) the fork is refused but
+    // cannot be written as a ForkProof; the note is in the state for whoever needs it.
+    if (!sameTree(cp, state)) return { kind: 'fork', fp: state.checkpoint ? buildForkProof(state.checkpoint, stripCosignatures(cp)) : undefined };
     // The same tree again: a fresh cosignature (C2SP: re-cosigning keeps timestamps fresh). The
     // checkpoint stored is the one cosigned now, whose hash may differ (x- members), so the stored
     // pair (checkpoint, cosignature) always verifies.
-    return { kind: 'cosign', next: { ...base, descriptorHash: state.descriptorHash }, expectedVersion: state.version };
+    // A note cosigned at this size stays valid (the same tree), so the monitoring read keeps it.
+    const kept = state.note !== undefined ? { note: state.note, noteCosignature: state.noteCosignature } : {};
+    return { kind: 'cosign', next: { ...base, descriptorHash: state.descriptorHash, ...kept }, expectedVersion: state.version };
   }
   // A descriptor sent again must be the one first seen: another genesis under the same key is
   // another log wearing this origin.
@@ -144,6 +157,19 @@ export function stripCosignatures(cp: Checkpoint): Checkpoint {
 }
 
 export async function processAddCheckpoint(req: AddCheckpointRequest, deps: WitnessDeps): Promise<Result<Signature>> {
+  const r = await processAddCheckpointBoth(req, deps);
+  return r.ok ? ok(r.value.cosignature) : r;
+}
+
+/** The C2SP body of a Cookwala checkpoint (DESIGN §7a: origin, seq, base64 root, no extensions). */
+export function c2spBodyOf(cp: Pick<Checkpoint, 'log' | 'seq' | 'root'>): string {
+  const root = parseHash(cp.root);
+  if (!root.ok) throw new TypeError('checkpoint root is not a hash string');
+  return formatCheckpointBody({ origin: cp.log, size: cp.seq, rootHash: root.value, extensions: [] });
+}
+
+/** processAddCheckpoint with, when deps.cosigner is set, the cosignature/v1 form as well. */
+export async function processAddCheckpointBoth(req: AddCheckpointRequest, deps: WitnessDeps): Promise<Result<{ cosignature: Signature; noteCosignature?: NoteCosignatureObject }>> {
   const cp = req.checkpoint;
   const admitted = deps.logs.get(cp.log);
   if (!admitted) return fail('unknown_log', `this witness does not follow ${cp.log}`);
@@ -158,15 +184,20 @@ export async function processAddCheckpoint(req: AddCheckpointRequest, deps: Witn
       const d = decide(req, admitted, state, deps);
       if (d.kind === 'refuse') return d.failure;
       if (d.kind === 'fork') {
-        if (await deps.state.putFork(d.fp)) await deps.onFork?.(d.fp);
-        return fail('fork_detected', `seq ${cp.seq}: head/root ${cp.head}/${cp.root} differ from the cosigned ${state!.head}/${state!.root}`, { knownSeq: state!.seq, forkProof: d.fp });
+        if (d.fp && (await deps.state.putFork(d.fp))) await deps.onFork?.(d.fp);
+        const extra = d.fp ? { knownSeq: state!.seq, forkProof: d.fp } : { knownSeq: state!.seq };
+        return fail('fork_detected', `seq ${cp.seq}: head/root ${cp.head}/${cp.root} differ from the cosigned ${state!.head ?? '(no head: cosigned as a C2SP note)'}/${state!.root}`, extra);
       }
       await deps.hooks?.afterCheck?.(req);
-      const signedAt = formatTime(deps.clock());
+      const now = deps.clock();
+      const signedAt = formatTime(now);
       const cosignature = cosignCheckpoint(cp, deps.signer, signedAt);
-      const committed = await deps.state.commit({ ...d.next, cosignature, updatedAt: signedAt }, d.expectedVersion);
+      const note = deps.cosigner?.cosign(new TextEncoder().encode(c2spBodyOf(cp)), now);
+      const next: Omit<LogState, 'version'> = { ...d.next, cosignature, updatedAt: signedAt };
+      if (note && next.note === undefined) next.noteCosignature = note.line;
+      const committed = await deps.state.commit(next, d.expectedVersion);
       // Only now, durable, may the cosignature leave.
-      if (committed.ok) return ok(cosignature);
+      if (committed.ok) return ok(note ? { cosignature, noteCosignature: note.object } : { cosignature });
       if (attempt === MAX_ATTEMPTS) return fail('conflict', `state of ${cp.log} kept moving; retry`, { knownSeq: state?.seq ?? 0 });
     } finally {
       release();

@@ -1,16 +1,19 @@
 // witness/server/config.ts: the witness's config file, DIR/witness.json (DESIGN §7, brief of issue 4):
 // {kind:"WitnessConfig", name, listen:[multiaddr…], bootstrap:[multiaddr…], httpHost, httpPort,
-// logs:[{log, sequencer: KeyRecord}]}. Logs are admitted here and only here, by the operator
+// logs:[{log, sequencer: KeyRecord}], c2spName?, c2spLogs?:[{origin, vkey}], logLists?:[path or URL]}
+// (C2SP, DESIGN §7a: c2sp-logs.ts). Logs are admitted here and only here, by the operator
 // (`cookwala witness add-log`), never by whoever calls. Read strictly like every document:
 // unknown members refused (`x-<vendor>-…` ignored), wrong types `invalid_document`. Pure code: the
 // file I/O is data-dir.ts's. Invariant: each origin appears once, with a sequencer-role key.
 
 import { fail, ok, type Result } from '../../verifier/errors.ts';
 import { isVendorMember } from '../../verifier/documents/document-hash.ts';
-import { isValidOrigin } from '../../verifier/documents/log-descriptor.ts';
+import { checkOrigin } from '../../verifier/documents/log-descriptor.ts';
 import { readDocument } from '../../verifier/documents/read.ts';
 import type { KeyRecord } from '../../verifier/documents/keys.ts';
 import type { AdmittedLog } from './add-checkpoint.ts';
+import { readC2spLog, type C2spLog } from './c2sp-logs.ts';
+import { isValidKeyName } from '../../verifier/note/index.ts';
 
 export interface WitnessConfig {
   kind: 'WitnessConfig';
@@ -20,6 +23,12 @@ export interface WitnessConfig {
   httpHost: string;
   httpPort: number;
   logs: AdmittedLog[];
+  /** C2SP key name of this witness's cosignature/v1 key (a schema-less URL is best); default `name`. */
+  c2spName?: string;
+  /** C2SP logs admitted by origin + vkey (`add-log --origin O --vkey V`), beside `logs`. */
+  c2spLogs?: C2spLog[];
+  /** logs/v0 lists followed (file paths or http(s) URLs): logs are added from them, never removed. */
+  logLists?: string[];
 }
 
 export const DEFAULT_WITNESS_CONFIG: Readonly<Omit<WitnessConfig, 'name' | 'logs'>> = Object.freeze({
@@ -30,7 +39,7 @@ export const DEFAULT_WITNESS_CONFIG: Readonly<Omit<WitnessConfig, 'name' | 'logs
   httpPort: 0,
 });
 
-const MEMBERS = new Set(['kind', 'name', 'listen', 'bootstrap', 'httpHost', 'httpPort', 'logs']);
+const MEMBERS = new Set(['kind', 'name', 'listen', 'bootstrap', 'httpHost', 'httpPort', 'logs', 'c2spName', 'c2spLogs', 'logLists']);
 
 function stringList(x: unknown, where: string): Result<string[]> {
   if (!Array.isArray(x) || x.some((s) => typeof s !== 'string' || s.length === 0 || s.length > 1024)) return fail('invalid_document', `${where} is an array of multiaddr strings`);
@@ -41,7 +50,8 @@ export function readAdmittedLog(json: unknown, where = 'log'): Result<AdmittedLo
   const l = json as Record<string, unknown>;
   if (!l || typeof l !== 'object' || Array.isArray(l)) return fail('invalid_document', `${where} is {log, sequencer}`);
   for (const k of Object.keys(l)) if (k !== 'log' && k !== 'sequencer' && !isVendorMember(k)) return fail('unknown_field', `${where}.${k}`);
-  if (!isValidOrigin(l.log)) return fail('invalid_document', `${where}.log is not a log origin`);
+  const origin = checkOrigin(l.log);
+  if (!origin.ok) return fail('invalid_origin', `${where}.log: ${origin.detail}`);
   const key = readDocument('KeyRecord', l.sequencer) as Result<KeyRecord>;
   if (!key.ok) return fail(key.code, `${where}.sequencer: ${key.detail}`);
   if (key.value.role !== 'sequencer') return fail('key_role_mismatch', `${where}.sequencer has role ${key.value.role}`);
@@ -71,7 +81,37 @@ export function readWitnessConfig(json: unknown): Result<WitnessConfig> {
     seen.add(r.value.log);
     logs.push(r.value);
   }
-  return ok({ ...c, logs });
+  if (c.c2spName !== undefined && (!isValidKeyName(c.c2spName) || c.c2spName.length > 256)) return fail('invalid_document', 'witness.c2spName is a note key name (no spaces or +)');
+  const c2spLogs: C2spLog[] = [];
+  if (c.c2spLogs !== undefined) {
+    if (!Array.isArray(c.c2spLogs)) return fail('invalid_document', 'witness.c2spLogs is an array of {origin, vkey}');
+    for (const [i, l] of c.c2spLogs.entries()) {
+      const r = readC2spLog(l, `witness.c2spLogs[${i}]`);
+      if (!r.ok) return r;
+      if (seen.has(r.value.origin)) return fail('invalid_document', `witness.c2spLogs names ${r.value.origin}, already admitted`);
+      seen.add(r.value.origin);
+      c2spLogs.push(r.value);
+    }
+  }
+  if (c.logLists !== undefined) {
+    const r = stringList(c.logLists, 'witness.logLists');
+    if (!r.ok) return r;
+  }
+  return ok({ ...c, logs, ...(c.c2spLogs !== undefined ? { c2spLogs } : {}) });
+}
+
+/** Admit a C2SP log by origin + vkey: add-only, like admitLog (another key is refused). */
+export function admitC2spLog(c: WitnessConfig, entry: C2spLog): Result<{ config: WitnessConfig; changed: boolean }> {
+  const r = readC2spLog(entry, 'log');
+  if (!r.ok) return r;
+  if (c.logs.some((l) => l.log === entry.origin)) return fail('descriptor_mismatch', `${entry.origin} is admitted as a Cookwala log by its sequencer key; its vkey follows from that key`);
+  const list = c.c2spLogs ?? [];
+  const have = list.find((l) => l.origin === entry.origin);
+  if (have) {
+    if (have.vkey === entry.vkey) return ok({ config: c, changed: false });
+    return fail('descriptor_mismatch', `${entry.origin} is already admitted with vkey ${have.vkey}; a witness does not switch a log's key`);
+  }
+  return ok({ config: { ...c, c2spLogs: [...list, r.value] }, changed: true });
 }
 
 /**
@@ -80,6 +120,8 @@ export function readWitnessConfig(json: unknown): Result<WitnessConfig> {
  * its stored state for the origin stays whatever happens to the config.
  */
 export function admitLog(c: WitnessConfig, entry: AdmittedLog): Result<{ config: WitnessConfig; changed: boolean }> {
+  const origin = checkOrigin(entry.log);
+  if (!origin.ok) return fail('invalid_origin', `--log: ${origin.detail}`);
   const have = c.logs.find((l) => l.log === entry.log);
   if (have) {
     if (have.sequencer.publicKey === entry.sequencer.publicKey && have.sequencer.kid === entry.sequencer.kid && have.sequencer.alg === entry.sequencer.alg) {

@@ -66,12 +66,12 @@ describe('gossip between witnesses', () => {
     await pub(CHECKPOINT_TOPIC, { ...good, extra: 1 });
     await pub(CHECKPOINT_TOPIC, await impostor.checkpoint());
     await pub(FORK_TOPIC, { kind: 'ForkProof', log: ORIGIN, a: good, b: good });
-    await waitFor(() => (count(ws[0], CHECKPOINT_TOPIC, 'reject') >= 3 && count(ws[0], FORK_TOPIC, 'reject') >= 1 ? true : undefined), 10_000, 'w1 rejects');
+    await waitFor(async () => ((await count(ws[0], CHECKPOINT_TOPIC, 'reject')) >= 3 && (await count(ws[0], FORK_TOPIC, 'reject')) >= 1 ? true : undefined), 10_000, 'w1 rejects');
     // A valid message after the invalid ones: when it has reached w2, the invalid ones would have too.
     await pub(CHECKPOINT_TOPIC, good);
-    await waitFor(() => (count(ws[1], CHECKPOINT_TOPIC, 'accept') >= 1 ? true : undefined), 10_000, 'w2 receives the valid checkpoint');
-    expect(count(ws[1], CHECKPOINT_TOPIC, 'reject')).toBe(0);
-    expect(count(ws[1], FORK_TOPIC, 'reject')).toBe(0);
+    await waitFor(async () => ((await count(ws[1], CHECKPOINT_TOPIC, 'accept')) >= 1 ? true : undefined), 10_000, 'w2 receives the valid checkpoint');
+    expect(await count(ws[1], CHECKPOINT_TOPIC, 'reject')).toBe(0);
+    expect(await count(ws[1], FORK_TOPIC, 'reject')).toBe(0);
 
     // w2 cosigns the real checkpoint; a conflicting one signed by the same key reaches w1 and w2.
     const r = await ws[1].handleFrame(encodeMessage(await log.request(0)));

@@ -58,8 +58,9 @@ export async function judgeCheckpoint(data: Uint8Array, deps: JudgeDeps): Promis
   const s = verifyCheckpointSequencerSignature(cp, admitted.sequencer, { backend: deps.backend });
   if (!s.ok) return { verdict: 'reject', reason: 'bad_signature' };
   const state = await deps.state.get(cp.log);
-  if (state && state.seq === cp.seq && (state.head !== cp.head || state.root !== cp.root)) {
-    return { verdict: 'accept', reason: 'fork_detected', checkpoint: cp, fork: buildForkProof(state.checkpoint, stripCosignatures(cp)) };
+  // A state advanced by a C2SP note has no head or JSON checkpoint: compare roots, prove nothing.
+  if (state && state.seq === cp.seq && ((state.head !== undefined && state.head !== cp.head) || state.root !== cp.root)) {
+    return { verdict: 'accept', reason: 'fork_detected', checkpoint: cp, ...(state.checkpoint ? { fork: buildForkProof(state.checkpoint, stripCosignatures(cp)) } : {}) };
   }
   return { verdict: 'accept', reason: 'ok', checkpoint: cp };
 }

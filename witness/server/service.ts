@@ -1,12 +1,18 @@
 // witness/server/service.ts: `createWitness(deps, opts)`, the cosigning witness of DESIGN §7 as one
 // object: a libp2p node serving `/cookwala/witness/1.0.0` (protocol-server.ts ->
 // processAddCheckpoint), gossip on `/cookwala/checkpoints/1` and `/cookwala/forks/1` (gossip.ts),
-// and the status API (status-api.ts). Nothing listens until start(); only the CLI calls it.
+// the status API (status-api.ts), and on the same HTTP port the C2SP tlog-witness interface
+// (c2sp-http.ts: POST /add-checkpoint, GET /<sha256(origin)>/checkpoint; DESIGN §7a) over the same
+// state, with logs from the config and from followed logs/v0 lists (log-list-follow.ts). Every
+// libp2p cosignature also comes as cosignature/v1. Nothing listens until start(); only the CLI calls it.
 // A witness gossips every checkpoint it cosigns (debounced per log), not only what sequencers
 // publish: a sequencer that shows different witnesses different trees cannot also keep them
 // from telling each other, so a split view surfaces as a ForkProof within a gossip round.
 // Invariants: a gossiped checkpoint or fork is judged (signatures with the admitted key) before
 // it is stored or forwarded; no exception from a peer's input reaches the event loop.
+// Logging: one pino logger in deps (platform/logger.ts); a newly stored ForkProof is one
+// `fork_detected` line (warn, with `log`, `seq`, both heads and the source), gossip and stream
+// failures are `witness_error`.
 
 import type { PrivateKey } from '@libp2p/interface';
 import type { FastifyInstance } from 'fastify';
@@ -14,21 +20,29 @@ import type { KeyRecord } from '../../verifier/documents/keys.ts';
 import type { Signer } from '../../verifier/documents/signature.ts';
 import { addCosignature, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
 import type { ForkProof } from '../../verifier/documents/fork-proof.ts';
-import { processAddCheckpoint, type AdmittedLog, type WitnessDeps } from './add-checkpoint.ts';
-import { encodeMessage, failureReply, parseRequest, replyOf, type AddCheckpointRequest, type Reply } from '../wire/messages.ts';
+import type { AdmittedLog, WitnessDeps } from './add-checkpoint.ts';
+import { encodeMessage, failureReply, parseRequest, type AddCheckpointRequest, type Reply } from '../wire/messages.ts';
 import { createP2pNode, fullAddrs, keepConnected, type P2pNode } from '../wire/p2p-node.ts';
 import { registerWitnessProtocol } from './protocol-server.ts';
 import { CHECKPOINT_TOPIC, FORK_TOPIC, TOPICS, judgeCheckpoint, judgeFork, type Verdict } from './gossip.ts';
 import { buildStatusApp } from './status-api.ts';
-import { createMetrics, WITNESS_METRICS, type Metrics, type WitnessMetricName } from './metrics.ts';
+import { createWitnessMetrics, type Metrics, type WitnessMetricName } from './metrics.ts';
+import { silentLogger, type Logger } from '../../platform/logger.ts';
 import type { StateStore } from './state.ts';
+import { createWitnessCosigner, type WitnessCosigner } from './note-cosigner.ts';
+import { createLogRegistry, type C2spLog } from './c2sp-logs.ts';
+import type { C2spWitnessDeps } from './c2sp-add-checkpoint.ts';
+import { registerC2spRoutes } from './c2sp-http.ts';
+import { refreshLogLists, restoreAdmissions } from './log-list-follow.ts';
+import { processAddCheckpointBoth } from './add-checkpoint.ts';
 
 export interface WitnessServiceDeps {
   state: StateStore;
   signer: Signer;
   keyRecord: KeyRecord;
   clock?: () => number;
-  log?: (line: string) => void;
+  /** The witness's logger (platform/logger.ts); default silent. */
+  logger?: Logger;
   hooks?: WitnessDeps['hooks'];
 }
 
@@ -43,6 +57,8 @@ export interface WitnessOptions {
   /** Delay before gossiping a cosigned checkpoint; later cosignatures for the log replace it. */
   gossipDelayMs?: number;
   redialMs?: number;
+  /** The C2SP side (DESIGN §7a): cosigner name, logs admitted by vkey, followed logs/v0 lists. */
+  c2sp?: { name?: string; logs?: C2spLog[]; logLists?: string[]; logListRefreshMs?: number; hooks?: C2spWitnessDeps['hooks'] };
 }
 
 export interface WitnessInfo {
@@ -50,6 +66,8 @@ export interface WitnessInfo {
   multiaddrs: string[];
   http?: string;
   keyRecord: KeyRecord;
+  /** The C2SP cosigner: key name and vkey (type 0x04) for a tlog-policy or a log's witness list. */
+  c2sp?: { name: string; vkey: string };
 }
 
 export interface Witness {
@@ -64,12 +82,18 @@ export interface Witness {
 }
 
 export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): Witness {
-  const log = deps.log ?? (() => {});
+  const logger = deps.logger ?? silentLogger();
   const clock = deps.clock ?? Date.now;
-  const metrics = createMetrics(WITNESS_METRICS);
+  const metrics = createWitnessMetrics();
   const admitted = new Map(opts.logs.map((l) => [l.log, l]));
   const logs = { get: (origin: string) => admitted.get(origin) };
-  metrics.set('cookwala_witness_logs', admitted.size);
+  // C2SP (DESIGN §7a): every Cookwala log by its sequencer key's note form, C2SP logs by vkey.
+  const reg = createLogRegistry(opts.logs, opts.c2sp?.logs ?? []);
+  if (!reg.ok) throw new TypeError(`witness logs: ${reg.code}: ${reg.detail}`);
+  const registry = reg.value;
+  const cosigner: WitnessCosigner | undefined = deps.signer.alg === 'EdDSA' ? createWitnessCosigner(opts.c2sp?.name ?? deps.keyRecord.kid, deps.signer) : undefined;
+  let listTimer: NodeJS.Timeout | undefined;
+  metrics.set('cookwala_witness_logs', registry.size());
   let node: P2pNode | undefined;
   let httpUrl: string | undefined;
   let stopDialing = () => {};
@@ -81,7 +105,7 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
     try {
       await node.services.pubsub.publish(topic, encodeMessage(doc));
     } catch (e) {
-      log(`gossip publish on ${topic} failed: ${(e as Error).message}`);
+      logger.warn({ event: 'witness_error', topic, err: e }, `gossip publish on ${topic} failed`);
     }
   };
 
@@ -93,8 +117,8 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
   };
 
   const recordFork = async (fp: ForkProof, source: 'request' | 'gossip', republish: boolean) => {
-    metrics.inc('cookwala_witness_forks_total', { source });
-    log(`FORK ${fp.log} at seq ${fp.a.seq}: ${fp.a.head} vs ${fp.b.head} (from ${source})`);
+    metrics.inc('cookwala_witness_forks_total', { log: fp.log, source });
+    logger.warn({ event: 'fork_detected', log: fp.log, seq: fp.a.seq, heads: [fp.a.head, fp.b.head], source }, `fork of ${fp.log} at seq ${fp.a.seq}: two checkpoints signed by its sequencer key`);
     if (republish) await publish(FORK_TOPIC, fp);
   };
 
@@ -105,6 +129,7 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
     clock,
     hooks: deps.hooks,
     onFork: (fp) => recordFork(fp, 'request', true),
+    cosigner,
   };
 
   const afterCosign = (req: AddCheckpointRequest, cosignature: Reply & { ok: true }) => {
@@ -121,7 +146,8 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
       metrics.inc('cookwala_witness_requests_total', { code: req.code });
       return failureReply(req);
     }
-    const reply = replyOf(await processAddCheckpoint(req.value, wdeps));
+    const r = await processAddCheckpointBoth(req.value, wdeps);
+    const reply: Reply = r.ok ? { ok: true, cosignature: r.value.cosignature, ...(r.value.noteCosignature ? { noteCosignature: r.value.noteCosignature } : {}) } : failureReply(r);
     metrics.inc('cookwala_witness_requests_total', { code: reply.ok ? 'ok' : reply.code });
     if (reply.ok) afterCosign(req.value, reply);
     return reply;
@@ -132,7 +158,7 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
     try {
       verdict = await judge(msg.data);
     } catch (e) {
-      log(`gossip judge on ${topic} threw: ${(e as Error).message}`);
+      logger.error({ event: 'witness_error', topic, err: e }, `gossip judge on ${topic} threw`);
       verdict = 'reject';
     }
     metrics.inc('cookwala_witness_gossip_total', { topic, verdict });
@@ -156,7 +182,7 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
     state: deps.state,
     logs: () => [...admitted.values()],
     keyRecord: deps.keyRecord,
-    metrics: () => {
+    metrics: async () => {
       metrics.set('cookwala_witness_peers', node ? node.getPeers().length : 0);
       metrics.set('cookwala_witness_gossip_peers', node ? node.services.pubsub.getSubscribers(CHECKPOINT_TOPIC).length : 0);
       return metrics.render();
@@ -164,11 +190,57 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
     info: () => ({ peerId: node?.peerId.toString() ?? null, multiaddrs: node ? fullAddrs(node) : [] }),
   });
 
-  const info = (): WitnessInfo => ({ peerId: node?.peerId.toString() ?? '', multiaddrs: node ? fullAddrs(node) : [], ...(httpUrl ? { http: httpUrl } : {}), keyRecord: deps.keyRecord });
+  // C2SP tlog-witness on the same HTTP port (c2sp-http.ts): same state, same lock as libp2p.
+  const c2spDeps: C2spWitnessDeps | undefined = cosigner && {
+    state: deps.state,
+    logKeys: registry,
+    cosigner,
+    clock,
+    hooks: opts.c2sp?.hooks,
+    onEvidence: (e) => logger.warn({ event: 'c2sp_refused', log: e.origin, code: e.code, note: e.note }, `C2SP checkpoint of ${e.origin} refused (${e.code}): ${e.detail}`),
+  };
+  if (c2spDeps) {
+    registerC2spRoutes(app, {
+      witness: c2spDeps,
+      origins: () => registry.origins(),
+      onResult: (r) => {
+        metrics.inc('cookwala_witness_requests_total', { code: r.ok ? 'ok' : r.code });
+        if (r.ok) {
+          metrics.inc('cookwala_witness_cosignatures_total');
+          metrics.set('cookwala_witness_log_seq', r.value.size, { log: r.value.origin });
+        }
+      },
+    });
+  }
+
+  const followLists = async () => {
+    const lists = opts.c2sp?.logLists ?? [];
+    if (lists.length === 0) return;
+    const sum = await refreshLogLists({
+      lists,
+      registry,
+      state: deps.state,
+      clock,
+      onAdded: (origin, source) => logger.info({ event: 'log_admitted', log: origin, source }, `admitted ${origin} from ${source}`),
+      onRefused: (origin, source, detail) => logger.warn({ event: 'log_list_refused', log: origin, source }, `${source}: ${origin}: ${detail}`),
+      onError: (source, detail) => logger.warn({ event: 'log_list_error', source }, `log list ${source}: ${detail}`),
+    });
+    metrics.set('cookwala_witness_logs', registry.size());
+    return sum;
+  };
+
+  const info = (): WitnessInfo => ({
+    peerId: node?.peerId.toString() ?? '',
+    multiaddrs: node ? fullAddrs(node) : [],
+    ...(httpUrl ? { http: httpUrl } : {}),
+    keyRecord: deps.keyRecord,
+    ...(cosigner ? { c2sp: { name: cosigner.name, vkey: cosigner.vkey } } : {}),
+  });
 
   const stop = async () => {
     stopDialing();
     if (gossipTimer) clearTimeout(gossipTimer);
+    if (listTimer) clearInterval(listTimer);
     await app.close();
     await node?.stop();
   };
@@ -179,8 +251,15 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
     pubsub.topicValidators.set(CHECKPOINT_TOPIC, validator(judgeCheckpointMessage, CHECKPOINT_TOPIC));
     pubsub.topicValidators.set(FORK_TOPIC, validator(judgeForkMessage, FORK_TOPIC));
     for (const t of TOPICS) pubsub.subscribe(t);
-    await registerWitnessProtocol(node, (frame) => handleFrame(frame), { onError: (e) => log(`stream: ${e.message}`) });
+    await registerWitnessProtocol(node, (frame) => handleFrame(frame), { onError: (e) => logger.warn({ event: 'witness_error', err: e }, `stream: ${e.message}`) });
     stopDialing = keepConnected(node, opts.bootstrap ?? [], opts.redialMs ?? 2000);
+    // Logs learned from lists before serving: stored ones first, then a fresh read of each list.
+    await restoreAdmissions({ registry, state: deps.state, onRefused: (o, src, d) => logger.warn({ event: 'log_list_refused', log: o, source: src }, d) });
+    await followLists();
+    if ((opts.c2sp?.logLists ?? []).length > 0) {
+      listTimer = setInterval(() => void followLists().catch((e) => logger.error({ event: 'witness_error', err: e }, 'log list refresh failed')), opts.c2sp?.logListRefreshMs ?? 3_600_000);
+      listTimer.unref();
+    }
     if (opts.httpPort !== undefined) httpUrl = await app.listen({ host: opts.httpHost ?? '127.0.0.1', port: opts.httpPort });
     return info();
   };

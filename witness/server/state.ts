@@ -1,7 +1,9 @@
 // witness/server/state.ts: the witness's durable state (DESIGN §7): per log the latest cosigned
 // {seq, root, head} and the checkpoint it came from, plus every ForkProof seen, in LevelDB under
 // the data directory. Layout: `l!<origin>` -> LogState (JSON); `f!<origin>!<seq, 16 digits>!<id>`
-// -> ForkProof (JSON), id = the two checkpoint hashes in sorted order (one record per fork).
+// -> ForkProof (JSON), id = the two checkpoint hashes in sorted order (one record per fork);
+// `a!<origin>` -> a C2SP log admitted from a followed logs/v0 list (add-only). One LogState per
+// origin whichever protocol (libp2p JSON or C2SP tlog-witness HTTP) advanced it.
 // Invariants: commit() is a compare-and-set on the log's version (checked synchronously against the
 // latest committed-or-pending version, so two racing writers cannot both win), written with
 // sync:true, and resolves only once durable; get() only ever returns durable state. Concurrent
@@ -21,11 +23,20 @@ export interface LogState {
   log: string;
   seq: number;
   root: string;
-  head: string;
-  /** The sequencer-signed checkpoint at seq, as received (without our cosignature). */
-  checkpoint: Checkpoint;
-  /** Our latest cosignature over it. */
-  cosignature: Signature;
+  /** The entry hash at seq: known when the state came from the libp2p protocol (C2SP notes carry no head). */
+  head?: string;
+  /** The sequencer-signed checkpoint at seq, as received (without our cosignature); libp2p only. */
+  checkpoint?: Checkpoint;
+  /** Our latest JSON cosignature over it; libp2p only. */
+  cosignature?: Signature;
+  /**
+   * The C2SP signed note at seq we last cosigned: the note as received (its text and the log's
+   * signatures) with our cosignature/v1 line appended; served by GET /<sha256(origin)>/checkpoint.
+   * Absent when no note signature of the log was seen at seq (a libp2p checkpoint without one).
+   */
+  note?: string;
+  /** Our latest cosignature/v1 signature line at seq (without the em dash and newline). */
+  noteCosignature?: string;
   /** The log descriptor's hash, from first contact. */
   descriptorHash?: string;
   /** Bumped by every commit; the compare-and-set token. */
@@ -42,13 +53,26 @@ export interface StateStore {
   /** Store a fork proof (synced); false when it was already known. */
   putFork(fp: ForkProof): Promise<boolean>;
   forks(log?: string): Promise<ForkProof[]>;
+  /** Store a C2SP log admission learned from a followed logs/v0 list (synced); add-only. */
+  putAdmission(a: StoredAdmission): Promise<void>;
+  admissions(): Promise<StoredAdmission[]>;
   logs(): Promise<LogState[]>;
   /** Synced batches written and the records they held (group commit shows as records > batches). */
   stats(): { batches: number; records: number };
   close(): Promise<void>;
 }
 
+/** A C2SP log admitted from a logs/v0 list, kept so that a list dropping it cannot un-admit it. */
+export interface StoredAdmission {
+  origin: string;
+  vkey: string;
+  /** The list (path or URL) it came from, and when it was first admitted. */
+  source: string;
+  admittedAt: string;
+}
+
 const SEP = '!';
+const admissionKey = (origin: string) => `a${SEP}${origin}`;
 const stateKey = (log: string) => `l${SEP}${log}`;
 const forkPrefix = (log: string) => `f${SEP}${log}${SEP}`;
 const forkKey = (fp: ForkProof) => {
@@ -159,6 +183,14 @@ export async function openStateStore(dir: string): Promise<StateStore> {
         throw e;
       }
       return true;
+    },
+    async putAdmission(a) {
+      await write([{ key: admissionKey(a.origin), value: a }]);
+    },
+    async admissions() {
+      const out: StoredAdmission[] = [];
+      for await (const v of db.values({ gte: `a${SEP}`, lt: `a${SEP}\uffff` })) out.push(v as StoredAdmission);
+      return out;
     },
     async forks(log) {
       const prefix = log === undefined ? `f${SEP}` : forkPrefix(log);

@@ -27,7 +27,7 @@ describe('witness status API', () => {
       state: { ...state, forks: async () => { if (broken) throw new Error('disk gone'); return state.forks(); } } as StateStore,
       logs: () => [{ log: 'status.example/l', sequencer: seq.keyRecord }],
       keyRecord: k.keyRecord,
-      metrics: () => '# none\n',
+      metrics: async () => '# none\n',
     });
     const wk = await app.inject({ method: 'GET', url: '/.well-known/cookwala.json' });
     expect(wk.json().keys[0].kid).toBe(k.keyRecord.kid);

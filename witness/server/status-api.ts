@@ -21,7 +21,7 @@ export interface StatusDeps {
   state: StateStore;
   logs: () => AdmittedLog[];
   keyRecord: KeyRecord;
-  metrics: () => string;
+  metrics: () => Promise<string>;
   /** Extra facts for /v1/logs' top level (peer id, addresses). */
   info?: () => Record<string, unknown>;
 }
@@ -44,12 +44,12 @@ export function buildStatusApp(deps: StatusDeps): FastifyInstance {
         root: s?.root ?? null,
         head: s?.head ?? null,
         updatedAt: s?.updatedAt ?? null,
-        checkpoint: s ? addCosignature(s.checkpoint, s.cosignature) : null,
+        checkpoint: s?.checkpoint && s.cosignature ? addCosignature(s.checkpoint, s.cosignature) : null,
       };
     });
     // A log whose admission was removed from the config keeps its state: show it too.
     for (const s of states.values()) {
-      if (!logs.some((l) => l.log === s.log)) logs.push({ log: s.log, sequencer: s.checkpoint.signature[0]?.kid ?? '', descriptor: s.descriptorHash ?? null, seq: s.seq, root: s.root, head: s.head, updatedAt: s.updatedAt, checkpoint: addCosignature(s.checkpoint, s.cosignature) });
+      if (!logs.some((l) => l.log === s.log)) logs.push({ log: s.log, sequencer: s.checkpoint?.signature[0]?.kid ?? '', descriptor: s.descriptorHash ?? null, seq: s.seq, root: s.root, head: s.head ?? null, updatedAt: s.updatedAt, checkpoint: s.checkpoint && s.cosignature ? addCosignature(s.checkpoint, s.cosignature) : null });
     }
     return { ...(deps.info?.() ?? {}), logs };
   });

@@ -1,14 +1,14 @@
 // witness/wire/messages.ts: the messages of `/cookwala/witness/1.0.0` (DESIGN §7, after C2SP
 // tlog-witness's add-checkpoint): request `{type:"add-checkpoint", oldSeq, consistency, headProof,
-// checkpoint, descriptor?}`, reply `{ok:true, cosignature}` or `{ok:false, code, detail, knownSeq?,
-// forkProof?}`. Parsing is strict (I-JSON: a repeated member name is duplicate_member; unknown
+// checkpoint, descriptor?}`, reply `{ok:true, cosignature, noteCosignature?}` (noteCosignature: the
+// cosignature/v1 form, DESIGN §4) or `{ok:false, code, detail, knownSeq?, forkProof?}`. Parsing is strict (I-JSON: a repeated member name is duplicate_member; unknown
 // members refused, every document read through verifier/documents/read.ts), so processAddCheckpoint only
 // ever sees well-formed values, read one way. Pure code.
 // Left out: other message types (answered `unknown_message_type`); C2SP's text wire format (the
 // project speaks JSON; verifier/note/index.ts covers the text formats for interop).
 
 import { fail, isReasonCode, ok, type Failure, type ReasonCode, type Result } from '../../verifier/errors.ts';
-import { fromUtf8, isHashString, utf8 } from '../../verifier/encoding/wire.ts';
+import { fromUtf8, isHashString, isTime, utf8 } from '../../verifier/encoding/wire.ts';
 import { readDocument } from '../../verifier/documents/read.ts';
 import { MAX_JSON_DEPTH, parseJson } from '../../verifier/encoding/strict-json.ts';
 import type { Checkpoint } from '../../verifier/documents/checkpoint.ts';
@@ -30,8 +30,16 @@ export interface AddCheckpointRequest {
   descriptor?: LogDescriptor;
 }
 
+/** The cosignature/v1 form of a cosignature (DESIGN §4): kid `<name>+<key id hex>`, whole seconds. */
+export interface NoteCosignatureObject {
+  alg: 'cosignature/v1';
+  kid: string;
+  signedAt: string;
+  sig: string;
+}
+
 export type Reply =
-  | { ok: true; cosignature: Signature }
+  | { ok: true; cosignature: Signature; noteCosignature?: NoteCosignatureObject }
   | { ok: false; code: ReasonCode; detail: string; knownSeq?: number; forkProof?: ForkProof };
 
 const REQUEST_MEMBERS = new Set(['type', 'oldSeq', 'consistency', 'headProof', 'checkpoint', 'descriptor']);
@@ -108,6 +116,16 @@ export function failureReply(f: Failure): Reply {
   return out;
 }
 
+/** Shape of a cosignature/v1 object; its signature is checked by whoever holds the witness's vkey. */
+export function readNoteCosignatureObject(x: unknown): Result<NoteCosignatureObject> {
+  if (!isObject(x) || x.alg !== 'cosignature/v1') return fail('invalid_document', 'noteCosignature is {alg:"cosignature/v1", kid, signedAt, sig}');
+  for (const k of Object.keys(x)) if (!['alg', 'kid', 'signedAt', 'sig'].includes(k)) return fail('unknown_field', `noteCosignature.${k.slice(0, 60)}`);
+  if (typeof x.kid !== 'string' || !/^[^\s+]{1,512}\+[0-9a-f]{8}$/.test(x.kid)) return fail('invalid_document', 'noteCosignature.kid is <name>+<8 hex key id>');
+  if (!isTime(x.signedAt) || !x.signedAt.endsWith('.000Z')) return fail('invalid_document', 'noteCosignature.signedAt is a time in whole seconds');
+  if (typeof x.sig !== 'string' || !/^[A-Za-z0-9_-]{86}$/.test(x.sig)) return fail('invalid_document', 'noteCosignature.sig is the base64url of a 64-byte signature');
+  return ok({ alg: 'cosignature/v1', kid: x.kid, signedAt: x.signedAt, sig: x.sig });
+}
+
 /** A reply frame, as the client reads it: shape-checked, documents left to the caller to verify. */
 export function parseReply(bytes: Uint8Array): Result<Reply> {
   const j = decodeJson(bytes);
@@ -116,7 +134,10 @@ export function parseReply(bytes: Uint8Array): Result<Reply> {
   if (!isObject(v) || typeof v.ok !== 'boolean') return fail('invalid_document', 'a reply is {ok, …}');
   if (v.ok) {
     const s = parseSignature(v.cosignature);
-    return s.ok ? ok({ ok: true, cosignature: s.value }) : s;
+    if (!s.ok) return s;
+    if (v.noteCosignature === undefined) return ok({ ok: true, cosignature: s.value });
+    const n = readNoteCosignatureObject(v.noteCosignature);
+    return n.ok ? ok({ ok: true, cosignature: s.value, noteCosignature: n.value }) : n;
   }
   if (!isReasonCode(v.code)) return fail('invalid_document', `reply code ${String(v.code).slice(0, 60)}`);
   const out: Reply = { ok: false, code: v.code, detail: typeof v.detail === 'string' ? v.detail : '' };

@@ -1,0 +1,395 @@
+// logstore/postgres/store.ts: the second logstore driver (DESIGN §6, §12a), one log in a
+// PostgreSQL database, the same LogStore interface and the same bytes as the LevelDB driver: it
+// shares the append and erasure plans (append-plan.ts), the group-commit queue (append-queue.ts)
+// and the read side (store-read.ts) over the tables of pg-kv.ts. Several processes may open the
+// same log: the lease (lease.ts) makes exactly one the leader; the others are standbys whose
+// writes are refused with not_leader (carrying the leader's address) and whose reads follow the
+// database's durable head. On winning the lease the store reloads everything (descriptor, head,
+// Merkle frontier) from the database under the new epoch, finishes interrupted erasures and
+// refuses to run behind its latest signed checkpoint (store_behind_checkpoint), as the LevelDB
+// store does at open. Erasure deletes the payload row in the erasure's transaction, then VACUUM
+// FULL rewrites the log's payload table and its TOAST table so the bytes leave the relation files
+// (a 'w' mark in the same transaction makes a crash in between redo the wipe at the next load).
+// Leaves out: the bytes PostgreSQL keeps outside the relation files (WAL segments until they are
+// recycled, WAL archives and base backups: the operator's retention bounds those) and signature
+// checks (as the LevelDB store). Invariants: every write is one transaction fenced by the epoch;
+// the in-memory head moves only after a commit; after a failure whose outcome is unknown the
+// store gives up the lease and reloads from the database when it wins it again.
+
+import pg from 'pg';
+import { ProtocolError } from '../../verifier/errors.ts';
+import { formatHash, isHashString } from '../../verifier/encoding/wire.ts';
+import { EMPTY_ROOT, createFrontier, rootPlan, type Frontier } from '../../verifier/merkle/index.ts';
+import type { AppendItem, Checkpoint, ErasureRecord, FaultHooks, Head, LogDescriptor, LogStore, WriteKind } from '../types.ts';
+import { STORE_FORMAT, checkpointKey, erasureKey, familyRange, payloadKey, seqOfKey, singleKey, wipeKey, P } from '../keys.ts';
+import { decodeHead, decodeJson, encodeHead, encodeJson } from '../values.ts';
+import { planErase, type Op } from '../append-plan.ts';
+import { createAppendQueue } from '../append-queue.ts';
+import { StoreReader } from '../store-read.ts';
+import { mergeCosignatures } from '../store.ts';
+import { PgKv, ensureSchema, logIdOf } from './pg-kv.ts';
+import { startLease, type Lease } from './lease.ts';
+
+export interface PostgresStoreOptions {
+  /** postgres://user@host:port/db */
+  url: string;
+  /** The log's origin (one database holds any number of logs). */
+  log: string;
+  /** This process, as shown to others (default host:pid). */
+  holder?: string;
+  /** Where clients reach this process's HTTP API; standbys return it in not_leader. */
+  address?: string;
+  /** How long a silent leader keeps the lease (default 3000 ms). */
+  leaseMs?: number;
+  /** Wait at open until this process leads (default: one election round, then standby or leader). */
+  waitForLeader?: boolean;
+  faults?: FaultHooks;
+  onError?(e: unknown): void;
+}
+
+export const DEFAULT_LEASE_MS = 3000;
+
+export function isPostgresUrl(s: string): boolean {
+  return /^postgres(ql)?:\/\//.test(s);
+}
+
+/** The URL without its password (what `dir` shows). */
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    u.password = '';
+    return u.toString();
+  } catch {
+    return 'postgres://?';
+  }
+}
+
+export interface PostgresLogStore extends LogStore {
+  /** 'leader' when this process holds the lease. */
+  role(): 'leader' | 'standby';
+  /** The lease epoch this process writes under, when leading. */
+  epoch(): number | undefined;
+  /** Bumped whenever the store reloaded its state (a new lease): callers' caches are stale. */
+  generation(): number;
+  /** The current leader as the lease row names it. */
+  leader(): { holder: string | null; address: string | null } | undefined;
+  /** One lease round now (tests; the timer runs them anyway). */
+  leaseRound(): Promise<void>;
+  /** Resolves once this process leads (not_leader after `ms`). */
+  waitLeader(ms: number): Promise<void>;
+}
+
+export async function openPostgresLogStore(o: PostgresStoreOptions): Promise<PostgresLogStore> {
+  const leaseMs = o.leaseMs ?? DEFAULT_LEASE_MS;
+  const pool = new pg.Pool({ connectionString: o.url, max: 4, options: `-c idle_in_transaction_session_timeout=${leaseMs}` });
+  pool.on('error', () => undefined); // an idle client dropped by the server; the next query reconnects
+  let store: PgStore | undefined;
+  try {
+    await ensureSchema(pool);
+    const logId = (await logIdOf(pool, o.log, true))!;
+    store = new PgStore(`${redact(o.url)}#${encodeURIComponent(o.log)}`, o.log, new PgKv(pool, logId), pool, o.faults);
+    store.startLease({ url: o.url, logId, holder: o.holder ?? `pid-${process.pid}`, address: o.address, leaseMs, onError: o.onError });
+    await store.leaseRound();
+    // Won the lease but the state is not one to sequence on (store_behind_checkpoint, damage).
+    if (store.loadError !== undefined) throw store.loadError;
+    if (!store.descriptor()) await store.refresh();
+    if (o.waitForLeader) await store.waitLeader(leaseMs * 4);
+    return store;
+  } catch (e) {
+    await store?.close().catch(() => undefined);
+    await pool.end().catch(() => undefined);
+    throw e;
+  }
+}
+
+class PgStore extends StoreReader<PgKv> implements PostgresLogStore {
+  private frontier: Frontier | undefined;
+  private tail: Promise<unknown> = Promise.resolve();
+  private readonly appender: ReturnType<typeof createAppendQueue>;
+  private lease: Lease | undefined;
+  private myEpoch: number | undefined;
+  private gen = 0;
+  private closed = false;
+  private leaderWaiters: Array<() => void> = [];
+  /** Why the last won lease could not be used (load refused); cleared by a good load. */
+  loadError: unknown;
+
+  constructor(
+    readonly dir: string,
+    private readonly origin: string,
+    db: PgKv,
+    private readonly pool: pg.Pool,
+    private readonly faults: FaultHooks | undefined,
+  ) {
+    super(db);
+    this.appender = createAppendQueue({
+      exclusive: (fn) => this.exclusive(fn),
+      state: () => {
+        this.assertLeader();
+        const { desc, head, frontier } = this.initialized();
+        return { log: desc.log, head, frontier };
+      },
+      readIndex: (keys) => db.getMany(keys),
+      write: (ops) => this.write('append', ops),
+      commit: (head, frontier) => {
+        this.cur = head;
+        this.frontier = frontier;
+      },
+    });
+  }
+
+  startLease(x: { url: string; logId: number; holder: string; address?: string; leaseMs: number; onError?(e: unknown): void }): void {
+    this.lease = startLease({
+      connectionString: x.url,
+      logId: x.logId,
+      holder: x.holder,
+      address: x.address,
+      leaseMs: x.leaseMs,
+      onAcquire: (epoch) =>
+        this.exclusive(async () => {
+          this.frontier = undefined;
+          this.myEpoch = epoch;
+          try {
+            await this.load();
+          } catch (e) {
+            this.myEpoch = undefined;
+            this.loadError = e;
+            throw e;
+          }
+          this.loadError = undefined;
+          this.gen++;
+          for (const w of this.leaderWaiters.splice(0)) w();
+        }),
+      onLose: () => {
+        this.myEpoch = undefined;
+        this.frontier = undefined;
+      },
+      onStandby: () => this.refresh(),
+      onError: (e) => x.onError?.(e),
+    });
+  }
+
+  role(): 'leader' | 'standby' {
+    return this.myEpoch !== undefined ? 'leader' : 'standby';
+  }
+
+  epoch(): number | undefined {
+    return this.role() === 'leader' ? this.myEpoch : undefined;
+  }
+
+  generation(): number {
+    return this.gen;
+  }
+
+  leader(): { holder: string | null; address: string | null } | undefined {
+    return this.lease?.leader();
+  }
+
+  leaseRound(): Promise<void> {
+    return this.lease ? this.lease.round() : Promise.resolve();
+  }
+
+  waitLeader(ms: number): Promise<void> {
+    if (this.role() === 'leader') return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const t = setTimeout(() => reject(new ProtocolError('not_leader', `did not win the lease of ${this.origin} within ${ms} ms`, { leader: this.leader()?.address ?? undefined })), ms);
+      this.leaderWaiters.push(() => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+  }
+
+  /** Standby read view: the durable descriptor and head as the database has them now. */
+  async refresh(): Promise<void> {
+    const [d, h] = await this.db.getMany([singleKey.descriptor, singleKey.head]);
+    if (this.role() === 'leader') return;
+    if (d) this.desc = decodeJson<LogDescriptor>(d);
+    if (h) this.cur = decodeHead(h);
+  }
+
+  /** The state at the durable head, under a freshly won lease (the LevelDB store's open checks). */
+  private async load(): Promise<void> {
+    const [v, d, h] = await this.db.getMany([singleKey.version, singleKey.descriptor, singleKey.head]);
+    if (v && Buffer.from(v).toString('utf8') !== STORE_FORMAT) {
+      throw new ProtocolError('unsupported_version', `store format ${JSON.stringify(Buffer.from(v).toString('utf8'))}, this build reads ${STORE_FORMAT}`);
+    }
+    if (!d && !h) {
+      this.desc = undefined;
+      this.cur = undefined;
+      return;
+    }
+    if (!d || !h) throw new Error(`logstore: ${this.dir} has a ${d ? 'descriptor without head' : 'head without descriptor'} (damaged store)`);
+    const head = decodeHead(h);
+    const ids = rootPlan(head.seq);
+    const hashes = await this.reader.getNodes(ids);
+    const frontier = createFrontier(head.seq, ids.map((id, i) => ({ id, hash: hashes[i] })));
+    if (formatHash(frontier.root()) !== head.root) {
+      throw new ProtocolError('root_mismatch', `stored Merkle nodes do not give the head root at seq ${head.seq} (damaged store)`, { seq: head.seq });
+    }
+    this.desc = decodeJson<LogDescriptor>(d);
+    this.cur = head;
+    this.frontier = frontier;
+    await this.resumeWipes();
+    const cp = await this.latestCheckpoint();
+    if (!cp) return;
+    const why = await this.disagreement(cp);
+    if (why) throw new ProtocolError('store_behind_checkpoint', `${why}; refusing to re-sequence a signed seq`, { seq: cp.seq, headSeq: head.seq });
+  }
+
+  descriptor(): LogDescriptor | undefined {
+    return this.desc;
+  }
+
+  head(): Head {
+    return { ...this.headNow() };
+  }
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(fn, fn);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private refuseClosed(): Promise<never> | undefined {
+    return this.closed ? Promise.reject(new Error('logstore: closed')) : undefined;
+  }
+
+  private notLeader(why: string): ProtocolError {
+    const l = this.leader();
+    return new ProtocolError('not_leader', `${this.origin}: ${why}`, { leader: l?.address ?? undefined });
+  }
+
+  private assertLeader(): number {
+    const e = this.epoch();
+    if (e === undefined) throw this.notLeader('this process is a standby (another sequencer holds the lease)');
+    return e;
+  }
+
+  private initialized(): { desc: LogDescriptor; head: Head; frontier: Frontier } {
+    if (!this.desc || !this.cur || !this.frontier) throw new Error('logstore: not initialized (call init with the log descriptor)');
+    return { desc: this.desc, head: this.cur, frontier: this.frontier };
+  }
+
+  /**
+   * One fenced transaction. A refusal by the fence writes nothing; any other failure leaves the
+   * outcome unknown to this process, so it gives up the lease (the next leader, maybe this one,
+   * reloads the truth from the database) and reports not_leader: a retry is safe (dedup).
+   */
+  private async write(kind: WriteKind, ops: Op[]): Promise<void> {
+    const epoch = this.assertLeader();
+    await this.faults?.beforeWrite?.(kind);
+    try {
+      await this.db.write(ops, epoch, () => this.leader()?.address ?? undefined);
+    } catch (e) {
+      if (e instanceof ProtocolError && e.code === 'not_leader') {
+        this.giveUp(e.detail);
+        throw e;
+      }
+      this.giveUp(`${kind} failed: ${(e as Error).message}`);
+      throw this.notLeader(`${kind} transaction failed (${(e as Error).message}); outcome unknown, lease given up; retry`);
+    }
+    try {
+      await this.faults?.afterWrite?.(kind);
+    } catch (e) {
+      this.giveUp(`after ${kind}: ${(e as Error).message}`);
+      throw e;
+    }
+  }
+
+  /** Stop leading: drop the lease session (the lock goes with it); a later round may win again and reload. */
+  private giveUp(why: string): void {
+    this.myEpoch = undefined;
+    this.frontier = undefined;
+    this.lease?.drop(why);
+  }
+
+  init(d: LogDescriptor): Promise<void> {
+    return this.refuseClosed() ?? this.exclusive(async () => {
+      if (!d || d.kind !== 'Log' || typeof d.log !== 'string' || !isHashString(d.hash) || (d.mode !== 'full' && d.mode !== 'hash_only')) {
+        throw new ProtocolError('invalid_document', 'init needs a Log descriptor with log, mode and hash');
+      }
+      if (d.log !== this.origin) throw new ProtocolError('log_mismatch', `descriptor of log ${d.log}, this store is ${this.origin}`);
+      if (this.desc) {
+        if (this.desc.hash === d.hash) return;
+        throw new ProtocolError('descriptor_mismatch', `store already holds log ${this.desc.log} (${this.desc.hash})`);
+      }
+      const head: Head = { seq: 0, hash: d.hash, root: formatHash(EMPTY_ROOT) };
+      await this.write('init', [
+        { type: 'put', key: singleKey.version, value: Buffer.from(STORE_FORMAT, 'utf8') },
+        { type: 'put', key: singleKey.descriptor, value: encodeJson(d) },
+        { type: 'put', key: singleKey.head, value: encodeHead(head) },
+      ]);
+      this.desc = d;
+      this.cur = head;
+      this.frontier = createFrontier(0, []);
+    });
+  }
+
+  append(items: AppendItem[]): Promise<Head> {
+    return this.refuseClosed() ?? this.appender.append(items);
+  }
+
+  erasePayload(seq: number, record: ErasureRecord, erasedEntry: AppendItem): Promise<Head> {
+    return this.refuseClosed() ?? this.exclusive(async () => {
+      this.assertLeader();
+      const { desc, head, frontier } = this.initialized();
+      const valid = Number.isSafeInteger(seq) && seq >= 1;
+      const entry = valid ? await this.getEntry(seq) : undefined;
+      const [p, x] = valid ? await this.db.getMany([payloadKey(seq), erasureKey(seq)]) : [undefined, undefined];
+      const payload = p ? 'present' : x ? 'erased' : 'absent';
+      const plan = planErase({ mode: desc.mode, log: desc.log, head, frontier, seq, record, entry, payload, item: erasedEntry });
+      if (!plan.ok) throw ProtocolError.from(plan);
+      const clash = await this.lookupItem(erasedEntry);
+      if (clash) throw new ProtocolError('duplicate_id', `(source, id) of the erasure entry is already at seq ${clash.seq}`, clash);
+      await this.write('erase', plan.value.ops);
+      this.cur = plan.value.head;
+      this.frontier = plan.value.frontier;
+      await this.wipe([seq]);
+      return { ...this.cur };
+    });
+  }
+
+  /** VACUUM FULL the payload table, then clear the marks (fenced, like every write). */
+  private async wipe(seqs: number[]): Promise<void> {
+    if (seqs.length === 0) return;
+    await this.db.vacuumPayloads();
+    await this.write('erase', seqs.map((s): Op => ({ type: 'del', key: wipeKey(s) })));
+  }
+
+  private async resumeWipes(): Promise<void> {
+    const pending = await this.db.keys({ ...familyRange(P.wipe) });
+    await this.wipe(pending.map(seqOfKey));
+  }
+
+  putCheckpoint(cp: Checkpoint): Promise<void> {
+    return this.refuseClosed() ?? this.exclusive(async () => {
+      this.assertLeader();
+      const { desc } = this.initialized();
+      if (!cp || cp.kind !== 'Checkpoint' || !Number.isSafeInteger(cp.seq) || cp.seq < 0 || !isHashString(cp.head) || !isHashString(cp.root) || !isHashString(cp.hash) || !Array.isArray(cp.signature) || cp.signature.length === 0) {
+        throw new ProtocolError('invalid_document', 'a Checkpoint with seq, head, root, hash and at least the sequencer signature');
+      }
+      if (cp.log !== desc.log) throw new ProtocolError('log_mismatch', `checkpoint of log ${cp.log}, store holds ${desc.log}`);
+      const stored = await this.checkpoint(cp.seq);
+      if (stored && (stored.head !== cp.head || stored.root !== cp.root)) {
+        throw new ProtocolError('fork_detected', `seq ${cp.seq} already has a checkpoint with head ${stored.head} root ${stored.root}`, { seq: cp.seq, stored });
+      }
+      if (cp.seq > this.cur!.seq) throw new ProtocolError('store_behind_checkpoint', `checkpoint seq ${cp.seq} is beyond the head ${this.cur!.seq}`, { seq: cp.seq });
+      const why = await this.disagreement(cp);
+      if (why) throw new ProtocolError('rewrite_detected', `checkpoint disagrees with the stored entries: ${why}`, { seq: cp.seq });
+      await this.write('checkpoint', [{ type: 'put', key: checkpointKey(cp.seq), value: encodeJson(mergeCosignatures(cp, stored)) }]);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (let t = this.tail; ; t = this.tail) {
+      await t;
+      if (t === this.tail) break;
+    }
+    await this.lease?.close();
+    this.myEpoch = undefined;
+    await this.pool.end();
+  }
+}

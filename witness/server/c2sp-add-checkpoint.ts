@@ -1,0 +1,216 @@
+// witness/server/c2sp-add-checkpoint.ts: the witness's decision for one C2SP tlog-witness
+// `add-checkpoint` request (c2sp.org/tlog-witness at C2SP/C2SP commit
+// 5ba5ee830903e91240fc6f9f3a7a9293d49e69c9, "add-checkpoint"), as pure request logic over the
+// bytes received, the shared state store, the trusted log keys, our cosigner and a clock; no HTTP
+// types (c2sp-http.ts adapts it). Body: `old <size>\n`, 0..63 base64 consistency proof lines, an
+// empty line, a signed tlog-checkpoint note. Checks, in the spec's order, each a fixed status:
+//   malformed body or note                                    400 malformed_note / bad_request
+//   origin not admitted                                        404 unknown_log
+//   no signature by a trusted log key / a known key's bad one  403 unknown_key / bad_signature
+//   old > checkpoint size                                      400 bad_request
+//   old != the size we last cosigned (0 if never)              409 conflict, body `<size>\n`
+//   size 0 with a root other than the empty tree's             422 inconsistent
+//   old 0 with a non-empty proof; a proof that fails            422 inconsistent
+//   old = size = stored with another root (the 2026-07 text)   422 fork_detected
+// then the durable compare-and-update, then the cosignature/v1 line. The spec text at the pinned
+// commit does say "If the old size matches the checkpoint size, the witness MUST check that the
+// root hashes are also identical ... 422", as DESIGN §7a's "2026-07 change" has it.
+// Invariants: the same per-origin lock and the same versioned commit as the libp2p protocol
+// (add-checkpoint.ts), so both protocols move one state forward and never back; the cosignature
+// leaves only after the state is synced; the note is verified over the bytes received. The state
+// keeps the signed checkpoint we cosigned (text, the log's verified signature lines, our line).
+// A refused checkpoint that is validly signed by the log (422) is handed to onEvidence.
+// Left out: sign-subtree (optional in the spec), rate limits (the transport's), bastions.
+
+import { fail, ok, type Failure, type Result } from '../../verifier/errors.ts';
+import { formatHash, formatTime, parseHash } from '../../verifier/encoding/wire.ts';
+import type { CryptoBackend } from '../../verifier/crypto/default.ts';
+import { EMPTY_ROOT, verifyConsistency, type Hash32 } from '../../verifier/merkle/index.ts';
+import { fromBase64Std, parseCheckpointBody, parseNote, verifyNote, type NoteVerifier } from '../../verifier/note/index.ts';
+import type { LogState, StateStore } from './state.ts';
+import type { KeyedLock } from './mutex.ts';
+import type { WitnessCosigner } from './note-cosigner.ts';
+
+/** The most consistency proof lines a client may send (tlog-witness). */
+export const MAX_C2SP_PROOF_LINES = 63;
+/** Largest request body accepted: a checkpoint with many signatures and a full proof fit easily. */
+export const MAX_C2SP_BODY_BYTES = 128 * 1024;
+
+export interface C2spAddCheckpointRequest {
+  oldSize: number;
+  proof: Hash32[];
+  /** The signed note, exactly the bytes received after the empty line. */
+  note: Uint8Array;
+}
+
+export interface C2spWitnessDeps {
+  state: StateStore;
+  /** The note verifiers trusted for an origin; undefined when the origin is not admitted. */
+  logKeys: { get(origin: string): readonly NoteVerifier[] | undefined };
+  cosigner: WitnessCosigner;
+  /** Milliseconds since the epoch. */
+  clock: () => number;
+  lock?: KeyedLock;
+  hooks?: { afterCheck?: (origin: string) => Promise<void> };
+  /** A validly signed checkpoint that was refused as inconsistent or in conflict (may prove misbehaviour). */
+  onEvidence?: (e: { origin: string; code: string; detail: string; note: string }) => void;
+  backend?: CryptoBackend;
+}
+
+export interface C2spCosigned {
+  origin: string;
+  size: number;
+  /** The response body: our cosignature/v1 line(s), each `— <name> <base64>\n`. */
+  lines: string;
+}
+
+const OLD_RE = /^old (0|[1-9][0-9]*)$/;
+const MAX_ATTEMPTS = 3;
+
+function malformed(detail: string): Failure {
+  return fail('malformed_note', detail);
+}
+
+/** Split a request body into old size, proof and note bytes; strict (every line ends in \n). */
+export function parseC2spAddCheckpointBody(body: Uint8Array): Result<C2spAddCheckpointRequest> {
+  if (!(body instanceof Uint8Array)) return fail('bad_request', 'the body is bytes');
+  if (body.length > MAX_C2SP_BODY_BYTES) return fail('body_too_large', `a body of ${body.length} bytes exceeds ${MAX_C2SP_BODY_BYTES}`);
+  let pos = 0;
+  const nextLine = (): string | undefined => {
+    const nl = body.indexOf(0x0a, pos);
+    if (nl < 0) return undefined;
+    // Header lines are ASCII only; anything else cannot be an old-size or base64 line.
+    let s = '';
+    for (let i = pos; i < nl; i++) {
+      const c = body[i];
+      if (c < 0x20 || c > 0x7e) return '\u0000';
+      s += String.fromCharCode(c);
+    }
+    pos = nl + 1;
+    return s;
+  };
+  const first = nextLine();
+  if (first === undefined) return fail('bad_request', 'the body has no old size line ending in a newline');
+  const m = OLD_RE.exec(first);
+  if (!m) return fail('bad_request', `the first line is not "old <size>" (decimal, no leading zeros): ${JSON.stringify(first.slice(0, 40))}`);
+  const oldSize = Number(m[1]);
+  if (!Number.isSafeInteger(oldSize)) return fail('bad_request', `old size ${m[1].slice(0, 30)} is beyond 2^53 - 1`);
+  const proof: Hash32[] = [];
+  for (;;) {
+    const line = nextLine();
+    if (line === undefined) return fail('bad_request', 'no empty line after the consistency proof');
+    if (line === '') break;
+    if (proof.length === MAX_C2SP_PROOF_LINES) return fail('bad_request', `more than ${MAX_C2SP_PROOF_LINES} consistency proof lines`);
+    const h = fromBase64Std(line);
+    if (!h.ok || h.value.length !== 32) return fail('bad_request', `consistency proof line ${proof.length + 1} is not the base64 of a 32-byte hash`);
+    proof.push(h.value as Hash32);
+  }
+  if (pos >= body.length) return malformed('no checkpoint after the empty line');
+  return ok({ oldSize, proof, note: body.slice(pos) });
+}
+
+function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+type Decision =
+  | { kind: 'cosign'; expectedVersion: number; sameSize: boolean }
+  | { kind: 'refuse'; failure: Failure; evidence: boolean };
+
+function decide(req: C2spAddCheckpointRequest, size: number, root: Uint8Array, state: LogState | undefined): Decision {
+  const stored = state?.seq ?? 0;
+  const refuse = (failure: Failure, evidence = true): Decision => ({ kind: 'refuse', failure, evidence });
+  if (req.oldSize !== stored) return refuse(fail('conflict', `old ${req.oldSize}, the witness last cosigned size ${stored}`, { knownSeq: stored }), false);
+  if (size === 0 && !bytesEqual(root, EMPTY_ROOT)) return refuse(fail('inconsistent', 'a checkpoint of size 0 has the root of the empty tree'));
+  if (req.oldSize === 0) {
+    if (req.proof.length !== 0) return refuse(fail('inconsistent', 'old size 0 takes an empty consistency proof'));
+    return { kind: 'cosign', expectedVersion: state?.version ?? 0, sameSize: size === 0 && state !== undefined };
+  }
+  const oldRoot = parseHash(state!.root);
+  if (!oldRoot.ok) return refuse(fail('witness_unavailable', `stored root of ${state!.log} unreadable`), false);
+  if (size === req.oldSize && !bytesEqual(root, oldRoot.value)) {
+    return refuse(fail('fork_detected', `size ${size}: root ${formatHash(root)} differs from the cosigned ${state!.root}`, { knownSeq: stored }));
+  }
+  const c = verifyConsistency(req.oldSize, size, req.proof, oldRoot.value, root as Hash32);
+  if (!c.ok) return refuse(fail('inconsistent', `consistency ${req.oldSize} -> ${size}: ${c.detail}`));
+  return { kind: 'cosign', expectedVersion: state!.version, sameSize: size === stored };
+}
+
+/** Decide one add-checkpoint body; on ok the state is durable and the lines may be sent. */
+export async function processC2spAddCheckpoint(body: Uint8Array, deps: C2spWitnessDeps): Promise<Result<C2spCosigned>> {
+  const req = parseC2spAddCheckpointBody(body);
+  if (!req.ok) return req;
+  const parsed = parseNote(req.value.note);
+  if (!parsed.ok) return parsed;
+  const cp = parseCheckpointBody(parsed.value.text);
+  if (!cp.ok) return malformed(cp.detail);
+  const { origin, size, rootHash } = cp.value;
+  const keys = deps.logKeys.get(origin);
+  if (!keys || keys.length === 0) return fail('unknown_log', `this witness does not follow ${origin}`);
+  const v = verifyNote(req.value.note, keys, { backend: deps.backend });
+  if (!v.ok) return v.code === 'bad_signature' || v.code === 'unknown_key' ? v : fail('bad_signature', `${v.code}: ${v.detail}`);
+  if (req.value.oldSize > size) return fail('bad_request', `old size ${req.value.oldSize} is above the checkpoint size ${size}`);
+
+  // The signed checkpoint we keep: its text, the log signatures that verified, then our line.
+  const verified = new Set(v.value.verified.map((s) => `${s.name}+${s.keyId}`));
+  const logLines = [...new Set(parsed.value.signatures.filter((s) => verified.has(`${s.name}+${s.keyId}`)).map((s) => `\u2014 ${s.line}\n`))];
+  const signedText = `${parsed.value.text}\n${logLines.join('')}`;
+
+  const lock = deps.lock ?? deps.state.lock;
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const release = await lock.acquire(origin);
+    try {
+      const state = await deps.state.get(origin);
+      const d = decide(req.value, size, rootHash, state);
+      if (d.kind === 'refuse') {
+        if (d.evidence) deps.onEvidence?.({ origin, code: d.failure.code, detail: d.failure.detail, note: signedText });
+        return d.failure;
+      }
+      await deps.hooks?.afterCheck?.(origin);
+      const now = deps.clock();
+      const c = deps.cosigner.cosign(parsed.value.textBytes, now);
+      const next: Omit<LogState, 'version'> = { log: origin, seq: size, root: formatHash(rootHash), updatedAt: formatTime(now), note: `${signedText}\u2014 ${c.line}\n`, noteCosignature: c.line };
+      // The same tree again keeps what the libp2p protocol knew about it (head, JSON checkpoint).
+      if (d.sameSize && state) {
+        for (const k of ['head', 'checkpoint', 'cosignature'] as const) if (state[k] !== undefined) (next as Record<string, unknown>)[k] = state[k];
+      }
+      if (state?.descriptorHash !== undefined) next.descriptorHash = state.descriptorHash;
+      const committed = await deps.state.commit(next, d.expectedVersion);
+      if (committed.ok) return ok({ origin, size, lines: `\u2014 ${c.line}\n` });
+      if (attempt === MAX_ATTEMPTS) {
+        const s = await deps.state.get(origin);
+        return fail('conflict', `state of ${origin} kept moving; retry`, { knownSeq: s?.seq ?? 0 });
+      }
+    } finally {
+      release();
+    }
+  }
+  return fail('conflict', 'unreachable');
+}
+
+export interface C2spHttpAnswer {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+/**
+ * The tlog-witness status for a result (fixed by the spec, not by the reason table: a same-size
+ * fork is 422 here, 409 in the JSON protocol). Error bodies are one text line `<code>: <detail>`;
+ * the 409 body is exactly the size and a newline, typed text/x.tlog.size.
+ */
+export function c2spAnswer(r: Result<C2spCosigned>): C2spHttpAnswer {
+  if (r.ok) return { status: 200, contentType: 'text/plain; charset=utf-8', body: r.value.lines };
+  if (r.code === 'conflict') return { status: 409, contentType: 'text/x.tlog.size', body: `${typeof r.knownSeq === 'number' ? r.knownSeq : 0}\n` };
+  const status: Record<string, number> = {
+    unknown_log: 404,
+    unknown_key: 403,
+    bad_signature: 403,
+    inconsistent: 422,
+    fork_detected: 422,
+    body_too_large: 413,
+    witness_unavailable: 503,
+  };
+  const detail = r.detail.replace(/[\r\n]+/g, ' ').slice(0, 500);
+  return { status: status[r.code] ?? 400, contentType: 'text/plain; charset=utf-8', body: `${r.code}: ${detail}\n` };
+}

@@ -1,0 +1,77 @@
+// witness/server/c2sp-http.ts: the C2SP tlog-witness HTTP interface of our witness (c2sp.org/
+// tlog-witness at C2SP/C2SP commit 5ba5ee830903e91240fc6f9f3a7a9293d49e69c9; DESIGN §7a), on the
+// witness's HTTP port, submission and monitoring prefix both the server root:
+//   POST /add-checkpoint              c2sp-add-checkpoint.ts decides; any request content type
+//   GET  /<sha256 hex(origin)>/checkpoint   the signed checkpoint we last cosigned for the log
+//                                     (its text, the log's signature lines we verified, our
+//                                     cosignature/v1 line), text/plain; 404 if we never did
+// The body is read as raw bytes (the note is verified over exactly what arrived), at most
+// MAX_C2SP_BODY_BYTES (413). Answers are the spec's plain-text forms, not problem+json (a C2SP
+// client reads the status, and for 409 the `text/x.tlog.size` body). Left out: sign-subtree, and
+// rate limits (the shared HTTP limits of the witness server apply).
+// Invariant: routes only adapt; every decision is made by processC2spAddCheckpoint.
+
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { sha256 } from '../../verifier/crypto/default.ts';
+import { toHex, utf8 } from '../../verifier/encoding/wire.ts';
+import { c2spAnswer, MAX_C2SP_BODY_BYTES, processC2spAddCheckpoint, type C2spCosigned, type C2spWitnessDeps } from './c2sp-add-checkpoint.ts';
+import type { Result } from '../../verifier/errors.ts';
+
+export interface C2spHttpDeps {
+  witness: C2spWitnessDeps;
+  /** Every origin this witness follows (for the origin-hash lookup of the monitoring read). */
+  origins: () => Iterable<string>;
+  /** Told of every decided request (metrics, logs). */
+  onResult?: (r: Result<C2spCosigned>, ms: number) => void;
+}
+
+export const originHash = (origin: string): string => toHex(sha256(utf8(origin)));
+
+const ORIGIN_HASH_RE = /^[0-9a-f]{64}$/;
+
+function send(reply: FastifyReply, status: number, contentType: string, body: string): FastifyReply {
+  return reply.status(status).header('content-type', contentType).header('cache-control', 'no-store').send(body);
+}
+
+/** Register the C2SP routes on `app` (before it listens). */
+export function registerC2spRoutes(app: FastifyInstance, deps: C2spHttpDeps): void {
+  const byHash = new Map<string, string>();
+  const lookup = (h: string): string | undefined => {
+    const hit = byHash.get(h);
+    if (hit !== undefined) return hit;
+    for (const o of deps.origins()) {
+      const k = originHash(o);
+      byHash.set(k, o);
+      if (k === h) return o;
+    }
+    return undefined;
+  };
+
+  void app.register(async (scope) => {
+    // Raw bytes, whatever the content type (tlog-witness names none); only in this scope.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_C2SP_BODY_BYTES }, (_req, body, done) => done(null, body));
+    scope.setErrorHandler((err, _req, reply) => {
+      const e = err as { statusCode?: number; code?: string; message?: string };
+      if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || e.statusCode === 413) return send(reply, 413, 'text/plain; charset=utf-8', `body_too_large: at most ${MAX_C2SP_BODY_BYTES} bytes\n`);
+      if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return send(reply, 400, 'text/plain; charset=utf-8', `bad_request: ${String(e.message).slice(0, 200)}\n`);
+      return send(reply, 503, 'text/plain; charset=utf-8', `witness_unavailable: ${String(e.message).slice(0, 200)}\n`);
+    });
+    scope.post('/add-checkpoint', { bodyLimit: MAX_C2SP_BODY_BYTES }, async (req, reply) => {
+      const t0 = performance.now();
+      const body = Buffer.isBuffer(req.body) ? new Uint8Array(req.body.buffer, req.body.byteOffset, req.body.length) : new Uint8Array(0);
+      const r = await processC2spAddCheckpoint(body, deps.witness);
+      deps.onResult?.(r, performance.now() - t0);
+      const a = c2spAnswer(r);
+      return send(reply, a.status, a.contentType, a.body);
+    });
+  });
+
+  app.get<{ Params: { hash: string } }>('/:hash/checkpoint', async (req, reply) => {
+    const h = req.params.hash;
+    const origin = ORIGIN_HASH_RE.test(h) ? lookup(h) : undefined;
+    const state = origin === undefined ? undefined : await deps.witness.state.get(origin);
+    if (!state?.note) return send(reply, 404, 'text/plain; charset=utf-8', 'not_found: this witness has cosigned no checkpoint for that origin hash\n');
+    return send(reply, 200, 'text/plain; charset=utf-8', state.note);
+  });
+}
