@@ -1,3 +1,5 @@
+// vitest.config.ts: where the tests are (unit tests beside the code, cross-process tests in
+// test/), the setup files (polyfills, fast-check settings), timeouts, and the summary reporter.
 import { defineConfig } from 'vitest/config';
 
 // Unit tests live beside the code (x.test.ts); cross-process tests in test/.

@@ -5,7 +5,7 @@
 // (`core.append(arrayOf100Buffers)`, its default storage), interleaved chunk by chunk so both see
 // the same machine. Only the append calls are timed; the entries (JCS, SHA-256, an Ed25519 event
 // signature each) are built ahead, outside the timing (their rate is reported apart). The headline
-// awaits every append (one batch of 100 at a time, as the brief states); `pipelined` keeps 4
+// awaits every append (one batch of 100 at a time, as DESIGN §13 states); `pipelined` keeps 4
 // appends in flight on both sides (the logstore then group-commits them). Hypercore's default
 // storage does not fsync per append (rocksdb_write with default options) while every logstore
 // batch is fsync'd, and the logstore writes more bytes per block (entry + CloudEvent + index);

@@ -1,4 +1,4 @@
-// bench/browser.ts: the `browser` section of bench/results.json (DESIGN §12b, §13; issue 12): the
+// bench/browser.ts: the `browser` section of bench/results.json (DESIGN §12b, §13): the
 // offline verifier page (web/dist/verifier.html, opened from disk) in headless Debian Chromium with
 // the flags of DESIGN §12b, verifying a generated bundle of 10^5 events (quick: 10^4; the
 // testkit/log-generator.ts bundle with real signatures, erasures and cosigned checkpoints) that

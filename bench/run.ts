@@ -23,10 +23,14 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   verify: () => import('./verify.ts'),
   // only the hostile inputs of the verify section (issue 14); merged into results.verify
   verifyHostile: () => import('./verify-hostile.ts'),
+  slowConnections: () => import('./slow-connections.ts'),
   checkpoint: () => import('./checkpoint.ts'),
   witness: () => import('./witness.ts'),
+  c2sp: () => import('./c2sp.ts'),
   strictJson: () => import('./strict-json.ts'),
   browser: () => import('./browser.ts'),
+  // PostgreSQL logstore driver beside LevelDB, and take-over of two sequencers (issue 13 part 3)
+  postgres: () => import('./postgres.ts'),
 };
 
 // key path, target predicate, text
@@ -38,9 +42,12 @@ const TARGETS: Array<[string, (v: number) => boolean, string]> = [
   ['verify.ratioToVerifyLimit', (v) => v >= 0.7, '>= 0.7'],
   ['verify.peakRssMB', (v) => v <= 256, '<= 256 MB'],
   ['verify.hostilePeakRssMB', (v) => v <= 256, '<= 256 MB'],
+  ['slowConnections.p99Ratio', (v) => v <= 2, '<= 2 (p99 under flood / alone)'],
+  ['slowConnections.slow.stillOpen', (v) => v === 0, '0 slow ones left'],
   ['checkpoint.p50Ms', () => true, '(reported)'],
   ['checkpoint.p99Ms', (v) => v <= 1000, '<= 1,000 ms'],
   ['witness.addCheckpointPerSec', (v) => v >= 2000, '>= 2,000/s'],
+  ['c2sp.witnessAddCheckpointPerSec', (v) => v >= 2000, '>= 2,000/s'],
   ['proof.inclusionMs', (v) => v < 1, '< 1 ms'],
   ['crypto.ed25519VerifyPerSecAllCores', () => true, '(limit)'],
   ['strictJson.event800.ratio', () => true, '(reported: vs JSON.parse)'],
@@ -48,6 +55,9 @@ const TARGETS: Array<[string, (v: number) => boolean, string]> = [
   ['browser.verifyEventsPerSec', () => true, '(reported)'],
   ['browser.ratioToCli', (v) => v >= 0.5, '>= 0.5'],
   ['browser.peakJsHeapMB', () => true, '(reported)'],
+  ['postgres.ingestEventsPerSec', () => true, '(reported)'],
+  ['postgres.ratioToLevel', () => true, '(reported: vs LevelDB, same run)'],
+  ['postgres.takeoverMs', () => true, '(reported: SIGKILL -> first 201)'],
 ];
 
 function get(o: Record<string, unknown>, path: string): unknown {

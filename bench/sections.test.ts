@@ -24,4 +24,10 @@ describe('bench sections (quick smoke)', () => {
     positive(await (await import('./checkpoint.ts')).run({ quick: true }), ['p50Ms', 'p99Ms']);
     positive(await (await import('./witness.ts')).run({ quick: true }), ['addCheckpointPerSec']);
   }, 120_000);
+
+  it('c2sp: the witness over tlog-witness HTTP, every request cosigned', async () => {
+    const r = await (await import('./c2sp.ts')).run({ quick: true });
+    positive(r, ['witnessAddCheckpointPerSec', 'witnessRequests']);
+    expect(r.witnessFailures).toBe(0);
+  }, 120_000);
 });

@@ -1,4 +1,4 @@
-// bench/verify-hostile.ts: `verify.hostilePeakRssMB` of DESIGN §13 (issue 14): the offline verifier's
+// bench/verify-hostile.ts: `verify.hostilePeakRssMB` of DESIGN §13: the offline verifier's
 // peak resident memory on inputs built to exhaust it, each verified in its own child process
 // (bench/verify-child.ts, the code path of `cookwala verify`, which reports the kernel's VmHWM). The
 // inputs are generated on the fly into a temp dir and removed: a small valid bundle with one
@@ -77,7 +77,7 @@ export async function runHostile(ctx: { quick: boolean }): Promise<Record<string
     await writeFile(policy, JSON.stringify(g.policy));
     const head = lines.slice(0, 2).join('\n') + '\n';
     const tail = '\n' + lines.slice(2).join('\n') + '\n';
-    const bigLine = ctx.quick ? 256 << 20 : 2 << 30;
+    const bigLine = ctx.quick ? 256 * 1024 ** 2 : 2 * 1024 ** 3;
     const cases: Array<[string, Array<string | [string, number]>]> = [
       ['emptyObjects16.5MB', [head, '[', ['{},', 5_500_000], '{}]', tail]],
       ['nestedArrays8M', [head, ['[', 8_000_000], [']', 8_000_000], tail]],

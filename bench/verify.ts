@@ -1,4 +1,4 @@
-// bench/verify.ts: the `verify` section of bench/results.json (DESIGN §13, issue 5): the offline
+// bench/verify.ts: the `verify` section of bench/results.json (DESIGN §13): the offline
 // verifier over generated bundles (testkit/log-generator.ts: real signatures, erasures, checkpoints
 // cosigned by 3 witnesses) of 10^5 and 10^6 events (quick: 10^4 and 10^5), each verified in a
 // child process (bench/verify-child.ts, the code path of `cookwala verify`) that reports its wall

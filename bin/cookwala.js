@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The `cookwala` command: loads the TypeScript sources through tsx (no build step), the Node 20
-// polyfills, then dispatches to each part's cli.ts (bin/main.ts).
+// polyfills, then dispatches to each part's command module (bin/main.ts).
 import { register } from 'tsx/esm/api';
 
 register();

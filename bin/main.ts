@@ -1,6 +1,7 @@
-// bin/main.ts: the one CLI, `cookwala`, dispatching to each part's cli.ts (DESIGN §2, §12). Parts
-// are imported lazily so `cookwala verify` never loads fastify or libp2p. An unknown subcommand or
-// bad flags print the usage and exit 2.
+// bin/main.ts: the one CLI, `cookwala`, dispatching to each part's command module
+// (sequencer/cli.ts, witness/cli.ts, executor/cli.ts, …; DESIGN §2, §12). Parts are imported
+// lazily so `cookwala verify` never loads fastify or libp2p. An unknown subcommand or bad flags
+// print the usage and exit 2.
 
 type Run = (argv: string[]) => Promise<number>;
 interface Command {
@@ -11,6 +12,7 @@ interface Command {
 const COMMANDS: Record<string, Command> = {
   init: { summary: 'create a data dir: sequencer key, operator token, config, log', load: async () => (await import('../sequencer/cli-init.ts')).run },
   sequencer: { summary: 'run the sequencer (ingest, checkpoints, HTTP API)', load: async () => (await import('../sequencer/cli.ts')).run },
+  checkpoint: { summary: 'show (or wait for) the published checkpoint and who cosigned it', load: async () => (await import('../sequencer/cli-checkpoint.ts')).run },
   export: { summary: 'export a log as an audit bundle (NDJSON)', load: async () => (await import('../sequencer/cli-export.ts')).run },
   proof: { summary: 'write one event with its inclusion proof and checkpoint', load: async () => (await import('../sequencer/cli-proof.ts')).run },
   witness: { summary: 'run a witness (libp2p cosigner)', load: async () => (await import('../witness/cli.ts')).run },

@@ -1,5 +1,5 @@
 // demo/cli.ts: `cookwala demo [--data DIR] [--once] [--fork] [--devices N]`, what `npm start` runs
-// (issue 6, DESIGN §12). On a fresh checkout it takes DIR (data-dir.ts), then runs the steps in
+// (DESIGN §12). On a fresh checkout it takes DIR (data-dir.ts), then runs the steps in
 // order, each through the parts' real commands as child processes (children.ts): the sequencer
 // and three witnesses (network.ts), simulated devices on a mission (mission.ts), one device's
 // consent withdrawal and the erasure it causes, the audit (audit.ts: checkpoint at quorum, export,

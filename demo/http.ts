@@ -1,5 +1,5 @@
 // demo/http.ts: what the demo reads over HTTP from its children, on 127.0.0.1 only (DESIGN §10 for
-// the sequencer, the witness status API of issue 4): JSON GETs with a time limit, the log's entries
+// the sequencer, the witness status API): JSON GETs with a time limit, the log's entries
 // as an incremental tail (NDJSON with the `cookwala-head` header) and a payload's state (present,
 // or erased: 410). Invariant: everything here only reads, and every call is bounded by a timeout
 // and the demo's abort signal. Left out: retries (callers poll).

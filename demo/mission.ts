@@ -55,7 +55,8 @@ export function simulatorArgs(ctx: DemoContext, net: Network, o: { missions: num
     `--sequencer=${net.sequencerUrl}`,
     `--log=${ctx.opts.log}`,
     ...(o.consent ? [`--consent=${o.consent}`] : []),
-    `--register-token=${net.token}`,
+    // The token from its file, never in argv (issue 15: argv shows in `ps`).
+    `--register-token-file=${join(net.sequencerDir, 'operator.token')}`,
   ];
 }
 

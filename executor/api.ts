@@ -22,6 +22,7 @@ import { parseJson } from '../verifier/encoding/strict-json.ts';
 import { formatTime } from '../verifier/encoding/wire.ts';
 import type { KeyRecord } from '../verifier/documents/keys.ts';
 import { problemOf, PROBLEM_TYPE, registerProblemHandlers, sendProblem } from '../platform/http-problem.ts';
+import { boundedServerOptions, capConnections } from '../platform/http-limits.ts';
 import type { ExecutionService } from './service.ts';
 import type { ExecutionRecord, ExecutorStore } from './store.ts';
 import type { SafetyLimits } from './safety-limits.ts';
@@ -98,10 +99,12 @@ const json = (schema: unknown, description: string) => ({ description, content: 
 
 export function buildExecutorApp(svc: ExecutionService, store: ExecutorStore, opts: ApiOptions): FastifyInstance {
   const app = Fastify({
+    ...boundedServerOptions(),
     ...(opts.logger ? { loggerInstance: opts.logger as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: true }) } : { logger: false }),
     bodyLimit: opts.bodyLimit ?? 256 * 1024,
     ajv: { customOptions: { removeAdditional: false, useDefaults: false, coerceTypes: false } },
   });
+  capConnections(app.server);
   registerProblemHandlers(app);
   // Request schemas are enforced with the same settings fastify is given above; headers are read by
   // the handlers (each with its own reason code), their schemas only document them.

@@ -181,7 +181,7 @@ async function main(argv: string[]): Promise<number> {
     if (maxConnections !== undefined) ex.app.server.maxConnections = maxConnections;
     const url = await ex.app.listen({ host: '127.0.0.1', port: port ?? 8710 });
     logger.info(
-      { event: 'listening', url, source: identity.source, kid: identity.keyRecord.kid, log: values.log, consent: ex.store.consent().dataset, attendance: ex.attendance.get(), ownerToken: join(dir, 'owner-token'), control: control.socketPath, data: join(dir, 'db'), recovered: rec },
+      { event: 'listening', url, source: identity.source, kid: identity.keyRecord.kid, log: values.log, consent: ex.store.consent().dataset, attendance: ex.attendance.get(), ownerToken: join(dir, 'owner-token'), control: control.socketPath ?? `unavailable: ${control.socketError}`, data: join(dir, 'db'), recovered: rec },
       `device ${identity.name} (${identity.source}, key ${identity.keyRecord.kid}) listening on ${url}`,
     );
     await new Promise<void>((resolve) => {

@@ -70,7 +70,9 @@ export async function loadOrCreateDevice(dir: string, opts: { name?: string; now
   const signer = createSigner({ alg: secret.alg, kid: secret.kid, secretKey: secret.secretKey });
   let id = await readJson<{ kind: string; name: string; source: string; keyRecord: KeyRecord }>(idPath);
   if (!id) {
-    const keyRecord = keyRecordOf(signer, { owner: sourceOf(name), role: 'device', validFrom: formatTime((opts.now ?? Date.now)()) });
+    // Valid from the start of its creation day: under open consent events are signed at the day (§8).
+    const now = (opts.now ?? Date.now)();
+    const keyRecord = keyRecordOf(signer, { owner: sourceOf(name), role: 'device', validFrom: formatTime(now - (now % 86_400_000)) });
     await writeFileOnce(idPath, JSON.stringify({ kind: 'DeviceIdentity', name, source: sourceOf(name), keyRecord }, null, 2) + '\n', 0o644);
     id = await readJson(idPath);
     if (!id) throw new DeviceSetupError(`${idPath} vanished`);

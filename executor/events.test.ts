@@ -40,13 +40,18 @@ describe('status events', () => {
     const acc = buildStatusEvent({ source, signer, dataset: 'none' }, { executionId: 'x', recipeId: 'r', status: 'accepted', seq: 1, at, verifiedBy: ['time'] });
     expect(acc.data).toEqual({ recipe: 'r', verifiedBy: ['time'] });
   });
-  it('open datasets coarsen time to the day; the signature time stays exact', () => {
+  it('open datasets coarsen time AND signedAt to the day (§8); other consents keep milliseconds', () => {
     expect(eventTime(at, 'open')).toBe('2026-11-30T00:00:00.000Z');
     expect(eventTime(at, 'research_only')).toBe('2026-11-30T10:11:12.345Z');
     const ev = buildStatusEvent({ source, signer, dataset: 'open' }, { executionId: 'x', recipeId: 'r', status: 'running', seq: 3, at });
     expect(ev.time).toBe('2026-11-30T00:00:00.000Z');
     const v = verifyEventSignature(ev, lookup);
-    expect(v.ok && v.value.signature.signedAt).toBe('2026-11-30T10:11:12.345Z');
+    expect(v.ok && v.value.signature.signedAt).toBe('2026-11-30T00:00:00.000Z');
+    const w = buildConsentWithdrawn({ source, signer, dataset: 'none' }, at, 2, 'open');
+    const wv = verifyEventSignature(w, lookup);
+    expect([w.time, wv.ok && wv.value.signature.signedAt]).toEqual(['2026-11-30T00:00:00.000Z', '2026-11-30T00:00:00.000Z']);
+    const r = verifyEventSignature(buildStatusEvent({ source, signer, dataset: 'research_only' }, { executionId: 'x', recipeId: 'r', status: 'running', seq: 3, at }), lookup);
+    expect(r.ok && r.value.signature.signedAt).toBe('2026-11-30T10:11:12.345Z');
   });
 });
 

@@ -4,9 +4,13 @@
 // `cookwala.device.heartbeat` and `cookwala.consent.withdrawn`, each signed with the device key
 // (verifier/cloudevent/read.ts signEvent). Safety reports carry `cookwalalatency: "local_safety"`: they
 // report what the device already did, they never protect. Privacy (§8): no personal data (no
-// names, no free text, only ids, ops and reason codes), and under `open` consent the `time`
-// attribute is coarsened to the day. The signature's signedAt stays exact: key validity and
-// revocation are judged at the true signing time.
+// names, no free text, only ids, ops and reason codes), and under `open` consent every time that
+// leaves the device is coarsened to the day: the `time` attribute AND the signature's signedAt (in
+// cookwalasig, copied into the log entry), so the event fits a log declared `timePrecision: "day"`
+// (verifier/documents/time-bounds.ts), whose sequencer stamps sequencedAt at the day too. The cost:
+// key validity and revocation are judged at the day of signing (device keys are valid from the
+// start of their creation day, device-key.ts). Heartbeats keep exact times: they are liveness for
+// the hub, never stored in a log or the outbox, and their arrival time tells the hub as much.
 
 import { signEvent, type CloudEvent } from '../verifier/cloudevent/read.ts';
 import type { Signer } from '../verifier/documents/signature.ts';
@@ -67,7 +71,7 @@ export function buildStatusEvent(ctx: EventContext, f: StatusEventFields): Cloud
     data,
   };
   if (f.safety || SAFETY_STATES.has(f.status)) ce.cookwalalatency = LOCAL_SAFETY;
-  return signEvent(ce, ctx.signer, formatTime(f.at));
+  return signEvent(ce, ctx.signer, eventTime(f.at, ctx.dataset));
 }
 
 /** Liveness only: no data (nobody would read it), never stored or queued. */
@@ -87,5 +91,5 @@ export function buildConsentWithdrawn(ctx: EventContext, at: number, epoch: numb
     datacontenttype: 'application/json',
     data: { previous },
   };
-  return signEvent(ce, ctx.signer, formatTime(at));
+  return signEvent(ce, ctx.signer, eventTime(at, previous));
 }

@@ -18,7 +18,9 @@ export interface LocalControlTarget {
 }
 
 export interface LocalControl {
-  readonly socketPath: string;
+  /** undefined when the socket could not be made (e.g. a path over the ~107-byte limit); SIGUSR2 still works. */
+  readonly socketPath: string | undefined;
+  readonly socketError?: string;
   close(): Promise<void>;
 }
 
@@ -53,18 +55,25 @@ export async function startLocalControl(socketPath: string, target: LocalControl
       );
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(socketPath, () => {
-      server.off('error', reject);
-      resolve();
+  let socketError: string | undefined;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(socketPath, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
-  await chmod(socketPath, 0o600);
+    await chmod(socketPath, 0o600);
+  } catch (e) {
+    socketError = (e as Error).message;
+  }
   return {
-    socketPath,
+    socketPath: socketError ? undefined : socketPath,
+    socketError,
     async close() {
       process.off('SIGUSR2', signal);
+      if (socketError) return;
       await new Promise<void>((r) => server.close(() => r()));
       await rm(socketPath, { force: true });
     },

@@ -219,7 +219,7 @@ export async function runSimulation(opts: SimulationOptions): Promise<Simulation
     let drained = true;
     const consentOut = devices.some((d) => d.executor.store.consent().dataset !== 'none');
     if (opts.sequencerUrl && consentOut) {
-      const r = await Promise.all(devices.map((d) => d.executor.delivery?.drained(opts.drainTimeoutMs ?? 60_000) ?? true));
+      const r = await Promise.all(devices.map(async (d) => (await d.executor.delivery?.drained(opts.drainTimeoutMs ?? 60_000)) ?? true));
       drained = r.every(Boolean);
     }
     const sum: SimulationSummary = { devices: devices.length, missions: devices.length * missions, statuses, events: 0, delivered: 0, pending: 0, deadLetters: 0, drained };

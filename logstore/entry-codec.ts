@@ -5,7 +5,7 @@
 // is always Event, the log is the store's, the seq is the key). Anything else is stored as its
 // JSON text, so no entry is ever refused or changed by the codec. Leaves out: checking the entry
 // hash (the sequencer built it). Invariant: decodeEntry(encodeEntry(e), e.log, e.seq) deep-equals
-// e, members in buildEntry's order (entry-codec.test.ts, fast-check).
+// e, members in buildEntry's order (codecs.test.ts, fast-check).
 
 import { formatHash, isHashString, isTime } from '../verifier/encoding/wire.ts';
 import type { Entry, EntryCe } from '../verifier/documents/entry.ts';

@@ -28,6 +28,15 @@ import { openLevel } from '../platform/level-open.ts';
 type Compactable = { compactRange(start: Buffer, end: Buffer): Promise<void> };
 
 /** See OpenOptions.writeBufferSize. */
+
+/** An error that means the disk (or quota) is full: ENOSPC/EDQUOT from Node, or LevelDB's IO error text. */
+export function isNoSpace(e: unknown): boolean {
+  const x = e as { code?: unknown; message?: unknown; cause?: unknown } | undefined;
+  if (!x) return false;
+  if (x.code === 'ENOSPC' || x.code === 'EDQUOT') return true;
+  if (typeof x.message === 'string' && /no space left on device|disk quota exceeded/i.test(x.message)) return true;
+  return x.cause !== undefined && x.cause !== e && isNoSpace(x.cause);
+}
 export const DEFAULT_WRITE_BUFFER = 32 * 1024 * 1024;
 
 export async function openLogStore(dir: string, opts: OpenOptions = {}): Promise<LogStore> {
@@ -145,12 +154,16 @@ class Store extends StoreReader implements LogStore {
       await this.faults?.beforeWrite?.(kind);
     } catch (e) {
       await batch.close();
+      // Nothing reached LevelDB: a full disk here leaves the store writable once space returns.
+      if (isNoSpace(e)) throw new ProtocolError('disk_full', `${kind}: the disk is full; nothing was written`, { poisoned: false });
       throw e;
     }
     try {
       await batch.write({ sync: true });
     } catch (e) {
       this.failed = (e as Error).message;
+      // LevelDB keeps a failed write's error until reopened: the store refuses writes from now on.
+      if (isNoSpace(e)) throw new ProtocolError('disk_full', `${kind} batch failed, the disk is full: ${(e as Error).message}; reopen the store once space returns`, { poisoned: true });
       throw new ProtocolError('store_failed', `${kind} batch failed: ${(e as Error).message}`);
     }
     try {

@@ -5,8 +5,8 @@
 // a clear reason code. Node only (I/O lives in verifier/cli/, DESIGN §2); sequencer, witness and
 // executor share it.
 
-import { link, open, readFile, rename, unlink } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { link, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ProtocolError } from '../verifier/errors.ts';
 import { parseJson } from '../verifier/documents/read.ts';
@@ -27,9 +27,13 @@ export async function writeFileDurable(path: string, data: string, opts: { mode?
   try {
     await fh.writeFile(data);
     await fh.sync();
-  } finally {
-    await fh.close();
+  } catch (e) {
+    // A write that failed (ENOSPC, EIO) leaves no temp file behind and the old file in place.
+    await fh.close().catch(() => undefined);
+    await unlink(tmp).catch(() => undefined);
+    throw e;
   }
+  await fh.close();
   try {
     if (opts.exclusive) await link(tmp, path);
     else await rename(tmp, path);
@@ -37,6 +41,22 @@ export async function writeFileDurable(path: string, data: string, opts: { mode?
     if (opts.exclusive) await unlink(tmp).catch(() => undefined);
   }
   await fsyncDir(dirname(path));
+}
+
+/**
+ * Remove the temp files writeFileDurable left beside `path` when a process was killed between
+ * creating and renaming one (`<name>.tmp-PID-…`). Call only while holding what makes this process
+ * the file's one writer (the log store's lock), or a live writer's temp file could go.
+ */
+export async function removeStaleTemps(path: string): Promise<number> {
+  const dir = dirname(path);
+  const prefix = `${basename(path)}.tmp-`;
+  let removed = 0;
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    if (!name.startsWith(prefix)) continue;
+    await unlink(join(dir, name)).then(() => removed++, () => undefined);
+  }
+  return removed;
 }
 
 /** A file's text, undefined when it does not exist. */

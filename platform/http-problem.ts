@@ -39,6 +39,11 @@ const FASTIFY_CODES: Record<string, ReasonCode> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_request',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'bad_json',
   FST_ERR_CTP_INVALID_JSON_BODY: 'bad_json',
+  FST_ERR_MAX_PARAM_LENGTH: 'uri_too_long',
+  FST_ERR_BAD_URL: 'bad_request',
+  FST_ERR_INVALID_URL: 'bad_request',
+  FST_ERR_NOT_FOUND: 'not_found',
+  FST_ERR_HANDLER_TIMEOUT: 'internal_error',
 };
 
 interface ValidationIssue {
@@ -64,6 +69,9 @@ export function toFailure(err: unknown): Failure {
   if (e instanceof SyntaxError) return fail('bad_json', e.message);
   const status = typeof e?.statusCode === 'number' ? e.statusCode : 500;
   if (status === 413) return fail('body_too_large', String(e.message));
+  if (status === 414) return fail('uri_too_long', String(e.message).slice(0, 200));
+  if (status === 431) return fail('headers_too_large', String(e.message));
+  if (status === 408) return fail('request_timeout', String(e.message));
   if (status === 415) return fail('unsupported_media_type', String(e.message));
   if (status >= 400 && status < 500) return fail('bad_request', String(e?.message ?? 'bad request'));
   return fail('internal_error', 'unexpected server fault');

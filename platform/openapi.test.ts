@@ -16,7 +16,12 @@ afterEach(async () => {
 async function build(): Promise<FastifyInstance> {
   const a = Fastify({ ajv: { customOptions: { removeAdditional: false, useDefaults: false, coerceTypes: false } } });
   registerProblemHandlers(a);
-  await registerOpenApi(a, { title: 't', version: '1', description: 'd', schemas: { Thing: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false } } });
+  await registerOpenApi(a, {
+    title: 't',
+    version: '1',
+    description: 'd',
+    schemas: { Thing: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false } },
+  });
   return a;
 }
 
@@ -35,8 +40,22 @@ group('registerOpenApi', () => {
   it('docBody is documentation only; body is validated (no coercion, no removal)', async () => {
     app = await build();
     const body = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false };
-    app.post('/doc', { schema: describe({ summary: 'doc', docBody: { content: { 'application/json': { schema: body } } }, responses: { 200: json('echo', { type: 'object', additionalProperties: true }) } }) }, async (req) => req.body);
-    app.post('/val', { schema: describe({ summary: 'val', body, responses: { 200: json('echo', { type: 'object', additionalProperties: true }) } }) }, async (req) => req.body);
+    app.post(
+      '/doc',
+      {
+        schema: describe({
+          summary: 'doc',
+          docBody: { content: { 'application/json': { schema: body } } },
+          responses: { 200: json('echo', { type: 'object', additionalProperties: true }) },
+        }),
+      },
+      async (req) => req.body,
+    );
+    app.post(
+      '/val',
+      { schema: describe({ summary: 'val', body, responses: { 200: json('echo', { type: 'object', additionalProperties: true }) } }) },
+      async (req) => req.body,
+    );
     const sent = { n: '1', extra: true };
     const doc = await app.inject({ method: 'POST', url: '/doc', payload: sent });
     expect(doc.statusCode).toBe(200);
@@ -70,7 +89,10 @@ group('registerOpenApi', () => {
     expect(d.openapi).toBe('3.1.0');
     const op = d.paths['/p/{id}'].post;
     expect(op.requestBody.content['application/x-thing'].schema).toEqual({ $ref: '#/components/schemas/Thing' });
-    expect(op.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`).sort()).toEqual(['header:idempotency-key', 'path:id']);
+    expect(op.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`).sort()).toEqual([
+      'header:idempotency-key',
+      'path:id',
+    ]);
     expect(Object.keys(op.responses).sort()).toEqual(['201', '400', '404', '413']);
     expect(op.responses['400'].description).toBe('problem+json: bad_json, invalid_event');
     expect(op.responses['404'].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
@@ -81,8 +103,12 @@ group('registerOpenApi', () => {
 
 group('componentsFromDefinitions', () => {
   it('rewrites draft-07 definition refs and keeps every other member, __proto__ included', () => {
-    const defs = JSON.parse('{"A":{"type":"object","properties":{"b":{"$ref":"#/definitions/B"},"__proto__":{"type":"string"}}},"B":{"type":"string"}}') as Record<string, unknown>;
+    const defs = JSON.parse(
+      '{"A":{"type":"object","properties":{"b":{"$ref":"#/definitions/B"},"__proto__":{"type":"string"}}},"B":{"type":"string"}}',
+    ) as Record<string, unknown>;
     const c = componentsFromDefinitions(defs);
-    expect(JSON.stringify(c)).toBe('{"A":{"type":"object","properties":{"b":{"$ref":"#/components/schemas/B"},"__proto__":{"type":"string"}}},"B":{"type":"string"}}');
+    expect(JSON.stringify(c)).toBe(
+      '{"A":{"type":"object","properties":{"b":{"$ref":"#/components/schemas/B"},"__proto__":{"type":"string"}}},"B":{"type":"string"}}',
+    );
   });
 });

@@ -44,7 +44,9 @@ export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/
 /** The problem+json body (RFC 9457 with the reason `code`), extension members allowed. */
 export const PROBLEM_SCHEMA: JsonSchema = {
   type: 'object',
-  description: 'RFC 9457 problem details; `code` is a reason code of the one reason table (README); facts a client acts on travel as extra members (e.g. `erasure`, the erasure record of payload_erased)',
+  description:
+    'RFC 9457 problem details; `code` is a reason code of the one reason table (README); facts a client acts on ' +
+    'travel as extra members (e.g. `erasure`, the erasure record of payload_erased)',
   required: ['type', 'title', 'status', 'detail', 'code'],
   properties: {
     type: { type: 'string', description: 'urn:cookwala:reason:<code>' },
@@ -122,8 +124,16 @@ const OPENAPI_DOCUMENT_SCHEMA: JsonSchema = {
   required: ['openapi', 'info', 'paths'],
   properties: {
     openapi: { type: 'string', const: '3.1.0' },
-    info: { type: 'object', required: ['title', 'version'], properties: { title: { type: 'string' }, version: { type: 'string' }, description: { type: 'string' } } },
-    paths: { type: 'object', description: 'OpenAPI 3.1 Paths Object', additionalProperties: { type: 'object', description: 'Path Item Object', additionalProperties: true } },
+    info: {
+      type: 'object',
+      required: ['title', 'version'],
+      properties: { title: { type: 'string' }, version: { type: 'string' }, description: { type: 'string' } },
+    },
+    paths: {
+      type: 'object',
+      description: 'OpenAPI 3.1 Paths Object',
+      additionalProperties: { type: 'object', description: 'Path Item Object', additionalProperties: true },
+    },
     components: { type: 'object', description: 'OpenAPI 3.1 Components Object', additionalProperties: true },
   },
 };
@@ -153,5 +163,14 @@ export async function registerOpenApi(app: FastifyInstance, o: OpenApiOptions): 
     },
   };
   await app.register(fastifySwagger, options);
-  app.get(OPENAPI_PATH, { schema: describe({ summary: 'This document (OpenAPI 3.1, generated from the route schemas)', responses: { 200: json('the OpenAPI document', OPENAPI_DOCUMENT_SCHEMA), ...problems('internal_error') } }) }, async () => app.swagger());
+  app.get(
+    OPENAPI_PATH,
+    {
+      schema: describe({
+        summary: 'This document (OpenAPI 3.1, generated from the route schemas)',
+        responses: { 200: json('the OpenAPI document', OPENAPI_DOCUMENT_SCHEMA), ...problems('internal_error') },
+      }),
+    },
+    async () => app.swagger(),
+  );
 }

@@ -1,4 +1,4 @@
-// platform/operator-token.ts: where a command finds the sequencer's operator token (issue 15),
+// platform/operator-token.ts: where a command finds the sequencer's operator token,
 // never required in argv (visible in `ps`): `--register-token-file FILE` (e.g. SEQ/operator.token,
 // mode 0600), else the environment variable COOKWALA_OPERATOR_TOKEN, else `--register-token=T`
 // (kept for scripts; a warning says it shows in `ps`). Pure but for reading FILE (bounded: a

@@ -1,4 +1,4 @@
-// platform/service-url.ts: what a CLI says when the URL it was given is unusable (issue 15: one
+// platform/service-url.ts: what a CLI says when the URL it was given is unusable (one
 // line per environment fault, naming the flag to fix; exit 2). Before a command reads a log from
 // `--url`, it asks `GET /.well-known/cookwala.json` which kind of cookwala service answers there
 // (the KeyRecord's role: sequencer or witness) and whether it hosts the log. Connection faults

@@ -1,16 +1,16 @@
 // platform/sig-pool.ts: signature checks off the event loop (DESIGN §5, §13), shared by the
 // sequencer's ingest and the offline verifier. A pool of worker_threads (default size
 // os.availableParallelism()) runs sig-worker.js, plain JS on node:crypto, so no loader is needed
-// in the worker. Callers build the signed bytes themselves (signature.ts signingHeaderBytes) and
+// in the worker. Callers build the signed bytes themselves (verifier/documents/signature.ts signingHeaderBytes) and
 // hand over raw {alg, publicKey, msg, sig}; the pool only answers true/false, with the same
-// verdict as signature.ts verifyRaw() on the node:crypto backend (sig-pool.test.ts proves it).
+// verdict as verifier/documents/signature.ts verifyRaw() on the node:crypto backend (sig-pool.test.ts proves it).
 // Calls made in the same event-loop turn are coalesced and packed into one transferred buffer per
 // worker, so a request carrying one event costs no message of its own. Workers are unref'd while
 // idle, so an idle pool never keeps a process alive, and ref'd while a verdict is owed.
-// The one Ed25519 rule (ed25519-rules.ts: key and signature encodings, small- and mixed-order keys)
+// The one Ed25519 rule (verifier/crypto/ed25519-rules.ts: key and signature encodings, small- and mixed-order keys)
 // is applied here on the main thread before an item is sent; an item that breaks it goes to the
 // worker as an unknown algorithm, whose verdict is false, as verifyRaw's is.
-// Left out: key validity and roles (signature.ts / keys.ts decide those on the main thread).
+// Left out: key validity and roles (verifier/documents/signature.ts / verifier/documents/keys.ts decide those on the main thread).
 
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';

@@ -10,6 +10,7 @@ import { readLogConfig } from './config.ts';
 import type { SequencerContext } from './context.ts';
 import { describe, json, ref } from '../platform/openapi.ts';
 import { errors, OPERATOR } from './api-schemas.ts';
+import { logVkeyOf } from '../verifier/documents/checkpoint-c2sp.ts';
 
 export function registerAdminRoutes(app: FastifyInstance, ctx: SequencerContext): void {
   const newLog = describe({
@@ -29,7 +30,15 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: SequencerContext)
   app.get('/v1/devices', { schema: describe({ summary: 'Device liveness (from heartbeats and events)', responses: { 200: json('every device seen', ref('Devices')), ...errors() } }) }, async () => ({ devices: ctx.liveness.list() }));
 
   const wellKnown = describe({ summary: "The sequencer's self-signed KeyRecord and the hosted logs", responses: { 200: json('keys and log origins', ref('WellKnown')), ...errors() } });
-  app.get('/.well-known/cookwala.json', { schema: wellKnown }, async () => ({ keys: [ctx.keyRecord], logs: ctx.logs.all().map((h) => h.origin) }));
+  app.get('/.well-known/cookwala.json', { schema: wellKnown }, async () => {
+    const logs = ctx.logs.all().map((h) => h.origin);
+    // Each log's C2SP vkey (DESIGN §7a): what a tlog-witness operator admits the log with.
+    const c2sp = logs.flatMap((log) => {
+      const v = logVkeyOf(log, ctx.keyRecord);
+      return v.ok ? [{ log, vkey: v.value, tiles: `/tlog/${encodeURIComponent(log)}/` }] : [];
+    });
+    return { keys: [ctx.keyRecord], logs, c2sp };
+  });
 
   const metrics = describe({ summary: 'Prometheus metrics', responses: { 200: json('text exposition format 0.0.4', { type: 'string' }, ['text/plain']), ...errors() } });
   app.get('/metrics', { schema: metrics }, async (_request, reply) => {

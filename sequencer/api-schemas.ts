@@ -14,7 +14,12 @@ import { componentsFromDefinitions, problems, ref, type JsonSchema } from '../pl
 
 const str = (description?: string): JsonSchema => (description ? { type: 'string', description } : { type: 'string' });
 const int = (minimum = 0, description?: string): JsonSchema => ({ type: 'integer', minimum, ...(description ? { description } : {}) });
-const closed = (properties: Record<string, JsonSchema>, required: string[] = Object.keys(properties)): JsonSchema => ({ type: 'object', properties, required, additionalProperties: false });
+const closed = (properties: Record<string, JsonSchema>, required: string[] = Object.keys(properties)): JsonSchema => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+});
 const hashes: JsonSchema = { type: 'array', items: ref('hash') };
 
 /** CloudEvents 1.0 in the JSON event format, as Cookwala carries them (verifier/cloudevent/read.ts). */
@@ -61,30 +66,70 @@ const ErasureRecord = closed(
   ['seq', 'eventHash', 'reason', 'erasedAt'],
 );
 const EraseRequest = closed({ reason: { type: 'string', minLength: 1, maxLength: 1000 } });
-const EraseAnswer = closed({ seq: int(1, 'the cookwala.log.erased entry'), hash: ref('hash'), eventHash: ref('hash'), erased: ref('ErasureRecord') });
+const EraseAnswer = closed({
+  seq: int(1, 'the cookwala.log.erased entry'),
+  hash: ref('hash'),
+  eventHash: ref('hash'),
+  erased: ref('ErasureRecord'),
+});
 
 const InclusionProof = closed({ seq: int(1), size: int(1), leafIndex: int(0), proof: hashes, root: ref('hash') });
-const ConsistencyProof = closed({ from: int(0), to: int(0), proof: hashes, root1: ref('hash'), root2: ref('hash') }, ['from', 'to', 'proof', 'root2']);
+const ConsistencyProof = closed({ from: int(0), to: int(0), proof: hashes, root1: ref('hash'), root2: ref('hash') }, [
+  'from',
+  'to',
+  'proof',
+  'root2',
+]);
 
 const NewLogRequest: JsonSchema = {
   type: 'object',
   required: ['log', 'mode'],
-  properties: { log: ref('origin'), mode: { enum: ['full', 'hash_only'] } },
+  properties: {
+    log: ref('origin'),
+    mode: { enum: ['full', 'hash_only'] },
+    timePrecision: {
+      const: 'day',
+      description: 'an open dataset (§8): every time in the log is a UTC midnight; timeBounds are rounded up to whole days',
+    },
+  },
   patternProperties: { [VENDOR_MEMBER_PATTERN]: {} },
   additionalProperties: false,
 };
 const NewLogAnswer = closed({ log: ref('origin'), mode: { enum: ['full', 'hash_only'] }, descriptor: ref('Log') });
 
 const Devices = closed({
-  devices: { type: 'array', items: closed({ log: ref('origin'), source: str('the device (CloudEvents source)'), lastSeen: ref('time'), state: { enum: ['alive', 'lost'] } }) },
+  devices: {
+    type: 'array',
+    items: closed({
+      log: ref('origin'),
+      source: str('the device (CloudEvents source)'),
+      lastSeen: ref('time'),
+      state: { enum: ['alive', 'lost'] },
+    }),
+  },
 });
-const WellKnown = closed({ keys: { type: 'array', items: ref('KeyRecord'), minItems: 1 }, logs: { type: 'array', items: ref('origin') } });
+const WellKnown = closed({
+  keys: { type: 'array', items: ref('KeyRecord'), minItems: 1 },
+  logs: { type: 'array', items: ref('origin') },
+  // DESIGN §7a: each hosted log's C2SP signed-note verifier key (key name = origin, Ed25519 0x01), for tlog-witness and tiles clients.
+  c2sp: {
+    type: 'array',
+    items: closed({
+      log: ref('origin'),
+      vkey: { type: 'string' },
+      tiles: { type: 'string', description: 'the tlog-tiles prefix of the log on this sequencer' },
+    }),
+  },
+});
 
 const nullable = (s: JsonSchema): JsonSchema => ({ oneOf: [s, { type: 'null' }] });
 const Witnesses = closed({
   log: ref('origin'),
   quorum: int(0),
-  witnessed: { type: 'boolean', description: 'false when the policy asks for no witness (quorum 0): checkpoints carry the sequencer signature alone (issue 15)' },
+  witnessed: {
+    type: 'boolean',
+    description: 'false when the policy asks for no witness (quorum 0): checkpoints carry the sequencer signature alone (issue 15)',
+  },
   witnesses: { type: 'array', items: closed({ kid: str(), owner: str() }) },
   publisher: nullable(
     closed({
@@ -92,7 +137,13 @@ const Witnesses = closed({
       reason: nullable(str()),
       connections: {
         type: 'array',
-        items: closed({ addr: str('multiaddr'), kid: nullable(str()), knownSeq: nullable(int(0)), lastCosignedSeq: nullable(int(0)), lastError: nullable(str()) }),
+        items: closed({
+          addr: str('multiaddr'),
+          kid: nullable(str()),
+          knownSeq: nullable(int(0)),
+          lastCosignedSeq: nullable(int(0)),
+          lastError: nullable(str()),
+        }),
       },
     }),
   ),
@@ -131,7 +182,9 @@ export const OPERATOR_SCHEME = { operatorToken: { type: 'http' as const, scheme:
 export const SEQUENCER_OPENAPI = {
   title: 'Cookwala sequencer',
   version: '0.2.1',
-  description: 'Hash-chained CloudEvents log: ingest, checkpoints, proofs, erasure (Cookwala Core 0.2, DESIGN §10). Errors are RFC 9457 problem+json with a reason code.',
+  description:
+    'Hash-chained CloudEvents log: ingest, checkpoints, proofs, erasure (Cookwala Core 0.2, DESIGN §10). ' +
+    'Errors are RFC 9457 problem+json with a reason code.',
   schemas: SEQUENCER_SCHEMAS,
   securitySchemes: OPERATOR_SCHEME,
 };

@@ -10,6 +10,7 @@
 // (`loggerInstance`; per-request lines off); events `log_created`, `device_lost`, `store_failed`
 // (then onFatal) and `service_error` here, checkpoint and erasure events where they happen.
 
+import { truncateTime } from '../verifier/documents/time-bounds.ts';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { fail, ProtocolError } from '../verifier/errors.ts';
 import type { KeyRecord } from '../verifier/documents/keys.ts';
@@ -35,6 +36,7 @@ import { publishNever, publishUnwitnessed, type CheckpointPublisher } from './ch
 import { deviceLostEvent } from './system-events.ts';
 import type { SequencerContext } from './context.ts';
 import type { StoreBackend } from './store-backend.ts';
+import { boundedServerOptions, capConnections, type HttpLimits } from '../platform/http-limits.ts';
 
 export interface SequencerDeps {
   signer: Signer;
@@ -53,6 +55,8 @@ export interface SequencerDeps {
   storeFaults?: FaultHooks;
   /** Where the logs live: PostgreSQL (store-backend.ts) instead of LevelDB under the data directory. */
   storeBackend?: StoreBackend;
+  /** Connection, header and body bounds (platform/http-limits.ts); the defaults there otherwise. */
+  httpLimits?: Partial<HttpLimits>;
 }
 
 export interface SequencerOptions {
@@ -83,6 +87,7 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
   const pool = deps.pool ?? createSigPool();
   const logger = deps.logger ?? silentLogger();
   const app = Fastify({
+    ...boundedServerOptions(deps.httpLimits),
     loggerInstance: logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
@@ -90,6 +95,7 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
     routerOptions: { maxParamLength: 4096 },
     ajv: { customOptions: { removeAdditional: false, useDefaults: false, coerceTypes: false, allErrors: false } },
   });
+  capConnections(app.server, deps.httpLimits);
   const report = (e: unknown) => logger.error({ event: 'service_error', err: e }, 'sequencer background task failed');
   const onFatal = (e: unknown, origin: string) => {
     logger.fatal({ event: 'store_failed', log: origin, err: e }, `a store write of ${origin} failed; the log refuses appends until a restart reads the disk`);
@@ -117,7 +123,7 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
     async onLost(log, source, lastSeenMs) {
       const h = logs.get(log);
       if (!h) return;
-      const [o] = await h.committer.submit([deviceLostEvent({ log, source, lastSeenMs, atMs: clock.now() }, deps.signer)]);
+      const [o] = await h.committer.submit([deviceLostEvent({ log, source, lastSeenMs: truncateTime(lastSeenMs, h.timePrecision), atMs: truncateTime(clock.now(), h.timePrecision) }, deps.signer)]);
       if (!o.ok) throw new ProtocolError(o.code, o.detail);
       metrics.inc('cookwala_devices_lost_total', { log });
       logger.warn({ event: 'device_lost', log, source, lastSeen: new Date(lastSeenMs).toISOString() }, `device ${source} missed its heartbeats`);

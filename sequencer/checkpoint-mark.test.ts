@@ -3,13 +3,15 @@
 // already; opening must refuse (store_behind_checkpoint) instead of re-sequencing them, which
 // would sign a second head for a signed seq (a fork). A store at or past the mark opens.
 import { afterAll, expect, it } from 'vitest';
-import { cp, rm } from 'node:fs/promises';
+import { cp, readdir, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { startSequencer, TEST_LOG } from '../testkit/sequencer.ts';
 import { deviceKey } from '../testkit/keys.ts';
 import { eventStream } from '../testkit/events.ts';
 import { tempDirs } from '../testkit/tmp.ts';
 import { openSequencer } from './app.ts';
 import { logStoreDir } from './data-dir.ts';
+import { checkpointMarkFile } from './checkpoint-mark.ts';
 
 const dev = deviceKey(41);
 const tmp = tempDirs();
@@ -47,5 +49,28 @@ it('refuses a store restored from a backup older than the last signed checkpoint
   } finally {
     await t.seq.close().catch(() => undefined);
     await rm(t.dir, { recursive: true, force: true });
+  }
+});
+
+it('removes the temp files a writer killed mid-write left beside the mark when the log opens (issue 14 #9)', async () => {
+  const t = await startSequencer({ devices: [dev] });
+  const s = eventStream(dev);
+  try {
+    expect((await t.post(s.next('exec-t'))).statusCode).toBe(201);
+    await t.seq.tick();
+    await t.seq.close();
+    const mark = checkpointMarkFile(t.dir, TEST_LOG);
+    // What a SIGKILL between open(tmp) and rename leaves: one empty, one half-written.
+    await writeFile(`${mark}.tmp-99999-0badc0de`, '');
+    await writeFile(`${mark}.tmp-99998-00c0ffee`, '{"kind":"Checkp');
+    await writeFile(join(dirname(mark), 'other.example%2Fx.json.tmp-1-00000000'), 'not ours');
+    t.seq = await openSequencer(t.dir, { timers: false });
+    const names = await readdir(dirname(mark));
+    expect(names.filter((n) => n.includes('.tmp-') && n.startsWith(basename(mark)))).toEqual([]);
+    expect(names).toContain('other.example%2Fx.json.tmp-1-00000000'); // another log's are not this log's to remove
+    expect(names).toContain(basename(mark));
+    expect((await t.post(s.next('exec-t'))).statusCode).toBe(201);
+  } finally {
+    await t.close();
   }
 });

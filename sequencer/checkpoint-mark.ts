@@ -9,12 +9,13 @@
 // store_behind_checkpoint. Leaves out: signature checks of the mark (it is the sequencer's own
 // file; a damaged one can only make it refuse to start, never accept a rollback). Invariant: the
 // mark never runs ahead of the store (it is written after putCheckpoint), so a crash anywhere
-// leaves a mark the store satisfies.
+// leaves a mark the store satisfies. Temp files a killed writer left (`<log>.json.tmp-PID-…`) are
+// removed when the log opens, under the store's lock; a failed write removes its own.
 
 import { mkdir, open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ProtocolError } from '../verifier/errors.ts';
-import { readJsonIfExists, writeFileDurable } from '../platform/durable-file.ts';
+import { readJsonIfExists, removeStaleTemps, writeFileDurable } from '../platform/durable-file.ts';
 import type { Checkpoint } from '../verifier/documents/checkpoint.ts';
 import type { LogStore } from '../logstore/index.ts';
 import { logDirName } from './config.ts';
@@ -33,6 +34,8 @@ export function checkpointMarkFile(dataDir: string, origin: string): string {
 /** Refuse a store behind (or beside) the recorded mark; then hand back the writer. */
 export async function openCheckpointMark(dataDir: string, origin: string, store: LogStore): Promise<CheckpointMark> {
   const file = checkpointMarkFile(dataDir, origin);
+  // The store's lock makes this process the mark's one writer: a temp file of a killed one goes (issue 14 #9).
+  await removeStaleTemps(file);
   const mark = (await readJsonIfExists(file)) as Pick<Checkpoint, 'log' | 'seq' | 'head' | 'root'> | undefined;
   if (mark !== undefined) {
     if (!mark || mark.log !== origin || !Number.isSafeInteger(mark.seq) || mark.seq < 0) {

@@ -10,6 +10,7 @@ import { tempDirs } from '../testkit/tmp.ts';
 import { signerKey } from '../testkit/keys.ts';
 import { buildLogDescriptor } from '../verifier/documents/log-descriptor.ts';
 import { addCosignature, cosignCheckpoint, verifyCheckpointSequencerSignature, type Checkpoint } from '../verifier/documents/checkpoint.ts';
+import { noteKeyId } from '../verifier/note/index.ts';
 import { EMPTY_ROOT } from '../verifier/merkle/index.ts';
 import { formatHash } from '../verifier/encoding/wire.ts';
 import { entryFor, makeEvent } from '../testkit/logstore.ts';
@@ -72,7 +73,9 @@ it('keeps latest signed and latest published apart; persists cosigned checkpoint
   withhold = false;
   await c.tick(); // same head: nothing new to sign, but still unpublished: ask again
   const pub = c.latestPublished()!;
-  expect(pub.signature).toHaveLength(2);
+  // The sequencer's JCS signature, the witness's cosignature, and the log's C2SP note signature (kept last).
+  expect(pub.signature.map((x) => x.alg)).toEqual(['EdDSA', 'EdDSA', 'note-ed25519']);
+  expect(pub.signature[2].kid).toBe(`${LOG}+${noteKeyId(LOG, 1, seq.signer.publicKey)}`);
   expect(await store.checkpoint(0)).toEqual(pub);
   await store.append([{ entry: entryFor(LOG, { seq: 0, hash: d.hash }, makeEvent('e1'), seq.signer) }]);
   withhold = true;

@@ -97,6 +97,8 @@ export async function createCheckpointer(o: CheckpointerOptions): Promise<Checkp
   if (published) o.metrics?.set('cookwala_checkpoint_published_seq', published.seq, labels);
 
   async function run(): Promise<void> {
+    // A standby of a store shared by several sequencers (PostgreSQL driver) signs nothing: the leader does.
+    if ((o.store as { role?(): string }).role?.() === 'standby') return;
     const head = o.store.head();
     if (!signed || signed.seq !== head.seq || signed.head !== head.hash) {
       const signedAt = formatTime(o.clock.now());

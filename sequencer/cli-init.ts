@@ -10,6 +10,7 @@ import { LOG_MODES, type LogMode } from '../verifier/documents/log-descriptor.ts
 import { DEFAULT_LOG, DEFAULT_MODE } from './config.ts';
 import { DEFAULT_TIME_BOUNDS, formatDuration, MAX_CLOCK_SKEW_LIMIT_MS, MAX_DELIVERY_DELAY_LIMIT_MS, parseDuration } from '../verifier/documents/time-bounds.ts';
 import { initDataDir } from './data-dir.ts';
+import { logVkey } from '../verifier/documents/checkpoint-c2sp.ts';
 import { storeBackendOf } from './store-backend.ts';
 import { claimDataDir, DEFAULT_DIRS } from '../platform/data-dir-kind.ts';
 
@@ -63,7 +64,8 @@ export function run(argv: string[]): Promise<number> {
       process.stdout.write(`cookwala init: ${r.dir} (sequencer key ${r.kid})\n`);
       for (const c of r.created) process.stdout.write(`  created ${c}\n`);
       if (r.created.length === 0) process.stdout.write('  nothing to create; everything was in place\n');
-      for (const l of r.config.logs) process.stdout.write(`  log ${l.log} (${l.mode})\n`);
+      // The C2SP vkey (DESIGN §7a): what a tlog-witness operator admits the log with.
+      for (const l of r.config.logs) process.stdout.write(`  log ${l.log} (${l.mode})\n    C2SP vkey ${logVkey(l.log, r.publicKey)}\n`);
       if (r.created.includes(r.config.policy)) process.stdout.write(`  ${r.config.policy} has no witness yet (quorum 0): the log is UNWITNESSED until you add some with \`cookwala policy add-witness --data ${dir} --from W/witness-info.json\`\n`);
       process.stdout.write(`  time window for new logs: maxClockSkew ${formatDuration(r.config.maxClockSkewMs)}, maxDeliveryDelay ${formatDuration(r.config.maxDeliveryDelayMs)}\n`);
       return 0;

@@ -1,4 +1,4 @@
-// sequencer/cli-policy.ts: the operator's witness set-up as commands (issue 15), so nobody edits
+// sequencer/cli-policy.ts: the operator's witness set-up as commands, so nobody edits
 // policy.json or config.json by hand:
 //   cookwala policy add-witness --data SEQ (--from W/witness-info.json | --url http://WITNESS) [--quorum K]
 //   cookwala policy show (--data SEQ | --policy FILE) [--json]

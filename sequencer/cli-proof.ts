@@ -5,6 +5,9 @@
 // signed it. `cookwala verify-event FILE --policy POLICY` then checks it offline in O(log n).
 // From a data directory the store is read directly (a running sequencer holds its lock: use --url,
 // which reads GET …/checkpoint, …/entries, …/proof/inclusion, …/events/{seq} and …/keys).
+// `--format tlog-proof` writes the same proof as a c2sp.org/tlog-proof@v1 file instead
+// (verifier/documents/tlog-proof.ts: `extra` = the entry JSON, the checkpoint as a signed note);
+// verify-event reads either form.
 // Exit 0 written, 1 no such entry or no checkpoint covers it yet, 2 the input or the environment is
 // unusable (bad flags, not a sequencer's DIR or URL, store locked: one line naming the flag).
 
@@ -14,6 +17,7 @@ import { ProtocolError } from '../verifier/errors.ts';
 import { MAX_JSON_DEPTH, parseJson } from '../verifier/encoding/strict-json.ts';
 import { verifyCheckpoint, type Checkpoint } from '../verifier/documents/checkpoint.ts';
 import { buildEventProof, type EventProof } from '../verifier/documents/event-proof.ts';
+import { formatTlogProof } from '../verifier/documents/tlog-proof.ts';
 import type { Entry } from '../verifier/documents/entry.ts';
 import type { CloudEvent } from '../verifier/cloudevent/read.ts';
 import type { KeyRecord } from '../verifier/documents/keys.ts';
@@ -21,10 +25,12 @@ import { openExportSource, reportReadError } from './cli-export.ts';
 import { claimDataDir, DEFAULT_DIRS } from '../platform/data-dir-kind.ts';
 import { expectSequencer } from '../platform/service-url.ts';
 
-const USAGE = `usage: cookwala proof (--data DIR | --url URL) --log ORIGIN --seq N --out FILE
+const USAGE = `usage: cookwala proof (--data DIR | --url URL) --log ORIGIN --seq N --out FILE [--format event-proof|tlog-proof]
 
 Write one event with its inclusion proof in a witnessed checkpoint and its signing key, for
-\`cookwala verify-event FILE --policy POLICY\`.`;
+\`cookwala verify-event FILE --policy POLICY\`. --format tlog-proof writes a C2SP
+c2sp.org/tlog-proof@v1 file (extra = the entry JSON; the checkpoint as a signed note with its
+cosignature/v1 lines) that any tlog-proof verifier with the log and witness vkeys can check.`;
 
 function signerRecord(entry: Entry, sequencerKey: KeyRecord, deviceKeys: readonly KeyRecord[]): KeyRecord[] {
   const kid = entry.eventSignature.kid;
@@ -79,7 +85,9 @@ async function fromUrl(url: string, log: string, seq: number): Promise<EventProo
 
 export async function run(argv: string[]): Promise<number> {
   return runCli(argv, USAGE, async () => {
-    const { values, positionals } = parseFlags(argv, { data: { type: 'string' }, url: { type: 'string' }, log: { type: 'string' }, seq: { type: 'string' }, out: { type: 'string' } });
+    const { values, positionals } = parseFlags(argv, { data: { type: 'string' }, url: { type: 'string' }, log: { type: 'string' }, seq: { type: 'string' }, out: { type: 'string' }, format: { type: 'string' } });
+    const format = values.format ?? 'event-proof';
+    if (format !== 'event-proof' && format !== 'tlog-proof') throw new UsageError('--format is event-proof or tlog-proof');
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
     if (!values.log || !values.out || !values.seq) throw new UsageError('--log, --seq and --out are required');
     const seq = Number(values.seq);
@@ -93,7 +101,11 @@ export async function run(argv: string[]): Promise<number> {
     }
     try {
       const proof = values.url ? await fromUrl(values.url, values.log, seq) : await fromDataDir(dir, values.log, seq);
-      await writeFile(values.out, JSON.stringify(proof, null, 2) + '\n');
+      if (format === 'tlog-proof') {
+        const t = formatTlogProof({ entry: proof.entry, proof: proof.inclusion.proof, checkpoint: proof.checkpoint });
+        if (!t.ok) throw ProtocolError.from({ ...t, detail: `the checkpoint at seq ${proof.checkpoint.seq} has no tlog-proof form: ${t.detail}` });
+        await writeFile(values.out, t.value);
+      } else await writeFile(values.out, JSON.stringify(proof, null, 2) + '\n');
       process.stdout.write(`wrote ${values.out}: seq ${seq} in the checkpoint at seq ${proof.checkpoint.seq} (${proof.inclusion.proof.length} proof hashes${proof.event ? '' : ', payload erased'})\n`);
       return 0;
     } catch (e) {

@@ -17,6 +17,7 @@
 // store refuses further writes until reopened (logstore/types.ts), so the committer answers
 // internal_error from then on and calls onFatal (the CLI exits and a restart recovers from disk).
 
+import { truncateTime, type TimePrecision } from '../verifier/documents/time-bounds.ts';
 import { fail, ProtocolError, type Failure, type Result } from '../verifier/errors.ts';
 import { formatTime } from '../verifier/encoding/wire.ts';
 import { buildEntry, entryCeOf, type Entry } from '../verifier/documents/entry.ts';
@@ -71,6 +72,8 @@ export interface CommitterOptions {
   onFatal?(e: unknown): void;
   /** Default SUBJECT_CACHE_MAX. */
   subjectCacheMax?: number;
+  /** "day": sequencedAt is the UTC midnight of the sequencer's day (an open dataset, §8). */
+  timePrecision?: TimePrecision;
 }
 
 interface Request {
@@ -114,6 +117,11 @@ export function createCommitter(o: CommitterOptions): Committer {
     return appendItemOf(c, head, await sequencedAt(head.seq));
   }
 
+  /** What every request hears once the store failed: disk_full when that was the cause. */
+  function brokenFailure(): Failure {
+    return broken instanceof ProtocolError && broken.code === 'disk_full' ? fail('disk_full', 'the disk filled and the log store refuses writes until the sequencer restarts') : fail('internal_error', 'the log store failed; restart the sequencer');
+  }
+
   function fatal(e: unknown): void {
     if (broken === undefined) {
       broken = e ?? new Error('append failed');
@@ -126,7 +134,7 @@ export function createCommitter(o: CommitterOptions): Committer {
       const e = await store.getEntry(headSeq);
       if (e) lastSequencedAt = Date.parse(e.sequencedAt);
     }
-    lastSequencedAt = Math.max(lastSequencedAt, o.clock.now());
+    lastSequencedAt = Math.max(lastSequencedAt, truncateTime(o.clock.now(), o.timePrecision ?? 'ms'));
     return formatTime(lastSequencedAt);
   }
 
@@ -275,7 +283,9 @@ export function createCommitter(o: CommitterOptions): Committer {
       // is safe by dedup) is not fatal; nor a group planned on a head another leader then moved.
       const moved = gen !== undefined && generationNow() !== gen;
       const standby = (e instanceof ProtocolError && e.code === 'not_leader') || moved;
-      if (!standby && !isDuplicateRefusal(e) && !(e instanceof ProtocolError && e.code === 'shutting_down')) fatal(e);
+      // A full disk that reached nothing (poisoned: false) leaves the store writable: not fatal.
+      const spaceOnly = e instanceof ProtocolError && e.code === 'disk_full' && e.extra?.poisoned === false;
+      if (!standby && !spaceOnly && !isDuplicateRefusal(e) && !(e instanceof ProtocolError && e.code === 'shutting_down')) fatal(e);
       const f =
         moved && !(e instanceof ProtocolError && e.code === 'not_leader')
           ? fail('not_leader', 'the lease of this log changed hands while the events were sequenced; nothing was acknowledged, retry')
@@ -296,7 +306,7 @@ export function createCommitter(o: CommitterOptions): Committer {
     hooks,
     submit(items) {
       if (closing) return Promise.resolve(items.map(() => fail('shutting_down', 'the sequencer is stopping')));
-      if (broken !== undefined) return Promise.resolve(items.map(() => fail('internal_error', 'the log store failed; restart the sequencer')));
+      if (broken !== undefined) return Promise.resolve(items.map(() => brokenFailure()));
       if (items.length === 0) return Promise.resolve([]);
       return new Promise<Outcome[]>((resolve) => {
         const last = tasks[tasks.length - 1];

@@ -17,6 +17,8 @@ import { DEFAULT_TIME_BOUNDS, MAX_CLOCK_SKEW_LIMIT_MS, MAX_DELIVERY_DELAY_LIMIT_
 export interface LogConfig {
   log: string;
   mode: LogMode;
+  /** "day": a log published as an open dataset (§8; time-bounds.ts TimePrecision). Fixed at creation. */
+  timePrecision?: 'day';
 }
 
 export interface SequencerConfig {
@@ -113,9 +115,10 @@ export function readConfig(json: unknown): Result<SequencerConfig> {
 export function readLogConfig(json: unknown, where = 'log'): Result<LogConfig> {
   const l = json as Record<string, unknown>;
   if (!l || typeof l !== 'object' || Array.isArray(l)) return fail('invalid_document', `${where} is {log, mode}`);
-  for (const k of Object.keys(l)) if (k !== 'log' && k !== 'mode' && !isVendorMember(k)) return fail('unknown_field', `${where}.${k}`);
+  for (const k of Object.keys(l)) if (k !== 'log' && k !== 'mode' && k !== 'timePrecision' && !isVendorMember(k)) return fail('unknown_field', `${where}.${k}`);
   const origin = checkOrigin(l.log);
   if (!origin.ok) return fail('invalid_origin', `${where}.log: ${origin.detail}`);
   if (!LOG_MODES.includes(l.mode as LogMode)) return fail('invalid_document', `${where}.mode is full or hash_only`);
-  return ok({ log: l.log, mode: l.mode as LogMode });
+  if (l.timePrecision !== undefined && l.timePrecision !== 'day') return fail('invalid_document', `${where}.timePrecision is "day" (an open dataset, §8) or absent`);
+  return ok(l.timePrecision === 'day' ? { log: origin.value, mode: l.mode as LogMode, timePrecision: 'day' } : { log: origin.value, mode: l.mode as LogMode });
 }

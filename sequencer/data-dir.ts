@@ -151,7 +151,7 @@ export async function openOrCreateLogStore(dir: string, l: LogConfig, signer: Si
     // A new log in PostgreSQL is created by whichever process leads it (another may be creating it).
     if (pg && !pg.descriptor()) await pg.waitLeader(4 * (backend?.leaseMs ?? DEFAULT_LEASE_MS));
     const d = store.descriptor();
-    if (!d) await store.init(buildLogDescriptor({ log: l.log, mode: l.mode, createdAt: formatTime(now()), timeBounds }, signer));
+    if (!d) await store.init(buildLogDescriptor({ log: l.log, mode: l.mode, createdAt: formatTime(now()), timeBounds, timePrecision: l.timePrecision }, signer));
     else if (d.log !== l.log || d.mode !== l.mode || d.sequencer !== signer.kid) {
       throw new ProtocolError('descriptor_mismatch', `${store.dir} holds log ${d.log} (${d.mode}, sequencer ${d.sequencer}), not ${l.log} (${l.mode}, ${signer.kid})`);
     }
@@ -163,7 +163,7 @@ export async function openOrCreateLogStore(dir: string, l: LogConfig, signer: Si
 }
 
 /** `cookwala init`: create or complete a data directory. Returns what was created. */
-export async function initDataDir(opts: InitOptions = {}): Promise<{ dir: string; created: string[]; config: SequencerConfig; kid: string }> {
+export async function initDataDir(opts: InitOptions = {}): Promise<{ dir: string; created: string[]; config: SequencerConfig; kid: string; publicKey: Uint8Array }> {
   const dir = opts.dir ?? './data';
   const now = opts.now ?? Date.now;
   const created: string[] = [];
@@ -213,7 +213,7 @@ export async function initDataDir(opts: InitOptions = {}): Promise<{ dir: string
     await writeFileDurable(policyPath, JSON.stringify(policy, null, 2) + '\n');
     created.push(config.policy);
   }
-  return { dir, created, config, kid: signer.kid };
+  return { dir, created, config, kid: signer.kid, publicKey: signer.publicKey };
 }
 
 /** Load an initialised data directory (what `cookwala sequencer` runs on). */

@@ -13,6 +13,7 @@
 // failure: its withdrawal is in the log). The sweep finds the device's entries through the
 // (source, id) index (logstore seqsOfSource), so it costs O(that device's events), not O(log).
 
+import { truncateTime } from '../verifier/documents/time-bounds.ts';
 import { fail, ProtocolError } from '../verifier/errors.ts';
 import { formatTime } from '../verifier/encoding/wire.ts';
 import type { SequencerContext } from './context.ts';
@@ -41,7 +42,7 @@ export async function erasePayload(ctx: SequencerContext, h: HostedLog, seq: num
     if (!entry) throw new ProtocolError('not_found', `${h.origin} has no entry ${seq}`);
     // The sequencer's own entries record erasures and lost devices: erasing them would hide what went.
     if (entry.ce.source === h.source) throw new ProtocolError('not_erasable', `entry ${seq} (${entry.ce.type}) is the sequencer's own record`);
-    const now = ctx.clock.now();
+    const now = truncateTime(ctx.clock.now(), h.timePrecision); // an open dataset's times are days (§8)
     const item = await next(erasedEvent({ log: h.origin, seq, eventHash: entry.eventHash, reason, atMs: now }, ctx.signer));
     const record = { seq, eventHash: entry.eventHash, reason, erasedAt: formatTime(now) };
     await h.store.erasePayload(seq, record, item);

@@ -112,7 +112,7 @@ export function registerIngestRoute(app: FastifyInstance, ctx: SequencerContext)
           const afterAppend = async (ce: CloudEvent, seq: number) => {
             if (ce.type === CONSENT_WITHDRAWN_TYPE) await eraseSourcePayloads(ctx, h, ce.source, seq);
           };
-          const deps = { log: h.origin, keys: h.keys, committer: h.committer, pool: ctx.pool, liveness: ctx.liveness, clock: ctx.clock, timeBounds: h.timeBounds, metrics: ctx.metrics, afterAppend };
+          const deps = { log: h.origin, keys: h.keys, committer: h.committer, pool: ctx.pool, liveness: ctx.liveness, clock: ctx.clock, timeBounds: h.timeBounds, timePrecision: h.timePrecision, metrics: ctx.metrics, afterAppend };
           if (p.value.batch) {
             const results = await ingestEvents(deps, p.value.events);
             answer = { status: 200, body: { results } };

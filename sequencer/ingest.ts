@@ -8,7 +8,7 @@
 // maxDeliveryDelay after the revocation, else key_revoked), judged in the committer after dedup so
 // that a late retry of a stored event still gets its 200; a heartbeat's signedAt within
 // maxClockSkew of now on both sides (it is never queued, and an old one says nothing about now).
-// Only events inside the window count as a sign of life. The signed bytes come from signature.ts
+// Only events inside the window count as a sign of life. The signed bytes come from verifier/documents/signature.ts
 // (signingHeaderBytes over {alg, hash: eventHash, kid, kind:"Event", signedAt}), the one encoder
 // shared with signers; only the raw verification runs in the pool, with all events of a request
 // in one call. Verified heartbeats (and every verified event inside the window) update liveness;
@@ -19,7 +19,7 @@
 import { fail, statusOf, type Failure, type ReasonCode, type Result } from '../verifier/errors.ts';
 import { fromBase64url, timeMs } from '../verifier/encoding/wire.ts';
 import { checkKeyValidAt, type KeyRecord } from '../verifier/documents/keys.ts';
-import { checkHeartbeatTime, checkSignedAt, type TimeBounds } from '../verifier/documents/time-bounds.ts';
+import { checkHeartbeatTime, checkSignedAt, checkTimePrecision, type TimeBounds, type TimePrecision } from '../verifier/documents/time-bounds.ts';
 import type { Clock } from './clock.ts';
 import { signingHeader, signingHeaderBytes, type Signature } from '../verifier/documents/signature.ts';
 import { decodeCookwalasig, eventHash, EVENT_KIND, readCloudEvent, type CloudEvent } from '../verifier/cloudevent/read.ts';
@@ -47,6 +47,8 @@ export interface IngestDeps {
   clock: Clock;
   /** The hosted log's time window (HostedLog.timeBounds). */
   timeBounds: TimeBounds;
+  /** The hosted log's timePrecision: "day" refuses an event signed or timed finer (time_too_precise). */
+  timePrecision?: TimePrecision;
   metrics?: Metrics;
   /** Runs for each event in the log (201, or 200 duplicate) before its answer leaves. */
   afterAppend?: (ce: CloudEvent, seq: number) => Promise<void>;
@@ -108,6 +110,12 @@ export async function ingestEvents(d: IngestDeps, inputs: ReadonlyArray<Result<u
     const signedAtMs = timeMs(sig.signedAt);
     const revokedAtMs = key.revokedAt === undefined ? undefined : timeMs(key.revokedAt);
     const bounds = d.timeBounds;
+    if (d.timePrecision === 'day' && ce.type !== HEARTBEAT_TYPE) {
+      // An open dataset publishes nothing finer than the day (§8): a finer time never enters it.
+      const p = checkTimePrecision(sig.signedAt, 'day', 'signedAt');
+      const t = p.ok && typeof ce.time === 'string' ? checkTimePrecision(ce.time, 'day', 'the event time') : p;
+      if (!t.ok) return void (results[i] = failed(t));
+    }
     if (ce.type === HEARTBEAT_TYPE) {
       const live = checkHeartbeatTime(signedAtMs, d.clock.now(), bounds, revokedAtMs);
       if (!live.ok) return void (results[i] = failed(live));

@@ -12,7 +12,7 @@ import { ProtocolError } from '../verifier/errors.ts';
 import type { KeyRecord } from '../verifier/documents/keys.ts';
 import type { Signer } from '../verifier/documents/signature.ts';
 import type { LogDescriptor, LogMode } from '../verifier/documents/log-descriptor.ts';
-import type { TimeBounds } from '../verifier/documents/time-bounds.ts';
+import type { TimeBounds, TimePrecision } from '../verifier/documents/time-bounds.ts';
 import type { FaultHooks, LogStore } from '../logstore/index.ts';
 import type { LogConfig } from './config.ts';
 import type { Clock } from './clock.ts';
@@ -36,6 +36,8 @@ export interface HostedLog {
   readonly keys: DeviceKeyRegistry;
   /** The time window ingest enforces: the descriptor's, else the config's. */
   readonly timeBounds: TimeBounds;
+  /** The descriptor's timePrecision (§8 open datasets): "day" = every time in the log is a UTC midnight. */
+  readonly timePrecision: TimePrecision;
   readonly committer: Committer;
   readonly checkpoints: Checkpointer;
   /** The witness hook of this log (its status() feeds the explorer). */
@@ -77,12 +79,13 @@ async function openHostedLog(d: LogHostDeps, l: LogConfig): Promise<HostedLog> {
     // A store rolled back with its own checkpoints (an old backup) is caught here.
     const mark = await openCheckpointMark(d.dataDir, l.log, store);
     const keys = await openDeviceKeys(deviceKeysFile(d.dataDir, l.log), d.signer, d.keyRecord);
-    const committer = createCommitter({ store, log: l.log, clock: d.clock, metrics: d.metrics, onFatal: (e) => d.onFatal(e, l.log) });
+    const timePrecision: TimePrecision = descriptor.timePrecision ?? 'ms';
+    const committer = createCommitter({ store, log: l.log, clock: d.clock, metrics: d.metrics, timePrecision, onFatal: (e) => d.onFatal(e, l.log) });
     const { publisher, quorum } = d.publishing(l.log);
     const checkpoints = await createCheckpointer({ store, log: l.log, signer: d.signer, clock: d.clock, publisher, quorum, metrics: d.metrics, logger: d.logger?.child({ log: l.log }), mark, onError: d.onError });
     d.metrics.set('cookwala_log_head_seq', store.head().seq, { log: l.log });
     const timeBounds = descriptor.timeBounds ?? d.timeBounds;
-    return { origin: l.log, mode: descriptor.mode, store, descriptor, source: sequencerSource(l.log), keys, timeBounds, committer, checkpoints, publisher };
+    return { origin: l.log, mode: descriptor.mode, store, descriptor, source: sequencerSource(l.log), keys, timeBounds, timePrecision, committer, checkpoints, publisher };
   } catch (e) {
     await store.close();
     throw e;

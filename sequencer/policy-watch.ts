@@ -1,5 +1,5 @@
-// sequencer/policy-watch.ts: how a running `cookwala sequencer` notices a new witness policy
-// (issue 15): `cookwala policy add-witness` (or an editor) replaces DIR/policy.json and
+// sequencer/policy-watch.ts: how a running `cookwala sequencer` notices a new witness policy:
+// `cookwala policy add-witness` (or an editor) replaces DIR/policy.json and
 // DIR/config.json, and the sequencer re-opens itself with them, with no restart by the operator.
 // Also on SIGHUP. It watches the folder (fs.watch, inotify on Linux: the atomic rename of
 // writeFileDurable is one event), waits until the files have been quiet for `settleMs`, and

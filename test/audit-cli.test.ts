@@ -1,4 +1,4 @@
-// The audit commands as child processes against a real sequencer (issue 5, items 1, 3, 4):
+// The audit commands as child processes against a real sequencer:
 // `cookwala export` over HTTP (--url) and from the data directory (--data, refused with
 // store_locked while the sequencer runs), `cookwala proof` + `cookwala verify-event` (a payload
 // present, an erased one, tampered proofs), `cookwala keys fetch/show` from /.well-known, a log's

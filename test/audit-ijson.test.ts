@@ -1,4 +1,4 @@
-// Issue 9 "done when", the I-JSON half: a real log built through the sequencer (testkit/audit.ts:
+// Auditing I-JSON: a real log built through the sequencer (testkit/audit.ts:
 // LevelDB, device events over the real app, checkpoints cosigned at quorum 2), one of whose device
 // events legitimately carries `__proto__`, `constructor` and `toString` members in its data. The
 // exported bundle verifies; every copy with a member injected, duplicated or renamed inside a

@@ -1,4 +1,4 @@
-// Issue 5 "done when": a real log built through the sequencer (LevelDB in a temp dir, signed device
+// Tampering found offline: a real log built through the sequencer (LevelDB in a temp dir, signed device
 // events over the real app, checkpoints cosigned by three witness keys at quorum 2, one payload
 // erased), exported, then tampered with in every way the issue lists. `cookwala verify` runs as a
 // child process on each copy and must exit 1 (2 for an unusable header) naming the right failure

@@ -1,4 +1,4 @@
-// Our log as a C2SP log (issue 11; DESIGN §4, §7a, §8; C2SP commit
+// Our log as a C2SP log (DESIGN §4, §7a, §8; C2SP commit
 // 5ba5ee830903e91240fc6f9f3a7a9293d49e69c9), end to end with real parts: a real sequencer
 // (LevelDB in a temp dir, fastify on 127.0.0.1) whose policy names ONE witness, an independent
 // tlog-witness written from the spec (testkit/c2sp-reference.ts: node:http and node:crypto only,
@@ -258,5 +258,55 @@ describe('the whole log read through /tlog/{log}/ alone', () => {
     expect(proof.proof).toEqual(refInclusionPath(leaves, 99).map((h) => `sha256:${h.toString('hex')}`));
     const first = (await seq.logs.get(LOG)!.store.checkpoint(265))!;
     expect(`sha256:${refMth(leaves, 0, 265).toString('hex')}`).toBe(first.root);
+  });
+});
+
+describe('the C2SP surface for auditors: well-known vkey, tlog-policy, tlog-proof', () => {
+  it('publishes the log vkey in /.well-known/cookwala.json', async () => {
+    const wk = (await (await fetch(`${base}/.well-known/cookwala.json`)).json()) as { c2sp: Array<{ log: string; vkey: string; tiles: string }> };
+    expect(wk.c2sp).toEqual([{ log: LOG, vkey: logVkey, tiles: `/tlog/${encodeURIComponent(LOG)}/` }]);
+  });
+
+  it('converts the policy to tlog-policy text and back with the CLI, unchanged', async () => {
+    const { runToTlog, runFromTlog } = await import('../verifier/cli/policy-tlog.ts');
+    const [pj, pt, back] = ['p.json', 'p.tlog', 'back.json'].map((f) => join(dir, f));
+    await writeFile(pj, JSON.stringify(policy));
+    expect(await runToTlog([pj, '--out', pt])).toBe(0);
+    const text = await readFile(pt, 'utf8');
+    expect(text).toContain(`\nlog ${logVkey}\n`);
+    expect(text).toContain(`\nwitness w-ref ${witness.vkey} ${witness.url}\nquorum w-ref\n`);
+    expect(await runFromTlog([pt, '--out', back])).toBe(0);
+    expect(JSON.parse(await readFile(back, 'utf8'))).toEqual(policy);
+  });
+
+  it('cookwala proof --format tlog-proof writes a c2sp.org/tlog-proof@v1 that verify-event and an independent reader accept', async () => {
+    const { run: proofCli } = await import('../sequencer/cli-proof.ts');
+    const { run: verifyCli } = await import('../verifier/cli/verify-event.ts');
+    const { verifyTlogProof } = await import('../verifier/documents/tlog-proof.ts');
+    const out = join(dir, 'e42.tlog-proof');
+    const pj = join(dir, 'policy-audit.json');
+    await writeFile(pj, JSON.stringify(policy));
+    expect(await proofCli(['--url', base, '--log', LOG, '--seq', '42', '--out', out, '--format', 'tlog-proof'])).toBe(0);
+    const text = await readFile(out, 'utf8');
+    expect(text.split('\n').slice(0, 1)).toEqual(['c2sp.org/tlog-proof@v1']);
+    expect(text.split('\n')[2]).toBe('index 41');
+    expect(await verifyCli([out, '--policy', pj])).toBe(0);
+    const keys = { kind: 'KeyCache', keys: [device.record] };
+    const verdict = verifyTlogProof(text, policy, { keys: keys.keys });
+    expect(verdict).toMatchObject({ ok: true, value: { log: LOG, seq: 42, signedBy: device.record.kid, checkpoint: { witnesses: ['w-ref'] } } });
+    // The independent reader: the leaf from extra, the path to the note's root, both signatures.
+    const [head, noteText] = [text.slice(0, text.indexOf('\n\n')), text.slice(text.indexOf('\n\n') + 2)];
+    const lines = head.split('\n');
+    const entry = JSON.parse(Buffer.from(lines[1].slice(6), 'base64').toString('utf8')) as { hash: string; seq: number };
+    const note = refParseNote(noteText)!;
+    const cp = refParseCheckpoint(note.text)!;
+    expect(refVerifyEd25519Note(note, refParseVkey(logVkey)) && refVerifyCosignature(note, refParseVkey(witness.vkey)).ok).toBe(true);
+    expect(refVerifyInclusion(refLeafHash(Buffer.from(entry.hash.slice(7), 'hex')), 41, cp.size, lines.slice(3).map((l) => Buffer.from(l, 'base64')), cp.root)).toBe(true);
+    // Refusals: an edited entry, a policy that does not know the witness's vkey, a broken header.
+    const edited = text.replace(lines[1], `extra ${Buffer.from(JSON.stringify({ ...entry, seq: 43 })).toString('base64')}`);
+    expect(verifyTlogProof(edited, policy)).toMatchObject({ ok: false, code: 'entry_hash_mismatch' });
+    expect(verifyTlogProof(text, { ...policy, witnesses: policy.witnesses.map(({ vkey: _v, url: _u, ...k }) => k) })).toMatchObject({ ok: false, code: 'quorum_not_met' });
+    expect(verifyTlogProof(text.replace('tlog-proof@v1', 'tlog-proof@v2'), policy)).toMatchObject({ ok: false, code: 'malformed_proof' });
+    expect(verifyTlogProof(text.replace('index 41', 'index 40'), policy)).toMatchObject({ ok: false, code: 'bad_proof' });
   });
 });

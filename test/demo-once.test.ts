@@ -1,4 +1,4 @@
-// test/demo-once.test.ts: the main job as a user runs it (issue 6, DESIGN §12): `node
+// test/demo-once.test.ts: the main job as a user runs it (DESIGN §12): `node
 // bin/cookwala.js demo --once --fork --data <tmp>` starts the sequencer, three witnesses and the
 // simulated devices as real processes, and must exit 0 with a verified verdict and a proven fork,
 // leaving in DIR what an auditor is handed; those files are then checked again by the auditor's

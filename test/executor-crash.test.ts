@@ -1,4 +1,4 @@
-// Crash test (issue 6): the executor simulator runs as a child process (`node bin/cookwala.js
+// Crash test: the executor simulator runs as a child process (`node bin/cookwala.js
 // executor --simulate …`) delivering to a real sequencer on 127.0.0.1; it is killed with SIGKILL
 // at random moments mid-mission and restarted, rounds = COOKWALA_CRASH_ROUNDS (default 3), then
 // allowed to finish. Afterwards the log holds each status event of every device exactly once (no

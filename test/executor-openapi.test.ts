@@ -1,4 +1,4 @@
-// The executor's API as a contract (issue 17): a client written only from GET /openapi.json drives a
+// The executor's API as a contract: a client written only from GET /openapi.json drives a
 // real executor process (node bin/cookwala.js executor, 127.0.0.1, its own data dir). The client
 // finds each operation by operationId in the document, fills the path from its template, supplies
 // every header parameter the document marks required (Idempotency-Key, If-Match), sends the

@@ -1,7 +1,8 @@
 // Stop under load (Core 0.2 §6.2) against real executor processes. First an HTTP stop carrying a
 // 2 MiB body among 60 concurrent creates and reads: it answers 200 and the execution stops; a
-// second stop answers 200 `stopped`. Then the HTTP server is saturated: --max-connections 16 and 16 connections each holding a create request whose body
-// never finishes, so a new HTTP request is dropped (checked). The device's local stop control
+// second stop answers 200 `stopped`. Then the HTTP server is saturated: --max-connections 16 and
+// 16 connections each holding a create whose body never comes (the server's `100 Continue` says
+// it took each), so a new HTTP request is dropped (checked). The device's local stop control
 // still works, because it does not go through HTTP: a line `stop <id>` on DATA/control.sock stops
 // one execution, and SIGUSR2 stops every other one; both reach `stopped` while the server is
 // still saturated.

@@ -1,4 +1,4 @@
-// Hostile HTTP at the sequencer (issue 14 #6, #7): a binary-mode event with Content-Type
+// Hostile HTTP at the sequencer: a binary-mode event with Content-Type
 // application/json and an empty body is an event without data (201 when signed, its hash the
 // structured form's), not bad_json; and the errors Node's HTTP parser and fastify produce before
 // any route runs (a path segment over fastify's maxParamLength, Content-Length with chunked
@@ -24,12 +24,12 @@ afterAll(async () => {
   await t.close();
 });
 
-/** Sends raw bytes on a fresh connection; resolves with everything the server wrote before closing (or 3 s idle). */
-async function raw(bytes: string | Buffer): Promise<{ status: number; headers: string; body: string }> {
+/** Sends raw bytes on a fresh connection (then half-closes it when `end`); resolves with everything the server wrote before it closed. */
+async function raw(bytes: string | Buffer, end = false): Promise<{ status: number; headers: string; body: string }> {
   const s = connect(port, '127.0.0.1');
   await once(s, 'connect');
   s.write(bytes);
-  s.end();
+  if (end) s.end();
   const chunks: Buffer[] = [];
   s.on('data', (d: Buffer) => chunks.push(d));
   await once(s, 'close');
@@ -87,11 +87,11 @@ describe('transport errors as problem+json (#7)', () => {
     expectProblem(r, 400, 'bad_request');
   });
   it('a Content-Length longer than the body sent (then the client stops): 400 problem+json', async () => {
-    const r = await raw(`POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50\r\nConnection: close\r\n\r\n{"log":"a"}`);
+    const r = await raw(`POST ${logPath(t.log, '/events')} HTTP/1.1\r\nHost: x\r\nContent-Type: application/cloudevents+json\r\nIdempotency-Key: cut-1\r\nContent-Length: 50\r\nConnection: close\r\n\r\n{"a":1}`, true);
     expectProblem(r, 400, 'bad_request');
   });
   it('a Content-Length shorter than the body: the rest is a second request, refused as problem+json', async () => {
-    const r = await raw(`POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}GARBAGE /x HTTP/1.1\r\n\r\n`);
+    const r = await raw(`POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}GARBAGE /x HTTP/1.1\r\n\r\n`, true);
     expect(r.headers + r.body).toContain('application/problem+json');
     for (const m of (r.headers + '\r\n\r\n' + r.body).matchAll(/HTTP\/1\.1 (\d{3})/g)) expect(Number(m[1])).toBeGreaterThanOrEqual(400);
   });

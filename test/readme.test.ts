@@ -1,10 +1,103 @@
-// The README is the newcomer's entry point: it carries the two commands near the top and mirrors
-// the reason-code table of verifier/errors.ts exactly (regenerate with `npx tsx bin/reason-table.ts`).
+// The README is the newcomer's entry point: it carries the two commands near the top, mirrors
+// the reason-code table of verifier/errors.ts exactly (regenerate with `npx tsx bin/reason-table.ts`),
+// and its role sections run top to bottom as written: every ```sh block of "## Roles",
+// in order, in one bash in an empty temp folder, with only the substitutions the README itself
+// names (`npx cookwala` -> `node <clone>/bin/cookwala.js`, the example ports -> free ones). Real
+// processes on 127.0.0.1; the README's own last block stops them, and the test kills the process
+// group of the shell whatever happens. What it proves: a sequencer, two witnesses and the
+// simulator set up from commands alone (no JSON edited or read by hand), a checkpoint cosigned by
+// both, an exported bundle that verifies with both witnesses named, an event proof, a fork list.
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
 import { reasonTable } from '../bin/reason-table.ts';
+import { freePort } from '../testkit/net.ts';
+import { tempDirs } from '../testkit/tmp.ts';
 
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const tmp = tempDirs('cookwala-readme-');
+afterAll(() => tmp.cleanup());
+
+/** The ```sh blocks of one `## ` section, per `### ` subsection, in order. */
+export function shellBlocks(text: string, section: string): Array<{ heading: string; code: string }> {
+  const start = text.indexOf(`\n## ${section}\n`);
+  if (start < 0) return [];
+  const rest = text.slice(start + 1);
+  const end = rest.indexOf('\n## ', 3);
+  const body = end < 0 ? rest : rest.slice(0, end);
+  const out: Array<{ heading: string; code: string }> = [];
+  let heading = section;
+  const lines = body.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i].startsWith('### ')) heading = lines[i].slice(4);
+    if (lines[i] === '```sh') {
+      const code: string[] = [];
+      for (i++; i < lines.length && lines[i] !== '```'; i++) code.push(lines[i]);
+      out.push({ heading, code: code.join('\n') });
+    }
+  }
+  return out;
+}
+
+/** The example ports the README names, in the sentence that says they may be changed. */
+function examplePorts(text: string): number[] {
+  const m = /The\s+ports in them \(([\d, ]+)\) are examples/.exec(text.replace(/\n/g, ' '));
+  return m ? m[1].split(',').map((x) => Number(x.trim())) : [];
+}
+
+/** A tiny reader of npm `engines.node` ranges (`>=22`, `^20.19.0 || >=22`, `20 || >=22`, `>=20 <=24`). */
+export function satisfiesNode(version: string, range: string): boolean {
+  const v = version.replace(/^v/, '').split('.').map(Number);
+  const cmp = (a: number[], b: number[]) => {
+    for (let i = 0; i < 3; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) - (b[i] ?? 0);
+    return 0;
+  };
+  const one = (c: string): boolean => {
+    const m = /^(>=|<=|>|<|\^|~|=)?v?(\d+)(?:\.(\d+|x|\*))?(?:\.(\d+|x|\*))?$/.exec(c);
+    if (!m) return true; // unknown syntax: do not claim a mismatch
+    const parts = [m[2], m[3], m[4]].map((x) => (x === undefined || x === 'x' || x === '*' ? undefined : Number(x)));
+    const b = parts.map((x) => x ?? 0);
+    const op = m[1] ?? '';
+    if (op === '>=') return cmp(v, b) >= 0;
+    if (op === '>') return cmp(v, b) > 0;
+    if (op === '<=') return parts[1] === undefined ? v[0] <= b[0] : cmp(v, b) <= 0;
+    if (op === '<') return cmp(v, b) < 0;
+    if (op === '^') return v[0] === b[0] && cmp(v, b) >= 0;
+    if (op === '~') return v[0] === b[0] && v[1] === b[1] && cmp(v, b) >= 0;
+    return v[0] === b[0] && (parts[1] === undefined || v[1] === b[1]) && (parts[2] === undefined || v[2] === b[2]);
+  };
+  return range.replace(/(>=|<=|>|<|\^|~|=)\s+/g, '$1').split('||').some((alt) => alt.trim().split(/\s+/).filter(Boolean).every(one));
+}
+
+function runShell(script: string, cwd: string, timeoutMs: number): Promise<{ code: number | null; out: string; timedOut: boolean }> {
+  return new Promise((resolve) => {
+    // Its own process group, so everything the blocks start can be stopped at once.
+    const p = spawn('bash', ['-c', script], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, COOKWALA_OPERATOR_TOKEN: '' } });
+    let out = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.stderr.on('data', (d) => (out += d));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        process.kill(-p.pid!, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }, timeoutMs);
+    p.on('close', (code) => {
+      clearTimeout(timer);
+      try {
+        process.kill(-p.pid!, 'SIGKILL'); // anything the README's own `kill` missed
+      } catch {
+        /* the group is empty: good */
+      }
+      resolve({ code, out, timedOut });
+    });
+  });
+}
 
 describe('README', () => {
   it('has the set-up-and-run and set-up-and-test commands near the top', () => {
@@ -12,7 +105,70 @@ describe('README', () => {
     expect(head).toContain('npm install && npm start');
     expect(head).toContain('npm install && npm test');
   });
+
   it('mirrors the reason-code table', () => {
     expect(readme).toContain(reasonTable());
   });
+
+  it('names every installed package whose engines exclude this Node (the EBADENGINE list)', () => {
+    const lock = JSON.parse(readFileSync(new URL('../package-lock.json', import.meta.url), 'utf8')) as { packages: Record<string, { version?: string; engines?: { node?: string }; optional?: boolean }> };
+    const misfits = Object.entries(lock.packages)
+      .filter(([p, v]) => p.startsWith('node_modules/') && !v.optional && v.engines?.node && !satisfiesNode(process.version, v.engines.node))
+      .map(([p, v]) => `\`${p.replace(/^.*node_modules\//, '')}\` ${v.version}`);
+    const flat = readme.replace(/\n/g, ' ');
+    const at = flat.indexOf('`npm install` warns `EBADENGINE`');
+    expect(at).toBeGreaterThan(0);
+    const para = flat.slice(at, flat.indexOf('  ', at) > 0 ? flat.indexOf('  ', at) : at + 2000);
+    const named = [...para.matchAll(/(`[^`]+`) (\d+\.\d+\.\d+)/g)].map((m) => `${m[1]} ${m[2]}`);
+    expect(named.sort()).toEqual(misfits.sort());
+    expect(satisfiesNode('v20.20.2', '>= 18')).toBe(true);
+    expect(satisfiesNode('v20.20.2', '>=22')).toBe(false);
+    expect(satisfiesNode('v20.20.2', '^20.19.0 || >=22.12.0')).toBe(true);
+    expect(satisfiesNode('v20.20.2', '>=20 <=24')).toBe(true);
+  });
+
+  it('npx cookwala inside the clone runs this checkout (no registry)', async () => {
+    const r = await runShell('npx --offline cookwala --help', ROOT, 60_000);
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toMatch(/usage: cookwala <command>/);
+    expect(r.out).toMatch(/policy +witness policy: add-witness, show/);
+  });
+
+  it('runs the role sections top to bottom as written: two witnesses cosign, the bundle verifies', async () => {
+    const blocks = shellBlocks(readme, 'Roles');
+    expect(blocks.map((b) => b.heading)).toEqual(expect.arrayContaining(['Mission operator: run a sequencer', 'Witness operator: run a witness', 'Auditor: verify offline']));
+    const all = blocks.map((b) => b.code).join('\n');
+    // Nothing read or edited by hand: no JSON file opened by a script, no editor, no jq.
+    expect(all).not.toMatch(/require\(|JSON\.parse|\bjq\b|\bsed -i\b|\$EDITOR/);
+    const ports = examplePorts(readme);
+    expect(ports).toEqual([8700, 8801, 8802, 4001, 4002, 8710]);
+    const fresh = new Map<number, number>();
+    for (const p of ports) {
+      let q = await freePort();
+      while ([...fresh.values()].includes(q)) q = await freePort();
+      fresh.set(p, q);
+    }
+    const substitute = (code: string) => {
+      let c = code.replace(/npx cookwala/g, `node ${ROOT}bin/cookwala.js`);
+      for (const [from, to] of fresh) c = c.replace(new RegExp(`(?<![0-9])${from}(?![0-9])`, 'g'), String(to));
+      return c;
+    };
+    const script = ['set -e -o pipefail', ...blocks.map((b, i) => `echo "=== block ${i + 1}: ${b.heading}"\n${substitute(b.code)}`)].join('\n');
+    const dir = await tmp.make();
+    const r = await runShell(script, dir, 240_000);
+    expect(r.timedOut, r.out.slice(-4000)).toBe(false);
+    expect(r.code, r.out.slice(-4000)).toBe(0);
+    // the operator's set-up said the log was unwitnessed until witnesses came
+    expect(r.out).toMatch(/UNWITNESSED until you add some/);
+    // both witnesses added from their witness-info.json, quorum 2, and a checkpoint both cosigned
+    expect(r.out).toMatch(/added witness wit-\S+ \(cookwala:witness\/w1\).*quorum 1 of 1/);
+    expect(r.out).toMatch(/added witness wit-\S+ \(cookwala:witness\/w2\).*quorum 2 of 2/);
+    expect(r.out).toMatch(/cosigned by wit-\S+ \(cookwala:witness\/w1\), wit-\S+ \(cookwala:witness\/w2\); quorum 2 of 2: met/);
+    // the exported bundle verifies, its latest checkpoint cosigned by two witnesses
+    expect(r.out).toMatch(/^VALID: kitchen\.example\.org\/missions\/m-0042 \(hash_only\)$/m);
+    expect(r.out).toMatch(/latest seq \d+, root sha256:[0-9a-f]{64}, witnesses wit-\S+, wit-\S+$/m);
+    expect(r.out).toMatch(/^PROVED: kitchen\.example\.org\/missions\/m-0042 seq 17/m);
+    expect(r.out).toMatch(/w1 holds no fork proof/);
+    expect(r.out).toMatch(/simulation: 5 missions on 5 devices/);
+  }, 300_000);
 });

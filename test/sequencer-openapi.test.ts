@@ -34,7 +34,12 @@ afterAll(async () => {
 });
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
-const operations = () => Object.entries(doc.paths).flatMap(([p, item]) => Object.entries(item).filter(([m]) => METHODS.includes(m)).map(([m, op]) => ({ at: `${m} ${p}`, op })));
+const operations = () =>
+  Object.entries(doc.paths).flatMap(([p, item]) =>
+    Object.entries(item)
+      .filter(([m]) => METHODS.includes(m))
+      .map(([m, op]) => ({ at: `${m} ${p}`, op })),
+  );
 
 describe('GET /openapi.json', () => {
   it('is valid OpenAPI 3.1 and every $ref resolves', async () => {
@@ -44,20 +49,27 @@ describe('GET /openapi.json', () => {
     expect(res.valid).toBe(true);
     expect(v.version).toBe('3.1');
     expect(() => v.resolveRefs()).not.toThrow();
-    for (const m of JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)) expect(Object.keys(doc.components.schemas), m[1]).toContain(m[1]);
+    for (const m of JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g))
+      expect(Object.keys(doc.components.schemas), m[1]).toContain(m[1]);
   });
 
   it('lists exactly the routes the app registers', async () => {
     const app = Fastify();
     const seen = new Set<string>();
     app.addHook('onRoute', (r) => {
-      for (const m of [r.method].flat()) if (m !== 'HEAD') seen.add(`${m.toLowerCase()} ${r.url.replace(/:([A-Za-z_]+)/g, '{$1}')}`);
+      // A wildcard (tlog tiles) is the path parameter `*`.
+      const path = r.url.replace(/:([A-Za-z_]+)/g, '{$1}').replace(/\/\*$/, '/{*}');
+      for (const m of [r.method].flat()) if (m !== 'HEAD') seen.add(`${m.toLowerCase()} ${path}`);
     });
     await registerOpenApi(app, SEQUENCER_OPENAPI);
     registerRoutes(app, t.seq.ctx);
     await app.ready();
     await app.close();
-    expect(operations().map((o) => o.at).sort()).toEqual([...seen].sort());
+    expect(
+      operations()
+        .map((o) => o.at)
+        .sort(),
+    ).toEqual([...seen].sort());
   });
 
   it('every operation: a summary, a 2xx with a real schema, problem+json errors; every POST a request body', () => {
@@ -89,10 +101,22 @@ describe('GET /openapi.json', () => {
 
   it('the ingest route documents all three modes, its Idempotency-Key, and the Core documents as components', () => {
     const op = doc.paths['/v1/logs/{log}/events'].post;
-    expect(Object.keys(op.requestBody.content).sort()).toEqual(['*/*', 'application/cloudevents+json', 'application/cloudevents-batch+json', 'application/json']);
-    expect(op.parameters.some((p: { in: string; name: string; required?: boolean }) => p.in === 'header' && p.name === 'idempotency-key' && p.required)).toBe(true);
-    for (const k of ['Log', 'Event', 'Checkpoint', 'KeyRecord', 'KeyCache', 'WitnessPolicy', 'Signature', 'CloudEvent', 'Problem']) expect(doc.components.schemas).toHaveProperty(k);
-    expect(doc.paths['/v1/logs/{log}'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Log' });
+    expect(Object.keys(op.requestBody.content).sort()).toEqual([
+      '*/*',
+      'application/cloudevents+json',
+      'application/cloudevents-batch+json',
+      'application/json',
+    ]);
+    expect(
+      op.parameters.some(
+        (p: { in: string; name: string; required?: boolean }) => p.in === 'header' && p.name === 'idempotency-key' && p.required,
+      ),
+    ).toBe(true);
+    for (const k of ['Log', 'Event', 'Checkpoint', 'KeyRecord', 'KeyCache', 'WitnessPolicy', 'Signature', 'CloudEvent', 'Problem'])
+      expect(doc.components.schemas).toHaveProperty(k);
+    expect(doc.paths['/v1/logs/{log}'].get.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/Log',
+    });
     // The components are the schemas as written (a closed document stays closed, vendor members by pattern).
     for (const [k, s] of Object.entries(SEQUENCER_SCHEMAS)) expect(doc.components.schemas[k], k).toEqual(s);
     expect(doc.components.schemas.Log).toMatchObject({ additionalProperties: false, patternProperties: { [VENDOR_MEMBER_PATTERN]: {} } });
@@ -101,8 +125,19 @@ describe('GET /openapi.json', () => {
 
 describe('schemas document, never rewrite', () => {
   it('a CloudEvent with extensions, vendor members and __proto__ in data comes back byte-identical', async () => {
-    const data = JSON.parse('{"__proto__":{"polluted":true},"x-acme-note":"kept","n":1.5,"s":"7","nested":{"x-acme-deep":[1,"2",null]}}') as unknown;
-    const ce = signed(makeEvent({ source: dev.owner, subject: 'exec-openapi', cookwalaseq: 1, data, extra: { acmeext: 'an extension attribute', acmecount: 3 } }), dev);
+    const data = JSON.parse(
+      '{"__proto__":{"polluted":true},"x-acme-note":"kept","n":1.5,"s":"7","nested":{"x-acme-deep":[1,"2",null]}}',
+    ) as unknown;
+    const ce = signed(
+      makeEvent({
+        source: dev.owner,
+        subject: 'exec-openapi',
+        cookwalaseq: 1,
+        data,
+        extra: { acmeext: 'an extension attribute', acmecount: 3 },
+      }),
+      dev,
+    );
     const sent = JSON.stringify(ce);
     expect(sent).toContain('"__proto__":{"polluted":true}');
     const post = await t.post(sent);

@@ -1,4 +1,4 @@
-// The sequencer is the log's clock (issue 9, verifier/documents/time-bounds.ts): over real HTTP (fetch to a
+// The sequencer is the log's clock (verifier/documents/time-bounds.ts): over real HTTP (fetch to a
 // listening fastify on a real LevelDB in a temp dir) against a sequencer on an injected manual
 // clock, a device's signedAt must lie within [now − maxDeliveryDelay, now + maxClockSkew]: a
 // future-dated event is signed_in_future, one backdated past the delivery window is

@@ -1,5 +1,5 @@
 // Device key registration over real HTTP (POST /v1/logs/{log}/keys on 127.0.0.1) refuses the
-// identity-point key of issue 9, a mixed-order key and a y >= p encoding with 400 weak_key, and
+// identity-point key (the known forgery), a mixed-order key and a y >= p encoding with 400 weak_key, and
 // registers none of them; an event "signed" by the identity-key forgery cannot append; a registry
 // file written by a sequencer without the rule (a sequencer-signed identity-key record) is
 // refused at open with weak_key instead of being trusted.

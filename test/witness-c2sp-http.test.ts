@@ -1,4 +1,4 @@
-// Our witness as a C2SP tlog-witness, end to end (issue 11 "Done when"; c2sp.org/tlog-witness at
+// Our witness as a C2SP tlog-witness, end to end (c2sp.org/tlog-witness at
 // C2SP/C2SP commit 5ba5ee830903e91240fc6f9f3a7a9293d49e69c9): a real `cookwala witness` child
 // process on 127.0.0.1, logs admitted with `add-log --vkey`, driven over real HTTP by
 // testkit/c2sp-log.ts, a client and log written from the specs on node:crypto (no code of ours).

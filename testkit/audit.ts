@@ -1,4 +1,4 @@
-// testkit/audit.ts: a real audited log for the audit tests (issue 5). buildAuditedLog() runs
+// testkit/audit.ts: a real audited log for the audit tests. buildAuditedLog() runs
 // `cookwala init` into a temp dir, writes a witness policy with three witnesses and quorum 2, and
 // opens the real sequencer (LevelDB, fastify) whose checkpoint publisher has the three witness keys
 // cosign each checkpoint (an in-process stand-in for the libp2p witnesses: the sequencer stores the

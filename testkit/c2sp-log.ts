@@ -7,7 +7,7 @@
 // cosignature/v1 lines a witness answers. Left out: ECDSA and ML-DSA keys, tiles. Never imported
 // by product code.
 
-import { createHash, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 
 const sha256 = (...parts: Uint8Array[]): Buffer => {
   const h = createHash('sha256');
@@ -46,6 +46,13 @@ export function consistencyProof(m: number, leaves: readonly Buffer[]): Buffer[]
   return sub(m, leaves, true);
 }
 
+/** RFC 8410 PKCS#8 wrapping of a raw Ed25519 seed. */
+function fromSeed(seed: Uint8Array): { privateKey: KeyObject; publicKey: KeyObject } {
+  if (seed.length !== 32) throw new TypeError('an Ed25519 seed is 32 bytes');
+  const privateKey = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]), format: 'der', type: 'pkcs8' });
+  return { privateKey, publicKey: createPublicKey(privateKey) };
+}
+
 const rawPublic = (k: KeyObject): Buffer => Buffer.from(k.export({ format: 'jwk' }).x as string, 'base64url');
 const keyId = (name: string, type: number, pub: Uint8Array): Buffer => sha256(Buffer.from(name + '\n'), Uint8Array.of(type), pub).subarray(0, 4);
 
@@ -58,9 +65,9 @@ export interface SpecSigner {
   readonly bad: SpecSigner;
 }
 
-/** An Ed25519 note signer (type 0x01) under `name`. */
-export function specSigner(name: string): SpecSigner {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+/** An Ed25519 note signer (type 0x01) under `name`; a 32-byte `seed` makes the key deterministic. */
+export function specSigner(name: string, seed?: Uint8Array): SpecSigner {
+  const { privateKey, publicKey } = seed ? fromSeed(seed) : generateKeyPairSync('ed25519');
   const pub = rawPublic(publicKey);
   const id = keyId(name, 0x01, pub);
   const vkey = `${name}+${id.toString('hex')}+${Buffer.concat([Buffer.of(1), pub]).toString('base64')}`;

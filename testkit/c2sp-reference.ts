@@ -133,7 +133,10 @@ export function refVerifyInclusion(leaf: Buffer, index: number, size: number, pr
     if (sn === 0) return false;
     if (fn % 2 === 1 || fn === sn) {
       r = refNodeHash(p, r);
-      if (fn % 2 === 0) while (fn % 2 === 0 && fn !== 0) ((fn /= 2), (sn = Math.floor(sn / 2)));
+      if (fn % 2 === 0) while (fn % 2 === 0 && fn !== 0) {
+        fn /= 2;
+        sn = Math.floor(sn / 2);
+      }
     } else r = refNodeHash(r, p);
     fn = Math.floor(fn / 2);
     sn = Math.floor(sn / 2);
@@ -148,7 +151,10 @@ export function refVerifyConsistency(m: number, n: number, proof: readonly Buffe
   if ((m & (m - 1)) === 0 && Number.isSafeInteger(m)) path = [root1, ...path];
   let fn = m - 1;
   let sn = n - 1;
-  while (fn % 2 === 1) ((fn = (fn - 1) / 2), (sn = Math.floor(sn / 2)));
+  while (fn % 2 === 1) {
+    fn = (fn - 1) / 2;
+    sn = Math.floor(sn / 2);
+  }
   let fr = path[0];
   let sr = path[0];
   for (const c of path.slice(1)) {
@@ -156,7 +162,10 @@ export function refVerifyConsistency(m: number, n: number, proof: readonly Buffe
     if (fn % 2 === 1 || fn === sn) {
       fr = refNodeHash(c, fr);
       sr = refNodeHash(c, sr);
-      if (fn % 2 === 0) while (fn % 2 === 0 && fn !== 0) ((fn /= 2), (sn = Math.floor(sn / 2)));
+      if (fn % 2 === 0) while (fn % 2 === 0 && fn !== 0) {
+        fn /= 2;
+        sn = Math.floor(sn / 2);
+      }
     } else sr = refNodeHash(sr, c);
     fn = Math.floor(fn / 2);
     sn = Math.floor(sn / 2);

@@ -2,7 +2,7 @@
 // on which verifiers are known to split (RFC 8032 §5.1.7 leaves room; "Taming the many EdDSAs",
 // Chalkias et al. 2020): the 8 small-order points and their non-canonical encodings, mixed-order
 // keys A + T, R with a torsion component, identity R, S + L, non-canonical y (y >= p), and the
-// identity-key forgery of issue 9 (A = identity, R = [a]B, S = a verifies any message under a
+// identity-key forgery (A = identity, R = [a]B, S = a verifies any message under a
 // cofactorless verifier that does not refuse the key). Signatures are made from a bare scalar x
 // (not a seed), so keys with a torsion part can be "signed" too. Built on @noble's Point API; the
 // torsion generator is found by search, so no constant is taken on trust.

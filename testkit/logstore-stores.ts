@@ -1,7 +1,7 @@
 // testkit/logstore-stores.ts: the real-LevelDB store fixture the logstore tests share (test-only: it
 // registers a vitest afterEach). useStores() hands out stores in fresh temp directories, tracks
 // every store it opened and closes it (errors ignored: a test may have broken it on purpose) and
-// removes the directories after each test. Leaves out: the test data (testing.ts).
+// removes the directories after each test. Leaves out: the test data (testkit/logstore.ts).
 
 import { afterEach } from 'vitest';
 import { openLogStore, type LogStore, type OpenOptions } from '../logstore/index.ts';

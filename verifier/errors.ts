@@ -43,6 +43,10 @@ export const REASONS = {
   payload_erased: { status: 410, meaning: 'the payload was erased (hash_only mode); the entry remains' },
   not_erasable: { status: 409, meaning: 'the payload of a sequencer entry (an erasure or device_lost record) is part of the audit trail' },
   mode_forbids_erasure: { status: 409, meaning: 'erasure asked of a log in full mode' },
+  uri_too_long: { status: 414, meaning: 'the request target, or one path parameter of it, is longer than the server reads (4,096 characters a parameter)' },
+  headers_too_large: { status: 431, meaning: 'the request headers exceed 16 KiB' },
+  request_timeout: { status: 408, meaning: 'the request did not arrive in time: headers within 10 s, the whole request within 30 s' },
+  too_many_connections: { status: 503, meaning: 'the server holds its limit of open connections (4,096 in all, 512 from one address); the connection is closed' },
   bad_request: { status: 400, meaning: 'a malformed query or parameter' },
   key_conflict: { status: 409, meaning: 'two KeyRecords for one kid that disagree (beyond a later record adding revokedAt)' },
   log_exists: { status: 409, meaning: 'a log with this origin is already hosted' },
@@ -51,6 +55,7 @@ export const REASONS = {
   // Storage (§6)
   store_locked: { status: 503, meaning: 'another process holds this log\'s store' },
   store_behind_checkpoint: { status: 500, meaning: 'the store is behind its last signed checkpoint; refusing to re-sequence' },
+  disk_full: { status: 507, meaning: 'the disk is full: nothing of this request was acknowledged; the service takes writes again once space returns (a store LevelDB failed on stays refused until restarted)' },
   store_failed: { status: 503, meaning: 'a write to the store failed; it refuses writes until reopened (the disk holds the old or the new state, never a mix)' },
   not_leader: { status: 503, meaning: 'this sequencer is a standby for the log (another process holds its PostgreSQL lease, or this one lost it): nothing was written, retry at the leader named in `leader` (dedup makes the retry safe)' },
   // Log verification (§4, §8)
@@ -79,6 +84,7 @@ export const REASONS = {
   unknown_message_type: { status: 400, meaning: 'a protocol message of an unknown type' },
   malformed_frame: { status: 400, meaning: 'a libp2p frame whose length prefix is not a minimal unsigned varint' },
   witness_unavailable: { status: 503, meaning: 'a witness could not be reached or did not answer in time' },
+  rate_limited: { status: 429, meaning: 'a C2SP witness kept answering 429 Too Many Requests after the Retry-After back-offs' },
   // Bundles (§8)
   bad_bundle_type: { status: 400, meaning: 'the first line is not a cookwala-audit-bundle header' },
   unsupported_bundle_version: { status: 400, meaning: 'a bundle schema_version of another major' },
@@ -90,6 +96,8 @@ export const REASONS = {
   // C2SP signed notes (interop)
   malformed_note: { status: 400, meaning: 'a signed note or checkpoint body that breaks C2SP signed-note/tlog-checkpoint' },
   malformed_vkey: { status: 400, meaning: 'a C2SP verifier or signer key string that does not parse, or whose key ID does not match its key' },
+  malformed_policy: { status: 400, meaning: 'a C2SP tlog-policy text that breaks the format, or that a WitnessPolicy cannot express (nested groups, several logs)' },
+  malformed_proof: { status: 400, meaning: 'a c2sp.org/tlog-proof@v1 file that breaks the format (header, extra, index, proof lines, checkpoint)' },
   origin_mismatch: { status: 422, meaning: 'a checkpoint whose origin line is not the log origin the reader expects' },
   // Executor (§7 of the spec)
   illegal_transition: { status: 409, meaning: 'an execution state change that the transition table forbids' },
@@ -99,6 +107,7 @@ export const REASONS = {
   outside_envelope: { status: 422, meaning: 'a step target lies outside its operation\'s envelope (§3)' },
   safety_limit: { status: 422, meaning: 'a step exceeds the device\'s SafetyLimits pack (§6.1; the stricter limit wins)' },
   missing_sensor_no_fallback: { status: 422, meaning: 'no rung of the step\'s sensor ladder can be satisfied (§3)' },
+  time_too_precise: { status: 422, meaning: 'a time finer than the log\'s declared timePrecision (an open dataset is to the day, §8)' },
   person_required: { status: 422, meaning: 'an operation that may not run unattended, and no person is present or reachable (§6.6)' },
   interrupted: { status: 503, meaning: 'the device failed an execution safely after a restart or fault cut it short' },
 } as const satisfies Record<string, { status: number; meaning: string }>;

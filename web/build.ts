@@ -7,7 +7,7 @@
 // allows exactly its own inline script and style by their SHA-256 hashes, 'unsafe-eval' for ajv's
 // compiled schemas (the same strict reader as the CLI), and no network at all on the verifier
 // page (connect-src 'none'); the explorer and the witness page may fetch only their own origin.
-// The browser build swaps verifier/crypto/node.ts for a stub (crypto.ts says how) and refuses
+// The browser build swaps verifier/crypto/node.ts for a stub (web/src/lib/no-node-crypto.ts says how) and refuses
 // any other node: import. Files are written under a temporary name and renamed, so concurrent
 // builds (parallel test files) never leave a torn page. manifest.json gives each page's CSP for
 // the servers' headers. Left out: source maps (the pages ship minified, the sources are here).

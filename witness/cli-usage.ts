@@ -1,6 +1,6 @@
 // witness/cli-usage.ts: the help of each `cookwala witness` subcommand, the choice between them
 // (an unknown one gets "did you mean"), and one line for each fault a witness can meet when it
-// starts (issue 15): a busy --listen or --http-port, a --bootstrap that is not a /p2p/ multiaddr.
+// starts: a busy --listen or --http-port, a --bootstrap that is not a /p2p/ multiaddr.
 // Pure text and pure checks: the commands themselves are witness/cli.ts.
 
 import { multiaddr } from '@multiformats/multiaddr';
@@ -32,7 +32,8 @@ the sequencer's KeyRecord (SEQ/sequencer.keyrecord.json), its policy.json or its
 
 Starts the witness: libp2p (/cookwala/witness/1.0.0, gossip) and the status API. It rewrites
 DIR/witness-info.json with the addresses it listens on, and stops cleanly on SIGTERM/SIGINT.
---bootstrap: another witness's multiaddr ending in /p2p/<peerId> (its witness-info.json has it).`,
+--bootstrap: another witness's multiaddr ending in /p2p/<peerId>, or the path of its
+witness-info.json (its first multiaddr is taken).`,
 };
 
 export const WITNESS_USAGE = `usage:
@@ -75,6 +76,28 @@ export function didYouMean(word: string, choices: readonly string[]): string | u
     }
   }
   return best;
+}
+
+/**
+ * --bootstrap values as multiaddrs: a value that is not a multiaddr (does not start with '/') is
+ * the path of another witness's witness-info.json, whose first multiaddr is taken.
+ */
+export async function resolveBootstrap(values: readonly string[]): Promise<{ ok: true; addrs: string[] } | { ok: false; line: string }> {
+  const { readFile } = await import('node:fs/promises');
+  const { parseJson } = await import('../verifier/encoding/strict-json.ts');
+  const out: string[] = [];
+  for (const v of values) {
+    if (v.startsWith('/')) {
+      out.push(v);
+      continue;
+    }
+    const t = await readFile(v, 'utf8').catch(() => undefined);
+    const j = t === undefined ? undefined : parseJson(t);
+    const a = j?.ok ? (j.value as { multiaddrs?: unknown } | null)?.multiaddrs : undefined;
+    if (!Array.isArray(a) || typeof a[0] !== 'string') return { ok: false, line: `--bootstrap ${v} is neither a multiaddr nor a readable witness-info.json with a multiaddr (run that witness once, or give /ip4/…/tcp/…/p2p/…)` };
+    out.push(a[0]);
+  }
+  return { ok: true, addrs: out };
 }
 
 /** A --bootstrap value: a multiaddr that ends in /p2p/<peerId>; else the line that says so. */

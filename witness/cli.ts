@@ -1,4 +1,4 @@
-// witness/cli.ts: `cookwala witness` (DESIGN §12, issue 4).
+// witness/cli.ts: `cookwala witness` (DESIGN §12).
 //   cookwala witness init --data DIR [--name N] [--http-port P] [--listen MA]... [--bootstrap MA]...
 //   cookwala witness add-log --data DIR --log ORIGIN --sequencer-key KEYRECORD.json
 //   cookwala witness [run] --data DIR [--bootstrap MA]...
@@ -23,7 +23,7 @@ import { loadOrCreatePeerKey } from './wire/identity.ts';
 import { openStateStore } from './server/state.ts';
 import { createWitness } from './server/service.ts';
 import { infoFromConfig } from './wire/witness-info.ts';
-import { checkBootstrap, describeStartFault, didYouMean, SUB_USAGE, SUBCOMMANDS, WITNESS_USAGE, type Subcommand } from './cli-usage.ts';
+import { checkBootstrap, resolveBootstrap, describeStartFault, didYouMean, SUB_USAGE, SUBCOMMANDS, WITNESS_USAGE, type Subcommand } from './cli-usage.ts';
 import { claimDataDir } from '../platform/data-dir-kind.ts';
 import { createLogger } from '../platform/logger.ts';
 
@@ -123,7 +123,10 @@ async function cmdRun(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, { data: { type: 'string' }, bootstrap: { type: 'string', multiple: true } }, false);
   if (!values.data) throw new UsageError('--data DIR is required');
   const dir = values.data;
-  const badBootstrap = checkBootstrap(values.bootstrap ?? []);
+  const resolved = await resolveBootstrap(values.bootstrap ?? []);
+  if (!resolved.ok) return envFault(resolved.line);
+  const bootstrapArgs = resolved.addrs;
+  const badBootstrap = checkBootstrap(bootstrapArgs);
   if (badBootstrap) return envFault(badBootstrap);
   const claimed = await claimDataDir(dir, 'witness', { create: false, createWith: `cookwala witness init --data ${dir}` });
   if (!claimed.ok) return envFault(claimed.reason);
@@ -140,7 +143,7 @@ async function cmdRun(argv: string[]): Promise<number> {
     {
       peerKey,
       listen: d.config.listen,
-      bootstrap: [...d.config.bootstrap, ...(values.bootstrap ?? [])],
+      bootstrap: [...d.config.bootstrap, ...bootstrapArgs],
       httpHost: d.config.httpHost,
       httpPort: d.config.httpPort,
       logs: d.config.logs,

@@ -3,7 +3,7 @@
 // Merkle root over the entry hashes, and a sequencer checkpoint at seq 3. The descriptor declares
 // the time window TIME_BOUNDS (5 min skew, 72 h delivery; fixed here, not taken from the code's
 // defaults, so the vectors never move with them). Built with the project's own builders
-// (buildLogDescriptor, signEvent, buildEntry, buildCheckpoint, merkle.ts); the vectors then mutate
+// (buildLogDescriptor, signEvent, buildEntry, buildCheckpoint, verifier/merkle/index.ts); the vectors then mutate
 // copies of it. Everything derives from fixed keys and times, so it is reproducible.
 
 import { buildCheckpoint, type Checkpoint } from '../../verifier/documents/checkpoint.ts';

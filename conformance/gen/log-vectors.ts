@@ -3,7 +3,7 @@
 // event hash), checkpoints.json (sequencer signature[0], witness cosignatures under a policy, the
 // quorum, and the sequencer's own key never counting as a witness) and fork-proofs.json (two
 // checkpoints of one log at one seq, both signed by its sequencer key, that differ). hash-chain.json
-// also holds the log's clock (time-bounds.ts): signedAt against sequencedAt within the descriptor's
+// also holds the log's clock (verifier/documents/time-bounds.ts): signedAt against sequencedAt within the descriptor's
 // timeBounds, bounds inclusive, and sequencedAt never going backwards. Verdicts are
 // written by hand from DESIGN §4 and Core §5; the runner checks them against the code.
 

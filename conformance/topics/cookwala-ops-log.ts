@@ -1,7 +1,9 @@
 // conformance/topics/cookwala-ops-log.ts: vector ops over the log documents of DESIGN §3-§4 through
-// the project's verifier modules: strict reading (read.ts), CloudEvents and device signatures
-// (cloudevent.ts), the hash chain (log-descriptor.ts, entry.ts), checkpoints under a witness
-// policy (policy.ts, checkpoint.ts) and fork proofs (fork-proof.ts). Each op only sequences those
+// the project's verifier modules: strict reading (verifier/documents/read.ts), CloudEvents and
+// device signatures (verifier/cloudevent/read.ts), the hash chain
+// (verifier/documents/log-descriptor.ts, verifier/documents/entry.ts), checkpoints under a witness
+// policy (verifier/documents/policy.ts, verifier/documents/checkpoint.ts) and fork proofs
+// (verifier/documents/fork-proof.ts). Each op only sequences those
 // functions the way a verifier would; it adds no rule of its own.
 
 import { normalizeBinaryExtensions, readCloudEvent, eventHash, verifyEventSignature, type CloudEvent } from '../../verifier/cloudevent/read.ts';

@@ -39,7 +39,16 @@ describe('readYamlDocuments', () => {
       ].join('\n'),
     );
     expect(docs).toEqual([
-      { A: '1.0', B: 'quoted é', C: "it's", D: { e: '//host/path: with colon', f: 'plain' }, G: 'line one\n\nline two\n', H: 'no newline', I: 'true', J: '0x10' },
+      {
+        A: '1.0',
+        B: 'quoted é',
+        C: "it's",
+        D: { e: '//host/path: with colon', f: 'plain' },
+        G: 'line one\n\nline two\n',
+        H: 'no newline',
+        I: 'true',
+        J: '0x10',
+      },
       { K: 'keep\n\n' },
     ]);
   });

@@ -65,6 +65,7 @@ export function startLease(o: LeaseOptions): Lease {
     const c = conn;
     conn = undefined;
     c?.end().catch(() => undefined);
+    leader = undefined; // unknown until the next round reads the lease row
     if (epoch !== undefined) {
       epoch = undefined;
       o.onLose(why);

@@ -1,7 +1,7 @@
 // logstore/postgres/pg-kv.ts: the tables of the PostgreSQL log store (DESIGN §6, §12a) and the
 // byte-keyed read/write layer over them. The store keeps the LevelDB driver's key layout
-// (logstore/keys.ts) and value encodings, so the append and erasure plans (append-plan.ts) and the
-// read side (store-read.ts) are shared by both drivers and give the same bytes:
+// (logstore/keys.ts) and value encodings, so the append and erasure plans (logstore/append-plan.ts) and the
+// read side (logstore/store-read.ts) are shared by both drivers and give the same bytes:
 //   cookwala_logs(log_id, origin)                one row per log
 //   cookwala_kv(log_id, k bytea, v bytea)        every key family but payloads; bytea sorts
 //                                                bytewise like LevelDB, so seq ranges are key ranges
@@ -13,7 +13,7 @@
 // holding it, and every later one sees the new epoch. Families written once (entries, nodes,
 // payloads, dedup index) are plain INSERTs, so even a writer that skipped the fence could not
 // overwrite a seq (unique violation). Leaves out: connection management (the caller's pg.Pool)
-// and what the keys mean (keys.ts). Invariant: a batch lands whole or not at all, and never
+// and what the keys mean (logstore/keys.ts). Invariant: a batch lands whole or not at all, and never
 // under an epoch other than the one it was planned for.
 
 import type { Pool, PoolClient } from 'pg';
@@ -203,7 +203,7 @@ export class PgKv implements KvRead {
    * One transaction: the fence (lease row FOR SHARE, epoch must be `epoch`), then the ops, the last
    * op of a key winning. Throws not_leader (nothing written) when the epoch moved on.
    */
-  async write(ops: Op[], epoch: number, leader: () => string | undefined): Promise<void> {
+  async write(ops: Op[], epoch: number): Promise<void> {
     const last = new Map<string, Op>();
     for (const op of ops) {
       const k = op.key.toString('latin1');
@@ -227,11 +227,11 @@ export class PgKv implements KvRead {
     let released = false;
     try {
       await c.query('BEGIN');
-      const lease = await c.query<{ epoch: string }>('SELECT epoch FROM cookwala_leases WHERE log_id = $1 FOR SHARE', [this.logId]);
+      const lease = await c.query<{ epoch: string; address: string | null }>('SELECT epoch, address FROM cookwala_leases WHERE log_id = $1 FOR SHARE', [this.logId]);
       const now = lease.rows[0] ? Number(lease.rows[0].epoch) : undefined;
       if (now !== epoch) {
         await c.query('ROLLBACK');
-        throw new ProtocolError('not_leader', `the lease of this log is at epoch ${now}, this writer holds ${epoch}: another sequencer took over`, { leader: leader() });
+        throw new ProtocolError('not_leader', `the lease of this log is at epoch ${now}, this writer holds ${epoch}: another sequencer took over`, { leader: lease.rows[0]?.address ?? undefined });
       }
       const kv = (rows: Op[]) => [this.logId, rows.map((o) => o.key), rows.map((o) => (o as { value: Buffer }).value)];
       if (once.length) await c.query('INSERT INTO cookwala_kv (log_id, k, v) SELECT $1, * FROM unnest($2::bytea[], $3::bytea[])', kv(once));

@@ -1,7 +1,7 @@
 // logstore/postgres/store.ts: the second logstore driver (DESIGN §6, §12a), one log in a
 // PostgreSQL database, the same LogStore interface and the same bytes as the LevelDB driver: it
-// shares the append and erasure plans (append-plan.ts), the group-commit queue (append-queue.ts)
-// and the read side (store-read.ts) over the tables of pg-kv.ts. Several processes may open the
+// shares the append and erasure plans (logstore/append-plan.ts), the group-commit queue (logstore/append-queue.ts)
+// and the read side (logstore/store-read.ts) over the tables of pg-kv.ts. Several processes may open the
 // same log: the lease (lease.ts) makes exactly one the leader; the others are standbys whose
 // writes are refused with not_leader (carrying the leader's address) and whose reads follow the
 // database's durable head. On winning the lease the store reloads everything (descriptor, head,
@@ -87,7 +87,7 @@ export async function openPostgresLogStore(o: PostgresStoreOptions): Promise<Pos
   try {
     await ensureSchema(pool);
     const logId = (await logIdOf(pool, o.log, true))!;
-    store = new PgStore(`${redact(o.url)}#${encodeURIComponent(o.log)}`, o.log, new PgKv(pool, logId), pool, o.faults);
+    store = new PgStore(`${redact(o.url)}#${encodeURIComponent(o.log)}`, o.log, new PgKv(pool, logId), pool, o.faults, o.address);
     store.startLease({ url: o.url, logId, holder: o.holder ?? `pid-${process.pid}`, address: o.address, leaseMs, onError: o.onError });
     await store.leaseRound();
     // Won the lease but the state is not one to sequence on (store_behind_checkpoint, damage).
@@ -120,6 +120,7 @@ class PgStore extends StoreReader<PgKv> implements PostgresLogStore {
     db: PgKv,
     private readonly pool: pg.Pool,
     private readonly faults: FaultHooks | undefined,
+    private readonly address: string | undefined,
   ) {
     super(db);
     this.appender = createAppendQueue({
@@ -280,7 +281,7 @@ class PgStore extends StoreReader<PgKv> implements PostgresLogStore {
     const epoch = this.assertLeader();
     await this.faults?.beforeWrite?.(kind);
     try {
-      await this.db.write(ops, epoch, () => this.leader()?.address ?? undefined);
+      await this.db.write(ops, epoch);
     } catch (e) {
       if (e instanceof ProtocolError && e.code === 'not_leader') {
         this.giveUp(e.detail);
@@ -327,7 +328,14 @@ class PgStore extends StoreReader<PgKv> implements PostgresLogStore {
   }
 
   append(items: AppendItem[]): Promise<Head> {
-    return this.refuseClosed() ?? this.appender.append(items);
+    return this.refuseClosed() ?? (this.role() === 'leader' ? this.appender.append(items) : this.standbyRefusal());
+  }
+
+  /** not_leader naming the leader as the lease row has it now (this process's view may be stale). */
+  private async standbyRefusal(): Promise<never> {
+    const r = await this.pool.query<{ address: string | null }>('SELECT address FROM cookwala_leases WHERE log_id = $1', [this.db.logId]);
+    const a = r.rows[0]?.address ?? undefined;
+    throw new ProtocolError('not_leader', `${this.origin}: this process is a standby (another sequencer holds the lease)`, { leader: a === this.address ? undefined : a });
   }
 
   erasePayload(seq: number, record: ErasureRecord, erasedEntry: AppendItem): Promise<Head> {

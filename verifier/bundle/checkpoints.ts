@@ -1,6 +1,6 @@
 // verifier/bundle/checkpoints.ts: the checkpoint lines of an audit bundle (DESIGN §4, §8): each is
 // read strictly, its sequencer signature checked with the POLICY's key and its cosignatures against
-// the policy's witnesses and quorum (checkpoint.ts verifyCheckpoint: bad_signature, hash_mismatch,
+// the policy's witnesses and quorum (verifier/documents/checkpoint.ts verifyCheckpoint: bad_signature, hash_mismatch,
 // quorum_not_met), and its head and root compared with what the entries recompute to at its seq.
 // A checkpoint that meets the policy and disagrees is rewrite_detected: the first differing seq lies
 // after the last checkpoint that met the policy and matched, so the failure names that bracket
@@ -19,8 +19,8 @@
 // Checked only where the checkpoint met the policy and matched the entries (a rewrite is
 // reported as such). Cost, linear in the lines: a line that repeats one already read at its seq
 // (by digest, up to 1,024 distinct lines a seq) is named misplaced_line without checking its
-// signatures again, so 80,000 copies of the last line cost 80,000 hashes (issue 14 #3). Left out:
-// entries (bundle-entries.ts).
+// signatures again, so 80,000 copies of the last line cost 80,000 hashes. Left out:
+// entries (entries.ts).
 
 import type { FailureLog, CheckpointSummary, CheckpointCosigners } from './report.ts';
 

@@ -1,21 +1,21 @@
 // verifier/bundle/entries.ts: the entry and payload lines of an audit bundle (DESIGN §4, §8), checked
 // as they stream by: strict reading, the entry hash (entry_hash_mismatch), the chain (chain_broken:
 // seq without gaps, prev = the previous line's `hash` member as written), the log named
-// (log_mismatch), the event signature (bundle-signatures.ts), (source, id) uniqueness
+// (log_mismatch), the event signature (entry-signatures.ts), (source, id) uniqueness
 // (duplicate_id), per-subject cookwalaseq order (out_of_order with expected), and each payload
 // against its entry (payload_hash_mismatch for its event hash or ce attributes, bad_signature for
-// its cookwalasig). A missing payload waits in bundle-missing.ts for the sequencer-signed
+// its cookwalasig). A missing payload waits in missing-payloads.ts for the sequencer-signed
 // `cookwala.log.erased` entry that explains it (erasure_mismatch when one names no such gap;
 // mode_forbids_erasure in a full log; payload_missing for what stays unexplained). The Merkle
 // frontier is fed the RECOMPUTED entry hashes, so heads and roots are those of what the bundle
-// really holds and a rewrite shows at the checkpoints. Time (time-bounds.ts): sequencedAt never
+// really holds and a rewrite shows at the checkpoints. Time (verifier/documents/time-bounds.ts): sequencedAt never
 // goes backwards from one entry to the next (time_regression), and with the descriptor's declared
 // timeBounds every entry's eventSignature.signedAt lies within them of its sequencedAt
 // (signed_in_future, delivery_too_late); the running maximum of sequencedAt (and the first seq
 // holding it) is handed to the checkpoint section with each recorded root, which bounds it by
-// the witnesses' cosignature times (bundle-checkpoints.ts) without keeping any entry.
-// Memory: O(log n) frontier, the id set (bundle-id-set.ts), one number per subject, 48 bytes per
-// missing payload. Left out: checkpoints (bundle-checkpoints.ts).
+// the witnesses' cosignature times (checkpoints.ts) without keeping any entry.
+// Memory: O(log n) frontier, the id set (id-set.ts), one number per subject, 48 bytes per
+// missing payload. Left out: checkpoints (checkpoints.ts).
 
 import type { FailureLog, ErasedPayload } from './report.ts';
 import type { Trust } from './trust.ts';
@@ -33,7 +33,7 @@ import { isHashString, parseHash, timeMs } from '../encoding/wire.ts';
 import { createFrontier, hashLeaf } from '../merkle/index.ts';
 import { defaultBackend, type CryptoBackend } from '../crypto/default.ts';
 import type { Failure, Result } from '../errors.ts';
-import { checkSignedAt, checkTimeOrder, type TimeBounds } from '../documents/time-bounds.ts';
+import { checkSignedAt, checkTimeOrder, checkTimePrecision, type TimeBounds } from '../documents/time-bounds.ts';
 
 /** The latest sequencedAt among the entries so far, and the first seq that holds it. */
 export interface LatestStamp {
@@ -53,6 +53,8 @@ export interface EntryCheckerOptions {
   descriptorHash?: string;
   /** The descriptor's declared time window; undefined: only time_regression is checked. */
   timeBounds?: TimeBounds;
+  /** The descriptor's timePrecision: "day" = every sequencedAt and signedAt is a UTC midnight (§8). */
+  timePrecision?: 'day';
   /** Called after each entry whose seq the checkpoint section will ask about. */
   wantsRoot(seq: number): boolean;
   recordRoot(seq: number, head: string, root: string, latest: LatestStamp | undefined): void;
@@ -155,6 +157,12 @@ export function createEntryChecker(o: EntryCheckerOptions) {
     if (stamp > maxStampMs) {
       maxStampMs = stamp;
       latest = { ms: stamp, seq: e.seq };
+    }
+    if (o.timePrecision === 'day') {
+      for (const [what, t] of [['sequencedAt', e.sequencedAt], ['signedAt', e.eventSignature.signedAt]] as const) {
+        const p = checkTimePrecision(t, 'day', `entry ${e.seq}: ${what}`);
+        if (!p.ok) f.add({ kind: p.code, seq: e.seq, line, expected: String(p.bound), found: t, detail: p.detail });
+      }
     }
     if (o.timeBounds) {
       const w = checkSignedAt(timeMs(e.eventSignature.signedAt), stamp, o.timeBounds);

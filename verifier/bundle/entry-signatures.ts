@@ -1,11 +1,11 @@
 // verifier/bundle/entry-signatures.ts: the event signature of each bundle entry (DESIGN §4, §8; Core §5,
-// RFC-0012): the key its kid names among the trusted ones (bundle-trust.ts: unknown_key), the role
+// RFC-0012): the key its kid names among the trusted ones (trust.ts: unknown_key), the role
 // rule (a device key owned by ce.source; the sequencer's own key only for the entry types only the
 // sequencer appends, and those only with it: key_role_mismatch, source_mismatch), the validity
 // window at signedAt (key_revoked, key_not_valid_at), and the signature over the header {alg,
-// hash: eventHash, kid, kind:"Event", signedAt} built by signature.ts signingHeaderBytes (the one
+// hash: eventHash, kid, kind:"Event", signedAt} built by verifier/documents/signature.ts signingHeaderBytes (the one
 // encoder). All is decided here on the reader's thread except the raw check, which is queued
-// (bundle-sigs.ts) for the worker pool; its verdict then names bad_signature, or legacy_signature
+// (signature-batches.ts) for the worker pool; its verdict then names bad_signature, or legacy_signature
 // for a Core 0.2.0 bare-hash signature (accepted and counted only with allowLegacy).
 // Invariant: while a check is in flight only a small record is held, never the parsed entry.
 

@@ -1,5 +1,5 @@
 // verifier/bundle/format.ts: the audit bundle of DESIGN §8, an NDJSON file with one JSON document a
-// line, and its exact line order, which the reader (bundle-verifier.ts) enforces:
+// line, and its exact line order, which the reader (verifier.ts) enforces:
 //
 //   1. the header  {"type":"cookwala-audit-bundle","schema_version":"1.0","log":ORIGIN,
 //      "mode":"full"|"hash_only","seq":N,"checkpoints":K,"exportedAt":TIME}
@@ -17,7 +17,7 @@
 // seqs by reading only the tail. `checkpoints` is this file's addition to the header of DESIGN §8.
 // The header is checked against the lines: log and mode against the descriptor, seq against the last
 // entry, checkpoints against the count, exportedAt no earlier than any time the sequencer stamped.
-// Left out here: every check on the documents themselves (bundle-verifier.ts and its parts).
+// Left out here: every check on the documents themselves (verifier.ts and its parts).
 
 import { fail, ok, type Result } from '../errors.ts';
 import { isTime } from '../encoding/wire.ts';

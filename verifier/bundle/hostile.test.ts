@@ -1,4 +1,4 @@
-// Hostile bundles (issue 14): inputs built to crash the streaming verifier or make it slow. An Event
+// Hostile bundles: inputs built to crash the streaming verifier or make it slow. An Event
 // line repeated with no payload line between (#1) is named chain_broken and the audit ends with a
 // report, never a TypeError; many copies of one checkpoint line (#3) are each named once in linear
 // time (80,000 copies: minutes when each was compared with every copy before it).

@@ -1,8 +1,8 @@
 // verifier/bundle/signature-batches.ts: batched signature checks for the streaming bundle verifier (DESIGN §8,
 // §13). The reader decides everything about a signature on its own thread (key lookup, role, owner,
 // validity window) and queues only the raw check {alg, publicKey, msg, sig}, where msg comes from
-// signature.ts signingHeaderBytes (one encoder for signer and verifier). Full batches go to an
-// injected `verifyBatch` (the CLI passes the worker pool of cli/sig-pool.ts, so both cores verify
+// verifier/documents/signature.ts signingHeaderBytes (one encoder for signer and verifier). Full batches go to an
+// injected `verifyBatch` (the CLI passes the worker pool of platform/sig-pool.ts, so both cores verify
 // while the reader parses and hashes); at most `maxInFlight` batches are outstanding, which bounds
 // memory, and the reader waits for the oldest when that bound is hit. The default verifyBatch runs
 // verifyRaw inline, so this file stays pure. Left out: what a failed check means (the callback).

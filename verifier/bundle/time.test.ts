@@ -1,4 +1,4 @@
-// The log's clock, offline (time-bounds.ts through bundle-entries.ts and bundle-checkpoints.ts): on
+// The log's clock, offline (verifier/documents/time-bounds.ts through entries.ts and checkpoints.ts): on
 // generated bundles whose forgeries are re-signed by the device key, re-chained and re-sealed by
 // the sequencer and witness keys (so no signature, hash or root check can catch them), a
 // backdated and a forward-dated signedAt, a sequencedAt going backwards and a sequencedAt after a

@@ -5,7 +5,7 @@
 // The bundle's first record must be the sequencer's own and carry the policy's public key. When the
 // cache and the bundle both hold a kid, the public keys must agree (key_conflict otherwise, and the
 // cache's record is kept); the stricter window wins (latest validFrom, earliest validUntil and
-// revokedAt), so a revocation known to either side counts. Left out: fetching keys (cli/keys.ts).
+// revokedAt), so a revocation known to either side counts. Left out: fetching keys (verifier/cli/keys.ts).
 
 import { fail, ok, type Result } from '../errors.ts';
 import { sameKey, type KeyRecord } from '../documents/keys.ts';

@@ -1,4 +1,4 @@
-// The pure streaming bundle reader (bundle-verifier.ts) on generated bundles (testkit/log-generator.ts):
+// The pure streaming bundle reader (verifier.ts) on generated bundles (testkit/log-generator.ts):
 // untouched bundles verify (with erasures, in both modes, inline and through the worker pool), and
 // each tampering is named with its code and seq. The CLI-level suite over a real sequencer's
 // export is test/audit-tamper.test.ts.

@@ -1,16 +1,16 @@
 // verifier/bundle/verifier.ts: the streaming audit-bundle verifier of DESIGN §8, a state machine fed
-// one line at a time (no I/O: cli/verify.ts reads the file). It enforces the line order of
-// bundle-format.ts (header, descriptor, KeyRecords, entries each with its payload, checkpoints;
+// one line at a time (no I/O: verifier/cli/verify.ts reads the file). It enforces the line order of
+// format.ts (header, descriptor, KeyRecords, entries each with its payload, checkpoints;
 // misplaced_line, unknown_line_kind otherwise), reads every line as I-JSON (verifier/encoding/strict-json.ts:
 // bad_json, duplicate_member, too_deep past one level more than a document; a refused line is not
 // read further, and its failure names the seq it claims), checks the header against the lines
 // (header_mismatch, truncated), the descriptor against the policy (descriptor_mismatch,
 // log_mismatch, bad_signature), admits bundle KeyRecords only when the policy's sequencer key
-// signed them (bundle-trust.ts), and hands entries and checkpoints to bundle-entries.ts and
-// bundle-checkpoints.ts, with the time window the descriptor declares (timeBounds; a descriptor
+// signed them (trust.ts), and hands entries and checkpoints to entries.ts and
+// checkpoints.ts, with the time window the descriptor declares (timeBounds; a descriptor
 // without it is reported as skipping those time checks). Trust comes only from the policy and the
 // key cache. A wrong header type or major version stops reading (exit 2); every other fault is
-// recorded and reading goes on, so one run names every failure. Memory is bounded as bundle-entries.ts states; signature checks are
+// recorded and reading goes on, so one run names every failure. Memory is bounded as entries.ts states; signature checks are
 // batched through an injected verifier (the CLI's worker pool) with bounded batches in flight.
 // Invariant: nothing in the bundle is trusted because the bundle says so.
 
@@ -122,6 +122,7 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
         log: descriptor?.log ?? policy.log,
         descriptorHash: descriptor?.hash,
         timeBounds: descriptor?.timeBounds,
+        timePrecision: descriptor?.timePrecision,
         wantsRoot: cps.wantsRoot,
         recordRoot: cps.recordRoot,
         allowLegacy: opts.allowLegacy,

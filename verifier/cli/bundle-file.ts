@@ -9,7 +9,7 @@
 // repeated `seq` gives no hint). A pipe, a FIFO or a terminal (`verify /dev/stdin`, `verify <(…)`)
 // cannot be read twice nor from its end: `canReadAhead` says so, and the caller then streams it
 // once without the hint (checkpoints below the last are then reported as skipped for head and
-// root; issue 14 #2). Memory: one read buffer plus the longest line, which is never held whole
+// root). Memory: one read buffer plus the longest line, which is never held whole
 // when it is over MAX_LINE_BYTES (its bytes are counted and dropped as they stream by).
 
 import { createReadStream } from 'node:fs';

@@ -1,7 +1,7 @@
 // verifier/cli/keys.ts: `cookwala keys fetch URL|did:web:… --cache FILE [--role R] [--valid-from T]`
 // and `cookwala keys show --cache FILE [--json]` (DESIGN §3, §8; Core §5 "verifiers cache key
 // records for offline use"). fetch reads /.well-known/cookwala.json of a service (or any {keys:[…]}
-// document at a given path) or a did:web document (cli/did-web.ts), and merges the KeyRecords into
+// document at a given path) or a did:web document (did-web.ts), and merges the KeyRecords into
 // the key cache file {"kind":"KeyCache","keys":[…]}: a new kid is added; a known kid with the same
 // public key takes the newer record (e.g. one that adds revokedAt); a known kid with ANOTHER public
 // key is refused (key_conflict) and the file is left as it was. The file is replaced atomically

@@ -1,6 +1,6 @@
 // verifier/cli/trust-files.ts: the auditor's trust inputs read from files (DESIGN §4, §8): the
-// witness policy (policy.ts readWitnessPolicy) and the optional key cache
-// ({"kind":"KeyCache","keys":[…]}, read strictly by read.ts). A file that cannot be read or does
+// witness policy (verifier/documents/policy.ts readWitnessPolicy) and the optional key cache
+// ({"kind":"KeyCache","keys":[…]}, read strictly by verifier/documents/read.ts). A file that cannot be read or does
 // not hold the document is "unusable input" (InputError, exit 2 in the CLIs), never a verdict.
 // Both are read as I-JSON (verifier/encoding/strict-json.ts): a member named twice is duplicate_member.
 

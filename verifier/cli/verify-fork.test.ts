@@ -1,3 +1,6 @@
+// `cookwala verify-fork` as a child process on real files: exit 0 when the proof shows a fork
+// under the given policy or key, 1 when it does not (equal checkpoints, a forged signature, another
+// log), 2 for input it cannot use.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -62,6 +65,21 @@ describe('cookwala verify-fork', () => {
     const other = await cli([file('fork.json'), '--policy', file('other-policy.json')]);
     expect(other.code).toBe(1);
     expect(other.out).toMatch(/log_mismatch/);
+  });
+
+  it("takes a witness's GET /v1/forks answer, {\"forks\":[…]}: each proof checked, exit 0 if one proves (issue 15)", async () => {
+    await writeFile(file('forks.json'), JSON.stringify({ forks: [{ ...fp, b: fp.a }, fp] }));
+    const r = await cli([file('forks.json'), '--policy', file('policy.json')]);
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toMatch(/NOT A FORK PROOF: not_a_fork[\s\S]*FORK PROVEN: log example.org\/vf at seq 4/);
+    const j = await cli([file('forks.json'), '--key', file('key.json'), '--json']);
+    expect(JSON.parse(j.out)).toMatchObject([{ proven: false }, { proven: true, seq: 4 }]);
+    await writeFile(file('forks-none.json'), JSON.stringify({ forks: [] }));
+    const none = await cli([file('forks-none.json'), '--key', file('key.json')]);
+    expect(none.code).toBe(2);
+    expect(none.out).toMatch(/fork list with no proof in it/);
+    await writeFile(file('forks-same.json'), JSON.stringify({ forks: [{ ...fp, b: fp.a }] }));
+    expect((await cli([file('forks-same.json'), '--key', file('key.json')])).code).toBe(1);
   });
 
   it('exit 2 for unusable input', async () => {

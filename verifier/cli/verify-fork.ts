@@ -4,7 +4,7 @@
 // proves a fork (two checkpoints of the policy's log at one seq, both validly signed by that key,
 // with different head or root), 1 when it does not, 2 for unusable input (a file that cannot be
 // read, is not JSON, is not a ForkProof document, or no trusted key given). No network.
-// PROOF may also be a witness's `GET /v1/forks` answer, `{"forks":[ForkProof…]}` (issue 15): each
+// PROOF may also be a witness's `GET /v1/forks` answer, `{"forks":[ForkProof…]}` : each
 // proof is checked, one verdict per line (--json: an array); exit 0 when at least one proves a fork.
 
 import { parseFlags, runCli, UsageError } from '../../platform/args.ts';

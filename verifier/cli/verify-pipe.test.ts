@@ -1,4 +1,4 @@
-// `cookwala verify` reads a bundle from a pipe (issue 14 #2): `cat B | cookwala verify /dev/stdin`
+// `cookwala verify` reads a bundle from a pipe: `cat B | cookwala verify /dev/stdin`
 // and a FIFO (what `verify <(cat B)` hands over) verify a valid bundle with exit 0, where a
 // positional read at offset 0 used to fail with ESPIPE. A pipe has no read-ahead, so checkpoints
 // below the last one are reported as skipped for head and root, never as passed; a tampered bundle

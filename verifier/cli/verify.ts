@@ -1,13 +1,13 @@
 // verifier/cli/verify.ts: `cookwala verify BUNDLE --policy POLICY [--keys CACHE] [--json]
 // [--allow-legacy-signatures] [--workers N]` (DESIGN §8): the offline audit of a whole exported
-// log. It reads the header and the checkpoint seqs ahead (cli/bundle-file.ts), streams the file
-// line by line into the pure verifier (bundle-verifier.ts), checks device signatures on all cores
-// through the worker pool (cli/sig-pool.ts), and prints the human summary or, with --json, the same
+// log. It reads the header and the checkpoint seqs ahead (bundle-file.ts), streams the file
+// line by line into the pure verifier (verifier/bundle/verifier.ts), checks device signatures on all cores
+// through the worker pool (platform/sig-pool.ts), and prints the human summary or, with --json, the same
 // report as JSON. A progress bar goes to stderr only when stderr is a terminal. Exit 0 valid,
 // 1 invalid, 2 unusable input (unreadable file, policy or key cache; a header of another type or
 // major version). No network: trust comes from the policy and the key cache alone.
 
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { parseFlags, runCli, UsageError } from '../../platform/args.ts';
 import { canReadAhead, forEachLine, readCheckpointSeqsAhead, readFirstLine } from './bundle-file.ts';
 import { InputError, readKeyCacheFile, readPolicyFile } from './trust-files.ts';
@@ -54,7 +54,13 @@ export async function verifyBundleFile(path: string, o: VerifyFileOptions): Prom
   // The verifier names what is wrong with the header; a header refused here gives no read-ahead.
   const hj = first === undefined ? undefined : parseJson(first);
   const h = hj?.ok ? (hj.value as { checkpoints?: unknown } | null) : undefined;
-  const wrong = wrongInput(path, h, policy.log, o.policyPath);
+  // A proof file is pretty-printed JSON (its first line is "{"): read it whole when small.
+  let doc: unknown = h;
+  if (!hj?.ok && seekable && total <= 1 << 20) {
+    const whole = parseJson(await readFile(path, 'utf8').catch(() => ''));
+    if (whole.ok) doc = whole.value;
+  }
+  const wrong = wrongInput(path, doc, policy.log, o.policyPath);
   if (wrong) throw new InputError(wrong);
   if (h && Number.isSafeInteger(h.checkpoints)) ahead = await readCheckpointSeqsAhead(path, h.checkpoints as number).catch(() => undefined);
   const pool = o.workers === 0 ? undefined : createSigPool({ size: o.workers });

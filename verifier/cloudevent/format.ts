@@ -1,6 +1,6 @@
 // verifier/cloudevent/format.ts: the value formats that CloudEvents 1.0 attributes use (spec.md
 // "Type System", json-format.md §2, §3.1): RFC 3339 timestamps (any offset, optional fraction, as
-// CloudEvents allows; Cookwala's own documents are stricter, see encoding.ts isTime), RFC 3986
+// CloudEvents allows; Cookwala's own documents are stricter, see verifier/encoding/wire.ts isTime), RFC 3986
 // URI-references and absolute URIs, RFC 2046 media types with the JSON test of json-format §3.1
 // (subtype `json` or a `+json` suffix), and RFC 4648 §4 base64 with padding for `data_base64`.
 // Checks are syntactic and strict: a value outside the grammar is refused, never repaired.

@@ -1,11 +1,11 @@
 // verifier/crypto/backend.ts: the primitive operations every part needs (SHA-256, Ed25519 per
 // RFC 8032, ECDSA P-256 with SHA-256 in raw r||s form), behind one interface with two
-// implementations: node:crypto (crypto-node.ts, the fast path) and @noble (crypto-noble.ts, the
+// implementations: node:crypto (node.ts, the fast path) and @noble (noble.ts, the
 // portable path that runs in a browser). Both are strict in the same way: Ed25519 first applies
 // the one rule of ed25519-rules.ts (S < L, canonical R, and a canonical, prime-order, not
 // small-order key; RFC 8032 §5.1.7, not ZIP-215), then the cofactorless equation with an encoding
 // comparison of R; ES256 accepts high S and refuses anything that is not exactly 64 bytes. Verify
-// functions return false for any malformed input and never throw; crypto-backend.test.ts proves
+// functions return false for any malformed input and never throw; backend.test.ts proves
 // the two agree, also differentially on adversarial Ed25519 inputs.
 
 export interface CryptoBackend {

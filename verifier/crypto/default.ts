@@ -1,5 +1,5 @@
 // verifier/crypto/default.ts: the default CryptoBackend. Node gets node:crypto (fast); a browser build
-// aliases crypto-node.ts away and calls setDefaultBackend(createNobleBackend()). The default is
+// aliases node.ts away and calls setDefaultBackend(createNobleBackend()). The default is
 // chosen lazily, so nothing runs at import time.
 
 import type { CryptoBackend } from './backend.ts';

@@ -11,15 +11,15 @@
 // component under a torsion-free key, which cofactored verifiers accept and cofactorless refuse.
 // Refusing it here would cost a scalar multiplication per signature ([L]R, about a verify), so
 // instead every backend uses the cofactorless equation with an encoding comparison:
-// encode([S]B - [k]A) == R bytes (crypto-noble.ts computes it with @noble's Point API instead of
+// encode([S]B - [k]A) == R bytes (noble.ts computes it with @noble's Point API instead of
 // calling its cofactored verify). With the rule holding, node:crypto, @noble and WebCrypto then
 // compute the same equation over the same hashed bytes, so their verdicts are equal by
-// construction (crypto-backend.test.ts checks it differentially). R = identity is not refused
+// construction (backend.test.ts checks it differentially). R = identity is not refused
 // (RFC 8032 allows it; only the key holder can make one, and every backend agrees on it).
 // Cost (measured, Node 20, one core): the key check (a decode and [L]A) is about 40 µs per new key
 // and is cached; per signature the rule adds about 5 ns inside a backend and about 190 ns through
 // verifyRaw (the cached key lookup), against about 85 µs for a node:crypto verify. Left out: ES256 (no such split there), and
-// which keys to trust (keys.ts, policy.ts). Invariant: a key or signature that fails here is
+// which keys to trust (verifier/documents/keys.ts, verifier/documents/policy.ts). Invariant: a key or signature that fails here is
 // refused by every verify entry point and by both backends' ed25519Verify.
 
 import { Point } from '@noble/ed25519';

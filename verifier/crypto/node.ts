@@ -4,7 +4,7 @@
 // Ed25519 verify applies the one rule (ed25519-rules.ts) first: the key check is folded into the
 // KeyObject cache (a key that breaks it caches as null), the signature check (S < L, canonical R)
 // is a few byte comparisons per call. OpenSSL then computes the cofactorless equation with an
-// encoding comparison of R, the same as crypto-noble.ts (crypto-backend.test.ts proves they agree).
+// encoding comparison of R, the same as noble.ts (backend.test.ts proves they agree).
 
 import * as nc from 'node:crypto';
 import type { CryptoBackend } from './backend.ts';

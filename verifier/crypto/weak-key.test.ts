@@ -1,4 +1,4 @@
-// The identity-point key of issue 9 (and a mixed-order and a y >= p key) is refused with weak_key
+// The identity-point key (a known forgery; and a mixed-order and a y >= p key) is refused with weak_key
 // at every place a key enters the core: KeyRecord reading, the witness policy, the key cache (in
 // memory and from files through verifier/cli/trust-files.ts), C2SP vkeys (Ed25519 and
 // cosignature/v1), and in verification: a document "signed" by the forgery (which raw OpenSSL

@@ -9,7 +9,7 @@
 // render to note signature lines and back without loss, so a checkpoint renders to a signed note.
 // It leaves out ML-DSA cosignatures (type 0x06) and extension lines (our log writes none).
 // Invariant: every C2SP signature is verified over bytes rebuilt from `log`, `seq` and `root`
-// (never from a note someone handed over), with the one Ed25519 rule (ed25519-rules.ts).
+// (never from a note someone handed over), with the one Ed25519 rule (verifier/crypto/ed25519-rules.ts).
 
 import { fail, ok, type Result } from '../errors.ts';
 import { concatBytes, formatTime, fromBase64url, isTime, parseHash, timeMs, toBase64url, utf8, fromHex } from '../encoding/wire.ts';

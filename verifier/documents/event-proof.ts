@@ -4,12 +4,12 @@
 // (entry_hash_mismatch) and log (log_mismatch); the checkpoint under the auditor's policy
 // (sequencer signature, witness quorum: bad_signature, quorum_not_met); the RFC 6962 inclusion of
 // the entry's leaf at index seq-1 in the checkpoint's root at size = checkpoint seq (bad_proof);
-// the KeyRecords, admitted only when the policy's sequencer key signed them (bundle-trust.ts);
+// the KeyRecords, admitted only when the policy's sequencer key signed them (verifier/bundle/trust.ts);
 // the entry's event signature by a device key owned by the event source (or by the sequencer for
 // its own entry types), valid at signedAt; and, when the event is included, its hash, attributes
 // and cookwalasig against the entry (payload_hash_mismatch, bad_signature). Without the event
 // (erased, or withheld) the entry and the signature still prove what was logged.
-// Left out: anything needing the rest of the log (chain, order, uniqueness: bundle-verifier.ts).
+// Left out: anything needing the rest of the log (chain, order, uniqueness: verifier/bundle/verifier.ts).
 
 import { fail, ok, type Result } from '../errors.ts';
 import { isVendorMember } from './document-hash.ts';

@@ -2,7 +2,7 @@
 // validFrom <= signedAt, signedAt <= validUntil (when set) and signedAt < revokedAt (when set);
 // at exactly revokedAt the key is already revoked. The key cache is the offline store of trusted
 // records ({"kind":"KeyCache","keys":[…]}); reading it from a file is verifier/cli's job.
-// Every key passes publicKeyBytes(), which applies the one Ed25519 key rule (ed25519-rules.ts):
+// Every key passes publicKeyBytes(), which applies the one Ed25519 key rule (verifier/crypto/ed25519-rules.ts):
 // a small-order, mixed-order or non-canonical EdDSA key is refused with weak_key wherever a
 // KeyRecord is read (documents, policy, key cache, registration, bundles).
 

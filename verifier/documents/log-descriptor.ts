@@ -4,7 +4,10 @@
 // checkpoint at seq 0. `timeBounds: {maxClockSkewMs, maxDeliveryDelayMs}` (time-bounds.ts) declares
 // the time window the sequencer enforces, so an auditor checks every entry against it; the
 // sequencer writes it into every new descriptor, and a descriptor without it (a log created before
-// time bounds) still reads, the time checks then being reported as skipped. The log is named by an origin that is also a valid C2SP tlog-checkpoint
+// time bounds) still reads, the time checks then being reported as skipped. `timePrecision: "day"`
+// (time-bounds.ts) marks a log published as an open dataset (§8): its entries' times are UTC
+// midnights and the timeBounds it declares are rounded up to whole days (createdAt stays exact: it
+// dates the log, is signed by the sequencer key, and says nothing about a kitchen). The log is named by an origin that is also a valid C2SP tlog-checkpoint
 // origin line (a schema-less URL: no scheme, no spaces, no `+`) and a safe file name (checkOrigin:
 // no `.`/`..`/empty segment, at most 200 characters; originSegment maps it injectively to one path
 // segment). Reading it strictly is read.ts's
@@ -16,7 +19,7 @@ import { isTime } from '../encoding/wire.ts';
 import { signDocument, verifyDocument, type Signature, type Signer, type VerifyOptions } from './signature.ts';
 import type { KeyRecord } from './keys.ts';
 import type { JsonObject } from './document-hash.ts';
-import { isTimeBounds, type TimeBounds } from './time-bounds.ts';
+import { boundsForPrecision, isTimeBounds, type TimeBounds } from './time-bounds.ts';
 
 /** The Core version this implementation writes (draft 0.2.1, RFC-0012 signing headers). */
 export const CORE_VERSION = '0.2.1';
@@ -32,6 +35,8 @@ export interface LogDescriptor {
   createdAt: string;
   /** The declared time window; absent in descriptors written before it existed. */
   timeBounds?: TimeBounds;
+  /** "day": an open dataset (§8); absent = millisecond times. */
+  timePrecision?: 'day';
   hash: string;
   signature: Signature;
 }
@@ -85,14 +90,21 @@ export function isValidOrigin(log: unknown): log is string {
 }
 
 /** A signed descriptor; the signature's signedAt is `createdAt`. Bad arguments are programmer errors. */
-export function buildLogDescriptor(f: { log: string; mode: LogMode; createdAt: string; timeBounds?: TimeBounds }, signer: Signer): LogDescriptor {
+export function buildLogDescriptor(f: { log: string; mode: LogMode; createdAt: string; timeBounds?: TimeBounds; timePrecision?: 'day' }, signer: Signer): LogDescriptor {
   if (!isValidOrigin(f.log)) throw new TypeError(`not a log origin: ${String(f.log)}`);
   if (!LOG_MODES.includes(f.mode)) throw new TypeError(`mode is full or hash_only, not ${String(f.mode)}`);
   if (!isTime(f.createdAt)) throw new TypeError('createdAt is an RFC 3339 UTC time with milliseconds');
   if (f.timeBounds !== undefined && !isTimeBounds(f.timeBounds)) throw new TypeError('timeBounds is {maxClockSkewMs, maxDeliveryDelayMs}, integers within their limits');
-  const doc: JsonObject = { kind: 'Log', coreVersion: CORE_VERSION, log: f.log, mode: f.mode, sequencer: signer.kid, createdAt: f.createdAt };
-  if (f.timeBounds) doc.timeBounds = { maxClockSkewMs: f.timeBounds.maxClockSkewMs, maxDeliveryDelayMs: f.timeBounds.maxDeliveryDelayMs };
-  return signDocument(doc, signer, f.createdAt) as unknown as LogDescriptor;
+  if (f.timePrecision !== undefined && f.timePrecision !== 'day') throw new TypeError('timePrecision is "day" or absent');
+  const day = f.timePrecision === 'day';
+  const createdAt = f.createdAt;
+  const doc: JsonObject = { kind: 'Log', coreVersion: CORE_VERSION, log: f.log, mode: f.mode, sequencer: signer.kid, createdAt };
+  if (f.timeBounds) {
+    const b = day ? boundsForPrecision(f.timeBounds, 'day') : f.timeBounds;
+    doc.timeBounds = { maxClockSkewMs: b.maxClockSkewMs, maxDeliveryDelayMs: b.maxDeliveryDelayMs };
+  }
+  if (day) doc.timePrecision = 'day';
+  return signDocument(doc, signer, createdAt) as unknown as LogDescriptor;
 }
 
 /**

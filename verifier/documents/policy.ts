@@ -6,7 +6,7 @@
 // `sequencer`, witness keys role `witness`, kids and public keys are distinct, no witness holds the
 // sequencer's public key (it could never count), and the quorum is reachable. The value returned
 // is a new object with `quorum` filled in; the input is never changed. A key that breaks the one
-// Ed25519 key rule (ed25519-rules.ts) keeps its code, weak_key; other key faults are invalid_document.
+// Ed25519 key rule (verifier/crypto/ed25519-rules.ts) keeps its code, weak_key; other key faults are invalid_document.
 // A witness may carry `vkey` (its C2SP cosignature/v1 verifier key, type 0x04) and `url` (its
 // tlog-witness submission prefix, DESIGN §4, §7a): the vkey must parse, be of type 0x04, and hold
 // neither the sequencer's key nor another witness's (vkey keys compared as raw Ed25519 bytes, so one

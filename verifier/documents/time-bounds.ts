@@ -9,7 +9,7 @@
 // maxDeliveryDelay after its revocation whatever signedAt it claims. A heartbeat reports liveness
 // now, and is never queued by a device, so it gets maxClockSkew on both sides. Pure; times are
 // milliseconds since the epoch. Left out: where the times come from (sequencer/ingest.ts,
-// sequencer/committer.ts, bundle-entries.ts). Invariant: a NaN time never passes.
+// sequencer/committer.ts, verifier/bundle/entries.ts). Invariant: a NaN time never passes.
 
 import { fail, ok, type Result } from '../errors.ts';
 
@@ -107,4 +107,44 @@ export function checkHeartbeatTime(signedAtMs: number, nowMs: number, b: TimeBou
     return fail('delivery_too_late', `a heartbeat signed at ${iso(signedAtMs)} is ${formatDuration(nowMs - signedAtMs)} old; a heartbeat is liveness now and may be at most maxClockSkew ${formatDuration(b.maxClockSkewMs)} old`, { signedAt: iso(signedAtMs), at: iso(nowMs), bound: iso(nowMs - b.maxClockSkewMs) });
   }
   return ok(true);
+}
+
+/**
+ * Time precision of a log (Core §8 "Open datasets coarsen times to the day"). A log published as an
+ * open dataset declares `timePrecision: "day"` in its descriptor: every time in its entries (the
+ * entry's sequencedAt, the event's `time`, the signature's signedAt in the entry and in
+ * cookwalasig, and times in the sequencer's own event data) is a UTC midnight, so nothing finer
+ * than the day is published. Devices under `open` consent sign at the day; the sequencer stamps
+ * sequencedAt at the day and refuses a finer time (time_too_precise). The window still holds on
+ * whole days: `boundsForPrecision` rounds each bound up to whole days, which is exactly what
+ * truncating both times to the day can add (floor(s) − floor(a) < (s − a) + 1 day, and a multiple
+ * of a day), and the descriptor declares the rounded bounds, so ingest and auditors check the same
+ * window. The cost, stated: key validity and revocation are judged at the day a key signed in.
+ */
+export const TIME_PRECISIONS = ['ms', 'day'] as const;
+export type TimePrecision = (typeof TIME_PRECISIONS)[number];
+export const DAY_MS = 86_400_000;
+
+export function isTimePrecision(x: unknown): x is TimePrecision {
+  return typeof x === 'string' && (TIME_PRECISIONS as readonly string[]).includes(x);
+}
+
+/** `ms` at the precision: `day` = the UTC midnight that starts its day. */
+export function truncateTime(ms: number, p: TimePrecision): number {
+  return p === 'day' ? Math.floor(ms / DAY_MS) * DAY_MS : ms;
+}
+
+/** The bounds a log of this precision declares: each rounded up to whole days for `day`. */
+export function boundsForPrecision(b: TimeBounds, p: TimePrecision): TimeBounds {
+  if (p !== 'day') return { maxClockSkewMs: b.maxClockSkewMs, maxDeliveryDelayMs: b.maxDeliveryDelayMs };
+  const up = (v: number, max: number) => Math.min(max, Math.ceil(v / DAY_MS) * DAY_MS);
+  return { maxClockSkewMs: up(b.maxClockSkewMs, MAX_CLOCK_SKEW_LIMIT_MS), maxDeliveryDelayMs: up(b.maxDeliveryDelayMs, MAX_DELIVERY_DELAY_LIMIT_MS) };
+}
+
+/** A time (RFC 3339 text) at the log's precision, else time_too_precise naming `what`. */
+export function checkTimePrecision(time: string, p: TimePrecision, what: string): Result<true> {
+  if (p !== 'day') return ok(true);
+  const ms = Date.parse(time);
+  if (Number.isFinite(ms) && ms % DAY_MS === 0) return ok(true);
+  return fail('time_too_precise', `${what} ${time.slice(0, 40)} is finer than this log's timePrecision "day" (times are UTC midnights, §8)`, { bound: Number.isFinite(ms) ? new Date(truncateTime(ms, 'day')).toISOString() : undefined });
 }

@@ -7,7 +7,7 @@
 // line), more than `maxValues` values or `maxContainers` objects and arrays (too_many_values; 2^20
 // and 2^18 by default: JSON.parse spends about 100 bytes on each object or array, so 16 MB of
 // `[{},{},…]` would build 5.5 million of them and take a gigabyte; these bounds keep the value
-// built from any text under about 60 MB, issue 14). Otherwise it returns exactly what JSON.parse returns, so `__proto__` stays an own ordinary
+// built from any text under about 60 MB). Otherwise it returns exactly what JSON.parse returns, so `__proto__` stays an own ordinary
 // member. Checks in order: length, depth and counts, syntax (bad_json), duplicates, so hostile nesting is
 // refused before anything is built (JSON.parse of 16 MB of `[` takes seconds and 500 MB) and a
 // duplicate is only named in text that is JSON. Cost, linear: one scan skips strings with indexOf

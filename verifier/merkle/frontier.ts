@@ -2,7 +2,7 @@
 // subtree roots of rootPlan(size), at most 53 hashes), which gives the root at any size in
 // constant memory and names every node an append completes, so a store persists exactly those;
 // and an in-memory tree (all complete nodes) used as a NodeReader test double. It leaves out
-// persistence and proofs (merkle-plan.ts builds them from any NodeReader).
+// persistence and proofs (plan.ts builds them from any NodeReader).
 // Invariant: a frontier's nodes are always exactly rootPlan(size), left to right, with strictly
 // decreasing levels; a restore that does not match is refused with a TypeError (a store bug).
 

@@ -1,7 +1,7 @@
 // verifier/merkle/hash.ts: the RFC 6962 / RFC 9162 §2.1.1 hash functions of the log's Merkle tree
 // (leaf = SHA-256(0x00 || data), interior = SHA-256(0x01 || left || right), empty tree =
 // SHA-256("")), the node naming shared by the store and the proofs, and the size arithmetic the
-// plans use. It leaves out everything about which nodes exist (merkle-plan.ts).
+// plans use. It leaves out everything about which nodes exist (plan.ts).
 // Invariant: sizes and indices are JS numbers up to 2^53 - 1, so nothing here uses the 32-bit
 // bitwise operators (`<<`, `>>`, `^`, `&`): halving is Math.floor(x / 2) and powers are 2 ** l, both
 // exact for every safe integer.

@@ -5,7 +5,7 @@
 // Invariant: only complete perfect subtrees are ever named; the one proof element that covers an
 // incomplete right-border subtree (the "ephemeral" node) is planned as its perfect parts and folded
 // here, so proofs never rehash leaves and have exactly the bytes of the recursive RFC definition.
-// All arithmetic is exact up to 2^53 - 1 (see merkle-hash.ts).
+// All arithmetic is exact up to 2^53 - 1 (see hash.ts).
 
 import { ProtocolError } from '../errors.ts';
 import { differingLevels, half, hashChildren, isCount, isOdd, isPowerOfTwo, trailingZeros, type Hash32, type NodeId } from './hash.ts';

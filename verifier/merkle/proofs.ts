@@ -1,7 +1,7 @@
 // verifier/merkle/proofs.ts: the reader-driven tree operations (root at a size, RFC 6962 PATH
 // inclusion proof, RFC 6962 SUBPROOF consistency proof). Each plans its O(log n) node ids
-// (merkle-plan.ts), fetches them in ONE NodeReader.getNodes call (a LevelDB getMany for the
-// store), and combines them purely. It leaves out storage and verification (merkle-verify.ts).
+// (plan.ts), fetches them in ONE NodeReader.getNodes call (a LevelDB getMany for the
+// store), and combines them purely. It leaves out storage and verification (verify.ts).
 // Invariant: proofs come from stored perfect-subtree nodes, never from rehashing leaves, and are
 // byte-identical to the recursive RFC definitions (merkle.test.ts compares with a naive reference).
 // Bad sizes or indices throw ProtocolError 'bad_request' (transports answer 400).

@@ -1,6 +1,6 @@
 // verifier/merkle/verify.ts: RFC 9162 §2.1.3.2 (inclusion) and §2.1.4.2 (consistency) proof
 // verification, returning Result with code 'bad_proof' and a detail naming what failed. It leaves
-// out proof generation (merkle-plan.ts) and any notion of trust in the roots.
+// out proof generation (plan.ts) and any notion of trust in the roots.
 // Semantics follow transparency-dev/merkle, whose probe vectors we pass: sizes and indices must be
 // safe non-negative integers; every hash that enters the hashing is exactly 32 bytes; a consistency
 // proof from size1 = 0 is refused (it proves nothing; callers that accept a first checkpoint, like a

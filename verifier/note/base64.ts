@@ -1,7 +1,7 @@
 // verifier/note/base64.ts: standard base64 (RFC 4648 §4, alphabet with + and /, `=` padding), the
 // encoding of C2SP signed notes, vkeys and checkpoint root hashes (and of Go's JSON []byte, as in
 // the transparency-dev Merkle probes). It leaves out base64url, which the Cookwala documents use
-// (encoding.ts). Invariant: decoding is strict, so each byte string has exactly one accepted
+// (verifier/encoding/wire.ts). Invariant: decoding is strict, so each byte string has exactly one accepted
 // spelling: padding is required, and non-zero trailing bits, whitespace or stray `=` are refused.
 
 import { fromBase64url, toBase64url } from '../encoding/wire.ts';

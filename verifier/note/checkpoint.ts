@@ -1,7 +1,7 @@
 // verifier/note/checkpoint.ts: C2SP tlog-checkpoint note bodies: line 1 the origin (non-empty),
 // line 2 the tree size in decimal without leading zeros, line 3 the base64 RFC 6962 root hash
 // (32 bytes), then optional non-empty extension lines, every line ending in newline. It leaves out
-// the signatures around the body (note.ts) and any meaning of extension lines (kept opaque).
+// the signatures around the body (signed.ts) and any meaning of extension lines (kept opaque).
 // Invariant: parse and format are inverse: a body parses only if formatCheckpointBody of the result
 // gives back the same text, so one checkpoint has one spelling. Tree sizes above 2^53 - 1 are
 // refused (the Merkle code uses JS numbers).

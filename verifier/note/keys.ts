@@ -5,9 +5,9 @@
 // and SHA-256(DER SPKI)[:4] for ECDSA (0x02, P-256 only). Other types (0x05 RFC 6962 STH,
 // 0x06 ML-DSA-44, future ones) parse with `supported: false` and their key ID taken as given:
 // such a key cannot verify, so createNoteVerifier refuses it ('unsupported_alg').
-// An Ed25519 or cosignature/v1 key that breaks the one Ed25519 key rule (ed25519-rules.ts:
+// An Ed25519 or cosignature/v1 key that breaks the one Ed25519 key rule (verifier/crypto/ed25519-rules.ts:
 // small-order, mixed-order, non-canonical) is refused with 'weak_key'.
-// It leaves out the note format (note.ts). Invariant: a vkey that parses has a key ID that matches
+// It leaves out the note format (signed.ts). Invariant: a vkey that parses has a key ID that matches
 // its key for every supported type, so (name, key ID) names exactly one public key.
 
 import { defaultBackend, sha256, type CryptoBackend } from '../crypto/default.ts';

@@ -1,7 +1,7 @@
 // verifier/note/text.ts: the character rules of C2SP signed-note (text and key names) shared by
 // notes, vkeys and checkpoint bodies: valid UTF-8 (in a JS string: no lone surrogates), no ASCII
 // control character other than newline, key names non-empty without Unicode spaces or '+', and the
-// size limits this implementation applies. It leaves out the line structure (note.ts).
+// size limits this implementation applies. It leaves out the line structure (signed.ts).
 // Invariant: "Unicode space" means the Unicode White_Space property (what Go's unicode.IsSpace,
 // used by the reference implementation, tests), spelled out here rather than JS `\s`, which differs.
 

@@ -1,6 +1,6 @@
 // witness/client/publisher.ts: the sequencer's side of witnessing one log (DESIGN §7): given a newly
 // signed checkpoint, ask every configured witness in parallel (each over its one long-lived
-// stream, client.ts), resend from `knownSeq` when a witness answers `conflict` (the consistency
+// stream, connection.ts), resend from `knownSeq` when a witness answers `conflict` (the consistency
 // proof then starts at the witness's size), and resolve with the checkpoint as soon as the policy's
 // quorum of valid cosignatures is in (verifyCheckpoint decides, with the same policy an auditor
 // uses). Cosignatures that arrive after that are kept: persisted with the store's putCheckpoint

@@ -1,3 +1,7 @@
+// The witness's add-checkpoint decision (add-checkpoint.ts) over a real state store in a temp
+// dir: first contact with a descriptor, consistent extensions, the seq-0 checkpoint, and each
+// refusal by its code (unknown_log, bad_signature, descriptor_mismatch, conflict with knownSeq,
+// inconsistent), with nothing changed by a refusal.
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

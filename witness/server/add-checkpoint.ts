@@ -30,6 +30,7 @@ import type { KeyedLock } from './mutex.ts';
 import type { WitnessCosigner } from './note-cosigner.ts';
 import type { NoteCosignatureObject } from '../wire/messages.ts';
 import { formatCheckpointBody } from '../../verifier/note/index.ts';
+import { NOTE_ED25519, noteSignatureLine, verifyCheckpointNoteSignature, type C2spSignature } from '../../verifier/documents/checkpoint-c2sp.ts';
 
 export interface AdmittedLog {
   log: string;
@@ -161,6 +162,18 @@ export async function processAddCheckpoint(req: AddCheckpointRequest, deps: Witn
   return r.ok ? ok(r.value.cosignature) : r;
 }
 
+/** The log's verified note-ed25519 signature line in a JSON checkpoint, if it carries one. */
+function logNoteLine(cp: Checkpoint, admitted: AdmittedLog, backend?: CryptoBackend): string | undefined {
+  for (const s of cp.signature as ReadonlyArray<{ alg: string }>) {
+    if (s.alg !== NOTE_ED25519) continue;
+    const sig = s as C2spSignature;
+    if (!verifyCheckpointNoteSignature(cp, sig, admitted.sequencer, { backend }).ok) continue;
+    const line = noteSignatureLine(sig);
+    if (line.ok) return line.value;
+  }
+  return undefined;
+}
+
 /** The C2SP body of a Cookwala checkpoint (DESIGN §7a: origin, seq, base64 root, no extensions). */
 export function c2spBodyOf(cp: Pick<Checkpoint, 'log' | 'seq' | 'root'>): string {
   const root = parseHash(cp.root);
@@ -192,9 +205,18 @@ export async function processAddCheckpointBoth(req: AddCheckpointRequest, deps: 
       const now = deps.clock();
       const signedAt = formatTime(now);
       const cosignature = cosignCheckpoint(cp, deps.signer, signedAt);
-      const note = deps.cosigner?.cosign(new TextEncoder().encode(c2spBodyOf(cp)), now);
+      const body = c2spBodyOf(cp);
+      const note = deps.cosigner?.cosign(new TextEncoder().encode(body), now);
       const next: Omit<LogState, 'version'> = { ...d.next, cosignature, updatedAt: signedAt };
-      if (note && next.note === undefined) next.noteCosignature = note.line;
+      if (note) {
+        // With the log's own note signature in the checkpoint (DESIGN §4), the monitoring read can
+        // serve this checkpoint as a signed note: the log's line, then ours.
+        const logLine = logNoteLine(cp, admitted, deps.backend);
+        if (logLine !== undefined) {
+          next.note = `${body}\n${logLine}\u2014 ${note.line}\n`;
+          next.noteCosignature = note.line;
+        } else if (next.note === undefined) next.noteCosignature = note.line;
+      }
       const committed = await deps.state.commit(next, d.expectedVersion);
       // Only now, durable, may the cosignature leave.
       if (committed.ok) return ok(note ? { cosignature, noteCosignature: note.object } : { cosignature });

@@ -16,6 +16,7 @@ import { createLogRegistry } from './c2sp-logs.ts';
 import { c2spBodyOf, processAddCheckpointBoth, type WitnessDeps } from './add-checkpoint.ts';
 import { createNoteSigner, formatSignerKey, signNote, SIG_ED25519, verifyNote } from '../../verifier/note/index.ts';
 import { fromBase64url, parseHash } from '../../verifier/encoding/wire.ts';
+import { signCheckpointNote } from '../../verifier/documents/checkpoint-c2sp.ts';
 
 const tmp = tempDirs('cookwala-c2sp-');
 const stores: StateStore[] = [];
@@ -185,5 +186,23 @@ describe('one state for both protocols (a Cookwala log)', () => {
     const other7 = signNote(c2spBodyOf({ ...cp7, root: await fake.rootAt(6) }), [noteSigner.value]);
     if (!other7.ok) throw new Error(other7.detail);
     expect((await submit(`old 7\n\n${other7.value}`)).status).toBe(422);
+  });
+
+  it('a libp2p checkpoint carrying the log note signature is kept as a signed note for the monitoring read', async () => {
+    const fake = createFakeLog('kitchen.example.org/missions/c2sp-note', 'c2sp-note-seq');
+    const { state } = await setup([], [fake]);
+    const wdeps: WitnessDeps = { state, logs: { get: (o) => (o === fake.origin ? { log: o, sequencer: fake.keyRecord } : undefined) }, signer: witnessKey.signer, clock: () => Date.parse('2026-12-01T09:00:00.000Z'), cosigner };
+    fake.append(2);
+    const plain = await fake.checkpoint(2);
+    expect((await processAddCheckpointBoth(await fake.request(0, plain), wdeps)).ok).toBe(true);
+    expect((await state.get(fake.origin))?.note).toBeUndefined(); // no log note signature: nothing to serve
+    fake.append(2);
+    const cp = await fake.checkpoint(4);
+    const withNote = { ...cp, signature: [...cp.signature, signCheckpointNote(cp, fake.signer, cp.signature[0].signedAt) as never] };
+    expect((await processAddCheckpointBoth(await fake.request(2, withNote), wdeps)).ok).toBe(true);
+    const note = (await state.get(fake.origin))!.note!;
+    const v = verifyNote(note, [(logVkeyOf(fake.origin, fake.keyRecord) as { value: string }).value, cosigner.vkey]);
+    expect(v.ok && v.value.verified.map((x) => x.name)).toEqual([fake.origin, 'witness.test/w1']);
+    expect(note.startsWith(c2spBodyOf(cp))).toBe(true);
   });
 });

@@ -148,7 +148,9 @@ export async function processC2spAddCheckpoint(body: Uint8Array, deps: C2spWitne
   const keys = deps.logKeys.get(origin);
   if (!keys || keys.length === 0) return fail('unknown_log', `this witness does not follow ${origin}`);
   const v = verifyNote(req.value.note, keys, { backend: deps.backend });
-  if (!v.ok) return v.code === 'bad_signature' || v.code === 'unknown_key' ? v : fail('bad_signature', `${v.code}: ${v.detail}`);
+  // unknown_key (no trusted signature) and bad_signature (a known key's fails) are 403; a note
+  // that cannot be parsed was refused above (400).
+  if (!v.ok) return v;
   if (req.value.oldSize > size) return fail('bad_request', `old size ${req.value.oldSize} is above the checkpoint size ${size}`);
 
   // The signed checkpoint we keep: its text, the log signatures that verified, then our line.

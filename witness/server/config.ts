@@ -1,4 +1,4 @@
-// witness/server/config.ts: the witness's config file, DIR/witness.json (DESIGN §7, brief of issue 4):
+// witness/server/config.ts: the witness's config file, DIR/witness.json (DESIGN §7):
 // {kind:"WitnessConfig", name, listen:[multiaddr…], bootstrap:[multiaddr…], httpHost, httpPort,
 // logs:[{log, sequencer: KeyRecord}], c2spName?, c2spLogs?:[{origin, vkey}], logLists?:[path or URL]}
 // (C2SP, DESIGN §7a: c2sp-logs.ts). Logs are admitted here and only here, by the operator
@@ -55,7 +55,7 @@ export function readAdmittedLog(json: unknown, where = 'log'): Result<AdmittedLo
   const key = readDocument('KeyRecord', l.sequencer) as Result<KeyRecord>;
   if (!key.ok) return fail(key.code, `${where}.sequencer: ${key.detail}`);
   if (key.value.role !== 'sequencer') return fail('key_role_mismatch', `${where}.sequencer has role ${key.value.role}`);
-  return ok({ log: l.log, sequencer: key.value });
+  return ok({ log: origin.value, sequencer: key.value });
 }
 
 export function readWitnessConfig(json: unknown): Result<WitnessConfig> {

@@ -1,8 +1,8 @@
-// witness/server/data-dir.ts: the witness's data directory (brief of issue 4, DESIGN §7):
+// witness/server/data-dir.ts: the witness's data directory (DESIGN §7):
 //   DIR/witness.json            WitnessConfig (config.ts)
 //   DIR/witness.key.json        {"alg":"EdDSA","kid":…,"secretKey":…}            (mode 0600)
 //   DIR/witness.keyrecord.json  its public KeyRecord (role witness), self-signed at creation
-//   DIR/peer.key                the libp2p identity (identity.ts)                 (mode 0600)
+//   DIR/peer.key                the libp2p identity (witness/wire/identity.ts)                 (mode 0600)
 //   DIR/state/                  LevelDB: per-log state and fork proofs (state.ts)
 //   DIR/witness-info.json       {peerId, multiaddrs, http, keyRecord}, written while running
 // `init` is idempotent and never overwrites a key: secrets go to a temp file, are fsync'd and

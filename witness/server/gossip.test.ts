@@ -1,3 +1,6 @@
+// Gossip judgement (gossip.ts): a signed checkpoint that agrees with our state is accepted,
+// garbage, unknown members and bad signatures are rejected, a conflicting checkpoint at our seq
+// yields a ForkProof, and fork proofs are judged (real, non-fork, forged, unknown log).
 import { describe, expect, it } from 'vitest';
 import { encodeMessage } from '../wire/messages.ts';
 import { judgeCheckpoint, judgeFork } from './gossip.ts';

@@ -12,11 +12,9 @@
 // (which start with `cosignature/v1\n`), so neither can be mistaken for the other; a timestamp is
 // never 0 (tlog-witness forbids omitting it).
 
-import { concatBytes, formatTime, fromBase64url, toBase64url } from '../../verifier/encoding/wire.ts';
-import { fail, ok, type Result } from '../../verifier/errors.ts';
+import { concatBytes, formatTime, toBase64url } from '../../verifier/encoding/wire.ts';
 import type { Signer } from '../../verifier/documents/signature.ts';
-import type { KeyRecord } from '../../verifier/documents/keys.ts';
-import { cosignatureMessage, encodeCosignature, formatVerifierKey, noteKeyId, SIG_COSIGNATURE_V1, SIG_ED25519, toBase64Std, isValidKeyName } from '../../verifier/note/index.ts';
+import { cosignatureMessage, encodeCosignature, formatVerifierKey, noteKeyId, SIG_COSIGNATURE_V1, toBase64Std, isValidKeyName } from '../../verifier/note/index.ts';
 
 import type { NoteCosignatureObject } from '../wire/messages.ts';
 
@@ -57,11 +55,5 @@ export function createWitnessCosigner(name: string, signer: Signer): WitnessCosi
   };
 }
 
-/** The C2SP vkey of a Cookwala log: its origin as key name, the sequencer's Ed25519 key as type 0x01. */
-export function logVkeyOf(origin: string, sequencer: KeyRecord): Result<string> {
-  if (sequencer.alg !== 'EdDSA') return fail('unsupported_alg', `a ${sequencer.alg} sequencer key has no Ed25519 note form`);
-  const pub = fromBase64url(sequencer.publicKey);
-  if (!pub.ok || pub.value.length !== 32) return fail('invalid_document', 'the sequencer publicKey is not 32 bytes');
-  if (!isValidKeyName(origin)) return fail('malformed_vkey', `origin ${JSON.stringify(origin)} is not a note key name`);
-  return ok(formatVerifierKey(origin, SIG_ED25519, pub.value));
-}
+/** The C2SP vkey of a Cookwala log (origin as key name, sequencer Ed25519 key as type 0x01): one definition, checkpoint-c2sp.ts. */
+export { logVkeyOf } from '../../verifier/documents/checkpoint-c2sp.ts';

@@ -22,7 +22,7 @@ export interface ServeOptions {
 }
 
 export async function serveStream(stream: Stream, remotePeer: string, handle: FrameHandler, opts: ServeOptions = {}): Promise<void> {
-  const ch = createFrameChannel(stream, { maxFrame: opts.maxFrame, maxQueued: (opts.maxInFlight ?? 64) * 2 });
+  const ch = createFrameChannel(stream, { maxFrame: opts.maxFrame });
   const maxInFlight = opts.maxInFlight ?? 64;
   const owed: Promise<Reply>[] = [];
   let writer = Promise.resolve();
@@ -39,7 +39,7 @@ export async function serveStream(stream: Stream, remotePeer: string, handle: Fr
     owed.push(p);
     writer = writer.then(async () => {
       const reply = await p;
-      owed.shift();
+      void owed.shift(); // p, just awaited
       if (writeFailed) return;
       try {
         await ch.send(encodeMessage(reply));

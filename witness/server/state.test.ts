@@ -1,3 +1,6 @@
+// The witness state store (state.ts) on real LevelDB in temp dirs: compare-and-set per log
+// version (durable across reopen), group commit across logs, forks stored once and listed by log,
+// and store_locked for a second open.
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

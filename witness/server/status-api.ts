@@ -6,11 +6,13 @@
 //   GET /                           the status page (web/pages/witness.html: logs, checkpoints, forks)
 // `buildStatusApp` does not listen (tests use inject()); the service listens. Errors are RFC 9457
 // problem+json from the shared mapper (platform/http-problem.ts). Left out: any write endpoint: logs are admitted
-// by configuration only, and the witness protocol itself runs over libp2p, not HTTP.
+// by configuration only, and the witness protocol runs over libp2p (the C2SP tlog-witness routes,
+// POST /add-checkpoint and GET /<sha256(origin)>/checkpoint, are added to this app by c2sp-http.ts).
 
 import Fastify, { type FastifyInstance } from 'fastify';
 import { fail } from '../../verifier/errors.ts';
 import { sendProblem } from '../../platform/http-problem.ts';
+import { boundedServerOptions, capConnections } from '../../platform/http-limits.ts';
 import type { KeyRecord } from '../../verifier/documents/keys.ts';
 import { addCosignature } from '../../verifier/documents/checkpoint.ts';
 import type { AdmittedLog } from './add-checkpoint.ts';
@@ -27,7 +29,8 @@ export interface StatusDeps {
 }
 
 export function buildStatusApp(deps: StatusDeps): FastifyInstance {
-  const app = Fastify({ logger: false, ajv: { customOptions: { removeAdditional: false, useDefaults: false, coerceTypes: false } } });
+  const app = Fastify({ ...boundedServerOptions(), logger: false, ajv: { customOptions: { removeAdditional: false, useDefaults: false, coerceTypes: false } } });
+  capConnections(app.server);
   app.setNotFoundHandler((req, reply) => sendProblem(reply, fail('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)));
   // A read that fails here is the witness's store failing: say so with the witness's own code.
   app.setErrorHandler((err, _req, reply) => sendProblem(reply, fail('witness_unavailable', (err as Error).message)));

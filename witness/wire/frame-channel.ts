@@ -1,14 +1,21 @@
-// witness/wire/frame-channel.ts: a libp2p 3 stream as a channel of frames (witness/wire/frame.ts), for both
-// ends of `/cookwala/witness/1.0.0`. libp2p 3 streams are event based ('message', 'close',
-// 'remoteCloseWrite'); this adapter turns them into `next()` / `send()` with backpressure: after
-// `maxQueued` undelivered frames, or `maxQueuedBytes` of them (default 4 MiB: a count alone would
-// let a peer park 256 frames of 1 MiB each per stream), the stream is paused until the reader
-// catches up, so a peer that pipelines faster than we answer cannot grow our memory without bound.
-// Invariant: after a framing error no further frame is delivered (the caller answers and closes).
+// witness/wire/frame-channel.ts: a libp2p 3 stream as a channel of frames, for both ends of
+// `/cookwala/witness/1.0.0` (DESIGN §7): `lpStream` from @libp2p/utils does the reading and writing
+// of length-prefixed messages, with our strict prefix reader as its lengthDecoder (frame.ts: 1 MiB,
+// minimal varints, refused at the prefix) and its read buffer bounded (`maxBufferedBytes`, default
+// 4 MiB: a peer that pipelines more than that unread is aborted, as lpStream does on overflow).
+// This file only maps lpStream's exceptions onto `next()` results: a framing error is `{error}`
+// with its reason code, the end of the stream (clean, truncated mid-frame, aborted) is `{end}`.
+// Measured at the switch (two libp2p nodes on 127.0.0.1, one persistent stream, ~2 KB requests,
+// 300-byte replies, 2 s per round, rounds alternated; medians of 7 rounds, two runs, on 2 cores
+// shared with other work): the hand-written decoder and channel this replaced did 3600 and 2370
+// req/s one at a time and 4200 and 3600 with 32 in flight; lpStream 3800 and 2630, 6150 and 2890.
+// The spread within a run was wider than any difference, so nothing held us to our own.
+// Invariant: after a framing error or the end no further frame is delivered; reads never overlap.
 
-import type { Stream, StreamMessageEvent } from '@libp2p/interface';
+import { lpStream } from '@libp2p/utils';
+import type { Stream } from '@libp2p/interface';
 import type { Failure } from '../../verifier/errors.ts';
-import { createFrameDecoder, encodeFrame, MAX_FRAME_BYTES } from './frame.ts';
+import { FramingError, frameLengthDecoder, MAX_FRAME_BYTES, MAX_VARINT_BYTES } from './frame.ts';
 
 export type NextFrame = { frame: Uint8Array } | { end: true } | { error: Failure };
 
@@ -20,78 +27,66 @@ export interface FrameChannel {
   readonly open: boolean;
 }
 
-export function createFrameChannel(stream: Stream, opts: { maxFrame?: number; maxQueued?: number; maxQueuedBytes?: number } = {}): FrameChannel {
-  const decoder = createFrameDecoder(opts.maxFrame ?? MAX_FRAME_BYTES);
-  const maxQueued = opts.maxQueued ?? 256;
-  const maxQueuedBytes = opts.maxQueuedBytes ?? 4 * MAX_FRAME_BYTES;
-  const queue: NextFrame[] = [];
-  let queuedBytes = 0;
-  let waiter: ((n: NextFrame) => void) | undefined;
-  let ended = false;
-  let paused = false;
+export interface FrameChannelOptions {
+  maxFrame?: number;
+  /** Bytes lpStream buffers unread before it aborts the stream (default 4 MiB). */
+  maxBufferedBytes?: number;
+}
 
-  const deliver = (n: NextFrame) => {
-    if (waiter) {
-      const w = waiter;
-      waiter = undefined;
-      w(n);
-    } else {
-      queue.push(n);
-      if ('frame' in n) queuedBytes += n.frame.length;
-    }
-  };
-  const finish = (n: NextFrame) => {
-    if (ended) return;
-    ended = true;
-    deliver(n);
+export function createFrameChannel(stream: Stream, opts: FrameChannelOptions = {}): FrameChannel {
+  const max = opts.maxFrame ?? MAX_FRAME_BYTES;
+  const lp = lpStream(stream, {
+    maxDataLength: max,
+    maxLengthLength: MAX_VARINT_BYTES,
+    lengthDecoder: frameLengthDecoder(max),
+    maxBufferSize: opts.maxBufferedBytes ?? 4 * MAX_FRAME_BYTES,
+  });
+  let done: NextFrame | undefined;
+  let endNow!: () => void;
+  const ended = new Promise<NextFrame>((r) => (endNow = () => r({ end: true })));
+  let reading: Promise<NextFrame> = Promise.resolve({ end: true });
+
+  const finish = (n: NextFrame): NextFrame => {
+    done ??= n;
+    return done;
   };
 
-  const onMessage = (evt: StreamMessageEvent) => {
-    if (ended) return;
-    const bytes = evt.data instanceof Uint8Array ? evt.data : evt.data.subarray();
-    const r = decoder.push(bytes);
-    for (const f of r.frames) deliver({ frame: f });
-    if (r.error) finish({ error: r.error });
-    else if (!paused && (queue.length >= maxQueued || queuedBytes >= maxQueuedBytes) && stream.status === 'open') {
-      paused = true;
-      stream.pause();
+  const readOne = async (): Promise<NextFrame> => {
+    if (done) return done;
+    try {
+      const list = await lp.read();
+      return done ?? { frame: list.subarray() };
+    } catch (e) {
+      // A prefix that can never be valid; anything else (EOF, mid-frame EOF, abort, reset) ends it.
+      return finish(e instanceof FramingError ? { error: e.failure } : { end: true });
     }
   };
-  const onEnd = () => finish({ end: true });
-  stream.addEventListener('message', onMessage);
-  stream.addEventListener('close', onEnd);
-  stream.addEventListener('remoteCloseWrite', onEnd);
 
   return {
     get open() {
-      return !ended && stream.status === 'open';
+      return done === undefined && stream.status === 'open';
     },
     next() {
-      const n = queue.shift();
-      if (n && 'frame' in n) queuedBytes -= n.frame.length;
-      if (paused && queue.length < maxQueued / 2 && queuedBytes < maxQueuedBytes / 2) {
-        paused = false;
-        if (stream.status === 'open') stream.resume();
-      }
-      if (n) return Promise.resolve(n);
-      if (ended) return Promise.resolve({ end: true });
-      return new Promise((resolve) => (waiter = resolve));
+      reading = reading.then(() => Promise.race([readOne(), ended]));
+      return reading;
     },
     async send(payload) {
-      if (!stream.send(encodeFrame(payload))) await stream.onDrain();
+      if (payload.length > max) throw new RangeError(`frame of ${payload.length} bytes exceeds ${max}`);
+      await lp.write(payload);
     },
     async close() {
-      stream.removeEventListener('message', onMessage);
+      finish({ end: true });
+      endNow();
       try {
         await stream.close({ signal: AbortSignal.timeout(2000) });
       } catch (e) {
         stream.abort(e as Error);
       }
-      finish({ end: true });
     },
     abort(e) {
-      stream.abort(e);
       finish({ end: true });
+      endNow();
+      stream.abort(e);
     },
   };
 }

@@ -1,10 +1,13 @@
+// The strict length prefix of `/cookwala/witness/1.0.0` (frame.ts): minimal LEB128 varints, a
+// frame over 1 MiB refused at its prefix, over-long and non-minimal prefixes refused; the decoder
+// lpStream is given says "incomplete" (RangeError) until the prefix is whole.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createFrameDecoder, encodeFrame, encodeVarint, MAX_FRAME_BYTES } from './frame.ts';
+import { encodeFrame, encodeVarint, frameLengthDecoder, FramingError, MAX_FRAME_BYTES, readFramePrefix } from './frame.ts';
 
-const concat = (parts: Uint8Array[]) => Uint8Array.from(parts.flatMap((p) => [...p]));
+const bytes = (a: Uint8Array) => ({ byteLength: a.length, get: (i: number) => a[i] });
 
-describe('frame', () => {
+describe('frame prefix', () => {
   it('varints are minimal LEB128', () => {
     expect([...encodeVarint(0)]).toEqual([0]);
     expect([...encodeVarint(127)]).toEqual([127]);
@@ -13,52 +16,38 @@ describe('frame', () => {
     expect(() => encodeVarint(-1)).toThrow(RangeError);
   });
 
-  it('round-trips any frames split at any points', () => {
+  it('reads back every length up to 1 MiB, and is incomplete at every shorter cut', () => {
     fc.assert(
-      fc.property(fc.array(fc.uint8Array({ maxLength: 300 }), { maxLength: 8 }), fc.array(fc.nat(2000), { maxLength: 6 }), (payloads, cuts) => {
-        const wire = concat(payloads.map((p) => encodeFrame(p)));
-        const points = [...new Set(cuts.map((c) => c % (wire.length + 1)))].sort((a, b) => a - b);
-        const d = createFrameDecoder();
-        const got: Uint8Array[] = [];
-        let prev = 0;
-        for (const p of [...points, wire.length]) {
-          const r = d.push(wire.subarray(prev, p));
-          expect(r.error).toBeUndefined();
-          got.push(...r.frames);
-          prev = p;
-        }
-        expect(got.map((g) => [...g])).toEqual(payloads.map((p) => [...p]));
-        expect(d.buffered).toBe(0);
+      fc.property(fc.nat(MAX_FRAME_BYTES), (n) => {
+        const p = encodeVarint(n);
+        for (let i = 0; i < p.length; i++) expect(readFramePrefix(bytes(p.subarray(0, i)))).toEqual({ incomplete: true });
+        expect(readFramePrefix(bytes(Uint8Array.from([...p, 0xff, 0xff])))).toEqual({ len: n, prefix: p.length });
+        expect(frameLengthDecoder()(bytes(p))).toBe(n);
+        if (p.length > 1) expect(() => frameLengthDecoder()(bytes(p.subarray(0, 1)))).toThrow(RangeError);
       }),
-      { numRuns: 200 },
+      { numRuns: 300 },
     );
   });
 
-  it('takes a frame of exactly 1 MiB and refuses one byte more at the length prefix', () => {
-    const d = createFrameDecoder();
-    const r = d.push(encodeFrame(new Uint8Array(MAX_FRAME_BYTES)));
-    expect(r.frames).toHaveLength(1);
-    const d2 = createFrameDecoder();
-    // Only the prefix is sent: the decoder must refuse before any body arrives.
-    const r2 = d2.push(encodeVarint(MAX_FRAME_BYTES + 1));
-    expect(r2.error?.code).toBe('message_too_large');
-    expect(d2.buffered).toBe(0);
+  it('takes exactly 1 MiB and refuses one byte more at the length prefix', () => {
+    expect(readFramePrefix(bytes(encodeFrame(new Uint8Array(MAX_FRAME_BYTES))))).toEqual({ len: MAX_FRAME_BYTES, prefix: 3 });
+    expect(readFramePrefix(bytes(encodeVarint(MAX_FRAME_BYTES + 1)))).toMatchObject({ ok: false, code: 'message_too_large', limit: MAX_FRAME_BYTES });
+    expect(readFramePrefix(bytes(encodeVarint(101)), 100)).toMatchObject({ ok: false, code: 'message_too_large' });
     expect(() => encodeFrame(new Uint8Array(MAX_FRAME_BYTES + 1))).toThrow(RangeError);
   });
 
-  it('refuses an over-long varint and a non-minimal one', () => {
-    expect(createFrameDecoder().push(Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0x01])).error?.code).toBe('message_too_large');
-    expect(createFrameDecoder().push(Uint8Array.from([0x85, 0x00])).error?.code).toBe('malformed_frame');
-  });
-
-  it('delivers the frames before a framing error, then stays failed', () => {
-    const d = createFrameDecoder(100);
-    const r = d.push(concat([encodeFrame(Uint8Array.from([1, 2])), encodeVarint(101)]));
-    expect(r.frames.map((f) => [...f])).toEqual([[1, 2]]);
-    expect(r.error?.code).toBe('message_too_large');
-    const again = d.push(encodeFrame(Uint8Array.from([3])));
-    expect(again.frames).toEqual([]);
-    expect(again.error?.code).toBe('message_too_large');
-    expect(d.failed?.code).toBe('message_too_large');
+  it('refuses an over-long varint at its 4th byte and a non-minimal one', () => {
+    expect(readFramePrefix(bytes(Uint8Array.from([0xff, 0xff, 0xff, 0xff])))).toMatchObject({ code: 'message_too_large' });
+    expect(readFramePrefix(bytes(Uint8Array.from([0x85, 0x00])))).toMatchObject({ code: 'malformed_frame' });
+    expect(readFramePrefix(bytes(Uint8Array.from([0x80, 0x80, 0x00])))).toMatchObject({ code: 'malformed_frame' });
+    const thrown = (() => {
+      try {
+        frameLengthDecoder()(bytes(Uint8Array.from([0x81, 0x00])));
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(thrown).toBeInstanceOf(FramingError);
+    expect((thrown as FramingError).failure.code).toBe('malformed_frame');
   });
 });

@@ -1,17 +1,19 @@
 // witness/wire/frame.ts: the framing of `/cookwala/witness/1.0.0` (DESIGN §7): every message is an
 // unsigned LEB128 varint length (the multiformats unsigned-varint, as libp2p's own length-prefixed
-// protocols use) followed by that many bytes of UTF-8 JSON. Pure code, no transport types: the
-// decoder takes chunks as they arrive and yields whole frames.
-// Invariants: a frame larger than MAX_FRAME_BYTES (1 MiB) is never buffered (the decoder stops at
-// the length prefix with `message_too_large`); a non-minimal or over-long varint is
-// `malformed_frame`; after an error the decoder stays failed (the caller closes the stream).
-// Left out: frame compression and multiplexing (yamux does that below us).
+// protocols use) followed by that many bytes of UTF-8 JSON. The stream side is @libp2p/utils
+// `lpStream` (frame-channel.ts); what is ours here is the strict reading of the length prefix that
+// lpStream is given as its `lengthDecoder`, since lpStream's own varint decoder accepts
+// non-minimal encodings (0x81 0x00 for 1) and only checks the length after the whole prefix.
+// Pure code, no transport types.
+// Invariants: a frame larger than MAX_FRAME_BYTES (1 MiB) is refused at its length prefix, before
+// any of its body is read (`message_too_large`); a prefix longer than the limit needs (3 bytes for
+// 1 MiB) is `message_too_large` at its 4th byte; a non-minimal varint is `malformed_frame`.
 
-import { fail, ok, type Failure, type Result } from '../../verifier/errors.ts';
+import { fail, type Failure } from '../../verifier/errors.ts';
 
 export const MAX_FRAME_BYTES = 1024 * 1024;
 /** 1 MiB needs 3 varint bytes; a fourth byte can only announce a frame over the limit. */
-const MAX_VARINT_BYTES = 4;
+export const MAX_VARINT_BYTES = 4;
 
 export function encodeVarint(n: number): Uint8Array {
   if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`varint of ${n}`);
@@ -35,88 +37,49 @@ export function encodeFrame(payload: Uint8Array, max = MAX_FRAME_BYTES): Uint8Ar
   return out;
 }
 
-export interface FrameDecoder {
-  /** Feed bytes; returns the frames completed so far and, once framing breaks, the error. */
-  push(chunk: Uint8Array): { frames: Uint8Array[]; error?: Failure };
-  /** Bytes held for an incomplete frame (0 at a frame boundary). */
-  readonly buffered: number;
-  readonly failed: Failure | undefined;
+/** A broken length prefix: the stream cannot be resynchronised, the caller answers and closes. */
+export class FramingError extends Error {
+  constructor(readonly failure: Failure) {
+    super(failure.detail);
+    this.name = 'FramingError';
+  }
 }
 
-export function createFrameDecoder(max = MAX_FRAME_BYTES): FrameDecoder {
-  let chunks: Uint8Array[] = [];
-  let size = 0;
-  let failed: Failure | undefined;
+/** The bytes read so far (a Uint8Array, or lpStream's Uint8ArrayList). */
+export interface PrefixBytes {
+  readonly byteLength: number;
+  get(i: number): number;
+}
 
-  const take = (n: number): Uint8Array => {
-    const out = new Uint8Array(n);
-    let o = 0;
-    while (o < n) {
-      const c = chunks[0];
-      const k = Math.min(c.length, n - o);
-      out.set(c.subarray(0, k), o);
-      o += k;
-      if (k === c.length) chunks.shift();
-      else chunks[0] = c.subarray(k);
+export type PrefixRead = { len: number; prefix: number } | { incomplete: true } | Failure;
+
+/** Read a frame's length prefix strictly: the length and the prefix size, incomplete, or why not. */
+export function readFramePrefix(bytes: PrefixBytes, max = MAX_FRAME_BYTES): PrefixRead {
+  let value = 0;
+  let scale = 1;
+  for (let i = 0; i < MAX_VARINT_BYTES; i++) {
+    if (i >= bytes.byteLength) return { incomplete: true };
+    const b = bytes.get(i);
+    value += (b & 0x7f) * scale;
+    scale *= 0x80;
+    if ((b & 0x80) === 0) {
+      if (b === 0 && i > 0) return fail('malformed_frame', 'non-minimal varint length prefix');
+      if (value > max) return fail('message_too_large', `frame of ${value} bytes exceeds ${max}`, { limit: max });
+      return { len: value, prefix: i + 1 };
     }
-    size -= n;
-    return out;
-  };
+  }
+  return fail('message_too_large', `length prefix longer than ${MAX_VARINT_BYTES - 1} bytes`, { limit: max });
+}
 
-  const byteAt = (i: number): number => {
-    for (const c of chunks) {
-      if (i < c.length) return c[i];
-      i -= c.length;
-    }
-    return -1;
-  };
-
-  /** The next frame's length and prefix size; undefined while the prefix is incomplete. */
-  const readLength = (): Result<{ len: number; prefix: number }> | undefined => {
-    let value = 0;
-    let scale = 1;
-    for (let i = 0; i < MAX_VARINT_BYTES; i++) {
-      const b = byteAt(i);
-      if (b < 0) return undefined;
-      value += (b & 0x7f) * scale;
-      scale *= 0x80;
-      if ((b & 0x80) === 0) {
-        if (b === 0 && i > 0) return fail('malformed_frame', 'non-minimal varint length prefix');
-        if (value > max) return fail('message_too_large', `frame of ${value} bytes exceeds ${max}`, { limit: max });
-        return ok({ len: value, prefix: i + 1 });
-      }
-    }
-    return fail('message_too_large', `length prefix longer than ${MAX_VARINT_BYTES - 1} bytes`, { limit: max });
-  };
-
-  return {
-    get buffered() {
-      return size;
-    },
-    get failed() {
-      return failed;
-    },
-    push(chunk) {
-      if (failed) return { frames: [], error: failed };
-      if (chunk.length > 0) {
-        chunks.push(chunk);
-        size += chunk.length;
-      }
-      const frames: Uint8Array[] = [];
-      for (;;) {
-        const l = readLength();
-        if (l === undefined) break;
-        if (!l.ok) {
-          failed = l;
-          chunks = [];
-          size = 0;
-          return { frames, error: l };
-        }
-        if (size < l.value.prefix + l.value.len) break;
-        take(l.value.prefix);
-        frames.push(take(l.value.len));
-      }
-      return { frames };
-    },
+/**
+ * lpStream's `lengthDecoder`: the length, or RangeError while the prefix is incomplete (lpStream
+ * then reads one more byte), or FramingError for a prefix that can never be valid.
+ */
+export function frameLengthDecoder(max = MAX_FRAME_BYTES): (bytes: PrefixBytes) => number {
+  return (bytes) => {
+    const r = readFramePrefix(bytes, max);
+    if ('incomplete' in r) throw new RangeError('incomplete length prefix');
+    if ('ok' in r) throw new FramingError(r);
+    return r.len;
   };
 }

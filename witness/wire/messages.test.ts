@@ -1,3 +1,6 @@
+// Witness protocol messages (messages.ts): requests and replies read and written, malformed ones
+// refused with a named code, and frames read as I-JSON (duplicate_member with its path, members
+// named after Object.prototype unknown, __proto__ never a prototype, too_deep).
 import { describe, expect, it } from 'vitest';
 import { encodeMessage, parseReply, parseRequest, replyOf } from './messages.ts';
 import { fail } from '../../verifier/errors.ts';

@@ -1,5 +1,5 @@
 // witness/wire/witness-info.ts: DIR/witness-info.json, what a witness operator hands to a
-// sequencer operator (issue 15): `{peerId, multiaddrs:[…/p2p/<peerId>], http?, keyRecord}`.
+// sequencer operator: `{peerId, multiaddrs:[…/p2p/<peerId>], http?, keyRecord}`.
 // `cookwala witness init` writes it from the configuration (a fixed --listen port gives the
 // multiaddr the witness will have; port 0 is only known once it runs); `cookwala witness run`
 // rewrites it with the addresses it actually listens on. It outlives the process: the file is

@@ -3,9 +3,9 @@
 // Checkpoint, KeyRecord, ForkProof, Signature, WitnessPolicy and KeyCache. Kept as data in a TS
 // module so it ships with the code and is used offline; nothing is ever fetched. Every object is
 // closed (`additionalProperties: false`) except for `x-<vendor>-…` members, which any level may
-// carry and readers ignore. Formats name the project's own checks (schemas/validate.ts registers
+// carry and readers ignore. Formats name the project's own checks (validate.ts registers
 // them): `hash`, `time`, `base64url`, `origin`. What a schema cannot say (public-key length per
-// alg, roles in a policy, the coreVersion rule) is checked by read.ts and policy.ts after validation.
+// alg, roles in a policy, the coreVersion rule) is checked by verifier/documents/read.ts and verifier/documents/policy.ts after validation.
 
 import { VENDOR_MEMBER_PATTERN } from '../document-hash.ts';
 import { MAX_CLOCK_SKEW_LIMIT_MS, MAX_DELIVERY_DELAY_LIMIT_MS } from '../time-bounds.ts';
@@ -80,6 +80,7 @@ export const SCHEMA_BUNDLE = {
         sequencer: ref('name'),
         createdAt: ref('time'),
         timeBounds: ref('TimeBounds'),
+        timePrecision: { const: 'day' },
         hash: ref('hash'),
         signature: ref('Signature'),
       },

@@ -3,7 +3,7 @@
 // bundle is streamed from the File (never read whole), progress is posted at most every 100 ms,
 // and the result is the JSON the CLI prints with --json. Crypto: @noble for the synchronous
 // parts (SHA-256 of every document, the checkpoint and KeyRecord signatures), and event signatures,
-// the bulk, in batches on WebCrypto when it passes its probe (webcrypto-batch.ts), else on @noble.
+// the bulk, in batches on WebCrypto when it passes its probe (web/src/lib/webcrypto-batch.ts), else on @noble.
 // The worker does no network I/O (the page's CSP, connect-src 'none', binds it too).
 
 import { setDefaultBackend } from '../../../verifier/crypto/default.ts';

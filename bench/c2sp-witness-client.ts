@@ -1,0 +1,88 @@
+// bench/c2sp-witness-client.ts: the C2SP logs of the `c2sp` section's witness measurement, in their
+// own process so the figure is the witness's CPU, not also its clients'. `node --import tsx
+// bench/c2sp-witness-client.ts URL LOGS ROUNDS SOCKETS PREFIX` builds LOGS independent C2SP logs
+// (testkit/c2sp-log.ts: node:crypto Ed25519 notes, RFC 6962 proofs; keys derived from the names,
+// so the witness process admits the same vkeys), gives each its first cosignature (old 0),
+// builds ROUNDS rounds of add-checkpoint bodies (each log grown by 3) before the clock starts,
+// prints {"phase":"start"}, POSTs them over SOCKETS keep-alive connections (WINDOW in flight;
+// one log's requests in order), and prints {"phase":"done", ms, failures, requests, statuses}.
+
+import { Agent, request } from 'node:http';
+import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { SpecLog, specSigner } from '../testkit/c2sp-log.ts';
+
+export const WINDOW = 256;
+
+export function c2spBenchLogs(prefix: string, n: number): SpecLog[] {
+  return Array.from({ length: n }, (_, i) => {
+    const origin = `bench.example.org/c2sp/${prefix}-${i}`;
+    return new SpecLog(origin, specSigner(origin, createHash('sha256').update(`bench-c2sp:${origin}`).digest()));
+  });
+}
+
+function post(agent: Agent, url: URL, body: Buffer): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ agent, host: url.hostname, port: url.port, path: '/add-checkpoint', method: 'POST', headers: { 'content-type': 'text/plain', 'content-length': body.length } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Send one round (one body per log), WINDOW in flight; returns the status counts. */
+async function drive(agent: Agent, url: URL, bodies: Buffer[]): Promise<Record<number, number>> {
+  const statuses: Record<number, number> = {};
+  const inflight = new Set<Promise<void>>();
+  for (const b of bodies) {
+    const p: Promise<void> = post(agent, url, b).then((s) => {
+      statuses[s] = (statuses[s] ?? 0) + 1;
+      inflight.delete(p);
+    });
+    inflight.add(p);
+    if (inflight.size >= WINDOW) await Promise.race(inflight);
+  }
+  await Promise.all(inflight);
+  return statuses;
+}
+
+function round(logs: SpecLog[], grow: number, sizes: number[]): Buffer[] {
+  return logs.map((l, i) => {
+    const old = sizes[i];
+    l.append(grow);
+    sizes[i] = l.leaves.length;
+    return Buffer.from(l.request(old, sizes[i]));
+  });
+}
+
+async function main(base: string, n: number, rounds: number, sockets: number, prefix: string): Promise<void> {
+  const url = new URL(base);
+  const agent = new Agent({ keepAlive: true, maxSockets: sockets });
+  const logs = c2spBenchLogs(prefix, n);
+  const sizes = logs.map(() => 0);
+  const first = await drive(agent, url, round(logs, 4, sizes));
+  if ((first[200] ?? 0) !== n) throw new Error(`first contact: ${JSON.stringify(first)}`);
+  const planned: Buffer[][] = [];
+  for (let r = 0; r < rounds; r++) planned.push(round(logs, 3, sizes));
+  process.stdout.write(JSON.stringify({ phase: 'start' }) + '\n');
+  const t0 = performance.now();
+  const statuses: Record<number, number> = {};
+  for (const bodies of planned) for (const [s, c] of Object.entries(await drive(agent, url, bodies))) statuses[Number(s)] = (statuses[Number(s)] ?? 0) + c;
+  const ms = performance.now() - t0;
+  const requests = rounds * n;
+  process.stdout.write(JSON.stringify({ phase: 'done', ms, requests, failures: requests - (statuses[200] ?? 0), statuses }) + '\n');
+  agent.destroy();
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [url, logs, rounds, sockets, prefix] = process.argv.slice(2);
+  main(url, Number(logs), Number(rounds), Number(sockets), prefix).then(
+    () => process.exit(0),
+    (e) => {
+      process.stderr.write(`c2sp-witness-client: ${(e as Error).stack ?? e}\n`);
+      process.exit(1);
+    },
+  );
+}

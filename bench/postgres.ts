@@ -1,0 +1,125 @@
+// bench/postgres.ts: the `postgres` section of bench/results.json (DESIGN §12a, §13). Ingest over
+// HTTP into a real `cookwala sequencer` child process, on LevelDB and on PostgreSQL (the server
+// .ci/run starts: COOKWALA_TEST_PG), in interleaved pairs (LevelDB run, PostgreSQL run, three
+// times, each on a fresh log), batches of 100 signed events from 16 devices, every ack checked;
+// the median pair's ratio is reported with the spread of all pairs. Then the take-over time of
+// two sequencers for one log (testkit/pg-failover.ts): SIGKILL of the leader -> first 201 from the
+// new leader (takeoverMs), and the same for SIGSTOP (takeoverStopMs, bounded below by the lease).
+// Leaves out: tuning PostgreSQL (stock Debian settings, fsync and synchronous_commit on).
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { initDataDir } from '../sequencer/data-dir.ts';
+import { makeTempDir } from '../testkit/tmp.ts';
+import { deviceKey } from '../testkit/keys.ts';
+import { eventStream } from '../testkit/events.ts';
+import { freePort } from '../testkit/net.ts';
+import { readLogLines } from '../platform/logger.ts';
+import { createTestDatabase } from '../testkit/postgres.ts';
+import { runFailover } from '../testkit/pg-failover.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const LOG = 'bench.example/missions/postgres';
+const BATCH = 100;
+const CLIENTS = 16;
+const LEASE_MS = 1000;
+
+function start(dir: string, port: number, store?: string): Promise<ChildProcess> {
+  const extra = store ? ['--store', store, '--lease-ms', String(LEASE_MS)] : [];
+  const child = spawn(process.execPath, ['bin/cookwala.js', 'sequencer', '--data', dir, '--port', String(port), '--host', '127.0.0.1', ...extra], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (d) => {
+      out += d;
+      if (readLogLines(out).some((r) => r.event === 'listening')) resolve(child);
+    });
+    child.stderr!.on('data', (d) => (out += d));
+    child.once('exit', (code) => reject(new Error(`sequencer exited with ${code}: ${out}`)));
+  });
+}
+
+async function ingestRun(events: number, store?: string): Promise<number> {
+  const dir = await makeTempDir('cookwala-bench-pg-');
+  const devices = Array.from({ length: CLIENTS }, (_, i) => deviceKey(2000 + i));
+  const bodies: string[][] = devices.map((d, i) => {
+    const s = eventStream(d);
+    return Array.from({ length: Math.ceil(events / CLIENTS / BATCH) }, (_, n) => JSON.stringify(Array.from({ length: BATCH }, (_, k) => s.next(`exec-${i}`, { data: { step: n * BATCH + k, tempC: 92.5 } }))));
+  });
+  await initDataDir({ dir, logs: [LOG], mode: 'hash_only', store: store ? { url: store, leaseMs: LEASE_MS } : undefined });
+  const token = (await readFile(join(dir, 'operator.token'), 'utf8')).trim();
+  const port = await freePort();
+  const child = await start(dir, port, store);
+  const base = `http://127.0.0.1:${port}/v1/logs/${encodeURIComponent(LOG)}`;
+  try {
+    for (const d of devices) {
+      const r = await fetch(`${base}/keys`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(d.record) });
+      if (r.status !== 201) throw new Error(`key registration: ${r.status}`);
+    }
+    let key = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      bodies.map(async (list) => {
+        for (const body of list) {
+          const r = await fetch(`${base}/events`, { method: 'POST', headers: { 'content-type': 'application/cloudevents-batch+json', 'idempotency-key': `k-${key++}` }, body });
+          const j = (await r.json()) as { results?: Array<{ status: number }> };
+          if (r.status !== 200 || !j.results?.every((x) => x.status === 201)) throw new Error(`not acknowledged: ${r.status} ${JSON.stringify(j).slice(0, 200)}`);
+        }
+      }),
+    );
+    const secs = (performance.now() - t0) / 1000;
+    return Math.round(bodies.reduce((a, l) => a + l.length, 0) * BATCH / secs);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+export async function run(ctx: { quick: boolean }): Promise<Record<string, unknown>> {
+  const events = ctx.quick ? 5_000 : 30_000;
+  const pairs: Array<{ level: number; postgres: number; ratio: number }> = [];
+  for (let i = 0; i < 3; i++) {
+    const level = await ingestRun(events);
+    const db = await createTestDatabase('cookwala_bench');
+    try {
+      const postgres = await ingestRun(events, db.url);
+      pairs.push({ level, postgres, ratio: Math.round((postgres / level) * 1000) / 1000 });
+    } finally {
+      await db.drop();
+    }
+  }
+  const mid = pairs.find((p) => p.ratio === median(pairs.map((x) => x.ratio)))!;
+  const takeover = async (signal: 'SIGKILL' | 'SIGSTOP') => {
+    const db = await createTestDatabase('cookwala_bench');
+    const base = await makeTempDir('cookwala-bench-failover-');
+    try {
+      const r = await runFailover({ base, storeUrl: db.url, log: LOG, signal, leaseMs: LEASE_MS, before: 40, after: 20 });
+      await r.stop();
+      if (r.unexpected.length > 0) throw new Error(`unexpected answers: ${r.unexpected.join(', ')}`);
+      return r.takeoverMs;
+    } finally {
+      await db.drop();
+      await rm(base, { recursive: true, force: true });
+    }
+  };
+  const takeoverMs = await takeover('SIGKILL');
+  const takeoverStopMs = await takeover('SIGSTOP');
+  return {
+    ingestEventsPerSec: mid.postgres,
+    levelEventsPerSec: mid.level,
+    ratioToLevel: mid.ratio,
+    ratioSpread: [Math.min(...pairs.map((p) => p.ratio)), Math.max(...pairs.map((p) => p.ratio))],
+    pairs,
+    eventsPerRun: events,
+    batch: BATCH,
+    clients: CLIENTS,
+    takeoverMs,
+    takeoverStopMs,
+    leaseMs: LEASE_MS,
+    note: 'ingest over HTTP, batches of 100, acks after commit (PostgreSQL: synchronous_commit on, one fenced transaction per group); takeoverMs = SIGKILL of the leader -> first 201 from the new leader; takeoverStopMs the same for SIGSTOP (the paused leader keeps the lease until its session is idle for leaseMs)',
+  };
+}

@@ -1,0 +1,19 @@
+// testkit/soak-cli.ts: `npm run soak -- [--kills N] [--minutes M] [--seed S]` (issue 14): runs the
+// soak of testkit/soak.ts (SIGKILLs of the sequencer, a witness and an executor under mixed load,
+// every invariant checked after each restart) until N kills (default 100) or M minutes (default
+// 30), printing progress every 10 kills and one summary line with the totals; exit 0 when no
+// check failed, 1 otherwise. Not part of `npm test` (test/soak.test.ts runs a short one there).
+import { parseArgs } from 'node:util';
+import { runSoak, summaryLine } from './soak.ts';
+
+const { values } = parseArgs({ options: { kills: { type: 'string' }, minutes: { type: 'string' }, seed: { type: 'string' } } });
+const kills = Number(values.kills ?? 100);
+const minutes = Number(values.minutes ?? 30);
+if (!Number.isSafeInteger(kills) || kills < 1 || !(minutes > 0)) {
+  process.stderr.write('usage: npm run soak -- [--kills N] [--minutes M] [--seed S]\n');
+  process.exit(2);
+}
+const s = await runSoak({ kills, durationMs: minutes * 60_000, seed: values.seed === undefined ? undefined : Number(values.seed), say: (l) => process.stderr.write(l + '\n') });
+for (const f of s.failures.slice(0, 20)) process.stdout.write(`FAILURE ${f}\n`);
+process.stdout.write(summaryLine(s) + '\n');
+process.exitCode = s.failures.length === 0 ? 0 : 1;
