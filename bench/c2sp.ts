@@ -114,7 +114,7 @@ export async function runWitness(ctx: { quick: boolean }): Promise<Record<string
 }
 
 export async function run(ctx: { quick: boolean }): Promise<Record<string, unknown>> {
-  return { ...(await runWitness(ctx)) };
+  return { ...(await runWitness(ctx)), ...(await (await import('./c2sp-checkpoint.ts')).runCheckpoint(ctx)) };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -1,22 +1,18 @@
 // bin/policy.ts: `cookwala policy SUBCOMMAND`, one dispatcher for everything done to a witness
 // policy (DESIGN §4). The operator's subcommands live beside the sequencer's data
 // directory (sequencer/cli-policy.ts): `add-witness`, `show`. The C2SP tlog-policy conversions,
-// `to-tlog` and `from-tlog`, are the auditor's and live in verifier/cli/policy-tlog.ts (another
-// change adds that file; until then they say they are not built). Each subcommand prints its own
-// help; an unknown one gets "did you mean" and exit 2.
+// `to-tlog` and `from-tlog`, are the auditor's and live in verifier/cli/policy-tlog.ts. Each
+// subcommand prints its own help; an unknown one gets "did you mean" and exit 2.
 
 type Run = (argv: string[]) => Promise<number>;
 
 const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Run> }> = {
   'add-witness': { summary: "add a witness (its witness-info.json or URL) to a sequencer's policy", load: async () => (await import('../sequencer/cli-policy.ts')).runAddWitness },
   show: { summary: 'print a witness policy; says when a log is unwitnessed', load: async () => (await import('../sequencer/cli-policy.ts')).runShow },
-  // Reserved for the tlog-policy conversion (verifier/cli/policy-tlog.ts exports runToTlog/runFromTlog).
-  'to-tlog': { summary: 'write a policy as C2SP tlog-policy text', load: async () => (await import(TLOG_MODULE)).runToTlog as Run },
-  'from-tlog': { summary: 'read C2SP tlog-policy text into a policy', load: async () => (await import(TLOG_MODULE)).runFromTlog as Run },
+  // The tlog-policy conversion, the auditor's (verifier/cli/policy-tlog.ts).
+  'to-tlog': { summary: 'write a policy as C2SP tlog-policy text', load: async () => (await import('../verifier/cli/policy-tlog.ts')).runToTlog },
+  'from-tlog': { summary: 'read C2SP tlog-policy text into a policy', load: async () => (await import('../verifier/cli/policy-tlog.ts')).runFromTlog },
 };
-
-/** A variable, so the type checker does not require the file before it exists. */
-const TLOG_MODULE: string = '../verifier/cli/policy-tlog.ts';
 
 export function policyUsage(): string {
   const w = Math.max(...Object.keys(SUBCOMMANDS).map((k) => k.length));

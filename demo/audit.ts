@@ -36,7 +36,8 @@ export interface AuditResult {
 }
 
 export function cosignersOf(cp: Checkpoint, net: Pick<Network, 'witnesses'>): string[] {
-  return cp.signature.slice(1).map((s) => witnessName(net, s.kid)).sort();
+  // The log's own note signature (note-ed25519) sits in the array too; it is no cosignature.
+  return cp.signature.slice(1).filter((s) => (s as { alg: string }).alg !== 'note-ed25519').map((s) => witnessName(net, s.kid)).sort();
 }
 
 /** The latest published checkpoint once it covers the head and meets the quorum. */

@@ -1,7 +1,8 @@
 // demo/cli.ts: `cookwala demo [--data DIR] [--once] [--fork] [--devices N]`, what `npm start` runs
 // (DESIGN §12). On a fresh checkout it takes DIR (data-dir.ts), then runs the steps in
 // order, each through the parts' real commands as child processes (children.ts): the sequencer
-// and three witnesses (network.ts), simulated devices on a mission (mission.ts), one device's
+// and three witnesses (network.ts; the third is asked over C2SP tlog-witness HTTP, and the demo
+// prints the `curl …/tlog/{log}/checkpoint` line), simulated devices on a mission (mission.ts), one device's
 // consent withdrawal and the erasure it causes, the audit (audit.ts: checkpoint at quorum, export,
 // keys, policy, offline verify), with --fork the forged checkpoint and its ForkProof (fork.ts),
 // then either stops (--once) or keeps running with a progress line until Ctrl-C (live.ts).
@@ -25,7 +26,7 @@ import { explorerLine, prepareWebPages, verifierLine } from './web-pages.ts';
 const USAGE = `usage: cookwala demo [--data DIR] [--once] [--fork] [--devices N]
 
 Runs the whole system on 127.0.0.1: a sequencer (log ${DEFAULT_OPTIONS.log}, hash_only), three
-witnesses over libp2p (quorum 2) and N simulated devices (default ${DEFAULT_OPTIONS.devices}) on a mission; one device
+witnesses (two asked over libp2p, one over C2SP tlog-witness HTTP; quorum 2) and N simulated devices (default ${DEFAULT_OPTIONS.devices}) on a mission; one device
 withdraws its consent (its payloads are erased); the log is exported and verified offline.
   --data DIR     where everything lives (default ${DEFAULT_DIRS.demo}); a previous demo's DIR is cleared,
                  any other non-empty DIR (a sequencer's or a witness's above all) is refused

@@ -38,6 +38,8 @@ export interface WitnessNode {
   /** Its status API (GET /v1/logs, /v1/forks, /.well-known/cookwala.json, /metrics). */
   http: string;
   keyRecord: KeyRecord;
+  /** Set for the witness the sequencer reaches over C2SP tlog-witness HTTP instead of libp2p. */
+  c2sp?: { url: string; vkey: string };
 }
 
 export interface Network {
@@ -61,7 +63,7 @@ export interface DemoContext {
   elapsed(): string;
 }
 
-/** The name a witness KeyRecord was made for (`cookwala:witness/<name>`), else its kid. */
+/** The name a witness KeyRecord was made for (`cookwala:witness/<name>`), else its kid. A C2SP kid (`<name>+<key id>`) names the witness whose vkey starts with it. */
 export function witnessName(net: Pick<Network, 'witnesses'>, kid: string): string {
-  return net.witnesses.find((w) => w.keyRecord.kid === kid)?.name ?? kid;
+  return net.witnesses.find((w) => w.keyRecord.kid === kid || (w.c2sp !== undefined && w.c2sp.vkey.startsWith(`${kid}+`)))?.name ?? kid;
 }

@@ -3,7 +3,10 @@
 // localhost/missions/demo, hash_only); `cookwala witness init` and `witness add-log` make
 // DIR/witness-N, each admitting the sequencer's KeyRecord (read from DIR/sequencer/policy.json);
 // the witnesses start on free ports (witness-1 first, the others bootstrapping to it so gossip has
-// a mesh) and are known from their DIR/witness-N/witness-info.json. Then the demo writes what an
+// a mesh) and are known from their DIR/witness-N/witness-info.json. The last witness is asked over
+// C2SP tlog-witness HTTP (its policy entry has `vkey` and `url`; it is not in witnessPeers), the
+// others over libp2p, and the demo prints the `curl …/tlog/{log}/checkpoint` line an auditor can
+// run. Then the demo writes what an
 // operator would: the sequencer's witness policy (the witnesses' KeyRecords, quorum k) and its
 // witnessPeers, and starts the sequencer on a free port (its URL read from its log line).
 // Invariant: the policy and config written here are read back through the same strict readers the
@@ -11,6 +14,7 @@
 // Left out: more than one log, and fixed ports (every listener takes a free one).
 
 import { readFile, rename, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { parseJson } from '../verifier/encoding/strict-json.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
@@ -51,6 +55,8 @@ interface WitnessInfoFile {
   multiaddrs: string[];
   http?: string;
   keyRecord: KeyRecord;
+  /** Its C2SP cosigner (witness/server/note-cosigner.ts): key name and cosignature/v1 vkey. */
+  c2sp?: { name: string; vkey: string };
 }
 
 async function witnessInfo(dir: string): Promise<WitnessInfoFile | undefined> {
@@ -63,10 +69,15 @@ async function witnessInfo(dir: string): Promise<WitnessInfoFile | undefined> {
   }
 }
 
-async function startWitness(ctx: DemoContext, name: string, dir: string, bootstrap: string[]): Promise<WitnessNode> {
+async function startWitness(ctx: DemoContext, name: string, dir: string, bootstrap: string[], viaC2sp = false): Promise<WitnessNode> {
   const child = ctx.sup.start({ name, tier: TIER.witness, args: ['witness', 'run', `--data=${dir}`, ...bootstrap.map((b) => `--bootstrap=${b}`)] });
   const info = await waitFor(`${name} to write witness-info.json`, () => witnessInfo(dir), { timeoutMs: START_TIMEOUT_MS, signal: ctx.signal, logPath: child.logPath });
-  return { name, dir, peerId: info.peerId, multiaddrs: info.multiaddrs, http: info.http as string, keyRecord: info.keyRecord };
+  const node: WitnessNode = { name, dir, peerId: info.peerId, multiaddrs: info.multiaddrs, http: info.http as string, keyRecord: info.keyRecord };
+  if (viaC2sp) {
+    if (!info.c2sp) throw new DemoError(`${name}'s witness-info.json has no C2SP vkey`, child.logPath);
+    node.c2sp = { url: info.http as string, vkey: info.c2sp.vkey };
+  }
+  return node;
 }
 
 /** The sequencer's URL from its `listening` JSON log line. */
@@ -99,18 +110,25 @@ export async function setUpNetwork(ctx: DemoContext): Promise<Network> {
   const first = admitted[0].then((dir) => startWitness(ctx, names[0], dir, []));
   const rest = names.slice(1).map(async (n, i) => {
     const dir = await admitted[i + 1];
-    return startWitness(ctx, n, dir, (await first).multiaddrs);
+    // The last witness is reached over C2SP tlog-witness HTTP (DESIGN §7a), the others over libp2p;
+    // it still gossips with them over libp2p, so it hears of forks like any witness.
+    return startWitness(ctx, n, dir, (await first).multiaddrs, i === names.length - 2);
   });
   const witnesses = await Promise.all([first, ...rest]);
   const key = await sequencerKey;
   ctx.say(`[${ctx.elapsed()}] set up: sequencer key ${key.kid}, log ${opts.log} (hash_only); ${names.length} witnesses admit it`);
-  for (const w of witnesses) ctx.say(`[${ctx.elapsed()}] ${w.name} up: key ${w.keyRecord.kid}, status API ${w.http}, libp2p ${w.multiaddrs[0]}`);
+  for (const w of witnesses) {
+    const via = w.c2sp ? `C2SP tlog-witness ${w.c2sp.url}/add-checkpoint (vkey ${w.c2sp.vkey})` : `libp2p ${w.multiaddrs[0]}`;
+    ctx.say(`[${ctx.elapsed()}] ${w.name} up: key ${w.keyRecord.kid}, status API ${w.http}, asked over ${via}`);
+  }
 
-  const policy = readWitnessPolicy({ kind: 'WitnessPolicy', log: opts.log, sequencer: key, witnesses: witnesses.map((w) => w.keyRecord), quorum: opts.quorum });
+  // A C2SP witness's policy entry carries its vkey and submission prefix (DESIGN §4).
+  const entries = witnesses.map((w) => (w.c2sp ? { ...w.keyRecord, vkey: w.c2sp.vkey, url: w.c2sp.url } : w.keyRecord));
+  const policy = readWitnessPolicy({ kind: 'WitnessPolicy', log: opts.log, sequencer: key, witnesses: entries, quorum: opts.quorum });
   if (!policy.ok) throw new DemoError(`the witness policy: ${policy.code}: ${policy.detail}`);
   await writeJsonFile(policyPath, policy.value);
   const configPath = join(sequencerDir, 'config.json');
-  const config = { ...(await readJsonFile<Record<string, unknown>>(configPath)), witnessPeers: witnesses.map((w) => w.multiaddrs[0]), checkpointIntervalMs: opts.checkpointIntervalMs };
+  const config = { ...(await readJsonFile<Record<string, unknown>>(configPath)), witnessPeers: witnesses.filter((w) => !w.c2sp).map((w) => w.multiaddrs[0]), checkpointIntervalMs: opts.checkpointIntervalMs };
   const checked = readConfig(config);
   if (!checked.ok) throw new DemoError(`${configPath}: ${checked.code}: ${checked.detail}`);
   await writeJsonFile(configPath, config);
@@ -119,5 +137,9 @@ export async function setUpNetwork(ctx: DemoContext): Promise<Network> {
   const sequencerUrl = await waitFor('the sequencer to listen', () => listeningUrl(seq), { timeoutMs: START_TIMEOUT_MS, signal: ctx.signal, logPath: seq.logPath });
   const token = (await readFile(join(sequencerDir, 'operator.token'), 'utf8')).trim();
   ctx.say(`[${ctx.elapsed()}] sequencer up: ${sequencerUrl} (policy: ${witnesses.length} witnesses, quorum ${opts.quorum}; checkpoints every ${opts.checkpointIntervalMs} ms)`);
+  ctx.say(`[${ctx.elapsed()}] the log as a C2SP signed note (tlog-checkpoint, every cosignature): curl ${sequencerUrl}/tlog/${encodeURIComponent(opts.log)}/checkpoint`);
+  for (const w of witnesses.filter((x) => x.c2sp)) {
+    ctx.say(`[${ctx.elapsed()}] what ${w.name} last cosigned (tlog-witness monitoring read): curl ${w.http}/${createHash('sha256').update(opts.log).digest('hex')}/checkpoint`);
+  }
   return { sequencerDir, sequencerUrl, token, sequencerKey: key, policy: policy.value as WitnessPolicy, witnesses };
 }

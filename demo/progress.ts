@@ -41,7 +41,7 @@ export async function sample(net: Network, log: string, prev?: Snapshot, signal?
   return {
     at: Date.now(),
     head,
-    checkpoint: cp && Array.isArray(cp.signature) ? { seq: cp.seq, cosigners: cp.signature.slice(1).map((s) => witnessName(net, s.kid)) } : undefined,
+    checkpoint: cp && Array.isArray(cp.signature) ? { seq: cp.seq, cosigners: cp.signature.slice(1).filter((s) => (s as { alg: string }).alg !== 'note-ed25519').map((s) => witnessName(net, s.kid)) } : undefined,
     devices: mine ? { alive: mine.filter((d) => d.state === 'alive').length, total: mine.length } : undefined,
     forks: forkCounts.length ? Math.max(...forkCounts) : undefined,
   };

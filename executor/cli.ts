@@ -5,8 +5,9 @@
 // when consent lets it (none by default). One device listens on 127.0.0.1:--port (default 8710)
 // until SIGINT/SIGTERM; the simulator exits 0 after its missions once the outboxes have drained
 // (1 if they did not within the limit). Exit 2 on bad flags. A single device also creates its owner
-// token (DATA/owner-token, mode 0600) for the owner routes, prints every status change as one line
-// (`status <id> #<seq> <state> [(<reason>)]`), takes its initial attendance from --attendance
+// token (DATA/owner-token, mode 0600) for the owner routes, logs every status change as one JSON
+// line on stdout (platform/logger.ts: event `execution_status`, msg `status <id> #<seq> <state>
+// [(<reason>)]`; also `listening`, `attendance`, `local_stop`, `service_error`), takes its initial attendance from --attendance
 // (§6.6; nobody by default), and offers its local stop control without HTTP: SIGUSR2 and
 // DATA/control.sock (local-control.ts).
 
@@ -167,9 +168,13 @@ async function main(argv: string[]): Promise<number> {
       { sequencerUrl: values.sequencer, log: values.log, consent, heartbeatIntervalMs, ownerToken: await ownerToken(dir), attendance, logger },
     );
     ex.service.onChange((x, events) => {
-      for (const e of events) process.stdout.write(`status ${x.id} #${String(e.cookwalaseq)} ${e.type.replace('cookwala.execution.', '')}${x.reason && e === events[events.length - 1] ? ` (${x.reason.code})` : ''}\n`);
+      for (const e of events) {
+        const status = e.type.replace('cookwala.execution.', '');
+        const reason = x.reason && e === events[events.length - 1] ? x.reason.code : undefined;
+        logger.info({ event: 'execution_status', execution: x.id, seq: e.cookwalaseq, status, reason }, `status ${x.id} #${String(e.cookwalaseq)} ${status}${reason ? ` (${reason})` : ''}`);
+      }
     });
-    ex.attendance.onChange((available, a) => process.stdout.write(`attendance ${available ? 'available' : 'nobody'} ${JSON.stringify(a)}\n`));
+    ex.attendance.onChange((available, a) => logger.info({ event: 'attendance', available, attendance: a }, `attendance ${available ? 'available' : 'nobody'} ${JSON.stringify(a)}`));
     const rec = await ex.start();
     const control = await startLocalControl(join(dir, 'control.sock'), {
       stopAll: () => ex.stopAll(),
@@ -177,7 +182,7 @@ async function main(argv: string[]): Promise<number> {
         const r = await ex.service.stop(id, 'local_stop');
         return r.ok ? { id, status: r.value.execution.status } : undefined;
       },
-    }, (what, res) => process.stdout.write(`local stop (${what}): ${res.map((r) => `${r.id} ${r.status}`).join(', ') || 'nothing running'}\n`));
+    }, (what, res) => logger.warn({ event: 'local_stop', via: what, stopped: res }, `local stop (${what}): ${res.map((r) => `${r.id} ${r.status}`).join(', ') || 'nothing running'}`));
     if (maxConnections !== undefined) ex.app.server.maxConnections = maxConnections;
     const url = await ex.app.listen({ host: '127.0.0.1', port: port ?? 8710 });
     logger.info(

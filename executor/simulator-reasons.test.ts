@@ -1,4 +1,4 @@
-// Issue 15, problem 7: the executor says every refusal it gets and what it does next, and a
+// The executor says every refusal it gets and what it does next, and a
 // second simulator run on the same --data says why it delivered nothing. Real executors (LevelDB
 // in temp dirs, real outboxes) against a fake sequencer fetch: one that knows no device key, one
 // that takes everything.

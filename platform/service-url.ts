@@ -31,12 +31,12 @@ export function describeFetchError(e: unknown, url: string, flag: string): strin
 }
 
 /** GET a small JSON document; any fault is one line naming the flag. */
-export async function getSmallJson(url: string, flag: string, timeoutMs = 10_000): Promise<Result<{ status: number; body: unknown }>> {
+export async function getSmallJson(url: string, flag: string, timeoutMs = 10_000, shown = url): Promise<Result<{ status: number; body: unknown }>> {
   let res: Response;
   try {
     res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
   } catch (e) {
-    return { ok: false, code: 'witness_unavailable', detail: describeFetchError(e, url, flag) };
+    return { ok: false, code: 'witness_unavailable', detail: describeFetchError(e, shown, flag) };
   }
   const text = await res.text().catch(() => '');
   if (text.length > MAX_BYTES) return { ok: false, code: 'body_too_large', detail: `${url} answered more than 1 MiB: is ${flag} a cookwala service?` };
@@ -47,7 +47,7 @@ export async function getSmallJson(url: string, flag: string, timeoutMs = 10_000
 /** Which cookwala service answers at `base` (GET /.well-known/cookwala.json). */
 export async function probeService(base: string, flag: string): Promise<Result<ServiceInfo>> {
   const root = base.replace(/\/+$/, '');
-  const r = await getSmallJson(`${root}/.well-known/cookwala.json`, flag);
+  const r = await getSmallJson(`${root}/.well-known/cookwala.json`, flag, 10_000, root);
   if (!r.ok) return r;
   const b = r.value.body as { keys?: unknown; logs?: unknown } | undefined;
   const keys = b && Array.isArray(b.keys) ? b.keys : undefined;

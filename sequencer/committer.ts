@@ -252,6 +252,7 @@ export function createCommitter(o: CommitterOptions): Committer {
     return g;
   }
   let generation: number | undefined;
+  const shared = typeof (store as { generation?(): number }).generation === 'function';
 
   async function commitGroup(requests: Request[]): Promise<void> {
     const all = requests.flatMap((r) => r.items);
@@ -285,10 +286,12 @@ export function createCommitter(o: CommitterOptions): Committer {
       const standby = (e instanceof ProtocolError && e.code === 'not_leader') || moved;
       // A full disk that reached nothing (poisoned: false) leaves the store writable: not fatal.
       const spaceOnly = e instanceof ProtocolError && e.code === 'disk_full' && e.extra?.poisoned === false;
-      if (!standby && !spaceOnly && !isDuplicateRefusal(e) && !(e instanceof ProtocolError && e.code === 'shutting_down')) fatal(e);
+      // A shared store's truth is the database, which a write reached whole or not at all (the
+      // store gives up its lease when it cannot tell), so its failures are never fatal here.
+      if (!standby && !spaceOnly && !shared && !isDuplicateRefusal(e) && !(e instanceof ProtocolError && e.code === 'shutting_down')) fatal(e);
       const f =
-        moved && !(e instanceof ProtocolError && e.code === 'not_leader')
-          ? fail('not_leader', 'the lease of this log changed hands while the events were sequenced; nothing was acknowledged, retry')
+        (moved && !(e instanceof ProtocolError && e.code === 'not_leader')) || (shared && !(e instanceof ProtocolError))
+          ? fail('not_leader', `this process cannot sequence the log now (${moved ? 'the lease changed hands' : (e as Error)?.message}); nothing was acknowledged, retry`)
           : e instanceof ProtocolError
             ? fail(e.code, e.detail, e.extra)
             : fail('internal_error', 'the entries could not be written; nothing was acknowledged');
@@ -325,7 +328,7 @@ export function createCommitter(o: CommitterOptions): Committer {
             try {
               resolve(await fn(nextItem));
             } catch (e) {
-              if (!(e instanceof ProtocolError)) fatal(e);
+              if (!(e instanceof ProtocolError) && !shared) fatal(e);
               reject(e);
             }
           },

@@ -13,6 +13,7 @@
 // (write, fsync, rename, fsync the folder). Left out: key rotation (a new key is a new log).
 
 import { mkdir } from 'node:fs/promises';
+import { DEFAULT_DIRS } from '../platform/data-dir-kind.ts';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ProtocolError } from '../verifier/errors.ts';
@@ -164,7 +165,7 @@ export async function openOrCreateLogStore(dir: string, l: LogConfig, signer: Si
 
 /** `cookwala init`: create or complete a data directory. Returns what was created. */
 export async function initDataDir(opts: InitOptions = {}): Promise<{ dir: string; created: string[]; config: SequencerConfig; kid: string; publicKey: Uint8Array }> {
-  const dir = opts.dir ?? './data';
+  const dir = opts.dir ?? DEFAULT_DIRS.sequencer;
   const now = opts.now ?? Date.now;
   const created: string[] = [];
   await mkdir(dir, { recursive: true, mode: 0o700 });

@@ -1,4 +1,4 @@
-// The disk can fill (issue 14 #6): an append, a checkpoint write and an erasure that fail with
+// The disk can fill: an append, a checkpoint write and an erasure that fail with
 // ENOSPC answer 507 disk_full, acknowledge nothing that is not durable, and the sequencer takes
 // writes again once space returns. Two ways: fault injection in the store (an ENOSPC before the
 // LevelDB batch: the store stays writable and recovers in process), and, where this machine lets

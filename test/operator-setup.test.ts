@@ -1,4 +1,4 @@
-// Issue 15, each problem with a test: the commands an operator meets in the first hour, as child
+// The commands an operator meets in the first hour, as child
 // processes (`node bin/cookwala.js`) on real folders and real sockets on 127.0.0.1, plus the pure
 // parts they rest on. 1: data directories that say what they hold, refused across kinds (exit 2)
 // and never cleared when another kind's key is there; 2: witness init's kept card, `policy
@@ -179,6 +179,8 @@ describe('2. the witness set-up as commands', () => {
     expect(didYouMean('zzzzzz', ['init', 'add-log', 'run'])).toBeUndefined();
     expect(checkBootstrap(['/ip4/127.0.0.1/tcp/4001'])).toMatch(/not a multiaddr ending in \/p2p\/<peerId>/);
     expect(checkBootstrap(['not a multiaddr'])).toMatch(/--bootstrap not a multiaddr/);
+    expect(checkBootstrap(['/ip4/127.0.0.1/tcp/4001/p2p/'])).toMatch(/is not a multiaddr ending in \/p2p\/<peerId>/); // was "Component p2p was missing value"
+    expect(checkBootstrap(['/ip4/127.0.0.1/tcp/4001/p2p/12D3KooWGBTcd5c4ymgPbqYugTDnhFHtLief3bZfPzhE3rBzYTNR'])).toBeUndefined();
     expect(readWitnessInfo({ peerId: 'x', multiaddrs: [], keyRecord: testKey('s', 'sequencer').keyRecord })).toMatchObject({ ok: false, code: 'key_role_mismatch' });
   });
 });
@@ -218,6 +220,21 @@ describe('4. one line and exit 2 for each environment fault', () => {
     expect(r.stderr.trim()).toBe(`cookwala export: ${url} is a cookwala witness, not a sequencer: point --url at the sequencer (\`cookwala sequencer\` prints its URL)`);
     const seqFromWitness = await cookwala(['policy', 'add-witness', '--data', join(out, '..', 'none'), '--url', url]);
     expect(seqFromWitness.code).toBe(2);
+  });
+
+  it('a busy sequencer port: one line naming --port, exit 2', async () => {
+    const blocker = createNetServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const seq = join(await tmp.make(), 'seq');
+      expect((await cookwala(['init', '--data', seq, '--log', LOG, '--port', String(port)])).code).toBe(0);
+      const r = await cookwala(['sequencer', '--data', seq]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`^cookwala sequencer: cannot listen on 127.0.0.1:${port}: the port is in use \\(another sequencer\\?\\): stop it, or pass --port N`, 'm'));
+    } finally {
+      await new Promise<void>((r) => blocker.close(() => r()));
+    }
   });
 
   it('a busy witness port and a bad --bootstrap: one line each, exit 2', async () => {

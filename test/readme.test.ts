@@ -170,5 +170,8 @@ describe('README', () => {
     expect(r.out).toMatch(/^PROVED: kitchen\.example\.org\/missions\/m-0042 seq 17/m);
     expect(r.out).toMatch(/w1 holds no fork proof/);
     expect(r.out).toMatch(/simulation: 5 missions on 5 devices/);
+    // the witness's card outlives it: still there after the README's `kill`, with its /p2p/ address
+    const card = JSON.parse(readFileSync(`${dir}/w1/witness-info.json`, 'utf8')) as { peerId: string; multiaddrs: string[] };
+    expect(card.multiaddrs[0]).toBe(`/ip4/127.0.0.1/tcp/${fresh.get(4001)}/p2p/${card.peerId}`);
   }, 300_000);
 });

@@ -1,4 +1,4 @@
-// Issue 15, problem 4: a log nobody witnesses is said to be so wherever it is shown. A real
+// A log nobody witnesses is said to be so wherever it is shown. A real
 // sequencer (LevelDB in a temp dir, built by `init`, whose policy has quorum 0), read through its
 // HTTP API (fastify inject): /metrics has cookwala_witness_quorum 0, the explorer's …/witnesses
 // has "witnessed": false, and its exported bundle, verified against its policy by the offline

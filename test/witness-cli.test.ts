@@ -77,12 +77,12 @@ describe('cookwala witness CLI', () => {
     expect((await runCookwala(['witness', 'add-log', '--data', dir, '--log', 'example.org/x', '--sequencer-key', other])).code).toBe(1);
   });
 
-  it('usage errors exit 2, a missing data dir exits 1', async () => {
+  it('usage errors exit 2, and so does a missing data dir (the environment: issue 15)', async () => {
     expect((await runCookwala(['witness', 'init'])).code).toBe(2);
     expect((await runCookwala(['witness', '--bogus'])).code).toBe(2);
     const missing = await runCookwala(['witness', '--data', join(root, 'nope')]);
-    expect(missing.code).toBe(1);
-    expect(missing.err).toMatch(/witness init/);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toMatch(/missing: create it with `cookwala witness init --data .*nope` first/);
   });
 
   it('SIGKILL right after cosigning: restarted, it keeps its identity and never cosigns older or conflicting checkpoints', async () => {

@@ -14,7 +14,7 @@ import type { DeviceIdentity } from '../executor/device-key.ts';
 import { sourceOf } from '../executor/device-key.ts';
 import { manualClock, type ManualClock } from '../executor/clock.ts';
 import { createExecutor, type Executor, type ExecutorOptions, type ExecutorDeps } from '../executor/executor.ts';
-import { readLogLines } from '../platform/logger.ts';
+import { readLogLines, type LogRecord } from '../platform/logger.ts';
 
 export function testDevice(name: string): DeviceIdentity {
   const seed = new Uint8Array(createHash('sha256').update(`cookwala-executor-test:${name}`).digest());
@@ -154,7 +154,9 @@ const ROOT = join(import.meta.dirname, '..');
 
 export async function spawnExecutor(data: string, args: string[] = []): Promise<ExecutorProcess> {
   const proc = spawn(process.execPath, [join(ROOT, 'bin/cookwala.js'), 'executor', '--data', data, '--port', '0', '--heartbeat-ms', '0', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its JSON log lines are kept as records, and as their `msg` in `lines` (what a person reads).
   const lines: string[] = [];
+  const records: LogRecord[] = [];
   const listeners = new Set<() => void>();
   const changed = () => {
     for (const l of [...listeners]) l();
@@ -164,7 +166,11 @@ export async function spawnExecutor(data: string, args: string[] = []): Promise<
     buf += d.toString();
     const parts = buf.split('\n');
     buf = parts.pop() ?? '';
-    lines.push(...parts);
+    for (const p of parts) {
+      const [r] = readLogLines(p);
+      if (r) records.push(r);
+      lines.push(r && typeof r.msg === 'string' ? r.msg : p);
+    }
     if (parts.length) changed();
   };
   proc.stdout!.on('data', take);
@@ -197,7 +203,7 @@ export async function spawnExecutor(data: string, args: string[] = []): Promise<
       listeners.add(check);
       check();
     });
-  const listening = () => readLogLines(lines.join('\n')).find((r) => r.event === 'listening');
+  const listening = () => records.find((r) => r.event === 'listening');
   await until(() => listening() !== undefined, 'the API to listen');
   const url = listening()!.url as string;
   const ownerToken = (await readFile(join(data, 'owner-token'), 'utf8')).trim();
@@ -210,5 +216,5 @@ export async function spawnExecutor(data: string, args: string[] = []): Promise<
   };
 }
 
-/** The line `status <id> #<seq> <state>` the executor prints for each status change. */
+/** The `status <id> #<seq> <state>` message of the executor's execution_status log line, for each status change. */
 export const statusLine = (id: string, state: string) => (l: string[]) => l.some((x) => x.startsWith(`status ${id} #`) && x.split(' ')[3] === state);

@@ -152,6 +152,9 @@ export async function runFailover(o: { base: string; storeUrl: string; log: stri
   async function client(d: TestKey, idx: number): Promise<void> {
     const s = eventStream(d);
     let target: 'A' | 'B' = idx % 2 === 0 ? 'A' : 'B';
+    // The process this client last failed to reach: a standby naming it as leader (its view of the
+    // lease row is not updated until it wins) is asked again rather than followed back to it.
+    let unreachable: 'A' | 'B' | undefined;
     let n = 0;
     while (!stop) {
       const batch = n % 3 === 2;
@@ -169,14 +172,17 @@ export async function runFailover(o: { base: string; storeUrl: string; log: stri
             signal: AbortSignal.timeout(Math.max(1000, o.leaseMs)),
           });
         } catch {
+          unreachable = by;
           target = other(by); // down, paused or reset: the outcome is unknown, resend the same request elsewhere
           await sleep(10);
           continue;
         }
         const body = (await res.json().catch(() => ({}))) as Record<string, unknown> & { results?: unknown[] };
+        if (unreachable === by) unreachable = undefined;
         if (res.status === 503) {
           if (body.code === 'not_leader') notLeaderBy[by]++;
-          target = body.code === 'not_leader' ? (byUrl(body.leader as string | undefined) ?? other(by)) : by;
+          const named = byUrl(body.leader as string | undefined) ?? other(by);
+          target = body.code !== 'not_leader' ? by : named === unreachable ? by : named;
           await sleep(10);
           continue;
         }
@@ -225,7 +231,9 @@ export async function runFailover(o: { base: string; storeUrl: string; log: stri
     procs[victim].child.kill('SIGCONT');
     // The resumed old leader is asked to sequence a new event: it must refuse (its lease is gone).
     const probe = eventStream(devices[0]).next('probe-after-resume', { id: `probe-${Date.now()}` });
-    const r = await fetch(`${procs[victim].url}${logPath(o.log, '/events')}`, { method: 'POST', headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': `probe-${Date.now()}` }, body: JSON.stringify(probe) });
+    const r = await fetch(`${procs[victim].url}${logPath(o.log, '/events')}`, { method: 'POST', headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': `probe-${Date.now()}` }, body: JSON.stringify(probe) }).catch((e: unknown) => {
+      throw new Error(`the resumed old leader ${victim} did not answer (${(e as Error).message}; exit ${procs[victim].child.exitCode}): ${procs[victim].output().slice(-3000)}`);
+    });
     const b = (await r.json().catch(() => ({}))) as { code?: string; leader?: string };
     resumedAnswer = { status: r.status, code: b.code, leader: b.leader };
   }

@@ -1,4 +1,4 @@
-// testkit/soak-cli.ts: `npm run soak -- [--kills N] [--minutes M] [--seed S]` (issue 14): runs the
+// testkit/soak-cli.ts: `npm run soak -- [--kills N] [--minutes M] [--seed S]`: runs the
 // soak of testkit/soak.ts (SIGKILLs of the sequencer, a witness and an executor under mixed load,
 // every invariant checked after each restart) until N kills (default 100) or M minutes (default
 // 30), printing progress every 10 kills and one summary line with the totals; exit 0 when no

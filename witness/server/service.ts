@@ -179,6 +179,7 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
   };
 
   const app = buildStatusApp({
+    logger,
     state: deps.state,
     logs: () => [...admitted.values()],
     keyRecord: deps.keyRecord,

@@ -9,7 +9,8 @@
 // by configuration only, and the witness protocol runs over libp2p (the C2SP tlog-witness routes,
 // POST /add-checkpoint and GET /<sha256(origin)>/checkpoint, are added to this app by c2sp-http.ts).
 
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from '../../platform/logger.ts';
 import { fail } from '../../verifier/errors.ts';
 import { sendProblem } from '../../platform/http-problem.ts';
 import { boundedServerOptions, capConnections } from '../../platform/http-limits.ts';
@@ -26,14 +27,20 @@ export interface StatusDeps {
   metrics: () => Promise<string>;
   /** Extra facts for /v1/logs' top level (peer id, addresses). */
   info?: () => Record<string, unknown>;
+  /** The witness's logger; fastify logs through it (no per-request lines). */
+  logger?: Logger;
 }
 
 export function buildStatusApp(deps: StatusDeps): FastifyInstance {
-  const app = Fastify({ ...boundedServerOptions(), logger: false, ajv: { customOptions: { removeAdditional: false, useDefaults: false, coerceTypes: false } } });
+  const logging = deps.logger ? { loggerInstance: deps.logger as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: true }) } : { logger: false };
+  const app = Fastify({ ...boundedServerOptions(), ...logging, ajv: { customOptions: { removeAdditional: false, useDefaults: false, coerceTypes: false } } });
   capConnections(app.server);
   app.setNotFoundHandler((req, reply) => sendProblem(reply, fail('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)));
   // A read that fails here is the witness's store failing: say so with the witness's own code.
-  app.setErrorHandler((err, _req, reply) => sendProblem(reply, fail('witness_unavailable', (err as Error).message)));
+  app.setErrorHandler((err, _req, reply) => {
+    if (((err as { statusCode?: number }).statusCode ?? 500) >= 500) deps.logger?.error({ event: 'witness_error', err }, 'a status API read failed');
+    return sendProblem(reply, fail('witness_unavailable', (err as Error).message));
+  });
 
   app.get('/v1/logs', async () => {
     const states = new Map((await deps.state.logs()).map((s) => [s.log, s]));

@@ -97,3 +97,21 @@ describe('witness frames are read as I-JSON', () => {
     expect(parseRequest(bytes(deep))).toMatchObject({ ok: false, code: 'too_deep' });
   });
 });
+
+describe('the cosignature/v1 form in replies (DESIGN §4)', () => {
+  const cosignature = { alg: 'EdDSA', kid: 'wit-abc', signedAt: '2026-12-01T09:00:00.123Z', sig: 'A'.repeat(86) };
+  const note = { alg: 'cosignature/v1', kid: 'witness.example/w1+0123abcd', signedAt: '2026-12-01T09:00:00.000Z', sig: 'B'.repeat(86) };
+  it('reads a reply with a noteCosignature and one without', () => {
+    expect(parseReply(encodeMessage({ ok: true, cosignature, noteCosignature: note }))).toEqual({ ok: true, value: { ok: true, cosignature, noteCosignature: note } });
+    expect(parseReply(encodeMessage({ ok: true, cosignature }))).toEqual({ ok: true, value: { ok: true, cosignature } });
+  });
+  it.each([
+    ['a time with milliseconds', { ...note, signedAt: '2026-12-01T09:00:00.500Z' }],
+    ['a kid without key id', { ...note, kid: 'witness.example/w1' }],
+    ['a short sig', { ...note, sig: 'B'.repeat(40) }],
+    ['another alg', { ...note, alg: 'EdDSA' }],
+    ['an extra member', { ...note, extra: 1 }],
+  ])('refuses %s', (_n, bad) => {
+    expect(parseReply(encodeMessage({ ok: true, cosignature, noteCosignature: bad })).ok).toBe(false);
+  });
+});
