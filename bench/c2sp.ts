@@ -23,7 +23,7 @@ import { defaultBackend } from '../verifier/crypto/default.ts';
 import { c2spBenchLogs } from './c2sp-witness-client.ts';
 
 const LOGS = 1000;
-const SOCKETS = 64;
+const SOCKETS = 256;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 interface ClientRun {

@@ -27,7 +27,8 @@ const CLIENTS = 16;
 const LEASE_MS = 1000;
 
 function start(dir: string, port: number, store?: string): Promise<ChildProcess> {
-  const extra = store ? ['--store', store, '--lease-ms', String(LEASE_MS)] : [];
+  // The ingest runs use the default lease (3 s): the failover runs below use a short one.
+  const extra = store ? ['--store', store] : [];
   const child = spawn(process.execPath, ['bin/cookwala.js', 'sequencer', '--data', dir, '--port', String(port), '--host', '127.0.0.1', ...extra], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((resolve, reject) => {
@@ -40,6 +41,8 @@ function start(dir: string, port: number, store?: string): Promise<ChildProcess>
   });
 }
 
+let retries503 = 0;
+
 async function ingestRun(events: number, store?: string): Promise<number> {
   const dir = await makeTempDir('cookwala-bench-pg-');
   const devices = Array.from({ length: CLIENTS }, (_, i) => deviceKey(2000 + i));
@@ -47,7 +50,7 @@ async function ingestRun(events: number, store?: string): Promise<number> {
     const s = eventStream(d);
     return Array.from({ length: Math.ceil(events / CLIENTS / BATCH) }, (_, n) => JSON.stringify(Array.from({ length: BATCH }, (_, k) => s.next(`exec-${i}`, { data: { step: n * BATCH + k, tempC: 92.5 } }))));
   });
-  await initDataDir({ dir, logs: [LOG], mode: 'hash_only', store: store ? { url: store, leaseMs: LEASE_MS } : undefined });
+  await initDataDir({ dir, logs: [LOG], mode: 'hash_only', store: store ? { url: store } : undefined });
   const token = (await readFile(join(dir, 'operator.token'), 'utf8')).trim();
   const port = await freePort();
   const child = await start(dir, port, store);
@@ -62,9 +65,19 @@ async function ingestRun(events: number, store?: string): Promise<number> {
     await Promise.all(
       bodies.map(async (list) => {
         for (const body of list) {
-          const r = await fetch(`${base}/events`, { method: 'POST', headers: { 'content-type': 'application/cloudevents-batch+json', 'idempotency-key': `k-${key++}` }, body });
-          const j = (await r.json()) as { results?: Array<{ status: number }> };
-          if (r.status !== 200 || !j.results?.every((x) => x.status === 201)) throw new Error(`not acknowledged: ${r.status} ${JSON.stringify(j).slice(0, 200)}`);
+          const k = `k-${key++}`;
+          for (;;) {
+            const r = await fetch(`${base}/events`, { method: 'POST', headers: { 'content-type': 'application/cloudevents-batch+json', 'idempotency-key': k }, body });
+            const j = (await r.json()) as { results?: Array<{ status: number }> };
+            // A 503 (not_leader: e.g. a lease lost to a long pause and won back) is retried unchanged, as a device would.
+            if (r.status === 503 || j.results?.some((x) => x.status === 503)) {
+              retries503++;
+              await new Promise((res) => setTimeout(res, 20));
+              continue;
+            }
+            if (r.status !== 200 || !j.results?.every((x) => x.status === 201 || x.status === 200)) throw new Error(`not acknowledged: ${r.status} ${JSON.stringify(j).slice(0, 200)}`);
+            break;
+          }
         }
       }),
     );
@@ -117,6 +130,7 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
     eventsPerRun: events,
     batch: BATCH,
     clients: CLIENTS,
+    retries503,
     takeoverMs,
     takeoverStopMs,
     leaseMs: LEASE_MS,

@@ -27,7 +27,7 @@ describe('bench sections (quick smoke)', () => {
 
   it('c2sp: the witness over tlog-witness HTTP, every request cosigned', async () => {
     const r = await (await import('./c2sp.ts')).run({ quick: true });
-    positive(r, ['witnessAddCheckpointPerSec', 'witnessRequests']);
+    positive(r, ['witnessAddCheckpointPerSec', 'witnessRequests', 'checkpointP50Ms', 'checkpointP99Ms']);
     expect(r.witnessFailures).toBe(0);
   }, 120_000);
 });

@@ -41,7 +41,8 @@ const USAGE = `usage: cookwala executor --data DIR [--sequencer URL --log ORIGIN
   --missions M          missions per simulated device (default 3)
   --speed X             simulated clock speed-up (default 300 with --simulate, else 1)
   --consent DATASET     set the device consent: none (default; nothing leaves), research_only, open;
-                        changing to none withdraws consent (one cookwala.consent.withdrawn is sent)
+                        changing to none withdraws consent (one cookwala.consent.withdrawn is sent);
+                        while running, the owner does the same with PUT /v1/consent {"dataset":…}
   --register-token-file FILE  the operator token (e.g. SEQ/operator.token): register the device key
                         with the sequencer first; or set COOKWALA_OPERATOR_TOKEN (--register-token=T
                         works too, but shows the token in \`ps\`)

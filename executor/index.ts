@@ -1,7 +1,8 @@
 // executor/index.ts: the executor library's public surface (DESIGN §9) for device makers, the demo
 // and benchmarks: createExecutor (store, service, Core API app, outbox delivery, heartbeats,
 // consent), the Hardware interface a device maker implements (or the simulated one), the device
-// identity, and the simulator. Nothing here runs at import time.
+// identity, attendance (§6.6), the local stop control, and the simulator. Nothing here runs at
+// import time.
 
 export { createExecutor, type Executor, type ExecutorDeps, type ExecutorOptions } from './executor.ts';
 export { createExecutionService, type ExecutionService, type Hardware, type ChangeOptions } from './service.ts';
@@ -18,5 +19,7 @@ export { createSequencerClient, ensureRegistered, type SequencerClient, type Fet
 export { loadOrCreateDevice, sourceOf, type DeviceIdentity } from './device-key.ts';
 export { systemClock, fastClock, manualClock, type Clock, type ManualClock } from './clock.ts';
 export { createSimulatedHardware, type SimulatedHardware } from './runner.ts';
+export { createAttendance, isAvailable, readAttendance, REACHABLE_LIMIT_S, type Attendance, type AttendanceState } from './attendance.ts';
+export { startLocalControl, type LocalControl, type LocalControlTarget } from './local-control.ts';
 export { missionFor, RECIPES, type MissionScript } from './missions.ts';
 export { runSimulation, startSimulatedDevices, runMission, type SimulationOptions, type SimulatedDevice, type SimulationSummary } from './simulator.ts';

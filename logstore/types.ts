@@ -1,5 +1,6 @@
 // logstore/types.ts: the public shape of the log store (DESIGN §6), the API the sequencer codes
-// against. One LogStore = one log = one LevelDB directory held by one process. Leaves out the
+// against. One LogStore = one log = one LevelDB directory held by one process (store.ts), or one
+// log in a PostgreSQL database shared by several processes, one leading (postgres/store.ts). Leaves out the
 // implementation (store.ts) and the key layout (keys.ts). Invariant stated here for callers:
 // every write is one synced atomic LevelDB batch, and a failed write leaves the in-memory head
 // as it was (after a failure inside LevelDB itself the store refuses further writes until it is

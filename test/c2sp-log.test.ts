@@ -10,7 +10,7 @@
 // Then a tiles client written here from tlog-tiles reads the WHOLE log through /tlog/{log}/ alone,
 // checks the note signature, the cosignature/v1, every entry's inclusion and the roots, and agrees
 // with the JSON API.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { initDataDir } from '../sequencer/data-dir.ts';
@@ -262,6 +262,20 @@ describe('the whole log read through /tlog/{log}/ alone', () => {
 });
 
 describe('the C2SP surface for auditors: well-known vkey, tlog-policy, tlog-proof', () => {
+  it('cookwala init prints each log\'s C2SP vkey', async () => {
+    const { run: init } = await import('../sequencer/cli-init.ts');
+    const fresh = await makeTempDir('cookwala-c2sp-init-');
+    const out: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (out.push(String(chunk)), true));
+    try {
+      expect(await init(['--data', fresh, '--log', LOG])).toBe(0);
+    } finally {
+      spy.mockRestore();
+    }
+    const rec = JSON.parse(await readFile(join(fresh, DATA_FILES.keyRecord), 'utf8')) as KeyRecord;
+    expect(out.join('')).toContain(`  log ${LOG} (hash_only)\n    C2SP vkey ${(logVkeyOf(LOG, rec) as { value: string }).value}\n`);
+  });
+
   it('publishes the log vkey in /.well-known/cookwala.json', async () => {
     const wk = (await (await fetch(`${base}/.well-known/cookwala.json`)).json()) as { c2sp: Array<{ log: string; vkey: string; tiles: string }> };
     expect(wk.c2sp).toEqual([{ log: LOG, vkey: logVkey, tiles: `/tlog/${encodeURIComponent(LOG)}/` }]);

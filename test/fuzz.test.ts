@@ -1,4 +1,4 @@
-// Fuzzing with memory (issue 14): every input in test/fuzz-corpus/<target>.json (inputs that once
+// Fuzzing with memory: every input in test/fuzz-corpus/<target>.json (inputs that once
 // found a bug, and edge cases kept on purpose) is replayed against its target, then each target
 // runs a short fast-check property (the long runs are `npm run fuzz`). A target must never throw,
 // and every refusal carries a code of verifier/errors.ts (HTTP: < 500, problem+json, nothing

@@ -1,4 +1,4 @@
-// The short soak in `npm test` (issue 14; `npm run soak` runs the long one): one SIGKILL each of
+// The short soak in `npm test` (`npm run soak` runs the long one): one SIGKILL each of
 // the sequencer, the witness and the executor under mixed load (single, batch, binary, retries of
 // acknowledged events), every invariant of testkit/soak.ts checked after each restart and at the
 // end: every acknowledged event exactly once at its seq, no gap, chain and tree verify, no fork or

@@ -121,7 +121,10 @@ export class SpecLog {
  * non-zero timestamp. Returns the timestamp, or throws saying why not.
  */
 export function verifySpecCosignature(lines: string, witnessVkey: string, body: string): number {
-  const [name, idHex, keyB64] = witnessVkey.split('+');
+  // The base64 key may itself contain '+': split at the first two only.
+  const p1 = witnessVkey.indexOf('+');
+  const p2 = witnessVkey.indexOf('+', p1 + 1);
+  const [name, idHex, keyB64] = [witnessVkey.slice(0, p1), witnessVkey.slice(p1 + 1, p2), witnessVkey.slice(p2 + 1)];
   const key = Buffer.from(keyB64, 'base64');
   if (key[0] !== 0x04 || key.length !== 33) throw new Error('not a cosignature/v1 vkey');
   const pub = key.subarray(1);

@@ -36,7 +36,26 @@ export interface Proc {
 
 export function startPgSequencer(name: 'A' | 'B', dir: string, port: number, storeUrl: string, leaseMs: number): Promise<Proc> {
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['bin/cookwala.js', 'sequencer', '--data', dir, '--port', String(port), '--host', '127.0.0.1', '--store', storeUrl, '--advertise', url, '--lease-ms', String(leaseMs)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      'bin/cookwala.js',
+      'sequencer',
+      '--data',
+      dir,
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+      '--store',
+      storeUrl,
+      '--advertise',
+      url,
+      '--lease-ms',
+      String(leaseMs),
+    ],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -59,7 +78,9 @@ export function startPgSequencer(name: 'A' | 'B', dir: string, port: number, sto
 }
 
 export function exitOf(child: ChildProcess): Promise<number | null> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve(child.exitCode) : new Promise((r) => child.once('exit', (code) => r(code)));
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve(child.exitCode)
+    : new Promise((r) => child.once('exit', (code) => r(code)));
 }
 
 export interface Ack {
@@ -95,7 +116,13 @@ export interface FailoverRun {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function prepareDataDirs(base: string, storeUrl: string, log: string, devices: TestKey[], leaseMs: number): Promise<{ dirA: string; dirB: string }> {
+export async function prepareDataDirs(
+  base: string,
+  storeUrl: string,
+  log: string,
+  devices: TestKey[],
+  leaseMs: number,
+): Promise<{ dirA: string; dirB: string }> {
   const dirA = join(base, 'a');
   const dirB = join(base, 'b');
   await initDataDir({ dir: dirA, logs: [log], mode: 'hash_only', store: { url: storeUrl, leaseMs } });
@@ -106,7 +133,11 @@ export async function prepareDataDirs(base: string, storeUrl: string, log: strin
   const p = await startPgSequencer('A', dirA, await freePort(), storeUrl, leaseMs);
   try {
     for (const d of devices) {
-      const r = await fetch(`${p.url}${logPath(log, '/keys')}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(d.record) });
+      const r = await fetch(`${p.url}${logPath(log, '/keys')}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify(d.record),
+      });
       if (r.status !== 201) throw new Error(`registering ${d.record.kid}: ${r.status} ${await r.text()}`);
     }
   } finally {
@@ -121,7 +152,16 @@ export async function prepareDataDirs(base: string, storeUrl: string, log: strin
  * Start A then B, drive load through both, kill or stop the leader once `before` events are
  * acknowledged, and (after the survivor acknowledged `after` more) stop the load.
  */
-export async function runFailover(o: { base: string; storeUrl: string; log: string; signal: 'SIGKILL' | 'SIGSTOP'; leaseMs: number; clients?: number; before?: number; after?: number }): Promise<FailoverRun> {
+export async function runFailover(o: {
+  base: string;
+  storeUrl: string;
+  log: string;
+  signal: 'SIGKILL' | 'SIGSTOP';
+  leaseMs: number;
+  clients?: number;
+  before?: number;
+  after?: number;
+}): Promise<FailoverRun> {
   const clients = o.clients ?? 4;
   const devices = Array.from({ length: clients }, (_, i) => deviceKey(500 + i));
   const { dirA, dirB } = await prepareDataDirs(o.base, o.storeUrl, o.log, devices, o.leaseMs);
@@ -160,14 +200,17 @@ export async function runFailover(o: { base: string; storeUrl: string; log: stri
       const batch = n % 3 === 2;
       const events = batch ? [s.next(`exec-${idx}`), s.next(`exec-${idx}`)] : [s.next(`exec-${idx}`)];
       const key = `${d.record.kid}-${n++}`;
-      for (let attempt = 0; ; attempt++) {
+      for (let attempt = 0; !stop; attempt++) {
         if (attempt > 5000) throw new Error(`client ${idx}: no answer after 5000 attempts`);
         const by = target;
         let res: Response;
         try {
           res = await fetch(`${procs[by].url}${logPath(o.log, '/events')}`, {
             method: 'POST',
-            headers: { 'content-type': batch ? 'application/cloudevents-batch+json' : 'application/cloudevents+json', 'idempotency-key': key },
+            headers: {
+              'content-type': batch ? 'application/cloudevents-batch+json' : 'application/cloudevents+json',
+              'idempotency-key': key,
+            },
             body: JSON.stringify(batch ? events : events[0]),
             signal: AbortSignal.timeout(Math.max(1000, o.leaseMs)),
           });
@@ -186,7 +229,14 @@ export async function runFailover(o: { base: string; storeUrl: string; log: stri
           await sleep(10);
           continue;
         }
-        const results = (batch && res.status === 200 ? body.results : [{ ...body, status: res.status }]) as Array<{ status: number; seq: number; hash: string; eventHash: string; code?: string; leader?: string }>;
+        const results = (batch && res.status === 200 ? body.results : [{ ...body, status: res.status }]) as Array<{
+          status: number;
+          seq: number;
+          hash: string;
+          eventHash: string;
+          code?: string;
+          leader?: string;
+        }>;
         // A batch answered per event: a not_leader inside means nothing of it was written; resend whole.
         if (results.some((r) => r.status === 503)) {
           target = byUrl(results.find((r) => r.status === 503)?.leader) ?? other(by);
@@ -195,7 +245,8 @@ export async function runFailover(o: { base: string; storeUrl: string; log: stri
         }
         const at = Date.now();
         results.forEach((r, i) => {
-          if (r.status === 201 || r.status === 200) acks.push({ status: r.status, ce: events[i], seq: r.seq, hash: r.hash, eventHash: r.eventHash, by, at });
+          if (r.status === 201 || r.status === 200)
+            acks.push({ status: r.status, ce: events[i], seq: r.seq, hash: r.hash, eventHash: r.eventHash, by, at });
           else unexpected.push(`${by} ${r.status} ${r.code}`);
         });
         for (const l of [...listeners]) l();
@@ -217,51 +268,86 @@ export async function runFailover(o: { base: string; storeUrl: string; log: stri
   }
 
   const load = [...devices.map((d, i) => client(d, i)), watcher(A), watcher(B)];
-  const before = o.before ?? 60;
-  await when(() => acks.filter((a) => a.status === 201).length >= before);
-  const victim = acks.find((a) => a.status === 201)!.by;
-  const survivorName = other(victim);
-  const t0 = Date.now();
-  procs[victim].child.kill(o.signal);
-  if (o.signal === 'SIGKILL') await exitOf(procs[victim].child);
-  await when(() => acks.some((a) => a.by === survivorName && a.status === 201 && a.at > t0));
-  const takeoverMs = acks.find((a) => a.by === survivorName && a.status === 201 && a.at > t0)!.at - t0;
-  let resumedAnswer: FailoverRun['resumedAnswer'];
-  if (o.signal === 'SIGSTOP') {
-    procs[victim].child.kill('SIGCONT');
-    // The resumed old leader is asked to sequence a new event: it must refuse (its lease is gone).
-    const probe = eventStream(devices[0]).next('probe-after-resume', { id: `probe-${Date.now()}` });
-    const r = await fetch(`${procs[victim].url}${logPath(o.log, '/events')}`, { method: 'POST', headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': `probe-${Date.now()}` }, body: JSON.stringify(probe) }).catch((e: unknown) => {
-      throw new Error(`the resumed old leader ${victim} did not answer (${(e as Error).message}; exit ${procs[victim].child.exitCode}): ${procs[victim].output().slice(-3000)}`);
-    });
-    const b = (await r.json().catch(() => ({}))) as { code?: string; leader?: string };
-    resumedAnswer = { status: r.status, code: b.code, leader: b.leader };
+  const failed = new Promise<never>((_, reject) => {
+    for (const l of load) l.catch(reject);
+  });
+  failed.catch(() => undefined);
+  try {
+    return await Promise.race([failed, orchestrate()]);
+  } catch (e) {
+    stop = true;
+    for (const p of [A, B]) {
+      p.child.kill('SIGCONT');
+      p.child.kill('SIGKILL');
+    }
+    await Promise.allSettled(load);
+    throw e;
   }
-  const afterCount = acks.length + (o.after ?? 60);
-  await when(() => acks.length >= afterCount);
-  stop = true;
-  await Promise.all(load);
-  const survivor = procs[survivorName];
-  const acksBy = { A: acks.filter((a) => a.by === 'A').length, B: acks.filter((a) => a.by === 'B').length };
-  return {
-    acks,
-    unexpected,
-    served,
-    victim,
-    survivor,
-    takeoverMs,
-    resumedAnswer,
-    acksBy,
-    notLeaderBy,
-    dirs: [dirA, dirB],
-    async stop() {
-      for (const p of [A, B]) {
-        if (p.child.exitCode === null && p.child.signalCode === null) {
-          p.child.kill('SIGCONT');
-          p.child.kill('SIGTERM');
-        }
+
+  async function orchestrate(): Promise<FailoverRun> {
+    const before = o.before ?? 60;
+    await when(() => acks.filter((a) => a.status === 201).length >= before);
+    const victim = acks.find((a) => a.status === 201)!.by;
+    const survivorName = other(victim);
+    const t0 = Date.now();
+    procs[victim].child.kill(o.signal);
+    if (o.signal === 'SIGKILL') await exitOf(procs[victim].child);
+    await when(() => acks.some((a) => a.by === survivorName && a.status === 201 && a.at > t0));
+    const takeoverMs = acks.find((a) => a.by === survivorName && a.status === 201 && a.at > t0)!.at - t0;
+    let resumedAnswer: FailoverRun['resumedAnswer'];
+    if (o.signal === 'SIGSTOP') {
+      procs[victim].child.kill('SIGCONT');
+      // The resumed old leader is asked to sequence a new event: it must refuse (its lease is gone).
+      const probe = eventStream(devices[0]).next('probe-after-resume', { id: `probe-${Date.now()}` });
+      // A keep-alive socket the resumed process closes as its overdue timers fire is a network
+      // error, not an answer: resend the same request (as a device would) until it answers.
+      const probeKey = `probe-${Date.now()}`;
+      let r: Response | undefined;
+      let lastError: unknown;
+      for (let i = 0; i < 50 && !r; i++) {
+        r = await fetch(`${procs[victim].url}${logPath(o.log, '/events')}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': probeKey, connection: 'close' },
+          body: JSON.stringify(probe),
+        }).catch((e: unknown) => {
+          lastError = e;
+          return undefined;
+        });
+        if (!r) await sleep(50);
       }
-      await Promise.all([exitOf(A.child), exitOf(B.child)]);
-    },
-  };
+      if (!r)
+        throw new Error(
+          `the resumed old leader ${victim} did not answer (${(lastError as Error)?.message}; exit ${procs[victim].child.exitCode}): ${procs[victim].output().slice(-3000)}`,
+        );
+      const b = (await r.json().catch(() => ({}))) as { code?: string; leader?: string };
+      resumedAnswer = { status: r.status, code: b.code, leader: b.leader };
+    }
+    const afterCount = acks.length + (o.after ?? 60);
+    await when(() => acks.length >= afterCount);
+    stop = true;
+    await Promise.all(load);
+    const survivor = procs[survivorName];
+    const acksBy = { A: acks.filter((a) => a.by === 'A').length, B: acks.filter((a) => a.by === 'B').length };
+    return {
+      acks,
+      unexpected,
+      served,
+      victim,
+      survivor,
+      takeoverMs,
+      resumedAnswer,
+      acksBy,
+      notLeaderBy,
+      dirs: [dirA, dirB],
+      async stop() {
+        for (const p of [A, B]) {
+          if (p.child.exitCode === null && p.child.signalCode === null) {
+            p.child.kill('SIGCONT');
+            p.child.kill('SIGTERM');
+          }
+        }
+        await Promise.all([exitOf(A.child), exitOf(B.child)]);
+      },
+    };
+  }
 }

@@ -96,7 +96,7 @@ export const REASONS = {
   // C2SP signed notes (interop)
   malformed_note: { status: 400, meaning: 'a signed note or checkpoint body that breaks C2SP signed-note/tlog-checkpoint' },
   malformed_vkey: { status: 400, meaning: 'a C2SP verifier or signer key string that does not parse, or whose key ID does not match its key' },
-  malformed_policy: { status: 400, meaning: 'a C2SP tlog-policy text that breaks the format, or that a WitnessPolicy cannot express (nested groups, several logs)' },
+  malformed_policy: { status: 400, meaning: 'a C2SP tlog-policy text that breaks the format, or a policy the other format cannot express (nested groups, several logs; a witness without vkey)' },
   malformed_proof: { status: 400, meaning: 'a c2sp.org/tlog-proof@v1 file that breaks the format (header, extra, index, proof lines, checkpoint)' },
   origin_mismatch: { status: 422, meaning: 'a checkpoint whose origin line is not the log origin the reader expects' },
   // Executor (§7 of the spec)

@@ -1,7 +1,8 @@
 // WitnessPolicy <-> C2SP tlog-policy text (tlog-policy.ts; C2SP commit
 // 5ba5ee830903e91240fc6f9f3a7a9293d49e69c9): the round trip is lossless (the #cookwala records),
 // plain tlog-policy text from another tool reads into a policy with derived KeyRecords, the
-// quorum forms map both ways, and what one side cannot express is refused with malformed_policy.
+// quorum forms map both ways, and what one side cannot express is refused with malformed_policy;
+// the policy and tlog-proof readers never throw on hostile text (fast-check).
 import { describe, expect, it } from 'vitest';
 import { policyFromTlog, policyToTlog } from './tlog-policy.ts';
 import { readWitnessPolicy, type WitnessPolicy } from './policy.ts';
@@ -64,5 +65,22 @@ describe('tlog-policy conversion', () => {
     for (const [text, why] of cases) expect(policyFromTlog(text)).toMatchObject({ ok: false, code: 'malformed_policy', detail: expect.stringMatching(why) });
     const { vkey: _v, ...noVkey } = policyOf(1, 1).witnesses[0];
     expect(policyToTlog({ ...policyOf(1, 1), witnesses: [noVkey] })).toMatchObject({ ok: false, code: 'malformed_policy', detail: expect.stringMatching(/no vkey/) });
+  });
+});
+
+describe('tlog-policy and tlog-proof readers on hostile text', () => {
+  it('never throw: any text is a policy, a proof, or a named refusal', async () => {
+    const { default: fc } = await import('fast-check');
+    const { parseTlogProof } = await import('./tlog-proof.ts');
+    const lines = fc.array(fc.oneof(fc.constantFrom('log ', 'witness ', 'group ', 'quorum ', 'c2sp.org/tlog-proof@v1', 'extra ', 'index ', '#cookwala {', '', logVkey, 'none', 'all'), fc.string({ maxLength: 30 })), { maxLength: 12 });
+    fc.assert(
+      fc.property(lines, (ls) => {
+        const text = ls.join('\n');
+        const p = policyFromTlog(text);
+        if (!p.ok) expect(['malformed_policy', 'invalid_document', 'weak_key', 'malformed_vkey']).toContain(p.code);
+        const q = parseTlogProof(text);
+        if (!q.ok) expect(q.code).toBe('malformed_proof');
+      }),
+    );
   });
 });

@@ -126,8 +126,9 @@ export interface WitnessHook {
 
 /**
  * The sequencer's witness wiring: nothing when the policy asks for no witnesses (quorum 0); with
- * a quorum but no peers configured, nothing either, and the reason is logged (the sequencer then
- * publishes nothing, which is the safe side). Throws for peers that are not /p2p/ multiaddrs.
+ * a quorum but neither libp2p peers configured nor a policy witness with a C2SP `url` and `vkey`,
+ * nothing either, and the reason is logged (the sequencer then publishes nothing, which is the
+ * safe side). Throws for peers that are not /p2p/ multiaddrs.
  */
 export async function startWitnessing(o: StartWitnessingOptions): Promise<WitnessHook | undefined> {
   if (!o.policy || o.policy.quorum === 0) return undefined;

@@ -140,6 +140,17 @@ describe('C2SP add-checkpoint status table', () => {
   });
 });
 
+describe('regression: a witness vkey whose base64 key holds a "+"', () => {
+  it('verifies with the spec client (which once split the vkey at every "+")', async () => {
+    // Deterministic keys: the first test key name whose vkey's key part contains '+'.
+    let c = cosigner;
+    for (let i = 0; !c.vkey.slice(c.vkey.indexOf('+', c.vkey.indexOf('+') + 1) + 1).includes('+'); i++) c = createWitnessCosigner('witness.test/plus', testKey(`plus-${i}`, 'witness').signer);
+    const log = new SpecLog('example.com/plus').append(2);
+    const line = `\u2014 ${c.cosign(enc(log.body(2)), Date.parse('2026-12-01T09:00:00.000Z')).line}\n`;
+    expect(verifySpecCosignature(line, c.vkey, log.body(2))).toBe(Date.parse('2026-12-01T09:00:00.000Z') / 1000);
+  });
+});
+
 describe('one state for both protocols (a Cookwala log)', () => {
   it('libp2p and C2SP advance the same state; the libp2p reply carries a cosignature/v1 that verifies', async () => {
     const fake = createFakeLog('kitchen.example.org/missions/c2sp-both', 'c2sp-both-seq');

@@ -1,6 +1,8 @@
 // verifier/documents/schemas/bundle.ts: the one JSON Schema bundle (draft-07) of the Cookwala log documents
 // (DESIGN §3, §4; Core 0.2 §2, §5): Log (with its optional TimeBounds), Event (a log entry),
-// Checkpoint, KeyRecord, ForkProof, Signature, WitnessPolicy and KeyCache. Kept as data in a TS
+// Checkpoint (whose signature array may also hold C2SP note-ed25519 and cosignature/v1 entries,
+// DESIGN §4), KeyRecord (a witness's optional C2SP `vkey` and `url`), ForkProof, Signature,
+// WitnessPolicy and KeyCache. Kept as data in a TS
 // module so it ships with the code and is used offline; nothing is ever fetched. Every object is
 // closed (`additionalProperties: false`) except for `x-<vendor>-…` members, which any level may
 // carry and readers ignore. Formats name the project's own checks (validate.ts registers
