@@ -45,6 +45,8 @@ export async function openLogStore(dir: string, opts: OpenOptions = {}): Promise
     valueEncoding: 'buffer',
     createIfMissing: opts.createIfMissing ?? true,
     writeBufferSize: opts.writeBufferSize ?? DEFAULT_WRITE_BUFFER,
+    ...(opts.cacheSize !== undefined ? { cacheSize: opts.cacheSize } : {}),
+    ...(opts.maxOpenFiles !== undefined ? { maxOpenFiles: opts.maxOpenFiles } : {}),
   });
   await openLevel(db, dir, 'log store');
   try {

@@ -110,6 +110,10 @@ export interface OpenOptions {
    * it cut the CPU per block by about a third. Memory: up to twice this per open store.
    */
   writeBufferSize?: number;
+  /** LevelDB's block cache in bytes (LevelDB's default 8 MiB); a sequencer sizes it from its memory budget. */
+  cacheSize?: number;
+  /** LevelDB's max_open_files (its default 1000): bounds the file descriptors of one store. */
+  maxOpenFiles?: number;
   /** Tests only. */
   faults?: FaultHooks;
 }

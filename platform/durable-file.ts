@@ -5,7 +5,8 @@
 // a clear reason code. Node only (I/O lives in verifier/cli/, DESIGN §2); sequencer, witness and
 // executor share it.
 
-import { link, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { link, open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ProtocolError } from '../verifier/errors.ts';
@@ -71,9 +72,27 @@ export async function writeFileOnce(path: string, data: string, mode: number): P
   }
 }
 
+/** Longest small file read (keys, tokens, configs, policies, key caches): the strict reader's bound. */
+export const MAX_FILE_BYTES = 16 << 20;
+
+/**
+ * A file's text, read up to MAX_FILE_BYTES and no further (a larger file is body_too_large before
+ * it is held: a 2 GB "config" costs 16 MiB, not 2 GB); works on pipes too.
+ */
+export async function readBoundedText(path: string, maxBytes = MAX_FILE_BYTES): Promise<string> {
+  const chunks: Buffer[] = [];
+  let n = 0;
+  for await (const c of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    n += c.length;
+    if (n > maxBytes) throw new ProtocolError('body_too_large', `${path} is longer than ${maxBytes} bytes`, { maxBytes });
+    chunks.push(c);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 export async function readTextIfExists(path: string): Promise<string | undefined> {
   try {
-    return await readFile(path, 'utf8');
+    return await readBoundedText(path);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw e;

@@ -28,7 +28,7 @@ import { readJsonIfExists, readTextIfExists, writeFileDurable, writeFileOnce } f
 export { writeFileDurable };
 import type { KeyRecord } from '../verifier/documents/keys.ts';
 import type { JsonObject } from '../verifier/documents/document-hash.ts';
-import { openLogStore, type FaultHooks, type LogStore } from '../logstore/index.ts';
+import { openLogStore, type FaultHooks, type LogStore, type OpenOptions } from '../logstore/index.ts';
 import { DEFAULT_LEASE_MS, openPostgresLogStore } from '../logstore/postgres/store.ts';
 import type { StoreBackend } from './store-backend.ts';
 import { DATA_FILES, DEFAULT_CONFIG, DEFAULT_LOG, DEFAULT_MODE, logDirName, readConfig, timeBoundsOf, type LogConfig, type SequencerConfig } from './config.ts';
@@ -143,11 +143,11 @@ export function deviceKeysFile(dir: string, origin: string): string {
  * existing descriptor must name this origin, mode and sequencer key (else descriptor_mismatch: the
  * folder belongs to another log or another key); its time bounds, fixed at creation, stay.
  */
-export async function openOrCreateLogStore(dir: string, l: LogConfig, signer: Signer, now: () => number, timeBounds: TimeBounds = DEFAULT_TIME_BOUNDS, faults?: FaultHooks, backend?: StoreBackend): Promise<LogStore> {
+export async function openOrCreateLogStore(dir: string, l: LogConfig, signer: Signer, now: () => number, timeBounds: TimeBounds = DEFAULT_TIME_BOUNDS, faults?: FaultHooks, backend?: StoreBackend, level?: Pick<OpenOptions, 'writeBufferSize' | 'cacheSize' | 'maxOpenFiles'>): Promise<LogStore> {
   await mkdir(join(dir, DATA_FILES.logs), { recursive: true, mode: 0o700 });
   // With a PostgreSQL backend (store-backend.ts) the log lives in that database, not under DIR/logs.
   const pg = backend ? await openPostgresLogStore({ url: backend.url, log: l.log, address: backend.address, leaseMs: backend.leaseMs, faults }) : undefined;
-  const store = pg ?? (await openLogStore(logStoreDir(dir, l.log), { createIfMissing: true, faults }));
+  const store = pg ?? (await openLogStore(logStoreDir(dir, l.log), { createIfMissing: true, faults, ...level }));
   try {
     // A new log in PostgreSQL is created by whichever process leads it (another may be creating it).
     if (pg && !pg.descriptor()) await pg.waitLeader(4 * (backend?.leaseMs ?? DEFAULT_LEASE_MS));

@@ -87,15 +87,19 @@ function runShell(script: string, cwd: string, timeoutMs: number): Promise<{ cod
         /* already gone */
       }
     }, timeoutMs);
-    p.on('close', (code) => {
+    let code: number | null = null;
+    // The shell is gone (done, failed under set -e, or killed): whatever it started goes too, so
+    // its children, which hold our pipes, let 'close' come.
+    p.on('exit', (c) => {
+      code = c;
       clearTimeout(timer);
       try {
-        process.kill(-p.pid!, 'SIGKILL'); // anything the README's own `kill` missed
+        process.kill(-p.pid!, 'SIGKILL');
       } catch {
         /* the group is empty: good */
       }
-      resolve({ code, out, timedOut });
     });
+    p.on('close', () => resolve({ code, out, timedOut }));
   });
 }
 
@@ -153,7 +157,10 @@ describe('README', () => {
       for (const [from, to] of fresh) c = c.replace(new RegExp(`(?<![0-9])${from}(?![0-9])`, 'g'), String(to));
       return c;
     };
-    const script = ['set -e -o pipefail', ...blocks.map((b, i) => `echo "=== block ${i + 1}: ${b.heading}"\n${substitute(b.code)}`)].join('\n');
+    // The README's blocks, plus a safety net that is not the README's: on any exit the shell stops
+    // its background jobs, and a watchdog stops the whole group if this test process dies.
+    const guard = [`trap 'kill $(jobs -p) 2>/dev/null || true' EXIT`, `( while kill -0 ${process.pid} 2>/dev/null; do sleep 2; done; kill -9 0 ) &`];
+    const script = ['set -e -o pipefail', ...guard, ...blocks.map((b, i) => `echo "=== block ${i + 1}: ${b.heading}"\n${substitute(b.code)}`)].join('\n');
     const dir = await tmp.make();
     const r = await runShell(script, dir, 240_000);
     expect(r.timedOut, r.out.slice(-4000)).toBe(false);

@@ -276,6 +276,17 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
     const load = devices.map((d, i) => client(d, i));
 
     // --- checks
+    /** The whole log, page by page (the entries route answers at most 10,000 a call). */
+    const allEntries = async (): Promise<Entry[]> => {
+      const out: Entry[] = [];
+      for (;;) {
+        const res = await fetch(`${base}/v1/logs/${enc}/entries?from=${out.length + 1}`);
+        const page = (await res.text()).split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Entry);
+        out.push(...page);
+        const head = Number(res.headers.get('cookwala-head') ?? 0);
+        if (page.length === 0 || out.length >= head) return out;
+      }
+    };
     const observed = new Map<number, Checkpoint>();
     let publishedSeq = 0;
     let witnessSeq = 0;
@@ -310,8 +321,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
       const acksNow = acks.slice();
       const observedNow = [...observed.values()];
       const d = (await (await fetch(`${base}/v1/logs/${enc}`)).json()) as { hash: string };
-      const text = await (await fetch(`${base}/v1/logs/${enc}/entries?from=1`)).text();
-      const entries = text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Entry);
+      const entries = await allEntries();
       summary.entries = entries.length;
       entries.forEach((e, i) => e.seq !== i + 1 && fail(`gap: entry ${i + 1} has seq ${e.seq}`));
       const problem = checkChain(d.hash, entries, devices.map((x) => x.record));
@@ -369,10 +379,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
     // --- the executor's events: each in the log once, or still pending in its outbox
     executor.proc.kill('SIGTERM');
     await executor.exited;
-    const text = await (await fetch(`${base}/v1/logs/${enc}/entries?from=1`)).text();
     const logged = new Map<string, number>();
-    for (const l of text.split('\n')) if (l.trim()) {
-      const e = JSON.parse(l) as Entry;
+    for (const e of await allEntries()) {
       logged.set(`${e.ce.source} ${e.ce.id}`, (logged.get(`${e.ce.source} ${e.ce.id}`) ?? 0) + 1);
     }
     for (const name of await readdir(join(exDir, 'devices'))) {

@@ -224,6 +224,10 @@ export class PgKv implements KvRead {
       else upsert.push(op);
     }
     const c: PoolClient = await this.pool.connect();
+    // The server may end this session while we hold it (idle_in_transaction_session_timeout after a
+    // pause): the socket error must not be an uncaught 'error' event; the next query rejects instead.
+    const onError = (): void => undefined;
+    c.on('error', onError);
     let released = false;
     try {
       await c.query('BEGIN');
@@ -249,6 +253,7 @@ export class PgKv implements KvRead {
       }
       throw e;
     } finally {
+      c.off('error', onError);
       if (!released) c.release();
     }
   }

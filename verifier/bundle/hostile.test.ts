@@ -58,4 +58,21 @@ describe('hostile bundles', () => {
     expect(await work(1)).toBe(none);
     expect(await work(20_000)).toBe(none);
   }, 40_000);
+
+  it('an over-long line (skipped by the reader) is body_too_large, 16.5 MB of [{},…] too_many_values; reading goes on (#4)', async () => {
+    const { g, lines } = bundle({ events: 3, checkpointEvery: 3 });
+    const v = createBundleVerifier({ policy: g.policy, keys: g.deviceKeys });
+    const feed = async (l: string, flags = {}) => {
+      const p = v.line(l, flags);
+      if (p) await p;
+    };
+    await feed(lines[0]);
+    await feed(lines[1]);
+    await feed('', { tooLong: true });
+    await feed('[' + '{},'.repeat(5_500_000) + '{}]');
+    for (const l of lines.slice(2)) await feed(l);
+    const r = await v.end();
+    expect(r.failures.map((f) => `${f.kind}@${f.line}`)).toEqual(expect.arrayContaining(['body_too_large@3', 'too_many_values@4']));
+    expect(r.entries).toBe(3);
+  });
 });

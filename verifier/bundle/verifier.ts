@@ -279,7 +279,7 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
       const parsed: Result<unknown> = flags.notUtf8
         ? fail('bad_json', 'the line is not UTF-8')
         : flags.tooLong
-          ? fail('bad_json', 'the line is longer than any valid line (skipped unread)')
+          ? fail('body_too_large', 'the line is longer than 16 MiB, more than any valid line (skipped unread)')
           : parseJson(text, LINE_LIMITS);
       if (!parsed.ok) {
         if (phase === 'header') {

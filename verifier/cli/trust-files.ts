@@ -4,7 +4,8 @@
 // not hold the document is "unusable input" (InputError, exit 2 in the CLIs), never a verdict.
 // Both are read as I-JSON (verifier/encoding/strict-json.ts): a member named twice is duplicate_member.
 
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { MAX_JSON_LENGTH } from '../encoding/strict-json.ts';
 import { parseJson, readDocument } from '../documents/read.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../documents/policy.ts';
 import type { KeyRecord } from '../documents/keys.ts';
@@ -14,10 +15,19 @@ export class InputError extends Error {
 }
 
 export async function readJsonFile(path: string, what: string): Promise<unknown> {
-  let text: string;
+  let text = '';
   try {
-    text = await readFile(path, 'utf8');
+    // Read up to the strict reader's bound and no further: a huge file is refused, not held.
+    const chunks: Buffer[] = [];
+    let n = 0;
+    for await (const c of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+      n += c.length;
+      if (n > MAX_JSON_LENGTH) throw new InputError(`the ${what} ${path} is refused: body_too_large: longer than ${MAX_JSON_LENGTH} bytes`);
+      chunks.push(c);
+    }
+    text = Buffer.concat(chunks).toString('utf8');
   } catch (e) {
+    if (e instanceof InputError) throw e;
     throw new InputError(`cannot read the ${what} ${path}: ${(e as Error).message}`);
   }
   const j = parseJson(text);

@@ -2,7 +2,8 @@
 // and a FIFO (what `verify <(cat B)` hands over) verify a valid bundle with exit 0, where a
 // positional read at offset 0 used to fail with ESPIPE. A pipe has no read-ahead, so checkpoints
 // below the last one are reported as skipped for head and root, never as passed; a tampered bundle
-// over a pipe is still refused (exit 1). Real child processes, real pipes.
+// over a pipe is still refused (exit 1). Real child processes, real pipes. Trust files are read up
+// to the strict reader's bound and no further (body_too_large).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -10,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateLog } from '../../testkit/log-generator.ts';
 import { ROOT } from '../../testkit/audit.ts';
+import { readKeyCacheFile, readPolicyFile } from './trust-files.ts';
+import { readTextIfExists } from '../../platform/durable-file.ts';
 
 let dir: string;
 let lines: string[];
@@ -76,4 +79,12 @@ describe('cookwala verify from a pipe', () => {
     expect(bad.code).toBe(1);
     expect(bad.report.failures.map((f: { kind: string }) => f.kind)).toContain('chain_broken');
   }, 30_000);
+  it('a policy or key-cache file over 16 MiB is refused body_too_large without being held (read in 1 MiB pieces, stopped at the bound)', async () => {
+    const big = join(dir, 'big-policy.json');
+    await writeFile(big, '{"kind":"WitnessPolicy","pad":"' + 'x'.repeat((16 << 20) + 10) + '"}');
+    await expect(readPolicyFile(big)).rejects.toThrow(/body_too_large/);
+    await expect(readKeyCacheFile(big)).rejects.toThrow(/body_too_large/);
+    await expect(readTextIfExists(big)).rejects.toMatchObject({ code: 'body_too_large' });
+    expect(await readTextIfExists(join(dir, 'policy.json'))).toContain('WitnessPolicy');
+  });
 });
