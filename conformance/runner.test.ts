@@ -6,7 +6,7 @@
 // reproduces the committed vectors byte for byte. No test skips: the vectors are in the project.
 // Temp copies live in os.tmpdir().
 import { spawn } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,7 @@ import { runConformance, type ConformanceReport } from './runner.ts';
 import { generateVectors, serialize } from './generate.ts';
 import { listFiles } from './files.ts';
 import { rawSignatureToDer } from './topics/der.ts';
+import { makeTempDir, removeDir } from '../testkit/tmp.ts';
 
 const ROOT = projectRoot();
 /** The vectors every test reads ($COOKWALA_VECTORS or conformance/vectors), and our own generated ones. */
@@ -25,10 +26,10 @@ const ALL_TOPICS = ['jcs', 'ed25519', 'ecdsa-p256', 'merkle', 'signed-note', 'cl
 
 let tmp: string;
 beforeAll(async () => {
-  tmp = await mkdtemp(path.join(os.tmpdir(), 'cookwala-conformance-'));
+  tmp = await makeTempDir('cookwala-conformance-');
 });
 afterAll(async () => {
-  if (tmp) await rm(tmp, { recursive: true, force: true });
+  if (tmp) await removeDir(tmp);
 });
 
 async function freshDir(name: string): Promise<string> {

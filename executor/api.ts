@@ -22,7 +22,7 @@ import { parseJson } from '../verifier/encoding/strict-json.ts';
 import { formatTime } from '../verifier/encoding/wire.ts';
 import type { KeyRecord } from '../verifier/documents/keys.ts';
 import { problemOf, PROBLEM_TYPE, registerProblemHandlers, sendProblem } from '../platform/http-problem.ts';
-import { boundedServerOptions, capConnections } from '../platform/http-limits.ts';
+import { boundedServerOptions } from '../platform/http-limits.ts';
 import type { ExecutionService } from './service.ts';
 import type { ExecutionRecord, ExecutorStore } from './store.ts';
 import type { SafetyLimits } from './safety-limits.ts';
@@ -104,7 +104,8 @@ export function buildExecutorApp(svc: ExecutionService, store: ExecutorStore, op
     bodyLimit: opts.bodyLimit ?? 256 * 1024,
     ajv: { customOptions: { removeAdditional: false, useDefaults: false, coerceTypes: false } },
   });
-  capConnections(app.server);
+  // Header/body timeouts and transport errors as problem+json (platform/http-limits.ts); no
+  // connection cap here: a local stop must never be answered 503 because others hold sockets.
   registerProblemHandlers(app);
   // Request schemas are enforced with the same settings fastify is given above; headers are read by
   // the handlers (each with its own reason code), their schemas only document them.

@@ -12,6 +12,8 @@
 //     Node checks the timeouts every second (connectionsCheckingInterval), not every 30;
 //   - at most 4,096 open connections in all and 512 from one address: the next one gets 503
 //     too_many_connections and is closed (Node's own maxConnections would drop it without a word).
+//     capConnections is the sequencer's and the witness's; the executor (loopback only) takes the
+//     timeouts but no cap, so a local stop is never answered 503.
 // Every error Node's HTTP parser or fastify's router raises before a route runs (clientError:
 // malformed request line, chunked with Content-Length, a body cut short; frameworkErrors: a path
 // parameter over maxParamLength, a bad URL) leaves as problem+json with a code from

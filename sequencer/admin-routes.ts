@@ -31,7 +31,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: SequencerContext)
 
   const wellKnown = describe({ summary: "The sequencer's self-signed KeyRecord and the hosted logs", responses: { 200: json('keys and log origins', ref('WellKnown')), ...errors() } });
   app.get('/.well-known/cookwala.json', { schema: wellKnown }, async () => {
-    const logs = ctx.logs.all().map((h) => h.origin);
+    const logs = ctx.logs.origins(); // every hosted log, open or not
     // Each log's C2SP vkey (DESIGN §7a): what a tlog-witness operator admits the log with.
     const c2sp = logs.flatMap((log) => {
       const v = logVkeyOf(log, ctx.keyRecord);

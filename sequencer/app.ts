@@ -31,7 +31,7 @@ import { registerProblemHandlers, sendProblem } from '../platform/http-problem.t
 import { registerRoutes } from './routes.ts';
 import { registerOpenApi } from '../platform/openapi.ts';
 import { SEQUENCER_OPENAPI } from './api-schemas.ts';
-import { openLogHost, type LogHost } from './log-host.ts';
+import { openLogHost, type LogHost, type LogHostDeps } from './log-host.ts';
 import { publishNever, publishUnwitnessed, type CheckpointPublisher } from './checkpointer.ts';
 import { deviceLostEvent } from './system-events.ts';
 import type { SequencerContext } from './context.ts';
@@ -110,7 +110,7 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
   };
   let logs: LogHost;
   try {
-    logs = await openLogHost({ dataDir: opts.dataDir, signer: deps.signer, keyRecord: deps.keyRecord, clock, metrics, logger, storeFaults: deps.storeFaults, storeBackend: deps.storeBackend, timeBounds: timeBoundsOf(config), publishing, onFatal, onError: report }, config.logs);
+    logs = await openLogHost({ dataDir: opts.dataDir, signer: deps.signer, keyRecord: deps.keyRecord, clock, metrics, logger, storeFaults: deps.storeFaults, storeBackend: deps.storeBackend, timeBounds: timeBoundsOf(config), publishing, onFatal, onError: report, ...hostLimits(config, opts.timers !== false) }, config.logs);
   } catch (e) {
     if (ownPool) await pool.close();
     throw e;
@@ -121,12 +121,14 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
     lostAfterIntervals: config.lostAfterIntervals,
     onError: report,
     async onLost(log, source, lastSeenMs) {
-      const h = logs.get(log);
-      if (!h) return;
-      const [o] = await h.committer.submit([deviceLostEvent({ log, source, lastSeenMs: truncateTime(lastSeenMs, h.timePrecision), atMs: truncateTime(clock.now(), h.timePrecision) }, deps.signer)]);
-      if (!o.ok) throw new ProtocolError(o.code, o.detail);
-      metrics.inc('cookwala_devices_lost_total', { log });
-      logger.warn({ event: 'device_lost', log, source, lastSeen: new Date(lastSeenMs).toISOString() }, `device ${source} missed its heartbeats`);
+      if (!logs.has(log)) return;
+      // A lost device's log may be closed (idle): open it for the entry, like any request would.
+      await logs.use(log, async (h) => {
+        const [o] = await h.committer.submit([deviceLostEvent({ log, source, lastSeenMs: truncateTime(lastSeenMs, h.timePrecision), atMs: truncateTime(clock.now(), h.timePrecision) }, deps.signer)]);
+        if (!o.ok) throw new ProtocolError(o.code, o.detail);
+        metrics.inc('cookwala_devices_lost_total', { log });
+        logger.warn({ event: 'device_lost', log, source, lastSeen: new Date(lastSeenMs).toISOString() }, `device ${source} missed its heartbeats`);
+      });
     },
   });
   const auth = createOperatorAuth(deps.token);
@@ -150,7 +152,6 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
         config.logs.push(l);
         await saveConfig(opts.dataDir, config);
       }
-      if (timers) h.checkpoints.start(config.checkpointIntervalMs);
       logger.info({ event: 'log_created', log: l.log, mode: l.mode }, `hosting ${l.log} (${l.mode})`);
       return h;
     },
@@ -173,11 +174,22 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
     if (request.routeOptions.url === '/v1/logs/:log/events' && f.code !== 'not_found') metrics.inc('cookwala_events_rejected_total', { log: String((request.params as { log?: unknown }).log ?? ''), code: f.code });
   });
   await registerOpenApi(app, SEQUENCER_OPENAPI); // before the routes: it documents them as they are added
+  // A route naming a hosted log holds its store open from here until its answer is sent (the log
+  // host opens it on first use and closes idle ones at its cap): never closed under a request.
+  const leases = new WeakMap<object, () => void>();
+  app.addHook('preHandler', async (request) => {
+    const origin = (request.params as { log?: unknown } | undefined)?.log;
+    if (typeof origin !== 'string' || !logs.has(origin)) return;
+    leases.set(request, (await logs.acquire(origin)).release);
+  });
+  app.addHook('onResponse', async (request) => {
+    leases.get(request)?.();
+    leases.delete(request);
+  });
   registerRoutes(app, ctx);
 
   let livenessTimer: NodeJS.Timeout | undefined;
   if (timers) {
-    for (const h of logs.all()) h.checkpoints.start(config.checkpointIntervalMs);
     livenessTimer = setInterval(() => void liveness.check(), config.heartbeatIntervalMs);
     livenessTimer.unref();
   }
@@ -206,6 +218,15 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
       })();
       return closing;
     },
+  };
+}
+
+/** The log host's memory budget, open-store cap and timers from the config (DESIGN §12a). */
+function hostLimits(c: SequencerConfig, timers: boolean): Pick<LogHostDeps, 'memoryBudgetBytes' | 'maxOpenLogs' | 'checkpointIntervalMs' | 'idleCloseMs'> {
+  return {
+    ...(c.memoryBudgetMB !== undefined ? { memoryBudgetBytes: c.memoryBudgetMB * 1024 * 1024 } : {}),
+    ...(c.maxOpenLogs !== undefined ? { maxOpenLogs: c.maxOpenLogs } : {}),
+    ...(timers ? { checkpointIntervalMs: c.checkpointIntervalMs, idleCloseMs: c.idleCloseMs ?? 300_000 } : {}),
   };
 }
 

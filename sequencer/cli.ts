@@ -19,19 +19,22 @@ import { watchPolicy } from './policy-watch.ts';
 import { createLogger } from '../platform/logger.ts';
 import { storeBackendOf } from './store-backend.ts';
 
-const USAGE = `usage: cookwala sequencer [--data DIR] [--port N] [--host H] [--store postgres://… [--advertise URL] [--lease-ms N]]
+const USAGE = `usage: cookwala sequencer [--data DIR] [--port N] [--host H] [--memory-budget MIB] [--max-open-logs N] [--store postgres://… [--advertise URL] [--lease-ms N]]
 
 Runs the sequencer of the data directory made by \`cookwala init\` (default ${DEFAULT_DIRS.sequencer}); --port and
 --host override config.json for this run (--port 0 picks a free port). --store keeps the logs in that
 PostgreSQL database (created there by \`cookwala init --store\`) instead of LevelDB under DIR/logs; several
 sequencers with copies of DIR may then run for the same logs: one leads each log, the others answer
-503 not_leader naming the leader's --advertise URL; a leader silent for --lease-ms (default 3000) loses the lease.`;
+503 not_leader naming the leader's --advertise URL; a leader silent for --lease-ms (default 3000) loses the lease.
+--memory-budget (MiB, default 2048, config memoryBudgetMB) is what all log stores share; --max-open-logs
+(config maxOpenLogs) caps the stores open at once (idle logs close and reopen on their next request).`;
 
 const FATAL_ON_START = new Set(['store_locked', 'store_behind_checkpoint', 'descriptor_mismatch', 'not_found', 'invalid_document', 'unknown_field', 'bad_json']);
 
 export function run(argv: string[]): Promise<number> {
   return runCli(argv, USAGE, async () => {
-    const { values, positionals } = parseFlags(argv, { data: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, store: { type: 'string' }, advertise: { type: 'string' }, 'lease-ms': { type: 'string' } });
+    const { values, positionals } = parseFlags(argv, { data: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, store: { type: 'string' }, advertise: { type: 'string' }, 'lease-ms': { type: 'string' }, 'memory-budget': { type: 'string' }, 'max-open-logs': { type: 'string' } });
+    const limits = hostLimitFlags(values);
     const storeBackend = storeBackendOf(values);
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
     const port = values.port === undefined ? undefined : Number(values.port);
@@ -65,6 +68,7 @@ export function run(argv: string[]): Promise<number> {
         publisherFor: witnesses?.publisherFor((origin) => seq?.logs.get(origin)?.store),
         logger,
         storeBackend,
+        ...(Object.keys(limits).length > 0 ? { config: limits } : {}),
         // Logged as store_failed (synchronously) before this runs.
         onFatal: () => process.exit(1),
       });
@@ -110,7 +114,7 @@ export function run(argv: string[]): Promise<number> {
     }
     let { seq, witnesses } = first;
     const url = first.url;
-    const origins = seq.logs.all().map((h) => h.origin);
+    const origins = seq.logs.origins();
     logger.info({ event: 'listening', url, logs: origins }, `listening on ${url} (logs: ${origins.join(', ')})`);
     return new Promise<number>((resolve) => {
       let stopping = false;
@@ -154,4 +158,20 @@ export function run(argv: string[]): Promise<number> {
       process.once('SIGINT', () => stop('SIGINT'));
     });
   });
+}
+
+/** --memory-budget MIB and --max-open-logs N: this run's values of config memoryBudgetMB and maxOpenLogs. */
+function hostLimitFlags(v: { 'memory-budget'?: string; 'max-open-logs'?: string }): { memoryBudgetMB?: number; maxOpenLogs?: number } {
+  const out: { memoryBudgetMB?: number; maxOpenLogs?: number } = {};
+  if (v['memory-budget'] !== undefined) {
+    const n = Number(v['memory-budget']);
+    if (!/^[0-9]+$/.test(v['memory-budget']) || n < 300 || n > 1_048_576) throw new UsageError('--memory-budget is MiB, an integer from 300 to 1048576');
+    out.memoryBudgetMB = n;
+  }
+  if (v['max-open-logs'] !== undefined) {
+    const n = Number(v['max-open-logs']);
+    if (!/^[0-9]+$/.test(v['max-open-logs']) || n < 1 || n > 100_000) throw new UsageError('--max-open-logs is an integer from 1 to 100000');
+    out.maxOpenLogs = n;
+  }
+  return out;
 }

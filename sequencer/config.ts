@@ -38,6 +38,12 @@ export interface SequencerConfig {
   policy: string;
   /** Witness peers (multiaddrs or peer records); read by the witness client, opaque here. */
   witnessPeers: unknown[];
+  /** The memory budget of all log stores together, MiB (log-host.ts, store-budget.ts); default 2048. */
+  memoryBudgetMB?: number;
+  /** At most this many log stores open at once; default what the budget allows, at most 256. */
+  maxOpenLogs?: number;
+  /** Close a log's store after this long unused (ms); default 300000. */
+  idleCloseMs?: number;
 }
 
 export const DEFAULT_LOG = 'localhost/missions/demo';
@@ -89,7 +95,7 @@ export function timeBoundsOf(c: Pick<SequencerConfig, 'maxClockSkewMs' | 'maxDel
 export function readConfig(json: unknown): Result<SequencerConfig> {
   const o = json as Record<string, unknown>;
   if (!o || typeof o !== 'object' || Array.isArray(o)) return fail('invalid_document', 'config is a JSON object');
-  const known = new Set(['kind', 'host', 'port', 'logs', 'checkpointIntervalMs', 'heartbeatIntervalMs', 'lostAfterIntervals', 'bodyLimitBytes', 'maxClockSkewMs', 'maxDeliveryDelayMs', 'policy', 'witnessPeers']);
+  const known = new Set(['kind', 'host', 'port', 'logs', 'checkpointIntervalMs', 'heartbeatIntervalMs', 'lostAfterIntervals', 'bodyLimitBytes', 'maxClockSkewMs', 'maxDeliveryDelayMs', 'policy', 'witnessPeers', 'memoryBudgetMB', 'maxOpenLogs', 'idleCloseMs']);
   for (const k of Object.keys(o)) if (!known.has(k) && !isVendorMember(k)) return fail('unknown_field', `config.${k}`);
   if (o.kind !== 'SequencerConfig') return fail('invalid_document', 'config.kind is "SequencerConfig"');
   const c = { ...DEFAULT_CONFIG, ...o } as SequencerConfig;
@@ -101,6 +107,9 @@ export function readConfig(json: unknown): Result<SequencerConfig> {
   if (c.checkpointIntervalMs < 1 || c.heartbeatIntervalMs < 1 || c.lostAfterIntervals < 1 || c.bodyLimitBytes < 1024) return fail('invalid_document', 'intervals are >= 1 and bodyLimitBytes >= 1024');
   if (typeof c.policy !== 'string' || c.policy.length === 0) return fail('invalid_document', 'config.policy is a file name');
   if (!Array.isArray(c.witnessPeers)) return fail('invalid_document', 'config.witnessPeers is an array');
+  if (c.memoryBudgetMB !== undefined && (!Number.isSafeInteger(c.memoryBudgetMB) || c.memoryBudgetMB < 300 || c.memoryBudgetMB > 1_048_576)) return fail('invalid_document', 'config.memoryBudgetMB is an integer from 300 to 1048576');
+  if (c.maxOpenLogs !== undefined && (!Number.isSafeInteger(c.maxOpenLogs) || c.maxOpenLogs < 1 || c.maxOpenLogs > 100_000)) return fail('invalid_document', 'config.maxOpenLogs is an integer from 1 to 100000');
+  if (c.idleCloseMs !== undefined && (!Number.isSafeInteger(c.idleCloseMs) || c.idleCloseMs < 1000)) return fail('invalid_document', 'config.idleCloseMs is an integer >= 1000');
   if (!Array.isArray(c.logs)) return fail('invalid_document', 'config.logs is an array');
   const seen = new Set<string>();
   for (const [i, l] of c.logs.entries()) {

@@ -21,6 +21,10 @@ const FAMILIES = {
   cookwala_checkpoint_seq: { help: 'Seq of the latest signed checkpoint.', type: 'gauge', labels: LOG },
   cookwala_checkpoint_published_seq: { help: 'Seq of the latest published checkpoint.', type: 'gauge', labels: LOG },
   cookwala_log_head_seq: { help: 'Durable head seq of a log.', type: 'gauge', labels: LOG },
+  // The log host (log-host.ts, DESIGN §12a): process-wide, no log label.
+  cookwala_logs_hosted: { help: 'Logs this sequencer hosts (open or not).', type: 'gauge' },
+  cookwala_logs_open: { help: 'Logs whose store is open now (at most the open-store cap).', type: 'gauge' },
+  cookwala_store_budget_granted_bytes: { help: 'Worst-case bytes of the memory budget granted to the open stores.', type: 'gauge' },
   // Witnessing (witness/client/publisher.ts): why nothing is published shows here and in the log.
   cookwala_quorum_missing: { help: '1 while the witness quorum of a log is not met (nothing is published; the log says why).', type: 'gauge', labels: LOG },
   cookwala_checkpoints_cosigned_total: { help: 'Checkpoints that reached the witness quorum.', type: 'counter', labels: LOG },

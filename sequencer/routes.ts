@@ -11,6 +11,7 @@ import { registerKeyRoutes } from './keys-routes.ts';
 import { registerAdminRoutes } from './admin-routes.ts';
 import { registerBundleRoute } from './bundle-route.ts';
 import { registerTlogRoutes } from './tlog-routes.ts';
+import { registerLogsListRoute } from './logs-list-route.ts';
 import { registerExplorer } from '../web/server/sequencer-explorer.ts';
 
 export type RouteModule = (app: FastifyInstance, ctx: SequencerContext) => void;
@@ -20,6 +21,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   registerReadRoutes, // GET /v1/logs/{log}, …/checkpoint, …/entries, …/events/{seq}, …/proof/*
   registerEraseRoute, // DELETE /v1/logs/{log}/events/{seq}/payload
   registerKeyRoutes, // POST and GET /v1/logs/{log}/keys
+  registerLogsListRoute, // GET /v1/logs (every hosted log with head and last checkpoint, paged)
   registerAdminRoutes, // POST /v1/logs, GET /v1/devices, /.well-known/cookwala.json, /metrics, /openapi.json
   registerBundleRoute, // GET /v1/logs/{log}/bundle (the audit bundle, DESIGN §8)
   registerTlogRoutes, // GET /tlog/{log}/checkpoint, /tlog/{log}/tile/… (C2SP tlog-tiles, DESIGN §7a)

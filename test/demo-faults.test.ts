@@ -10,7 +10,7 @@ import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempDirs } from '../testkit/tmp.ts';
 import { COOKWALA_JS, PROJECT_ROOT } from '../demo/children.ts';
-import { waitFor } from '../demo/wait.ts';
+import { waitFor } from '../testkit/wait.ts';
 
 const tmp = tempDirs('cookwala-demo-faults-');
 const dirs: string[] = [];
@@ -56,9 +56,8 @@ describe('cookwala demo faults', () => {
     dirs.push(dir);
     const demo = startDemo(dir);
     const victim = await waitFor(
-      'witness-2 to run',
       async () => ((await exists(join(dir, 'witness-2', 'witness-info.json'))) ? processes(dir).find((p) => p.args.includes(`witness run --data=${join(dir, 'witness-2')}`)) : undefined),
-      { timeoutMs: 90_000, intervalMs: 100 },
+      { what: 'witness-2 to run', timeoutMs: 90_000, intervalMs: 100 },
     );
     process.kill(victim.pid, 'SIGKILL');
     const r = await demo.done;
@@ -74,7 +73,7 @@ describe('cookwala demo faults', () => {
     const dir = join(await tmp.make(), 'data');
     dirs.push(dir);
     const demo = startDemo(dir);
-    await waitFor('witness-1 to run', () => exists(join(dir, 'witness-1', 'witness-info.json')).then((x) => x || undefined), { timeoutMs: 90_000, intervalMs: 100 });
+    await waitFor(() => exists(join(dir, 'witness-1', 'witness-info.json')), { what: 'witness-1 to run', timeoutMs: 90_000, intervalMs: 100 });
     expect(processes(dir).length).toBeGreaterThan(0);
     demo.proc.kill('SIGINT');
     const r = await demo.done;

@@ -6,14 +6,14 @@
 // refuses until reopened, and a restart after space returns has every acknowledged event).
 import { afterAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startSequencer, logPath, type TestSequencer } from '../testkit/sequencer.ts';
 import { deviceKey } from '../testkit/keys.ts';
 import { eventStream } from '../testkit/events.ts';
 import { openSequencer } from '../sequencer/app.ts';
 import type { WriteKind } from '../logstore/index.ts';
+import { makeTempDir, removeDir } from '../testkit/tmp.ts';
 
 const dev = deviceKey(71);
 const enospc = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28 });
@@ -23,7 +23,7 @@ describe('disk full by fault injection', () => {
   let t: TestSequencer;
   afterAll(async () => {
     await t?.close();
-    if (t) await rm(t.dir, { recursive: true, force: true });
+    if (t) await removeDir(t.dir);
   });
 
   it('append, checkpoint and erasure answer disk_full, write nothing, and work again when space returns', async () => {
@@ -65,12 +65,12 @@ describe('disk full by fault injection', () => {
 
 /** Mount an 64 MiB tmpfs (root only); undefined where that is not allowed. */
 async function mountTmpfs(): Promise<string | undefined> {
-  const dir = await mkdtemp(join(tmpdir(), 'cookwala-tmpfs-'));
+  const dir = await makeTempDir('cookwala-tmpfs-');
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', dir], { stdio: 'ignore' });
     return dir;
   } catch {
-    await rm(dir, { recursive: true, force: true });
+    await removeDir(dir);
     return undefined;
   }
 }
@@ -80,7 +80,7 @@ describe('disk full on a real tmpfs', async () => {
   afterAll(async () => {
     if (!mnt) return;
     execFileSync('umount', ['-l', mnt], { stdio: 'ignore' });
-    await rm(mnt, { recursive: true, force: true });
+    await removeDir(mnt);
   });
   it.skipIf(!mnt)('an append on a full disk is disk_full; after space returns a restart has every acknowledged event and takes new ones', async () => {
     const dir = join(mnt!, 'data');

@@ -5,8 +5,7 @@
 // ForkProof proves the fork offline with `cookwala verify-fork`. Each witness reports the fork in
 // exactly one `fork_detected` JSON log line on its stdout.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { generateKeyPair } from '@libp2p/crypto/keys';
 import { initWitnessDir, loadWitnessDir, saveWitnessConfig } from '../witness/server/data-dir.ts';
@@ -14,9 +13,11 @@ import { admitLog } from '../witness/server/config.ts';
 import { createP2pNode, type P2pNode } from '../witness/wire/p2p-node.ts';
 import { createWitnessConnection, cosignatureOf, type WitnessConnection } from '../witness/client/connection.ts';
 import { createFakeLog } from '../testkit/witness.ts';
-import { runCookwala, startWitnessProcess, stopChild, waitFor, type Child } from '../testkit/witness-procs.ts';
+import { runCookwala, startWitnessProcess, stopChild, type Child } from '../testkit/witness-procs.ts';
+import { waitFor } from '../testkit/wait.ts';
 import type { WitnessInfo } from '../witness/server/service.ts';
 import type { ForkProof } from '../verifier/documents/fork-proof.ts';
+import { makeTempDir, removeDir } from '../testkit/tmp.ts';
 
 const ORIGIN = 'attack.example.org/missions/m-666';
 const log = createFakeLog(ORIGIN, 'attacked-sequencer');
@@ -26,7 +27,7 @@ let node: P2pNode;
 let conns: WitnessConnection[];
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'cookwala-fork-'));
+  root = await makeTempDir('cookwala-fork-');
   const dirs = [0, 1, 2].map((i) => join(root, `w${i}`));
   for (const [i, dir] of dirs.entries()) {
     await initWitnessDir(dir, { name: `w${i}` });
@@ -43,14 +44,14 @@ beforeAll(async () => {
   await waitFor(async () => {
     const ok = await Promise.all(procs.map(async (p) => (await (await fetch(`${p.info.http}/metrics`)).text()).match(/cookwala_witness_gossip_peers (\d+)/)?.[1]));
     return Number(ok[0]) >= 2 && ok.every((n) => Number(n) >= 1) ? true : undefined;
-  }, 30_000, 'witnesses subscribed to each other');
+  }, { timeoutMs: 30_000, what: 'witnesses subscribed to each other' });
 }, 120_000);
 
 afterAll(async () => {
   for (const c of conns ?? []) await c.close();
   await node?.stop();
   for (const p of procs) await stopChild(p, 'SIGKILL');
-  await rm(root, { recursive: true, force: true });
+  await removeDir(root);
 });
 
 describe('split view: two checkpoints at one seq, signed by the sequencer key', () => {
@@ -77,7 +78,7 @@ describe('split view: two checkpoints at one seq, signed by the sequencer key', 
       const forks = await waitFor(async () => {
         const j = (await (await fetch(`${p.info.http}/v1/forks`)).json()) as { forks: ForkProof[] };
         return j.forks.length > 0 ? j.forks : undefined;
-      }, 10_000, `the fork known to ${p.info.peerId}`);
+      }, { timeoutMs: 10_000, what: `the fork known to ${p.info.peerId}` });
       proofs.push(forks[0]);
     }
     expect(Date.now() - t0).toBeLessThan(10_000);

@@ -5,13 +5,13 @@
 // published and the sequencer says why in its log and /metrics; witnesses back, publication
 // resumes; a sequencer SIGKILLed and restarted mid-run resynchronises through `conflict`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { initDataDir } from '../sequencer/data-dir.ts';
 import { initWitnessDir, loadWitnessDir, saveWitnessConfig } from '../witness/server/data-dir.ts';
 import { admitLog } from '../witness/server/config.ts';
-import { spawnCookwala, startWitnessProcess, stopChild, waitFor, runCookwala, type Child } from '../testkit/witness-procs.ts';
+import { spawnCookwala, startWitnessProcess, stopChild, runCookwala, type Child } from '../testkit/witness-procs.ts';
+import { waitFor } from '../testkit/wait.ts';
 import { verifyCheckpoint, type Checkpoint } from '../verifier/documents/checkpoint.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
 import type { KeyRecord } from '../verifier/documents/keys.ts';
@@ -19,6 +19,7 @@ import type { WitnessInfo } from '../witness/server/service.ts';
 import { deviceKey } from '../testkit/keys.ts';
 import { eventStream } from '../testkit/events.ts';
 import { freePort } from '../testkit/net.ts';
+import { makeTempDir, removeDir } from '../testkit/tmp.ts';
 
 const ORIGIN = 'e2e.example.org/missions/m-7';
 const enc = encodeURIComponent(ORIGIN);
@@ -67,7 +68,7 @@ async function published(): Promise<Checkpoint | undefined> {
 const publishedAtLeast = (seq: number, timeoutMs = 20_000) => waitFor(async () => {
   const cp = await published();
   return cp && cp.seq >= seq ? cp : undefined;
-}, timeoutMs, `a published checkpoint at seq >= ${seq}`);
+}, { timeoutMs, what: `a published checkpoint at seq >= ${seq}` });
 
 async function metric(base: string, name: string): Promise<string> {
   const text = await (await fetch(`${base}/metrics`)).text();
@@ -75,7 +76,7 @@ async function metric(base: string, name: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'cookwala-e2e-'));
+  root = await makeTempDir('cookwala-e2e-');
   seqDir = join(root, 'sequencer');
   await initDataDir({ dir: seqDir, logs: [ORIGIN], mode: 'hash_only' });
   token = (await readFile(join(seqDir, 'operator.token'), 'utf8')).trim();
@@ -111,7 +112,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (sequencer) await stopChild(sequencer, 'SIGKILL');
   for (const w of witnesses) if (w) await stopChild(w, 'SIGKILL');
-  await rm(root, { recursive: true, force: true });
+  await removeDir(root);
 });
 
 describe('sequencer + three witnesses over libp2p', () => {
@@ -126,11 +127,11 @@ describe('sequencer + three witnesses over libp2p', () => {
       const logs = await waitFor(async () => {
         const j = (await (await fetch(`${w!.info.http}/v1/logs`)).json()) as { logs: Array<{ seq: number | null }> };
         return j.logs[0]?.seq !== null && j.logs[0].seq! >= head ? j : undefined;
-      }, 20_000, 'every witness at the head');
+      }, { timeoutMs: 20_000, what: 'every witness at the head' });
       expect(logs.logs[0].seq).toBeGreaterThanOrEqual(head);
     }
     // Cosigned checkpoints travel on gossip (from the sequencer and from the witnesses).
-    await waitFor(async () => ((await metric(witnesses[2]!.info.http!, 'cookwala_witness_gossip_total{topic="/cookwala/checkpoints/1",verdict="accept"}')) ? true : undefined), 20_000, 'checkpoint gossip');
+    await waitFor(async () => ((await metric(witnesses[2]!.info.http!, 'cookwala_witness_gossip_total{topic="/cookwala/checkpoints/1",verdict="accept"}')) ? true : undefined), { timeoutMs: 20_000, what: 'checkpoint gossip' });
     // The exported bundle verifies offline with the same policy.
     const bundle = await (await fetch(`${url}/v1/logs/${enc}/bundle`)).text();
     await writeFile(join(root, 'bundle.ndjson'), bundle);
@@ -153,7 +154,7 @@ describe('sequencer + three witnesses over libp2p', () => {
     const fresh = (r: object) => !earlier.includes(r as never);
     const before = (await published())!.seq;
     const head = await post(4);
-    await waitFor(async () => ((await metric(url, 'cookwala_quorum_missing')).includes(' 1') ? true : undefined), 30_000, 'cookwala_quorum_missing 1');
+    await waitFor(async () => ((await metric(url, 'cookwala_quorum_missing')).includes(' 1') ? true : undefined), { timeoutMs: 30_000, what: 'cookwala_quorum_missing 1' });
     // One JSON log line on the sequencer's stdout says why, with the log it is about.
     const lost = await sequencer.logs.next('quorum_lost', fresh, 30_000);
     expect(lost).toMatchObject({ level: 'warn', service: 'sequencer', log: ORIGIN, quorum: 2, reason: expect.stringMatching(/^seq \d+: 1 of 2 cosignatures/) });

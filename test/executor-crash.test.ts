@@ -13,6 +13,7 @@ import type { CloudEvent } from '../verifier/cloudevent/read.ts';
 import type { KeyRecord } from '../verifier/documents/keys.ts';
 import { startSequencer, type TestSequencer } from '../testkit/sequencer.ts';
 import { tempDirs } from '../testkit/tmp.ts';
+import { changes, waitFor, type Changes } from '../testkit/wait.ts';
 import { openExecutorStore } from '../executor/store.ts';
 import { checkChain, fetchLog, subjectOrder } from '../testkit/executor.ts';
 import { prng } from '../executor/missions.ts';
@@ -28,53 +29,34 @@ interface Child {
   proc: ChildProcess;
   lines: string[];
   exit: Promise<number | null>;
-  /** Called on every output line and on exit: what `until` waits on. */
-  listeners: Set<() => void>;
+  /** Fired on every output line and on exit: what `until` waits on. */
+  output: Changes;
 }
 
 function startExecutor(seq: TestSequencer, data: string): Child {
   const proc = spawn(process.execPath, [join(ROOT, 'bin/cookwala.js'), 'executor', '--data', data, '--sequencer', seq.url!, '--log', seq.log, '--simulate', String(DEVICES), '--missions', String(MISSIONS), '--speed', '1500', '--consent', 'research_only', '--register-token', seq.token, '--heartbeat-ms', '500'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
-  const listeners = new Set<() => void>();
-  const changed = () => {
-    for (const l of [...listeners]) l();
-  };
+  const output = changes();
   let buf = '';
   const take = (d: Buffer) => {
     buf += d.toString();
     const parts = buf.split('\n');
     buf = parts.pop() ?? '';
     lines.push(...parts);
-    if (parts.length) changed();
+    if (parts.length) output.notify();
   };
   proc.stdout!.on('data', take);
   proc.stderr!.on('data', take);
   const exit = new Promise<number | null>((r) => proc.on('exit', (code) => {
     r(code);
-    changed();
+    output.notify();
   }));
-  return { proc, lines, exit, listeners };
+  return { proc, lines, exit, output };
 }
 
 /** Resolve when cond holds, checked on each output line and on exit (no polling); `ms` only names a hang. */
-function until(cond: () => boolean, what: string, ms: number, child: Child): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const check = () => {
-      if (!cond()) return;
-      done();
-      resolve();
-    };
-    const guard = setTimeout(() => {
-      done();
-      reject(new Error(`timed out waiting for ${what}; child said:\n${child.lines.slice(-30).join('\n')}`));
-    }, ms);
-    const done = () => {
-      clearTimeout(guard);
-      child.listeners.delete(check);
-    };
-    child.listeners.add(check);
-    check();
-  });
+async function until(cond: () => boolean, what: string, ms: number, child: Child): Promise<void> {
+  await waitFor(() => cond() || undefined, { what, timeoutMs: ms, wake: child.output, detail: () => `child said:\n${child.lines.slice(-30).join('\n')}` });
 }
 
 /** Every device's own log and its KeyRecord, read from its store after the child has exited. */

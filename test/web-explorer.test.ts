@@ -11,8 +11,6 @@
 // cosigned a log and caught a fork, lists the log, its last cosigned checkpoint with the
 // witness's own cosignature checked in the page, and the ForkProof. Screenshots go to a temp dir.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKeyPair } from '@libp2p/crypto/keys';
 import type { Page } from 'playwright-core';
@@ -24,6 +22,7 @@ import { encodeMessage } from '../witness/wire/messages.ts';
 import { createFakeLog, testKey } from '../testkit/witness.ts';
 import { buildWebLog, launchChromium, WEB_LOG, type TestBrowser, type WebLog } from './web-fixture.ts';
 import { logPath } from '../testkit/sequencer.ts';
+import { makeTempDir, removeDir } from '../testkit/tmp.ts';
 
 let log: WebLog;
 let tb: TestBrowser;
@@ -33,7 +32,7 @@ const W3_ERROR = 'witness_unavailable: no answer within 5000 ms';
 
 beforeAll(async () => {
   await ensureWebBuilt();
-  shots = await mkdtemp(join(tmpdir(), 'cookwala-web-explorer-'));
+  shots = await makeTempDir('cookwala-web-explorer-');
   log = await buildWebLog();
   for (let r = 0; r < 4; r++) await log.round(8); // 64 entries, checkpoints at 16, 32, 48, 64
   await log.erase(5); // 65, checkpoint 65
@@ -205,11 +204,11 @@ describe('the witness status page at a witness\'s /', () => {
   afterAll(async () => {
     await w?.stop();
     await state?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    if (dir) await removeDir(dir);
   });
 
   it('lists the logs it follows with its last cosigned checkpoint (its cosignature checked in the page) and its fork proofs', async () => {
-    dir = await mkdtemp(join(tmpdir(), 'cookwala-web-witness-'));
+    dir = await makeTempDir('cookwala-web-witness-');
     state = await openStateStore(join(dir, 'state'));
     const k = testKey('web-page-w', 'witness');
     const kitchen = createFakeLog('kitchen.example/missions/m-3');

@@ -9,9 +9,8 @@
 // last answered, so the explorer can show a witness that is down with its last error. Devices
 // register through the operator endpoint and post signed events; payloads are erased by DELETE.
 
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { initDataDir } from '../sequencer/data-dir.ts';
@@ -26,6 +25,7 @@ import { createManualClock, type ManualClock } from '../testkit/clock.ts';
 import { deviceKey, signerKey, type TestKey } from '../testkit/keys.ts';
 import { eventStream } from '../testkit/events.ts';
 import { logPath } from '../testkit/sequencer.ts';
+import { makeTempDir, removeDir } from '../testkit/tmp.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 /** DESIGN §12b, exactly. */
@@ -38,13 +38,13 @@ export interface TestBrowser {
 
 export async function launchChromium(): Promise<TestBrowser> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y --no-install-recommends chromium); .ci/run does`);
-  const profile = await mkdtemp(join(tmpdir(), 'cookwala-chromium-'));
+  const profile = await makeTempDir('cookwala-chromium-');
   const browser = await chromium.launch({ executablePath: CHROMIUM, ignoreDefaultArgs: true, args: [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`, '--remote-debugging-pipe', 'about:blank'], timeout: 30_000 });
   return {
     browser,
     async close() {
       await browser.close().catch(() => undefined);
-      await rm(profile, { recursive: true, force: true });
+      await removeDir(profile);
     },
   };
 }
@@ -73,7 +73,7 @@ export interface WebLog {
 }
 
 export async function buildWebLog(): Promise<WebLog> {
-  const dir = await mkdtemp(join(tmpdir(), 'cookwala-web-'));
+  const dir = await makeTempDir('cookwala-web-');
   // Now, in whole seconds, minus an hour: the export (on the real clock) comes after every stamp.
   const clock = createManualClock(Math.floor(Date.now() / 1000) * 1000 - 3_600_000);
   await initDataDir({ dir, logs: [WEB_LOG], mode: 'hash_only', now: () => clock.now() });
@@ -154,7 +154,7 @@ export async function buildWebLog(): Promise<WebLog> {
     },
     async close() {
       await seq.close();
-      await rm(dir, { recursive: true, force: true });
+      await removeDir(dir);
     },
   };
 }

@@ -6,15 +6,15 @@
 // checkpoint-like lines), each delivered in random chunk sizes, against the real file reader.
 import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { forEachLine as cliLines, readCheckpointSeqsAhead as cliAhead, readFirstLine as cliFirst } from '../verifier/cli/bundle-file.ts';
 import { forEachLine as pageLines, readCheckpointSeqsAhead as pageAhead, readFirstLine as pageFirst, type ByteSource } from '../web/src/lib/line-reader.ts';
+import { makeTempDir, removeDir } from '../testkit/tmp.ts';
 
 let dir: string | undefined;
 afterAll(async () => {
-  if (dir) await rm(dir, { recursive: true, force: true });
+  if (dir) await removeDir(dir);
 });
 
 /** A Blob whose stream() hands out the bytes in the given chunk sizes (as a browser may). */
@@ -46,7 +46,7 @@ const pieces = fc.oneof(
 
 describe('the page reader and the CLI reader', () => {
   it('give the same lines with the same flags, the same header line and the same checkpoint read-ahead', async () => {
-    dir = await mkdtemp(join(tmpdir(), 'cookwala-line-reader-'));
+    dir = await makeTempDir('cookwala-line-reader-');
     let n = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(pieces, { maxLength: 60 }), fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 8 }), fc.integer({ min: 0, max: 4 }), async (parts, sizes, count) => {

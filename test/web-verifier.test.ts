@@ -12,9 +12,8 @@
 // Screenshots (desktop VALID, INVALID, phone width) are written to the test's temp folder.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -33,6 +32,7 @@ import { keyOf, signScalar, identityForgery, withSPlusL, SMALL_ORDER, T8, L } fr
 import { cookwala, checkpointLine, edit, entryLine, flipChar, fromLines, payloadLine, rechain, rehash, toLines } from '../testkit/audit.ts';
 import { buildWebLog, launchChromium, WEB_LOG, type TestBrowser, type WebLog } from './web-fixture.ts';
 import { logPath } from '../testkit/sequencer.ts';
+import { makeTempDir } from '../testkit/tmp.ts';
 
 let log: WebLog;
 let tb: TestBrowser;
@@ -46,7 +46,7 @@ const staticHits: string[] = [];
 
 beforeAll(async () => {
   await ensureWebBuilt();
-  work = await mkdtemp(join(tmpdir(), 'cookwala-web-verifier-'));
+  work = await makeTempDir('cookwala-web-verifier-');
   log = await buildWebLog();
   await log.round(6); // seq 1..12, checkpoint 12
   await log.round(6); // 13..24, checkpoint 24

@@ -3,8 +3,7 @@
 // cosigning (with more requests in flight) and restarted never cosigns an older or conflicting
 // checkpoint: everything it cosigned before the kill is durable.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { generateKeyPair } from '@libp2p/crypto/keys';
 import { createP2pNode, type P2pNode } from '../witness/wire/p2p-node.ts';
@@ -30,18 +29,19 @@ async function runCookwala(argv: string[]): Promise<{ code: number; out: string;
   }
 }
 import { verifyForkProof, type ForkProof } from '../verifier/documents/fork-proof.ts';
+import { makeTempDir, removeDir } from '../testkit/tmp.ts';
 
 const ORIGIN = 'example.org/cli-log';
 let root: string;
 let node: P2pNode;
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'cookwala-wcli-'));
+  root = await makeTempDir('cookwala-wcli-');
   node = await createP2pNode({ privateKey: await generateKeyPair('Ed25519'), listen: [] });
 });
 afterAll(async () => {
   await node?.stop();
-  await rm(root, { recursive: true, force: true });
+  await removeDir(root);
 });
 
 describe('cookwala witness CLI', () => {

@@ -15,6 +15,7 @@ import { sourceOf } from '../executor/device-key.ts';
 import { manualClock, type ManualClock } from '../executor/clock.ts';
 import { createExecutor, type Executor, type ExecutorOptions, type ExecutorDeps } from '../executor/executor.ts';
 import { readLogLines, type LogRecord } from '../platform/logger.ts';
+import { changes, waitFor } from './wait.ts';
 
 export function testDevice(name: string): DeviceIdentity {
   const seed = new Uint8Array(createHash('sha256').update(`cookwala-executor-test:${name}`).digest());
@@ -41,36 +42,17 @@ export interface DeliveryWaits {
 }
 
 export function deliveryWaits(): DeliveryWaits {
-  let n = 0;
   let latest: { reason: 'idle' | 'backoff'; ms: number } | undefined;
-  const listeners = new Set<() => void>();
+  const rested = changes();
   return {
     onWait(reason, ms) {
-      n++;
       latest = { reason, ms };
-      for (const l of [...listeners]) l();
+      rested.notify();
     },
-    count: () => n,
+    count: rested.count,
     last: () => latest,
     async until(cond, what, guardMs = 30_000) {
-      const end = Date.now() + guardMs;
-      for (;;) {
-        const seen = n;
-        if (await cond()) return;
-        if (n !== seen) continue; // the loop moved while cond was read: read again
-        await new Promise<void>((resolve, reject) => {
-          const guard = setTimeout(() => {
-            listeners.delete(wake);
-            reject(new Error(`no delivery step brought ${what} within ${guardMs} ms`));
-          }, Math.max(0, end - Date.now()));
-          const wake = () => {
-            clearTimeout(guard);
-            listeners.delete(wake);
-            resolve();
-          };
-          listeners.add(wake);
-        });
-      }
+      await waitFor(async () => (await cond()) || undefined, { what: `a delivery step to bring ${what}`, timeoutMs: guardMs, wake: rested });
     },
   };
 }
@@ -157,10 +139,7 @@ export async function spawnExecutor(data: string, args: string[] = []): Promise<
   // Its JSON log lines are kept as records, and as their `msg` in `lines` (what a person reads).
   const lines: string[] = [];
   const records: LogRecord[] = [];
-  const listeners = new Set<() => void>();
-  const changed = () => {
-    for (const l of [...listeners]) l();
-  };
+  const output = changes();
   let buf = '';
   const take = (d: Buffer) => {
     buf += d.toString();
@@ -171,7 +150,7 @@ export async function spawnExecutor(data: string, args: string[] = []): Promise<
       if (r) records.push(r);
       lines.push(r && typeof r.msg === 'string' ? r.msg : p);
     }
-    if (parts.length) changed();
+    if (parts.length) output.notify();
   };
   proc.stdout!.on('data', take);
   proc.stderr!.on('data', take);
@@ -179,30 +158,16 @@ export async function spawnExecutor(data: string, args: string[] = []): Promise<
   const exit = new Promise<number | null>((r) => proc.on('exit', (code) => {
     exited = true;
     r(code);
-    changed();
+    output.notify();
   }));
-  const until = (cond: (l: string[]) => boolean, what: string, ms = 20_000) =>
-    new Promise<void>((resolve, reject) => {
-      const check = () => {
-        if (cond(lines)) {
-          done();
-          resolve();
-        } else if (exited) {
-          done();
-          reject(new Error(`the executor exited before ${what}:\n${lines.slice(-30).join('\n')}`));
-        }
-      };
-      const guard = setTimeout(() => {
-        done();
-        reject(new Error(`timed out waiting for ${what}; the executor said:\n${lines.slice(-30).join('\n')}`));
-      }, ms);
-      const done = () => {
-        clearTimeout(guard);
-        listeners.delete(check);
-      };
-      listeners.add(check);
-      check();
-    });
+  const said = () => `the executor said:\n${lines.slice(-30).join('\n')}`;
+  const until = async (cond: (l: string[]) => boolean, what: string, ms = 20_000): Promise<void> => {
+    await waitFor(() => {
+      if (cond(lines)) return true;
+      if (exited) throw new Error(`the executor exited before ${what}; ${said()}`);
+      return undefined;
+    }, { what, timeoutMs: ms, wake: output, detail: said });
+  };
   const listening = () => records.find((r) => r.event === 'listening');
   await until(() => listening() !== undefined, 'the API to listen');
   const url = listening()!.url as string;

@@ -17,8 +17,7 @@
 // `kills` kills or `durationMs`, whichever first. Never imported by production code.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { initDataDir } from '../sequencer/data-dir.ts';
 import { initWitnessDir, loadWitnessDir, saveWitnessConfig } from '../witness/server/data-dir.ts';
@@ -37,6 +36,7 @@ import { freePort } from './net.ts';
 import { checkChain } from './executor.ts';
 import { rebuildLog } from './verify-log.ts';
 import { readInfo } from './witness-procs.ts';
+import { makeTempDir, removeDir } from './tmp.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const LOG = 'soak.example/missions/m-1';
@@ -128,7 +128,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
   const rnd = prng(seed);
   const say = o.say ?? (() => undefined);
   const t0 = Date.now();
-  const root = await mkdtemp(join(tmpdir(), 'cookwala-soak-'));
+  const root = await makeTempDir('cookwala-soak-');
   const seqDir = join(root, 'sequencer');
   const wDir = join(root, 'witness');
   const exDir = join(root, 'executor');
@@ -409,7 +409,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
   } finally {
     for (const p of procs) if (p.proc.exitCode === null && p.proc.signalCode === null) p.proc.kill('SIGKILL');
     await Promise.all(procs.map((p) => p.exited));
-    await rm(root, { recursive: true, force: true });
+    await removeDir(root);
   }
   summary.durationMs = Date.now() - t0;
   summary.killsPerMinute = Math.round((summary.kills.total / (summary.durationMs / 60_000)) * 10) / 10;

@@ -1,5 +1,10 @@
-// testkit/tmp.ts: temporary directories under os.tmpdir() with teardown. `tempDirs()` gives a
-// tracker per test file: make() as often as needed, cleanup() in afterAll/afterEach removes them.
+// testkit/tmp.ts: temporary directories under os.tmpdir() with teardown, for every test and the
+// bench. Inside a test, `tmpDir(prefix)` makes a directory that is removed when the test finishes
+// (vitest's onTestFinished). For a directory shared by a file's tests, `tempDirs(prefix)` is a
+// tracker: make() as often as needed, cleanup() in afterAll/afterEach. Outside vitest (the bench),
+// `withTempDir(prefix, fn)` removes it after fn; `makeTempDir`/`removeDir` are the two halves for a
+// caller that owns the lifetime itself. Invariant: every directory made here is removed by
+// whoever made it, recursively and without failing on a directory already gone.
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,6 +12,29 @@ import { join } from 'node:path';
 
 export function makeTempDir(prefix = 'cookwala-'): Promise<string> {
   return mkdtemp(join(tmpdir(), prefix));
+}
+
+export function removeDir(dir: string): Promise<void> {
+  return rm(dir, { recursive: true, force: true });
+}
+
+/** A directory removed when the current test finishes (call it inside a test or beforeEach). */
+export async function tmpDir(prefix = 'cookwala-'): Promise<string> {
+  // vitest is imported only here, so the bench can use this module outside the test runner.
+  const { onTestFinished } = await import('vitest');
+  const d = await makeTempDir(prefix);
+  onTestFinished(() => removeDir(d));
+  return d;
+}
+
+/** Run fn with a fresh directory, removed afterwards whatever fn does. */
+export async function withTempDir<T>(prefix: string, fn: (dir: string) => Promise<T>): Promise<T> {
+  const d = await makeTempDir(prefix);
+  try {
+    return await fn(d);
+  } finally {
+    await removeDir(d);
+  }
 }
 
 export function tempDirs(prefix = 'cookwala-') {
@@ -18,7 +46,7 @@ export function tempDirs(prefix = 'cookwala-') {
       return d;
     },
     async cleanup(): Promise<void> {
-      await Promise.all(made.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+      await Promise.all(made.splice(0).map(removeDir));
     },
   };
 }

@@ -1,7 +1,7 @@
 // testkit/witness-procs.ts: helpers for the cross-process witness tests (test/witness-*.test.ts,
 // test/e2e-*.test.ts): run `node bin/cookwala.js …` as a child process, collect its output, wait
-// for a witness's DIR/witness-info.json, stop it with a signal and wait for the exit. Polls are
-// bounded; every child is killed by its own pid, never by name. Never imported by production code.
+// for a witness's DIR/witness-info.json, stop it with a signal and wait for the exit. Waits use
+// testkit/wait.ts; every child is killed by its own pid, never by name. Never imported by production code.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { WitnessInfo } from '../witness/server/service.ts';
 import { logEvents, type LogWatch } from './logs.ts';
+import { waitFor } from './wait.ts';
 
 export const PROJECT_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 export const COOKWALA = join(PROJECT_ROOT, 'bin', 'cookwala.js');
@@ -40,19 +41,6 @@ export async function runCookwala(args: string[], env: Record<string, string> = 
   return { code, out: c.out(), err: c.err() };
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Poll `f` until it returns a value (not undefined), at most `timeoutMs`. */
-export async function waitFor<T>(f: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000, what = 'condition'): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
 export async function readInfo(dir: string): Promise<WitnessInfo | undefined> {
   try {
     return JSON.parse(await readFile(join(dir, 'witness-info.json'), 'utf8')) as WitnessInfo;
@@ -71,7 +59,7 @@ export async function startWitnessProcess(dir: string, extra: string[] = []): Pr
   const info = await waitFor(async () => {
     if (dead) throw new Error(`witness in ${dir} exited early:\n${c.err()}`);
     return readInfo(dir);
-  }, 60_000, `witness ${dir} to start`);
+  }, { timeoutMs: 60_000, what: `witness ${dir} to start`, detail: c.err });
   return { ...c, info };
 }
 

@@ -2,17 +2,17 @@
 // line without a newline flagged, invalid UTF-8 flagged, an over-long line skipped without being
 // held, early stop; and the checkpoint seqs read back from the tail.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { forEachLine, readCheckpointSeqsAhead, readFirstLine, MAX_LINE_BYTES, type LineFlags } from './bundle-file.ts';
+import { makeTempDir, removeDir } from '../../testkit/tmp.ts';
 
 let dir: string;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'cookwala-bundle-file-'));
+  dir = await makeTempDir('cookwala-bundle-file-');
 });
 afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
+  await removeDir(dir);
 });
 
 async function collect(content: string | Buffer, stopAfter = Infinity): Promise<Array<[string, LineFlags]>> {

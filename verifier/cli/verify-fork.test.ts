@@ -2,12 +2,12 @@
 // under the given policy or key, 1 when it does not (equal checkpoints, a forged signature, another
 // log), 2 for input it cannot use.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { run } from './verify-fork.ts';
 import { buildForkProof, type ForkProof } from '../documents/fork-proof.ts';
 import { createFakeLog, testKey } from '../../testkit/witness.ts';
+import { makeTempDir, removeDir } from '../../testkit/tmp.ts';
 
 let dir: string;
 const file = (name: string) => join(dir, name);
@@ -27,7 +27,7 @@ async function cli(argv: string[]): Promise<{ code: number; out: string }> {
 
 let fp: ForkProof;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'cookwala-vfork-'));
+  dir = await makeTempDir('cookwala-vfork-');
   const a = createFakeLog('example.org/vf');
   const b = createFakeLog('example.org/vf');
   a.append(4);
@@ -45,7 +45,7 @@ beforeAll(async () => {
   await writeFile(file('garbage.json'), '{"kind":"ForkProof"');
   await writeFile(file('not-fp.json'), JSON.stringify({ kind: 'Checkpoint' }));
 });
-afterAll(async () => rm(dir, { recursive: true, force: true }));
+afterAll(async () => removeDir(dir));
 
 describe('cookwala verify-fork', () => {
   it('exit 0 when the proof proves a fork (policy or key)', async () => {

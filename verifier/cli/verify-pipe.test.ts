@@ -6,18 +6,18 @@
 // to the strict reader's bound and no further (body_too_large).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { generateLog } from '../../testkit/log-generator.ts';
 import { ROOT } from '../../testkit/audit.ts';
 import { readKeyCacheFile, readPolicyFile } from './trust-files.ts';
 import { readTextIfExists } from '../../platform/durable-file.ts';
+import { makeTempDir, removeDir } from '../../testkit/tmp.ts';
 
 let dir: string;
 let lines: string[];
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'cookwala-verify-pipe-'));
+  dir = await makeTempDir('cookwala-verify-pipe-');
   const g = generateLog({ events: 30, checkpointEvery: 10 });
   lines = [...g.lines()].join('').split('\n');
   lines.pop();
@@ -30,7 +30,7 @@ beforeAll(async () => {
   await writeFile(join(dir, 'bad.ndjson'), bad.join('\n') + '\n');
 });
 afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
+  await removeDir(dir);
 });
 
 /** A shell pipeline (real pipes, as a user types it): `cat SOURCE | cookwala verify TARGET …`. */

@@ -2,8 +2,6 @@
 // quorum is one `quorum_lost` JSON log line (and its return one `quorum_restored`), however many
 // checkpoints go unpublished in between.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKeyPair } from '@libp2p/crypto/keys';
 import { verifyCheckpoint } from '../../verifier/documents/checkpoint.ts';
@@ -15,9 +13,10 @@ import { createWitnessConnection, type WitnessConnection } from './connection.ts
 import { createCheckpointPublisher } from './publisher.ts';
 import { processAddCheckpoint } from '../server/add-checkpoint.ts';
 import { createFakeLog, fakeStore, testKey } from '../../testkit/witness.ts';
-import { waitFor } from '../../testkit/witness-procs.ts';
+import { waitFor } from '../../testkit/wait.ts';
 import { captureLogger } from '../../testkit/logs.ts';
 import { fail } from '../../verifier/errors.ts';
+import { makeTempDir, removeDir } from '../../testkit/tmp.ts';
 
 const ORIGIN = 'example.org/pub';
 const log = createFakeLog(ORIGIN);
@@ -29,7 +28,7 @@ const addrs: string[] = [];
 let node: P2pNode;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'cookwala-wpub-'));
+  dir = await makeTempDir('cookwala-wpub-');
   for (const [i, k] of keys.entries()) {
     const st = await openStateStore(join(dir, `w${i}`));
     states.push(st);
@@ -44,7 +43,7 @@ afterAll(async () => {
   await node?.stop();
   for (const w of witnesses) await w.stop().catch(() => {});
   for (const s of states) await s.close();
-  await rm(dir, { recursive: true, force: true });
+  await removeDir(dir);
 });
 
 const policy = (quorum: number): WitnessPolicy => ({ kind: 'WitnessPolicy', log: ORIGIN, sequencer: log.keyRecord, witnesses: keys.map((k) => k.keyRecord), quorum });
@@ -104,7 +103,7 @@ describe('checkpoint publisher', () => {
       const cp = store.checkpoints.get(old + 2);
       const later = cp?.signature.slice(1).filter((s) => first.has(s.kid) && s.signedAt > first.get(s.kid)!);
       return later && later.length >= 2 ? cp : undefined;
-    }, 10_000, 'fresh cosignatures');
+    }, { timeoutMs: 10_000, what: 'fresh cosignatures' });
     expect(verifyCheckpoint(fresher, policy(2)).ok).toBe(true);
     expect(pub.latest()!.hash).toBe(out!.hash);
     await pub.close();

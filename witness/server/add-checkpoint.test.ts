@@ -3,8 +3,6 @@
 // refusal by its code (unknown_log, bad_signature, descriptor_mismatch, conflict with knownSeq,
 // inconsistent), with nothing changed by a refusal.
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatHash, formatTime } from '../../verifier/encoding/wire.ts';
 import { addCosignature, buildCheckpoint, verifyCheckpoint, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
@@ -17,13 +15,14 @@ import { processAddCheckpoint, type AdmittedLog, type WitnessDeps } from './add-
 import { openStateStore, type StateStore } from './state.ts';
 import { noLock } from './mutex.ts';
 import { createFakeLog, testKey, TEST_EPOCH, type FakeLog } from '../../testkit/witness.ts';
+import { makeTempDir, removeDir } from '../../testkit/tmp.ts';
 
 const ORIGIN = 'example.org/missions/m-1';
 const dirs: string[] = [];
 const stores: StateStore[] = [];
 
 async function tempStore(dir?: string): Promise<StateStore> {
-  const d = dir ?? (await mkdtemp(join(tmpdir(), 'cookwala-witness-')));
+  const d = dir ?? (await makeTempDir('cookwala-witness-'));
   if (!dir) dirs.push(d);
   const s = await openStateStore(d);
   stores.push(s);
@@ -32,7 +31,7 @@ async function tempStore(dir?: string): Promise<StateStore> {
 
 afterEach(async () => {
   for (const s of stores.splice(0)) await s.close().catch(() => {});
-  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+  for (const d of dirs.splice(0)) await removeDir(d);
 });
 
 const witnessKey = testKey('w1', 'witness');
@@ -275,7 +274,7 @@ describe('processAddCheckpoint', () => {
   });
 
   it('state survives a restart: an older or conflicting checkpoint is never cosigned, and re-admitting the log does not reset it', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'cookwala-witness-'));
+    const dir = await makeTempDir('cookwala-witness-');
     dirs.push(dir);
     const log = createFakeLog(ORIGIN);
     const s1 = await tempStore(dir);

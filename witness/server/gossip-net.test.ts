@@ -2,8 +2,6 @@
 // rejected by w1 and never reach w2; valid ones are forwarded; a checkpoint that conflicts with
 // what w2 cosigned becomes a ForkProof that every witness stores.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKeyPair } from '@libp2p/crypto/keys';
 import { verifyForkProof } from '../../verifier/documents/fork-proof.ts';
@@ -13,7 +11,8 @@ import { createP2pNode, type P2pNode } from '../wire/p2p-node.ts';
 import { CHECKPOINT_TOPIC, FORK_TOPIC, TOPICS } from './gossip.ts';
 import { encodeMessage } from '../wire/messages.ts';
 import { createFakeLog, testKey } from '../../testkit/witness.ts';
-import { waitFor } from '../../testkit/witness-procs.ts';
+import { waitFor } from '../../testkit/wait.ts';
+import { makeTempDir, removeDir } from '../../testkit/tmp.ts';
 
 const ORIGIN = 'example.org/gossip';
 const log = createFakeLog(ORIGIN);
@@ -23,7 +22,7 @@ const ws: Witness[] = [];
 let rogue: P2pNode;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'cookwala-wgossip-'));
+  dir = await makeTempDir('cookwala-wgossip-');
   let prev: string | undefined;
   for (const i of [1, 2]) {
     const k = testKey(`gossip-w${i}`, 'witness');
@@ -43,14 +42,14 @@ beforeAll(async () => {
   // Every hop must know its neighbour subscribes to both topics before anything is published,
   // or under load the first publications can go nowhere.
   const subs = (n: P2pNode, t: string) => n.services.pubsub.getSubscribers(t).length;
-  await waitFor(() => (TOPICS.every((t) => subs(ws[0].node!, t) >= 2 && subs(ws[1].node!, t) >= 1 && subs(rogue, t) >= 1) ? true : undefined), 20_000, 'gossip mesh');
+  await waitFor(() => (TOPICS.every((t) => subs(ws[0].node!, t) >= 2 && subs(ws[1].node!, t) >= 1 && subs(rogue, t) >= 1) ? true : undefined), { timeoutMs: 20_000, what: 'gossip mesh' });
 });
 
 afterAll(async () => {
   await rogue?.stop();
   for (const w of ws) await w.stop();
   for (const s of states) await s.close();
-  await rm(dir, { recursive: true, force: true });
+  await removeDir(dir);
 });
 
 const count = (w: Witness, topic: string, verdict: string) => w.metrics.value('cookwala_witness_gossip_total', { topic, verdict });
@@ -66,10 +65,10 @@ describe('gossip between witnesses', () => {
     await pub(CHECKPOINT_TOPIC, { ...good, extra: 1 });
     await pub(CHECKPOINT_TOPIC, await impostor.checkpoint());
     await pub(FORK_TOPIC, { kind: 'ForkProof', log: ORIGIN, a: good, b: good });
-    await waitFor(async () => ((await count(ws[0], CHECKPOINT_TOPIC, 'reject')) >= 3 && (await count(ws[0], FORK_TOPIC, 'reject')) >= 1 ? true : undefined), 10_000, 'w1 rejects');
+    await waitFor(async () => ((await count(ws[0], CHECKPOINT_TOPIC, 'reject')) >= 3 && (await count(ws[0], FORK_TOPIC, 'reject')) >= 1 ? true : undefined), { timeoutMs: 10_000, what: 'w1 rejects' });
     // A valid message after the invalid ones: when it has reached w2, the invalid ones would have too.
     await pub(CHECKPOINT_TOPIC, good);
-    await waitFor(async () => ((await count(ws[1], CHECKPOINT_TOPIC, 'accept')) >= 1 ? true : undefined), 10_000, 'w2 receives the valid checkpoint');
+    await waitFor(async () => ((await count(ws[1], CHECKPOINT_TOPIC, 'accept')) >= 1 ? true : undefined), { timeoutMs: 10_000, what: 'w2 receives the valid checkpoint' });
     expect(await count(ws[1], CHECKPOINT_TOPIC, 'reject')).toBe(0);
     expect(await count(ws[1], FORK_TOPIC, 'reject')).toBe(0);
 
@@ -84,7 +83,7 @@ describe('gossip between witnesses', () => {
         const res = await w.app.inject({ method: 'GET', url: '/v1/forks' });
         const f = res.json().forks;
         return f.length > 0 ? f : undefined;
-      }, 10_000, 'fork known to every witness');
+      }, { timeoutMs: 10_000, what: 'fork known to every witness' });
       expect(verifyForkProof(forks[0], log.keyRecord).ok).toBe(true);
     }
     // Nothing crashed: both still answer.

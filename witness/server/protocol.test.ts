@@ -2,8 +2,6 @@
 // persistent stream with pipelined requests, every framing fault answered or closed, the node
 // still serving afterwards, and the status API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKeyPair } from '@libp2p/crypto/keys';
 import { addCosignature, verifyCheckpoint } from '../../verifier/documents/checkpoint.ts';
@@ -15,6 +13,7 @@ import { encodeFrame, encodeVarint, MAX_FRAME_BYTES } from '../wire/frame.ts';
 import { createFrameChannel } from '../wire/frame-channel.ts';
 import { encodeMessage, parseReply, WITNESS_PROTOCOL } from '../wire/messages.ts';
 import { createFakeLog, testKey } from '../../testkit/witness.ts';
+import { makeTempDir, removeDir } from '../../testkit/tmp.ts';
 
 const ORIGIN = 'example.org/p2p';
 const log = createFakeLog(ORIGIN);
@@ -26,7 +25,7 @@ let client: P2pNode;
 let addr: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'cookwala-wproto-'));
+  dir = await makeTempDir('cookwala-wproto-');
   state = await openStateStore(join(dir, 'state'));
   witness = createWitness(
     { state, signer: wkey.signer, keyRecord: wkey.keyRecord },
@@ -41,7 +40,7 @@ afterAll(async () => {
   await client?.stop();
   await witness?.stop();
   await state?.close();
-  await rm(dir, { recursive: true, force: true });
+  await removeDir(dir);
 });
 
 async function rawExchange(bytes: Uint8Array, close = false) {

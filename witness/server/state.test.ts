@@ -2,21 +2,20 @@
 // version (durable across reopen), group commit across logs, forks stored once and listed by log,
 // and store_locked for a second open.
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStateStore, type LogState, type StateStore } from './state.ts';
 import { createFakeLog } from '../../testkit/witness.ts';
 import { buildForkProof } from '../../verifier/documents/fork-proof.ts';
 import { cosignCheckpoint } from '../../verifier/documents/checkpoint.ts';
 import { testKey } from '../../testkit/witness.ts';
+import { makeTempDir, removeDir } from '../../testkit/tmp.ts';
 
 const dirs: string[] = [];
 afterEach(async () => {
-  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+  for (const d of dirs.splice(0)) await removeDir(d);
 });
 const tmp = async () => {
-  const d = await mkdtemp(join(tmpdir(), 'cookwala-wstate-'));
+  const d = await makeTempDir('cookwala-wstate-');
   dirs.push(d);
   return d;
 };

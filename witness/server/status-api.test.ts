@@ -1,24 +1,23 @@
 // The witness status API over a real state store: its routes answer, and its errors are the
 // project's one problem+json shape (a code from verifier/errors.ts, its status and meaning).
 import { afterAll, describe, expect, it } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStateStore, type StateStore } from './state.ts';
 import { buildStatusApp } from './status-api.ts';
 import { testKey } from '../../testkit/witness.ts';
 import { REASONS } from '../../verifier/errors.ts';
+import { makeTempDir, removeDir } from '../../testkit/tmp.ts';
 
 let dir: string;
 let state: StateStore;
 afterAll(async () => {
   await state?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  if (dir) await removeDir(dir);
 });
 
 describe('witness status API', () => {
   it('serves its key and logs; unknown routes and store faults are problem+json with a code', async () => {
-    dir = await mkdtemp(join(tmpdir(), 'cookwala-wstatus-'));
+    dir = await makeTempDir('cookwala-wstatus-');
     state = await openStateStore(join(dir, 'state'));
     const k = testKey('status-w', 'witness');
     const seq = testKey('status-seq', 'sequencer');
