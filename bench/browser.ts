@@ -10,14 +10,14 @@
 
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
 import { once } from 'node:events';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { generateLog } from '../testkit/log-generator.ts';
 import { ensureWebBuilt, DIST } from '../web/build.ts';
+import { makeTempDir, removeDir } from '../testkit/tmp.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CHROMIUM = '/usr/bin/chromium';
@@ -69,7 +69,7 @@ interface PageRun {
 }
 
 async function pageVerify(file: string, policy: string): Promise<PageRun> {
-  const profile = await mkdtemp(join(tmpdir(), 'cookwala-bench-chromium-'));
+  const profile = await makeTempDir('cookwala-bench-chromium-');
   const browser = await chromium.launch({ executablePath: CHROMIUM, ignoreDefaultArgs: true, args: [...FLAGS, `--user-data-dir=${profile}`, '--remote-debugging-pipe', 'about:blank'], timeout: 30_000 });
   try {
     const page = await browser.newPage();
@@ -126,14 +126,14 @@ async function pageVerify(file: string, policy: string): Promise<PageRun> {
     };
   } finally {
     await browser.close().catch(() => undefined);
-    await rm(profile, { recursive: true, force: true });
+    await removeDir(profile);
   }
 }
 
 export async function run(ctx: { quick: boolean }): Promise<Record<string, unknown>> {
   const events = ctx.quick ? 10_000 : 100_000;
   await ensureWebBuilt();
-  const dir = await mkdtemp(join(tmpdir(), 'cookwala-bench-browser-'));
+  const dir = await makeTempDir('cookwala-bench-browser-');
   try {
     const b = await writeBundle(dir, events);
     const cli = await cliVerify(b.file, b.policy);
@@ -157,7 +157,7 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
       cliPeakRssMB: cli.peakRssMB,
     };
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await removeDir(dir);
   }
 }
 

@@ -8,8 +8,7 @@
 // checks, quorum. Keys: checkpointP50Ms, checkpointP99Ms (target <= 1,000 ms, as for libp2p).
 
 import '../bin/polyfill.ts';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { initDataDir } from '../sequencer/data-dir.ts';
@@ -20,6 +19,7 @@ import type { KeyRecord } from '../verifier/documents/keys.ts';
 import { deviceKey } from '../testkit/keys.ts';
 import { eventStream } from '../testkit/events.ts';
 import { startRefWitness, type RefWitness } from '../testkit/c2sp-reference.ts';
+import { makeTempDir, removeDir } from '../testkit/tmp.ts';
 
 const LOG = 'bench.example.org/missions/c2sp-checkpoint';
 const INTERVAL_MS = 250;
@@ -32,7 +32,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function runCheckpoint(ctx: { quick: boolean }): Promise<Record<string, unknown>> {
   const samples = ctx.quick ? 20 : 100;
-  const root = await mkdtemp(join(tmpdir(), 'cookwala-bench-c2sp-cp-'));
+  const root = await makeTempDir('cookwala-bench-c2sp-cp-');
   const seqDir = join(root, 'sequencer');
   await initDataDir({ dir: seqDir, logs: [LOG], mode: 'full' });
   const token = (await readFile(join(seqDir, 'operator.token'), 'utf8')).trim();
@@ -73,7 +73,7 @@ export async function runCheckpoint(ctx: { quick: boolean }): Promise<Record<str
     await seq?.close();
     await hook?.close();
     for (const w of witnesses) await w.close();
-    await rm(root, { recursive: true, force: true });
+    await removeDir(root);
   }
 }
 

@@ -11,8 +11,6 @@
 
 import '../bin/polyfill.ts';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKeyPair } from '@libp2p/crypto/keys';
@@ -21,6 +19,7 @@ import { openStateStore, type StateStore } from '../witness/server/state.ts';
 import { testKey } from '../testkit/witness.ts';
 import { defaultBackend } from '../verifier/crypto/default.ts';
 import { c2spBenchLogs } from './c2sp-witness-client.ts';
+import { makeTempDir, removeDir } from '../testkit/tmp.ts';
 
 const LOGS = 1000;
 const SOCKETS = 256;
@@ -79,7 +78,7 @@ function cryptoLimitPerSec(ms = 1000): number {
 
 export async function runWitness(ctx: { quick: boolean }): Promise<Record<string, unknown>> {
   const rounds = ctx.quick ? 2 : 5;
-  const dir = await mkdtemp(join(tmpdir(), 'cookwala-bench-c2sp-'));
+  const dir = await makeTempDir('cookwala-bench-c2sp-');
   const prefix = 'w';
   const state = await openStateStore(join(dir, 'state'));
   const wkey = testKey('bench-c2sp-witness', 'witness');
@@ -109,7 +108,7 @@ export async function runWitness(ctx: { quick: boolean }): Promise<Record<string
   } finally {
     await witness.stop();
     await state.close();
-    await rm(dir, { recursive: true, force: true });
+    await removeDir(dir);
   }
 }
 

@@ -8,8 +8,7 @@
 // The interval alone puts p50 near 125 ms + one cosigning round trip; p99 near 250 ms + that.
 
 import '../bin/polyfill.ts';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKeyPair } from '@libp2p/crypto/keys';
@@ -22,6 +21,7 @@ import { testKey } from '../testkit/witness.ts';
 import type { KeyRecord } from '../verifier/documents/keys.ts';
 import { deviceKey } from '../testkit/keys.ts';
 import { eventStream } from '../testkit/events.ts';
+import { makeTempDir, removeDir } from '../testkit/tmp.ts';
 
 export interface BenchCtx {
   quick: boolean;
@@ -38,7 +38,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
   const samples = ctx.quick ? 20 : 100;
-  const root = await mkdtemp(join(tmpdir(), 'cookwala-bench-cp-'));
+  const root = await makeTempDir('cookwala-bench-cp-');
   const seqDir = join(root, 'sequencer');
   await initDataDir({ dir: seqDir, logs: [LOG], mode: 'full' });
   const token = (await readFile(join(seqDir, 'operator.token'), 'utf8')).trim();
@@ -84,7 +84,7 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
     await hook?.close();
     for (const w of witnesses) await w.stop();
     for (const s of states) await s.close();
-    await rm(root, { recursive: true, force: true });
+    await removeDir(root);
   }
 }
 

@@ -33,6 +33,9 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   browser: () => import('./browser.ts'),
   // PostgreSQL logstore driver beside LevelDB, and take-over of two sequencers (issue 13 part 3)
   postgres: () => import('./postgres.ts'),
+  // many logs on one sequencer, and one witness for 40,000 logs (issue 13 parts 1 and 2)
+  logs: () => import('./logs.ts'),
+  witnessScale: () => import('./witness-scale.ts'),
 };
 
 // key path, target predicate, text
@@ -61,6 +64,13 @@ const TARGETS: Array<[string, (v: number) => boolean, string]> = [
   ['browser.peakJsHeapMB', () => true, '(reported)'],
   ['postgres.ingestEventsPerSec', () => true, '(reported)'],
   ['postgres.ratioToLevel', () => true, '(reported: vs LevelDB, same run)'],
+  ['logs.peakRssMB', (v) => v <= 2048, '<= 2,048 MB'],
+  ['logs.startupSeconds', (v) => v <= 10, '<= 10 s'],
+  ['logs.ratioToSingleLog', (v) => v >= 0.9, '>= 0.9 (10 logs / 1)'],
+  ['logs.spreadRatioToSingleLog', () => true, '(reported: all logs / 1)'],
+  ['witnessScale.peakRssMB', (v) => v <= 1024, '<= 1,024 MB'],
+  ['witnessScale.startupSeconds', (v) => v <= 10, '<= 10 s'],
+  ['witnessScale.addCheckpointPerSec', (v) => v >= 1000, '>= 1,000/s'],
   ['postgres.takeoverMs', () => true, '(reported: SIGKILL -> first 201)'],
 ];
 

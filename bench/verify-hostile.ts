@@ -11,12 +11,12 @@
 
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { once } from 'node:events';
-import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateLog } from '../testkit/log-generator.ts';
+import { makeTempDir, removeDir } from '../testkit/tmp.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -68,7 +68,7 @@ async function writeParts(file: string, parts: Array<string | [string, number]>)
 }
 
 export async function runHostile(ctx: { quick: boolean }): Promise<Record<string, unknown>> {
-  const dir = await mkdtemp(join(tmpdir(), 'cookwala-bench-hostile-'));
+  const dir = await makeTempDir('cookwala-bench-hostile-');
   try {
     const g = generateLog({ events: 20, checkpointEvery: 10 });
     const lines = [...g.lines()].join('').split('\n');
@@ -110,7 +110,7 @@ export async function runHostile(ctx: { quick: boolean }): Promise<Record<string
     }
     return { hostilePeakRssMB: peak, hostileCopiesTimeRatio: Math.round((perCopy[1] / perCopy[0]) * 100) / 100, hostile: out };
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await removeDir(dir);
   }
 }
 

@@ -8,14 +8,14 @@
 
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm, writeFile, stat } from 'node:fs/promises';
+import { rm, writeFile, stat } from 'node:fs/promises';
 import { once } from 'node:events';
-import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateLog } from '../testkit/log-generator.ts';
 import { verifyPerSecAllCores } from './crypto.ts';
 import { runHostile } from './verify-hostile.ts';
+import { makeTempDir, removeDir } from '../testkit/tmp.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -65,7 +65,7 @@ function verifyInChild(file: string, policy: string): Promise<ChildResult> {
 
 export async function run(ctx: { quick: boolean; limits?: { ed25519VerifyPerSecAllCores?: number } }): Promise<Record<string, unknown>> {
   const sizes = ctx.quick ? [10_000, 100_000] : [100_000, 1_000_000];
-  const dir = await mkdtemp(join(tmpdir(), 'cookwala-bench-verify-'));
+  const dir = await makeTempDir('cookwala-bench-verify-');
   try {
     const runs: Array<ChildResult & { events: number; genMs: number; bytes: number }> = [];
     for (const events of sizes) {
@@ -93,7 +93,7 @@ export async function run(ctx: { quick: boolean; limits?: { ed25519VerifyPerSecA
       ...(await runHostile(ctx)),
     };
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await removeDir(dir);
   }
 }
 

@@ -13,8 +13,6 @@
 
 import '../bin/polyfill.ts';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKeyPair } from '@libp2p/crypto/keys';
@@ -24,6 +22,7 @@ import { encodeMessage } from '../witness/wire/messages.ts';
 import { testKey } from '../testkit/witness.ts';
 import { defaultBackend } from '../verifier/crypto/default.ts';
 import { buildRound, fakeLogs } from './witness-client.ts';
+import { makeTempDir, removeDir } from '../testkit/tmp.ts';
 
 export interface BenchCtx {
   quick: boolean;
@@ -90,7 +89,7 @@ function cryptoLimitPerSec(ms = 1000): number {
 
 export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
   const rounds = ctx.quick ? 2 : 5;
-  const dir = await mkdtemp(join(tmpdir(), 'cookwala-bench-witness-'));
+  const dir = await makeTempDir('cookwala-bench-witness-');
   const remote = 'net';
   const local = fakeLogs('local', LOGS);
   const wkey = testKey('bench-witness', 'witness');
@@ -128,7 +127,7 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
   } finally {
     await witness.stop();
     await state.close();
-    await rm(dir, { recursive: true, force: true });
+    await removeDir(dir);
   }
 }
 

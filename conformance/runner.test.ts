@@ -4,10 +4,9 @@
 // ("no case ran"); renamed files (same patterns) still run the same cases; every "any subset
 // present" case of the vectors README runs what is there and nothing throws; the generator
 // reproduces the committed vectors byte for byte. No test skips: the vectors are in the project.
-// Temp copies live in os.tmpdir().
+// Temp copies live in os.tmpdir() (testkit/tmp.ts).
 import { spawn } from 'node:child_process';
 import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultVectorDirs } from './cli.ts';

@@ -106,7 +106,7 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
     const quorum = policy?.quorum ?? 0;
     metrics.set('cookwala_witness_quorum', quorum, { log: origin }); // 0: unwitnessed, said on /metrics (issue 15)
     const publisher = deps.publisherFor?.(origin, policy) ?? (quorum === 0 ? publishUnwitnessed : publishNever);
-    return { publisher, quorum };
+    return { publisher, quorum, policy };
   };
   let logs: LogHost;
   try {

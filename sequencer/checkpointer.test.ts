@@ -7,9 +7,12 @@ import { openLogStore } from '../logstore/index.ts';
 import { createCheckpointer, publishNever, type CheckpointPublisher } from './checkpointer.ts';
 import { createManualClock } from '../testkit/clock.ts';
 import { tempDirs } from '../testkit/tmp.ts';
-import { signerKey } from '../testkit/keys.ts';
+import { seedOf, signerKey } from '../testkit/keys.ts';
 import { buildLogDescriptor } from '../verifier/documents/log-descriptor.ts';
-import { addCosignature, cosignCheckpoint, verifyCheckpointSequencerSignature, type Checkpoint } from '../verifier/documents/checkpoint.ts';
+import { addCosignature, cosignCheckpoint, verifyCheckpointSequencerSignature, witnessSignatures, type Checkpoint } from '../verifier/documents/checkpoint.ts';
+import { c2spSignatureFromNote, checkpointNoteBody } from '../verifier/documents/checkpoint-c2sp.ts';
+import type { WitnessPolicy } from '../verifier/documents/policy.ts';
+import { createNoteSigner, formatSignerKey, parseNote, signNote, SIG_COSIGNATURE_V1 } from '../verifier/note/index.ts';
 import { noteKeyId } from '../verifier/note/index.ts';
 import { EMPTY_ROOT } from '../verifier/merkle/index.ts';
 import { formatHash } from '../verifier/encoding/wire.ts';
@@ -92,5 +95,41 @@ it('keeps latest signed and latest published apart; persists cosigned checkpoint
   expect(c4.latestPublished()).toBeUndefined();
   const c3 = await createCheckpointer({ store, log: LOG, signer: seq.signer, clock, publisher: publishNever, quorum: 0 });
   expect(c3.latestPublished()?.seq).toBe(1);
+  await store.close();
+});
+
+it('after a restart, a witness that signed in both forms (JCS and cosignature/v1) counts once toward the quorum', async () => {
+  const dir = await tmp.make();
+  const store = await openLogStore(dir);
+  const d = buildLogDescriptor({ log: LOG, mode: 'full', createdAt: '2026-11-30T09:00:00.000Z' }, seq.signer);
+  await store.init(d);
+  const clock = createManualClock();
+  // One witness key in two forms: its JCS cosignature and its cosignature/v1 note line.
+  const note = createNoteSigner(formatSignerKey('w1.example', SIG_COSIGNATURE_V1, seedOf('EdDSA:w1')), { now: () => Date.parse('2026-11-30T10:00:01.000Z') });
+  if (!note.ok) throw new Error(note.detail);
+  const v1 = (cp: Checkpoint) => {
+    const body = checkpointNoteBody(cp);
+    const signed = body.ok ? signNote(body.value, [note.value]) : body;
+    const parsed = signed.ok ? parseNote(signed.value) : signed;
+    if (!parsed.ok) throw new Error(parsed.detail);
+    const c = c2spSignatureFromNote(parsed.value.signatures[0], SIG_COSIGNATURE_V1, '1970-01-01T00:00:00.000Z');
+    if (!c.ok) throw new Error(c.detail);
+    return c.value;
+  };
+  const publisher: CheckpointPublisher = {
+    async publish(cp) {
+      return addCosignature(addCosignature(cp, v1(cp)), cosignCheckpoint(cp, wit.signer, '2026-11-30T10:00:01.000Z'));
+    },
+  };
+  const other = signerKey('w2', 'witness');
+  const policy: WitnessPolicy = { kind: 'WitnessPolicy', log: LOG, sequencer: seq.record, witnesses: [{ ...wit.record, vkey: note.value.vkey }, other.record], quorum: 2 };
+  const c = await createCheckpointer({ store, log: LOG, signer: seq.signer, clock, publisher, quorum: 0 });
+  await c.tick(); // stored with two witness signatures, both from w1
+  await c.stop();
+  expect(witnessSignatures((await store.latestCheckpoint())!)).toHaveLength(2);
+  const counted = await createCheckpointer({ store, log: LOG, signer: seq.signer, clock, publisher: publishNever, quorum: 2, policy });
+  expect(counted.latestPublished()).toBeUndefined();
+  const withOne = await createCheckpointer({ store, log: LOG, signer: seq.signer, clock, publisher: publishNever, quorum: 1, policy: { ...policy, quorum: 1 } });
+  expect(withOne.latestPublished()?.seq).toBe(0);
   await store.close();
 });

@@ -16,7 +16,8 @@
 // newly published one, both with seq and head.
 
 import { formatTime } from '../verifier/encoding/wire.ts';
-import { buildCheckpoint, withLogNoteSignature, witnessSignatures, type Checkpoint } from '../verifier/documents/checkpoint.ts';
+import { buildCheckpoint, verifyCheckpoint, withLogNoteSignature, witnessSignatures, type Checkpoint } from '../verifier/documents/checkpoint.ts';
+import type { WitnessPolicy } from '../verifier/documents/policy.ts';
 import type { Signer } from '../verifier/documents/signature.ts';
 import type { LogStore } from '../logstore/index.ts';
 import type { Clock } from './clock.ts';
@@ -62,6 +63,8 @@ export interface CheckpointerOptions {
   publisher: CheckpointPublisher;
   /** Cosignatures a stored checkpoint needs to count as published after a restart. */
   quorum: number;
+  /** The policy the quorum comes from: with it, a stored checkpoint counts each witness once, whichever forms it signed in. */
+  policy?: WitnessPolicy;
   metrics?: Metrics;
   /** A logger bound to this log (`log` field). */
   logger?: Logger;
@@ -75,7 +78,10 @@ export const RESTORE_LOOKBACK = 10_000;
 
 export async function createCheckpointer(o: CheckpointerOptions): Promise<Checkpointer> {
   const labels = { log: o.log };
-  const meetsQuorum = (cp: Checkpoint) => witnessSignatures(cp).length >= o.quorum;
+  // A witness may have signed in both forms (JCS cosignature and cosignature/v1): with the policy,
+  // verifyCheckpoint counts it once; without one (tests), every witness signature counts.
+  const meetsQuorum = (cp: Checkpoint) =>
+    o.quorum === 0 || (o.policy ? verifyCheckpoint(cp, o.policy).ok : witnessSignatures(cp).length >= o.quorum);
   let signed = await o.store.latestCheckpoint();
   let published = signed && meetsQuorum(signed) ? signed : undefined;
   if (signed && !published) {

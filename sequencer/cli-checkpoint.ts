@@ -20,7 +20,8 @@ const USAGE = `usage: cookwala checkpoint --url URL --log ORIGIN [--wait DURATIO
 
 Prints the latest published checkpoint of a log: seq, root, and which witnesses of the policy
 cosigned it. --wait 60s: first wait until it covers every entry the log held when the command
-started (e.g. after devices delivered, before \`cookwala export\`). --policy: check it against this
+started (e.g. after devices delivered, before \`cookwala export\`), and for the sequencer to answer
+if it is still starting. --policy: check it against this
 policy file rather than the one the sequencer serves.`;
 
 interface Head {
@@ -48,7 +49,13 @@ export function run(argv: string[]): Promise<number> {
       waitMs = d.value;
     }
     const err = (s: string) => (process.stderr.write(`cookwala checkpoint: ${s}\n`), 2);
-    const probe = await expectSequencer(values.url, values.log);
+    const deadline = Date.now() + waitMs;
+    // With --wait, a sequencer that is still starting (nothing listens yet) is waited for too.
+    let probe = await expectSequencer(values.url, values.log);
+    while (!probe.ok && probe.code === 'witness_unavailable' && Date.now() < deadline) {
+      await new Promise((res) => setTimeout(res, 250));
+      probe = await expectSequencer(values.url, values.log);
+    }
     if (!probe.ok) return err(probe.detail);
     const base = `${values.url.replace(/\/+$/, '')}/v1/logs/${encodeURIComponent(values.log)}`;
     let policy: WitnessPolicy | undefined;
@@ -64,7 +71,6 @@ export function run(argv: string[]): Promise<number> {
       if (p?.ok) policy = p.value;
     }
     const target = waitMs > 0 ? await headSeq(base) : undefined;
-    const deadline = Date.now() + waitMs;
     let cp: Checkpoint | undefined;
     for (;;) {
       const r = await getSmallJson(`${base}/checkpoint`, '--url');

@@ -18,6 +18,7 @@ import type { LogConfig } from './config.ts';
 import type { Clock } from './clock.ts';
 import type { Metrics } from './metrics.ts';
 import { createCommitter, type Committer } from './committer.ts';
+import type { WitnessPolicy } from '../verifier/documents/policy.ts';
 import { createCheckpointer, type CheckpointPublisher, type Checkpointer } from './checkpointer.ts';
 import { openDeviceKeys, type DeviceKeyRegistry } from './device-keys.ts';
 import { deviceKeysFile, openOrCreateLogStore } from './data-dir.ts';
@@ -60,7 +61,7 @@ export interface LogHostDeps {
   /** The time window new logs declare (config maxClockSkewMs, maxDeliveryDelayMs). */
   timeBounds: TimeBounds;
   /** The checkpoint publisher and quorum of a log (the witness hook). */
-  publishing(origin: string): { publisher: CheckpointPublisher; quorum: number };
+  publishing(origin: string): { publisher: CheckpointPublisher; quorum: number; policy?: WitnessPolicy };
   /** A store write of the log `origin` failed (once per log). */
   onFatal(e: unknown, origin: string): void;
   onError(e: unknown): void;
@@ -122,8 +123,8 @@ async function openHostedLog(d: LogHostDeps, l: LogConfig, grant: StoreGrant): P
     const keys = await openDeviceKeys(deviceKeysFile(d.dataDir, l.log), d.signer, d.keyRecord);
     const timePrecision: TimePrecision = descriptor.timePrecision ?? 'ms';
     const committer = createCommitter({ store, log: l.log, clock: d.clock, metrics: d.metrics, timePrecision, onFatal: (e) => d.onFatal(e, l.log) });
-    const { publisher, quorum } = d.publishing(l.log);
-    const checkpoints = await createCheckpointer({ store, log: l.log, signer: d.signer, clock: d.clock, publisher, quorum, metrics: d.metrics, logger: d.logger?.child({ log: l.log }), mark, onError: d.onError });
+    const { publisher, quorum, policy } = d.publishing(l.log);
+    const checkpoints = await createCheckpointer({ store, log: l.log, signer: d.signer, clock: d.clock, publisher, quorum, policy, metrics: d.metrics, logger: d.logger?.child({ log: l.log }), mark, onError: d.onError });
     d.metrics.set('cookwala_log_head_seq', store.head().seq, { log: l.log });
     const timeBounds = descriptor.timeBounds ?? d.timeBounds;
     return { origin: l.log, mode: descriptor.mode, store, descriptor, source: sequencerSource(l.log), keys, timeBounds, timePrecision, committer, checkpoints, publisher };

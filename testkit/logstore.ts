@@ -4,7 +4,6 @@
 // spawner for test/logstore-child.ts. Not imported by the store itself. Invariant: items built from a head chain from exactly that head.
 
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { randomInt } from 'node:crypto';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -18,16 +17,17 @@ import { buildCheckpoint, cosignCheckpoint, addCosignature, type Checkpoint } fr
 import type { CloudEvent } from '../verifier/cloudevent/read.ts';
 import type { AppendItem, Head } from '../logstore/types.ts';
 import { ProtocolError } from '../verifier/errors.ts';
+import { makeTempDirSync, removeDirSync } from './tmp.ts';
 
 export const TEST_LOG = 'test.cookwala.example/logs/l1';
 export const T0 = '2026-11-30T10:00:00.000Z';
 
 export function tempDir(prefix = 'cookwala-logstore-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  return makeTempDirSync(prefix);
 }
 
 export function removeDir(dir: string): void {
-  fs.rmSync(dir, { recursive: true, force: true });
+  removeDirSync(dir);
 }
 
 export function fixedSigner(kid: string, seedByte: number): Signer {

@@ -6,6 +6,7 @@
 // caller that owns the lifetime itself. Invariant: every directory made here is removed by
 // whoever made it, recursively and without failing on a directory already gone.
 
+import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +17,15 @@ export function makeTempDir(prefix = 'cookwala-'): Promise<string> {
 
 export function removeDir(dir: string): Promise<void> {
   return rm(dir, { recursive: true, force: true });
+}
+
+/** The synchronous pair, for helpers that run where nothing can be awaited (testkit/logstore.ts). */
+export function makeTempDirSync(prefix = 'cookwala-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export function removeDirSync(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
 }
 
 /** A directory removed when the current test finishes (call it inside a test or beforeEach). */

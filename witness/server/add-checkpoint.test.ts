@@ -3,7 +3,6 @@
 // refusal by its code (unknown_log, bad_signature, descriptor_mismatch, conflict with knownSeq,
 // inconsistent), with nothing changed by a refusal.
 import { afterEach, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
 import { formatHash, formatTime } from '../../verifier/encoding/wire.ts';
 import { addCosignature, buildCheckpoint, verifyCheckpoint, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
 import { verifyForkProof, type ForkProof } from '../../verifier/documents/fork-proof.ts';

@@ -2,7 +2,6 @@
 // version (durable across reopen), group commit across logs, forks stored once and listed by log,
 // and store_locked for a second open.
 import { afterEach, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
 import { openStateStore, type LogState, type StateStore } from './state.ts';
 import { createFakeLog } from '../../testkit/witness.ts';
 import { buildForkProof } from '../../verifier/documents/fork-proof.ts';
