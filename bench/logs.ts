@@ -41,7 +41,11 @@ interface Child {
 
 async function startSequencer(dir: string, port: number): Promise<Child> {
   const t0 = performance.now();
-  const proc = spawn(process.execPath, ['bin/cookwala.js', 'sequencer', '--data', dir, '--port', String(port), '--memory-budget', String(BUDGET_MB)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, COOKWALA_LOG_LEVEL: 'info' } });
+  const proc = spawn(
+    process.execPath,
+    ['bin/cookwala.js', 'sequencer', '--data', dir, '--port', String(port), '--memory-budget', String(BUDGET_MB)],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, COOKWALA_LOG_LEVEL: 'info' } },
+  );
   let out = '';
   let listening = false;
   await new Promise<void>((resolve, reject) => {
@@ -79,7 +83,14 @@ async function status(pid: number): Promise<{ rssMB: number; hwmMB: number; fds:
 /** Sample the child's fds every 100 ms until stopped; returns the maximum seen. */
 function sampleFds(pid: number): { stop(): Promise<number> } {
   let max = 0;
-  const timer = setInterval(() => void status(pid).then((s) => (max = Math.max(max, s.fds)), () => undefined), 100);
+  const timer = setInterval(
+    () =>
+      void status(pid).then(
+        (s) => (max = Math.max(max, s.fds)),
+        () => undefined,
+      ),
+    100,
+  );
   return {
     async stop() {
       clearInterval(timer);
@@ -93,12 +104,15 @@ function httpClient(port: number) {
   const agent = new Agent({ keepAlive: true, maxSockets: SOCKETS });
   const call = (method: string, path: string, body?: Buffer, headers: Record<string, string> = {}) =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, method, path, agent, headers: body ? { ...headers, 'content-length': String(body.length) } : headers }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      });
+      const req = request(
+        { host: '127.0.0.1', port, method, path, agent, headers: body ? { ...headers, 'content-length': String(body.length) } : headers },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -109,14 +123,21 @@ type Http = ReturnType<typeof httpClient>;
 let keyN = 0;
 
 /** POST every (log, body) with SOCKETS in flight; every event must be acknowledged 201. */
-async function drive(http: Http, work: Array<[string, Buffer]>, perBody: number): Promise<{ events: number; secs: number; perSec: number }> {
+async function drive(
+  http: Http,
+  work: Array<[string, Buffer]>,
+  perBody: number,
+): Promise<{ events: number; secs: number; perSec: number }> {
   let next = 0;
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: SOCKETS }, async () => {
       while (next < work.length) {
         const [log, body] = work[next++];
-        const r = await http.call('POST', `/v1/logs/${encodeURIComponent(log)}/events`, body, { 'content-type': 'application/cloudevents-batch+json', 'idempotency-key': `l-${keyN++}` });
+        const r = await http.call('POST', `/v1/logs/${encodeURIComponent(log)}/events`, body, {
+          'content-type': 'application/cloudevents-batch+json',
+          'idempotency-key': `l-${keyN++}`,
+        });
         const ok = r.status === 200 && (JSON.parse(r.body).results as Array<{ status: number }>).every((x) => x.status === 201);
         if (!ok) throw new Error(`not acknowledged (${log}): ${r.status} ${r.body.slice(0, 300)}`);
       }
@@ -131,7 +152,9 @@ async function drive(http: Http, work: Array<[string, Buffer]>, perBody: number)
 function signBatches(n: number, size: number, tag: string): Buffer[] {
   const dev = deviceKey(77);
   const s = eventStream(dev);
-  return Array.from({ length: n }, (_, b) => Buffer.from(JSON.stringify(Array.from({ length: size }, (_, k) => s.next(`${tag}-${b}`, { data: { step: k, tempC: 92.5 } })))));
+  return Array.from({ length: n }, (_, b) =>
+    Buffer.from(JSON.stringify(Array.from({ length: size }, (_, k) => s.next(`${tag}-${b}`, { data: { step: k, tempC: 92.5 } })))),
+  );
 }
 
 async function runSize(n: number, bodies: { spread: Buffer; pairs: Buffer[][] }): Promise<Record<string, unknown>> {
@@ -143,7 +166,12 @@ async function runSize(n: number, bodies: { spread: Buffer; pairs: Buffer[][] })
     // A one-log sequencer: the baseline for RSS per idle log.
     let child = await startSequencer(dir, port);
     let http = httpClient(port);
-    const r = await http.call('POST', `/v1/logs/${encodeURIComponent(logName(0))}/keys`, Buffer.from(JSON.stringify(deviceKey(77).record)), { 'content-type': 'application/json', authorization: `Bearer ${token}` });
+    const r = await http.call(
+      'POST',
+      `/v1/logs/${encodeURIComponent(logName(0))}/keys`,
+      Buffer.from(JSON.stringify(deviceKey(77).record)),
+      { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    );
     if (r.status !== 201) throw new Error(`key registration: ${r.status} ${r.body}`);
     const baseline = await status(child.proc.pid!);
     const baselineStartup = child.startupSeconds;
@@ -162,7 +190,11 @@ async function runSize(n: number, bodies: { spread: Buffer; pairs: Buffer[][] })
     child = await startSequencer(dir, port);
     http = httpClient(port);
     let fds = sampleFds(child.proc.pid!);
-    const spread = await drive(http, Array.from({ length: n }, (_, i): [string, Buffer] => [logName(i), bodies.spread]), SPREAD_BATCH);
+    const spread = await drive(
+      http,
+      Array.from({ length: n }, (_, i): [string, Buffer] => [logName(i), bodies.spread]),
+      SPREAD_BATCH,
+    );
     const spreadFds = await fds.stop();
     const spreadStatus = await status(child.proc.pid!);
     http.close();
@@ -176,8 +208,16 @@ async function runSize(n: number, bodies: { spread: Buffer; pairs: Buffer[][] })
     const pairs: Array<{ single: number; concentrated: number; ratio: number }> = [];
     for (const [p, batches] of bodies.pairs.entries()) {
       const half = batches.length / 2;
-      const single = await drive(http, batches.slice(0, half).map((b): [string, Buffer] => [logName(0), b]), BATCH);
-      const conc = await drive(http, batches.slice(half).map((b, k): [string, Buffer] => [logName(1 + (k % 10)), b]), BATCH);
+      const single = await drive(
+        http,
+        batches.slice(0, half).map((b): [string, Buffer] => [logName(0), b]),
+        BATCH,
+      );
+      const conc = await drive(
+        http,
+        batches.slice(half).map((b, k): [string, Buffer] => [logName(1 + (k % 10)), b]),
+        BATCH,
+      );
       pairs.push({ single: single.perSec, concentrated: conc.perSec, ratio: round(conc.perSec / single.perSec, 3) });
       process.stderr.write(`bench logs ${n}: pair ${p + 1}: one log ${single.perSec}/s, ten logs ${conc.perSec}/s\n`);
     }
@@ -217,7 +257,10 @@ async function runSize(n: number, bodies: { spread: Buffer; pairs: Buffer[][] })
 export async function run(ctx: { quick: boolean; sizes?: number[] }): Promise<Record<string, unknown>> {
   const sizes = ctx.sizes ?? (ctx.quick ? [100, 500] : [1000, 10_000]);
   const perPhase = ctx.quick ? 20 : 100; // batches of 100 per phase of a pair
-  const bodies = { spread: signBatches(1, SPREAD_BATCH, 'spread')[0], pairs: [0, 1, 2].map((p) => signBatches(2 * perPhase, BATCH, `pair${p}`)) };
+  const bodies = {
+    spread: signBatches(1, SPREAD_BATCH, 'spread')[0],
+    pairs: [0, 1, 2].map((p) => signBatches(2 * perPhase, BATCH, `pair${p}`)),
+  };
   const load = loadavg().map((x) => round(x, 2));
   const bySize: Record<string, Record<string, unknown>> = {};
   for (const n of sizes) {
@@ -240,6 +283,10 @@ export async function run(ctx: { quick: boolean; sizes?: number[] }): Promise<Re
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const sizes = process.argv.find((a) => a.startsWith('--sizes='))?.slice(8).split(',').map(Number);
+  const sizes = process.argv
+    .find((a) => a.startsWith('--sizes='))
+    ?.slice(8)
+    .split(',')
+    .map(Number);
   console.log(JSON.stringify(await run({ quick: process.argv.includes('--quick'), sizes }), null, 2));
 }

@@ -5,6 +5,8 @@
 // the median pair's ratio is reported with the spread of all pairs. Then the take-over time of
 // two sequencers for one log (testkit/pg-failover.ts): SIGKILL of the leader -> first 201 from the
 // new leader (takeoverMs), and the same for SIGSTOP (takeoverStopMs, bounded below by the lease).
+// Also the stores alone (appendRatioToLevel: prebuilt entries, no HTTP, no signature checks), since
+// over HTTP on 2 shared cores the signature checks, not the store, may set the pace.
 // Leaves out: tuning PostgreSQL (stock Debian settings, fsync and synchronous_commit on).
 
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -19,6 +21,9 @@ import { freePort } from '../testkit/net.ts';
 import { readLogLines } from '../platform/logger.ts';
 import { createTestDatabase } from '../testkit/postgres.ts';
 import { runFailover } from '../testkit/pg-failover.ts';
+import { TEST_LOG, makeDescriptor, makeItems } from '../testkit/logstore.ts';
+import { openLogStore } from '../logstore/index.ts';
+import { openPostgresLogStore } from '../logstore/postgres/store.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LOG = 'bench.example/missions/postgres';
@@ -92,6 +97,38 @@ async function ingestRun(events: number, store?: string): Promise<number> {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/**
+ * The stores alone, no HTTP and no signature checks: `entries` prebuilt entries (testkit items,
+ * payload and dedup index each) appended in groups of 100, 8 appends in flight, each durable
+ * before it resolves (LevelDB sync:true; PostgreSQL one committed transaction per group).
+ */
+async function appendRun(entries: number, store?: string): Promise<number> {
+  const dir = await makeTempDir('cookwala-bench-pg-append-');
+  // Built (signed) before the store opens: seconds of synchronous signing would stall the event
+  // loop past the lease's idle timeout and cost this process its own lease.
+  const desc = makeDescriptor('hash_only');
+  const items = makeItems(TEST_LOG, { seq: 0, hash: desc.hash }, entries);
+  const s = store ? await openPostgresLogStore({ url: store, log: TEST_LOG, waitForLeader: true }) : await openLogStore(dir);
+  try {
+    await s.init(desc);
+    const t0 = performance.now();
+    const inflight: Array<Promise<unknown>> = [];
+    for (let i = 0; i < entries; i += BATCH) {
+      const p = s.append(items.slice(i, i + BATCH));
+      p.catch(() => undefined); // awaited below; a failure must not be an unhandled rejection meanwhile
+      inflight.push(p);
+      if (inflight.length >= 8) await inflight.shift();
+    }
+    await Promise.all(inflight);
+    const secs = (performance.now() - t0) / 1000;
+    if (s.head().seq !== entries) throw new Error(`appended ${s.head().seq} of ${entries}`);
+    return Math.round(entries / secs);
+  } finally {
+    await s.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 export async function run(ctx: { quick: boolean }): Promise<Record<string, unknown>> {
   const events = ctx.quick ? 5_000 : 30_000;
   const pairs: Array<{ level: number; postgres: number; ratio: number }> = [];
@@ -106,6 +143,19 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
     }
   }
   const mid = pairs.find((p) => p.ratio === median(pairs.map((x) => x.ratio)))!;
+  const appendEntries = ctx.quick ? 5_000 : 20_000;
+  const appendPairs: Array<{ level: number; postgres: number; ratio: number }> = [];
+  for (let i = 0; i < 3; i++) {
+    const level = await appendRun(appendEntries);
+    const db = await createTestDatabase('cookwala_bench');
+    try {
+      const postgres = await appendRun(appendEntries, db.url);
+      appendPairs.push({ level, postgres, ratio: Math.round((postgres / level) * 1000) / 1000 });
+    } finally {
+      await db.drop();
+    }
+  }
+  const amid = appendPairs.find((p) => p.ratio === median(appendPairs.map((x) => x.ratio)))!;
   const takeover = async (signal: 'SIGKILL' | 'SIGSTOP') => {
     const db = await createTestDatabase('cookwala_bench');
     const base = await makeTempDir('cookwala-bench-failover-');
@@ -128,6 +178,11 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
     ratioSpread: [Math.min(...pairs.map((p) => p.ratio)), Math.max(...pairs.map((p) => p.ratio))],
     pairs,
     eventsPerRun: events,
+    appendEntriesPerSec: amid.postgres,
+    appendLevelEntriesPerSec: amid.level,
+    appendRatioToLevel: amid.ratio,
+    appendRatioSpread: [Math.min(...appendPairs.map((p) => p.ratio)), Math.max(...appendPairs.map((p) => p.ratio))],
+    appendPairs,
     batch: BATCH,
     clients: CLIENTS,
     retries503,

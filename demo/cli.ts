@@ -12,7 +12,7 @@
 
 import { join } from 'node:path';
 import { parseFlags, runCli, UsageError } from '../platform/args.ts';
-import { DEFAULT_DIRS } from '../platform/data-dir-kind.ts';
+import { DEFAULT_DIRS, DEMO_CHILD_ENV } from '../platform/data-dir-kind.ts';
 import { createSupervisor, describeExit, SupervisorClosed, tailOf, type ChildDeath } from './children.ts';
 import { DEFAULT_OPTIONS, type DemoContext } from './context.ts';
 import { prepareDemoDir } from './data-dir.ts';
@@ -49,6 +49,7 @@ export function run(argv: string[]): Promise<number> {
       process.stderr.write(`cookwala demo: ${prep.reason}\n`);
       return 2;
     }
+    process.env[DEMO_CHILD_ENV] = '1'; // the children may use the folders inside DIR (data-dir-kind.ts)
     return runDemo(prep.dir, { once: values.once === true, fork: values.fork === true, devices, cleared: prep.cleared });
   });
 }

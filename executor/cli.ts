@@ -22,7 +22,7 @@ import { readOperatorToken } from '../platform/operator-token.ts';
 import { ProtocolError } from '../verifier/errors.ts';
 import { DeviceSetupError, loadOrCreateDevice } from './device-key.ts';
 import { createExecutor } from './executor.ts';
-import { fastClock, systemClock } from './clock.ts';
+import { fastClock, systemClock } from '../platform/clock.ts';
 import { isDataset, type Dataset } from './request.ts';
 import { createSimulatedHardware } from './runner.ts';
 import { createSequencerClient, ensureRegistered } from './sequencer-client.ts';

@@ -19,7 +19,7 @@ import type { Signer } from '../verifier/documents/signature.ts';
 import type { KeyRecord } from '../verifier/documents/keys.ts';
 import { buildExecutorApp } from './api.ts';
 import { createAttendance, NOBODY, type Attendance, type AttendanceState } from './attendance.ts';
-import { systemClock, type Clock } from './clock.ts';
+import { systemClock, type Clock } from '../platform/clock.ts';
 import { buildConsentWithdrawn } from './events.ts';
 import { createHeartbeats, type Heartbeats } from './heartbeat.ts';
 import { createDelivery, type Delivery, type DeliveryOptions } from './outbox.ts';

@@ -10,7 +10,7 @@ import { tempDirs } from '../testkit/tmp.ts';
 import { createSimulatedHardware, type SimulatedHardware } from './runner.ts';
 import { testExecutor } from '../testkit/executor.ts';
 import type { Executor, ExecutorDeps } from './executor.ts';
-import type { ManualClock } from './clock.ts';
+import type { ManualClock } from '../testkit/clock.ts';
 
 const dirs = tempDirs('cookwala-exec-runner-');
 afterAll(() => dirs.cleanup());

@@ -11,7 +11,7 @@
 // step's heat is held (its timer stops, the time left is kept) and the execution moves to
 // `needs_human` with reason `person_required` (a local_safety report); a resume continues the step.
 
-import type { Clock, TimerHandle } from './clock.ts';
+import type { Clock, TimerHandle } from '../platform/clock.ts';
 import type { Result } from '../verifier/errors.ts';
 import { fail } from '../verifier/errors.ts';
 import type { ExecutionService, Hardware } from './service.ts';

@@ -17,7 +17,7 @@ import type { CloudEvent } from '../verifier/cloudevent/read.ts';
 import { jsonHash } from '../verifier/documents/document-hash.ts';
 import { fail, ok, type Result } from '../verifier/errors.ts';
 import { formatTime } from '../verifier/encoding/wire.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../platform/clock.ts';
 import { buildStatusEvent, type EventContext } from './events.ts';
 import { INITIAL, isFinal, transition, type ExecutionState, type Reason } from './lifecycle.ts';
 import { planExecution, type DeviceProfile } from './plan.ts';

@@ -15,7 +15,7 @@ import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { loadOrCreateDevice, type DeviceIdentity } from './device-key.ts';
 import { createExecutor, type Executor, type ExecutorOptions } from './executor.ts';
-import { fastClock, systemClock, type Clock } from './clock.ts';
+import { fastClock, systemClock, type Clock } from '../platform/clock.ts';
 import { isFinal } from './lifecycle.ts';
 import { missionFor, type MissionScript } from './missions.ts';
 import { createSimulatedHardware, type SimulatedHardware } from './runner.ts';

@@ -10,16 +10,20 @@
 // files only their kind writes (below). A DIR of another kind is refused with one line naming the
 // kind it holds and the flag to change (the caller exits 2); so `cookwala init` never puts a
 // sequencer key into a demo's folder, and the demo (which clears its own folder) never sees one.
-// Default folders per kind cannot collide: DEFAULT_DIRS. Left out: locking (each part's LevelDB
+// A folder directly inside a demo's is refused too (the next demo clears it), except to the
+// commands the demo itself runs (DEMO_CHILD_ENV). Default folders per kind cannot collide: DEFAULT_DIRS. Left out: locking (each part's LevelDB
 // lock already refuses two processes on one store). Invariant: nothing here deletes anything.
 
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseJson } from '../verifier/encoding/strict-json.ts';
 
 export type DirKind = 'demo' | 'sequencer' | 'witness' | 'executor' | 'simulator';
 
 export const DIR_MARKER = 'cookwala-dir.json';
+
+/** Set by `cookwala demo` for the commands it runs: only they may use folders inside a demo's. */
+export const DEMO_CHILD_ENV = 'COOKWALA_DEMO_CHILD';
 
 /** Where each kind lives when no --data is given (witness and executor always need --data). */
 export const DEFAULT_DIRS = { demo: './data/demo', sequencer: './data/sequencer' } as const;
@@ -102,6 +106,11 @@ export function describeKind(k: DirKind): string {
 export async function claimDataDir(dirArg: string, kind: DirKind, o: ClaimOptions): Promise<ClaimResult> {
   const dir = resolve(dirArg);
   const flag = o.flag ?? '--data';
+  // A folder inside a demo's is the demo's to clear on its next run: nobody else's keys go there.
+  if (kind !== 'demo' && process.env[DEMO_CHILD_ENV] !== '1') {
+    const parent = await inspectDataDir(dirname(dir));
+    if (parent.state === 'holds' && parent.kind === 'demo') return { ok: false, reason: `${dirArg} lies inside a cookwala demo directory (${dirname(dir)}), which the next demo clears: choose a ${flag} DIR outside it` };
+  }
   const s = await inspectDataDir(dir);
   if (s.state === 'not_a_directory') return { ok: false, reason: `${dirArg} is a file, not a directory: choose another ${flag} DIR` };
   if (s.state === 'holds') {

@@ -19,7 +19,7 @@ import type { WitnessPolicy } from '../verifier/documents/policy.ts';
 import { createSigPool, type SigPool } from '../platform/sig-pool.ts';
 import { silentLogger, type Logger } from '../platform/logger.ts';
 import type { FaultHooks } from '../logstore/index.ts';
-import { systemClock, type Clock } from './clock.ts';
+import { systemClock, type Clock } from '../platform/clock.ts';
 import { timeBoundsOf, type SequencerConfig } from './config.ts';
 import { saveConfig, loadDataDir } from './data-dir.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
@@ -80,7 +80,7 @@ export interface Sequencer {
 }
 
 export async function createSequencer(deps: SequencerDeps, opts: SequencerOptions): Promise<Sequencer> {
-  const clock = deps.clock ?? systemClock;
+  const clock = deps.clock ?? systemClock();
   const config = opts.config;
   const metrics = createMetrics();
   const ownPool = deps.pool === undefined;

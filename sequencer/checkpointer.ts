@@ -20,7 +20,7 @@ import { buildCheckpoint, verifyCheckpoint, withLogNoteSignature, witnessSignatu
 import type { WitnessPolicy } from '../verifier/documents/policy.ts';
 import type { Signer } from '../verifier/documents/signature.ts';
 import type { LogStore } from '../logstore/index.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../platform/clock.ts';
 import type { Metrics } from './metrics.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { CheckpointMark } from './checkpoint-mark.ts';

@@ -55,7 +55,7 @@ async function readJsonFile(path: string, flag: string): Promise<Result<unknown>
 /** A running witness's card: its KeyRecord (well-known) and its peer id and multiaddrs (/v1/logs). */
 async function cardFromUrl(url: string): Promise<Result<WitnessInfoCard>> {
   const base = url.replace(/\/+$/, '');
-  const wk = await getSmallJson(`${base}/.well-known/cookwala.json`, '--url');
+  const wk = await getSmallJson(`${base}/.well-known/cookwala.json`, '--url', 10_000, base);
   if (!wk.ok) return wk;
   const keys = (wk.value.body as { keys?: unknown[] } | undefined)?.keys;
   const key = Array.isArray(keys) ? (keys[0] as { role?: string } | undefined) : undefined;

@@ -24,7 +24,7 @@ import { buildEntry, entryCeOf, type Entry } from '../verifier/documents/entry.t
 import type { CloudEvent } from '../verifier/cloudevent/read.ts';
 import type { Signature } from '../verifier/documents/signature.ts';
 import type { AppendItem, LogStore } from '../logstore/index.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../platform/clock.ts';
 import type { Metrics } from './metrics.ts';
 
 /** An event ready to sequence: verified, with its hash and the signature for the entry. */

@@ -10,7 +10,7 @@ import type { KeyRecord } from '../verifier/documents/keys.ts';
 import type { Signer } from '../verifier/documents/signature.ts';
 import type { SigPool } from '../platform/sig-pool.ts';
 import type { LogConfig, SequencerConfig } from './config.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../platform/clock.ts';
 import type { Metrics } from './metrics.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Liveness } from './liveness.ts';

@@ -20,7 +20,7 @@ import { fail, statusOf, type Failure, type ReasonCode, type Result } from '../v
 import { fromBase64url, timeMs } from '../verifier/encoding/wire.ts';
 import { checkKeyValidAt, type KeyRecord } from '../verifier/documents/keys.ts';
 import { checkHeartbeatTime, checkSignedAt, checkTimePrecision, type TimeBounds, type TimePrecision } from '../verifier/documents/time-bounds.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../platform/clock.ts';
 import { signingHeader, signingHeaderBytes, type Signature } from '../verifier/documents/signature.ts';
 import { decodeCookwalasig, eventHash, EVENT_KIND, readCloudEvent, type CloudEvent } from '../verifier/cloudevent/read.ts';
 import type { SigItem, SigPool } from '../platform/sig-pool.ts';

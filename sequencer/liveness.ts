@@ -8,7 +8,7 @@
 // until it speaks; it cannot be declared lost for a silence the sequencer did not observe).
 
 import { formatTime } from '../verifier/encoding/wire.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../platform/clock.ts';
 
 export interface DeviceState {
   log: string;

@@ -74,10 +74,12 @@ describe('300 logs, at most 8 stores open', () => {
       peak = Math.max(peak, await openStores());
     }
     expect(peak).toBeLessThanOrEqual(CAP);
-    const all = await Promise.all(LOGS.map(async (log) => {
-      const r = await post(log);
-      return { status: r.statusCode, seq: r.json().seq, open: await openStores() };
-    }));
+    const all = await Promise.all(
+      LOGS.map(async (log) => {
+        const r = await post(log);
+        return { status: r.statusCode, seq: r.json().seq, open: await openStores() };
+      }),
+    );
     expect(all.every((a) => a.status === 201 && a.seq === 2)).toBe(true);
     expect(Math.max(...all.map((a) => a.open))).toBeLessThanOrEqual(CAP);
     expect(t.seq.logs.stats().open).toBeLessThanOrEqual(CAP);
@@ -122,7 +124,11 @@ describe('300 logs, at most 8 stores open', () => {
     lease.release();
     await t.seq.logs.closeIdle(0);
     expect(t.seq.logs.get(log)).toBeUndefined();
-    expect((await t.get(`/v1/logs?from=7&limit=1`)).json().logs[0]).toMatchObject({ open: false, head: { seq: 3 }, checkpoint: { seq: 3 } });
+    expect((await t.get(`/v1/logs?from=7&limit=1`)).json().logs[0]).toMatchObject({
+      open: false,
+      head: { seq: 3 },
+      checkpoint: { seq: 3 },
+    });
   });
 
   it('refuses a closed log restored from an older backup when it reopens (store_behind_checkpoint), that log only', async () => {

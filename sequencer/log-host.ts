@@ -15,7 +15,7 @@ import type { LogDescriptor, LogMode } from '../verifier/documents/log-descripto
 import type { TimeBounds, TimePrecision } from '../verifier/documents/time-bounds.ts';
 import type { FaultHooks, LogStore } from '../logstore/index.ts';
 import type { LogConfig } from './config.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../platform/clock.ts';
 import type { Metrics } from './metrics.ts';
 import { createCommitter, type Committer } from './committer.ts';
 import type { WitnessPolicy } from '../verifier/documents/policy.ts';
@@ -139,6 +139,8 @@ async function closeHostedLog(h: HostedLog): Promise<void> {
   try {
     await h.checkpoints.stop();
     await h.checkpoints.tick();
+    // A log reopened later gets a new publisher (publishing()): this one's timers stop here.
+    await h.publisher.close?.();
   } finally {
     await h.keys.close();
     await h.store.close();

@@ -20,7 +20,10 @@ const SUMMARY = {
   properties: {
     log: { type: 'string' },
     mode: { type: 'string', enum: ['full', 'hash_only'] },
-    open: { type: 'boolean', description: 'the store is open now; false: head and checkpoint are from the summary written when it was last closed' },
+    open: {
+      type: 'boolean',
+      description: 'the store is open now; false: head and checkpoint are from the summary written when it was last closed',
+    },
     head: { type: 'object', properties: { seq: { type: 'integer' }, hash: HASH, root: HASH } },
     checkpoint: { type: 'object', properties: { seq: { type: 'integer' }, hash: HASH } },
     summaryAt: { type: 'string' },
@@ -29,7 +32,11 @@ const SUMMARY = {
 const LIST = describe({
   summary: 'Every hosted log with its head and latest signed checkpoint (paged)',
   responses: {
-    200: json('a page of logs', { type: 'object', required: ['logs', 'total'], properties: { logs: { type: 'array', items: SUMMARY }, total: { type: 'integer' }, next: { type: 'integer' } } }),
+    200: json('a page of logs', {
+      type: 'object',
+      required: ['logs', 'total'],
+      properties: { logs: { type: 'array', items: SUMMARY }, total: { type: 'integer' }, next: { type: 'integer' } },
+    }),
     ...errors('bad_request'),
   },
 });

@@ -10,7 +10,7 @@ import { eventHash, type CloudEvent } from '../verifier/cloudevent/read.ts';
 import { openSequencer } from '../sequencer/app.ts';
 import { startSequencer, type TestSequencer } from '../testkit/sequencer.ts';
 import { tempDirs } from '../testkit/tmp.ts';
-import { systemClock } from '../executor/clock.ts';
+import { systemClock } from '../platform/clock.ts';
 import { createSimulatedHardware } from '../executor/runner.ts';
 import { createSequencerClient, ensureRegistered, type FetchLike } from '../executor/sequencer-client.ts';
 import { checkChain, fetchLog, SIMPLE_BODY, subjectOrder, testDevice, testExecutor } from '../testkit/executor.ts';

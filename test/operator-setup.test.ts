@@ -43,6 +43,11 @@ describe('1. data directories say what they hold', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/is a cookwala demo directory, not a sequencer's data directory: choose another --data DIR/);
     expect((await readdir(demo)).sort()).toEqual(['bundle.ndjson', 'demo.json', 'logs']);
+    // nor inside it (the old demo layout had DIR/sequencer/: the next demo clears that)
+    const inside = await cookwala(['init', '--data', join(demo, 'sequencer'), '--log', LOG]);
+    expect(inside.code).toBe(2);
+    expect(inside.stderr).toMatch(/sequencer lies inside a cookwala demo directory \(.*data\), which the next demo clears: choose a --data DIR outside it/);
+    expect((await readdir(demo)).sort()).toEqual(['bundle.ndjson', 'demo.json', 'logs']);
     // An older version put keys there: the next demo must not wipe them.
     await writeFile(join(demo, 'sequencer.key.json'), '{"alg":"EdDSA","kid":"k","secretKey":"precious"}');
     await writeFile(join(demo, 'demo.json'), JSON.stringify({ kind: 'CookwalaDemo', pid: 2 ** 22 + 4321, startedAt: '2026-01-01T00:00:00.000Z' }));
@@ -210,7 +215,11 @@ describe('4. one line and exit 2 for each environment fault', () => {
     const k = testKey('w-fake', 'witness');
     fake = createHttpServer((req, res) => {
       res.setHeader('content-type', 'application/json');
-      res.end(req.url === '/.well-known/cookwala.json' ? JSON.stringify({ keys: [k.keyRecord], logs: [LOG] }) : '{"code":"not_found"}');
+      const peer = '12D3KooWGBTcd5c4ymgPbqYugTDnhFHtLief3bZfPzhE3rBzYTNR';
+      if (req.url === '/.well-known/cookwala.json') return res.end(JSON.stringify({ keys: [k.keyRecord], logs: [LOG] }));
+      if (req.url === '/v1/logs') return res.end(JSON.stringify({ peerId: peer, multiaddrs: [`/ip4/127.0.0.1/tcp/4999/p2p/${peer}`], logs: [] }));
+      res.statusCode = 404;
+      res.end('{"code":"not_found"}');
     });
     await new Promise<void>((r) => fake.listen(0, '127.0.0.1', () => r()));
     const url = `http://127.0.0.1:${(fake.address() as { port: number }).port}`;
@@ -218,8 +227,17 @@ describe('4. one line and exit 2 for each environment fault', () => {
     const r = await cookwala(['export', '--url', url, '--log', LOG, '--out', out]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe(`cookwala export: ${url} is a cookwala witness, not a sequencer: point --url at the sequencer (\`cookwala sequencer\` prints its URL)`);
-    const seqFromWitness = await cookwala(['policy', 'add-witness', '--data', join(out, '..', 'none'), '--url', url]);
-    expect(seqFromWitness.code).toBe(2);
+    // the same URL is what `policy add-witness --url` wants: the witness's card from its status API
+    const seq = join(out, '..', 'seq');
+    expect((await cookwala(['init', '--data', seq, '--log', LOG])).code).toBe(0);
+    const add = await cookwala(['policy', 'add-witness', '--data', seq, '--url', url]);
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stdout).toMatch(/added witness wit-w-fake \(test:w-fake\) .*quorum 1 of 1\npeer \/ip4\/127.0.0.1\/tcp\/4999\/p2p\/12D3KooW/);
+    // a closed port: one line naming --url
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const s = await cookwala(['policy', 'add-witness', '--data', seq, '--url', closed]);
+    expect(s.code).toBe(2);
+    expect(s.stderr.trim()).toBe(`cookwala policy add-witness: nothing listens at ${closed} (connection refused): is the service running, and is --url right?`);
   });
 
   it('a busy sequencer port: one line naming --port, exit 2', async () => {

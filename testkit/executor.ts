@@ -12,7 +12,7 @@ import type { KeyRecord } from '../verifier/documents/keys.ts';
 import { createSigner, generateSecretKey, keyRecordOf } from '../verifier/documents/signature.ts';
 import type { DeviceIdentity } from '../executor/device-key.ts';
 import { sourceOf } from '../executor/device-key.ts';
-import { manualClock, type ManualClock } from '../executor/clock.ts';
+import { createManualClock, type ManualClock } from './clock.ts';
 import { createExecutor, type Executor, type ExecutorOptions, type ExecutorDeps } from '../executor/executor.ts';
 import { readLogLines, type LogRecord } from '../platform/logger.ts';
 import { changes, waitFor } from './wait.ts';
@@ -60,7 +60,7 @@ export function deliveryWaits(): DeliveryWaits {
 let ids = 0;
 export async function testExecutor(dataDir: string, opts: ExecutorOptions & { name?: string; clock?: ManualClock; deps?: Partial<ExecutorDeps> } = {}): Promise<{ ex: Executor; clock: ManualClock; device: DeviceIdentity; waits: DeliveryWaits }> {
   const device = testDevice(opts.name ?? 'dev-t');
-  const clock = opts.clock ?? manualClock();
+  const clock = opts.clock ?? createManualClock();
   const waits = deliveryWaits();
   const given = opts.delivery?.onWait;
   const delivery = { ...opts.delivery, onWait: (reason: 'idle' | 'backoff', ms: number) => (given?.(reason, ms), waits.onWait(reason, ms)) };

@@ -6,6 +6,7 @@
 
 import type { Readable } from 'node:stream';
 import { createLogger, readLogLines, type LogRecord, type Logger } from '../platform/logger.ts';
+import { changes, waitFor } from './wait.ts';
 
 export interface LogWatch {
   readonly records: LogRecord[];
@@ -17,31 +18,20 @@ export interface LogWatch {
 
 function createWatch(): LogWatch & { push(r: LogRecord): void } {
   const records: LogRecord[] = [];
-  const waiters = new Set<(r: LogRecord) => void>();
+  const written = changes();
   return {
     records,
     events: (event) => records.filter((r) => r.event === event),
     push(r) {
       records.push(r);
-      for (const w of [...waiters]) w(r);
+      written.notify();
     },
     next(event, match = () => true, timeoutMs = 30_000) {
-      const hit = (r: LogRecord) => r.event === event && match(r);
-      const seen = records.find(hit);
-      if (seen) return Promise.resolve(seen);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiters.delete(w);
-          reject(new Error(`no ${event} log line within ${timeoutMs} ms; saw: ${records.map((x) => x.event ?? x.msg).join(', ')}`));
-        }, timeoutMs);
-        const w = (r: LogRecord) => {
-          if (!hit(r)) return;
-          clearTimeout(timer);
-          waiters.delete(w);
-          resolve(r);
-        };
-        waiters.add(w);
-      });
+      let seen = 0;
+      return waitFor(() => {
+        for (; seen < records.length; seen++) if (records[seen].event === event && match(records[seen])) return records[seen];
+        return undefined;
+      }, { what: `a ${event} log line`, timeoutMs, wake: written, detail: () => `saw: ${records.map((x) => x.event ?? x.msg).join(', ')}` });
     },
   };
 }

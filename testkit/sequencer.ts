@@ -12,7 +12,7 @@ import type { KeyRecord } from '../verifier/documents/keys.ts';
 import type { LogMode } from '../verifier/documents/log-descriptor.ts';
 import { initDataDir } from '../sequencer/data-dir.ts';
 import { openSequencer, type Sequencer, type SequencerDeps } from '../sequencer/app.ts';
-import type { Clock } from '../sequencer/clock.ts';
+import type { Clock } from '../platform/clock.ts';
 import type { SequencerConfig } from '../sequencer/config.ts';
 import { DATA_FILES } from '../sequencer/config.ts';
 import { makeTempDir } from './tmp.ts';

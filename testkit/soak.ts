@@ -37,6 +37,7 @@ import { checkChain } from './executor.ts';
 import { rebuildLog } from './verify-log.ts';
 import { readInfo } from './witness-procs.ts';
 import { makeTempDir, removeDir } from './tmp.ts';
+import { changes, waitFor } from './wait.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const LOG = 'soak.example/missions/m-1';
@@ -77,7 +78,7 @@ interface Proc {
 function spawnProc(args: string[]): Proc {
   const proc = spawn(process.execPath, [join(ROOT, 'bin/cookwala.js'), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const out: string[] = [];
-  const listeners = new Set<() => void>();
+  const output = changes();
   let buf = '';
   const take = (d: Buffer) => {
     buf += d.toString();
@@ -85,32 +86,24 @@ function spawnProc(args: string[]): Proc {
     buf = parts.pop() ?? '';
     out.push(...parts);
     if (out.length > 2000) out.splice(0, out.length - 1000);
-    for (const l of [...listeners]) l();
+    output.notify();
   };
   proc.stdout!.on('data', take);
   proc.stderr!.on('data', take);
   let dead = false;
   const exited = new Promise<void>((r) => proc.once('exit', () => {
     dead = true;
-    for (const l of [...listeners]) l();
+    output.notify();
     r();
   }));
-  const waitLine = (pred: (l: string) => boolean, what: string, ms = 60_000) =>
-    new Promise<string>((resolve, reject) => {
-      let seen = 0;
-      const check = () => {
-        for (; seen < out.length; seen++) if (pred(out[seen])) return finish(() => resolve(out[seen]));
-        if (dead) finish(() => reject(new Error(`${args[0]} exited before ${what}:\n${out.slice(-20).join('\n')}`)));
-      };
-      const guard = setTimeout(() => finish(() => reject(new Error(`timed out waiting for ${what}:\n${out.slice(-20).join('\n')}`))), ms);
-      const finish = (f: () => void) => {
-        clearTimeout(guard);
-        listeners.delete(check);
-        f();
-      };
-      listeners.add(check);
-      check();
-    });
+  const waitLine = (pred: (l: string) => boolean, what: string, ms = 60_000): Promise<string> => {
+    let seen = 0;
+    return waitFor(() => {
+      for (; seen < out.length; seen++) if (pred(out[seen])) return out[seen];
+      if (dead) throw new Error(`${args[0]} exited before ${what}:\n${out.slice(-20).join('\n')}`);
+      return undefined;
+    }, { what, timeoutMs: ms, wake: output, detail: () => out.slice(-20).join('\n') });
+  };
   return { proc, out, exited, waitLine };
 }
 
@@ -162,16 +155,14 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
       await rm(join(wDir, 'witness-info.json'), { force: true });
       const w = spawnProc(['witness', '--data', wDir]);
       procs.push(w);
-      for (;;) {
-        const info = await readInfo(wDir);
-        if (info) {
-          witnessHttp = info.http;
-          witnessAddr = info.multiaddrs[0];
-          break;
-        }
-        if (w.proc.exitCode !== null) throw new Error(`witness exited: ${w.out.slice(-10).join('\n')}`);
-        await sleep(50);
-      }
+      // witness-info.json is written by the child: nothing announces it, so this one wait polls.
+      const info = await waitFor(async () => {
+        const i = await readInfo(wDir);
+        if (!i && w.proc.exitCode !== null) throw new Error(`witness exited: ${w.out.slice(-10).join('\n')}`);
+        return i;
+      }, { what: 'the soak witness to write witness-info.json', timeoutMs: 60_000 });
+      witnessHttp = info.http;
+      witnessAddr = info.multiaddrs[0];
       witness = w;
     };
     await startWitness();
@@ -224,6 +215,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
     /** Send until answered (a lost answer is resent unchanged); the answer's status and JSON. */
     const send = async (headers: Record<string, string>, body: string): Promise<{ status: number; json: any }> => {
       for (let attempt = 0; ; attempt++) {
+        if (stop) return { status: 0, json: {} };
         try {
           const res = await fetch(`${base}/v1/logs/${enc}/events`, { method: 'POST', headers, body });
           const json = await res.json().catch(() => ({}));
@@ -249,6 +241,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
           if (mine.length === 0) continue;
           const a = mine[Math.floor(rnd() * mine.length)];
           const r = await send({ 'content-type': 'application/cloudevents+json', 'idempotency-key': `${key}-again` }, JSON.stringify(a.ce));
+          if (r.status === 0) break;
           if (r.status !== 200 || r.json.seq !== a.seq) fail(`a retry of ${a.ce.id} (acknowledged at ${a.seq}) answered ${r.status} seq ${r.json.seq} ${r.json.code ?? ''}`);
           else summary.byMode.retry++;
           continue;
@@ -256,6 +249,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
         if (mode === 'batch') {
           const evs = [s.next(`soak-${idx}`), s.next(`soak-${idx}`)];
           const r = await send({ 'content-type': 'application/cloudevents-batch+json', 'idempotency-key': key }, JSON.stringify(evs));
+          if (r.status === 0) break;
           const results = (r.json.results ?? []) as Array<{ status: number; seq: number; hash: string; code?: string }>;
           results.forEach((x, i) => (x.status === 201 || x.status === 200 ? acked({ ce: evs[i], seq: x.seq, hash: x.hash }, 'batch') : fail(`batch item ${x.status} ${x.code}`)));
           continue;
@@ -269,6 +263,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
           body = JSON.stringify(ce.data);
         }
         const r = await send(headers, body);
+        if (r.status === 0) break;
         if (r.status === 201 || r.status === 200) acked({ ce, seq: r.json.seq, hash: r.json.hash }, mode);
         else fail(`${mode} event answered ${r.status} ${r.json.code}: ${r.json.detail}`);
       }
@@ -363,17 +358,26 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
       await victim.exited;
       summary.kills[kind]++;
       summary.kills.total++;
-      if (kind === 'sequencer') await startSequencer();
-      else if (kind === 'witness') await startWitness();
-      else await startExecutor();
+      try {
+        if (kind === 'sequencer') await startSequencer();
+        else if (kind === 'witness') await startWitness();
+        else await startExecutor();
+      } catch (e) {
+        fail(`the ${kind} did not come back after kill ${summary.kills.total}: ${(e as Error).message.slice(0, 500)}`);
+        break;
+      }
       const tr = Date.now();
       await check(`kill ${summary.kills.total} (${kind})`);
       say(`kill ${summary.kills.total} ${kind}: waited+killed+restarted in ${tr - tk} ms, checked in ${Date.now() - tr} ms`);
       if (summary.kills.total % 10 === 0) say(`soak: ${summary.kills.total} kills, ${acks.length} acknowledged, ${summary.entries} entries, published ${publishedSeq}, ${failures.length} failures`);
     }
-    await moreAcks();
+    if (failures.length === 0) await moreAcks();
     stop = true;
     await Promise.all([...load, watcher]);
+    summary.acknowledged = acks.length;
+    summary.publishedSeq = publishedSeq;
+    summary.witnessSeq = witnessSeq;
+    if (failures.length > 0) return summary;
     await check('the end');
 
     // --- the executor's events: each in the log once, or still pending in its outbox
@@ -410,9 +414,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
     for (const p of procs) if (p.proc.exitCode === null && p.proc.signalCode === null) p.proc.kill('SIGKILL');
     await Promise.all(procs.map((p) => p.exited));
     await removeDir(root);
+    summary.durationMs = Date.now() - t0;
+    summary.killsPerMinute = Math.round((summary.kills.total / (summary.durationMs / 60_000)) * 10) / 10;
   }
-  summary.durationMs = Date.now() - t0;
-  summary.killsPerMinute = Math.round((summary.kills.total / (summary.durationMs / 60_000)) * 10) / 10;
   return summary;
 }
 

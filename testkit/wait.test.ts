@@ -1,11 +1,13 @@
 // testkit/wait.test.ts: the kit's waitFor and tmpDir do what tests rely on: a wait resolves with
 // the probe's value, re-checks on each `changes()` notification without polling, names what it
-// waited for when it times out, and ends with the probe's own error; a tmpDir is gone after its test.
+// waited for when it times out, and ends with the probe's own error; a tmpDir is gone after its test;
+// testkit/index.ts hands out those same definitions.
 
 import { stat } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { changes, waitFor } from './wait.ts';
 import { tmpDir } from './tmp.ts';
+import * as kit from './index.ts';
 
 describe('waitFor', () => {
   it('polls until the probe returns a value, and returns it', async () => {
@@ -46,5 +48,13 @@ describe('tmpDir', () => {
   });
   it('removed it when that test finished', async () => {
     await expect(stat(made)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
+describe('testkit/index.ts', () => {
+  it('re-exports the one definition of each helper, not a copy', () => {
+    expect(kit.waitFor).toBe(waitFor);
+    expect(kit.tmpDir).toBe(tmpDir);
+    expect(typeof kit.createManualClock().setTimeout).toBe('function');
   });
 });

@@ -2,10 +2,13 @@
 //   cookwala witness init --data DIR [--name N] [--http-port P] [--listen MA]... [--bootstrap MA]...
 //   cookwala witness add-log --data DIR --log ORIGIN --sequencer-key KEYRECORD.json
 //   cookwala witness [run] --data DIR [--bootstrap MA]...
-// `run` prints its multiaddrs (with /p2p/<peerId>), its KeyRecord and HTTP URL, writes
-// DIR/witness-info.json for scripts, and stops cleanly on SIGTERM/SIGINT (exit 0). Logs are
-// admitted only by `add-log` (the operator's configuration). Exit codes: 0 ok, 1 the witness
-// cannot run (store locked, bad files), 2 usage. While it runs, everything it says is a JSON log
+// `init` prints the peer id, multiaddrs and KeyRecord and keeps them in DIR/witness-info.json
+// (witness/wire/witness-info.ts), which outlives the process; `run` rewrites it with the addresses
+// it listens on, and stops cleanly on SIGTERM/SIGINT (exit 0). Logs are admitted only by `add-log`
+// (the operator's configuration). Each subcommand has its own --help, an unknown one gets "did you
+// mean" (cli-usage.ts). Exit codes: 0 ok, 1 the witness cannot run (store locked, bad files), 2 the
+// input or the environment is unusable, in one line naming the flag (usage, a DIR of another kind
+// or missing, a busy port, a --bootstrap that is not a /p2p/ multiaddr). While it runs, everything it says is a JSON log
 // line on stdout (platform/logger.ts; level from COOKWALA_LOG_LEVEL): `listening` with peerId,
 // multiaddrs, the status URL and the KeyRecord, then `fork_detected`, `witness_error`, `shutdown`.
 

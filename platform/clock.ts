@@ -1,8 +1,11 @@
-// executor/clock.ts: the time source of an executor, injected so tests and the simulator control it.
-// `now()` is wall time in ms (it stamps events and signatures); `setTimeout` schedules the device's
-// own work (steps, spin-down, heartbeats, delivery backoff). The fast clock of the simulator only
-// shortens waits: its `now()` stays real, so a signature never claims a signedAt in the future and
-// key validity is judged against true time. The manual clock runs due timers when advanced (tests).
+// platform/clock.ts: the one injectable time source of the services (STYLE: factories, no
+// globals). `now()` is wall time in ms: every time a service writes (sequencedAt, signedAt,
+// lastSeen, erasedAt, an executor's event times) comes from it. `setTimeout` schedules a service's
+// own work (an executor's steps, spin-down, heartbeats, delivery backoff). The fast clock of the
+// executor's simulator only shortens waits: its `now()` stays real, so a signature never claims a
+// signedAt in the future and key validity is judged against true time. Left out: a manual clock,
+// which is for tests only (testkit/clock.ts implements this interface). Invariant: a timer never
+// keeps a process alive on its own.
 
 export type TimerHandle = { readonly id: number };
 
@@ -45,43 +48,6 @@ export function systemClock(): Clock {
 export function fastClock(scale: number): Clock {
   if (!(scale >= 1) || !Number.isFinite(scale)) throw new TypeError('a fast clock scale is a finite number >= 1');
   return realTimers(scale);
-}
-
-export interface ManualClock extends Clock {
-  /** Move time forward, running every timer that falls due, in due order. */
-  advance(ms: number): void;
-  pending(): number;
-}
-
-export function manualClock(startMs = Date.UTC(2026, 10, 30, 10, 0, 0)): ManualClock {
-  let t = startMs;
-  let next = 1;
-  const timers = new Map<number, { at: number; fn: () => void }>();
-  return {
-    now: () => t,
-    setTimeout(fn, ms) {
-      const id = next++;
-      timers.set(id, { at: t + Math.max(0, ms), fn });
-      return { id };
-    },
-    clearTimeout(h) {
-      if (h) timers.delete(h.id);
-    },
-    pending: () => timers.size,
-    advance(ms) {
-      const end = t + ms;
-      // Bounded: each round removes one timer; timers scheduled during the advance may run too.
-      for (let guard = 0; guard < 1_000_000; guard++) {
-        let due: [number, { at: number; fn: () => void }] | undefined;
-        for (const e of timers) if (e[1].at <= end && (!due || e[1].at < due[1].at || (e[1].at === due[1].at && e[0] < due[0]))) due = e;
-        if (!due) break;
-        timers.delete(due[0]);
-        t = Math.max(t, due[1].at);
-        due[1].fn();
-      }
-      t = end;
-    },
-  };
 }
 
 /** A promise that resolves after `ms` on the clock (or at once when aborted). */
