@@ -1,5 +1,5 @@
 // sequencer/cli.ts: `cookwala sequencer` (DESIGN §12): load the data directory, open every log
-// (store_locked and store_behind_checkpoint are fatal: a clear message and exit code 1), listen,
+// (store_locked is fatal with exit 2, store_behind_checkpoint with exit 1, each one clear line), listen,
 // print the URL. SIGTERM/SIGINT: stop accepting, finish in-flight batches, sign a last
 // checkpoint, close the stores, exit 0. A failed store write exits 1 at once: only the disk knows
 // whether that batch landed, and a restart reads the truth back from it. While it runs it writes
@@ -77,7 +77,8 @@ export function run(argv: string[]): Promise<number> {
       if (e instanceof ProtocolError && FATAL_ON_START.has(e.code)) {
         const hint = e.code === 'store_locked' ? ' (another sequencer holds this data directory)' : e.code === 'store_behind_checkpoint' ? ' (refusing to re-sequence a signed seq: restore the store from a backup at or after its last checkpoint)' : '';
         process.stderr.write(`cookwala sequencer: ${e.code}: ${e.detail}${hint}\n`);
-        return { code: 1 };
+        // Another process holding the store is the environment (exit 2); a bad store or file is 1.
+        return { code: e.code === 'store_locked' ? 2 : 1 };
       }
       throw e;
     }

@@ -1,6 +1,12 @@
 // sequencer/log-host.ts: the logs one sequencer process hosts (DESIGN §12a). Each hosted log has
-// its own LevelDB store (opened once; a second process gets store_locked), its registered device
-// keys, a group committer and a checkpointer. Logs come from the config at start and from
+// its own LevelDB store (a second process gets store_locked), its registered device keys, a group
+// committer and a checkpointer. Many logs, one memory budget: a log's store is open only while
+// used (start-up opens the first DEFAULT_EAGER_OPEN, the rest on first acquire), at most maxOpenLogs
+// at once; at the cap the least recently used unpinned log is closed (drain, last checkpoint,
+// summary file, close), and idle ones after idleCloseMs. acquire() pins a log open until release():
+// a pinned log, so one with an append or read in flight, is never closed. Each open is granted its
+// write buffer and cache from the budget (store-budget.ts) and runs the same crash guards as a
+// start (checkpoint mark). Leaves out: sharing one LevelDB between logs. Logs come from the config at start and from
 // POST /v1/logs at run time (store and signed descriptor first, then the config file, so a crash
 // in between leaves a store that the next add adopts). Opening refuses a store behind the
 // checkpoint mark kept outside it (checkpoint-mark.ts: store_behind_checkpoint). Closing a log:

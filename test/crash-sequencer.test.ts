@@ -13,6 +13,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTempDir } from '../testkit/tmp.ts';
+import { changes, waitFor } from '../testkit/wait.ts';
 import { deviceKey, type TestKey } from '../testkit/keys.ts';
 import { eventStream } from '../testkit/events.ts';
 import { logPath } from '../testkit/sequencer.ts';
@@ -40,21 +41,18 @@ function startChild(port: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['bin/cookwala.js', 'sequencer', '--data', dir, '--port', String(port)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`sequencer did not start: ${out}${err}`)), 30_000);
-    child.stdout!.on('data', (d) => {
-      out += d;
-      if (readLogLines(out).some((r) => r.event === 'listening')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.stderr!.on('data', (d) => (err += d));
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`sequencer exited with ${code} before listening: ${out}${err}`));
-    });
+  const output = changes();
+  child.stdout!.on('data', (d) => {
+    out += d;
+    output.notify();
   });
+  child.stderr!.on('data', (d) => (err += d));
+  child.once('exit', () => output.notify());
+  return waitFor(() => {
+    if (readLogLines(out).some((r) => r.event === 'listening')) return child;
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`sequencer exited with ${child.exitCode ?? child.signalCode} before listening: ${out}${err}`);
+    return undefined;
+  }, { what: 'the sequencer to listen', wake: output, detail: () => `${out}${err}` });
 }
 
 function exitOf(child: ChildProcess): Promise<number | null> {

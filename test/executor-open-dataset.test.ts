@@ -20,6 +20,7 @@ import { buildStatusEvent } from '../executor/events.ts';
 import { checkChain, fetchLog, spawnExecutor, statusLine, testDevice, type ExecutorProcess } from '../testkit/executor.ts';
 import { logPath, startSequencer, type TestSequencer } from '../testkit/sequencer.ts';
 import { tempDirs } from '../testkit/tmp.ts';
+import { changes, waitFor } from '../testkit/wait.ts';
 
 const dirs = tempDirs('cookwala-exec-open-');
 const OPEN_LOG = 'kitchen.test/open/day';
@@ -89,10 +90,8 @@ describe('an open dataset: times to the day, from the device to the log', () => 
 
     // The device, through a proxy that keeps everything it sends.
     const sent: Array<{ path: string; body: string; status: number }> = [];
-    const waiters = new Set<() => void>();
-    const via = await recordingProxy(seq.url!, sent, () => {
-      for (const w of [...waiters]) w();
-    });
+    const answered = changes();
+    const via = await recordingProxy(seq.url!, sent, () => answered.notify());
     child = await spawnExecutor(await dirs.make(), ['--sequencer', via, '--log', OPEN_LOG, '--consent', 'open', `--register-token=${seq.token}`, '--speed', '100']);
     const r = await fetch(`${child.url}/v1/executions`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'open-1' }, body: JSON.stringify({ recipe: { id: 'tea', steps: [{ op: 'cw.op.boil', params: { tempC: 98, durationS: 30 } }] } }) });
     expect(r.status).toBe(201);
@@ -100,17 +99,7 @@ describe('an open dataset: times to the day, from the device to the log', () => 
     await child.until(statusLine(id, 'completed'), 'the mission completed');
     // Delivered when the proxy has forwarded the completed event with a success (each answer wakes this).
     const delivered = () => sent.some((s) => s.path.endsWith('/events') && s.status < 300 && s.body.includes(`"${id}.4"`));
-    await new Promise<void>((resolve, reject) => {
-      const guard = setTimeout(() => reject(new Error(`not delivered; sent: ${sent.map((s) => `${s.path} ${s.status}`).join(', ')}`)), 30_000);
-      const check = () => {
-        if (!delivered()) return;
-        clearTimeout(guard);
-        waiters.delete(check);
-        resolve();
-      };
-      waiters.add(check);
-      check();
-    });
+    await waitFor(delivered, { what: 'the completed event delivered', wake: answered, detail: () => `sent: ${sent.map((s) => `${s.path} ${s.status}`).join(', ')}` });
 
     // 1. What left the device: no time finer than the day.
     const eventBodies = sent.filter((s) => s.path.endsWith('/events'));

@@ -1,7 +1,7 @@
 // The CLIs as child processes: `cookwala init` (idempotent, usage errors exit 2), and
-// `cookwala sequencer` refusing to start, with a clear message and exit code 1, when another
-// process holds the store (store_locked) or the store is behind its last signed checkpoint
-// (store_behind_checkpoint: re-sequencing a signed seq would be a fork).
+// `cookwala sequencer` refusing to start, with a clear message, when another process holds the
+// store (store_locked: the environment, exit 2) or the store is behind its last signed checkpoint
+// (store_behind_checkpoint: re-sequencing a signed seq would be a fork; exit 1).
 import { afterAll, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -67,13 +67,13 @@ it('init --max-clock-skew / --max-delivery-delay: saved in config.json and decla
   }
 });
 
-it('refuses to start on a store held by another process (store_locked), exit 1', async () => {
+it('refuses to start on a store held by another process (store_locked), exit 2', async () => {
   const dir = await tmp.make();
   expect((await cookwala(['init', '--data', dir])).code).toBe(0);
   const holder = await openSequencer(dir, { timers: false });
   try {
     const r = await cookwala(['sequencer', '--data', dir, '--port', '0']);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.err).toContain('store_locked');
   } finally {
     await holder.close();

@@ -210,8 +210,8 @@ export async function run(argv: string[]): Promise<number> {
       return await cmdRun(rest);
     } catch (e) {
       if (e instanceof ProtocolError) {
-        warn(`cookwala witness: ${e.message}`);
-        return 1;
+        warn(`cookwala witness: ${e.message}${e.code === 'store_locked' ? ' (another witness runs on this --data DIR)' : ''}`);
+        return e.code === 'store_locked' ? 2 : 1;
       }
       throw e;
     }
