@@ -34,7 +34,11 @@ const LEASE_MS = 1000;
 function start(dir: string, port: number, store?: string): Promise<ChildProcess> {
   // The ingest runs use the default lease (3 s): the failover runs below use a short one.
   const extra = store ? ['--store', store] : [];
-  const child = spawn(process.execPath, ['bin/cookwala.js', 'sequencer', '--data', dir, '--port', String(port), '--host', '127.0.0.1', ...extra], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    ['bin/cookwala.js', 'sequencer', '--data', dir, '--port', String(port), '--host', '127.0.0.1', ...extra],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (d) => {
@@ -53,7 +57,9 @@ async function ingestRun(events: number, store?: string): Promise<number> {
   const devices = Array.from({ length: CLIENTS }, (_, i) => deviceKey(2000 + i));
   const bodies: string[][] = devices.map((d, i) => {
     const s = eventStream(d);
-    return Array.from({ length: Math.ceil(events / CLIENTS / BATCH) }, (_, n) => JSON.stringify(Array.from({ length: BATCH }, (_, k) => s.next(`exec-${i}`, { data: { step: n * BATCH + k, tempC: 92.5 } }))));
+    return Array.from({ length: Math.ceil(events / CLIENTS / BATCH) }, (_, n) =>
+      JSON.stringify(Array.from({ length: BATCH }, (_, k) => s.next(`exec-${i}`, { data: { step: n * BATCH + k, tempC: 92.5 } }))),
+    );
   });
   await initDataDir({ dir, logs: [LOG], mode: 'hash_only', store: store ? { url: store } : undefined });
   const token = (await readFile(join(dir, 'operator.token'), 'utf8')).trim();
@@ -62,7 +68,11 @@ async function ingestRun(events: number, store?: string): Promise<number> {
   const base = `http://127.0.0.1:${port}/v1/logs/${encodeURIComponent(LOG)}`;
   try {
     for (const d of devices) {
-      const r = await fetch(`${base}/keys`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(d.record) });
+      const r = await fetch(`${base}/keys`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify(d.record),
+      });
       if (r.status !== 201) throw new Error(`key registration: ${r.status}`);
     }
     let key = 0;
@@ -72,7 +82,11 @@ async function ingestRun(events: number, store?: string): Promise<number> {
         for (const body of list) {
           const k = `k-${key++}`;
           for (;;) {
-            const r = await fetch(`${base}/events`, { method: 'POST', headers: { 'content-type': 'application/cloudevents-batch+json', 'idempotency-key': k }, body });
+            const r = await fetch(`${base}/events`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/cloudevents-batch+json', 'idempotency-key': k },
+              body,
+            });
             const j = (await r.json()) as { results?: Array<{ status: number }> };
             // A 503 (not_leader: e.g. a lease lost to a long pause and won back) is retried unchanged, as a device would.
             if (r.status === 503 || j.results?.some((x) => x.status === 503)) {
@@ -80,14 +94,15 @@ async function ingestRun(events: number, store?: string): Promise<number> {
               await new Promise((res) => setTimeout(res, 20));
               continue;
             }
-            if (r.status !== 200 || !j.results?.every((x) => x.status === 201 || x.status === 200)) throw new Error(`not acknowledged: ${r.status} ${JSON.stringify(j).slice(0, 200)}`);
+            if (r.status !== 200 || !j.results?.every((x) => x.status === 201 || x.status === 200))
+              throw new Error(`not acknowledged: ${r.status} ${JSON.stringify(j).slice(0, 200)}`);
             break;
           }
         }
       }),
     );
     const secs = (performance.now() - t0) / 1000;
-    return Math.round(bodies.reduce((a, l) => a + l.length, 0) * BATCH / secs);
+    return Math.round((bodies.reduce((a, l) => a + l.length, 0) * BATCH) / secs);
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));

@@ -16,6 +16,9 @@ import { eventStream } from '../testkit/events.ts';
 import { tempDirs } from '../testkit/tmp.ts';
 import { parseNdjson, rebuildLog } from '../testkit/verify-log.ts';
 import { logStoreDir } from './data-dir.ts';
+import { logSummaryFile, readLogSummary, writeLogSummary } from './log-summary.ts';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { grantStore, MIN_GRANT_BYTES, MAX_WRITE_BUFFER, MIN_WRITE_BUFFER, PROCESS_RESERVE_BYTES, maxStoresFor } from './store-budget.ts';
 
 const N = 300;
@@ -166,5 +169,35 @@ describe('the memory budget (store-budget.ts)', () => {
     expect(sizes.at(-1)).toBe(MIN_WRITE_BUFFER);
     expect(sizes.every((s, i) => i === 0 || s <= sizes[i - 1])).toBe(true);
     expect(maxStoresFor(budget)).toBe(Math.floor((budget - PROCESS_RESERVE_BYTES) / MIN_GRANT_BYTES));
+  });
+});
+
+describe('the summary file (log-summary.ts)', () => {
+  const H = 'sha256:' + 'a'.repeat(64);
+  it('reads back what was written, and a torn, oversized or ill-typed file as no summary', async () => {
+    const dir = await tmp.make();
+    const log = 'sum.example/l';
+    await writeLogSummary(
+      dir,
+      { log, mode: 'hash_only', open: true, head: { seq: 7, hash: H, root: H }, checkpoint: { seq: 6, hash: H } },
+      Date.UTC(2026, 0, 1),
+    );
+    expect(await readLogSummary(dir, log)).toEqual({
+      head: { seq: 7, hash: H, root: H },
+      checkpoint: { seq: 6, hash: H },
+      summaryAt: '2026-01-01T00:00:00.000Z',
+    });
+    const f = logSummaryFile(dir, log);
+    await mkdir(dirname(f), { recursive: true });
+    for (const bad of [
+      '{"head":{"seq":7',
+      JSON.stringify({ head: { seq: -1, hash: H, root: H }, summaryAt: 'x' }),
+      JSON.stringify({ head: { seq: 1, hash: 'nope', root: H }, summaryAt: 'x' }),
+      JSON.stringify({ head: { seq: 1, hash: H, root: H }, summaryAt: 'x', pad: 'x'.repeat(5000) }),
+    ]) {
+      await writeFile(f, bad);
+      expect(await readLogSummary(dir, log)).toBeUndefined();
+    }
+    expect(await readLogSummary(dir, 'sum.example/never')).toBeUndefined();
   });
 });

@@ -22,14 +22,17 @@ export interface StoreBackend {
 
 export function storeBackendOf(v: { store?: string; advertise?: string; 'lease-ms'?: string }): StoreBackend | undefined {
   if (v.store === undefined) {
-    if (v.advertise !== undefined || v['lease-ms'] !== undefined) throw new UsageError('--advertise and --lease-ms go with --store postgres://…');
+    if (v.advertise !== undefined || v['lease-ms'] !== undefined)
+      throw new UsageError('--advertise and --lease-ms go with --store postgres://…');
     return undefined;
   }
-  if (!isPostgresUrl(v.store)) throw new UsageError('--store takes a postgres:// (or postgresql://) URL; without it the logs live in LevelDB under DIR/logs');
+  if (!isPostgresUrl(v.store))
+    throw new UsageError('--store takes a postgres:// (or postgresql://) URL; without it the logs live in LevelDB under DIR/logs');
   let leaseMs: number | undefined;
   if (v['lease-ms'] !== undefined) {
     leaseMs = Number(v['lease-ms']);
-    if (!Number.isInteger(leaseMs) || leaseMs < 200 || leaseMs > 600_000) throw new UsageError('--lease-ms is an integer from 200 to 600000');
+    if (!Number.isInteger(leaseMs) || leaseMs < 200 || leaseMs > 600_000)
+      throw new UsageError('--lease-ms is an integer from 200 to 600000');
   }
   if (v.advertise !== undefined && !/^https?:\/\/[^\s]+$/.test(v.advertise)) throw new UsageError('--advertise is an http(s) URL');
   return { url: v.store, address: v.advertise, leaseMs };

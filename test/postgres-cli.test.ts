@@ -27,7 +27,10 @@ it('init --store creates the log in PostgreSQL, idempotently; bad --store values
   expect(r.code, r.stderr).toBe(0);
   expect(r.stdout).toContain(`log ${LOG} (hash_only)`);
   const desc = await withDatabase(db.url, async (c) => {
-    const row = await c.query<{ v: Buffer }>('SELECT v FROM cookwala_kv JOIN cookwala_logs USING (log_id) WHERE origin = $1 AND k = $2', [LOG, singleKey.descriptor]);
+    const row = await c.query<{ v: Buffer }>('SELECT v FROM cookwala_kv JOIN cookwala_logs USING (log_id) WHERE origin = $1 AND k = $2', [
+      LOG,
+      singleKey.descriptor,
+    ]);
     return row.rows[0] ? (JSON.parse(row.rows[0].v.toString('utf8')) as { kind: string; log: string; mode: string }) : undefined;
   });
   expect(desc).toMatchObject({ kind: 'Log', log: LOG, mode: 'hash_only' });

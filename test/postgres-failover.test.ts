@@ -86,7 +86,9 @@ for (const signal of ['SIGKILL', 'SIGSTOP'] as const) {
     if (signal === 'SIGSTOP') {
       expect(run.resumedAnswer).toMatchObject({ status: 503, code: 'not_leader', leader: run.survivor.url });
     }
-    console.log(`postgres failover (${signal}): take-over ${run.takeoverMs} ms (lease ${LEASE_MS} ms); ${run.acks.length} acknowledged (A ${run.acksBy.A}, B ${run.acksBy.B}); not_leader redirects A ${run.notLeaderBy.A}, B ${run.notLeaderBy.B}; victim ${run.victim}`);
+    console.log(
+      `postgres failover (${signal}): take-over ${run.takeoverMs} ms (lease ${LEASE_MS} ms); ${run.acks.length} acknowledged (A ${run.acksBy.A}, B ${run.acksBy.B}); not_leader redirects A ${run.notLeaderBy.A}, B ${run.notLeaderBy.B}; victim ${run.victim}`,
+    );
     await check(run, db, base);
   }, 120_000);
 }

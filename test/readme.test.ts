@@ -167,7 +167,7 @@ describe('README', () => {
     expect(r.code, r.out.slice(-4000)).toBe(0);
     // the operator's set-up said the log was unwitnessed until witnesses came
     expect(r.out).toMatch(/UNWITNESSED until you add some/);
-    expect(r.out).toMatch(/^  UNWITNESSED: the policy asks for no witness \(quorum 0\); only the sequencer signed it$/m);
+    expect(r.out).toMatch(/^ {2}UNWITNESSED: the policy asks for no witness \(quorum 0\); only the sequencer signed it$/m);
     // both witnesses added from their witness-info.json, quorum 2, and a checkpoint both cosigned
     expect(r.out).toMatch(/added witness wit-\S+ \(cookwala:witness\/w1\).*quorum 1 of 1/);
     expect(r.out).toMatch(/added witness wit-\S+ \(cookwala:witness\/w2\).*quorum 2 of 2/);

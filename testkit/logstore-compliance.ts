@@ -12,14 +12,35 @@
 
 import { describe, expect, it } from 'vitest';
 import { randomInt } from 'node:crypto';
-import { createMemoryTree, hashLeaf, inclusionProof, consistencyProof, verifyInclusion, verifyConsistency } from '../verifier/merkle/index.ts';
+import {
+  createMemoryTree,
+  hashLeaf,
+  inclusionProof,
+  consistencyProof,
+  verifyInclusion,
+  verifyConsistency,
+} from '../verifier/merkle/index.ts';
 import { entryLeaf } from '../verifier/documents/entry.ts';
 import { formatHash, parseHash } from '../verifier/encoding/wire.ts';
 import { ProtocolError } from '../verifier/errors.ts';
 import type { AppendItem, Head, LogStore } from '../logstore/types.ts';
 import { checkpointKey, singleKey } from '../logstore/keys.ts';
 import { encodeHead, encodeJson } from '../logstore/values.ts';
-import { TEST_LOG, T0, cosigned, deviceSigner, errorCode, fixedSigner, itemFor, makeCheckpoint, makeDescriptor, makeEvent, makeItems, sequencerSigner, witnessSigner } from './logstore.ts';
+import {
+  TEST_LOG,
+  T0,
+  cosigned,
+  deviceSigner,
+  errorCode,
+  fixedSigner,
+  itemFor,
+  makeCheckpoint,
+  makeDescriptor,
+  makeEvent,
+  makeItems,
+  sequencerSigner,
+  witnessSigner,
+} from './logstore.ts';
 
 export interface ComplianceDriver {
   /** A new store, initialized with makeDescriptor(mode), closed by the driver after the test. */
@@ -67,7 +88,11 @@ async function anyPresent(d: ComplianceDriver, s: LogStore, needles: Buffer[]): 
 }
 
 function erasedItem(head: Head, seq: number, eventHash: string, id = `erase-${seq}`): AppendItem {
-  const ce = makeEvent(id, { source: 'urn:cookwala:sequencer', type: 'cookwala.log.erased', data: { seq, eventHash, reason: 'consent withdrawn' } });
+  const ce = makeEvent(id, {
+    source: 'urn:cookwala:sequencer',
+    type: 'cookwala.log.erased',
+    data: { seq, eventHash, reason: 'consent withdrawn' },
+  });
   return itemFor(TEST_LOG, head, ce, sequencerSigner());
 }
 
@@ -84,7 +109,11 @@ export function runLogStoreCompliance(name: string, d: ComplianceDriver): void {
       const s = await d.fresh('full');
       const desc = makeDescriptor('full');
       expect(s.descriptor()).toEqual(desc);
-      expect(s.head()).toEqual({ seq: 0, hash: desc.hash, root: 'sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' });
+      expect(s.head()).toEqual({
+        seq: 0,
+        hash: desc.hash,
+        root: 'sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+      });
       await s.init(desc);
       expect(await errorCode(s.init(makeDescriptor('hash_only')))).toBe('descriptor_mismatch');
     });
@@ -103,7 +132,9 @@ export function runLogStoreCompliance(name: string, d: ComplianceDriver): void {
       expect((await collect(s.payloads(6, 100))).map((p) => p.seq)).toEqual([6, 7]);
       expect(await s.getPayload(7)).toEqual({ event: items[6].payload });
       // not chaining from the head: refused, nothing written
-      expect(await errorCode(s.append(makeItems(TEST_LOG, { seq: 3, hash: items[2].entry.hash }, 1, { prefix: 'x-' })))).toBe('chain_broken');
+      expect(await errorCode(s.append(makeItems(TEST_LOG, { seq: 3, hash: items[2].entry.hash }, 1, { prefix: 'x-' })))).toBe(
+        'chain_broken',
+      );
       const other = makeItems('other.example/log', s.head(), 1);
       expect(await errorCode(s.append(other))).toBe('log_mismatch');
       expect(s.head()).toEqual(h2);
@@ -139,7 +170,12 @@ export function runLogStoreCompliance(name: string, d: ComplianceDriver): void {
         }
         expect((await s.append(items)).root).toBe(formatHash(mem.root()));
       }
-      for (const [seq, size, from] of [[1, 1, 0], [5, 24, 7], [67, 67, 1], [33, 50, 32]] as const) {
+      for (const [seq, size, from] of [
+        [1, 1, 0],
+        [5, 24, 7],
+        [67, 67, 1],
+        [33, 50, 32],
+      ] as const) {
         expect(await s.rootAt(size)).toBe(roots[size]);
         const entry = (await s.getEntry(seq))!;
         const proof = await s.inclusionProof(seq, size);
@@ -164,7 +200,16 @@ export function runLogStoreCompliance(name: string, d: ComplianceDriver): void {
       let prev = { seq: 0, hash: s.head().hash };
       const items: AppendItem[] = [];
       for (let i = 1; i <= 4; i++) {
-        const x = itemFor(TEST_LOG, prev, makeEvent(`id-${i}`, { subject: i <= 2 ? 'exec-A' : 'exec-B', cookwalaseq: i, source: i === 4 ? 'urn:dev:oven-10' : 'urn:dev:oven-1' }), dev);
+        const x = itemFor(
+          TEST_LOG,
+          prev,
+          makeEvent(`id-${i}`, {
+            subject: i <= 2 ? 'exec-A' : 'exec-B',
+            cookwalaseq: i,
+            source: i === 4 ? 'urn:dev:oven-10' : 'urn:dev:oven-1',
+          }),
+          dev,
+        );
         items.push(x);
         prev = { seq: x.entry.seq, hash: x.entry.hash };
       }
@@ -217,7 +262,9 @@ export function runLogStoreCompliance(name: string, d: ComplianceDriver): void {
       await s.putCheckpoint(w2);
       expect((await s.checkpoint(4))!.signature.map((x) => x.kid).sort()).toEqual(['seq-1', 'wit-1', 'wit-2']);
       expect(await errorCode(s.putCheckpoint({ ...c4, root: OTHER }))).toBe('fork_detected');
-      expect(await errorCode(s.putCheckpoint(makeCheckpoint(TEST_LOG, 4, OTHER, c4.root, '2026-11-30T11:00:00.000Z')))).toBe('fork_detected');
+      expect(await errorCode(s.putCheckpoint(makeCheckpoint(TEST_LOG, 4, OTHER, c4.root, '2026-11-30T11:00:00.000Z')))).toBe(
+        'fork_detected',
+      );
       expect(await errorCode(s.putCheckpoint(makeCheckpoint(TEST_LOG, 11, c10.head, c10.root)))).toBe('store_behind_checkpoint');
       expect(await errorCode(s.putCheckpoint(makeCheckpoint(TEST_LOG, 6, OTHER, c10.root)))).toBe('rewrite_detected');
       expect(await errorCode(s.putCheckpoint(makeCheckpoint('other.example/log', 6, c4.head, c4.root)))).toBe('log_mismatch');
@@ -282,13 +329,21 @@ export function runLogStoreCompliance(name: string, d: ComplianceDriver): void {
       const f = await d.fresh('full');
       await f.append(makeItems(TEST_LOG, f.head(), 2));
       const e = (await f.getEntry(1))!;
-      expect(await errorCode(f.erasePayload(1, { seq: 1, eventHash: e.eventHash, reason: 'x', erasedAt: T0 }, erasedItem(f.head(), 1, e.eventHash)))).toBe('mode_forbids_erasure');
+      expect(
+        await errorCode(
+          f.erasePayload(1, { seq: 1, eventHash: e.eventHash, reason: 'x', erasedAt: T0 }, erasedItem(f.head(), 1, e.eventHash)),
+        ),
+      ).toBe('mode_forbids_erasure');
       const s = await d.fresh('hash_only');
       await s.append(makeItems(TEST_LOG, s.head(), 2));
       const h = s.head();
       const x = (await s.getEntry(2))!;
-      expect(await errorCode(s.erasePayload(7, { seq: 7, eventHash: x.eventHash, reason: 'x', erasedAt: T0 }, erasedItem(h, 7, x.eventHash)))).toBe('not_found');
-      expect(await errorCode(s.erasePayload(2, { seq: 2, eventHash: OTHER, reason: 'x', erasedAt: T0 }, erasedItem(h, 2, x.eventHash)))).toBe('bad_request');
+      expect(
+        await errorCode(s.erasePayload(7, { seq: 7, eventHash: x.eventHash, reason: 'x', erasedAt: T0 }, erasedItem(h, 7, x.eventHash))),
+      ).toBe('not_found');
+      expect(
+        await errorCode(s.erasePayload(2, { seq: 2, eventHash: OTHER, reason: 'x', erasedAt: T0 }, erasedItem(h, 2, x.eventHash))),
+      ).toBe('bad_request');
       expect(s.head()).toEqual(h);
       expect(await s.getPayload(2)).toMatchObject({ event: { id: 'ev-2' } });
     });

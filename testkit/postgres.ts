@@ -27,7 +27,10 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   try {
     await c.connect();
   } catch (e) {
-    throw new Error(`cannot reach PostgreSQL at ${PG_ENV}=${adminUrl()}: ${(e as Error).message} (run .ci/run to start the local cluster)`, { cause: e });
+    throw new Error(
+      `cannot reach PostgreSQL at ${PG_ENV}=${adminUrl()}: ${(e as Error).message} (run .ci/run to start the local cluster)`,
+      { cause: e },
+    );
   }
   try {
     return await fn(c);

@@ -49,7 +49,12 @@ runLogStoreCompliance('PostgreSQL', {
     await close(s);
     await withDatabase(dbOf.get(s)!.url, async (c) => {
       const id = (await c.query<{ log_id: string }>('SELECT log_id FROM cookwala_logs WHERE origin = $1', [TEST_LOG])).rows[0].log_id;
-      for (const p of puts) await c.query('INSERT INTO cookwala_kv (log_id, k, v) VALUES ($1, $2, $3) ON CONFLICT (log_id, k) DO UPDATE SET v = EXCLUDED.v', [id, p.key, p.value]);
+      for (const p of puts)
+        await c.query('INSERT INTO cookwala_kv (log_id, k, v) VALUES ($1, $2, $3) ON CONFLICT (log_id, k) DO UPDATE SET v = EXCLUDED.v', [
+          id,
+          p.key,
+          p.value,
+        ]);
     });
   },
   open: (s) => openIn(dbOf.get(s)!),

@@ -9,7 +9,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LogStore } from '../types.ts';
 import { P } from '../keys.ts';
-import { TEST_LOG, T0, errorCode, itemFor, makeCheckpoint, makeDescriptor, makeEvent, makeItems, sequencerSigner } from '../../testkit/logstore.ts';
+import {
+  TEST_LOG,
+  T0,
+  errorCode,
+  itemFor,
+  makeCheckpoint,
+  makeDescriptor,
+  makeEvent,
+  makeItems,
+  sequencerSigner,
+} from '../../testkit/logstore.ts';
 import { createTestDatabase, databaseFilesContain, withDatabase, type TestDatabase } from '../../testkit/postgres.ts';
 import { openPostgresLogStore, type PostgresLogStore, type PostgresStoreOptions } from './store.ts';
 import { ProtocolError } from '../../verifier/errors.ts';
@@ -34,7 +44,9 @@ async function openStore(o: PostgresStoreOptions): Promise<PostgresLogStore> {
 }
 
 const count = (url: string, prefix: number) =>
-  withDatabase(url, async (c) => Number((await c.query<{ n: string }>('SELECT count(*) AS n FROM cookwala_kv WHERE get_byte(k, 0) = $1', [prefix])).rows[0].n));
+  withDatabase(url, async (c) =>
+    Number((await c.query<{ n: string }>('SELECT count(*) AS n FROM cookwala_kv WHERE get_byte(k, 0) = $1', [prefix])).rows[0].n),
+  );
 
 describe('PostgreSQL lease and fencing', () => {
   it('one leader; the standby refuses writes (not_leader, naming the leader) and reads the durable head; a lost epoch refuses in the same transaction; the standby takes over', async () => {
@@ -99,9 +111,15 @@ describe('PostgreSQL lease and fencing', () => {
     // checkpoints was once not found in the files at all (pruned before its page was written),
     // which would make the "DELETE alone leaves the bytes" check below moot.
     expect(await databaseFilesContain(d.name, Buffer.from(mark))).toBe(true);
-    const er = makeEvent('erase-1', { source: 'urn:cookwala:sequencer', type: 'cookwala.log.erased', data: { seq: 1, eventHash: t.entry.eventHash, reason: 'r' } });
+    const er = makeEvent('erase-1', {
+      source: 'urn:cookwala:sequencer',
+      type: 'cookwala.log.erased',
+      data: { seq: 1, eventHash: t.entry.eventHash, reason: 'r' },
+    });
     const item = itemFor(TEST_LOG, s.head(), er, sequencerSigner());
-    await expect(s.erasePayload(1, { seq: 1, eventHash: t.entry.eventHash, reason: 'r', erasedAt: T0 }, item)).rejects.toThrow(/crash after/);
+    await expect(s.erasePayload(1, { seq: 1, eventHash: t.entry.eventHash, reason: 'r', erasedAt: T0 }, item)).rejects.toThrow(
+      /crash after/,
+    );
     expect(await count(d.url, P.wipe)).toBe(1);
     expect(await databaseFilesContain(d.name, Buffer.from(mark))).toBe(true); // a DELETE alone leaves the bytes
     await s.close();

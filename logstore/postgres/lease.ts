@@ -83,7 +83,10 @@ export function startLease(o: LeaseOptions): Lease {
       }
       const got = await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(7236, $1::int) AS ok', [o.logId]);
       if (got.rows[0]?.ok) {
-        const r = await c.query<{ epoch: string }>('UPDATE cookwala_leases SET epoch = epoch + 1, holder = $2, address = $3, acquired_at = now() WHERE log_id = $1 RETURNING epoch', [o.logId, o.holder, o.address ?? null]);
+        const r = await c.query<{ epoch: string }>(
+          'UPDATE cookwala_leases SET epoch = epoch + 1, holder = $2, address = $3, acquired_at = now() WHERE log_id = $1 RETURNING epoch',
+          [o.logId, o.holder, o.address ?? null],
+        );
         const e = Number(r.rows[0].epoch);
         leader = { holder: o.holder, address: o.address ?? null };
         try {
@@ -96,7 +99,10 @@ export function startLease(o: LeaseOptions): Lease {
         }
         return;
       }
-      const who = await c.query<{ holder: string | null; address: string | null }>('SELECT holder, address FROM cookwala_leases WHERE log_id = $1', [o.logId]);
+      const who = await c.query<{ holder: string | null; address: string | null }>(
+        'SELECT holder, address FROM cookwala_leases WHERE log_id = $1',
+        [o.logId],
+      );
       leader = who.rows[0];
       await o.onStandby();
     } catch (e) {
@@ -112,9 +118,12 @@ export function startLease(o: LeaseOptions): Lease {
 
   function tick(): void {
     if (closed) return;
-    timer = setTimeout(() => {
-      void round().finally(tick);
-    }, Math.max(10, Math.floor(o.leaseMs / 4)));
+    timer = setTimeout(
+      () => {
+        void round().finally(tick);
+      },
+      Math.max(10, Math.floor(o.leaseMs / 4)),
+    );
     timer.unref();
   }
   tick();

@@ -34,8 +34,12 @@ export async function ensureSchema(pool: Pool): Promise<void> {
     await c.query('BEGIN');
     await c.query('SELECT pg_advisory_xact_lock(7236, 0)');
     await c.query(`CREATE TABLE IF NOT EXISTS cookwala_logs (log_id bigserial PRIMARY KEY, origin text NOT NULL UNIQUE)`);
-    await c.query(`CREATE TABLE IF NOT EXISTS cookwala_kv (log_id bigint NOT NULL REFERENCES cookwala_logs, k bytea NOT NULL, v bytea NOT NULL, PRIMARY KEY (log_id, k))`);
-    await c.query(`CREATE TABLE IF NOT EXISTS cookwala_leases (log_id bigint PRIMARY KEY REFERENCES cookwala_logs, epoch bigint NOT NULL, holder text, address text, acquired_at timestamptz)`);
+    await c.query(
+      `CREATE TABLE IF NOT EXISTS cookwala_kv (log_id bigint NOT NULL REFERENCES cookwala_logs, k bytea NOT NULL, v bytea NOT NULL, PRIMARY KEY (log_id, k))`,
+    );
+    await c.query(
+      `CREATE TABLE IF NOT EXISTS cookwala_leases (log_id bigint PRIMARY KEY REFERENCES cookwala_logs, epoch bigint NOT NULL, holder text, address text, acquired_at timestamptz)`,
+    );
     await c.query('COMMIT');
   } catch (e) {
     await c.query('ROLLBACK').catch(() => undefined);
@@ -120,12 +124,22 @@ export class PgKv implements KvRead {
     const kk = keys.filter((k) => !isPayloadKey(k));
     const found = new Map<string, Buffer>();
     await Promise.all([
-      kk.length === 0 ? undefined : this.pool.query<{ k: Buffer; v: Buffer }>('SELECT k, v FROM cookwala_kv WHERE log_id = $1 AND k = ANY($2::bytea[])', [this.logId, kk]).then((r) => {
-        for (const row of r.rows) found.set(row.k.toString('latin1'), row.v);
-      }),
-      pk.length === 0 ? undefined : this.pool.query<{ seq: string; v: Buffer }>(`SELECT seq, v FROM ${this.payloads} WHERE seq = ANY($1::bigint[])`, [pk.map((k) => k.readBigUInt64BE(1).toString())]).then((r) => {
-        for (const row of r.rows) found.set(payloadKeyOf(row.seq).toString('latin1'), row.v);
-      }),
+      kk.length === 0
+        ? undefined
+        : this.pool
+            .query<{ k: Buffer; v: Buffer }>('SELECT k, v FROM cookwala_kv WHERE log_id = $1 AND k = ANY($2::bytea[])', [this.logId, kk])
+            .then((r) => {
+              for (const row of r.rows) found.set(row.k.toString('latin1'), row.v);
+            }),
+      pk.length === 0
+        ? undefined
+        : this.pool
+            .query<{ seq: string; v: Buffer }>(`SELECT seq, v FROM ${this.payloads} WHERE seq = ANY($1::bigint[])`, [
+              pk.map((k) => k.readBigUInt64BE(1).toString()),
+            ])
+            .then((r) => {
+              for (const row of r.rows) found.set(payloadKeyOf(row.seq).toString('latin1'), row.v);
+            }),
     ]);
     return keys.map((k) => found.get(k.toString('latin1')));
   }
@@ -138,7 +152,10 @@ export class PgKv implements KvRead {
       let hi = seqBound(r.lte, false);
       while (left > 0 && lo <= hi) {
         const n = Math.min(PAGE, left);
-        const res = await this.pool.query<{ seq: string; v: Buffer }>(`SELECT seq, v FROM ${this.payloads} WHERE seq >= $1 AND seq <= $2 ORDER BY seq ${desc ? 'DESC' : 'ASC'} LIMIT ${n}`, [lo.toString(), hi.toString()]);
+        const res = await this.pool.query<{ seq: string; v: Buffer }>(
+          `SELECT seq, v FROM ${this.payloads} WHERE seq >= $1 AND seq <= $2 ORDER BY seq ${desc ? 'DESC' : 'ASC'} LIMIT ${n}`,
+          [lo.toString(), hi.toString()],
+        );
         for (const row of res.rows) yield [payloadKeyOf(row.seq), row.v];
         left -= res.rows.length;
         if (res.rows.length < n) return;
@@ -163,7 +180,10 @@ export class PgKv implements KvRead {
       };
       add(gt ? '>' : '>=', gt ?? gte);
       add(lt ? '<' : '<=', lt ?? lte);
-      const res = await this.pool.query<{ k: Buffer; v: Buffer }>(`SELECT k, v FROM cookwala_kv WHERE ${conds.join(' AND ')} ORDER BY k ${desc ? 'DESC' : 'ASC'} LIMIT ${n}`, params);
+      const res = await this.pool.query<{ k: Buffer; v: Buffer }>(
+        `SELECT k, v FROM cookwala_kv WHERE ${conds.join(' AND ')} ORDER BY k ${desc ? 'DESC' : 'ASC'} LIMIT ${n}`,
+        params,
+      );
       for (const row of res.rows) yield [row.k, row.v];
       left -= res.rows.length;
       if (res.rows.length < n) return;
@@ -231,17 +251,32 @@ export class PgKv implements KvRead {
     let released = false;
     try {
       await c.query('BEGIN');
-      const lease = await c.query<{ epoch: string; address: string | null }>('SELECT epoch, address FROM cookwala_leases WHERE log_id = $1 FOR SHARE', [this.logId]);
+      const lease = await c.query<{ epoch: string; address: string | null }>(
+        'SELECT epoch, address FROM cookwala_leases WHERE log_id = $1 FOR SHARE',
+        [this.logId],
+      );
       const now = lease.rows[0] ? Number(lease.rows[0].epoch) : undefined;
       if (now !== epoch) {
         await c.query('ROLLBACK');
-        throw new ProtocolError('not_leader', `the lease of this log is at epoch ${now}, this writer holds ${epoch}: another sequencer took over`, { leader: lease.rows[0]?.address ?? undefined });
+        throw new ProtocolError(
+          'not_leader',
+          `the lease of this log is at epoch ${now}, this writer holds ${epoch}: another sequencer took over`,
+          { leader: lease.rows[0]?.address ?? undefined },
+        );
       }
       const kv = (rows: Op[]) => [this.logId, rows.map((o) => o.key), rows.map((o) => (o as { value: Buffer }).value)];
       if (once.length) await c.query('INSERT INTO cookwala_kv (log_id, k, v) SELECT $1, * FROM unnest($2::bytea[], $3::bytea[])', kv(once));
-      if (upsert.length) await c.query('INSERT INTO cookwala_kv (log_id, k, v) SELECT $1, * FROM unnest($2::bytea[], $3::bytea[]) ON CONFLICT (log_id, k) DO UPDATE SET v = EXCLUDED.v', kv(upsert));
+      if (upsert.length)
+        await c.query(
+          'INSERT INTO cookwala_kv (log_id, k, v) SELECT $1, * FROM unnest($2::bytea[], $3::bytea[]) ON CONFLICT (log_id, k) DO UPDATE SET v = EXCLUDED.v',
+          kv(upsert),
+        );
       if (del.length) await c.query('DELETE FROM cookwala_kv WHERE log_id = $1 AND k = ANY($2::bytea[])', [this.logId, del]);
-      if (payPut.length) await c.query(`INSERT INTO ${this.payloads} (seq, v) SELECT * FROM unnest($1::bigint[], $2::bytea[])`, [payPut.map((o) => o.key.readBigUInt64BE(1).toString()), payPut.map((o) => (o as { value: Buffer }).value)]);
+      if (payPut.length)
+        await c.query(`INSERT INTO ${this.payloads} (seq, v) SELECT * FROM unnest($1::bigint[], $2::bytea[])`, [
+          payPut.map((o) => o.key.readBigUInt64BE(1).toString()),
+          payPut.map((o) => (o as { value: Buffer }).value),
+        ]);
       if (payDel.length) await c.query(`DELETE FROM ${this.payloads} WHERE seq = ANY($1::bigint[])`, [payDel]);
       await c.query('COMMIT');
     } catch (e) {

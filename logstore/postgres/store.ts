@@ -193,7 +193,15 @@ class PgStore extends StoreReader<PgKv> implements PostgresLogStore {
   waitLeader(ms: number): Promise<void> {
     if (this.role() === 'leader') return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const t = setTimeout(() => reject(new ProtocolError('not_leader', `did not win the lease of ${this.origin} within ${ms} ms`, { leader: this.leader()?.address ?? undefined })), ms);
+      const t = setTimeout(
+        () =>
+          reject(
+            new ProtocolError('not_leader', `did not win the lease of ${this.origin} within ${ms} ms`, {
+              leader: this.leader()?.address ?? undefined,
+            }),
+          ),
+        ms,
+      );
       this.leaderWaiters.push(() => {
         clearTimeout(t);
         resolve();
@@ -213,20 +221,29 @@ class PgStore extends StoreReader<PgKv> implements PostgresLogStore {
   private async load(): Promise<void> {
     const [v, d, h] = await this.db.getMany([singleKey.version, singleKey.descriptor, singleKey.head]);
     if (v && Buffer.from(v).toString('utf8') !== STORE_FORMAT) {
-      throw new ProtocolError('unsupported_version', `store format ${JSON.stringify(Buffer.from(v).toString('utf8'))}, this build reads ${STORE_FORMAT}`);
+      throw new ProtocolError(
+        'unsupported_version',
+        `store format ${JSON.stringify(Buffer.from(v).toString('utf8'))}, this build reads ${STORE_FORMAT}`,
+      );
     }
     if (!d && !h) {
       this.desc = undefined;
       this.cur = undefined;
       return;
     }
-    if (!d || !h) throw new Error(`logstore: ${this.dir} has a ${d ? 'descriptor without head' : 'head without descriptor'} (damaged store)`);
+    if (!d || !h)
+      throw new Error(`logstore: ${this.dir} has a ${d ? 'descriptor without head' : 'head without descriptor'} (damaged store)`);
     const head = decodeHead(h);
     const ids = rootPlan(head.seq);
     const hashes = await this.reader.getNodes(ids);
-    const frontier = createFrontier(head.seq, ids.map((id, i) => ({ id, hash: hashes[i] })));
+    const frontier = createFrontier(
+      head.seq,
+      ids.map((id, i) => ({ id, hash: hashes[i] })),
+    );
     if (formatHash(frontier.root()) !== head.root) {
-      throw new ProtocolError('root_mismatch', `stored Merkle nodes do not give the head root at seq ${head.seq} (damaged store)`, { seq: head.seq });
+      throw new ProtocolError('root_mismatch', `stored Merkle nodes do not give the head root at seq ${head.seq} (damaged store)`, {
+        seq: head.seq,
+      });
     }
     this.desc = decodeJson<LogDescriptor>(d);
     this.cur = head;
@@ -235,7 +252,11 @@ class PgStore extends StoreReader<PgKv> implements PostgresLogStore {
     const cp = await this.latestCheckpoint();
     if (!cp) return;
     const why = await this.disagreement(cp);
-    if (why) throw new ProtocolError('store_behind_checkpoint', `${why}; refusing to re-sequence a signed seq`, { seq: cp.seq, headSeq: head.seq });
+    if (why)
+      throw new ProtocolError('store_behind_checkpoint', `${why}; refusing to re-sequence a signed seq`, {
+        seq: cp.seq,
+        headSeq: head.seq,
+      });
   }
 
   descriptor(): LogDescriptor | undefined {
@@ -306,25 +327,28 @@ class PgStore extends StoreReader<PgKv> implements PostgresLogStore {
   }
 
   init(d: LogDescriptor): Promise<void> {
-    return this.refuseClosed() ?? this.exclusive(async () => {
-      if (!d || d.kind !== 'Log' || typeof d.log !== 'string' || !isHashString(d.hash) || (d.mode !== 'full' && d.mode !== 'hash_only')) {
-        throw new ProtocolError('invalid_document', 'init needs a Log descriptor with log, mode and hash');
-      }
-      if (d.log !== this.origin) throw new ProtocolError('log_mismatch', `descriptor of log ${d.log}, this store is ${this.origin}`);
-      if (this.desc) {
-        if (this.desc.hash === d.hash) return;
-        throw new ProtocolError('descriptor_mismatch', `store already holds log ${this.desc.log} (${this.desc.hash})`);
-      }
-      const head: Head = { seq: 0, hash: d.hash, root: formatHash(EMPTY_ROOT) };
-      await this.write('init', [
-        { type: 'put', key: singleKey.version, value: Buffer.from(STORE_FORMAT, 'utf8') },
-        { type: 'put', key: singleKey.descriptor, value: encodeJson(d) },
-        { type: 'put', key: singleKey.head, value: encodeHead(head) },
-      ]);
-      this.desc = d;
-      this.cur = head;
-      this.frontier = createFrontier(0, []);
-    });
+    return (
+      this.refuseClosed() ??
+      this.exclusive(async () => {
+        if (!d || d.kind !== 'Log' || typeof d.log !== 'string' || !isHashString(d.hash) || (d.mode !== 'full' && d.mode !== 'hash_only')) {
+          throw new ProtocolError('invalid_document', 'init needs a Log descriptor with log, mode and hash');
+        }
+        if (d.log !== this.origin) throw new ProtocolError('log_mismatch', `descriptor of log ${d.log}, this store is ${this.origin}`);
+        if (this.desc) {
+          if (this.desc.hash === d.hash) return;
+          throw new ProtocolError('descriptor_mismatch', `store already holds log ${this.desc.log} (${this.desc.hash})`);
+        }
+        const head: Head = { seq: 0, hash: d.hash, root: formatHash(EMPTY_ROOT) };
+        await this.write('init', [
+          { type: 'put', key: singleKey.version, value: Buffer.from(STORE_FORMAT, 'utf8') },
+          { type: 'put', key: singleKey.descriptor, value: encodeJson(d) },
+          { type: 'put', key: singleKey.head, value: encodeHead(head) },
+        ]);
+        this.desc = d;
+        this.cur = head;
+        this.frontier = createFrontier(0, []);
+      })
+    );
   }
 
   append(items: AppendItem[]): Promise<Head> {
@@ -335,34 +359,42 @@ class PgStore extends StoreReader<PgKv> implements PostgresLogStore {
   private async standbyRefusal(): Promise<never> {
     const r = await this.pool.query<{ address: string | null }>('SELECT address FROM cookwala_leases WHERE log_id = $1', [this.db.logId]);
     const a = r.rows[0]?.address ?? undefined;
-    throw new ProtocolError('not_leader', `${this.origin}: this process is a standby (another sequencer holds the lease)`, { leader: a === this.address ? undefined : a });
+    throw new ProtocolError('not_leader', `${this.origin}: this process is a standby (another sequencer holds the lease)`, {
+      leader: a === this.address ? undefined : a,
+    });
   }
 
   erasePayload(seq: number, record: ErasureRecord, erasedEntry: AppendItem): Promise<Head> {
-    return this.refuseClosed() ?? this.exclusive(async () => {
-      this.assertLeader();
-      const { desc, head, frontier } = this.initialized();
-      const valid = Number.isSafeInteger(seq) && seq >= 1;
-      const entry = valid ? await this.getEntry(seq) : undefined;
-      const [p, x] = valid ? await this.db.getMany([payloadKey(seq), erasureKey(seq)]) : [undefined, undefined];
-      const payload = p ? 'present' : x ? 'erased' : 'absent';
-      const plan = planErase({ mode: desc.mode, log: desc.log, head, frontier, seq, record, entry, payload, item: erasedEntry });
-      if (!plan.ok) throw ProtocolError.from(plan);
-      const clash = await this.lookupItem(erasedEntry);
-      if (clash) throw new ProtocolError('duplicate_id', `(source, id) of the erasure entry is already at seq ${clash.seq}`, clash);
-      await this.write('erase', plan.value.ops);
-      this.cur = plan.value.head;
-      this.frontier = plan.value.frontier;
-      await this.wipe([seq]);
-      return { ...this.cur };
-    });
+    return (
+      this.refuseClosed() ??
+      this.exclusive(async () => {
+        this.assertLeader();
+        const { desc, head, frontier } = this.initialized();
+        const valid = Number.isSafeInteger(seq) && seq >= 1;
+        const entry = valid ? await this.getEntry(seq) : undefined;
+        const [p, x] = valid ? await this.db.getMany([payloadKey(seq), erasureKey(seq)]) : [undefined, undefined];
+        const payload = p ? 'present' : x ? 'erased' : 'absent';
+        const plan = planErase({ mode: desc.mode, log: desc.log, head, frontier, seq, record, entry, payload, item: erasedEntry });
+        if (!plan.ok) throw ProtocolError.from(plan);
+        const clash = await this.lookupItem(erasedEntry);
+        if (clash) throw new ProtocolError('duplicate_id', `(source, id) of the erasure entry is already at seq ${clash.seq}`, clash);
+        await this.write('erase', plan.value.ops);
+        this.cur = plan.value.head;
+        this.frontier = plan.value.frontier;
+        await this.wipe([seq]);
+        return { ...this.cur };
+      })
+    );
   }
 
   /** VACUUM FULL the payload table, then clear the marks (fenced, like every write). */
   private async wipe(seqs: number[]): Promise<void> {
     if (seqs.length === 0) return;
     await this.db.vacuumPayloads();
-    await this.write('erase', seqs.map((s): Op => ({ type: 'del', key: wipeKey(s) })));
+    await this.write(
+      'erase',
+      seqs.map((s): Op => ({ type: 'del', key: wipeKey(s) })),
+    );
   }
 
   private async resumeWipes(): Promise<void> {
@@ -371,22 +403,41 @@ class PgStore extends StoreReader<PgKv> implements PostgresLogStore {
   }
 
   putCheckpoint(cp: Checkpoint): Promise<void> {
-    return this.refuseClosed() ?? this.exclusive(async () => {
-      this.assertLeader();
-      const { desc } = this.initialized();
-      if (!cp || cp.kind !== 'Checkpoint' || !Number.isSafeInteger(cp.seq) || cp.seq < 0 || !isHashString(cp.head) || !isHashString(cp.root) || !isHashString(cp.hash) || !Array.isArray(cp.signature) || cp.signature.length === 0) {
-        throw new ProtocolError('invalid_document', 'a Checkpoint with seq, head, root, hash and at least the sequencer signature');
-      }
-      if (cp.log !== desc.log) throw new ProtocolError('log_mismatch', `checkpoint of log ${cp.log}, store holds ${desc.log}`);
-      const stored = await this.checkpoint(cp.seq);
-      if (stored && (stored.head !== cp.head || stored.root !== cp.root)) {
-        throw new ProtocolError('fork_detected', `seq ${cp.seq} already has a checkpoint with head ${stored.head} root ${stored.root}`, { seq: cp.seq, stored });
-      }
-      if (cp.seq > this.cur!.seq) throw new ProtocolError('store_behind_checkpoint', `checkpoint seq ${cp.seq} is beyond the head ${this.cur!.seq}`, { seq: cp.seq });
-      const why = await this.disagreement(cp);
-      if (why) throw new ProtocolError('rewrite_detected', `checkpoint disagrees with the stored entries: ${why}`, { seq: cp.seq });
-      await this.write('checkpoint', [{ type: 'put', key: checkpointKey(cp.seq), value: encodeJson(mergeCosignatures(cp, stored)) }]);
-    });
+    return (
+      this.refuseClosed() ??
+      this.exclusive(async () => {
+        this.assertLeader();
+        const { desc } = this.initialized();
+        if (
+          !cp ||
+          cp.kind !== 'Checkpoint' ||
+          !Number.isSafeInteger(cp.seq) ||
+          cp.seq < 0 ||
+          !isHashString(cp.head) ||
+          !isHashString(cp.root) ||
+          !isHashString(cp.hash) ||
+          !Array.isArray(cp.signature) ||
+          cp.signature.length === 0
+        ) {
+          throw new ProtocolError('invalid_document', 'a Checkpoint with seq, head, root, hash and at least the sequencer signature');
+        }
+        if (cp.log !== desc.log) throw new ProtocolError('log_mismatch', `checkpoint of log ${cp.log}, store holds ${desc.log}`);
+        const stored = await this.checkpoint(cp.seq);
+        if (stored && (stored.head !== cp.head || stored.root !== cp.root)) {
+          throw new ProtocolError('fork_detected', `seq ${cp.seq} already has a checkpoint with head ${stored.head} root ${stored.root}`, {
+            seq: cp.seq,
+            stored,
+          });
+        }
+        if (cp.seq > this.cur!.seq)
+          throw new ProtocolError('store_behind_checkpoint', `checkpoint seq ${cp.seq} is beyond the head ${this.cur!.seq}`, {
+            seq: cp.seq,
+          });
+        const why = await this.disagreement(cp);
+        if (why) throw new ProtocolError('rewrite_detected', `checkpoint disagrees with the stored entries: ${why}`, { seq: cp.seq });
+        await this.write('checkpoint', [{ type: 'put', key: checkpointKey(cp.seq), value: encodeJson(mergeCosignatures(cp, stored)) }]);
+      })
+    );
   }
 
   async close(): Promise<void> {

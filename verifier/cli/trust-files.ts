@@ -15,7 +15,7 @@ export class InputError extends Error {
 }
 
 export async function readJsonFile(path: string, what: string): Promise<unknown> {
-  let text = '';
+  let text: string;
   try {
     // Read up to the strict reader's bound and no further: a huge file is refused, not held.
     const chunks: Buffer[] = [];
