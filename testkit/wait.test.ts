@@ -32,11 +32,20 @@ describe('waitFor', () => {
   });
 
   it('names what it waited for, with the detail, when it times out', async () => {
-    await expect(waitFor(() => false, { what: 'the moon', timeoutMs: 30, detail: () => 'last line' })).rejects.toThrow(/timed out after 30 ms waiting for the moon:\nlast line/);
+    await expect(waitFor(() => false, { what: 'the moon', timeoutMs: 30, detail: () => 'last line' })).rejects.toThrow(
+      /timed out after 30 ms waiting for the moon:\nlast line/,
+    );
   });
 
   it('ends with the error the probe throws', async () => {
-    await expect(waitFor(() => { throw new Error('child exited'); }, { what: 'x' })).rejects.toThrow('child exited');
+    await expect(
+      waitFor(
+        () => {
+          throw new Error('child exited');
+        },
+        { what: 'x' },
+      ),
+    ).rejects.toThrow('child exited');
   });
 });
 

@@ -14,15 +14,14 @@ import { processAddCheckpoint, type AdmittedLog, type WitnessDeps } from './add-
 import { openStateStore, type StateStore } from './state.ts';
 import { noLock } from './mutex.ts';
 import { createFakeLog, testKey, TEST_EPOCH, type FakeLog } from '../../testkit/witness.ts';
-import { makeTempDir, removeDir } from '../../testkit/tmp.ts';
+import { tmpDir } from '../../testkit/tmp.ts';
 
 const ORIGIN = 'example.org/missions/m-1';
-const dirs: string[] = [];
 const stores: StateStore[] = [];
 
+/** A store in `dir`, or in a fresh temp dir removed after the test (testkit/tmp.ts, after the afterEach that closes it). */
 async function tempStore(dir?: string): Promise<StateStore> {
-  const d = dir ?? (await makeTempDir('cookwala-witness-'));
-  if (!dir) dirs.push(d);
+  const d = dir ?? (await tmpDir('cookwala-witness-'));
   const s = await openStateStore(d);
   stores.push(s);
   return s;
@@ -30,7 +29,6 @@ async function tempStore(dir?: string): Promise<StateStore> {
 
 afterEach(async () => {
   for (const s of stores.splice(0)) await s.close().catch(() => {});
-  for (const d of dirs.splice(0)) await removeDir(d);
 });
 
 const witnessKey = testKey('w1', 'witness');
@@ -273,8 +271,7 @@ describe('processAddCheckpoint', () => {
   });
 
   it('state survives a restart: an older or conflicting checkpoint is never cosigned, and re-admitting the log does not reset it', async () => {
-    const dir = await makeTempDir('cookwala-witness-');
-    dirs.push(dir);
+    const dir = await tmpDir('cookwala-witness-');
     const log = createFakeLog(ORIGIN);
     const s1 = await tempStore(dir);
     log.append(10);

@@ -1,23 +1,15 @@
 // The witness state store (state.ts) on real LevelDB in temp dirs: compare-and-set per log
 // version (durable across reopen), group commit across logs, forks stored once and listed by log,
 // and store_locked for a second open.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openStateStore, type LogState, type StateStore } from './state.ts';
 import { createFakeLog } from '../../testkit/witness.ts';
 import { buildForkProof } from '../../verifier/documents/fork-proof.ts';
 import { cosignCheckpoint } from '../../verifier/documents/checkpoint.ts';
 import { testKey } from '../../testkit/witness.ts';
-import { makeTempDir, removeDir } from '../../testkit/tmp.ts';
+import { tmpDir } from '../../testkit/tmp.ts';
 
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const d of dirs.splice(0)) await removeDir(d);
-});
-const tmp = async () => {
-  const d = await makeTempDir('cookwala-wstate-');
-  dirs.push(d);
-  return d;
-};
+const tmp = () => tmpDir('cookwala-wstate-');
 
 async function stateFor(origin: string, seq: number): Promise<Omit<LogState, 'version'>> {
   const log = createFakeLog(origin);
