@@ -8,6 +8,7 @@ export default defineConfig({
   test: {
     include: ['{verifier,platform,testkit,logstore,sequencer,witness,executor,conformance,demo,test,bench,web}/**/*.test.ts'],
     setupFiles: ['./bin/polyfill.ts', './test/fast-check-setup.ts'],
+    globalSetup: ['./test/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
