@@ -6,7 +6,7 @@
 
 import { afterAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { access } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempDirs } from '../testkit/tmp.ts';
 import { COOKWALA_JS, PROJECT_ROOT } from '../demo/children.ts';
@@ -49,6 +49,14 @@ function startDemo(dir: string): { proc: ChildProcess; done: Promise<{ code: num
 }
 
 const exists = (p: string) => access(p).then(() => true, () => false);
+/** A witness runs once its witness-info.json (written at init, kept after it stops) names the HTTP address it listens on. */
+const running = async (wdir: string) => {
+  try {
+    return typeof (JSON.parse(await readFile(join(wdir, 'witness-info.json'), 'utf8')) as { http?: unknown }).http === 'string';
+  } catch {
+    return false;
+  }
+};
 
 describe('cookwala demo faults', () => {
   it('a witness killed under it: named, tail of its log shown, the rest stopped, exit 1', async () => {
@@ -56,7 +64,7 @@ describe('cookwala demo faults', () => {
     dirs.push(dir);
     const demo = startDemo(dir);
     const victim = await waitFor(
-      async () => ((await exists(join(dir, 'witness-2', 'witness-info.json'))) ? processes(dir).find((p) => p.args.includes(`witness run --data=${join(dir, 'witness-2')}`)) : undefined),
+      async () => ((await running(join(dir, 'witness-2'))) ? processes(dir).find((p) => p.args.includes(`witness run --data=${join(dir, 'witness-2')}`)) : undefined),
       { what: 'witness-2 to run', timeoutMs: 90_000, intervalMs: 100 },
     );
     process.kill(victim.pid, 'SIGKILL');
@@ -73,7 +81,7 @@ describe('cookwala demo faults', () => {
     const dir = join(await tmp.make(), 'data');
     dirs.push(dir);
     const demo = startDemo(dir);
-    await waitFor(() => exists(join(dir, 'witness-1', 'witness-info.json')), { what: 'witness-1 to run', timeoutMs: 90_000, intervalMs: 100 });
+    await waitFor(() => running(join(dir, 'witness-1')), { what: 'witness-1 to run', timeoutMs: 90_000, intervalMs: 100 });
     expect(processes(dir).length).toBeGreaterThan(0);
     demo.proc.kill('SIGINT');
     const r = await demo.done;
@@ -82,7 +90,8 @@ describe('cookwala demo faults', () => {
     expect(r.out).toMatch(/stopped \d+ children/);
     expect(r.err).not.toMatch(/exited unexpectedly/);
     expect(processes(dir)).toEqual([]);
-    // witness-1 stopped cleanly: it removes its witness-info.json on the way out.
-    expect(await exists(join(dir, 'witness-1', 'witness-info.json'))).toBe(false);
+    // witness-1 stopped cleanly: its last log line says so, and its card outlives it.
+    expect(await readFile(join(dir, 'logs', 'witness-1.log'), 'utf8')).toMatch(/"event":"shutdown"/);
+    expect(await exists(join(dir, 'witness-1', 'witness-info.json'))).toBe(true);
   }, 150_000);
 });
