@@ -278,6 +278,9 @@ describe('4. one line and exit 2 for each environment fault', () => {
     expect(wrongInput('e17.json', { kind: 'EventProof' }, LOG, 'p.json')).toBe('e17.json is an event proof, not an audit bundle: check it with `cookwala verify-event e17.json --policy p.json`');
     expect(wrongInput('f.json', { forks: [] }, LOG, 'p.json')).toMatch(/fork proof, not an audit bundle: check it with `cookwala verify-fork f.json/);
     expect(wrongInput('b.ndjson', { type: 'cookwala-audit-bundle', log: LOG }, LOG, 'p.json')).toBeUndefined();
+    // Another log's bundle only when its signed descriptor agrees; a header alone naming another log is tampering.
+    expect(wrongInput('b.ndjson', { type: 'cookwala-audit-bundle', log: 'other.example/x' }, LOG, 'p.json', 'other.example/x')).toMatch(/is the bundle of log other\.example\/x/);
+    expect(wrongInput('b.ndjson', { type: 'cookwala-audit-bundle', log: 'other.example/x' }, LOG, 'p.json', LOG)).toBeUndefined();
     const dir = await tmp.make();
     const s = testKey('seq-v', 'sequencer');
     await writeFile(join(dir, 'policy.json'), JSON.stringify({ kind: 'WitnessPolicy', log: 'other.example/x', sequencer: s.keyRecord, witnesses: [], quorum: 0 }));

@@ -129,12 +129,24 @@ function checkpointSeq(line: Buffer): number | undefined {
 
 /** The first line (the header), read alone; undefined when the file has none within 1 MiB. */
 export async function readFirstLine(path: string): Promise<string | undefined> {
+  return (await readLeadingLines(path, 1))[0];
+}
+
+/** Up to n whole lines from the start of the file, found within its first 1 MiB. */
+export async function readLeadingLines(path: string, n: number): Promise<string[]> {
   const fh = await open(path, 'r');
   try {
     const buf = Buffer.alloc(1 << 20);
     const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-    const nl = buf.subarray(0, bytesRead).indexOf(0x0a);
-    return nl < 0 ? undefined : buf.subarray(0, nl).toString('utf8');
+    const out: string[] = [];
+    let at = 0;
+    while (out.length < n) {
+      const nl = buf.subarray(0, bytesRead).indexOf(0x0a, at);
+      if (nl < 0) break;
+      out.push(buf.subarray(at, nl).toString('utf8'));
+      at = nl + 1;
+    }
+    return out;
   } finally {
     await fh.close();
   }

@@ -9,7 +9,7 @@
 
 import { readFile, stat } from 'node:fs/promises';
 import { parseFlags, runCli, UsageError } from '../../platform/args.ts';
-import { canReadAhead, forEachLine, readCheckpointSeqsAhead, readFirstLine } from './bundle-file.ts';
+import { canReadAhead, forEachLine, readCheckpointSeqsAhead, readLeadingLines } from './bundle-file.ts';
 import { InputError, readKeyCacheFile, readPolicyFile } from './trust-files.ts';
 import { createSigPool } from '../../platform/sig-pool.ts';
 import { createBundleVerifier } from '../bundle/verifier.ts';
@@ -50,7 +50,7 @@ export async function verifyBundleFile(path: string, o: VerifyFileOptions): Prom
   let ahead: number[] | undefined;
   // A pipe is read once, from the start: no header peek, no tail (issue 14 #2).
   const seekable = await canReadAhead(path).catch(() => false);
-  const first = seekable ? await readFirstLine(path) : undefined;
+  const [first, second] = seekable ? await readLeadingLines(path, 2) : [];
   // The verifier names what is wrong with the header; a header refused here gives no read-ahead.
   const hj = first === undefined ? undefined : parseJson(first);
   const h = hj?.ok ? (hj.value as { checkpoints?: unknown } | null) : undefined;
@@ -60,7 +60,11 @@ export async function verifyBundleFile(path: string, o: VerifyFileOptions): Prom
     const whole = parseJson(await readFile(path, 'utf8').catch(() => ''));
     if (whole.ok) doc = whole.value;
   }
-  const wrong = wrongInput(path, doc, policy.log, o.policyPath);
+  // The header is not signed: only when the signed descriptor names the same other log is this
+  // another log's bundle (exit 2); a header alone naming another log is tampering, for the report.
+  const dj = second === undefined ? undefined : parseJson(second);
+  const descriptorLog = dj?.ok && dj.value !== null && typeof dj.value === 'object' ? (dj.value as { log?: unknown }).log : undefined;
+  const wrong = wrongInput(path, doc, policy.log, o.policyPath, descriptorLog);
   if (wrong) throw new InputError(wrong);
   if (h && Number.isSafeInteger(h.checkpoints)) ahead = await readCheckpointSeqsAhead(path, h.checkpoints as number).catch(() => undefined);
   const pool = o.workers === 0 ? undefined : createSigPool({ size: o.workers });
@@ -87,13 +91,13 @@ export async function verifyBundleFile(path: string, o: VerifyFileOptions): Prom
  * One line for a file that is not what `verify` reads, or a policy of another log (issue 15),
  * instead of a report of zeros or one failure per line: the command or flag to use instead.
  */
-export function wrongInput(path: string, first: unknown, policyLog: string, policyPath: string): string | undefined {
+export function wrongInput(path: string, first: unknown, policyLog: string, policyPath: string, descriptorLog?: unknown): string | undefined {
   const j = first as { kind?: unknown; type?: unknown; log?: unknown; forks?: unknown } | null | undefined;
   if (!j || typeof j !== 'object' || Array.isArray(j)) return undefined;
   if (j.kind === 'EventProof') return `${path} is an event proof, not an audit bundle: check it with \`cookwala verify-event ${path} --policy ${policyPath}\``;
   if (j.kind === 'ForkProof' || Array.isArray(j.forks)) return `${path} is a fork proof, not an audit bundle: check it with \`cookwala verify-fork ${path} --policy ${policyPath}\``;
   if (j.kind === 'WitnessPolicy' || j.kind === 'KeyCache') return `${path} is a ${j.kind}, not an audit bundle: give the bundle (\`cookwala export\` writes one) first and the ${j.kind === 'KeyCache' ? 'key cache as --keys' : 'policy as --policy'}`;
-  if (j.type === 'cookwala-audit-bundle' && typeof j.log === 'string' && j.log !== policyLog) return `${path} is the bundle of log ${j.log}, but ${policyPath} is the policy of ${policyLog}: pass the policy of ${j.log} as --policy`;
+  if (j.type === 'cookwala-audit-bundle' && typeof j.log === 'string' && j.log !== policyLog && descriptorLog === j.log) return `${path} is the bundle of log ${j.log}, but ${policyPath} is the policy of ${policyLog}: pass the policy of ${j.log} as --policy`;
   return undefined;
 }
 
