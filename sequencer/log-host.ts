@@ -141,15 +141,20 @@ async function openHostedLog(d: LogHostDeps, l: LogConfig, grant: StoreGrant): P
 }
 
 async function closeHostedLog(h: HostedLog): Promise<void> {
-  await h.committer.close();
+  // The store is closed whatever fails before it: a log taken out of the open set must not keep
+  // its LevelDB handle (and file descriptors) behind.
   try {
+    await h.committer.close();
     await h.checkpoints.stop();
     await h.checkpoints.tick();
     // A log reopened later gets a new publisher (publishing()): this one's timers stop here.
     await h.publisher.close?.();
   } finally {
-    await h.keys.close();
-    await h.store.close();
+    try {
+      await h.keys.close();
+    } finally {
+      await h.store.close();
+    }
   }
 }
 

@@ -10,6 +10,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readTextIfExists, writeFileDurable } from '../platform/durable-file.ts';
 import { isHashString } from '../verifier/encoding/wire.ts';
+import { parseJson } from '../verifier/encoding/strict-json.ts';
 import { logDirName } from './config.ts';
 import type { LogSummary } from './log-host.ts';
 
@@ -34,12 +35,9 @@ const seqOk = (x: unknown) => Number.isSafeInteger(x) && (x as number) >= 0;
 export async function readLogSummary(dataDir: string, origin: string): Promise<Stored | undefined> {
   const text = await readTextIfExists(logSummaryFile(dataDir, origin)).catch(() => undefined);
   if (text === undefined || text.length > MAX_BYTES) return undefined;
-  let o: Record<string, unknown>;
-  try {
-    o = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
+  const j = parseJson(text, { maxDepth: 4 });
+  if (!j.ok || j.value === null || typeof j.value !== 'object' || Array.isArray(j.value)) return undefined;
+  const o = j.value as Record<string, unknown>;
   if (!o || typeof o !== 'object') return undefined;
   const h = o.head as Record<string, unknown> | undefined;
   const c = o.checkpoint as Record<string, unknown> | undefined;
