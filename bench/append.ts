@@ -57,7 +57,12 @@ async function windowed(n: number, window: number, fn: (i: number) => Promise<un
 }
 
 // hypercore ships no typings; this is the part of its API the bench uses.
-type HypercoreCtor = new (dir: string) => { ready(): Promise<void>; append(blocks: Buffer[]): Promise<unknown>; close(): Promise<void>; readonly length: number };
+type HypercoreCtor = new (dir: string) => {
+  ready(): Promise<void>;
+  append(blocks: Buffer[]): Promise<unknown>;
+  close(): Promise<void>;
+  readonly length: number;
+};
 
 async function loadHypercore(): Promise<HypercoreCtor> {
   const name = 'hypercore'; // a dev dependency, loaded only when this section runs
@@ -127,10 +132,15 @@ async function compare(blocks: Buffer[], total: number, window: number): Promise
         await runLs();
       }
     }
-    if (s.head().seq !== total || core.length !== total) throw new Error(`stores hold ${s.head().seq} and ${core.length} blocks, want ${total}`);
+    if (s.head().seq !== total || core.length !== total)
+      throw new Error(`stores hold ${s.head().seq} and ${core.length} blocks, want ${total}`);
     await s.close();
     await core.close();
-    return { logstore: { ms: lsMs, cpuUs: lsCpu, bytes: dirBytes(lsDir) }, hypercore: { ms: hcMs, cpuUs: hcCpu, bytes: dirBytes(hcDir) }, buildMs };
+    return {
+      logstore: { ms: lsMs, cpuUs: lsCpu, bytes: dirBytes(lsDir) },
+      hypercore: { ms: hcMs, cpuUs: hcCpu, bytes: dirBytes(hcDir) },
+      buildMs,
+    };
   } finally {
     removeDir(lsDir);
     removeDir(hcDir);
@@ -228,7 +238,8 @@ export async function runProof(ctx: BenchCtx): Promise<Record<string, unknown>> 
       let maxLen = 0;
       for (let i = 0; i < seqs.length; i++) {
         const proof = proofs[i].map((h) => (parseHash(h) as { value: Uint8Array }).value);
-        if (!verifyInclusion(syntheticLeaf(seqs[i] - 1), seqs[i] - 1, n, proof, rootRaw).ok) throw new Error(`proof for seq ${seqs[i]} does not verify`);
+        if (!verifyInclusion(syntheticLeaf(seqs[i] - 1), seqs[i] - 1, n, proof, rootRaw).ok)
+          throw new Error(`proof for seq ${seqs[i]} does not verify`);
         maxLen = Math.max(maxLen, proof.length);
       }
       times.sort((a, b) => a - b);

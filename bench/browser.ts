@@ -21,10 +21,25 @@ import { makeTempDir, removeDir } from '../testkit/tmp.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 async function writeBundle(dir: string, events: number): Promise<{ file: string; policy: string; bytes: number }> {
-  const g = generateLog({ events, checkpointEvery: Math.max(1000, Math.floor(events / 100)), eraseEvery: 1000, devices: 16, subjectsPerDevice: 8 });
+  const g = generateLog({
+    events,
+    checkpointEvery: Math.max(1000, Math.floor(events / 100)),
+    eraseEvery: 1000,
+    devices: 16,
+    subjectsPerDevice: 8,
+  });
   const file = join(dir, `bundle-${events}.ndjson`);
   const policy = join(dir, `policy-${events}.json`);
   const ws = createWriteStream(file);
@@ -44,7 +59,9 @@ async function writeBundle(dir: string, events: number): Promise<{ file: string;
 
 function cliVerify(file: string, policy: string): Promise<{ ms: number; entries: number; exitCode: number; peakRssMB: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'verify-child.ts'), file, policy], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'verify-child.ts'), file, policy], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('error', reject);
@@ -70,11 +87,21 @@ interface PageRun {
 
 async function pageVerify(file: string, policy: string): Promise<PageRun> {
   const profile = await makeTempDir('cookwala-bench-chromium-');
-  const browser = await chromium.launch({ executablePath: CHROMIUM, ignoreDefaultArgs: true, args: [...FLAGS, `--user-data-dir=${profile}`, '--remote-debugging-pipe', 'about:blank'], timeout: 30_000 });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    ignoreDefaultArgs: true,
+    args: [...FLAGS, `--user-data-dir=${profile}`, '--remote-debugging-pipe', 'about:blank'],
+    timeout: 30_000,
+  });
   try {
     const page = await browser.newPage();
     await page.goto(pathToFileURL(join(DIST, 'verifier.html')).href);
-    await page.waitForFunction(() => (globalThis as unknown as { document: { getElementById(id: string): { textContent: string } | null } }).document.getElementById('crypto')?.textContent !== '');
+    await page.waitForFunction(
+      () =>
+        (globalThis as unknown as { document: { getElementById(id: string): { textContent: string } | null } }).document.getElementById(
+          'crypto',
+        )?.textContent !== '',
+    );
     // The worker's heap over the DevTools protocol (performance.memory does not exist in workers).
     const cdp = await browser.newBrowserCDPSession();
     const { targetInfos } = (await cdp.send('Target.getTargets')) as { targetInfos: Array<{ type: string; targetId: string }> };
@@ -87,11 +114,12 @@ async function pageVerify(file: string, policy: string): Promise<PageRun> {
       const m = JSON.parse(e.message) as { id?: number; result?: { usedSize: number } };
       if (m.id !== undefined) waiting.get(m.id)?.(m);
     });
-    const workerHeap = () => new Promise<number>((resolve) => {
-      const id = ++next;
-      waiting.set(id, (m) => resolve(m.result?.usedSize ?? 0));
-      void cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method: 'Runtime.getHeapUsage' }) });
-    });
+    const workerHeap = () =>
+      new Promise<number>((resolve) => {
+        const id = ++next;
+        waiting.set(id, (m) => resolve(m.result?.usedSize ?? 0));
+        void cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method: 'Runtime.getHeapUsage' }) });
+      });
     const pageCdp = await page.context().newCDPSession(page);
     let peakWorker = await workerHeap();
     let peakPage = 0;
@@ -105,7 +133,11 @@ async function pageVerify(file: string, policy: string): Promise<PageRun> {
     })();
     await page.setInputFiles('#evidence-file', file);
     await page.setInputFiles('#policy-file', policy);
-    await page.waitForFunction(() => !(globalThis as unknown as { document: { getElementById(id: string): { disabled: boolean } } }).document.getElementById('verify').disabled);
+    await page.waitForFunction(
+      () =>
+        !(globalThis as unknown as { document: { getElementById(id: string): { disabled: boolean } } }).document.getElementById('verify')
+          .disabled,
+    );
     const t0 = performance.now();
     await page.click('#verify');
     await page.waitForSelector('#result[data-exit-code] #report-json', { state: 'attached', timeout: 600_000 });
@@ -139,7 +171,8 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
     const cli = await cliVerify(b.file, b.policy);
     if (cli.exitCode !== 0) throw new Error(`the CLI did not verify the generated bundle (exit ${cli.exitCode})`);
     const p = await pageVerify(b.file, b.policy);
-    if (p.exitCode !== 0 || p.entries !== cli.entries) throw new Error(`the page said exit ${p.exitCode} for ${p.entries} entries; the CLI exit 0 for ${cli.entries}`);
+    if (p.exitCode !== 0 || p.entries !== cli.entries)
+      throw new Error(`the page said exit ${p.exitCode} for ${p.entries} entries; the CLI exit 0 for ${cli.entries}`);
     const verifyEventsPerSec = Math.round((events * 1000) / p.ms);
     const cliEventsPerSec = Math.round((events * 1000) / cli.ms);
     return {

@@ -43,32 +43,66 @@ export async function runCheckpoint(ctx: { quick: boolean }): Promise<Record<str
   let seq: Sequencer | undefined;
   let hook: Awaited<ReturnType<typeof startWitnessing>>;
   try {
-    for (let i = 0; i < 3; i++) witnesses.push(await startRefWitness({ name: `w${i}.bench.example.org`, logs: [{ origin: LOG, vkey: vkey.value }] }));
-    const records: KeyRecord[] = witnesses.map((w, i) => ({ kind: 'KeyRecord', kid: `bench-c2sp-w${i}`, alg: 'EdDSA', publicKey: w.publicKey.toString('base64url'), owner: w.name, role: 'witness', validFrom: '2026-01-01T00:00:00.000Z', vkey: w.vkey, url: w.url }));
+    for (let i = 0; i < 3; i++)
+      witnesses.push(await startRefWitness({ name: `w${i}.bench.example.org`, logs: [{ origin: LOG, vkey: vkey.value }] }));
+    const records: KeyRecord[] = witnesses.map((w, i) => ({
+      kind: 'KeyRecord',
+      kid: `bench-c2sp-w${i}`,
+      alg: 'EdDSA',
+      publicKey: w.publicKey.toString('base64url'),
+      owner: w.name,
+      role: 'witness',
+      validFrom: '2026-01-01T00:00:00.000Z',
+      vkey: w.vkey,
+      url: w.url,
+    }));
     const policy = { kind: 'WitnessPolicy' as const, log: LOG, sequencer: seqKey, witnesses: records, quorum: 2 };
     await writeFile(join(seqDir, 'policy.json'), JSON.stringify(policy));
     hook = await startWitnessing({ dataDir: seqDir, witnessPeers: [], policy, resubmitMs: 0 });
-    seq = await openSequencer(seqDir, { publisherFor: hook!.publisherFor((o) => seq?.logs.get(o)?.store), timers: true, config: { checkpointIntervalMs: INTERVAL_MS } });
+    seq = await openSequencer(seqDir, {
+      publisherFor: hook!.publisherFor((o) => seq?.logs.get(o)?.store),
+      timers: true,
+      config: { checkpointIntervalMs: INTERVAL_MS },
+    });
     const dev = deviceKey(901);
-    const reg = await seq.app.inject({ method: 'POST', url: `/v1/logs/${encodeURIComponent(LOG)}/keys`, headers: { authorization: `Bearer ${token}` }, payload: dev.record });
+    const reg = await seq.app.inject({
+      method: 'POST',
+      url: `/v1/logs/${encodeURIComponent(LOG)}/keys`,
+      headers: { authorization: `Bearer ${token}` },
+      payload: dev.record,
+    });
     if (reg.statusCode >= 300) throw new Error(`registering the device key: ${reg.statusCode} ${reg.body}`);
     const events = eventStream(dev, { signedAt: new Date().toISOString() });
     const h = seq.logs.get(LOG)!;
     const lat: number[] = [];
     for (let i = 0; i < samples + 2; i++) {
       await sleep(Math.random() * INTERVAL_MS);
-      const r = await seq.app.inject({ method: 'POST', url: `/v1/logs/${encodeURIComponent(LOG)}/events`, headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': `c2sp-cp-${i}` }, payload: JSON.stringify(events.next('bench-exec')) });
+      const r = await seq.app.inject({
+        method: 'POST',
+        url: `/v1/logs/${encodeURIComponent(LOG)}/events`,
+        headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': `c2sp-cp-${i}` },
+        payload: JSON.stringify(events.next('bench-exec')),
+      });
       if (r.statusCode !== 201) throw new Error(`append: ${r.statusCode} ${r.body}`);
       const t0 = performance.now();
       const target = (r.json() as { seq: number }).seq;
       for (let k = 0; k < 5000 && (h.checkpoints.latestPublished()?.seq ?? -1) < target; k++) await sleep(1);
       const cp = h.checkpoints.latestPublished();
       if ((cp?.seq ?? -1) < target) throw new Error(`seq ${target} not published within 5 s`);
-      if (cp!.signature.filter((s) => s.alg === 'cosignature/v1').length < 2) throw new Error(`checkpoint ${cp!.seq} published with fewer than 2 cosignature/v1`);
+      if (cp!.signature.filter((s) => s.alg === 'cosignature/v1').length < 2)
+        throw new Error(`checkpoint ${cp!.seq} published with fewer than 2 cosignature/v1`);
       if (i >= 2) lat.push(performance.now() - t0); // the first two include connection setup
     }
     const round = (x: number) => Math.round(x * 10) / 10;
-    return { checkpointP50Ms: round(pct(lat, 50)), checkpointP99Ms: round(pct(lat, 99)), checkpointMaxMs: round(Math.max(...lat)), checkpointSamples: lat.length, checkpointIntervalMs: INTERVAL_MS, checkpointWitnesses: 'reference tlog-witness x3 (HTTP, in-memory state)', checkpointQuorum: 2 };
+    return {
+      checkpointP50Ms: round(pct(lat, 50)),
+      checkpointP99Ms: round(pct(lat, 99)),
+      checkpointMaxMs: round(Math.max(...lat)),
+      checkpointSamples: lat.length,
+      checkpointIntervalMs: INTERVAL_MS,
+      checkpointWitnesses: 'reference tlog-witness x3 (HTTP, in-memory state)',
+      checkpointQuorum: 2,
+    };
   } finally {
     await seq?.close();
     await hook?.close();

@@ -23,10 +23,20 @@ export function c2spBenchLogs(prefix: string, n: number): SpecLog[] {
 
 function post(agent: Agent, url: URL, body: Buffer): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request({ agent, host: url.hostname, port: url.port, path: '/add-checkpoint', method: 'POST', headers: { 'content-type': 'text/plain', 'content-length': body.length } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        path: '/add-checkpoint',
+        method: 'POST',
+        headers: { 'content-type': 'text/plain', 'content-length': body.length },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -69,7 +79,8 @@ async function main(base: string, n: number, rounds: number, sockets: number, pr
   process.stdout.write(JSON.stringify({ phase: 'start' }) + '\n');
   const t0 = performance.now();
   const statuses: Record<number, number> = {};
-  for (const bodies of planned) for (const [s, c] of Object.entries(await drive(agent, url, bodies))) statuses[Number(s)] = (statuses[Number(s)] ?? 0) + c;
+  for (const bodies of planned)
+    for (const [s, c] of Object.entries(await drive(agent, url, bodies))) statuses[Number(s)] = (statuses[Number(s)] ?? 0) + c;
   const ms = performance.now() - t0;
   const requests = rounds * n;
   process.stdout.write(JSON.stringify({ phase: 'done', ms, requests, failures: requests - (statuses[200] ?? 0), statuses }) + '\n');

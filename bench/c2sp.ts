@@ -36,7 +36,11 @@ interface ClientRun {
 
 function runClients(url: string, rounds: number, prefix: string, state: StateStore): Promise<ClientRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/c2sp-witness-client.ts', url, String(LOGS), String(rounds), String(SOCKETS), prefix], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'bench/c2sp-witness-client.ts', url, String(LOGS), String(rounds), String(SOCKETS), prefix],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let buf = '';
     let before = state.stats();
     let done: ClientRun | undefined;
@@ -44,12 +48,25 @@ function runClients(url: string, rounds: number, prefix: string, state: StateSto
       buf += d;
       let i;
       while ((i = buf.indexOf('\n')) >= 0) {
-        const m = JSON.parse(buf.slice(0, i)) as { phase: string; ms?: number; requests?: number; failures?: number; statuses?: Record<string, number> };
+        const m = JSON.parse(buf.slice(0, i)) as {
+          phase: string;
+          ms?: number;
+          requests?: number;
+          failures?: number;
+          statuses?: Record<string, number>;
+        };
         buf = buf.slice(i + 1);
         if (m.phase === 'start') before = state.stats();
         if (m.phase === 'done') {
           const after = state.stats();
-          done = { ms: m.ms!, requests: m.requests!, failures: m.failures!, statuses: m.statuses!, batches: after.batches - before.batches, records: after.records - before.records };
+          done = {
+            ms: m.ms!,
+            requests: m.requests!,
+            failures: m.failures!,
+            statuses: m.statuses!,
+            batches: after.batches - before.batches,
+            records: after.records - before.records,
+          };
         }
       }
     });
@@ -85,7 +102,13 @@ export async function runWitness(ctx: { quick: boolean }): Promise<Record<string
   const c2spLogs = c2spBenchLogs(prefix, LOGS).map((l) => ({ origin: l.origin, vkey: l.signer.vkey }));
   const witness = createWitness(
     { state, signer: wkey.signer, keyRecord: wkey.keyRecord },
-    { peerKey: await generateKeyPair('Ed25519'), listen: ['/ip4/127.0.0.1/tcp/0'], httpPort: 0, logs: [], c2sp: { name: 'bench.example.org/w1', logs: c2spLogs } },
+    {
+      peerKey: await generateKeyPair('Ed25519'),
+      listen: ['/ip4/127.0.0.1/tcp/0'],
+      httpPort: 0,
+      logs: [],
+      c2sp: { name: 'bench.example.org/w1', logs: c2spLogs },
+    },
   );
   const info = await witness.start();
   try {

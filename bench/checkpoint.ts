@@ -53,23 +53,45 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
     for (const [i, k] of wkeys.entries()) {
       const st = await openStateStore(join(root, `w${i}`));
       states.push(st);
-      const w = createWitness({ state: st, signer: k.signer, keyRecord: k.keyRecord }, { peerKey: await generateKeyPair('Ed25519'), listen: ['/ip4/127.0.0.1/tcp/0'], bootstrap: addrs.slice(0, 1), logs: [{ log: LOG, sequencer: seqKey }] });
+      const w = createWitness(
+        { state: st, signer: k.signer, keyRecord: k.keyRecord },
+        {
+          peerKey: await generateKeyPair('Ed25519'),
+          listen: ['/ip4/127.0.0.1/tcp/0'],
+          bootstrap: addrs.slice(0, 1),
+          logs: [{ log: LOG, sequencer: seqKey }],
+        },
+      );
       witnesses.push(w);
       addrs.push((await w.start()).multiaddrs[0]);
     }
     const policy = { kind: 'WitnessPolicy' as const, log: LOG, sequencer: seqKey, witnesses: wkeys.map((k) => k.keyRecord), quorum: 2 };
     await writeFile(join(seqDir, 'policy.json'), JSON.stringify(policy));
     hook = await startWitnessing({ dataDir: seqDir, witnessPeers: addrs, policy });
-    seq = await openSequencer(seqDir, { publisherFor: hook!.publisherFor((o) => seq?.logs.get(o)?.store), timers: true, config: { checkpointIntervalMs: INTERVAL_MS } });
+    seq = await openSequencer(seqDir, {
+      publisherFor: hook!.publisherFor((o) => seq?.logs.get(o)?.store),
+      timers: true,
+      config: { checkpointIntervalMs: INTERVAL_MS },
+    });
     const dev = deviceKey(900);
-    const reg = await seq.app.inject({ method: 'POST', url: `/v1/logs/${encodeURIComponent(LOG)}/keys`, headers: { authorization: `Bearer ${token}` }, payload: dev.record });
+    const reg = await seq.app.inject({
+      method: 'POST',
+      url: `/v1/logs/${encodeURIComponent(LOG)}/keys`,
+      headers: { authorization: `Bearer ${token}` },
+      payload: dev.record,
+    });
     if (reg.statusCode >= 300) throw new Error(`registering the device key: ${reg.statusCode} ${reg.body}`);
     const events = eventStream(dev, { signedAt: new Date().toISOString() });
     const h = seq.logs.get(LOG)!;
     const lat: number[] = [];
     for (let i = 0; i < samples + 2; i++) {
       await sleep(Math.random() * INTERVAL_MS);
-      const r = await seq.app.inject({ method: 'POST', url: `/v1/logs/${encodeURIComponent(LOG)}/events`, headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': `cp-${i}` }, payload: JSON.stringify(events.next('bench-exec')) });
+      const r = await seq.app.inject({
+        method: 'POST',
+        url: `/v1/logs/${encodeURIComponent(LOG)}/events`,
+        headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': `cp-${i}` },
+        payload: JSON.stringify(events.next('bench-exec')),
+      });
       if (r.statusCode !== 201) throw new Error(`append: ${r.statusCode} ${r.body}`);
       const t0 = performance.now();
       const target = (r.json() as { seq: number }).seq;
@@ -78,7 +100,15 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
       if (i >= 2) lat.push(performance.now() - t0); // the first two include connection setup
     }
     const round = (x: number) => Math.round(x * 10) / 10;
-    return { p50Ms: round(pct(lat, 50)), p99Ms: round(pct(lat, 99)), maxMs: round(Math.max(...lat)), samples: lat.length, intervalMs: INTERVAL_MS, witnesses: 3, quorum: 2 };
+    return {
+      p50Ms: round(pct(lat, 50)),
+      p99Ms: round(pct(lat, 99)),
+      maxMs: round(Math.max(...lat)),
+      samples: lat.length,
+      intervalMs: INTERVAL_MS,
+      witnesses: 3,
+      quorum: 2,
+    };
   } finally {
     await seq?.close();
     await hook?.close();

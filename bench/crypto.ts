@@ -44,20 +44,43 @@ parentPort.postMessage(n * 1000 / (Date.now() - t0));
 export async function verifyPerSecAllCores(ms: number): Promise<number> {
   const n = availableParallelism();
   const rates = await Promise.all(
-    Array.from({ length: n }, () => new Promise<number>((resolve, reject) => {
-      const w = new Worker(WORKER, { eval: true, workerData: { ms } });
-      w.once('message', (v: number) => { resolve(v); void w.terminate(); });
-      w.once('error', reject);
-    })),
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<number>((resolve, reject) => {
+          const w = new Worker(WORKER, { eval: true, workerData: { ms } });
+          w.once('message', (v: number) => {
+            resolve(v);
+            void w.terminate();
+          });
+          w.once('error', reject);
+        }),
+    ),
   );
   return Math.round(rates.reduce((a, b) => a + b, 0));
 }
 
 function sample800(): Record<string, unknown> {
   return {
-    specversion: '1.0', id: 'evt-000123', source: 'urn:cookwala:device:oven-7', type: 'cookwala.execution.running',
-    subject: 'exec-42', time: '2026-11-30T10:00:00.123Z', datacontenttype: 'application/json', cookwalaseq: 17,
-    data: { recipe: 'r-1', step: 3, tempC: 92.5, medium: 'water', notes: 'x'.repeat(420), sensors: [{ id: 's1', v: 91.2 }, { id: 's2', v: 93.1 }] },
+    specversion: '1.0',
+    id: 'evt-000123',
+    source: 'urn:cookwala:device:oven-7',
+    type: 'cookwala.execution.running',
+    subject: 'exec-42',
+    time: '2026-11-30T10:00:00.123Z',
+    datacontenttype: 'application/json',
+    cookwalaseq: 17,
+    data: {
+      recipe: 'r-1',
+      step: 3,
+      tempC: 92.5,
+      medium: 'water',
+      notes: 'x'.repeat(420),
+      sensors: [
+        { id: 's1', v: 91.2 },
+        { id: 's2', v: 93.1 },
+      ],
+    },
   };
 }
 

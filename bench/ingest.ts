@@ -30,10 +30,12 @@ export interface BenchCtx {
   quick: boolean;
 }
 
-
 function startSequencer(dir: string, port: number): Promise<ChildProcess> {
   const prof = process.env.COOKWALA_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.COOKWALA_BENCH_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...prof, 'bin/cookwala.js', 'sequencer', '--data', dir, '--port', String(port)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...prof, 'bin/cookwala.js', 'sequencer', '--data', dir, '--port', String(port)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (d) => {
@@ -65,12 +67,15 @@ function httpClient(port: number, sockets: number): Client {
   const agent = new Agent({ keepAlive: true, maxSockets: sockets });
   const call = (method: string, path: string, body?: Buffer, headers: Record<string, string> = {}) =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, method, path, agent, headers: body ? { ...headers, 'content-length': String(body.length) } : headers }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      });
+      const req = request(
+        { host: '127.0.0.1', port, method, path, agent, headers: body ? { ...headers, 'content-length': String(body.length) } : headers },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -83,7 +88,8 @@ function httpClient(port: number, sockets: number): Client {
 
 function metric(text: string, name: string): number {
   let sum = 0;
-  for (const line of text.split('\n')) if (line.startsWith(name + '{') || line.startsWith(name + ' ')) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  for (const line of text.split('\n'))
+    if (line.startsWith(name + '{') || line.startsWith(name + ' ')) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
   return sum;
 }
 
@@ -102,9 +108,12 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
   const batches: Buffer[][] = devices.map(() => []);
   devices.forEach((d, i) => {
     const s = eventStream(d);
-    for (let n = 0; n < singles / clients; n++) single[i].push(Buffer.from(JSON.stringify(s.next(`exec-${i}`, { data: { step: n, tempC: 92.5, medium: 'water' } }))));
+    for (let n = 0; n < singles / clients; n++)
+      single[i].push(Buffer.from(JSON.stringify(s.next(`exec-${i}`, { data: { step: n, tempC: 92.5, medium: 'water' } }))));
     for (let n = 0; n < batched / clients / BATCH; n++) {
-      const evs = Array.from({ length: BATCH }, (_, k) => s.next(`exec-${i}`, { data: { step: n * BATCH + k, tempC: 92.5, medium: 'water' } }));
+      const evs = Array.from({ length: BATCH }, (_, k) =>
+        s.next(`exec-${i}`, { data: { step: n * BATCH + k, tempC: 92.5, medium: 'water' } }),
+      );
       batches[i].push(Buffer.from(JSON.stringify(evs)));
     }
   });
@@ -117,7 +126,10 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
   const path = `/v1/logs/${encodeURIComponent(LOG)}`;
   try {
     for (const d of devices) {
-      const r = await http.post(`${path}/keys`, Buffer.from(JSON.stringify(d.record)), { 'content-type': 'application/json', authorization: `Bearer ${token}` });
+      const r = await http.post(`${path}/keys`, Buffer.from(JSON.stringify(d.record)), {
+        'content-type': 'application/json',
+        authorization: `Bearer ${token}`,
+      });
       if (r.status !== 201) throw new Error(`key registration: ${r.status} ${r.body}`);
     }
     let keyN = 0;
@@ -129,7 +141,10 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
         bodies.map(async (list) => {
           for (const body of list) {
             const r = await http.post(`${path}/events`, body, { 'content-type': contentType, 'idempotency-key': `b-${keyN++}` });
-            const ok = perBody === 1 ? r.status === 201 : r.status === 200 && (JSON.parse(r.body).results as Array<{ status: number }>).every((x) => x.status === 201);
+            const ok =
+              perBody === 1
+                ? r.status === 201
+                : r.status === 200 && (JSON.parse(r.body).results as Array<{ status: number }>).every((x) => x.status === 201);
             if (!ok) throw new Error(`not acknowledged: ${r.status} ${r.body.slice(0, 300)}`);
           }
         }),
@@ -137,7 +152,13 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
       const secs = (performance.now() - t0) / 1000;
       const events = bodies.reduce((a, l) => a + l.length, 0) * perBody;
       const cpu = process.cpuUsage(cpu0);
-      return { events, secs, perSec: Math.round(events / secs), clientCpu: (cpu.user + cpu.system) / 1e6, sequencerCpu: (await cpuSeconds(child.pid!)) - seqCpu0 };
+      return {
+        events,
+        secs,
+        perSec: Math.round(events / secs),
+        clientCpu: (cpu.user + cpu.system) / 1e6,
+        sequencerCpu: (await cpuSeconds(child.pid!)) - seqCpu0,
+      };
     }
     const s = await phase(single, 'application/cloudevents+json', 1);
     const before = await http.get('/metrics');

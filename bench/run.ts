@@ -81,7 +81,8 @@ function get(o: Record<string, unknown>, path: string): unknown {
 export async function main(argv: string[]): Promise<number> {
   const quick = argv.includes('--quick');
   const onlyIdx = argv.indexOf('--only');
-  const only = onlyIdx >= 0 ? argv[onlyIdx + 1].split(',') : Object.keys(SECTIONS).filter((s) => s !== 'verifyHostile' && s !== 'c2spCheckpoint'); // the verify and c2sp sections run them
+  const only =
+    onlyIdx >= 0 ? argv[onlyIdx + 1].split(',') : Object.keys(SECTIONS).filter((s) => s !== 'verifyHostile' && s !== 'c2spCheckpoint'); // the verify and c2sp sections run them
   let results: Record<string, unknown> = {};
   try {
     results = JSON.parse(await readFile(RESULTS, 'utf8'));
@@ -102,11 +103,30 @@ export async function main(argv: string[]): Promise<number> {
       const section = await load();
       const r = await section.run({ quick, limits });
       if (name === 'crypto') limits.ed25519VerifyPerSecAllCores = r.ed25519VerifyPerSecAllCores as number;
-      if (name === 'verifyHostile') results.verify = { ...(results.verify as object | undefined), ...r, hostileMeasuredAt: new Date().toISOString(), hostileQuick: quick };
-      else if (name === 'c2spCheckpoint') results.c2sp = { ...(results.c2sp as object | undefined), ...r, checkpointMeasuredAt: new Date().toISOString(), checkpointQuick: quick };
+      if (name === 'verifyHostile')
+        results.verify = {
+          ...(results.verify as object | undefined),
+          ...r,
+          hostileMeasuredAt: new Date().toISOString(),
+          hostileQuick: quick,
+        };
+      else if (name === 'c2spCheckpoint')
+        results.c2sp = {
+          ...(results.c2sp as object | undefined),
+          ...r,
+          checkpointMeasuredAt: new Date().toISOString(),
+          checkpointQuick: quick,
+        };
       else results[name] = { ...r, quick, measuredAt: new Date().toISOString(), seconds: Math.round((Date.now() - t0) / 100) / 10 };
     } catch (e) {
-      results[name] = { error: String((e as Error)?.stack ?? e).split('\n').slice(0, 3).join(' | '), quick, measuredAt: new Date().toISOString() };
+      results[name] = {
+        error: String((e as Error)?.stack ?? e)
+          .split('\n')
+          .slice(0, 3)
+          .join(' | '),
+        quick,
+        measuredAt: new Date().toISOString(),
+      };
     }
     await writeFile(RESULTS, JSON.stringify(results, null, 2) + '\n');
   }

@@ -44,9 +44,11 @@ async function wellBehaved(port: number, ms: number, workers = 8): Promise<{ lat
       });
       req.end();
     });
-  await Promise.all(Array.from({ length: workers }, async () => {
-    while (Date.now() < end) await one();
-  }));
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      while (Date.now() < end) await one();
+    }),
+  );
   agent.destroy();
   return { lat, errors };
 }
@@ -58,7 +60,11 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
     const slow = ctx.quick ? 2000 : 10_000;
     const base = await wellBehaved(port, 4000);
     const addrs = Array.from({ length: 20 }, (_, i) => `127.0.1.${i + 1}`).join(',');
-    const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'slow-clients-child.ts'), String(port), String(slow), '40', addrs], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(HERE, 'slow-clients-child.ts'), String(port), String(slow), '40', addrs],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     const done = new Promise<void>((r) => child.on('close', () => r()));

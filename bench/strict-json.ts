@@ -9,14 +9,36 @@ import { opsPerSec } from './crypto.ts';
 
 function event800(): string {
   return JSON.stringify({
-    specversion: '1.0', id: 'evt-000123', source: 'urn:cookwala:device:oven-7', type: 'cookwala.execution.running',
-    subject: 'exec-42', time: '2026-11-30T10:00:00.123Z', datacontenttype: 'application/json', cookwalaseq: 17,
-    data: { recipe: 'r-1', step: 3, tempC: 92.5, medium: 'water', notes: 'x'.repeat(420), sensors: [{ id: 's1', v: 91.2 }, { id: 's2', v: 93.1 }] },
+    specversion: '1.0',
+    id: 'evt-000123',
+    source: 'urn:cookwala:device:oven-7',
+    type: 'cookwala.execution.running',
+    subject: 'exec-42',
+    time: '2026-11-30T10:00:00.123Z',
+    datacontenttype: 'application/json',
+    cookwalaseq: 17,
+    data: {
+      recipe: 'r-1',
+      step: 3,
+      tempC: 92.5,
+      medium: 'water',
+      notes: 'x'.repeat(420),
+      sensors: [
+        { id: 's1', v: 91.2 },
+        { id: 's2', v: 93.1 },
+      ],
+    },
   });
 }
 
 function line1MB(): string {
-  const item = (i: number) => ({ seq: i, kind: 'Event', id: `evt-${i}`, source: 'urn:cookwala:device:oven-7', data: { step: i % 7, tempC: 90 + (i % 10) / 10, tags: ['a', 'b'] } });
+  const item = (i: number) => ({
+    seq: i,
+    kind: 'Event',
+    id: `evt-${i}`,
+    source: 'urn:cookwala:device:oven-7',
+    data: { step: i % 7, tempC: 90 + (i % 10) / 10, tags: ['a', 'b'] },
+  });
   const items: unknown[] = [];
   let n = 2;
   for (let i = 0; n < 1_000_000; i++) {
@@ -45,7 +67,13 @@ function pairs(text: string, ms: number, n: number): PairResult {
   rs.sort((x, y) => x.r - y.r);
   const m = rs[Math.floor(rs.length / 2)];
   const round = (x: number) => Math.round(x * 100) / 100;
-  return { bytes: text.length, jsonParsePerSec: m.a, strictPerSec: m.b, ratio: round(m.r), spread: [round(rs[0].r), round(rs[rs.length - 1].r)] };
+  return {
+    bytes: text.length,
+    jsonParsePerSec: m.a,
+    strictPerSec: m.b,
+    ratio: round(m.r),
+    spread: [round(rs[0].r), round(rs[rs.length - 1].r)],
+  };
 }
 
 export async function run(ctx: { quick: boolean }): Promise<{ event800: PairResult; line1MB: PairResult }> {

@@ -21,4 +21,7 @@ const [file, policy, workers] = process.argv.slice(2);
 const t0 = performance.now();
 const r = await verifyBundleFile(file, { policyPath: policy, workers: workers === undefined ? undefined : Number(workers) });
 const ms = performance.now() - t0;
-process.stdout.write(JSON.stringify({ ms: Math.round(ms), entries: r.entries, exitCode: r.exitCode, failures: r.failuresTotal, peakRssMB: peakRssMB() }) + '\n');
+process.stdout.write(
+  JSON.stringify({ ms: Math.round(ms), entries: r.entries, exitCode: r.exitCode, failures: r.failuresTotal, peakRssMB: peakRssMB() }) +
+    '\n',
+);

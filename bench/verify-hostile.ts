@@ -29,7 +29,9 @@ interface ChildResult {
 
 function verifyInChild(file: string, policy: string): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'verify-child.ts'), file, policy], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'verify-child.ts'), file, policy], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('error', reject);

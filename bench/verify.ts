@@ -29,7 +29,13 @@ interface ChildResult {
 
 async function writeBundle(dir: string, events: number): Promise<{ file: string; policy: string; genMs: number; bytes: number }> {
   const t0 = performance.now();
-  const g = generateLog({ events, checkpointEvery: Math.max(1000, Math.floor(events / 100)), eraseEvery: 1000, devices: 16, subjectsPerDevice: 8 });
+  const g = generateLog({
+    events,
+    checkpointEvery: Math.max(1000, Math.floor(events / 100)),
+    eraseEvery: 1000,
+    devices: 16,
+    subjectsPerDevice: 8,
+  });
   const file = join(dir, `bundle-${events}.ndjson`);
   const policy = join(dir, `policy-${events}.json`);
   const ws = createWriteStream(file);
@@ -49,7 +55,9 @@ async function writeBundle(dir: string, events: number): Promise<{ file: string;
 
 function verifyInChild(file: string, policy: string): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'verify-child.ts'), file, policy], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'verify-child.ts'), file, policy], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('error', reject);
@@ -88,7 +96,15 @@ export async function run(ctx: { quick: boolean; limits?: { ed25519VerifyPerSecA
       peakRssMBAt1e5: runs.find((r) => r.events === 100_000)?.peakRssMB,
       rssGrowth: Math.round((big.peakRssMB / small.peakRssMB) * 100) / 100,
       events: big.events,
-      runs: runs.map((r) => ({ events: r.events, entries: r.entries, ms: r.ms, eventsPerSec: Math.round((r.events * 1000) / r.ms), peakRssMB: r.peakRssMB, bundleMB: Math.round(r.bytes / 1e5) / 10, generateMs: r.genMs })),
+      runs: runs.map((r) => ({
+        events: r.events,
+        entries: r.entries,
+        ms: r.ms,
+        eventsPerSec: Math.round((r.events * 1000) / r.ms),
+        peakRssMB: r.peakRssMB,
+        bundleMB: Math.round(r.bytes / 1e5) / 10,
+        generateMs: r.genMs,
+      })),
       // hostilePeakRssMB and the hostile cases (bench/verify-hostile.ts, issue 14)
       ...(await runHostile(ctx)),
     };

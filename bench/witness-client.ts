@@ -56,7 +56,9 @@ export async function drive(conns: ReturnType<typeof createWitnessConnection>[],
 
 async function main(addr: string, nLogs: number, rounds: number, streams: number, prefix: string): Promise<void> {
   const logs = fakeLogs(prefix, nLogs);
-  const clients = await Promise.all(Array.from({ length: streams }, async () => createP2pNode({ privateKey: await generateKeyPair('Ed25519'), listen: [] })));
+  const clients = await Promise.all(
+    Array.from({ length: streams }, async () => createP2pNode({ privateKey: await generateKeyPair('Ed25519'), listen: [] })),
+  );
   const conns = clients.map((n) => createWitnessConnection(n, addr));
   try {
     const first = await drive(conns, await buildRound(logs, 4));

@@ -43,10 +43,25 @@ interface ClientRun {
 /** Run the fake sequencers in a child process; state stats are read when it starts and ends its timed phase. */
 function runClients(addr: string, rounds: number, prefix: string, state: StateStore): Promise<ClientRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--import', './bin/polyfill.ts', 'bench/witness-client.ts', addr, String(LOGS), String(rounds), String(STREAMS), prefix], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--import',
+        './bin/polyfill.ts',
+        'bench/witness-client.ts',
+        addr,
+        String(LOGS),
+        String(rounds),
+        String(STREAMS),
+        prefix,
+      ],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let buf = '';
     let before = state.stats();
     let done: ClientRun | undefined;
@@ -60,7 +75,13 @@ function runClients(addr: string, rounds: number, prefix: string, state: StateSt
         if (m.phase === 'start') before = state.stats();
         if (m.phase === 'done') {
           const after = state.stats();
-          done = { ms: m.ms!, failures: m.failures!, requests: m.requests!, batches: after.batches - before.batches, records: after.records - before.records };
+          done = {
+            ms: m.ms!,
+            failures: m.failures!,
+            requests: m.requests!,
+            batches: after.batches - before.batches,
+            records: after.records - before.records,
+          };
         }
       }
     });
@@ -72,7 +93,13 @@ function runClients(addr: string, rounds: number, prefix: string, state: StateSt
 /** One core's Ed25519 verify+sign pairs per second over checkpoint-sized signing headers. */
 function cryptoLimitPerSec(ms = 1000): number {
   const k = testKey('bench-limit', 'witness');
-  const msg = encodeMessage({ alg: 'EdDSA', hash: 'sha256:' + '0'.repeat(64), kid: k.signer.kid, kind: 'Checkpoint', signedAt: new Date().toISOString() });
+  const msg = encodeMessage({
+    alg: 'EdDSA',
+    hash: 'sha256:' + '0'.repeat(64),
+    kid: k.signer.kid,
+    kind: 'Checkpoint',
+    signedAt: new Date().toISOString(),
+  });
   const sig = k.signer.sign(msg);
   const backend = defaultBackend();
   let n = 0;
@@ -95,14 +122,18 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
   const wkey = testKey('bench-witness', 'witness');
   const state = await openStateStore(join(dir, 'state'));
   const admitted = [...fakeLogs(remote, LOGS), ...local].map((l) => ({ log: l.origin, sequencer: l.keyRecord }));
-  const witness = createWitness({ state, signer: wkey.signer, keyRecord: wkey.keyRecord }, { peerKey: await generateKeyPair('Ed25519'), listen: ['/ip4/127.0.0.1/tcp/0'], logs: admitted });
+  const witness = createWitness(
+    { state, signer: wkey.signer, keyRecord: wkey.keyRecord },
+    { peerKey: await generateKeyPair('Ed25519'), listen: ['/ip4/127.0.0.1/tcp/0'], logs: admitted },
+  );
   const info = await witness.start();
   try {
     const net = await runClients(info.multiaddrs[0], rounds, remote, state);
 
     // The same kind of decisions without the transport (frames straight into the witness), on
     // logs of their own: first contact untimed, then one timed round.
-    const decide = async (reqs: Awaited<ReturnType<typeof buildRound>>) => (await Promise.all(reqs.map((r) => witness.handleFrame(encodeMessage(r))))).filter((r) => !r.ok).length;
+    const decide = async (reqs: Awaited<ReturnType<typeof buildRound>>) =>
+      (await Promise.all(reqs.map((r) => witness.handleFrame(encodeMessage(r))))).filter((r) => !r.ok).length;
     const firstLocal = await decide(await buildRound(local, 4));
     const round = await buildRound(local, 3);
     const t1 = performance.now();

@@ -10,17 +10,29 @@ interface Command {
 }
 
 const COMMANDS: Record<string, Command> = {
-  init: { summary: 'create a data dir: sequencer key, operator token, config, log', load: async () => (await import('../sequencer/cli-init.ts')).run },
+  init: {
+    summary: 'create a data dir: sequencer key, operator token, config, log',
+    load: async () => (await import('../sequencer/cli-init.ts')).run,
+  },
   sequencer: { summary: 'run the sequencer (ingest, checkpoints, HTTP API)', load: async () => (await import('../sequencer/cli.ts')).run },
-  checkpoint: { summary: 'show (or wait for) the published checkpoint and who cosigned it', load: async () => (await import('../sequencer/cli-checkpoint.ts')).run },
+  checkpoint: {
+    summary: 'show (or wait for) the published checkpoint and who cosigned it',
+    load: async () => (await import('../sequencer/cli-checkpoint.ts')).run,
+  },
   export: { summary: 'export a log as an audit bundle (NDJSON)', load: async () => (await import('../sequencer/cli-export.ts')).run },
-  proof: { summary: 'write one event with its inclusion proof and checkpoint', load: async () => (await import('../sequencer/cli-proof.ts')).run },
+  proof: {
+    summary: 'write one event with its inclusion proof and checkpoint',
+    load: async () => (await import('../sequencer/cli-proof.ts')).run,
+  },
   witness: { summary: 'run a witness (libp2p cosigner)', load: async () => (await import('../witness/cli.ts')).run },
   executor: { summary: 'run a device executor or the simulator', load: async () => (await import('../executor/cli.ts')).run },
   verify: { summary: 'verify an audit bundle offline', load: async () => (await import('../verifier/cli/verify.ts')).run },
   'verify-event': { summary: 'verify one event proof offline', load: async () => (await import('../verifier/cli/verify-event.ts')).run },
   'verify-fork': { summary: 'check a ForkProof offline', load: async () => (await import('../verifier/cli/verify-fork.ts')).run },
-  policy: { summary: 'witness policy: add-witness, show (and tlog-policy text: to-tlog, from-tlog)', load: async () => (await import('./policy.ts')).run },
+  policy: {
+    summary: 'witness policy: add-witness, show (and tlog-policy text: to-tlog, from-tlog)',
+    load: async () => (await import('./policy.ts')).run,
+  },
   keys: { summary: 'fetch and show keys for offline use', load: async () => (await import('../verifier/cli/keys.ts')).run },
   conformance: { summary: 'run conformance vectors', load: async () => (await import('../conformance/cli.ts')).run },
   demo: { summary: 'the local demo network (what npm start runs)', load: async () => (await import('../demo/cli.ts')).run },

@@ -7,16 +7,30 @@
 type Run = (argv: string[]) => Promise<number>;
 
 const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Run> }> = {
-  'add-witness': { summary: "add a witness (its witness-info.json or URL) to a sequencer's policy", load: async () => (await import('../sequencer/cli-policy.ts')).runAddWitness },
-  show: { summary: 'print a witness policy; says when a log is unwitnessed', load: async () => (await import('../sequencer/cli-policy.ts')).runShow },
+  'add-witness': {
+    summary: "add a witness (its witness-info.json or URL) to a sequencer's policy",
+    load: async () => (await import('../sequencer/cli-policy.ts')).runAddWitness,
+  },
+  show: {
+    summary: 'print a witness policy; says when a log is unwitnessed',
+    load: async () => (await import('../sequencer/cli-policy.ts')).runShow,
+  },
   // The tlog-policy conversion, the auditor's (verifier/cli/policy-tlog.ts).
-  'to-tlog': { summary: 'write a policy as C2SP tlog-policy text', load: async () => (await import('../verifier/cli/policy-tlog.ts')).runToTlog },
-  'from-tlog': { summary: 'read C2SP tlog-policy text into a policy', load: async () => (await import('../verifier/cli/policy-tlog.ts')).runFromTlog },
+  'to-tlog': {
+    summary: 'write a policy as C2SP tlog-policy text',
+    load: async () => (await import('../verifier/cli/policy-tlog.ts')).runToTlog,
+  },
+  'from-tlog': {
+    summary: 'read C2SP tlog-policy text into a policy',
+    load: async () => (await import('../verifier/cli/policy-tlog.ts')).runFromTlog,
+  },
 };
 
 export function policyUsage(): string {
   const w = Math.max(...Object.keys(SUBCOMMANDS).map((k) => k.length));
-  return `usage: cookwala policy <subcommand> [options]\n\n${Object.entries(SUBCOMMANDS).map(([k, c]) => `  ${k.padEnd(w)}  ${c.summary}`).join('\n')}\n\nRun \`cookwala policy <subcommand> --help\` for its options.`;
+  return `usage: cookwala policy <subcommand> [options]\n\n${Object.entries(SUBCOMMANDS)
+    .map(([k, c]) => `  ${k.padEnd(w)}  ${c.summary}`)
+    .join('\n')}\n\nRun \`cookwala policy <subcommand> --help\` for its options.`;
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -36,7 +50,10 @@ export async function run(argv: string[]): Promise<number> {
   try {
     r = await c.load();
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' || typeof (e as { message?: string }).message === 'string' && /Cannot find module/.test((e as Error).message)) {
+    if (
+      (e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' ||
+      (typeof (e as { message?: string }).message === 'string' && /Cannot find module/.test((e as Error).message))
+    ) {
       process.stderr.write(`cookwala policy ${sub}: not built in this version\n`);
       return 2;
     }

@@ -5,7 +5,10 @@ if (typeof P.withResolvers !== 'function') {
   P.withResolvers = function withResolvers<T>() {
     let resolve!: (v: T | PromiseLike<T>) => void;
     let reject!: (e?: unknown) => void;
-    const promise = new Promise<T>((res, rej) => { resolve = res; reject = rej; });
+    const promise = new Promise<T>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
     return { promise, resolve, reject };
   };
 }

@@ -38,7 +38,10 @@ export async function listFiles(dir: string): Promise<string[]> {
 /** Immediate sub-folders of `dir`, sorted. */
 export async function listDirs(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
-  return entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name).sort();
+  return entries
+    .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
+    .map((e) => e.name)
+    .sort();
 }
 
 export async function readText(file: string): Promise<string> {
@@ -60,7 +63,10 @@ export async function readJson(file: string): Promise<unknown> {
 }
 
 /** A file set split by patterns: which files each pattern claims, and the unclaimed rest. */
-export function classify<K extends string>(files: string[], patterns: Record<K, RegExp>): { byPattern: Record<K, string[]>; unclaimed: string[] } {
+export function classify<K extends string>(
+  files: string[],
+  patterns: Record<K, RegExp>,
+): { byPattern: Record<K, string[]>; unclaimed: string[] } {
   const byPattern = Object.fromEntries(Object.keys(patterns).map((k) => [k, [] as string[]])) as Record<K, string[]>;
   const unclaimed: string[] = [];
   for (const f of files) {

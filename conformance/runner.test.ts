@@ -39,7 +39,10 @@ async function freshDir(name: string): Promise<string> {
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'cookwala.js'), 'conformance', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'cookwala.js'), 'conformance', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (b) => (stdout += b));
@@ -125,7 +128,11 @@ describe('failures are reported exactly', () => {
     victim.result = 'valid';
     await writeFile(f, JSON.stringify(doc));
     const r = await runConformance([{ dir }]);
-    expect(failures(r).map((x) => x.id).sort()).toEqual([`tcId ${victim.tcId} [noble]`, `tcId ${victim.tcId} [node]`]);
+    expect(
+      failures(r)
+        .map((x) => x.id)
+        .sort(),
+    ).toEqual([`tcId ${victim.tcId} [noble]`, `tcId ${victim.tcId} [node]`]);
     expect(failures(r).every((x) => x.expected === 'valid' && x.got === 'invalid')).toBe(true);
     expect(r.ok).toBe(false);
   });
@@ -134,7 +141,9 @@ describe('failures are reported exactly', () => {
     const dir = await freshDir('acceptable');
     await mkdir(path.join(dir, 'ed25519'));
     const name = (await readdir(path.join(VECTORS, 'ed25519'))).find((n) => /^wycheproof-.*_test\.json$/.test(n))!;
-    const doc = JSON.parse(await readFile(path.join(VECTORS, 'ed25519', name), 'utf8')) as { testGroups: Array<{ tests: Array<{ result: string }> }> };
+    const doc = JSON.parse(await readFile(path.join(VECTORS, 'ed25519', name), 'utf8')) as {
+      testGroups: Array<{ tests: Array<{ result: string }> }>;
+    };
     doc.testGroups[0].tests[0].result = 'acceptable';
     await writeFile(path.join(dir, 'ed25519', name), JSON.stringify(doc));
     const r = await runConformance([{ dir }]);
@@ -169,7 +178,9 @@ describe('failures are reported exactly', () => {
     const dir = await freshDir('missing');
     await mkdir(path.join(dir, 'jcs'));
     const missing = Object.assign(new Error("Cannot find module '/x/verifier/jcs-v2.ts'"), { code: 'ERR_MODULE_NOT_FOUND' });
-    const r = await runConformance([{ dir }], { topics: [{ name: 'jcs', uses: ['verifier/jcs-v2.ts'], load: async () => Promise.reject(missing) }] });
+    const r = await runConformance([{ dir }], {
+      topics: [{ name: 'jcs', uses: ['verifier/jcs-v2.ts'], load: async () => Promise.reject(missing) }],
+    });
     expect(r.ok).toBe(false);
     expect(failures(r)).toEqual([expect.objectContaining({ id: '(topic)', got: expect.stringContaining('missing from this build') })]);
   });
@@ -222,8 +233,14 @@ function renamed(rel: string): string {
     [/^(keys|notes|checkpoints)\.json$/, '$1-renamed.json'],
   ];
   let b = base;
-  if (/^(input|output|outhex|spec-examples|conformance)$/.test(path.posix.basename(dir)) || dir.includes('testdata/')) b = `renamed-${base}`;
-  else for (const [re, to] of rules) if (re.test(base)) { b = base.replace(re, to); break; }
+  if (/^(input|output|outhex|spec-examples|conformance)$/.test(path.posix.basename(dir)) || dir.includes('testdata/'))
+    b = `renamed-${base}`;
+  else
+    for (const [re, to] of rules)
+      if (re.test(base)) {
+        b = base.replace(re, to);
+        break;
+      }
   const d = dir.replace(/testdata\/(inclusion|consistency)\/([^/]+)/, 'testdata/$1/renamed-$2');
   return d === '.' ? b : `${d}/${b}`;
 }
@@ -255,7 +272,9 @@ describe('files are found by pattern', () => {
   it('a Wycheproof DER file (held out of the shared set) runs through the strict DER reader', async () => {
     const dir = await freshDir('der');
     const src = (await readdir(path.join(VECTORS, 'ecdsa-p256'))).find((n) => /^wycheproof-.*p1363.*_test\.json$/.test(n))!;
-    const doc = JSON.parse(await readFile(path.join(VECTORS, 'ecdsa-p256', src), 'utf8')) as { testGroups: Array<{ type: string; tests: Array<{ tcId: number; sig: string; result: string; comment: string }> }> };
+    const doc = JSON.parse(await readFile(path.join(VECTORS, 'ecdsa-p256', src), 'utf8')) as {
+      testGroups: Array<{ type: string; tests: Array<{ tcId: number; sig: string; result: string; comment: string }> }>;
+    };
     let next = 100_000;
     let malformed = 0;
     for (const g of doc.testGroups) {
@@ -269,7 +288,13 @@ describe('files are found by pattern', () => {
         // Non-DER spellings of a valid signature must be invalid: BER length, trailing byte.
         const ber = Buffer.concat([Buffer.from([0x30, 0x81]), der.subarray(1)]);
         extra.push({ ...t, tcId: next++, sig: ber.toString('hex'), result: 'invalid', comment: 'BER long-form length' });
-        extra.push({ ...t, tcId: next++, sig: Buffer.concat([der, Buffer.from([0])]).toString('hex'), result: 'invalid', comment: 'trailing byte' });
+        extra.push({
+          ...t,
+          tcId: next++,
+          sig: Buffer.concat([der, Buffer.from([0])]).toString('hex'),
+          result: 'invalid',
+          comment: 'trailing byte',
+        });
         malformed += 2;
       }
       g.tests.push(...extra);
@@ -317,7 +342,9 @@ async function runSubset(dir: string) {
 describe('every "any subset present" case of the vectors README runs what is there', () => {
   it('merkle reference with proofs and roots but no leaf inputs: proofs verified against their roots, no throw', async () => {
     const { leafInputs: _l, leafHashes: _h, nodeHashesByLevel: _n, ...rest } = await readVector<MerkleRef>(REF);
-    const { r, c, fails, skips } = await runSubset(await subsetDir('merkle-no-leaves', { 'merkle/rfc6962-reference-x.json': { json: rest } }));
+    const { r, c, fails, skips } = await runSubset(
+      await subsetDir('merkle-no-leaves', { 'merkle/rfc6962-reference-x.json': { json: rest } }),
+    );
     expect(fails).toEqual([]);
     // 7 inclusion + 3 consistency proofs verified; roots at 0 (empty tree) and at every size a proof names.
     expect(c.merkle).toEqual({ passed: 7 + 3 + 7, failed: 0, skipped: 2 });
@@ -332,7 +359,10 @@ describe('every "any subset present" case of the vectors README runs what is the
     p.proof[0] = p.proof[0].replace(/^./, (ch) => (ch === '0' ? '1' : '0'));
     bad.rootHashesBySize.find((x) => x.treeSize === 8)!.rootHash = '00'.repeat(32);
     const { fails } = await runSubset(await subsetDir('merkle-no-leaves-bad', { 'merkle/rfc6962-reference-x.json': { json: bad } }));
-    expect(fails.map((f) => f.id).sort()).toEqual([`inclusion ${(p as unknown as { leafIndex: number }).leafIndex} in ${p.treeSize}`, 'root size 8']);
+    expect(fails.map((f) => f.id).sort()).toEqual([
+      `inclusion ${(p as unknown as { leafIndex: number }).leafIndex} in ${p.treeSize}`,
+      'root size 8',
+    ]);
     expect(fails.find((f) => f.id !== 'root size 8')!.expected).toBe('the reference proof verifies');
   });
 
@@ -366,7 +396,14 @@ describe('every "any subset present" case of the vectors README runs what is the
       ['keys', { 'signed-note/keys.json': 'signed-note/keys.json' }, 9 + 3 + 196],
       ['notes', { 'signed-note/notes.json': 'signed-note/notes.json' }, 18],
       ['checkpoints', { 'signed-note/checkpoints.json': 'signed-note/checkpoints.json' }, 6 + 2 + 3],
-      ['sections', { 'signed-note/keys-invalid.json': { json: { invalidVkeys: keys.invalidVkeys } }, 'signed-note/checkpoints-bodies.json': { json: { bodies: cps.bodies } } }, 3 + 6],
+      [
+        'sections',
+        {
+          'signed-note/keys-invalid.json': { json: { invalidVkeys: keys.invalidVkeys } },
+          'signed-note/checkpoints-bodies.json': { json: { bodies: cps.bodies } },
+        },
+        3 + 6,
+      ],
     ] as const) {
       const { r, c, fails } = await runSubset(await subsetDir(`note-${name}`, files));
       expect(fails, name).toEqual([]);
@@ -402,14 +439,22 @@ describe('every "any subset present" case of the vectors README runs what is the
   it('ed25519, ecdsa-p256 and cloudevents: each file kind alone', async () => {
     const pick = async (topic: string, re: RegExp) => (await listFiles(path.join(VECTORS, topic))).filter((f) => re.test(f));
     const kinds: Array<[string, RegExp]> = [
-      ['ed25519', /^rfc8032-/], ['ed25519', /^sign\.input/], ['ed25519', /^wycheproof-.*_test\.json$/],
-      ['ecdsa-p256', /^rfc7515-/], ['ecdsa-p256', /^rfc6979-/], ['ecdsa-p256', /^wycheproof-.*_test\.json$/],
-      ['cloudevents', /^cases/], ['cloudevents', /^spec-examples\//], ['cloudevents', /^conformance\//],
+      ['ed25519', /^rfc8032-/],
+      ['ed25519', /^sign\.input/],
+      ['ed25519', /^wycheproof-.*_test\.json$/],
+      ['ecdsa-p256', /^rfc7515-/],
+      ['ecdsa-p256', /^rfc6979-/],
+      ['ecdsa-p256', /^wycheproof-.*_test\.json$/],
+      ['cloudevents', /^cases/],
+      ['cloudevents', /^spec-examples\//],
+      ['cloudevents', /^conformance\//],
     ];
     for (const [i, [topic, re]] of kinds.entries()) {
       const files = await pick(topic, re);
       expect(files.length, `${topic} ${re}`).toBeGreaterThan(0);
-      const { r, c, fails } = await runSubset(await subsetDir(`kind-${i}`, Object.fromEntries(files.map((f) => [`${topic}/${f}`, `${topic}/${f}`]))));
+      const { r, c, fails } = await runSubset(
+        await subsetDir(`kind-${i}`, Object.fromEntries(files.map((f) => [`${topic}/${f}`, `${topic}/${f}`]))),
+      );
       expect(fails, `${topic} ${re}`).toEqual([]);
       expect(c[topic].passed, `${topic} ${re}`).toBeGreaterThan(0);
       expect(r.ok, `${topic} ${re}`).toBe(true);
@@ -425,7 +470,9 @@ describe('our own vectors', () => {
     const committed = (await readdir(path.join(OWN_DIR, 'cookwala'))).filter((n) => n.endsWith('.json')).sort();
     expect(committed).toEqual(Object.keys(a).sort());
     for (const name of committed) {
-      expect(await readFile(path.join(OWN_DIR, 'cookwala', name), 'utf8'), `${name} is stale: run npx tsx conformance/generate.ts`).toBe(serialize(a[name]));
+      expect(await readFile(path.join(OWN_DIR, 'cookwala', name), 'utf8'), `${name} is stale: run npx tsx conformance/generate.ts`).toBe(
+        serialize(a[name]),
+      );
     }
   });
 

@@ -44,7 +44,9 @@ async function runTopic(entry: TopicEntry, dir: string): Promise<TopicReport> {
   try {
     runner = await entry.load();
   } catch (e) {
-    const why = isModuleMissing(e) ? `the implementation is missing from this build (${(e as Error).message.split('\n')[0]})` : `the topic could not load: ${(e as Error).message}`;
+    const why = isModuleMissing(e)
+      ? `the implementation is missing from this build (${(e as Error).message.split('\n')[0]})`
+      : `the topic could not load: ${(e as Error).message}`;
     tally.fail('.', '(topic)', `${entry.uses.join(', ')} to run these vectors`, why);
     return tally.report;
   }
@@ -57,7 +59,10 @@ async function runTopic(entry: TopicEntry, dir: string): Promise<TopicReport> {
 }
 
 /** Which topic folders a DIR holds: its known sub-folders, or itself when its name is a topic. */
-async function topicFolders(dir: string, table: readonly TopicEntry[]): Promise<{ folders: Array<{ entry: TopicEntry; dir: string }>; unknown: string[] }> {
+async function topicFolders(
+  dir: string,
+  table: readonly TopicEntry[],
+): Promise<{ folders: Array<{ entry: TopicEntry; dir: string }>; unknown: string[] }> {
   const topicByName = (name: string) => table.find((t) => t.name === name);
   const subs = await listDirs(dir);
   const folders: Array<{ entry: TopicEntry; dir: string }> = [];

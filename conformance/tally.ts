@@ -44,7 +44,7 @@ const MAX_SHOWN = 240;
 
 /** Shorten long values for display; the full values stay in the vector files. */
 export function shown(v: unknown): string {
-  const s = typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
+  const s = typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
   return s.length > MAX_SHOWN ? `${s.slice(0, MAX_SHOWN)}… (${s.length} chars)` : s;
 }
 

@@ -19,10 +19,22 @@ export interface TopicEntry {
 
 export const TOPICS: readonly TopicEntry[] = [
   { name: 'jcs', uses: ['verifier/encoding/jcs.ts'], load: async () => (await import('./topics/jcs.ts')).jcsTopic },
-  { name: 'ed25519', uses: ['verifier/crypto/node.ts', 'verifier/crypto/noble.ts'], load: async () => (await import('./topics/ed25519.ts')).ed25519Topic },
-  { name: 'ecdsa-p256', uses: ['verifier/crypto/node.ts', 'verifier/crypto/noble.ts'], load: async () => (await import('./topics/ecdsa-p256.ts')).ecdsaP256Topic },
+  {
+    name: 'ed25519',
+    uses: ['verifier/crypto/node.ts', 'verifier/crypto/noble.ts'],
+    load: async () => (await import('./topics/ed25519.ts')).ed25519Topic,
+  },
+  {
+    name: 'ecdsa-p256',
+    uses: ['verifier/crypto/node.ts', 'verifier/crypto/noble.ts'],
+    load: async () => (await import('./topics/ecdsa-p256.ts')).ecdsaP256Topic,
+  },
   { name: 'merkle', uses: ['verifier/merkle/index.ts'], load: async () => (await import('./topics/merkle.ts')).merkleTopic },
   { name: 'signed-note', uses: ['verifier/note/index.ts'], load: async () => (await import('./topics/signed-note.ts')).signedNoteTopic },
-  { name: 'cloudevents', uses: ['verifier/cloudevent/read.ts'], load: async () => (await import('./topics/cloudevents.ts')).cloudeventsTopic },
+  {
+    name: 'cloudevents',
+    uses: ['verifier/cloudevent/read.ts'],
+    load: async () => (await import('./topics/cloudevents.ts')).cloudeventsTopic,
+  },
   { name: 'cookwala', uses: ['verifier/*.ts'], load: async () => (await import('./topics/cookwala.ts')).cookwalaTopic },
 ];

@@ -37,7 +37,11 @@ export interface AuditResult {
 
 export function cosignersOf(cp: Checkpoint, net: Pick<Network, 'witnesses'>): string[] {
   // The log's own note signature (note-ed25519) sits in the array too; it is no cosignature.
-  return cp.signature.slice(1).filter((s) => (s as { alg: string }).alg !== 'note-ed25519').map((s) => witnessName(net, s.kid)).sort();
+  return cp.signature
+    .slice(1)
+    .filter((s) => (s as { alg: string }).alg !== 'note-ed25519')
+    .map((s) => witnessName(net, s.kid))
+    .sort();
 }
 
 /** The latest published checkpoint once it covers the head and meets the quorum. */
@@ -77,7 +81,11 @@ async function mustRun(ctx: DemoContext, name: string, args: string[]): Promise<
 }
 
 export function indent(text: string, by = '    '): string {
-  return text.trimEnd().split('\n').map((l) => by + l).join('\n');
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((l) => by + l)
+    .join('\n');
 }
 
 /**
@@ -87,13 +95,16 @@ export function indent(text: string, by = '    '): string {
  */
 export async function fetchKeys(ctx: DemoContext, net: Network): Promise<void> {
   const { keys } = auditFiles(ctx.dir);
-  for (const url of [net.sequencerUrl, ...net.witnesses.map((w) => w.http)]) await mustRun(ctx, 'keys', ['keys', 'fetch', url, `--cache=${keys}`]);
+  for (const url of [net.sequencerUrl, ...net.witnesses.map((w) => w.http)])
+    await mustRun(ctx, 'keys', ['keys', 'fetch', url, `--cache=${keys}`]);
 }
 
 export async function auditBundle(ctx: DemoContext, net: Network, keysFetched: Promise<void>): Promise<AuditResult> {
   const cp = await waitForCosignedHead(ctx, net);
   const signers = cosignersOf(cp, net);
-  ctx.say(`[${ctx.elapsed()}] checkpoint: seq ${cp.seq} cosigned by ${signers.join(', ')} (quorum ${net.policy.quorum} of ${net.witnesses.length})`);
+  ctx.say(
+    `[${ctx.elapsed()}] checkpoint: seq ${cp.seq} cosigned by ${signers.join(', ')} (quorum ${net.policy.quorum} of ${net.witnesses.length})`,
+  );
   const files = auditFiles(ctx.dir);
   await mustRun(ctx, 'export', ['export', `--url=${net.sequencerUrl}`, `--log=${ctx.opts.log}`, `--out=${files.bundle}`]);
   await keysFetched;
@@ -103,6 +114,8 @@ export async function auditBundle(ctx: DemoContext, net: Network, keysFetched: P
   const v = await runStep(ctx, 'verify', ['verify', files.bundle, `--policy=${files.policy}`, `--keys=${files.keys}`]);
   ctx.say(indent(v.output));
   const verified = v.code === 0;
-  ctx.say(`[${ctx.elapsed()}] verdict: ${verified ? 'VERIFIED' : `NOT VERIFIED (cookwala verify: ${describeExit({ code: v.code, signal: null })})`}`);
+  ctx.say(
+    `[${ctx.elapsed()}] verdict: ${verified ? 'VERIFIED' : `NOT VERIFIED (cookwala verify: ${describeExit({ code: v.code, signal: null })})`}`,
+  );
   return { verified, checkpoint: cp, files, verdict: v.output };
 }

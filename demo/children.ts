@@ -97,7 +97,12 @@ export async function tailOf(path: string, lines = 20): Promise<string> {
     const len = Math.min(size, 65_536);
     const buf = Buffer.alloc(len);
     await fh.read(buf, 0, len, size - len);
-    return buf.toString('utf8').split('\n').filter((l, i, a) => l !== '' || i < a.length - 1).slice(-lines).join('\n');
+    return buf
+      .toString('utf8')
+      .split('\n')
+      .filter((l, i, a) => l !== '' || i < a.length - 1)
+      .slice(-lines)
+      .join('\n');
   } finally {
     await fh.close();
   }
@@ -148,7 +153,12 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
     try {
       writeSync(fd, `--- ${new Date().toISOString()} cookwala ${redactArgs(spec.args)}\n`);
       logOffset = statSync(logPath).size;
-      proc = spawn(process.execPath, [...(o.script ?? [COOKWALA_JS]), ...spec.args], { cwd: PROJECT_ROOT, env: o.env ?? process.env, stdio: ['ignore', fd, fd], detached: true });
+      proc = spawn(process.execPath, [...(o.script ?? [COOKWALA_JS]), ...spec.args], {
+        cwd: PROJECT_ROOT,
+        env: o.env ?? process.env,
+        stdio: ['ignore', fd, fd],
+        detached: true,
+      });
     } finally {
       closeSync(fd);
     }
@@ -216,7 +226,9 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
       clearTimeout(timer);
       const exit = first === 'timeout' ? await stop(c, 2_000) : first;
       const output = await c.output();
-      return first === 'timeout' ? { code: 124, signal: exit.signal, output: `${output}\n(${spec.name} did not finish in ${timeoutMs} ms and was stopped)` } : { ...exit, output };
+      return first === 'timeout'
+        ? { code: 124, signal: exit.signal, output: `${output}\n(${spec.name} did not finish in ${timeoutMs} ms and was stopped)` }
+        : { ...exit, output };
     },
     stop,
     killAll() {

@@ -40,7 +40,12 @@ const FILES = ['bundle.ndjson', 'policy.json', 'keys.json'];
 
 export function run(argv: string[]): Promise<number> {
   return runCli(argv, USAGE, async () => {
-    const { values, positionals } = parseFlags(argv, { data: { type: 'string' }, once: { type: 'boolean' }, fork: { type: 'boolean' }, devices: { type: 'string' } });
+    const { values, positionals } = parseFlags(argv, {
+      data: { type: 'string' },
+      once: { type: 'boolean' },
+      fork: { type: 'boolean' },
+      devices: { type: 'string' },
+    });
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
     const devices = values.devices === undefined ? DEFAULT_OPTIONS.devices : Number(values.devices);
     if (!Number.isSafeInteger(devices) || devices < 1 || devices > 16) throw new UsageError('--devices is an integer from 1 to 16');
@@ -132,14 +137,17 @@ async function runDemo(dir: string, flags: RunFlags): Promise<number> {
   let code = verified && forkOk ? 0 : 1;
   let why = verified ? 'the fork was not proven' : 'the bundle was not verified';
   if (death) {
-    process.stderr.write(`\ncookwala demo: ${death.child.name} (pid ${death.child.pid}) exited unexpectedly: ${describeExit(death.exit)}\n`);
+    process.stderr.write(
+      `\ncookwala demo: ${death.child.name} (pid ${death.child.pid}) exited unexpectedly: ${describeExit(death.exit)}\n`,
+    );
     process.stderr.write(`last lines of ${death.child.logPath}:\n${indent(death.tail || '(empty)')}\n`);
     code = 1;
     why = `${death.child.name} died`;
   } else if (failure && !(failure instanceof Aborted) && !(failure instanceof SupervisorClosed)) {
     if (failure instanceof DemoError) {
       process.stderr.write(`\ncookwala demo: ${failure.message}\n`);
-      if (failure.logPath) process.stderr.write(`last lines of ${failure.logPath}:\n${indent((await tailOf(failure.logPath, 15)) || '(empty)')}\n`);
+      if (failure.logPath)
+        process.stderr.write(`last lines of ${failure.logPath}:\n${indent((await tailOf(failure.logPath, 15)) || '(empty)')}\n`);
     } else process.stderr.write(`\ncookwala demo: unexpected error: ${(failure as Error)?.stack ?? String(failure)}\n`);
     code = 1;
     why = 'a step failed';

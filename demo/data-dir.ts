@@ -63,7 +63,11 @@ export async function prepareDemoDir(dirArg: string, now: () => number = Date.no
   if (st) {
     const names = await readdir(dir);
     if (names.length > 0) {
-      if (!names.includes(MARKER)) return { ok: false, reason: `${dir} is not empty and holds no ${MARKER} from an earlier demo; refusing to touch it (choose another --data DIR)` };
+      if (!names.includes(MARKER))
+        return {
+          ok: false,
+          reason: `${dir} is not empty and holds no ${MARKER} from an earlier demo; refusing to touch it (choose another --data DIR)`,
+        };
       const marker = readMarker(await readFile(join(dir, MARKER), 'utf8').catch(() => ''));
       if (!marker) return { ok: false, reason: `${join(dir, MARKER)} is not a cookwala demo marker; refusing to touch ${dir}` };
       if (await isDemoRunning(marker.pid)) return { ok: false, reason: `another cookwala demo (pid ${marker.pid}) is using ${dir}` };
@@ -72,7 +76,10 @@ export async function prepareDemoDir(dirArg: string, now: () => number = Date.no
       const held = await inspectDataDir(dir);
       if (held.state === 'holds' && (held.kind !== 'demo' || held.others.length > 0)) {
         const others = held.kind === 'demo' ? held.others : [held.kind];
-        return { ok: false, reason: `${dir} holds ${others.map(describeKind).join(' and ')} beside an earlier demo's files; the demo clears only its own folder, so it refuses to touch this one: move those files out, or choose another --data DIR` };
+        return {
+          ok: false,
+          reason: `${dir} holds ${others.map(describeKind).join(' and ')} beside an earlier demo's files; the demo clears only its own folder, so it refuses to touch this one: move those files out, or choose another --data DIR`,
+        };
       }
       // The marker goes last, so a crash while clearing still leaves the folder ours.
       for (const n of names) if (n !== MARKER) await rm(join(dir, n), { recursive: true, force: true });

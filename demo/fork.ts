@@ -80,7 +80,8 @@ async function ask(node: P2pNode, w: WitnessNode, req: AddCheckpointRequest, ctx
     const reply = r.value;
     if (reply.ok) throw new DemoError(`${w.name} COSIGNED the conflicting checkpoint at seq ${req.checkpoint.seq}`, logPath);
     if (reply.code === 'conflict' && (reply.knownSeq ?? 0) > req.checkpoint.seq) return 'moved';
-    if (reply.code !== 'fork_detected' || !reply.forkProof) throw new DemoError(`${w.name} answered ${reply.code} (${reply.detail}), not fork_detected with a ForkProof`, logPath);
+    if (reply.code !== 'fork_detected' || !reply.forkProof)
+      throw new DemoError(`${w.name} answered ${reply.code} (${reply.detail}), not fork_detected with a ForkProof`, logPath);
     return reply.forkProof;
   } finally {
     await conn.close();
@@ -93,7 +94,11 @@ export async function demonstrateFork(ctx: DemoContext, net: Network): Promise<F
   const signer = createSigner(key);
   const asked = net.witnesses.length > 1 ? net.witnesses.slice(0, -1) : net.witnesses;
   const bystander = net.witnesses.length > 1 ? net.witnesses[net.witnesses.length - 1] : undefined;
-  const node = await createP2pNode({ privateKey: await loadOrCreatePeerKey(join(net.sequencerDir, 'forger.peer.key')), listen: ['/ip4/127.0.0.1/tcp/0'], topics: TOPICS });
+  const node = await createP2pNode({
+    privateKey: await loadOrCreatePeerKey(join(net.sequencerDir, 'forger.peer.key')),
+    listen: ['/ip4/127.0.0.1/tcp/0'],
+    topics: TOPICS,
+  });
   await node.start();
   let proof: ForkProof | undefined;
   let seq = 0;
@@ -103,7 +108,9 @@ export async function demonstrateFork(ctx: DemoContext, net: Network): Promise<F
     for (let attempt = 1; attempt <= MAX_ROUNDS && !proof; attempt++) {
       seq = await agreedSeq(ctx, net);
       const forged = buildCheckpoint({ log, seq, ...forgedTree(seq) }, signer, formatTime(Date.now()));
-      ctx.say(`[${ctx.elapsed()}] fork: the sequencer key ${signer.kid} signs a second checkpoint at seq ${seq} (head ${forged.head.slice(0, 19)}…) and sends it to ${asked.map((w) => w.name).join(', ')}`);
+      ctx.say(
+        `[${ctx.elapsed()}] fork: the sequencer key ${signer.kid} signs a second checkpoint at seq ${seq} (head ${forged.head.slice(0, 19)}…) and sends it to ${asked.map((w) => w.name).join(', ')}`,
+      );
       const req: AddCheckpointRequest = { type: 'add-checkpoint', oldSeq: seq, consistency: [], headProof: [], checkpoint: forged };
       let round: ForkProof | undefined;
       for (const w of asked) {
@@ -129,9 +136,17 @@ export async function demonstrateFork(ctx: DemoContext, net: Network): Promise<F
       const known = await Promise.all(net.witnesses.map(async (w) => (await forksOf(w, log, ctx.signal)).some((f) => f.a.seq === seq)));
       return known.every(Boolean) ? true : undefined;
     },
-    { timeoutMs: 20_000, intervalMs: 200, signal: ctx.signal, logPath: bystander ? join(ctx.sup.logsDir, `${bystander.name}.log`) : undefined },
+    {
+      timeoutMs: 20_000,
+      intervalMs: 200,
+      signal: ctx.signal,
+      logPath: bystander ? join(ctx.sup.logsDir, `${bystander.name}.log`) : undefined,
+    },
   );
-  if (bystander) ctx.say(`[${ctx.elapsed()}]   ${bystander.name}, never asked, learned the ForkProof by gossip; all ${net.witnesses.length} witnesses list it at GET /v1/forks`);
+  if (bystander)
+    ctx.say(
+      `[${ctx.elapsed()}]   ${bystander.name}, never asked, learned the ForkProof by gossip; all ${net.witnesses.length} witnesses list it at GET /v1/forks`,
+    );
 
   const proofPath = join(ctx.dir, 'fork-proof.json');
   await writeJsonFile(proofPath, proof);

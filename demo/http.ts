@@ -20,8 +20,16 @@ function signalFor(timeoutMs: number, signal?: AbortSignal): AbortSignal {
   return signal ? AbortSignal.any([t, signal]) : t;
 }
 
-export async function request<T = unknown>(url: string, o: { method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<HttpAnswer<T>> {
-  const res = await fetch(url, { method: o.method ?? 'GET', headers: o.headers, body: o.body, signal: signalFor(o.timeoutMs ?? 5_000, o.signal) });
+export async function request<T = unknown>(
+  url: string,
+  o: { method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number; signal?: AbortSignal } = {},
+): Promise<HttpAnswer<T>> {
+  const res = await fetch(url, {
+    method: o.method ?? 'GET',
+    headers: o.headers,
+    body: o.body,
+    signal: signalFor(o.timeoutMs ?? 5_000, o.signal),
+  });
   const text = await res.text();
   const j = text ? parseJson(text, { maxDepth: MAX_JSON_DEPTH + 1 }) : undefined;
   const json = j?.ok ? (j.value as T) : undefined;

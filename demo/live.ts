@@ -35,7 +35,12 @@ const MAX_ROUNDS = 10_000_000;
 
 export async function runLive(ctx: DemoContext, net: Network, withdrawal: WithdrawalResult, intervalMs = 3_000): Promise<void> {
   await ctx.sup.stop(withdrawal.child);
-  const sim = ctx.sup.start({ name: 'executors', tier: TIER.device, expectExit: true, args: simulatorArgs(ctx, net, { missions: LIVE_MISSIONS, speed: LIVE_SPEED }) });
+  const sim = ctx.sup.start({
+    name: 'executors',
+    tier: TIER.device,
+    expectExit: true,
+    args: simulatorArgs(ctx, net, { missions: LIVE_MISSIONS, speed: LIVE_SPEED }),
+  });
   const devices = await waitFor(
     'the simulated devices to listen',
     async () => {
@@ -44,7 +49,9 @@ export async function runLive(ctx: DemoContext, net: Network, withdrawal: Withdr
     },
     { timeoutMs: 30_000, intervalMs: 200, signal: ctx.signal, logPath: sim.logPath },
   );
-  ctx.say(`[${ctx.elapsed()}] running: ${ctx.opts.devices} devices keep cooking (clock x${LIVE_SPEED}); ${withdrawal.device.name} keeps its consent withdrawn, so its new events stay on the device`);
+  ctx.say(
+    `[${ctx.elapsed()}] running: ${ctx.opts.devices} devices keep cooking (clock x${LIVE_SPEED}); ${withdrawal.device.name} keeps its consent withdrawn, so its new events stay on the device`,
+  );
   for (const l of apiLines(net, ctx.opts.log, devices)) ctx.say(l);
   ctx.say(`logs: ${join(ctx.sup.logsDir, '*.log')}; press Ctrl-C to stop`);
   let prev: Snapshot | undefined;

@@ -30,7 +30,8 @@ export interface DeviceApi {
 /** Devices announced by simulator lines `<name> (<source>) API <url>`. */
 export function parseDeviceLines(output: string): DeviceApi[] {
   const out: DeviceApi[] = [];
-  for (const m of output.matchAll(/^(\S+) \((urn:cookwala:device:[^)\s]+)\) API (http:\/\/\S+)$/gm)) out.push({ name: m[1], source: m[2], url: m[3] });
+  for (const m of output.matchAll(/^(\S+) \((urn:cookwala:device:[^)\s]+)\) API (http:\/\/\S+)$/gm))
+    out.push({ name: m[1], source: m[2], url: m[3] });
   return out;
 }
 
@@ -68,8 +69,15 @@ export interface MissionResult {
 /** Step 3: the simulator runs its missions to the end (exit 0). */
 export async function runMission(ctx: DemoContext, net: Network): Promise<MissionResult> {
   const { devices, missions, speed } = ctx.opts;
-  ctx.say(`[${ctx.elapsed()}] mission: ${devices} simulated device${devices === 1 ? '' : 's'}, ${missions} missions each, clock x${speed} (log: ${join(ctx.sup.logsDir, 'executors.log')})`);
-  const sim = ctx.sup.start({ name: 'executors', tier: TIER.device, expectExit: true, args: simulatorArgs(ctx, net, { missions, speed, consent: 'research_only' }) });
+  ctx.say(
+    `[${ctx.elapsed()}] mission: ${devices} simulated device${devices === 1 ? '' : 's'}, ${missions} missions each, clock x${speed} (log: ${join(ctx.sup.logsDir, 'executors.log')})`,
+  );
+  const sim = ctx.sup.start({
+    name: 'executors',
+    tier: TIER.device,
+    expectExit: true,
+    args: simulatorArgs(ctx, net, { missions, speed, consent: 'research_only' }),
+  });
   const exit = await within('the simulated missions', sim.exited, MISSION_TIMEOUT_MS, ctx.signal, sim.logPath);
   if (exit.code !== 0) throw new DemoError(`the simulator ended with ${describeExit(exit)}`, sim.logPath);
   const output = await sim.output();
@@ -77,7 +85,9 @@ export async function runMission(ctx: DemoContext, net: Network): Promise<Missio
   const n = statusCounts(output);
   ctx.say(`[${ctx.elapsed()}] mission done: ${summary}`);
   const seen = [...['paused', 'needs_human', 'stopped'], ...['refused', 'failed'].filter((k) => n[k])];
-  ctx.say(`[${ctx.elapsed()}]   along the way: ${seen.map((k) => `${n[k] ?? 0} ${k}`).join(', ')} (each status change is a device-signed event in the log)`);
+  ctx.say(
+    `[${ctx.elapsed()}]   along the way: ${seen.map((k) => `${n[k] ?? 0} ${k}`).join(', ')} (each status change is a device-signed event in the log)`,
+  );
   return { devices: parseDeviceLines(output), summary };
 }
 
@@ -115,7 +125,9 @@ export async function withdrawConsent(ctx: DemoContext, net: Network, opts: { er
     { timeoutMs: 30_000, intervalMs: 200, signal: ctx.signal, logPath: child.logPath },
   );
   const own = [...tail.seen.values()].filter((e) => e.ce.source === id.source && e.seq < withdrawn.seq).map((e) => e.seq);
-  ctx.say(`[${ctx.elapsed()}] consent withdrawn: ${id.name} sent ${CONSENT_WITHDRAWN} (seq ${withdrawn.seq}); it has ${own.length} earlier events in the log`);
+  ctx.say(
+    `[${ctx.elapsed()}] consent withdrawn: ${id.name} sent ${CONSENT_WITHDRAWN} (seq ${withdrawn.seq}); it has ${own.length} earlier events in the log`,
+  );
 
   const pending = async () => {
     const states = await Promise.all(own.map((s) => payloadState(net.sequencerUrl, ctx.opts.log, s, ctx.signal)));
@@ -133,9 +145,15 @@ export async function withdrawConsent(ctx: DemoContext, net: Network, opts: { er
     if (now.length < left.length) deadline = Date.now() + quiet;
     left = now;
   }
-  if (left.length > 0) throw new DemoError(`the sequencer did not erase ${left.length} of ${id.name}'s ${own.length} payloads after its consent withdrawal (seqs ${left.slice(0, 8).join(', ')}${left.length > 8 ? ', …' : ''})`, join(ctx.sup.logsDir, 'sequencer.log'));
+  if (left.length > 0)
+    throw new DemoError(
+      `the sequencer did not erase ${left.length} of ${id.name}'s ${own.length} payloads after its consent withdrawal (seqs ${left.slice(0, 8).join(', ')}${left.length > 8 ? ', …' : ''})`,
+      join(ctx.sup.logsDir, 'sequencer.log'),
+    );
   await catchUp(tail, ctx.signal);
   const erasures = [...tail.seen.values()].filter((e) => e.ce.type === 'cookwala.log.erased' && e.seq > withdrawn.seq).map((e) => e.seq);
-  ctx.say(`[${ctx.elapsed()}] erased by the sequencer: all ${own.length} payloads of ${id.name} (hash_only log); ${erasures.length} cookwala.log.erased entries${erasures.length ? ` (seq ${erasures[0]}..${erasures[erasures.length - 1]})` : ''} record what went and why`);
+  ctx.say(
+    `[${ctx.elapsed()}] erased by the sequencer: all ${own.length} payloads of ${id.name} (hash_only log); ${erasures.length} cookwala.log.erased entries${erasures.length ? ` (seq ${erasures[0]}..${erasures[erasures.length - 1]})` : ''} record what went and why`,
+  );
   return { device: { ...id, dir }, child, withdrawnSeq: withdrawn.seq, erased: own };
 }

@@ -46,7 +46,11 @@ export async function writeJsonFile(path: string, value: unknown): Promise<void>
 
 async function runOk(ctx: DemoContext, name: string, logName: string, args: string[]): Promise<string> {
   const r = await ctx.sup.run({ name, logName, args }, SETUP_TIMEOUT_MS);
-  if (r.code !== 0) throw new DemoError(`\`cookwala ${args.slice(0, 2).join(' ')}\` (${name}) failed: ${describeExit(r)}`, join(ctx.sup.logsDir, `${logName}.log`));
+  if (r.code !== 0)
+    throw new DemoError(
+      `\`cookwala ${args.slice(0, 2).join(' ')}\` (${name}) failed: ${describeExit(r)}`,
+      join(ctx.sup.logsDir, `${logName}.log`),
+    );
   return r.output;
 }
 
@@ -70,9 +74,24 @@ async function witnessInfo(dir: string): Promise<WitnessInfoFile | undefined> {
 }
 
 async function startWitness(ctx: DemoContext, name: string, dir: string, bootstrap: string[], viaC2sp = false): Promise<WitnessNode> {
-  const child = ctx.sup.start({ name, tier: TIER.witness, args: ['witness', 'run', `--data=${dir}`, ...bootstrap.map((b) => `--bootstrap=${b}`)] });
-  const info = await waitFor(`${name} to write witness-info.json`, () => witnessInfo(dir), { timeoutMs: START_TIMEOUT_MS, signal: ctx.signal, logPath: child.logPath });
-  const node: WitnessNode = { name, dir, peerId: info.peerId, multiaddrs: info.multiaddrs, http: info.http as string, keyRecord: info.keyRecord };
+  const child = ctx.sup.start({
+    name,
+    tier: TIER.witness,
+    args: ['witness', 'run', `--data=${dir}`, ...bootstrap.map((b) => `--bootstrap=${b}`)],
+  });
+  const info = await waitFor(`${name} to write witness-info.json`, () => witnessInfo(dir), {
+    timeoutMs: START_TIMEOUT_MS,
+    signal: ctx.signal,
+    logPath: child.logPath,
+  });
+  const node: WitnessNode = {
+    name,
+    dir,
+    peerId: info.peerId,
+    multiaddrs: info.multiaddrs,
+    http: info.http as string,
+    keyRecord: info.keyRecord,
+  };
   if (viaC2sp) {
     if (!info.c2sp) throw new DemoError(`${name}'s witness-info.json has no C2SP vkey`, child.logPath);
     node.c2sp = { url: info.http as string, vkey: info.c2sp.vkey };
@@ -93,11 +112,13 @@ export async function setUpNetwork(ctx: DemoContext): Promise<Network> {
   const names = Array.from({ length: opts.witnesses }, (_, i) => `witness-${i + 1}`);
   // Pipelined: each witness is admitted as soon as it and the sequencer key exist, and witness-1
   // starts while the others are still being set up (the others bootstrap to it).
-  const sequencerKey = runOk(ctx, 'init', 'sequencer', ['init', `--data=${sequencerDir}`, `--log=${opts.log}`, '--mode=hash_only']).then(async () => {
-    const initial = readWitnessPolicy(await readJsonFile(policyPath));
-    if (!initial.ok) throw new DemoError(`${policyPath} from \`cookwala init\`: ${initial.code}: ${initial.detail}`);
-    return initial.value.sequencer;
-  });
+  const sequencerKey = runOk(ctx, 'init', 'sequencer', ['init', `--data=${sequencerDir}`, `--log=${opts.log}`, '--mode=hash_only']).then(
+    async () => {
+      const initial = readWitnessPolicy(await readJsonFile(policyPath));
+      if (!initial.ok) throw new DemoError(`${policyPath} from \`cookwala init\`: ${initial.code}: ${initial.detail}`);
+      return initial.value.sequencer;
+    },
+  );
   const admitted = names.map(async (n) => {
     const dir = join(ctx.dir, n);
     await runOk(ctx, `${n} init`, n, ['witness', 'init', `--data=${dir}`, `--name=${n}`]);
@@ -128,18 +149,32 @@ export async function setUpNetwork(ctx: DemoContext): Promise<Network> {
   if (!policy.ok) throw new DemoError(`the witness policy: ${policy.code}: ${policy.detail}`);
   await writeJsonFile(policyPath, policy.value);
   const configPath = join(sequencerDir, 'config.json');
-  const config = { ...(await readJsonFile<Record<string, unknown>>(configPath)), witnessPeers: witnesses.filter((w) => !w.c2sp).map((w) => w.multiaddrs[0]), checkpointIntervalMs: opts.checkpointIntervalMs };
+  const config = {
+    ...(await readJsonFile<Record<string, unknown>>(configPath)),
+    witnessPeers: witnesses.filter((w) => !w.c2sp).map((w) => w.multiaddrs[0]),
+    checkpointIntervalMs: opts.checkpointIntervalMs,
+  };
   const checked = readConfig(config);
   if (!checked.ok) throw new DemoError(`${configPath}: ${checked.code}: ${checked.detail}`);
   await writeJsonFile(configPath, config);
 
   const seq = ctx.sup.start({ name: 'sequencer', tier: TIER.sequencer, args: ['sequencer', `--data=${sequencerDir}`, '--port=0'] });
-  const sequencerUrl = await waitFor('the sequencer to listen', () => listeningUrl(seq), { timeoutMs: START_TIMEOUT_MS, signal: ctx.signal, logPath: seq.logPath });
+  const sequencerUrl = await waitFor('the sequencer to listen', () => listeningUrl(seq), {
+    timeoutMs: START_TIMEOUT_MS,
+    signal: ctx.signal,
+    logPath: seq.logPath,
+  });
   const token = (await readFile(join(sequencerDir, 'operator.token'), 'utf8')).trim();
-  ctx.say(`[${ctx.elapsed()}] sequencer up: ${sequencerUrl} (policy: ${witnesses.length} witnesses, quorum ${opts.quorum}; checkpoints every ${opts.checkpointIntervalMs} ms)`);
-  ctx.say(`[${ctx.elapsed()}] the log as a C2SP signed note (tlog-checkpoint, every cosignature): curl ${sequencerUrl}/tlog/${encodeURIComponent(opts.log)}/checkpoint`);
+  ctx.say(
+    `[${ctx.elapsed()}] sequencer up: ${sequencerUrl} (policy: ${witnesses.length} witnesses, quorum ${opts.quorum}; checkpoints every ${opts.checkpointIntervalMs} ms)`,
+  );
+  ctx.say(
+    `[${ctx.elapsed()}] the log as a C2SP signed note (tlog-checkpoint, every cosignature): curl ${sequencerUrl}/tlog/${encodeURIComponent(opts.log)}/checkpoint`,
+  );
   for (const w of witnesses.filter((x) => x.c2sp)) {
-    ctx.say(`[${ctx.elapsed()}] what ${w.name} last cosigned (tlog-witness monitoring read): curl ${w.http}/${createHash('sha256').update(opts.log).digest('hex')}/checkpoint`);
+    ctx.say(
+      `[${ctx.elapsed()}] what ${w.name} last cosigned (tlog-witness monitoring read): curl ${w.http}/${createHash('sha256').update(opts.log).digest('hex')}/checkpoint`,
+    );
   }
   return { sequencerDir, sequencerUrl, token, sequencerKey: key, policy: policy.value as WitnessPolicy, witnesses };
 }

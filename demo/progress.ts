@@ -41,7 +41,16 @@ export async function sample(net: Network, log: string, prev?: Snapshot, signal?
   return {
     at: Date.now(),
     head,
-    checkpoint: cp && Array.isArray(cp.signature) ? { seq: cp.seq, cosigners: cp.signature.slice(1).filter((s) => (s as { alg: string }).alg !== 'note-ed25519').map((s) => witnessName(net, s.kid)) } : undefined,
+    checkpoint:
+      cp && Array.isArray(cp.signature)
+        ? {
+            seq: cp.seq,
+            cosigners: cp.signature
+              .slice(1)
+              .filter((s) => (s as { alg: string }).alg !== 'note-ed25519')
+              .map((s) => witnessName(net, s.kid)),
+          }
+        : undefined,
     devices: mine ? { alive: mine.filter((d) => d.state === 'alive').length, total: mine.length } : undefined,
     forks: forkCounts.length ? Math.max(...forkCounts) : undefined,
   };
@@ -55,9 +64,12 @@ function clock(ms: number): string {
 export function formatProgress(cur: Snapshot, prev: Snapshot | undefined, quorum: number): string {
   const parts = [`head ${cur.head ?? '?'}`];
   const cp = cur.checkpoint;
-  parts.push(cp ? `cosigned ${cp.seq} by ${[...cp.cosigners].sort().join(', ') || 'no witness'} (quorum ${quorum})` : 'no published checkpoint yet');
+  parts.push(
+    cp ? `cosigned ${cp.seq} by ${[...cp.cosigners].sort().join(', ') || 'no witness'} (quorum ${quorum})` : 'no published checkpoint yet',
+  );
   parts.push(cur.devices ? `devices ${cur.devices.alive}/${cur.devices.total} alive` : 'devices ?');
-  if (prev && prev.head !== undefined && cur.head !== undefined && cur.at > prev.at) parts.push(`${(((cur.head - prev.head) * 1000) / (cur.at - prev.at)).toFixed(1)} events/s`);
+  if (prev && prev.head !== undefined && cur.head !== undefined && cur.at > prev.at)
+    parts.push(`${(((cur.head - prev.head) * 1000) / (cur.at - prev.at)).toFixed(1)} events/s`);
   else parts.push('? events/s');
   if (cur.forks) parts.push(`${cur.forks} fork proof${cur.forks === 1 ? '' : 's'} known`);
   return `[${clock(cur.at)}] ${parts.join(' · ')}`;

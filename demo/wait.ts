@@ -66,7 +66,10 @@ export async function within<T>(what: string, p: Promise<T>, timeoutMs: number, 
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const stop = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DemoError(`timed out after ${(timeoutMs / 1000).toFixed(0)} s waiting for ${what}`, logPath)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new DemoError(`timed out after ${(timeoutMs / 1000).toFixed(0)} s waiting for ${what}`, logPath)),
+      timeoutMs,
+    );
     onAbort = () => reject(new Aborted());
     signal?.addEventListener('abort', onAbort, { once: true });
   });

@@ -20,7 +20,9 @@ export interface WebPages {
 
 export async function prepareWebPages(): Promise<WebPages> {
   const built = await new Promise<string | undefined>((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', BUILD, '--if-stale'], { timeout: 60_000 }, (err, _out, stderr) => resolve(err ? (stderr.trim().split('\n').pop() ?? err.message) : undefined));
+    execFile(process.execPath, ['--import', 'tsx', BUILD, '--if-stale'], { timeout: 60_000 }, (err, _out, stderr) =>
+      resolve(err ? (stderr.trim().split('\n').pop() ?? err.message) : undefined),
+    );
   });
   const page = join(DIST_DIR, 'verifier.html');
   if (!existsSync(page)) return { problem: `the web pages are not built (${built ?? 'no output'}); run \`npm run build:web\`` };

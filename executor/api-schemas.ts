@@ -39,7 +39,11 @@ export const EXECUTION_REQUEST = {
             additionalProperties: false,
             patternProperties: X,
             properties: {
-              op: { type: 'string', pattern: '^[a-z][a-z0-9_]*(\\.[a-z0-9_]+)+$', description: 'an operation id from GET /v1/capabilities `operations`, e.g. cw.op.simmer' },
+              op: {
+                type: 'string',
+                pattern: '^[a-z][a-z0-9_]*(\\.[a-z0-9_]+)+$',
+                description: 'an operation id from GET /v1/capabilities `operations`, e.g. cw.op.simmer',
+              },
               params: {
                 type: 'object',
                 additionalProperties: false,
@@ -69,7 +73,14 @@ const REASON = {
   type: 'object',
   required: ['code'],
   additionalProperties: false,
-  properties: { code: { type: 'string', description: 'a reason code (README table) or a cause: stop_requested, local_stop, paused_locally, pause_requested, human_check, resumed, step_done' }, detail: { type: 'string' } },
+  properties: {
+    code: {
+      type: 'string',
+      description:
+        'a reason code (README table) or a cause: stop_requested, local_stop, paused_locally, pause_requested, human_check, resumed, step_done',
+    },
+    detail: { type: 'string' },
+  },
 } as const;
 
 export const EXECUTION = {
@@ -85,11 +96,26 @@ export const EXECUTION = {
     step: { type: 'integer', minimum: 0, description: 'the step the status refers to' },
     reason: REASON,
     verifiedBy: { type: 'array', items: { type: 'string' }, description: 'per step, the sensor-ladder rung used (§3)' },
-    consent: { type: 'object', required: ['dataset'], additionalProperties: false, properties: { dataset: { type: 'string', enum: [...DATASETS] } } },
+    consent: {
+      type: 'object',
+      required: ['dataset'],
+      additionalProperties: false,
+      properties: { dataset: { type: 'string', enum: [...DATASETS] } },
+    },
     createdAt: time,
     updatedAt: time,
   },
-  examples: [{ id: '0b6c1f8e-4f7e-4a57-9f43-1d0c2f0b9a11', recipe: { id: 'tea' }, status: 'accepted', seq: 1, verifiedBy: ['sensor:water_temp'], createdAt: '2026-12-01T09:00:00.000Z', updatedAt: '2026-12-01T09:00:00.000Z' }],
+  examples: [
+    {
+      id: '0b6c1f8e-4f7e-4a57-9f43-1d0c2f0b9a11',
+      recipe: { id: 'tea' },
+      status: 'accepted',
+      seq: 1,
+      verifiedBy: ['sensor:water_temp'],
+      createdAt: '2026-12-01T09:00:00.000Z',
+      updatedAt: '2026-12-01T09:00:00.000Z',
+    },
+  ],
 } as const;
 
 export const PROBLEM = {
@@ -97,17 +123,52 @@ export const PROBLEM = {
   type: 'object',
   required: ['type', 'title', 'status', 'detail', 'code'],
   additionalProperties: true,
-  properties: { type: { type: 'string' }, title: { type: 'string' }, status: { type: 'integer' }, detail: { type: 'string' }, code: { type: 'string' } },
-  examples: [{ type: 'urn:cookwala:reason:precondition_failed', title: "If-Match does not match the execution's status seq", status: 412, detail: 'If-Match 3, the status seq is 4', code: 'precondition_failed', seq: 4 }],
+  properties: {
+    type: { type: 'string' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    code: { type: 'string' },
+  },
+  examples: [
+    {
+      type: 'urn:cookwala:reason:precondition_failed',
+      title: "If-Match does not match the execution's status seq",
+      status: 412,
+      detail: 'If-Match 3, the status seq is 4',
+      code: 'precondition_failed',
+      seq: 4,
+    },
+  ],
 } as const;
 
 export const REFUSAL = {
-  description: 'The device cannot run this recipe (§3 "refusal, not guessing"): a problem whose `code` is the refusal reason, carrying the refused `execution` (it exists, with its own log: accepted then refused).',
+  description:
+    'The device cannot run this recipe (§3 "refusal, not guessing"): a problem whose `code` is the refusal reason, carrying the refused `execution` (it exists, with its own log: accepted then refused).',
   type: 'object',
   required: [...PROBLEM.required, 'execution'],
   additionalProperties: true,
   properties: { ...PROBLEM.properties, execution: EXECUTION },
-  examples: [{ type: 'urn:cookwala:reason:person_required', title: 'an operation that may not run unattended, and no person is present or reachable (§6.6)', status: 422, detail: 'step 0 (cw.op.saute): may not run unattended and no person is present or reachable', code: 'person_required', step: 0, execution: { id: '5d1f', recipe: { id: 'onions' }, status: 'refused', seq: 2, step: 0, reason: { code: 'person_required' }, createdAt: '2026-12-01T09:00:00.000Z', updatedAt: '2026-12-01T09:00:00.000Z' } }],
+  examples: [
+    {
+      type: 'urn:cookwala:reason:person_required',
+      title: 'an operation that may not run unattended, and no person is present or reachable (§6.6)',
+      status: 422,
+      detail: 'step 0 (cw.op.saute): may not run unattended and no person is present or reachable',
+      code: 'person_required',
+      step: 0,
+      execution: {
+        id: '5d1f',
+        recipe: { id: 'onions' },
+        status: 'refused',
+        seq: 2,
+        step: 0,
+        reason: { code: 'person_required' },
+        createdAt: '2026-12-01T09:00:00.000Z',
+        updatedAt: '2026-12-01T09:00:00.000Z',
+      },
+    },
+  ],
 } as const;
 
 const CLOUDEVENT = {
@@ -128,7 +189,11 @@ const CLOUDEVENT = {
   },
 } as const;
 
-export const LOG = { description: "The execution's signed status events, in status order (application/cloudevents-batch+json).", type: 'array', items: CLOUDEVENT } as const;
+export const LOG = {
+  description: "The execution's signed status events, in status order (application/cloudevents-batch+json).",
+  type: 'array',
+  items: CLOUDEVENT,
+} as const;
 
 export const CAPABILITIES = {
   type: 'object',
@@ -141,7 +206,12 @@ export const CAPABILITIES = {
     keys: { type: 'array', items: { type: 'object', description: 'a KeyRecord (role device)' } },
     operations: { type: 'array', items: { type: 'string' } },
     sensors: { type: 'array', items: { type: 'string' } },
-    consent: { type: 'object', required: ['dataset'], additionalProperties: false, properties: { dataset: { type: 'string', enum: [...DATASETS] } } },
+    consent: {
+      type: 'object',
+      required: ['dataset'],
+      additionalProperties: false,
+      properties: { dataset: { type: 'string', enum: [...DATASETS] } },
+    },
     privacy: { type: 'object', required: ['personalData'], additionalProperties: false, properties: { personalData: { const: 'none' } } },
     safetyLimits: { type: 'string', description: 'where the SafetyLimits pack is' },
     attendance: { type: 'string', description: 'where attendance (§6.6) is read and declared' },
@@ -155,12 +225,18 @@ export const SAFETY_LIMITS = {
   properties: {
     kind: { const: 'SafetyLimits' },
     coreVersion: { type: 'string' },
-    limits: { type: 'object', required: [...SAFETY_LIMIT_KEYS], additionalProperties: false, properties: Object.fromEntries(SAFETY_LIMIT_KEYS.map((k) => [k, { type: 'number' }])) },
+    limits: {
+      type: 'object',
+      required: [...SAFETY_LIMIT_KEYS],
+      additionalProperties: false,
+      properties: Object.fromEntries(SAFETY_LIMIT_KEYS.map((k) => [k, { type: 'number' }])),
+    },
   },
 } as const;
 
 export const ATTENDANCE_REQUEST = {
-  description: 'Who is around (§6.6): a responsible person present at the device, or reachable within reachableWithinS seconds (60 or less counts).',
+  description:
+    'Who is around (§6.6): a responsible person present at the device, or reachable within reachableWithinS seconds (60 or less counts).',
   type: 'object',
   required: ['present'],
   additionalProperties: false,
@@ -204,7 +280,12 @@ export const CONSENT = {
   examples: [{ dataset: 'none', epoch: 1, withdrawn: true }],
 } as const;
 
-export const ID_PARAMS = { type: 'object', required: ['id'], additionalProperties: false, properties: { id: { type: 'string', maxLength: 200 } } } as const;
+export const ID_PARAMS = {
+  type: 'object',
+  required: ['id'],
+  additionalProperties: false,
+  properties: { id: { type: 'string', maxLength: 200 } },
+} as const;
 
 const h = (description: string) => ({ type: 'string', description });
 export const HEADERS = {

@@ -23,7 +23,12 @@ let device: DeviceIdentity;
 let n = 0;
 
 beforeAll(async () => {
-  const t = await testExecutor(await dirs.make(), { apiToken: TOKEN, ownerToken: OWNER, attendance: { present: true }, safetyLimits: { maxOilTempC: 400, maxPanSurfaceTempC: 240 } });
+  const t = await testExecutor(await dirs.make(), {
+    apiToken: TOKEN,
+    ownerToken: OWNER,
+    attendance: { present: true },
+    safetyLimits: { maxOilTempC: 400, maxPanSurfaceTempC: 240 },
+  });
   ex = t.ex;
   device = t.device;
   await ex.start();
@@ -35,14 +40,20 @@ afterAll(async () => {
 
 const auth = { authorization: `Bearer ${TOKEN}` };
 function create(body: unknown, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
-  return ex.app.inject({ method: 'POST', url: '/v1/executions', headers: { 'content-type': 'application/json', 'idempotency-key': `k-${++n}`, ...auth, ...headers }, payload: typeof body === 'string' ? body : JSON.stringify(body) });
+  return ex.app.inject({
+    method: 'POST',
+    url: '/v1/executions',
+    headers: { 'content-type': 'application/json', 'idempotency-key': `k-${++n}`, ...auth, ...headers },
+    payload: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 }
 async function created(body: unknown = SIMPLE_BODY) {
   const r = await create(body);
   expect(r.statusCode).toBe(201);
   return r.json() as { id: string; status: string; seq: number };
 }
-const resume = (id: string, headers: Record<string, string>) => ex.app.inject({ method: 'POST', url: `/v1/executions/${id}/resume`, headers: { 'idempotency-key': `r-${++n}`, ...auth, ...headers } });
+const resume = (id: string, headers: Record<string, string>) =>
+  ex.app.inject({ method: 'POST', url: `/v1/executions/${id}/resume`, headers: { 'idempotency-key': `r-${++n}`, ...auth, ...headers } });
 const problem = (r: LightMyRequestResponse) => [r.statusCode, r.json().code, String(r.headers['content-type']).split(';')[0]];
 
 describe('POST /v1/executions', () => {
@@ -64,8 +75,17 @@ describe('POST /v1/executions', () => {
     expect(problem(await create(FRIES_BODY, h))).toEqual([422, 'idempotency_conflict', 'application/problem+json']);
   });
   it('needs an Idempotency-Key and the token', async () => {
-    expect(problem(await create(SIMPLE_BODY, { 'idempotency-key': '' }))).toEqual([400, 'missing_idempotency_key', 'application/problem+json']);
-    const r = await ex.app.inject({ method: 'POST', url: '/v1/executions', headers: { 'content-type': 'application/json', 'idempotency-key': 'x' }, payload: SIMPLE_BODY });
+    expect(problem(await create(SIMPLE_BODY, { 'idempotency-key': '' }))).toEqual([
+      400,
+      'missing_idempotency_key',
+      'application/problem+json',
+    ]);
+    const r = await ex.app.inject({
+      method: 'POST',
+      url: '/v1/executions',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'x' },
+      payload: SIMPLE_BODY,
+    });
     expect(problem(r)).toEqual([401, 'unauthorized', 'application/problem+json']);
     expect(r.headers['www-authenticate']).toBe('Bearer');
     expect((await create(SIMPLE_BODY, { authorization: 'Bearer wrong' })).statusCode).toBe(401);
@@ -76,12 +96,20 @@ describe('POST /v1/executions', () => {
     expect(problem(await create({ ...SIMPLE_BODY, priority: 'high' }))).toEqual([400, 'unknown_field', 'application/problem+json']);
     expect(problem(await create({ recipe: { id: 'x', steps: 'boil' } }))[1]).toBe('invalid_document');
     expect(problem(await create('', {}))[1]).toBe('invalid_document');
-    expect(problem(await create('recipe', { 'content-type': 'text/plain' }))).toEqual([415, 'unsupported_media_type', 'application/problem+json']);
+    expect(problem(await create('recipe', { 'content-type': 'text/plain' }))).toEqual([
+      415,
+      'unsupported_media_type',
+      'application/problem+json',
+    ]);
     const big = { recipe: { id: 'x', steps: [{ op: 'cw.op.stir', params: { durationS: 1 }, 'x-pad': 'a'.repeat(300_000) }] } };
     expect(problem(await create(big))[1]).toBe('body_too_large');
     // I-JSON: a member twice is refused, not read as its last spelling.
     const text = JSON.stringify(SIMPLE_BODY);
-    expect(problem(await create(text.replace('{', '{"recipe":{"id":"other","steps":[]},')))).toEqual([400, 'duplicate_member', 'application/problem+json']);
+    expect(problem(await create(text.replace('{', '{"recipe":{"id":"other","steps":[]},')))).toEqual([
+      400,
+      'duplicate_member',
+      'application/problem+json',
+    ]);
     expect(problem(await create('{"recipe":' + '['.repeat(80) + ']'.repeat(80) + '}'))[1]).toBe('too_deep');
     expect(await ex.store.countExecutions()).toBe(before);
   });
@@ -103,7 +131,9 @@ describe('GET /v1/executions/{id}', () => {
     const x = await created();
     const g = await ex.app.inject({ method: 'GET', url: `/v1/executions/${x.id}` });
     expect([g.statusCode, g.headers.etag, g.json().status]).toEqual([200, '"1"', 'accepted']);
-    expect((await ex.app.inject({ method: 'GET', url: `/v1/executions/${x.id}`, headers: { 'if-none-match': '"1"' } })).statusCode).toBe(304);
+    expect((await ex.app.inject({ method: 'GET', url: `/v1/executions/${x.id}`, headers: { 'if-none-match': '"1"' } })).statusCode).toBe(
+      304,
+    );
     await ex.service.change(x.id, 'preparing');
     const g2 = await ex.app.inject({ method: 'GET', url: `/v1/executions/${x.id}`, headers: { 'if-none-match': '"1"' } });
     expect([g2.statusCode, g2.headers.etag]).toEqual([200, '"2"']);
@@ -121,26 +151,54 @@ describe('POST …/stop', () => {
     expect(r.json()).toMatchObject({ status: 'stopped', seq: 5, reason: { code: 'stop_requested' } });
     // Even with a wrong token, a stale If-Match, and an odd content type.
     const y = await created();
-    const r2 = await ex.app.inject({ method: 'POST', url: `/v1/executions/${y.id}/stop`, headers: { authorization: 'Bearer nope', 'if-match': '"77"', 'content-type': 'text/plain' }, payload: 'STOP' });
+    const r2 = await ex.app.inject({
+      method: 'POST',
+      url: `/v1/executions/${y.id}/stop`,
+      headers: { authorization: 'Bearer nope', 'if-match': '"77"', 'content-type': 'text/plain' },
+      payload: 'STOP',
+    });
     expect([r2.statusCode, r2.json().status]).toEqual([200, 'stopped']);
-    const r3 = await ex.app.inject({ method: 'POST', url: `/v1/executions/${y.id}/stop`, headers: { 'content-type': 'application/json' }, payload: '' });
+    const r3 = await ex.app.inject({
+      method: 'POST',
+      url: `/v1/executions/${y.id}/stop`,
+      headers: { 'content-type': 'application/json' },
+      payload: '',
+    });
     expect([r3.statusCode, r3.json().seq]).toEqual([200, 3]); // stopping twice is stopping: no new event
   });
   it('is not refused for a malformed JSON body either (§6.2); create and resume still answer bad_json', async () => {
     const x = await created();
     await ex.service.change(x.id, 'preparing');
-    const r = await ex.app.inject({ method: 'POST', url: `/v1/executions/${x.id}/stop`, headers: { 'content-type': 'application/json' }, payload: 'reason=fire' });
+    const r = await ex.app.inject({
+      method: 'POST',
+      url: `/v1/executions/${x.id}/stop`,
+      headers: { 'content-type': 'application/json' },
+      payload: 'reason=fire',
+    });
     expect([r.statusCode, r.json().status]).toEqual([200, 'stopped']);
     expect((await ex.service.get(x.id))?.status).toBe('stopped');
     const y = await created();
-    const bad = await ex.app.inject({ method: 'POST', url: `/v1/executions/${y.id}/resume`, headers: { authorization: `Bearer ${TOKEN}`, 'idempotency-key': `bad-${y.id}`, 'if-match': '"1"', 'content-type': 'application/json' }, payload: '{"x":' });
+    const bad = await ex.app.inject({
+      method: 'POST',
+      url: `/v1/executions/${y.id}/resume`,
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        'idempotency-key': `bad-${y.id}`,
+        'if-match': '"1"',
+        'content-type': 'application/json',
+      },
+      payload: '{"x":',
+    });
     expect(problem(bad).slice(0, 2)).toEqual([400, 'bad_json']);
   });
   it('a stop of a finished execution answers 200 with the state it ended in, every time; unknown: 404', async () => {
     const f = (await create(FRIES_BODY)).json().execution as { id: string };
     const c = await created();
     for (const to of ['preparing', 'running', 'completed'] as const) await ex.service.change(c.id, to);
-    for (const [id, status, seq] of [[f.id, 'refused', 2], [c.id, 'completed', 4]] as const) {
+    for (const [id, status, seq] of [
+      [f.id, 'refused', 2],
+      [c.id, 'completed', 4],
+    ] as const) {
       for (let i = 0; i < 2; i++) {
         const r = await ex.app.inject({ method: 'POST', url: `/v1/executions/${id}/stop` });
         expect([r.statusCode, r.json().status, r.json().seq, r.headers.etag]).toEqual([200, status, seq, `"${seq}"`]);
@@ -150,7 +208,11 @@ describe('POST …/stop', () => {
   });
   it('reads no body: a 2 MiB body, a chunked body or a body under a bogus length never refuse a stop', async () => {
     const big = '{"x":"' + 'a'.repeat(2 * 1024 * 1024) + '"}';
-    for (const headers of [{ 'content-type': 'application/json' }, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, { 'content-type': 'multipart/form-data; boundary=x' }]) {
+    for (const headers of [
+      { 'content-type': 'application/json' },
+      { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      { 'content-type': 'multipart/form-data; boundary=x' },
+    ]) {
       const x = await created();
       await ex.service.change(x.id, 'preparing');
       const r = await ex.app.inject({ method: 'POST', url: `/v1/executions/${x.id}/stop`, headers, payload: big });
@@ -196,19 +258,32 @@ describe('POST …/resume', () => {
 });
 
 describe('GET …/log, capabilities, safety limits', () => {
-  it('the log is the execution\'s signed events in status order', async () => {
+  it("the log is the execution's signed events in status order", async () => {
     const x = await created();
     for (const to of ['preparing', 'running', 'needs_human', 'running', 'completed'] as const) await ex.service.change(x.id, to);
     const r = await ex.app.inject({ method: 'GET', url: `/v1/executions/${x.id}/log` });
     expect(r.headers['content-type']).toContain('application/cloudevents-batch+json');
     const evs = r.json() as CloudEvent[];
-    expect(evs.map((e) => [e.type.replace('cookwala.execution.', ''), e.cookwalaseq])).toEqual([['accepted', 1], ['preparing', 2], ['running', 3], ['needs_human', 4], ['running', 5], ['completed', 6]]);
+    expect(evs.map((e) => [e.type.replace('cookwala.execution.', ''), e.cookwalaseq])).toEqual([
+      ['accepted', 1],
+      ['preparing', 2],
+      ['running', 3],
+      ['needs_human', 4],
+      ['running', 5],
+      ['completed', 6],
+    ]);
     for (const e of evs) expect(verifyEventSignature(e, (k) => (k === device.keyRecord.kid ? device.keyRecord : undefined)).ok).toBe(true);
     expect((await ex.app.inject({ method: 'GET', url: '/v1/executions/nope/log' })).statusCode).toBe(404);
   });
   it('capabilities: the device KeyRecord, consent none by default, no personal data', async () => {
     const c = (await ex.app.inject({ method: 'GET', url: '/v1/capabilities' })).json();
-    expect(c).toMatchObject({ kind: 'Capabilities', device: { source: device.source }, keys: [device.keyRecord], consent: { dataset: 'none' }, privacy: { personalData: 'none' } });
+    expect(c).toMatchObject({
+      kind: 'Capabilities',
+      device: { source: device.source },
+      keys: [device.keyRecord],
+      consent: { dataset: 'none' },
+      privacy: { personalData: 'none' },
+    });
     expect(c.operations).toContain('cw.op.simmer');
     expect(c.keys[0]).toMatchObject({ role: 'device', owner: device.source });
   });
@@ -227,7 +302,13 @@ describe('GET …/log, capabilities, safety limits', () => {
 
 describe('owner routes: pause, attendance, consent', () => {
   const owner = { authorization: `Bearer ${OWNER}` };
-  const pause = (id: string, headers: Record<string, string>, remoteAddress?: string) => ex.app.inject({ method: 'POST', url: `/v1/executions/${id}/pause`, headers: { 'idempotency-key': `p-${++n}`, ...headers }, ...(remoteAddress ? { remoteAddress } : {}) });
+  const pause = (id: string, headers: Record<string, string>, remoteAddress?: string) =>
+    ex.app.inject({
+      method: 'POST',
+      url: `/v1/executions/${id}/pause`,
+      headers: { 'idempotency-key': `p-${++n}`, ...headers },
+      ...(remoteAddress ? { remoteAddress } : {}),
+    });
   it('pause: owner token on loopback, If-Match; then a resume with If-Match continues', async () => {
     const x = await created();
     for (const to of ['preparing', 'running'] as const) await ex.service.change(x.id, to);
@@ -243,7 +324,13 @@ describe('owner routes: pause, attendance, consent', () => {
     expect([r.statusCode, r.json().status]).toEqual([200, 'running']);
   });
   it('attendance: GET for anyone, PUT for the owner, strict body; nobody there refuses a saute with person_required', async () => {
-    const put = (body: unknown, headers: Record<string, string> = owner) => ex.app.inject({ method: 'PUT', url: '/v1/attendance', headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) });
+    const put = (body: unknown, headers: Record<string, string> = owner) =>
+      ex.app.inject({
+        method: 'PUT',
+        url: '/v1/attendance',
+        headers: { 'content-type': 'application/json', ...headers },
+        payload: JSON.stringify(body),
+      });
     expect((await ex.app.inject({ method: 'GET', url: '/v1/attendance' })).json()).toMatchObject({ present: true, available: true });
     expect(problem(await put({ present: false }, auth))[0]).toBe(401);
     expect(problem(await put({ present: 'yes' }))[1]).toBe('invalid_document');
@@ -262,7 +349,13 @@ describe('owner routes: pause, attendance, consent', () => {
     }
   });
   it('consent: the owner sets it and withdraws it (none) through the API; one cookwala.consent.withdrawn is written', async () => {
-    const put = (dataset: string, headers: Record<string, string> = owner) => ex.app.inject({ method: 'PUT', url: '/v1/consent', headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify({ dataset }) });
+    const put = (dataset: string, headers: Record<string, string> = owner) =>
+      ex.app.inject({
+        method: 'PUT',
+        url: '/v1/consent',
+        headers: { 'content-type': 'application/json', ...headers },
+        payload: JSON.stringify({ dataset }),
+      });
     expect(problem(await put('open', {}))[0]).toBe(401);
     expect(problem(await put('public'))[1]).toBe('invalid_document');
     const before = (await ex.app.inject({ method: 'GET', url: '/v1/consent' })).json();
@@ -275,4 +368,3 @@ describe('owner routes: pause, attendance, consent', () => {
     expect((await ex.app.inject({ method: 'GET', url: '/v1/capabilities' })).json().consent).toEqual({ dataset: 'none' });
   });
 });
-

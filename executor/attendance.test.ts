@@ -14,7 +14,15 @@ describe('attendance', () => {
   it('reads the body strictly: unknown members (names!) refused, x- ignored, bad values refused', () => {
     expect(readAttendance({ present: true, 'x-vendor': 1 })).toEqual({ ok: true, value: { present: true } });
     expect(readAttendance({ present: false, reachableWithinS: 30 })).toEqual({ ok: true, value: { present: false, reachableWithinS: 30 } });
-    const bad: Array<[unknown, string]> = [[{ present: true, name: 'Ana' }, 'unknown_field'], [{}, 'invalid_document'], [{ present: 1 }, 'invalid_document'], [{ present: false, reachableWithinS: 1.5 }, 'invalid_document'], [{ present: false, reachableWithinS: -1 }, 'invalid_document'], [[], 'invalid_document'], [null, 'invalid_document']];
+    const bad: Array<[unknown, string]> = [
+      [{ present: true, name: 'Ana' }, 'unknown_field'],
+      [{}, 'invalid_document'],
+      [{ present: 1 }, 'invalid_document'],
+      [{ present: false, reachableWithinS: 1.5 }, 'invalid_document'],
+      [{ present: false, reachableWithinS: -1 }, 'invalid_document'],
+      [[], 'invalid_document'],
+      [null, 'invalid_document'],
+    ];
     for (const [b, code] of bad) {
       const r = readAttendance(b);
       expect(!r.ok && r.code).toBe(code);

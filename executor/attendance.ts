@@ -37,14 +37,17 @@ export function isAvailable(s: AttendanceState): boolean {
 
 /** Read `{present, reachableWithinS?}` strictly (unknown members refused, x- members ignored). */
 export function readAttendance(json: unknown): Result<AttendanceState> {
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) return fail('invalid_document', 'the body is {"present": true|false, "reachableWithinS"?: seconds}');
+  if (json === null || typeof json !== 'object' || Array.isArray(json))
+    return fail('invalid_document', 'the body is {"present": true|false, "reachableWithinS"?: seconds}');
   const o = json as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (k !== 'present' && k !== 'reachableWithinS' && !k.startsWith('x-')) return fail('unknown_field', `$.${k}`);
+  for (const k of Object.keys(o))
+    if (k !== 'present' && k !== 'reachableWithinS' && !k.startsWith('x-')) return fail('unknown_field', `$.${k}`);
   if (typeof o.present !== 'boolean') return fail('invalid_document', '$.present is true or false');
   const s: AttendanceState = { present: o.present };
   if (o.reachableWithinS !== undefined) {
     const r = o.reachableWithinS;
-    if (typeof r !== 'number' || !Number.isInteger(r) || r < 0 || r > 86_400) return fail('invalid_document', '$.reachableWithinS is an integer number of seconds, 0-86400');
+    if (typeof r !== 'number' || !Number.isInteger(r) || r < 0 || r > 86_400)
+      return fail('invalid_document', '$.reachableWithinS is an integer number of seconds, 0-86400');
     s.reachableWithinS = r;
   }
   return ok(s);

@@ -81,22 +81,26 @@ export async function run(argv: string[]): Promise<number> {
 
 async function main(argv: string[]): Promise<number> {
   {
-    const { values } = parseFlags(argv, {
-      data: { type: 'string' },
-      sequencer: { type: 'string' },
-      log: { type: 'string' },
-      port: { type: 'string' },
-      simulate: { type: 'string' },
-      missions: { type: 'string' },
-      speed: { type: 'string' },
-      consent: { type: 'string' },
-      'register-token': { type: 'string' },
-      'register-token-file': { type: 'string' },
-      name: { type: 'string' },
-      'heartbeat-ms': { type: 'string' },
-      attendance: { type: 'string' },
-      'max-connections': { type: 'string' },
-    }, false);
+    const { values } = parseFlags(
+      argv,
+      {
+        data: { type: 'string' },
+        sequencer: { type: 'string' },
+        log: { type: 'string' },
+        port: { type: 'string' },
+        simulate: { type: 'string' },
+        missions: { type: 'string' },
+        speed: { type: 'string' },
+        consent: { type: 'string' },
+        'register-token': { type: 'string' },
+        'register-token-file': { type: 'string' },
+        name: { type: 'string' },
+        'heartbeat-ms': { type: 'string' },
+        attendance: { type: 'string' },
+        'max-connections': { type: 'string' },
+      },
+      false,
+    );
     if (!values.data) throw new UsageError('--data DIR is required');
     if (values.sequencer && !values.log) throw new UsageError('--sequencer needs --log ORIGIN');
     const tok = await readOperatorToken({ flag: values['register-token'], file: values['register-token-file'] });
@@ -106,7 +110,10 @@ async function main(argv: string[]): Promise<number> {
     }
     const registerToken = tok.value?.token;
     if (registerToken && !values.sequencer) throw new UsageError(`the operator token (${tok.value!.from}) needs --sequencer`);
-    if (tok.value?.from === '--register-token') process.stderr.write('cookwala executor: --register-token shows the token to anyone running `ps`: prefer --register-token-file FILE or COOKWALA_OPERATOR_TOKEN\n');
+    if (tok.value?.from === '--register-token')
+      process.stderr.write(
+        'cookwala executor: --register-token shows the token to anyone running `ps`: prefer --register-token-file FILE or COOKWALA_OPERATOR_TOKEN\n',
+      );
     if (values.consent !== undefined && !isDataset(values.consent)) throw new UsageError('--consent is none, research_only or open');
     const consent = values.consent as Dataset | undefined;
     const simulate = num(values.simulate, '--simulate', 1);
@@ -146,7 +153,11 @@ async function main(argv: string[]): Promise<number> {
     const dir = values.data;
     const identity = await loadOrCreateDevice(dir, { name: values.name });
     if (registerToken && values.sequencer && values.log) {
-      const r = await ensureRegistered(createSequencerClient({ url: values.sequencer, log: values.log }), identity.keyRecord, registerToken);
+      const r = await ensureRegistered(
+        createSequencerClient({ url: values.sequencer, log: values.log }),
+        identity.keyRecord,
+        registerToken,
+      );
       if (!r.ok) {
         process.stderr.write(`cookwala executor: registering ${identity.keyRecord.kid}: ${r.detail}\n`);
         return 1;
@@ -163,31 +174,68 @@ async function main(argv: string[]): Promise<number> {
         signer: identity.signer,
         keyRecord: identity.keyRecord,
         clock,
-        hardware: (svc, c, limits, att) => createSimulatedHardware(svc, c, { spinDownMs: limits.limits.cutHeatMs, attendance: att, onError }),
+        hardware: (svc, c, limits, att) =>
+          createSimulatedHardware(svc, c, { spinDownMs: limits.limits.cutHeatMs, attendance: att, onError }),
         onError,
       },
-      { sequencerUrl: values.sequencer, log: values.log, consent, heartbeatIntervalMs, ownerToken: await ownerToken(dir), attendance, logger },
+      {
+        sequencerUrl: values.sequencer,
+        log: values.log,
+        consent,
+        heartbeatIntervalMs,
+        ownerToken: await ownerToken(dir),
+        attendance,
+        logger,
+      },
     );
     ex.service.onChange((x, events) => {
       for (const e of events) {
         const status = e.type.replace('cookwala.execution.', '');
         const reason = x.reason && e === events[events.length - 1] ? x.reason.code : undefined;
-        logger.info({ event: 'execution_status', execution: x.id, seq: e.cookwalaseq, status, reason }, `status ${x.id} #${String(e.cookwalaseq)} ${status}${reason ? ` (${reason})` : ''}`);
+        logger.info(
+          { event: 'execution_status', execution: x.id, seq: e.cookwalaseq, status, reason },
+          `status ${x.id} #${String(e.cookwalaseq)} ${status}${reason ? ` (${reason})` : ''}`,
+        );
       }
     });
-    ex.attendance.onChange((available, a) => logger.info({ event: 'attendance', available, attendance: a }, `attendance ${available ? 'available' : 'nobody'} ${JSON.stringify(a)}`));
+    ex.attendance.onChange((available, a) =>
+      logger.info(
+        { event: 'attendance', available, attendance: a },
+        `attendance ${available ? 'available' : 'nobody'} ${JSON.stringify(a)}`,
+      ),
+    );
     const rec = await ex.start();
-    const control = await startLocalControl(join(dir, 'control.sock'), {
-      stopAll: () => ex.stopAll(),
-      stopOne: async (id) => {
-        const r = await ex.service.stop(id, 'local_stop');
-        return r.ok ? { id, status: r.value.execution.status } : undefined;
+    const control = await startLocalControl(
+      join(dir, 'control.sock'),
+      {
+        stopAll: () => ex.stopAll(),
+        stopOne: async (id) => {
+          const r = await ex.service.stop(id, 'local_stop');
+          return r.ok ? { id, status: r.value.execution.status } : undefined;
+        },
       },
-    }, (what, res) => logger.warn({ event: 'local_stop', via: what, stopped: res }, `local stop (${what}): ${res.map((r) => `${r.id} ${r.status}`).join(', ') || 'nothing running'}`));
+      (what, res) =>
+        logger.warn(
+          { event: 'local_stop', via: what, stopped: res },
+          `local stop (${what}): ${res.map((r) => `${r.id} ${r.status}`).join(', ') || 'nothing running'}`,
+        ),
+    );
     if (maxConnections !== undefined) ex.app.server.maxConnections = maxConnections;
     const url = await ex.app.listen({ host: '127.0.0.1', port: port ?? 8710 });
     logger.info(
-      { event: 'listening', url, source: identity.source, kid: identity.keyRecord.kid, log: values.log, consent: ex.store.consent().dataset, attendance: ex.attendance.get(), ownerToken: join(dir, 'owner-token'), control: control.socketPath ?? `unavailable: ${control.socketError}`, data: join(dir, 'db'), recovered: rec },
+      {
+        event: 'listening',
+        url,
+        source: identity.source,
+        kid: identity.keyRecord.kid,
+        log: values.log,
+        consent: ex.store.consent().dataset,
+        attendance: ex.attendance.get(),
+        ownerToken: join(dir, 'owner-token'),
+        control: control.socketPath ?? `unavailable: ${control.socketError}`,
+        data: join(dir, 'db'),
+        recovered: rec,
+      },
       `device ${identity.name} (${identity.source}, key ${identity.keyRecord.kid}) listening on ${url}`,
     );
     await new Promise<void>((resolve) => {

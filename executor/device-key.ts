@@ -50,7 +50,8 @@ async function readJson<T>(path: string): Promise<T | undefined> {
  * when absent); asking for another name than the stored one is an error, not a silent new identity.
  */
 export async function loadOrCreateDevice(dir: string, opts: { name?: string; now?: () => number } = {}): Promise<DeviceIdentity> {
-  if (opts.name !== undefined && !NAME_RE.test(opts.name)) throw new DeviceSetupError(`device name ${JSON.stringify(opts.name)} is 1-63 characters of a-z, 0-9 and -`);
+  if (opts.name !== undefined && !NAME_RE.test(opts.name))
+    throw new DeviceSetupError(`device name ${JSON.stringify(opts.name)} is 1-63 characters of a-z, 0-9 and -`);
   await mkdir(dir, { recursive: true });
   const keyPath = join(dir, 'device.key.json');
   const idPath = join(dir, 'device.json');

@@ -96,7 +96,16 @@ export async function createExecutor(deps: ExecutorDeps, opts: ExecutorOptions =
   if (opts.sequencerUrl && !opts.log) throw new TypeError('a sequencer URL needs the log origin');
   const store = await openExecutorStore(join(deps.dataDir, 'db'));
   const attendance = createAttendance(opts.attendance ?? NOBODY, () => clock.now());
-  const service = createExecutionService({ store, clock, source: deps.source, signer: deps.signer, profile, limits, attendance, newId: deps.newId });
+  const service = createExecutionService({
+    store,
+    clock,
+    source: deps.source,
+    signer: deps.signer,
+    profile,
+    limits,
+    attendance,
+    newId: deps.newId,
+  });
   const hardware = deps.hardware?.(service, clock, limits, attendance);
   service.setHardware(hardware);
   const setConsentVia = async (d: Dataset): Promise<boolean> => {
@@ -104,7 +113,18 @@ export async function createExecutor(deps: ExecutorDeps, opts: ExecutorOptions =
     await ex.setConsent(d);
     return d === 'none' && before.dataset !== 'none';
   };
-  const app = buildExecutorApp(service, store, { source: deps.source, keys: () => [deps.keyRecord], limits, profile, apiToken: opts.apiToken, ownerToken: opts.ownerToken, attendance, setConsent: setConsentVia, bodyLimit: opts.bodyLimit, logger: opts.logger });
+  const app = buildExecutorApp(service, store, {
+    source: deps.source,
+    keys: () => [deps.keyRecord],
+    limits,
+    profile,
+    apiToken: opts.apiToken,
+    ownerToken: opts.ownerToken,
+    attendance,
+    setConsent: setConsentVia,
+    bodyLimit: opts.bodyLimit,
+    logger: opts.logger,
+  });
 
   let client: SequencerClient | undefined;
   let delivery: Delivery | undefined;
@@ -130,7 +150,12 @@ export async function createExecutor(deps: ExecutorDeps, opts: ExecutorOptions =
     const cur = store.consent();
     if (cur.dataset === 'none') return false;
     const epoch = cur.epoch + 1;
-    const event = buildConsentWithdrawn({ source: deps.source, signer: deps.signer, dataset: cur.dataset }, clock.now(), epoch, cur.dataset);
+    const event = buildConsentWithdrawn(
+      { source: deps.source, signer: deps.signer, dataset: cur.dataset },
+      clock.now(),
+      epoch,
+      cur.dataset,
+    );
     await service.settle();
     await store.commit({ consent: { dataset: 'none', epoch }, purgeOutbox: true, events: [{ event, enqueue: true, always: true }] });
     delivery?.wake();

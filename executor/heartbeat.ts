@@ -17,7 +17,10 @@ export interface Heartbeats {
   close(): Promise<void>;
 }
 
-export function createHeartbeats(deps: { store: ExecutorStore; clock: Clock; client: SequencerClient; ctx: Omit<EventContext, 'dataset'> }, intervalMs: number): Heartbeats {
+export function createHeartbeats(
+  deps: { store: ExecutorStore; clock: Clock; client: SequencerClient; ctx: Omit<EventContext, 'dataset'> },
+  intervalMs: number,
+): Heartbeats {
   if (!(intervalMs > 0)) throw new TypeError('heartbeat interval must be positive');
   let timer: TimerHandle | undefined;
   let closed = false;

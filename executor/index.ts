@@ -22,4 +22,11 @@ export { createSimulatedHardware, type SimulatedHardware } from './runner.ts';
 export { createAttendance, isAvailable, readAttendance, REACHABLE_LIMIT_S, type Attendance, type AttendanceState } from './attendance.ts';
 export { startLocalControl, type LocalControl, type LocalControlTarget } from './local-control.ts';
 export { missionFor, RECIPES, type MissionScript } from './missions.ts';
-export { runSimulation, startSimulatedDevices, runMission, type SimulationOptions, type SimulatedDevice, type SimulationSummary } from './simulator.ts';
+export {
+  runSimulation,
+  startSimulatedDevices,
+  runMission,
+  type SimulationOptions,
+  type SimulatedDevice,
+  type SimulationSummary,
+} from './simulator.ts';

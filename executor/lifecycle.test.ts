@@ -1,17 +1,39 @@
 // Table-driven: every (from, to) pair of states is tried; exactly the pairs of the spec's transition table are
 // legal, every other pair is `illegal_transition`, and the seq moves by one only on a legal change.
 import { describe, expect, it } from 'vitest';
-import { ACTIVE_STATES, INITIAL, SAFETY_STATES, STATES, TRANSITIONS, canTransition, isFinal, transition, type ExecutionState } from './lifecycle.ts';
+import {
+  ACTIVE_STATES,
+  INITIAL,
+  SAFETY_STATES,
+  STATES,
+  TRANSITIONS,
+  canTransition,
+  isFinal,
+  transition,
+  type ExecutionState,
+} from './lifecycle.ts';
 
 // Written out independently of TRANSITIONS, from the spec's table, so a typo in the table fails here.
 const LEGAL: Array<[ExecutionState, ExecutionState]> = [
-  ['accepted', 'preparing'], ['preparing', 'running'], ['running', 'completed'],
-  ['running', 'paused'], ['paused', 'running'],
-  ['running', 'needs_human'], ['needs_human', 'running'],
-  ['accepted', 'stopping'], ['preparing', 'stopping'], ['running', 'stopping'], ['paused', 'stopping'], ['needs_human', 'stopping'],
+  ['accepted', 'preparing'],
+  ['preparing', 'running'],
+  ['running', 'completed'],
+  ['running', 'paused'],
+  ['paused', 'running'],
+  ['running', 'needs_human'],
+  ['needs_human', 'running'],
+  ['accepted', 'stopping'],
+  ['preparing', 'stopping'],
+  ['running', 'stopping'],
+  ['paused', 'stopping'],
+  ['needs_human', 'stopping'],
   ['stopping', 'stopped'],
   ['accepted', 'refused'],
-  ['preparing', 'failed'], ['running', 'failed'], ['paused', 'failed'], ['needs_human', 'failed'], ['stopping', 'failed'],
+  ['preparing', 'failed'],
+  ['running', 'failed'],
+  ['paused', 'failed'],
+  ['needs_human', 'failed'],
+  ['stopping', 'failed'],
 ];
 const legal = new Set(LEGAL.map(([a, b]) => `${a}>${b}`));
 

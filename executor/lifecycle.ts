@@ -9,7 +9,18 @@
 
 import { fail, ok, type ReasonCode, type Result } from '../verifier/errors.ts';
 
-export const STATES = ['accepted', 'preparing', 'running', 'paused', 'needs_human', 'stopping', 'completed', 'stopped', 'refused', 'failed'] as const;
+export const STATES = [
+  'accepted',
+  'preparing',
+  'running',
+  'paused',
+  'needs_human',
+  'stopping',
+  'completed',
+  'stopped',
+  'refused',
+  'failed',
+] as const;
 export type ExecutionState = (typeof STATES)[number];
 
 export const TRANSITIONS: Readonly<Record<ExecutionState, readonly ExecutionState[]>> = {
@@ -64,7 +75,8 @@ export function transition(from: { status: ExecutionState; seq: number }, to: Ex
   if (!isState(to)) return fail('illegal_transition', `unknown state ${String(to)}`);
   if (!canTransition(from.status, to)) {
     const allowed = TRANSITIONS[from.status];
-    const detail = allowed.length === 0 ? `${from.status} is final` : `${from.status} -> ${to} is not allowed (allowed: ${allowed.join(', ')})`;
+    const detail =
+      allowed.length === 0 ? `${from.status} is final` : `${from.status} -> ${to} is not allowed (allowed: ${allowed.join(', ')})`;
     return fail('illegal_transition', detail, { from: from.status, to });
   }
   if (!Number.isSafeInteger(from.seq) || from.seq < 1) throw new TypeError(`status seq must be a positive integer, got ${from.seq}`);

@@ -36,7 +36,8 @@ describe('local control socket', () => {
       expect(JSON.parse(await send(path, 'stop\n'))).toEqual({ stopped: [{ id: 'a', status: 'stopping' }] });
       expect(JSON.parse(await send(path, 'stop b\n'))).toEqual({ stopped: [{ id: 'b', status: 'stopped' }] });
       expect(JSON.parse(await send(path, 'stop nope\n'))).toEqual({ stopped: [] });
-      for (const bad of ['halt\n', 'stop a b\n', 'stop ' + 'x'.repeat(300) + '\n', 'y'.repeat(300)]) expect(JSON.parse(await send(path, bad))).toHaveProperty('error');
+      for (const bad of ['halt\n', 'stop a b\n', 'stop ' + 'x'.repeat(300) + '\n', 'y'.repeat(300)])
+        expect(JSON.parse(await send(path, bad))).toHaveProperty('error');
       expect(calls).toEqual(['all', 'b', 'nope']);
     } finally {
       await c.close();

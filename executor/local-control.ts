@@ -26,9 +26,16 @@ export interface LocalControl {
 
 const MAX_LINE = 256;
 
-export async function startLocalControl(socketPath: string, target: LocalControlTarget, onStop?: (what: string, res: Array<{ id: string; status: string }>) => void): Promise<LocalControl> {
+export async function startLocalControl(
+  socketPath: string,
+  target: LocalControlTarget,
+  onStop?: (what: string, res: Array<{ id: string; status: string }>) => void,
+): Promise<LocalControl> {
   const signal = () => {
-    target.stopAll().then((r) => onStop?.('SIGUSR2', r), () => undefined);
+    target.stopAll().then(
+      (r) => onStop?.('SIGUSR2', r),
+      () => undefined,
+    );
   };
   process.on('SIGUSR2', signal);
 

@@ -13,11 +13,33 @@ type Recipe = ExecutionRequest['recipe'];
 const st = (op: string, durationS: number, tempC?: number) => ({ op, params: tempC === undefined ? { durationS } : { tempC, durationS } });
 
 export const RECIPES: readonly Recipe[] = [
-  { id: 'pasta-al-pomodoro', steps: [st('cw.op.boil', 480, 98), st('cw.op.dispense', 15), st('cw.op.simmer', 540, 92), st('cw.op.check', 30), st('cw.op.rest', 60)] },
-  { id: 'vegetable-stir-fry', steps: [st('cw.op.saute', 240, 180), st('cw.op.dispense', 20), st('cw.op.sear', 120, 230), st('cw.op.stir', 60), st('cw.op.check', 30)] },
-  { id: 'mushroom-risotto', steps: [st('cw.op.saute', 120, 170), st('cw.op.dispense', 10), st('cw.op.simmer', 1080, 90), st('cw.op.stir', 60), st('cw.op.check', 30), st('cw.op.rest', 120)] },
-  { id: 'rye-bread', steps: [st('cw.op.dispense', 30), st('cw.op.stir', 300), st('cw.op.rest', 1200), st('cw.op.bake', 1500, 220), st('cw.op.rest', 300)] },
-  { id: 'lentil-soup', steps: [st('cw.op.saute', 180, 160), st('cw.op.dispense', 20), st('cw.op.simmer', 1500, 94), st('cw.op.check', 30)] },
+  {
+    id: 'pasta-al-pomodoro',
+    steps: [st('cw.op.boil', 480, 98), st('cw.op.dispense', 15), st('cw.op.simmer', 540, 92), st('cw.op.check', 30), st('cw.op.rest', 60)],
+  },
+  {
+    id: 'vegetable-stir-fry',
+    steps: [st('cw.op.saute', 240, 180), st('cw.op.dispense', 20), st('cw.op.sear', 120, 230), st('cw.op.stir', 60), st('cw.op.check', 30)],
+  },
+  {
+    id: 'mushroom-risotto',
+    steps: [
+      st('cw.op.saute', 120, 170),
+      st('cw.op.dispense', 10),
+      st('cw.op.simmer', 1080, 90),
+      st('cw.op.stir', 60),
+      st('cw.op.check', 30),
+      st('cw.op.rest', 120),
+    ],
+  },
+  {
+    id: 'rye-bread',
+    steps: [st('cw.op.dispense', 30), st('cw.op.stir', 300), st('cw.op.rest', 1200), st('cw.op.bake', 1500, 220), st('cw.op.rest', 300)],
+  },
+  {
+    id: 'lentil-soup',
+    steps: [st('cw.op.saute', 180, 160), st('cw.op.dispense', 20), st('cw.op.simmer', 1500, 94), st('cw.op.check', 30)],
+  },
   { id: 'french-fries', steps: [st('cw.op.dispense', 15), st('cw.op.deep_fry', 240, 175), st('cw.op.rest', 60)] },
 ];
 

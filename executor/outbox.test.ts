@@ -67,7 +67,13 @@ function fakeSequencer(): FakeSequencer {
 /** An executor whose client is the fake (the real client is replaced through deps.fetch-free path). */
 async function setup(opts: { consent?: 'none' | 'research_only' | 'open'; batchSize?: number } = {}) {
   const fake = fakeSequencer();
-  const t = await testExecutor(await dirs.make(), { sequencerUrl: 'http://127.0.0.1:9', log: 'test/log', consent: opts.consent, heartbeatIntervalMs: 3_600_000, delivery: { batchSize: opts.batchSize ?? 100, baseBackoffMs: 1000, maxBackoffMs: 8000, random: () => 0.5 } });
+  const t = await testExecutor(await dirs.make(), {
+    sequencerUrl: 'http://127.0.0.1:9',
+    log: 'test/log',
+    consent: opts.consent,
+    heartbeatIntervalMs: 3_600_000,
+    delivery: { batchSize: opts.batchSize ?? 100, baseBackoffMs: 1000, maxBackoffMs: 8000, random: () => 0.5 },
+  });
   // Swap the transport: the delivery loop talks to the client through this object.
   Object.assign(t.ex.client as SequencerClient, { postBatch: fake.postBatch, postHeartbeat: fake.postHeartbeat });
   // Every wait below is on the delivery loop's own steps (testkit/executor.ts deliveryWaits), never a sleep.
@@ -205,7 +211,7 @@ describe('delivery', () => {
     await ex.close();
   });
 
-  it('signed_in_future (the device clock ahead of the sequencer\'s) is retried, never dead; delivery_too_late is a dead letter', async () => {
+  it("signed_in_future (the device clock ahead of the sequencer's) is retried, never dead; delivery_too_late is a dead letter", async () => {
     const { ex, fake, clock, waits, until } = await setup({ consent: 'research_only' });
     let ahead = true;
     fake.intercept = () => (ahead ? { status: 422, code: 'signed_in_future', detail: 'ahead' } : undefined);
@@ -221,7 +227,10 @@ describe('delivery', () => {
     fake.intercept = () => ({ status: 422, code: 'delivery_too_late', detail: 'late' });
     const b = await mission(ex, 'b', ['preparing']);
     await until(async () => (await ex.store.deadLetters()).length === 2, 'dead letters');
-    expect((await ex.store.deadLetters()).map((d) => [d.event.subject, d.code])).toEqual([[b, 'delivery_too_late'], [b, 'delivery_too_late']]);
+    expect((await ex.store.deadLetters()).map((d) => [d.event.subject, d.code])).toEqual([
+      [b, 'delivery_too_late'],
+      [b, 'delivery_too_late'],
+    ]);
     await ex.close();
   });
 
@@ -271,7 +280,10 @@ describe('delivery', () => {
     // Consent given again: the new execution's events leave, the old execution's never do.
     await ex.setConsent('research_only');
     await until(() => fake.log.length === 3, 'the new execution');
-    expect(fake.log.slice(1).map((e) => [e.subject, e.cookwalaseq])).toEqual([[b, 1], [b, 2]]);
+    expect(fake.log.slice(1).map((e) => [e.subject, e.cookwalaseq])).toEqual([
+      [b, 1],
+      [b, 2],
+    ]);
     expect(await ex.store.requeue(a, 1, 5)).toBe(0);
     await ex.close();
   });

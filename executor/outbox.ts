@@ -64,8 +64,10 @@ export function backoffDelay(attempt: number, baseMs: number, maxMs: number, ran
 
 /** What a person can do about a refusal the outbox keeps retrying. */
 export function refusalHint(why: string): string {
-  if (/unknown_key/.test(why)) return ' (the sequencer does not know this device key: register it, e.g. cookwala executor --register-token-file SEQ/operator.token)';
-  if (/key_not_valid_at/.test(why)) return " (the device key is not valid at the events' signedAt: check the device clock and the key's validFrom)";
+  if (/unknown_key/.test(why))
+    return ' (the sequencer does not know this device key: register it, e.g. cookwala executor --register-token-file SEQ/operator.token)';
+  if (/key_not_valid_at/.test(why))
+    return " (the device key is not valid at the events' signedAt: check the device clock and the key's validFrom)";
   if (/signed_in_future/.test(why)) return ' (the device clock is ahead of the sequencer: it catches up, or fix the clock)';
   if (/network|ECONNREFUSED|fetch failed/.test(why)) return ' (the sequencer cannot be reached: is it running, and is --sequencer right?)';
   if (/HTTP 404/.test(why)) return ' (the sequencer hosts no such log: check --log)';
@@ -77,13 +79,24 @@ function isTransient(r: { status: number; code?: string }): boolean {
   return r.status >= 500 || r.status === 429 || r.status === 408 || (r.code !== undefined && TRANSIENT.has(r.code));
 }
 
-export function createDelivery(deps: { store: ExecutorStore; clock: Clock; client: SequencerClient }, opts: DeliveryOptions = {}): Delivery {
+export function createDelivery(
+  deps: { store: ExecutorStore; clock: Clock; client: SequencerClient },
+  opts: DeliveryOptions = {},
+): Delivery {
   const { store, clock, client } = deps;
   let batchSize = opts.batchSize ?? 100;
   const base = opts.baseBackoffMs ?? 200;
   const max = opts.maxBackoffMs ?? 30_000;
   const random = opts.random ?? Math.random;
-  const stats: DeliveryStats = { delivered: 0, duplicates: 0, requeued: 0, deadLetters: 0, attempts: 0, failures: 0, consecutiveFailures: 0 };
+  const stats: DeliveryStats = {
+    delivered: 0,
+    duplicates: 0,
+    requeued: 0,
+    deadLetters: 0,
+    attempts: 0,
+    failures: 0,
+    consecutiveFailures: 0,
+  };
   const stop = new AbortController();
   let dirty = true;
   let waiter: (() => void) | undefined;
@@ -111,7 +124,12 @@ export function createDelivery(deps: { store: ExecutorStore; clock: Clock; clien
   /** Settle one refused event: 'retry' keeps it for later; 'progress' = requeued or dead-lettered. */
   async function settle(rec: OutboxRecord, r: EventResult): Promise<'retry' | 'progress'> {
     const ev = rec.event;
-    if (r.code === 'out_of_order' && typeof r.expected === 'number' && typeof ev.subject === 'string' && typeof ev.cookwalaseq === 'number') {
+    if (
+      r.code === 'out_of_order' &&
+      typeof r.expected === 'number' &&
+      typeof ev.subject === 'string' &&
+      typeof ev.cookwalaseq === 'number'
+    ) {
       const e = r.expected;
       const c = ev.cookwalaseq;
       if (e < c) {
@@ -173,7 +191,10 @@ export function createDelivery(deps: { store: ExecutorStore; clock: Clock; clien
     stats.attempts++;
     let answer: BatchAnswer;
     try {
-      answer = await client.postBatch(recs.map((r) => r.event), stop.signal);
+      answer = await client.postBatch(
+        recs.map((r) => r.event),
+        stop.signal,
+      );
     } catch (e) {
       return backoff(`network: ${(e as Error).message}`);
     }

@@ -17,8 +17,18 @@ function plan(b: unknown, device: Partial<DeviceProfile> = {}, limits = DEFAULT_
 
 describe('readExecutionRequest', () => {
   it('reads a good request and drops x- members', () => {
-    const r = readExecutionRequest({ recipe: { id: 'pasta', steps: [{ op: 'cw.op.boil', params: { tempC: 98, durationS: 60, 'x-acme-note': 1 }, 'x-acme-ui': 'big' }], 'x-acme-src': 'a' }, consent: { dataset: 'open' } });
-    expect(r).toEqual({ ok: true, value: { recipe: { id: 'pasta', steps: [{ op: 'cw.op.boil', params: { tempC: 98, durationS: 60 } }] }, consent: { dataset: 'open' } } });
+    const r = readExecutionRequest({
+      recipe: {
+        id: 'pasta',
+        steps: [{ op: 'cw.op.boil', params: { tempC: 98, durationS: 60, 'x-acme-note': 1 }, 'x-acme-ui': 'big' }],
+        'x-acme-src': 'a',
+      },
+      consent: { dataset: 'open' },
+    });
+    expect(r).toEqual({
+      ok: true,
+      value: { recipe: { id: 'pasta', steps: [{ op: 'cw.op.boil', params: { tempC: 98, durationS: 60 } }] }, consent: { dataset: 'open' } },
+    });
   });
   it.each([
     [{ recipe: { id: 'a', steps: [step('cw.op.boil')] }, mandate: {} }, 'unknown_field', '$.mandate'],
@@ -113,10 +123,14 @@ describe('SafetyLimits', () => {
     const tighter = mergeSafetyLimits(DEFAULT_SAFETY_LIMITS, { maxOilTempC: 180 }, { maxOilTempC: 185, cutHeatMs: 400 });
     expect(tighter.limits).toEqual({ ...DEFAULT_SAFETY_LIMITS.limits, maxOilTempC: 180, cutHeatMs: 400 });
     // Nothing can disable a limit: zero, negative and non-numbers are ignored.
-    expect(mergeSafetyLimits(DEFAULT_SAFETY_LIMITS, { maxOilTempC: 0 }, { maxAirTempC: -1 }, { maxWaterTempC: NaN }).limits).toEqual(DEFAULT_SAFETY_LIMITS.limits);
+    expect(mergeSafetyLimits(DEFAULT_SAFETY_LIMITS, { maxOilTempC: 0 }, { maxAirTempC: -1 }, { maxWaterTempC: NaN }).limits).toEqual(
+      DEFAULT_SAFETY_LIMITS.limits,
+    );
   });
   it('reads packs strictly', () => {
-    expect(readSafetyLimits({ kind: 'SafetyLimits', coreVersion: '0.2.7', limits: { maxOilTempC: 170, 'x-acme-note': 'ok' }, 'x-acme': 1 })).toEqual({ ok: true, value: { kind: 'SafetyLimits', coreVersion: '0.2.7', limits: { maxOilTempC: 170 } } });
+    expect(
+      readSafetyLimits({ kind: 'SafetyLimits', coreVersion: '0.2.7', limits: { maxOilTempC: 170, 'x-acme-note': 'ok' }, 'x-acme': 1 }),
+    ).toEqual({ ok: true, value: { kind: 'SafetyLimits', coreVersion: '0.2.7', limits: { maxOilTempC: 170 } } });
     const bad = (j: unknown) => {
       const r = readSafetyLimits(j);
       return r.ok ? 'ok' : r.code;

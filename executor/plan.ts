@@ -54,7 +54,8 @@ export function planExecution(req: ExecutionRequest, device: DeviceProfile, pack
     const s = req.recipe.steps[i];
     const at = `step ${i} (${s.op})`;
     const env = OPERATIONS.get(s.op);
-    if (!env || (device.operations && !device.operations.includes(s.op))) return fail('unknown_operation', `${at}: not an operation this device runs`, { step: i });
+    if (!env || (device.operations && !device.operations.includes(s.op)))
+      return fail('unknown_operation', `${at}: not an operation this device runs`, { step: i });
     const band = bandAt(env, device.altitudeM);
     const t = s.params.tempC;
     if (t !== undefined) {
@@ -64,17 +65,22 @@ export function planExecution(req: ExecutionRequest, device: DeviceProfile, pack
     const max = maxTempFor(limits, env.medium);
     if (band && max !== undefined) {
       if (t !== undefined && t > max) return fail('safety_limit', `${at}: ${t} °C exceeds the device limit of ${max} °C`, { step: i });
-      if (band[0] > max) return fail('safety_limit', `${at}: the envelope starts at ${band[0]} °C, above the device limit of ${max} °C`, { step: i });
+      if (band[0] > max)
+        return fail('safety_limit', `${at}: the envelope starts at ${band[0]} °C, above the device limit of ${max} °C`, { step: i });
     }
     const durationS = s.params.durationS ?? env.defaultDurationS;
-    if (durationS > limits.maxStepDurationS) return fail('safety_limit', `${at}: ${durationS} s exceeds maxStepDurationS ${limits.maxStepDurationS}`, { step: i });
+    if (durationS > limits.maxStepDurationS)
+      return fail('safety_limit', `${at}: ${durationS} s exceeds maxStepDurationS ${limits.maxStepDurationS}`, { step: i });
     // A missing sensor is the device's lasting limit, so it is named first (a person arriving would
     // not help); then a step that needs a person needs one now (§6.6).
     const withPerson = { ...device, personReachable: true };
-    if (!env.ladder.some((r) => satisfiable(r, withPerson, env.medium, s.params.durationS !== undefined))) return fail('missing_sensor_no_fallback', `${at}: no rung of ${env.ladder.map(rungName).join(' > ')} is available`, { step: i });
-    if (!env.unattended && !device.personReachable) return fail('person_required', `${at}: may not run unattended and no person is present or reachable`, { step: i });
+    if (!env.ladder.some((r) => satisfiable(r, withPerson, env.medium, s.params.durationS !== undefined)))
+      return fail('missing_sensor_no_fallback', `${at}: no rung of ${env.ladder.map(rungName).join(' > ')} is available`, { step: i });
+    if (!env.unattended && !device.personReachable)
+      return fail('person_required', `${at}: may not run unattended and no person is present or reachable`, { step: i });
     const rung = env.ladder.find((r) => satisfiable(r, device, env.medium, s.params.durationS !== undefined));
-    if (!rung) return fail('missing_sensor_no_fallback', `${at}: no rung of ${env.ladder.map(rungName).join(' > ')} is available`, { step: i });
+    if (!rung)
+      return fail('missing_sensor_no_fallback', `${at}: no rung of ${env.ladder.map(rungName).join(' > ')} is available`, { step: i });
     const p: PlannedStep = { op: s.op, durationS, verifiedBy: rungName(rung), unattended: env.unattended };
     if (t !== undefined) p.tempC = t;
     steps.push(p);

@@ -58,7 +58,8 @@ function readStep(x: unknown, path: string): Result<Step> {
       params.tempC = tempC;
     }
     if (durationS !== undefined) {
-      if (typeof durationS !== 'number' || !Number.isFinite(durationS) || durationS <= 0) return fail('invalid_document', `${path}.params.durationS is a positive number`);
+      if (typeof durationS !== 'number' || !Number.isFinite(durationS) || durationS <= 0)
+        return fail('invalid_document', `${path}.params.durationS is a positive number`);
       params.durationS = durationS;
     }
   }
@@ -74,7 +75,8 @@ export function readExecutionRequest(json: unknown): Result<ExecutionRequest> {
   const ur = unknownMember(r, ['id', 'steps'], '$.recipe');
   if (!ur.ok) return ur;
   if (typeof r.id !== 'string' || !ID_RE.test(r.id)) return fail('invalid_document', '$.recipe.id is 1-128 characters of [A-Za-z0-9._:-]');
-  if (!Array.isArray(r.steps) || r.steps.length === 0 || r.steps.length > MAX_STEPS) return fail('invalid_document', `$.recipe.steps is an array of 1-${MAX_STEPS} steps`);
+  if (!Array.isArray(r.steps) || r.steps.length === 0 || r.steps.length > MAX_STEPS)
+    return fail('invalid_document', `$.recipe.steps is an array of 1-${MAX_STEPS} steps`);
   const steps: Step[] = [];
   for (let i = 0; i < r.steps.length; i++) {
     const s = readStep(r.steps[i], `$.recipe.steps[${i}]`);

@@ -15,11 +15,26 @@ import type { ManualClock } from '../testkit/clock.ts';
 const dirs = tempDirs('cookwala-exec-runner-');
 afterAll(() => dirs.cleanup());
 
-const BODY = { recipe: { id: 'pasta', steps: [{ op: 'cw.op.boil', params: { tempC: 98, durationS: 100 } }, { op: 'cw.op.check', params: { durationS: 10 } }, { op: 'cw.op.rest', params: { durationS: 50 } }] } };
+const BODY = {
+  recipe: {
+    id: 'pasta',
+    steps: [
+      { op: 'cw.op.boil', params: { tempC: 98, durationS: 100 } },
+      { op: 'cw.op.check', params: { durationS: 10 } },
+      { op: 'cw.op.rest', params: { durationS: 50 } },
+    ],
+  },
+};
 
 async function setup() {
   let hw: SimulatedHardware | undefined;
-  const t = await testExecutor(await dirs.make(), { attendance: { present: true }, deps: { hardware: (svc, clock, limits, attendance) => (hw = createSimulatedHardware(svc, clock, { prepareMs: 1000, preheatMs: 5000, spinDownMs: limits.limits.cutHeatMs, attendance })) } });
+  const t = await testExecutor(await dirs.make(), {
+    attendance: { present: true },
+    deps: {
+      hardware: (svc, clock, limits, attendance) =>
+        (hw = createSimulatedHardware(svc, clock, { prepareMs: 1000, preheatMs: 5000, spinDownMs: limits.limits.cutHeatMs, attendance })),
+    },
+  });
   await t.ex.start();
   return { ...t, hw: hw as SimulatedHardware };
 }
@@ -135,7 +150,10 @@ describe('simulated hardware', () => {
   it('a shutdown is a local stop: stopping is written at close, stopped at the next start', async () => {
     const dir = await dirs.make();
     let hw: SimulatedHardware | undefined;
-    const deps: Partial<ExecutorDeps> = { hardware: (svc, clock, limits) => (hw = createSimulatedHardware(svc, clock, { prepareMs: 1000, preheatMs: 5000, spinDownMs: limits.limits.cutHeatMs })) };
+    const deps: Partial<ExecutorDeps> = {
+      hardware: (svc, clock, limits) =>
+        (hw = createSimulatedHardware(svc, clock, { prepareMs: 1000, preheatMs: 5000, spinDownMs: limits.limits.cutHeatMs })),
+    };
     const t = await testExecutor(dir, { deps, attendance: { present: true } });
     await t.ex.start();
     const c = await t.ex.service.create(BODY, 'm');
@@ -159,7 +177,18 @@ describe('simulated hardware', () => {
 
   it('the person leaving mid-saute holds the step (needs_human, person_required); resume waits for them; the time left is kept', async () => {
     const { ex, clock } = await setup();
-    const c = await ex.service.create({ recipe: { id: 'onions', steps: [{ op: 'cw.op.saute', params: { tempC: 170, durationS: 100 } }, { op: 'cw.op.rest', params: { durationS: 10 } }] } }, 's');
+    const c = await ex.service.create(
+      {
+        recipe: {
+          id: 'onions',
+          steps: [
+            { op: 'cw.op.saute', params: { tempC: 170, durationS: 100 } },
+            { op: 'cw.op.rest', params: { durationS: 10 } },
+          ],
+        },
+      },
+      's',
+    );
     if (!c.ok) throw new Error(c.detail);
     const id = c.value.execution.id;
     await toRunning(ex, clock);
@@ -188,7 +217,18 @@ describe('simulated hardware', () => {
 
   it('a step that needs a person, reached while nobody is there, is held before it starts', async () => {
     const { ex, clock } = await setup();
-    const c = await ex.service.create({ recipe: { id: 'sear-after-rest', steps: [{ op: 'cw.op.rest', params: { durationS: 10 } }, { op: 'cw.op.sear', params: { tempC: 220, durationS: 60 } }] } }, 't');
+    const c = await ex.service.create(
+      {
+        recipe: {
+          id: 'sear-after-rest',
+          steps: [
+            { op: 'cw.op.rest', params: { durationS: 10 } },
+            { op: 'cw.op.sear', params: { tempC: 220, durationS: 60 } },
+          ],
+        },
+      },
+      't',
+    );
     if (!c.ok) throw new Error(c.detail);
     const id = c.value.execution.id;
     await toRunning(ex, clock);

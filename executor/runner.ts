@@ -120,7 +120,13 @@ export function createSimulatedHardware(svc: ExecutionService, clock: Clock, opt
     if (s.verifiedBy === 'human') {
       // A person verifies this step (§3 ladder, last rung): wait for them.
       run.phase = 'waiting_human';
-      return report(id, await svc.change(id, 'needs_human', { reason: { code: 'human_check', detail: `confirm step ${run.step} (${s.op})` }, step: run.step }));
+      return report(
+        id,
+        await svc.change(id, 'needs_human', {
+          reason: { code: 'human_check', detail: `confirm step ${run.step} (${s.op})` },
+          step: run.step,
+        }),
+      );
     }
     return beginStep(id, run, run.step + 1);
   }
@@ -174,7 +180,8 @@ export function createSimulatedHardware(svc: ExecutionService, clock: Clock, opt
       const run = runs.get(x.id);
       if (!run) return;
       if (run.phase === 'paused' || run.phase === 'waiting_person') {
-        if (needsPerson(run.steps[run.step])) return void holdForPerson(x.id, run, 'at resume').catch((e: Error) => opts.onError?.(e.message));
+        if (needsPerson(run.steps[run.step]))
+          return void holdForPerson(x.id, run, 'at resume').catch((e: Error) => opts.onError?.(e.message));
         run.phase = 'step';
         later(x.id, run, run.remainingMs, () => endStep(x.id, run));
       } else if (run.phase === 'waiting_human') {

@@ -9,7 +9,15 @@
 import { fail, ok, type Result } from '../verifier/errors.ts';
 import type { Medium } from './vocabulary.ts';
 
-export const SAFETY_LIMIT_KEYS = ['maxWaterTempC', 'maxOilTempC', 'maxAirTempC', 'maxPanSurfaceTempC', 'maxStepDurationS', 'stopMotionMs', 'cutHeatMs'] as const;
+export const SAFETY_LIMIT_KEYS = [
+  'maxWaterTempC',
+  'maxOilTempC',
+  'maxAirTempC',
+  'maxPanSurfaceTempC',
+  'maxStepDurationS',
+  'stopMotionMs',
+  'cutHeatMs',
+] as const;
 export type SafetyLimitKey = (typeof SAFETY_LIMIT_KEYS)[number];
 export type Limits = Record<SafetyLimitKey, number>;
 
@@ -36,11 +44,16 @@ export const DEFAULT_SAFETY_LIMITS: SafetyLimits = Object.freeze({
 
 export function maxTempFor(limits: Limits, medium: Medium): number | undefined {
   switch (medium) {
-    case 'water': return limits.maxWaterTempC;
-    case 'oil': return limits.maxOilTempC;
-    case 'air': return limits.maxAirTempC;
-    case 'pan_surface': return limits.maxPanSurfaceTempC;
-    default: return undefined;
+    case 'water':
+      return limits.maxWaterTempC;
+    case 'oil':
+      return limits.maxOilTempC;
+    case 'air':
+      return limits.maxAirTempC;
+    case 'pan_surface':
+      return limits.maxPanSurfaceTempC;
+    default:
+      return undefined;
   }
 }
 
@@ -62,9 +75,11 @@ export function mergeSafetyLimits(base: SafetyLimits, ...more: Array<Partial<Lim
 export function readSafetyLimits(json: unknown): Result<{ kind: 'SafetyLimits'; coreVersion: string; limits: Partial<Limits> }> {
   const o = json as Record<string, unknown>;
   if (!o || typeof o !== 'object' || Array.isArray(o)) return fail('invalid_document', 'a SafetyLimits pack is an object');
-  for (const k of Object.keys(o)) if (!['kind', 'coreVersion', 'limits'].includes(k) && !k.startsWith('x-')) return fail('unknown_field', `SafetyLimits.${k}`);
+  for (const k of Object.keys(o))
+    if (!['kind', 'coreVersion', 'limits'].includes(k) && !k.startsWith('x-')) return fail('unknown_field', `SafetyLimits.${k}`);
   if (o.kind !== 'SafetyLimits') return fail('invalid_document', 'kind must be SafetyLimits');
-  if (typeof o.coreVersion !== 'string' || !/^0\.2\.\d+$/.test(o.coreVersion)) return fail('unsupported_version', `coreVersion ${String(o.coreVersion)}`);
+  if (typeof o.coreVersion !== 'string' || !/^0\.2\.\d+$/.test(o.coreVersion))
+    return fail('unsupported_version', `coreVersion ${String(o.coreVersion)}`);
   const l = o.limits as Record<string, unknown>;
   if (!l || typeof l !== 'object' || Array.isArray(l)) return fail('invalid_document', 'limits is an object');
   const out: Partial<Limits> = {};

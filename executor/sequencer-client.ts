@@ -11,7 +11,10 @@ import type { CloudEvent } from '../verifier/cloudevent/read.ts';
 import { MAX_JSON_DEPTH, parseJson } from '../verifier/encoding/strict-json.ts';
 import type { KeyRecord } from '../verifier/documents/keys.ts';
 
-export type FetchLike = (url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }) => Promise<{ status: number; text(): Promise<string> }>;
+export type FetchLike = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal },
+) => Promise<{ status: number; text(): Promise<string> }>;
 
 export interface EventResult {
   status: number;
@@ -22,9 +25,7 @@ export interface EventResult {
   expected?: number;
 }
 
-export type BatchAnswer =
-  | { kind: 'results'; results: EventResult[] }
-  | { kind: 'error'; status: number; code?: string; detail: string };
+export type BatchAnswer = { kind: 'results'; results: EventResult[] } | { kind: 'error'; status: number; code?: string; detail: string };
 
 export interface SequencerClient {
   /** `signal` aborts the request (e.g. on shutdown); a timeout applies regardless. */
@@ -68,14 +69,21 @@ export function createSequencerClient(opts: ClientOptions): SequencerClient {
 
   return {
     async postBatch(events, signal) {
-      const r = await post(`${logPath}/events`, JSON.stringify(events), {
-        'content-type': 'application/cloudevents-batch+json',
-        'idempotency-key': batchIdempotencyKey(events),
-      }, signal);
+      const r = await post(
+        `${logPath}/events`,
+        JSON.stringify(events),
+        {
+          'content-type': 'application/cloudevents-batch+json',
+          'idempotency-key': batchIdempotencyKey(events),
+        },
+        signal,
+      );
       const results = r.body?.results;
-      if (r.status === 200 && Array.isArray(results) && results.length === events.length) return { kind: 'results', results: results as EventResult[] };
+      if (r.status === 200 && Array.isArray(results) && results.length === events.length)
+        return { kind: 'results', results: results as EventResult[] };
       const code = typeof r.body?.code === 'string' ? r.body.code : undefined;
-      const detail = typeof r.body?.detail === 'string' ? r.body.detail : r.status === 200 ? `expected ${events.length} results` : `HTTP ${r.status}`;
+      const detail =
+        typeof r.body?.detail === 'string' ? r.body.detail : r.status === 200 ? `expected ${events.length} results` : `HTTP ${r.status}`;
       return { kind: 'error', status: r.status, code, detail };
     },
     async postHeartbeat(event) {
@@ -91,10 +99,18 @@ export function createSequencerClient(opts: ClientOptions): SequencerClient {
         authorization: `Bearer ${token}`,
         'idempotency-key': `key-${record.kid}`,
       });
-      return { status: r.status, code: typeof r.body?.code === 'string' ? r.body.code : undefined, detail: typeof r.body?.detail === 'string' ? r.body.detail : undefined };
+      return {
+        status: r.status,
+        code: typeof r.body?.code === 'string' ? r.body.code : undefined,
+        detail: typeof r.body?.detail === 'string' ? r.body.detail : undefined,
+      };
     },
     async listKeys() {
-      const res = await f(`${logPath}/keys`, { method: 'GET', headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) });
+      const res = await f(`${logPath}/keys`, {
+        method: 'GET',
+        headers: { accept: 'application/json' },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
       const text = await res.text();
       if (res.status !== 200) return [];
       const j = parseJson(text, { maxDepth: MAX_JSON_DEPTH + 1 });
@@ -111,13 +127,18 @@ export function createSequencerClient(opts: ClientOptions): SequencerClient {
  * fine: when the sequencer answers anything but success, the key counts as registered only if the
  * sequencer lists a record with the same kid and public key.
  */
-export async function ensureRegistered(client: SequencerClient, record: KeyRecord, token: string): Promise<{ ok: true; status: number } | { ok: false; status: number; detail: string }> {
+export async function ensureRegistered(
+  client: SequencerClient,
+  record: KeyRecord,
+  token: string,
+): Promise<{ ok: true; status: number } | { ok: false; status: number; detail: string }> {
   let r: Awaited<ReturnType<SequencerClient['registerKey']>>;
   let listed: KeyRecord[];
   try {
     r = await client.registerKey(record, token);
     if (r.status === 200 || r.status === 201) return { ok: true, status: r.status };
-    if (r.status === 401 || r.status === 403) return { ok: false, status: r.status, detail: `the sequencer refused the operator token (${r.code ?? r.status})` };
+    if (r.status === 401 || r.status === 403)
+      return { ok: false, status: r.status, detail: `the sequencer refused the operator token (${r.code ?? r.status})` };
     listed = await client.listKeys();
   } catch (e) {
     return { ok: false, status: 0, detail: `the sequencer is unreachable: ${(e as Error).message}` };

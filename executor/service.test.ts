@@ -90,7 +90,12 @@ describe('service transitions (table-driven, real store)', () => {
 
   it('concurrent changes of one execution are serialized: seq never repeats', async () => {
     const x = await reach('running');
-    const rs = await Promise.all([ex.service.change(x.id, 'paused'), ex.service.change(x.id, 'running'), ex.service.change(x.id, 'paused'), ex.service.change(x.id, 'running')]);
+    const rs = await Promise.all([
+      ex.service.change(x.id, 'paused'),
+      ex.service.change(x.id, 'running'),
+      ex.service.change(x.id, 'paused'),
+      ex.service.change(x.id, 'running'),
+    ]);
     expect(rs.every((r) => r.ok)).toBe(true);
     const evs = await ex.store.events(x.id);
     expect(evs.map((e) => e.cookwalaseq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
@@ -112,7 +117,10 @@ describe('create', () => {
     const x = r.value.execution;
     expect(x).toMatchObject({ status: 'refused', seq: 2, step: 0, reason: { code: 'missing_sensor_no_fallback' } });
     const evs = await ex.store.events(x.id);
-    expect(evs.map((e) => [e.type, e.cookwalaseq])).toEqual([['cookwala.execution.accepted', 1], ['cookwala.execution.refused', 2]]);
+    expect(evs.map((e) => [e.type, e.cookwalaseq])).toEqual([
+      ['cookwala.execution.accepted', 1],
+      ['cookwala.execution.refused', 2],
+    ]);
     expect(evs[1].data).toMatchObject({ reason: { code: 'missing_sensor_no_fallback' } });
     await ex.close();
   });
@@ -148,7 +156,10 @@ describe('stop and recovery', () => {
     const s = await ex.service.stop(id);
     expect(s.ok && [s.value.changed, s.value.execution.status, s.value.execution.seq]).toEqual([true, 'stopped', 3]);
     const evs = await ex.store.events(id);
-    expect(evs.slice(1).map((e) => [e.type, e.cookwalalatency])).toEqual([['cookwala.execution.stopping', 'local_safety'], ['cookwala.execution.stopped', 'local_safety']]);
+    expect(evs.slice(1).map((e) => [e.type, e.cookwalalatency])).toEqual([
+      ['cookwala.execution.stopping', 'local_safety'],
+      ['cookwala.execution.stopped', 'local_safety'],
+    ]);
     expect(evs[2].data).toMatchObject({ reason: { code: 'stop_requested' } });
     const again = await ex.service.stop(id);
     expect(again.ok && again.value.changed).toBe(false);
@@ -185,7 +196,11 @@ describe('stop and recovery', () => {
     for (const k of ['running', 'paused', 'needs_human', 'preparing'] as const) {
       expect(await ex.service.get(ids[k])).toMatchObject({ status: 'failed', reason: { code: 'interrupted' } });
       const evs = await ex.store.events(ids[k]);
-      expect(evs[evs.length - 1]).toMatchObject({ type: 'cookwala.execution.failed', cookwalalatency: 'local_safety', cookwalaseq: evs.length });
+      expect(evs[evs.length - 1]).toMatchObject({
+        type: 'cookwala.execution.failed',
+        cookwalalatency: 'local_safety',
+        cookwalaseq: evs.length,
+      });
     }
     expect((await ex.service.get(ids.stopping))?.status).toBe('stopped');
     expect((await ex.service.get(ids.accepted))?.status).toBe('accepted');

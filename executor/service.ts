@@ -103,9 +103,18 @@ export function createExecutionService(deps: ServiceDeps): ExecutionService {
     return { source: deps.source, signer: deps.signer, dataset };
   }
 
-
   function eventFor(x: ExecutionRecord, at: number, opts: ChangeOptions = {}, verifiedBy?: string[]): NewEvent {
-    const event = buildStatusEvent(ctxFor(x), { executionId: x.id, recipeId: x.recipe.id, status: x.status, seq: x.seq, at, step: opts.step ?? x.step, reason: opts.reason, verifiedBy, safety: opts.safety });
+    const event = buildStatusEvent(ctxFor(x), {
+      executionId: x.id,
+      recipeId: x.recipe.id,
+      status: x.status,
+      seq: x.seq,
+      at,
+      step: opts.step ?? x.step,
+      reason: opts.reason,
+      verifiedBy,
+      safety: opts.safety,
+    });
     // Queued unless the execution opted out; the store drops it if its consent epoch has ended.
     return { event, enqueue: x.consent?.dataset !== 'none', epoch: x.epoch };
   }
@@ -113,7 +122,10 @@ export function createExecutionService(deps: ServiceDeps): ExecutionService {
   function notify(x: ExecutionRecord, events: NewEvent[]): void {
     for (const l of listeners) {
       try {
-        l(x, events.map((e) => e.event));
+        l(
+          x,
+          events.map((e) => e.event),
+        );
       } catch {
         // a listener's fault never undoes a durable change
       }
@@ -121,7 +133,10 @@ export function createExecutionService(deps: ServiceDeps): ExecutionService {
   }
 
   /** Apply one or more table-checked changes in one synced batch. */
-  async function applyChanges(cur: ExecutionRecord, steps: Array<{ to: ExecutionState; opts?: ChangeOptions }>): Promise<Result<ExecutionRecord>> {
+  async function applyChanges(
+    cur: ExecutionRecord,
+    steps: Array<{ to: ExecutionState; opts?: ChangeOptions }>,
+  ): Promise<Result<ExecutionRecord>> {
     let x = cur;
     const events: NewEvent[] = [];
     const at = clock.now();
@@ -145,7 +160,10 @@ export function createExecutionService(deps: ServiceDeps): ExecutionService {
   function personCheck(x: ExecutionRecord): Result<true> {
     const s = x.step === undefined ? undefined : x.plan?.steps[x.step];
     if (!s || s.unattended || !deps.attendance || deps.attendance.available()) return ok(true);
-    return fail('person_required', `step ${x.step} (${s.op}) may not run unattended and no person is present or reachable; declare one (PUT /v1/attendance) and resume`);
+    return fail(
+      'person_required',
+      `step ${x.step} (${s.op}) may not run unattended and no person is present or reachable; declare one (PUT /v1/attendance) and resume`,
+    );
   }
 
   const svc: ExecutionService = {
@@ -170,14 +188,29 @@ export function createExecutionService(deps: ServiceDeps): ExecutionService {
         if (!req.ok) return req;
         const at = clock.now();
         const t = formatTime(at);
-        let x: ExecutionRecord = { id: newId(), recipe: req.value.recipe, epoch: store.consent().epoch, status: INITIAL.status, seq: INITIAL.seq, createdAt: t, updatedAt: t };
+        let x: ExecutionRecord = {
+          id: newId(),
+          recipe: req.value.recipe,
+          epoch: store.consent().epoch,
+          status: INITIAL.status,
+          seq: INITIAL.seq,
+          createdAt: t,
+          updatedAt: t,
+        };
         if (req.value.consent) x.consent = req.value.consent;
         const profile = deps.attendance ? { ...deps.profile, personReachable: deps.attendance.available() } : deps.profile;
         const plan = planExecution(req.value, profile, deps.limits);
         const events: NewEvent[] = [];
         if (plan.ok) {
           x.plan = plan.value;
-          events.push(eventFor(x, at, {}, plan.value.steps.map((s) => s.verifiedBy)));
+          events.push(
+            eventFor(
+              x,
+              at,
+              {},
+              plan.value.steps.map((s) => s.verifiedBy),
+            ),
+          );
         } else {
           events.push(eventFor(x, at));
           // Refusal, not guessing (§3): accepted -> refused before anything starts, in the same batch.
@@ -201,7 +234,8 @@ export function createExecutionService(deps: ServiceDeps): ExecutionService {
       return serial(id, async () => {
         const x = await store.getExecution(id);
         if (!x) return fail('not_found', `no execution ${id}`);
-        if (opts.ifMatch !== undefined && opts.ifMatch !== x.seq) return fail('precondition_failed', `If-Match ${opts.ifMatch}, the status seq is ${x.seq}`, { seq: x.seq });
+        if (opts.ifMatch !== undefined && opts.ifMatch !== x.seq)
+          return fail('precondition_failed', `If-Match ${opts.ifMatch}, the status seq is ${x.seq}`, { seq: x.seq });
         const c = opts.check?.(x);
         if (c && !c.ok) return c;
         const { check: _check, ...rest } = opts;
@@ -260,9 +294,19 @@ export function createExecutionService(deps: ServiceDeps): ExecutionService {
           const cur = (await store.getExecution(x.id)) ?? x;
           if (cur.status === 'stopping') {
             // Power went away mid-stop: heat and motion are off now, the stop is complete.
-            if ((await applyChanges(cur, [{ to: 'stopped', opts: { reason: { code: 'local_stop', detail: 'completed after a device restart' } } }])).ok) n.stopped++;
+            if (
+              (
+                await applyChanges(cur, [
+                  { to: 'stopped', opts: { reason: { code: 'local_stop', detail: 'completed after a device restart' } } },
+                ])
+              ).ok
+            )
+              n.stopped++;
           } else if (!isFinal(cur.status)) {
-            const reason: Reason = { code: 'interrupted', detail: `the device restarted while ${cur.status}; it does not resume heating on its own` };
+            const reason: Reason = {
+              code: 'interrupted',
+              detail: `the device restarted while ${cur.status}; it does not resume heating on its own`,
+            };
             if ((await applyChanges(cur, [{ to: 'failed', opts: { reason } }])).ok) n.failed++;
           }
         });

@@ -87,9 +87,13 @@ export async function startSimulatedDevices(opts: SimulationOptions): Promise<Si
   const out: SimulatedDevice[] = [];
   for (let i = 0; i < opts.devices; i++) {
     const dir = join(opts.dir, 'devices', `sim-${i + 1}`);
-    const identity = await loadOrCreateDevice(dir, { name: await existingName(dir) ?? `sim${i + 1}-${randomBytes(3).toString('hex')}` });
+    const identity = await loadOrCreateDevice(dir, { name: (await existingName(dir)) ?? `sim${i + 1}-${randomBytes(3).toString('hex')}` });
     if (opts.registerToken && opts.sequencerUrl && opts.log) {
-      const r = await ensureRegistered(createSequencerClient({ url: opts.sequencerUrl, log: opts.log, fetch: opts.fetch }), identity.keyRecord, opts.registerToken);
+      const r = await ensureRegistered(
+        createSequencerClient({ url: opts.sequencerUrl, log: opts.log, fetch: opts.fetch }),
+        identity.keyRecord,
+        opts.registerToken,
+      );
       if (!r.ok) throw new RegistrationError(`registering ${identity.name}: ${r.detail}`);
     }
     let hardware: SimulatedHardware | undefined;
@@ -102,13 +106,28 @@ export async function startSimulatedDevices(opts: SimulationOptions): Promise<Si
         clock,
         networkClock: systemClock(),
         fetch: opts.fetch,
-        hardware: (svc, c, limits, attendance) => (hardware = createSimulatedHardware(svc, c, { spinDownMs: limits.limits.cutHeatMs, attendance, onError: (m) => print(`${identity.name}: ${m}`) })),
+        hardware: (svc, c, limits, attendance) =>
+          (hardware = createSimulatedHardware(svc, c, {
+            spinDownMs: limits.limits.cutHeatMs,
+            attendance,
+            onError: (m) => print(`${identity.name}: ${m}`),
+          })),
         onError: (m) => print(`${identity.name}: ${m}`),
       },
-      { sequencerUrl: opts.sequencerUrl, log: opts.log, consent: opts.consent, heartbeatIntervalMs: opts.heartbeatIntervalMs ?? 5_000, attendance: opts.attendance ?? { present: true }, ...opts.executorOptions },
+      {
+        sequencerUrl: opts.sequencerUrl,
+        log: opts.log,
+        consent: opts.consent,
+        heartbeatIntervalMs: opts.heartbeatIntervalMs ?? 5_000,
+        attendance: opts.attendance ?? { present: true },
+        ...opts.executorOptions,
+      },
     );
     const rec = await executor.start();
-    if (rec.failed + rec.stopped + rec.restarted > 0) print(`${identity.name}: after restart ${rec.failed} failed (interrupted), ${rec.stopped} stops completed, ${rec.restarted} restarted`);
+    if (rec.failed + rec.stopped + rec.restarted > 0)
+      print(
+        `${identity.name}: after restart ${rec.failed} failed (interrupted), ${rec.stopped} stops completed, ${rec.restarted} restarted`,
+      );
     const url = await executor.app.listen({ host: '127.0.0.1', port: opts.port ? opts.port + i : 0 });
     out.push({ identity, executor, hardware: hardware as SimulatedHardware, url });
     print(`${identity.name} (${identity.source}) API ${url}`);
@@ -116,8 +135,17 @@ export async function startSimulatedDevices(opts: SimulationOptions): Promise<Si
   return out;
 }
 
-async function api(url: string, method: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
-  const res = await fetch(url, { method, headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+async function api(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetch(url, {
+    method,
+    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   const j = text ? parseJson(text) : undefined;
   if (j && !j.ok) throw new Error(`${method} ${url} answered ${res.status} with ${j.code}: ${j.detail}`);
@@ -125,7 +153,12 @@ async function api(url: string, method: string, headers: Record<string, string>,
 }
 
 /** Run one mission through the device's HTTP API; resolves with the final execution. */
-export async function runMission(dev: SimulatedDevice, script: MissionScript, clock: Clock, opts: { print?: (l: string) => void; timeoutMs?: number } = {}): Promise<ExecutionRecord | undefined> {
+export async function runMission(
+  dev: SimulatedDevice,
+  script: MissionScript,
+  clock: Clock,
+  opts: { print?: (l: string) => void; timeoutMs?: number } = {},
+): Promise<ExecutionRecord | undefined> {
   const print = opts.print ?? (() => undefined);
   const svc = dev.executor.service;
   const seen: ExecutionRecord[] = [];
@@ -136,14 +169,22 @@ export async function runMission(dev: SimulatedDevice, script: MissionScript, cl
   });
   try {
     const created = await api(`${dev.url}/v1/executions`, 'POST', { 'idempotency-key': script.key }, script.request);
-    const refused = created.status === 422 && typeof created.json.execution === 'object' ? (created.json.execution as Record<string, unknown>) : undefined;
-    if (created.status !== 201 && created.status !== 200 && !refused) throw new Error(`create ${script.key}: HTTP ${created.status} ${String(created.json.code ?? '')}`);
+    const refused =
+      created.status === 422 && typeof created.json.execution === 'object'
+        ? (created.json.execution as Record<string, unknown>)
+        : undefined;
+    if (created.status !== 201 && created.status !== 200 && !refused)
+      throw new Error(`create ${script.key}: HTTP ${created.status} ${String(created.json.code ?? '')}`);
     const id = (refused ?? created.json).id as string;
     // People act later, on the device's clock; a late act on a finished execution is just refused.
-    const act = (what: string, p: () => Promise<unknown>) => () => void p().catch((e: Error) => print(`${dev.identity.name}: ${what}: ${e.message}`));
+    const act = (what: string, p: () => Promise<unknown>) => () =>
+      void p().catch((e: Error) => print(`${dev.identity.name}: ${what}: ${e.message}`));
     const stop = () => api(`${dev.url}/v1/executions/${id}/stop`, 'POST', {});
     const resume = (seq: number, why: string) =>
-      api(`${dev.url}/v1/executions/${id}/resume`, 'POST', { 'idempotency-key': `${script.key}-resume-${seq}`, 'if-match': `"${seq}"` }).then((r) => {
+      api(`${dev.url}/v1/executions/${id}/resume`, 'POST', {
+        'idempotency-key': `${script.key}-resume-${seq}`,
+        'if-match': `"${seq}"`,
+      }).then((r) => {
         if (r.status !== 200) print(`${dev.identity.name}: resume (${why}) answered ${r.status} ${String(r.json.code ?? '')}`);
       });
     let started = false;
@@ -154,16 +195,26 @@ export async function runMission(dev: SimulatedDevice, script: MissionScript, cl
     for (let round = 0; round < 10_000 && cur && !isFinal(cur.status); round++) {
       if (cur.status === 'running' && !started) {
         started = true;
-        if (script.pause) clock.setTimeout(act('pause', () => dev.hardware.pauseLocally(id)), script.pause.afterS * 1000);
+        if (script.pause)
+          clock.setTimeout(
+            act('pause', () => dev.hardware.pauseLocally(id)),
+            script.pause.afterS * 1000,
+          );
         if (script.stopAfterS !== undefined) clock.setTimeout(act('stop', stop), script.stopAfterS * 1000);
       }
       if (cur.status === 'paused') {
         const seq = cur.seq;
-        clock.setTimeout(act('resume', () => resume(seq, 'lid closed')), (script.pause?.pauseS ?? 30) * 1000);
+        clock.setTimeout(
+          act('resume', () => resume(seq, 'lid closed')),
+          (script.pause?.pauseS ?? 30) * 1000,
+        );
       }
       if (cur.status === 'needs_human') {
         const seq = cur.seq;
-        clock.setTimeout(act('resume', () => resume(seq, 'person confirmed')), script.humanS * 1000);
+        clock.setTimeout(
+          act('resume', () => resume(seq, 'person confirmed')),
+          script.humanS * 1000,
+        );
       }
       // Wait for the next change of this execution.
       let next: ExecutionRecord | undefined;
@@ -203,7 +254,10 @@ export async function runSimulation(opts: SimulationOptions): Promise<Simulation
   for (const d of devices) {
     d.executor.service.onChange((x, events) => {
       eventsThisRun += events.length;
-      for (const e of events) print(`${d.identity.name} ${x.recipe.id} ${x.id.slice(0, 8)} #${String(e.cookwalaseq)} ${String(e.type).replace('cookwala.execution.', '')}${x.reason && e === events[events.length - 1] ? ` (${x.reason.code})` : ''}`);
+      for (const e of events)
+        print(
+          `${d.identity.name} ${x.recipe.id} ${x.id.slice(0, 8)} #${String(e.cookwalaseq)} ${String(e.type).replace('cookwala.execution.', '')}${x.reason && e === events[events.length - 1] ? ` (${x.reason.code})` : ''}`,
+        );
     });
   }
   try {
@@ -222,14 +276,29 @@ export async function runSimulation(opts: SimulationOptions): Promise<Simulation
       const r = await Promise.all(devices.map(async (d) => (await d.executor.delivery?.drained(opts.drainTimeoutMs ?? 60_000)) ?? true));
       drained = r.every(Boolean);
     }
-    const sum: SimulationSummary = { devices: devices.length, missions: devices.length * missions, statuses, events: 0, delivered: 0, pending: 0, deadLetters: 0, drained };
+    const sum: SimulationSummary = {
+      devices: devices.length,
+      missions: devices.length * missions,
+      statuses,
+      events: 0,
+      delivered: 0,
+      pending: 0,
+      deadLetters: 0,
+      drained,
+    };
     for (const d of devices) {
       sum.delivered += d.executor.delivery?.stats().delivered ?? 0;
       sum.pending += await d.executor.store.pendingCount();
       sum.deadLetters += (await d.executor.store.deadLetters()).length;
     }
     for (const d of devices) for (const x of await listExecutions(d)) sum.events += x;
-    print(`simulation: ${sum.missions} missions on ${sum.devices} devices: ${Object.entries(statuses).map(([k, v]) => `${v} ${k}`).join(', ')}; ${sum.events} events, ${sum.delivered} delivered this run, ${sum.pending} pending, ${sum.deadLetters} dead letters${sum.drained ? '' : ' (not drained)'}`);
+    print(
+      `simulation: ${sum.missions} missions on ${sum.devices} devices: ${Object.entries(statuses)
+        .map(([k, v]) => `${v} ${k}`)
+        .join(
+          ', ',
+        )}; ${sum.events} events, ${sum.delivered} delivered this run, ${sum.pending} pending, ${sum.deadLetters} dead letters${sum.drained ? '' : ' (not drained)'}`,
+    );
     if (!sum.drained) for (const d of devices) if ((await d.executor.store.pendingCount()) > 0) print(undrainedReason(d));
     for (const line of nothingDeliveredReasons(opts, sum, eventsThisRun, consentOut, missions)) print(line);
     return sum;
@@ -239,12 +308,21 @@ export async function runSimulation(opts: SimulationOptions): Promise<Simulation
 }
 
 /** When this run delivered nothing, why (issue 15): so a second run on the same --data explains itself. */
-export function nothingDeliveredReasons(opts: Pick<SimulationOptions, 'sequencerUrl' | 'dir'>, sum: SimulationSummary, eventsThisRun: number, consentOut: boolean, missions: number): string[] {
+export function nothingDeliveredReasons(
+  opts: Pick<SimulationOptions, 'sequencerUrl' | 'dir'>,
+  sum: SimulationSummary,
+  eventsThisRun: number,
+  consentOut: boolean,
+  missions: number,
+): string[] {
   if (sum.delivered > 0) return [];
   if (!opts.sequencerUrl) return ['nothing was delivered: no --sequencer was given, the events stay on the devices'];
-  if (!consentOut) return ['nothing was delivered: the devices\' consent is none, so nothing leaves them (pass --consent research_only or open)'];
+  if (!consentOut)
+    return ["nothing was delivered: the devices' consent is none, so nothing leaves them (pass --consent research_only or open)"];
   if (eventsThisRun === 0 && sum.pending === 0) {
-    return [`nothing was delivered this run: the ${sum.devices} devices in ${join(opts.dir, 'devices')} had run missions 1-${missions} in an earlier run (each mission has a fixed Idempotency-Key, so it is not run twice) and delivered them then; pass --missions ${missions + 1} or more, or a new --data DIR`];
+    return [
+      `nothing was delivered this run: the ${sum.devices} devices in ${join(opts.dir, 'devices')} had run missions 1-${missions} in an earlier run (each mission has a fixed Idempotency-Key, so it is not run twice) and delivered them then; pass --missions ${missions + 1} or more, or a new --data DIR`,
+    ];
   }
   return [];
 }
@@ -253,7 +331,9 @@ export function nothingDeliveredReasons(opts: Pick<SimulationOptions, 'sequencer
 function undrainedReason(d: SimulatedDevice): string {
   const s = d.executor.delivery?.stats();
   const last = s?.lastError ?? 'no answer from the sequencer yet';
-  const hint = /unknown_key/.test(last) ? ' (the sequencer does not know this device key: pass --register-token-file SEQ/operator.token, or set COOKWALA_OPERATOR_TOKEN)' : '';
+  const hint = /unknown_key/.test(last)
+    ? ' (the sequencer does not know this device key: pass --register-token-file SEQ/operator.token, or set COOKWALA_OPERATOR_TOKEN)'
+    : '';
   return `${d.identity.name}: outbox not drained after ${s?.attempts ?? 0} attempts; last: ${last}${hint}`;
 }
 

@@ -16,7 +16,11 @@ const dirs = tempDirs('cookwala-exec-store-');
 afterAll(() => dirs.cleanup());
 
 const dev = testDevice('dev-s');
-const ev = (subject: string, seq: number) => buildStatusEvent({ source: dev.source, signer: dev.signer, dataset: 'none' }, { executionId: subject, recipeId: 'r', status: 'running', seq, at: Date.UTC(2026, 10, 30) });
+const ev = (subject: string, seq: number) =>
+  buildStatusEvent(
+    { source: dev.source, signer: dev.signer, dataset: 'none' },
+    { executionId: subject, recipeId: 'r', status: 'running', seq, at: Date.UTC(2026, 10, 30) },
+  );
 
 describe('executor store', () => {
   it('a second opener gets store_locked', async () => {
@@ -31,15 +35,37 @@ describe('executor store', () => {
   it('keeps the outbox in creation order; requeue restores original places; all of it survives a reopen', async () => {
     const dir = await dirs.make();
     let s = await openExecutorStore(dir);
-    await s.commit({ events: [{ event: ev('a', 1), enqueue: true }, { event: ev('b', 1), enqueue: true }] });
-    await s.commit({ events: [{ event: ev('a', 2), enqueue: true }, { event: ev('a', 3), enqueue: false }] });
-    await s.commit({ consent: { dataset: 'open', epoch: 0 }, events: [{ event: ev('b', 2), enqueue: true, epoch: 0 }, { event: ev('c', 1), enqueue: true, epoch: 7 }] });
+    await s.commit({
+      events: [
+        { event: ev('a', 1), enqueue: true },
+        { event: ev('b', 1), enqueue: true },
+      ],
+    });
+    await s.commit({
+      events: [
+        { event: ev('a', 2), enqueue: true },
+        { event: ev('a', 3), enqueue: false },
+      ],
+    });
+    await s.commit({
+      consent: { dataset: 'open', epoch: 0 },
+      events: [
+        { event: ev('b', 2), enqueue: true, epoch: 0 },
+        { event: ev('c', 1), enqueue: true, epoch: 7 },
+      ],
+    });
     const ids = async () => (await s.pending(100, false)).map((r) => r.event.id);
     expect(await ids()).toEqual(['a.1', 'b.1', 'a.2', 'b.2']); // c is of another consent epoch; a.3 was never queued
     const first = await s.pending(2, false);
     await s.delivered(first.map((r) => r.key));
     expect(await ids()).toEqual(['a.2', 'b.2']);
-    expect([await s.isPending('a', 1), await s.isPending('a', 2), await s.isPending('a', 3), await s.isPending('c', 1), await s.isPending('a', 9)]).toEqual(['delivered', 'pending', 'local', 'local', 'unknown']);
+    expect([
+      await s.isPending('a', 1),
+      await s.isPending('a', 2),
+      await s.isPending('a', 3),
+      await s.isPending('c', 1),
+      await s.isPending('a', 9),
+    ]).toEqual(['delivered', 'pending', 'local', 'local', 'unknown']);
     expect(await s.requeue('a', 1, 4)).toBe(2); // a.1 and a.2 (a.3 may not leave)
     expect(await ids()).toEqual(['a.1', 'a.2', 'b.2']);
     await s.close();
@@ -72,7 +98,10 @@ describe('device identity', () => {
     await expect(loadOrCreateDevice(await dirs.make(), { name: 'Bad Name' })).rejects.toThrow(/device name/);
     expect((await stat(join(dir, 'device.key.json'))).mode & 0o777).toBe(0o600);
     // Its events verify against its own KeyRecord.
-    const e = buildStatusEvent({ source: b.source, signer: b.signer, dataset: 'none' }, { executionId: 'x', recipeId: 'r', status: 'accepted', seq: 1, at: Date.now() });
+    const e = buildStatusEvent(
+      { source: b.source, signer: b.signer, dataset: 'none' },
+      { executionId: 'x', recipeId: 'r', status: 'accepted', seq: 1, at: Date.now() },
+    );
     expect(verifyEventSignature(e, (k) => (k === a.keyRecord.kid ? a.keyRecord : undefined)).ok).toBe(true);
   });
   it('racing first starts agree on one key', async () => {

@@ -145,13 +145,15 @@ export async function openExecutorStore(dir: string): Promise<ExecutorStore> {
       const final = ['completed', 'stopped', 'refused', 'failed'].includes(x.status);
       ops.push(final ? { type: 'del', key: `a!${x.id}` } : { type: 'put', key: `a!${x.id}`, value: {} });
     }
-    if (c.idempotency) ops.push({ type: 'put', key: `i!${c.idempotency.key}`, value: { id: c.execution?.id, bodyHash: c.idempotency.bodyHash } });
+    if (c.idempotency)
+      ops.push({ type: 'put', key: `i!${c.idempotency.key}`, value: { id: c.execution?.id, bodyHash: c.idempotency.bodyHash } });
     for (const ne of c.events ?? []) {
       const n = ++next;
       const ev = ne.event;
       const queued = ne.enqueue && (ne.epoch === undefined || ne.epoch === (c.consent ?? consent).epoch);
       const value = { counter: n, event: ev, queued };
-      if (typeof ev.subject === 'string' && typeof ev.cookwalaseq === 'number') ops.push({ type: 'put', key: eKey(ev.subject, ev.cookwalaseq), value });
+      if (typeof ev.subject === 'string' && typeof ev.cookwalaseq === 'number')
+        ops.push({ type: 'put', key: eKey(ev.subject, ev.cookwalaseq), value });
       else ops.push({ type: 'put', key: `v!${pad(n, 16)}`, value });
       if (queued) ops.push({ type: 'put', key: oKey(n), value: ne.always ? { event: ev, always: true } : { event: ev } });
     }
@@ -219,23 +221,37 @@ export async function openExecutorStore(dir: string): Promise<ExecutorStore> {
     async delivered(keys) {
       if (keys.length) await db.batch(keys.map((key) => ({ type: 'del' as const, key })));
     },
-    requeue: (subject, from, to) => serial(async () => {
-      const ops: Op[] = [];
-      for await (const [, v] of db.iterator({ gte: eKey(subject, from), lt: eKey(subject, to) })) {
-        const n = v.counter as number;
-        if (v.queued === false || n <= purgedUpTo) continue; // never meant to leave, or withdrawn
-        if ((await db.get(`d!${pad(n, 16)}`)) !== undefined) continue;
-        ops.push({ type: 'put', key: oKey(n), value: { event: v.event as Val } });
-      }
-      if (ops.length) await db.batch(ops, { sync: true });
-      return ops.length;
-    }),
-    deadLetter: (rec, code, detail, at) => serial(async () => {
-      const n = pad(rec.counter, 16);
-      await db.batch([{ type: 'del', key: rec.key }, { type: 'put', key: `d!${n}`, value: { event: rec.event as unknown as Val, code, detail, at } }], { sync: true });
-    }),
+    requeue: (subject, from, to) =>
+      serial(async () => {
+        const ops: Op[] = [];
+        for await (const [, v] of db.iterator({ gte: eKey(subject, from), lt: eKey(subject, to) })) {
+          const n = v.counter as number;
+          if (v.queued === false || n <= purgedUpTo) continue; // never meant to leave, or withdrawn
+          if ((await db.get(`d!${pad(n, 16)}`)) !== undefined) continue;
+          ops.push({ type: 'put', key: oKey(n), value: { event: v.event as Val } });
+        }
+        if (ops.length) await db.batch(ops, { sync: true });
+        return ops.length;
+      }),
+    deadLetter: (rec, code, detail, at) =>
+      serial(async () => {
+        const n = pad(rec.counter, 16);
+        await db.batch(
+          [
+            { type: 'del', key: rec.key },
+            { type: 'put', key: `d!${n}`, value: { event: rec.event as unknown as Val, code, detail, at } },
+          ],
+          { sync: true },
+        );
+      }),
     async deadLetters() {
-      return (await range('d!')).map(([k, v]) => ({ key: k, event: v.event as CloudEvent, code: v.code as string, detail: v.detail as string, at: v.at as string }));
+      return (await range('d!')).map(([k, v]) => ({
+        key: k,
+        event: v.event as CloudEvent,
+        code: v.code as string,
+        detail: v.detail as string,
+        at: v.at as string,
+      }));
     },
     close: () => serial(() => db.close()),
   };

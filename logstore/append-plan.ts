@@ -50,14 +50,22 @@ export function planAppend(log: string, head: Head, frontier: Frontier, items: r
     const item = items[i];
     const e: Entry | undefined = item?.entry;
     if (!e || typeof e !== 'object') return fail('invalid_document', `item ${i} has no entry`);
-    if (e.log !== log) return fail('log_mismatch', `entry ${e.seq} names log ${JSON.stringify(e.log)}, this store holds ${JSON.stringify(log)}`, { seq: e.seq });
+    if (e.log !== log)
+      return fail('log_mismatch', `entry ${e.seq} names log ${JSON.stringify(e.log)}, this store holds ${JSON.stringify(log)}`, {
+        seq: e.seq,
+      });
     const link = checkLink(prev, e);
     if (!link.ok) return link;
-    if (!isHashString(e.hash) || !isHashString(e.eventHash)) return fail('invalid_hash', `entry ${e.seq} hash or eventHash malformed`, { seq: e.seq });
+    if (!isHashString(e.hash) || !isHashString(e.eventHash))
+      return fail('invalid_hash', `entry ${e.seq} hash or eventHash malformed`, { seq: e.seq });
     const leafIndex = e.seq - 1;
     // The leaf data is entryLeaf(e), the 32 raw bytes of the entry hash; decoded here with
     // Buffer's hex codec, several times faster on this hot path (store.test.ts checks they agree).
-    ops.push({ type: 'put', key: nodeKey(leafIndex), value: packCompleted(leafIndex, f.append(hashLeaf(Buffer.from(e.hash.slice(7), 'hex')))) });
+    ops.push({
+      type: 'put',
+      key: nodeKey(leafIndex),
+      value: packCompleted(leafIndex, f.append(hashLeaf(Buffer.from(e.hash.slice(7), 'hex')))),
+    });
     let entryBytes: Buffer;
     try {
       entryBytes = encodeEntry(e);
@@ -76,10 +84,16 @@ export function planAppend(log: string, head: Head, frontier: Frontier, items: r
     }
     if (item.dedup !== undefined) {
       const { source, id } = item.dedup;
-      if (typeof source !== 'string' || typeof id !== 'string') return fail('bad_request', `entry ${e.seq}: dedup source and id must be strings`);
+      if (typeof source !== 'string' || typeof id !== 'string')
+        return fail('bad_request', `entry ${e.seq}: dedup source and id must be strings`);
       const key = dedupKey(source, id);
       const k = key.toString('latin1');
-      if (seenDedup.has(k)) return fail('duplicate_id', `(source, id) = (${JSON.stringify(source)}, ${JSON.stringify(id)}) twice in one append`, { seq: e.seq, source, id });
+      if (seenDedup.has(k))
+        return fail('duplicate_id', `(source, id) = (${JSON.stringify(source)}, ${JSON.stringify(id)}) twice in one append`, {
+          seq: e.seq,
+          source,
+          id,
+        });
       seenDedup.add(k);
       ops.push({ type: 'put', key, value: encodeDedup(e.seq, e.eventHash) });
     }
@@ -118,16 +132,20 @@ export interface EraseInput {
  */
 export function planErase(x: EraseInput): Result<AppendPlan & { record: ErasureRecord }> {
   if (x.mode !== 'hash_only') return fail('mode_forbids_erasure', `log ${x.log} is in ${x.mode} mode`);
-  if (!Number.isSafeInteger(x.seq) || x.seq < 1 || x.seq > x.head.seq || !x.entry) return fail('not_found', `no entry at seq ${x.seq}`, { seq: x.seq });
+  if (!Number.isSafeInteger(x.seq) || x.seq < 1 || x.seq > x.head.seq || !x.entry)
+    return fail('not_found', `no entry at seq ${x.seq}`, { seq: x.seq });
   if (x.payload === 'erased') return fail('payload_erased', `payload of seq ${x.seq} is already erased`, { seq: x.seq });
   if (x.payload === 'absent') return fail('not_found', `no payload stored at seq ${x.seq}`, { seq: x.seq });
   const r = x.record;
   if (!r || r.seq !== x.seq) return fail('bad_request', `erasure record seq ${r?.seq} is not ${x.seq}`);
   if (r.eventHash !== x.entry.eventHash) return fail('bad_request', `erasure record eventHash is not the entry's (${x.entry.eventHash})`);
-  if (typeof r.reason !== 'string' || !isTime(r.erasedAt)) return fail('bad_request', 'erasure record needs a reason string and an RFC 3339 erasedAt');
-  if (x.item?.entry?.ce?.type !== ERASED_TYPE) return fail('bad_request', `an erasure appends a ${ERASED_TYPE} entry, not ${x.item?.entry?.ce?.type}`);
+  if (typeof r.reason !== 'string' || !isTime(r.erasedAt))
+    return fail('bad_request', 'erasure record needs a reason string and an RFC 3339 erasedAt');
+  if (x.item?.entry?.ce?.type !== ERASED_TYPE)
+    return fail('bad_request', `an erasure appends a ${ERASED_TYPE} entry, not ${x.item?.entry?.ce?.type}`);
   const erasureSeq = x.item.entry.seq;
-  if (r.erasureSeq !== undefined && r.erasureSeq !== erasureSeq) return fail('bad_request', `erasureSeq ${r.erasureSeq} is not the erased entry's seq ${erasureSeq}`);
+  if (r.erasureSeq !== undefined && r.erasureSeq !== erasureSeq)
+    return fail('bad_request', `erasureSeq ${r.erasureSeq} is not the erased entry's seq ${erasureSeq}`);
   const plan = planAppend(x.log, x.head, x.frontier, [x.item]);
   if (!plan.ok) return plan;
   const record: ErasureRecord = { seq: r.seq, eventHash: r.eventHash, reason: r.reason, erasedAt: r.erasedAt, erasureSeq };

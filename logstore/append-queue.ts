@@ -85,7 +85,7 @@ export function createAppendQueue(deps: AppendQueueDeps): { append(items: Append
     let inflight: Promise<unknown> = Promise.resolve();
     let writing = false;
     let failed: unknown;
-    for (let g = 0; g < GROUPS_PER_TURN && failed === undefined; ) {
+    for (let g = 0; g < GROUPS_PER_TURN && failed === undefined;) {
       if (queued.length === 0) {
         if (!writing) break;
         // A batch is on its way to disk: plan whatever arrives meanwhile, or end with it.

@@ -90,7 +90,9 @@ describe('faults before the write', () => {
     const head = s2.head();
     const ce = makeEvent('erase-3', { source: 'urn:cookwala:sequencer', type: 'cookwala.log.erased', data: { seq: 3 } });
     g.armed = true;
-    await expect(s2.erasePayload(3, { seq: 3, eventHash: e.eventHash, reason: 'r', erasedAt: T0 }, itemFor(TEST_LOG, head, ce, sequencerSigner()))).rejects.toBeInstanceOf(Injected);
+    await expect(
+      s2.erasePayload(3, { seq: 3, eventHash: e.eventHash, reason: 'r', erasedAt: T0 }, itemFor(TEST_LOG, head, ce, sequencerSigner())),
+    ).rejects.toBeInstanceOf(Injected);
     expect(s2.head()).toEqual(head);
     expect(await s2.getPayload(3)).toHaveProperty('event');
     await assertConsistent(await reopen(s2));
@@ -120,7 +122,9 @@ describe('faults after the write', () => {
     // building on the stale head would overwrite the landed batch: refused
     const stale = makeItems(TEST_LOG, head, 2, { prefix: 'stale-' });
     expect(await s.append(stale).catch((e: ProtocolError) => e.code)).toBe('store_failed');
-    expect(await s.putCheckpoint(makeCheckpoint(TEST_LOG, 7, head.hash, head.root)).catch((e: ProtocolError) => e.code)).toBe('store_failed');
+    expect(await s.putCheckpoint(makeCheckpoint(TEST_LOG, 7, head.hash, head.root)).catch((e: ProtocolError) => e.code)).toBe(
+      'store_failed',
+    );
     const t = await reopen(s);
     expect(t.head().seq).toBe(12);
     expect(t.head().hash).toBe(items[4].entry.hash);
@@ -138,7 +142,9 @@ describe('faults after the write', () => {
     const e = (await s.getEntry(8))!;
     const ce = makeEvent('erase-8', { source: 'urn:cookwala:sequencer', type: 'cookwala.log.erased', data: { seq: 8 } });
     f.armed = true;
-    await expect(s.erasePayload(8, { seq: 8, eventHash: e.eventHash, reason: 'r', erasedAt: T0 }, itemFor(TEST_LOG, s.head(), ce, sequencerSigner()))).rejects.toBeInstanceOf(Injected);
+    await expect(
+      s.erasePayload(8, { seq: 8, eventHash: e.eventHash, reason: 'r', erasedAt: T0 }, itemFor(TEST_LOG, s.head(), ce, sequencerSigner())),
+    ).rejects.toBeInstanceOf(Injected);
     expect(s.head().seq).toBe(8);
     expect(dirContains(s.dir, Buffer.from(mark))).toBe(true); // the fault came before the compaction
     const t = await stores.reopen(s);

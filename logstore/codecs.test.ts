@@ -59,7 +59,17 @@ describe('entry codec', () => {
           if (r.cookwalaseq !== undefined) ce.cookwalaseq = r.cookwalaseq;
           const hex = r.hashes.map((h) => 'sha256:' + Buffer.from(h).toString('hex'));
           const t = new Date(r.ms).toISOString();
-          const e = { ...entry({ seq: r.seq, prev: hex[0], eventHash: hex[1], sequencedAt: t, ce, eventSignature: { alg: r.alg, kid: r.id, signedAt: t, sig: Buffer.from(r.sig).toString('base64url') } }), hash: hex[2] };
+          const e = {
+            ...entry({
+              seq: r.seq,
+              prev: hex[0],
+              eventHash: hex[1],
+              sequencedAt: t,
+              ce,
+              eventSignature: { alg: r.alg, kid: r.id, signedAt: t, sig: Buffer.from(r.sig).toString('base64url') },
+            }),
+            hash: hex[2],
+          };
           expect(roundTrip(e)[0]).toBe(0x01);
         },
       ),
@@ -108,7 +118,9 @@ describe('payload codec', () => {
     fc.assert(
       fc.property(fc.uint8Array({ minLength: 48, maxLength: 2000 }), fc.boolean(), (data, after) => {
         const b64 = Buffer.from(data).toString('base64');
-        const ce = after ? ev({ data_base64: b64, datacontenttype: 'application/octet-stream' }) : ev({ datacontenttype: 'x', data_base64: b64 });
+        const ce = after
+          ? ev({ data_base64: b64, datacontenttype: 'application/octet-stream' })
+          : ev({ datacontenttype: 'x', data_base64: b64 });
         const stored = encodePayload(ce);
         expect(stored[0]).toBe(0x01);
         expect(stored.length).toBe(5 + JSON.stringify(ce).length - b64.length + data.length);
@@ -120,7 +132,12 @@ describe('payload codec', () => {
 
   it('JSON data, short or non-canonical base64 stay JSON', () => {
     const long = Buffer.alloc(91, 1).toString('base64'); // ends in '='
-    for (const ce of [ev({ data: { a: [1, 'x', null] } }), ev({ data_base64: 'AAEC' }), ev({ data_base64: long.replace(/=+$/, '') }), ev({ data_base64: long.replace('A', '-') })]) {
+    for (const ce of [
+      ev({ data: { a: [1, 'x', null] } }),
+      ev({ data_base64: 'AAEC' }),
+      ev({ data_base64: long.replace(/=+$/, '') }),
+      ev({ data_base64: long.replace('A', '-') }),
+    ]) {
       const stored = encodePayload(ce);
       expect(stored[0]).toBe(0x7b);
       expect(JSON.stringify(decodePayload(stored))).toBe(JSON.stringify(ce));

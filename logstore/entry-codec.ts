@@ -48,14 +48,17 @@ function ceFits(ce: EntryCe): boolean {
 }
 
 function sigBytes(s: Signature): Buffer | undefined {
-  if (!s || typeof s !== 'object' || Object.keys(s).join() !== SIG_KEYS || typeof s.kid !== 'string' || typeof s.sig !== 'string') return undefined;
+  if (!s || typeof s !== 'object' || Object.keys(s).join() !== SIG_KEYS || typeof s.kid !== 'string' || typeof s.sig !== 'string')
+    return undefined;
   if (!ALGS.includes(s.alg as (typeof ALGS)[number])) return undefined;
   const raw = Buffer.from(s.sig, 'base64url');
   return raw.length < 256 && raw.toString('base64url') === s.sig ? raw : undefined;
 }
 
 /** The binary form when `e` has exactly buildEntry's shape, else undefined. */
-function binaryParts(e: Entry): { sig: Buffer; strings: string[]; lengths: number[]; flags: number; sequencedMs: number; signedMs: number } | undefined {
+function binaryParts(
+  e: Entry,
+): { sig: Buffer; strings: string[]; lengths: number[]; flags: number; sequencedMs: number; signedMs: number } | undefined {
   if (Object.keys(e).join() !== ENTRY_KEYS || e.kind !== 'Event') return undefined;
   if (!isHashString(e.prev) || !isHashString(e.eventHash) || !isHashString(e.hash) || !ceFits(e.ce)) return undefined;
   const sequencedMs = canonicalMs(e.sequencedAt);
@@ -68,7 +71,14 @@ function binaryParts(e: Entry): { sig: Buffer; strings: string[]; lengths: numbe
   if (!strings.every(isWellFormed)) return undefined;
   const lengths = strings.map((x) => Buffer.byteLength(x, 'utf8'));
   if (lengths.some((n) => n > 0xffff)) return undefined;
-  return { sig, strings, lengths, flags: (e.ce.subject !== undefined ? HAS_SUBJECT : 0) | (e.ce.cookwalaseq !== undefined ? HAS_COOKWALASEQ : 0), sequencedMs, signedMs };
+  return {
+    sig,
+    strings,
+    lengths,
+    flags: (e.ce.subject !== undefined ? HAS_SUBJECT : 0) | (e.ce.cookwalaseq !== undefined ? HAS_COOKWALASEQ : 0),
+    sequencedMs,
+    signedMs,
+  };
 }
 
 /**

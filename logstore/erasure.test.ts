@@ -59,12 +59,21 @@ describe('erasePayload', () => {
   it('old payloads already compacted into deep tables and recent ones still in the memtable both go', async () => {
     const s = await fresh('hash_only');
     const marks = new Map<number, string>();
-    const compactAll = () => (s as unknown as { db: { compactRange(a: Buffer, b: Buffer): Promise<void> } }).db.compactRange(Buffer.from([0]), Buffer.from([0xff]));
+    const compactAll = () =>
+      (s as unknown as { db: { compactRange(a: Buffer, b: Buffer): Promise<void> } }).db.compactRange(
+        Buffer.from([0]),
+        Buffer.from([0xff]),
+      );
     for (let round = 0; round < 4; round++) {
       for (let b = 0; b < 3; b++) {
         const items = makeItems(TEST_LOG, s.head(), 40, { prefix: `r${round}b${b}-` });
         const m = secret();
-        items[7] = itemFor(TEST_LOG, { seq: items[7].entry.seq - 1, hash: items[7].entry.prev }, makeEvent(`m-${round}-${b}`, { data: { note: m } }), sequencerSigner());
+        items[7] = itemFor(
+          TEST_LOG,
+          { seq: items[7].entry.seq - 1, hash: items[7].entry.prev },
+          makeEvent(`m-${round}-${b}`, { data: { note: m } }),
+          sequencerSigner(),
+        );
         // re-chain the rest of the batch after the replaced item
         for (let i = 8; i < items.length; i++) {
           const prev = items[i - 1].entry;
@@ -80,7 +89,11 @@ describe('erasePayload', () => {
     const victims = [seqs[seqs.length - 1], seqs[0], seqs[4]]; // in the memtable, compacted long ago, middle
     for (const v of victims) {
       const e = (await s.getEntry(v))!;
-      await s.erasePayload(v, { seq: v, eventHash: e.eventHash, reason: 'consent withdrawn', erasedAt: T0 }, erasedItem(s.head(), v, e.eventHash));
+      await s.erasePayload(
+        v,
+        { seq: v, eventHash: e.eventHash, reason: 'consent withdrawn', erasedAt: T0 },
+        erasedItem(s.head(), v, e.eventHash),
+      );
     }
     for (const [seq, m] of marks) expect([seq, dirContains(s.dir, Buffer.from(m))]).toEqual([seq, !victims.includes(seq)]);
     for (const v of victims) expect(await s.getPayload(v)).toMatchObject({ erased: { seq: v } });
@@ -109,7 +122,9 @@ describe('erasePayload', () => {
     expect(await errorCode(s.erasePayload(2, { ...rec, erasureSeq: 9 }, erasedItem(h, 2, eh)))).toBe('bad_request');
     expect(await errorCode(s.erasePayload(2, rec, makeItems(TEST_LOG, h, 1, { prefix: 'x-' })[0]))).toBe('bad_request');
     expect(await errorCode(s.erasePayload(9, { ...rec, seq: 9 }, erasedItem(h, 9, eh)))).toBe('not_found');
-    expect(await errorCode(s.erasePayload(2, rec, { ...erasedItem(h, 2, eh), entry: { ...erasedItem(h, 2, eh).entry, seq: 5 } }))).toBe('chain_broken');
+    expect(await errorCode(s.erasePayload(2, rec, { ...erasedItem(h, 2, eh), entry: { ...erasedItem(h, 2, eh).entry, seq: 5 } }))).toBe(
+      'chain_broken',
+    );
     expect(s.head()).toEqual(h);
     expect(await s.getPayload(2)).toEqual({ event: items[1].payload });
     await s.erasePayload(2, rec, erasedItem(h, 2, eh));
@@ -118,6 +133,8 @@ describe('erasePayload', () => {
     await s.append([{ entry: makeItems(TEST_LOG, s.head(), 1, { prefix: 'bare-' })[0].entry }]);
     const bare = s.head().seq;
     const e = (await s.getEntry(bare))!;
-    expect(await errorCode(s.erasePayload(bare, { ...rec, seq: bare, eventHash: e.eventHash }, erasedItem(s.head(), bare, e.eventHash)))).toBe('not_found');
+    expect(
+      await errorCode(s.erasePayload(bare, { ...rec, seq: bare, eventHash: e.eventHash }, erasedItem(s.head(), bare, e.eventHash))),
+    ).toBe('not_found');
   });
 });

@@ -85,7 +85,12 @@ describe('group commit', () => {
     const onBad = makeItems(TEST_LOG, tip(bad), 1, { prefix: 'onbad-' });
     const onA = makeItems(TEST_LOG, tip(a), 2, { prefix: 'ona-' });
     const r = await Promise.allSettled([s.append(a), s.append(bad), s.append(onBad), s.append(onA)]);
-    expect(r.map((x) => (x.status === 'fulfilled' ? x.value.seq : ((x as PromiseRejectedResult).reason as ProtocolError).code))).toEqual([2, 'chain_broken', 'chain_broken', 4]);
+    expect(r.map((x) => (x.status === 'fulfilled' ? x.value.seq : ((x as PromiseRejectedResult).reason as ProtocolError).code))).toEqual([
+      2,
+      'chain_broken',
+      'chain_broken',
+      4,
+    ]);
     expect(batches()).toBe(1);
     expect((await s.getEntry(3))!.ce.id).toBe('ona-3');
     await assertTree(s);

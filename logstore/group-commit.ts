@@ -67,7 +67,14 @@ export function planGroup(
       const { source, id } = items.find((it) => it.dedup && dedupKey(it.dedup.source, it.dedup.id).toString('latin1') === clash)!.dedup!;
       const prior = stored.get(clash);
       const where = prior ? `is already at seq ${decodeDedup(prior).seq}` : 'is also in an earlier append not yet written';
-      outcomes.push({ ok: false, error: new ProtocolError('duplicate_id', `(source, id) = (${JSON.stringify(source)}, ${JSON.stringify(id)}) ${where}`, { source, id, ...(prior ? decodeDedup(prior) : {}) }) });
+      outcomes.push({
+        ok: false,
+        error: new ProtocolError('duplicate_id', `(source, id) = (${JSON.stringify(source)}, ${JSON.stringify(id)}) ${where}`, {
+          source,
+          id,
+          ...(prior ? decodeDedup(prior) : {}),
+        }),
+      });
       continue;
     }
     let plan: ReturnType<typeof planAppend>;

@@ -41,11 +41,17 @@ describe('keys', () => {
     // Concatenation without the length prefix would make ("ab","c") and ("a","bc") collide.
     expect(dedupKey('ab', 'c').equals(dedupKey('a', 'bc'))).toBe(false);
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'grapheme' }), (s1, i1, s2, i2) => {
-        const same = s1 === s2 && i1 === i2;
-        expect(dedupKey(s1, i1).equals(dedupKey(s2, i2))).toBe(same);
-        expect(decodeDedupKey(dedupKey(s1, i1))).toEqual({ source: s1, id: i1 });
-      }),
+      fc.property(
+        fc.string({ unit: 'grapheme' }),
+        fc.string({ unit: 'grapheme' }),
+        fc.string({ unit: 'grapheme' }),
+        fc.string({ unit: 'grapheme' }),
+        (s1, i1, s2, i2) => {
+          const same = s1 === s2 && i1 === i2;
+          expect(dedupKey(s1, i1).equals(dedupKey(s2, i2))).toBe(same);
+          expect(decodeDedupKey(dedupKey(s1, i1))).toEqual({ source: s1, id: i1 });
+        },
+      ),
       { numRuns: 300 },
     );
   });

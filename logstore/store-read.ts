@@ -8,9 +8,25 @@
 import type { Level } from 'level';
 import { ProtocolError } from '../verifier/errors.ts';
 import { formatHash } from '../verifier/encoding/wire.ts';
-import { consistencyProof as merkleConsistency, inclusionProof as merkleInclusion, rootAt as merkleRootAt, type NodeReader } from '../verifier/merkle/index.ts';
+import {
+  consistencyProof as merkleConsistency,
+  inclusionProof as merkleInclusion,
+  rootAt as merkleRootAt,
+  type NodeReader,
+} from '../verifier/merkle/index.ts';
 import type { AppendItem, Checkpoint, CloudEvent, Entry, ErasureRecord, Head, LogDescriptor, PayloadRecord } from './types.ts';
-import { checkpointKey, dedupKey, dedupSourcePrefixes, entryKey, erasureKey, familyRange, payloadKey, seqOfKey, subjectKey, P } from './keys.ts';
+import {
+  checkpointKey,
+  dedupKey,
+  dedupSourcePrefixes,
+  entryKey,
+  erasureKey,
+  familyRange,
+  payloadKey,
+  seqOfKey,
+  subjectKey,
+  P,
+} from './keys.ts';
 import { decodeDedup, decodeJson, decodeU64 } from './values.ts';
 import { createNodeReader } from './tree-nodes.ts';
 import { decodeEntry } from './entry-codec.ts';
@@ -176,13 +192,26 @@ export abstract class StoreReader<D extends KvRead = DB> {
    * (index·256 + width)·256^level <= head size, else bad_request.
    */
   async tileHashes(level: number, index: number, width: number): Promise<Uint8Array> {
-    if (!Number.isInteger(level) || level < 0 || level > 6 || !Number.isSafeInteger(index) || index < 0 || !Number.isInteger(width) || width < 1 || width > 256) {
+    if (
+      !Number.isInteger(level) ||
+      level < 0 ||
+      level > 6 ||
+      !Number.isSafeInteger(index) ||
+      index < 0 ||
+      !Number.isInteger(width) ||
+      width < 1 ||
+      width > 256
+    ) {
       throw new ProtocolError('bad_request', `tile ${level}/${index} of width ${width} is not a tile`);
     }
     const span = 256 ** level;
     const need = (index * 256 + width) * span;
     if (!Number.isSafeInteger(need) || need > this.headNow().seq) {
-      throw new ProtocolError('not_found', `tile ${level}/${index} of width ${width} needs ${need} leaves; the tree has ${this.headNow().seq}`, { headSeq: this.headNow().seq });
+      throw new ProtocolError(
+        'not_found',
+        `tile ${level}/${index} of width ${width} needs ${need} leaves; the tree has ${this.headNow().seq}`,
+        { headSeq: this.headNow().seq },
+      );
     }
     const ids = Array.from({ length: width }, (_, i) => [8 * level, index * 256 + i] as [number, number]);
     const hashes = await this.reader.getNodes(ids);
@@ -198,4 +227,3 @@ function seqRange(from: number, to: number, min: number): [number, number] | und
   const a = Math.max(from, min);
   return a > to ? undefined : [a, to];
 }
-

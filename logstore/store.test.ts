@@ -2,7 +2,14 @@
 // verifier's Merkle code and an in-memory reference tree, chain refusal, indexes, reopen.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { consistencyProof, createMemoryTree, hashLeaf, inclusionProof, verifyConsistency, verifyInclusion } from '../verifier/merkle/index.ts';
+import {
+  consistencyProof,
+  createMemoryTree,
+  hashLeaf,
+  inclusionProof,
+  verifyConsistency,
+  verifyInclusion,
+} from '../verifier/merkle/index.ts';
 import { entryLeaf } from '../verifier/documents/entry.ts';
 import { formatHash, parseHash } from '../verifier/encoding/wire.ts';
 import { ProtocolError } from '../verifier/errors.ts';
@@ -178,13 +185,21 @@ describe('indexes', () => {
     expect(await s.getPayload(5)).toBeUndefined();
   });
 
-  it('seqsOfSource reads one source\'s entries from the (source, id) index, not the log', async () => {
+  it("seqsOfSource reads one source's entries from the (source, id) index, not the log", async () => {
     const s = await fresh('hash_only');
     const items = makeItems(TEST_LOG, s.head(), 9);
     // sources that share prefixes, an id holding a lone surrogate (UTF-16 keys) and one whose
     // UTF-16 form has 0xff bytes; the store indexes whatever pair the sequencer hands it
     const pairs: Array<[string, string]> = [
-      ['dev', 'a'], ['dev2', 'a'], ['de', 'va'], ['dev', 'b\ud800'], ['dev', '\u00ff\u00ff'], ['', 'x'], ['dev', 'c'], ['dev2', 'b'], ['d\ud800', 'z'],
+      ['dev', 'a'],
+      ['dev2', 'a'],
+      ['de', 'va'],
+      ['dev', 'b\ud800'],
+      ['dev', '\u00ff\u00ff'],
+      ['', 'x'],
+      ['dev', 'c'],
+      ['dev2', 'b'],
+      ['d\ud800', 'z'],
     ];
     pairs.forEach(([source, id], i) => (items[i].dedup = { source, id }));
     await s.append(items.slice(0, 5));

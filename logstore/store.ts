@@ -95,17 +95,26 @@ class Store extends StoreReader implements LogStore {
   async load(): Promise<void> {
     const [v, d, h] = await this.db.getMany([singleKey.version, singleKey.descriptor, singleKey.head]);
     if (v && v.toString('utf8') !== STORE_FORMAT) {
-      throw new ProtocolError('unsupported_version', `store format ${JSON.stringify(v.toString('utf8'))}, this build reads ${STORE_FORMAT}`);
+      throw new ProtocolError(
+        'unsupported_version',
+        `store format ${JSON.stringify(v.toString('utf8'))}, this build reads ${STORE_FORMAT}`,
+      );
     }
     if (!d && !h) return;
-    if (!d || !h) throw new Error(`logstore: ${this.dir} has a ${d ? 'descriptor without head' : 'head without descriptor'} (damaged store)`);
+    if (!d || !h)
+      throw new Error(`logstore: ${this.dir} has a ${d ? 'descriptor without head' : 'head without descriptor'} (damaged store)`);
     const desc = decodeJson<LogDescriptor>(d);
     const head = decodeHead(h);
     const ids = rootPlan(head.seq);
     const hashes = await this.reader.getNodes(ids);
-    const frontier = createFrontier(head.seq, ids.map((id, i) => ({ id, hash: hashes[i] })));
+    const frontier = createFrontier(
+      head.seq,
+      ids.map((id, i) => ({ id, hash: hashes[i] })),
+    );
     if (formatHash(frontier.root()) !== head.root) {
-      throw new ProtocolError('root_mismatch', `stored Merkle nodes do not give the head root at seq ${head.seq} (damaged store)`, { seq: head.seq });
+      throw new ProtocolError('root_mismatch', `stored Merkle nodes do not give the head root at seq ${head.seq} (damaged store)`, {
+        seq: head.seq,
+      });
     }
     this.desc = desc;
     this.cur = head;
@@ -114,7 +123,11 @@ class Store extends StoreReader implements LogStore {
     const cp = await this.latestCheckpoint();
     if (!cp) return;
     const why = await this.disagreement(cp);
-    if (why) throw new ProtocolError('store_behind_checkpoint', `${why}; refusing to re-sequence a signed seq`, { seq: cp.seq, headSeq: head.seq });
+    if (why)
+      throw new ProtocolError('store_behind_checkpoint', `${why}; refusing to re-sequence a signed seq`, {
+        seq: cp.seq,
+        headSeq: head.seq,
+      });
   }
 
   descriptor(): LogDescriptor | undefined {
@@ -165,7 +178,12 @@ class Store extends StoreReader implements LogStore {
     } catch (e) {
       this.failed = (e as Error).message;
       // LevelDB keeps a failed write's error until reopened: the store refuses writes from now on.
-      if (isNoSpace(e)) throw new ProtocolError('disk_full', `${kind} batch failed, the disk is full: ${(e as Error).message}; reopen the store once space returns`, { poisoned: true });
+      if (isNoSpace(e))
+        throw new ProtocolError(
+          'disk_full',
+          `${kind} batch failed, the disk is full: ${(e as Error).message}; reopen the store once space returns`,
+          { poisoned: true },
+        );
       throw new ProtocolError('store_failed', `${kind} batch failed: ${(e as Error).message}`);
     }
     try {
@@ -177,25 +195,28 @@ class Store extends StoreReader implements LogStore {
   }
 
   init(d: LogDescriptor): Promise<void> {
-    return this.refuseClosed() ?? this.exclusive(async () => {
-      this.assertWritable();
-      if (!d || d.kind !== 'Log' || typeof d.log !== 'string' || !isHashString(d.hash) || (d.mode !== 'full' && d.mode !== 'hash_only')) {
-        throw new ProtocolError('invalid_document', 'init needs a Log descriptor with log, mode and hash');
-      }
-      if (this.desc) {
-        if (this.desc.hash === d.hash) return;
-        throw new ProtocolError('descriptor_mismatch', `store already holds log ${this.desc.log} (${this.desc.hash})`);
-      }
-      const head: Head = { seq: 0, hash: d.hash, root: emptyRootString() };
-      await this.write('init', [
-        { type: 'put', key: singleKey.version, value: Buffer.from(STORE_FORMAT, 'utf8') },
-        { type: 'put', key: singleKey.descriptor, value: encodeJson(d) },
-        { type: 'put', key: singleKey.head, value: encodeHead(head) },
-      ]);
-      this.desc = d;
-      this.cur = head;
-      this.frontier = createFrontier(0, []);
-    });
+    return (
+      this.refuseClosed() ??
+      this.exclusive(async () => {
+        this.assertWritable();
+        if (!d || d.kind !== 'Log' || typeof d.log !== 'string' || !isHashString(d.hash) || (d.mode !== 'full' && d.mode !== 'hash_only')) {
+          throw new ProtocolError('invalid_document', 'init needs a Log descriptor with log, mode and hash');
+        }
+        if (this.desc) {
+          if (this.desc.hash === d.hash) return;
+          throw new ProtocolError('descriptor_mismatch', `store already holds log ${this.desc.log} (${this.desc.hash})`);
+        }
+        const head: Head = { seq: 0, hash: d.hash, root: emptyRootString() };
+        await this.write('init', [
+          { type: 'put', key: singleKey.version, value: Buffer.from(STORE_FORMAT, 'utf8') },
+          { type: 'put', key: singleKey.descriptor, value: encodeJson(d) },
+          { type: 'put', key: singleKey.head, value: encodeHead(head) },
+        ]);
+        this.desc = d;
+        this.cur = head;
+        this.frontier = createFrontier(0, []);
+      })
+    );
   }
 
   /** Group-committed and pipelined: see append-queue.ts. */
@@ -204,25 +225,28 @@ class Store extends StoreReader implements LogStore {
   }
 
   erasePayload(seq: number, record: ErasureRecord, erasedEntry: AppendItem): Promise<Head> {
-    return this.refuseClosed() ?? this.exclusive(async () => {
-      this.assertWritable();
-      const { desc, head, frontier } = this.initialized();
-      const valid = Number.isSafeInteger(seq) && seq >= 1;
-      const entry = valid ? await this.getEntry(seq) : undefined;
-      const [p, x] = valid ? await this.db.getMany([payloadKey(seq), erasureKey(seq)]) : [undefined, undefined];
-      const payload = p ? 'present' : x ? 'erased' : 'absent';
-      const plan = planErase({ mode: desc.mode, log: desc.log, head, frontier, seq, record, entry, payload, item: erasedEntry });
-      if (!plan.ok) throw ProtocolError.from(plan);
-      const clash = await this.lookupItem(erasedEntry);
-      if (clash) throw new ProtocolError('duplicate_id', `(source, id) of the erasure entry is already at seq ${clash.seq}`, clash);
-      await this.compactPayload(seq);
-      await this.write('erase', plan.value.ops);
-      this.cur = plan.value.head;
-      this.frontier = plan.value.frontier;
-      await this.compactPayload(seq);
-      await this.db.del(wipeKey(seq), { sync: true });
-      return { ...this.cur };
-    });
+    return (
+      this.refuseClosed() ??
+      this.exclusive(async () => {
+        this.assertWritable();
+        const { desc, head, frontier } = this.initialized();
+        const valid = Number.isSafeInteger(seq) && seq >= 1;
+        const entry = valid ? await this.getEntry(seq) : undefined;
+        const [p, x] = valid ? await this.db.getMany([payloadKey(seq), erasureKey(seq)]) : [undefined, undefined];
+        const payload = p ? 'present' : x ? 'erased' : 'absent';
+        const plan = planErase({ mode: desc.mode, log: desc.log, head, frontier, seq, record, entry, payload, item: erasedEntry });
+        if (!plan.ok) throw ProtocolError.from(plan);
+        const clash = await this.lookupItem(erasedEntry);
+        if (clash) throw new ProtocolError('duplicate_id', `(source, id) of the erasure entry is already at seq ${clash.seq}`, clash);
+        await this.compactPayload(seq);
+        await this.write('erase', plan.value.ops);
+        this.cur = plan.value.head;
+        this.frontier = plan.value.frontier;
+        await this.compactPayload(seq);
+        await this.db.del(wipeKey(seq), { sync: true });
+        return { ...this.cur };
+      })
+    );
   }
 
   /*
@@ -250,22 +274,41 @@ class Store extends StoreReader implements LogStore {
   }
 
   putCheckpoint(cp: Checkpoint): Promise<void> {
-    return this.refuseClosed() ?? this.exclusive(async () => {
-      this.assertWritable();
-      const { desc } = this.initialized();
-      if (!cp || cp.kind !== 'Checkpoint' || !Number.isSafeInteger(cp.seq) || cp.seq < 0 || !isHashString(cp.head) || !isHashString(cp.root) || !isHashString(cp.hash) || !Array.isArray(cp.signature) || cp.signature.length === 0) {
-        throw new ProtocolError('invalid_document', 'a Checkpoint with seq, head, root, hash and at least the sequencer signature');
-      }
-      if (cp.log !== desc.log) throw new ProtocolError('log_mismatch', `checkpoint of log ${cp.log}, store holds ${desc.log}`);
-      const stored = await this.checkpoint(cp.seq);
-      if (stored && (stored.head !== cp.head || stored.root !== cp.root)) {
-        throw new ProtocolError('fork_detected', `seq ${cp.seq} already has a checkpoint with head ${stored.head} root ${stored.root}`, { seq: cp.seq, stored });
-      }
-      if (cp.seq > this.cur!.seq) throw new ProtocolError('store_behind_checkpoint', `checkpoint seq ${cp.seq} is beyond the head ${this.cur!.seq}`, { seq: cp.seq });
-      const why = await this.disagreement(cp);
-      if (why) throw new ProtocolError('rewrite_detected', `checkpoint disagrees with the stored entries: ${why}`, { seq: cp.seq });
-      await this.write('checkpoint', [{ type: 'put', key: checkpointKey(cp.seq), value: encodeJson(mergeCosignatures(cp, stored)) }]);
-    });
+    return (
+      this.refuseClosed() ??
+      this.exclusive(async () => {
+        this.assertWritable();
+        const { desc } = this.initialized();
+        if (
+          !cp ||
+          cp.kind !== 'Checkpoint' ||
+          !Number.isSafeInteger(cp.seq) ||
+          cp.seq < 0 ||
+          !isHashString(cp.head) ||
+          !isHashString(cp.root) ||
+          !isHashString(cp.hash) ||
+          !Array.isArray(cp.signature) ||
+          cp.signature.length === 0
+        ) {
+          throw new ProtocolError('invalid_document', 'a Checkpoint with seq, head, root, hash and at least the sequencer signature');
+        }
+        if (cp.log !== desc.log) throw new ProtocolError('log_mismatch', `checkpoint of log ${cp.log}, store holds ${desc.log}`);
+        const stored = await this.checkpoint(cp.seq);
+        if (stored && (stored.head !== cp.head || stored.root !== cp.root)) {
+          throw new ProtocolError('fork_detected', `seq ${cp.seq} already has a checkpoint with head ${stored.head} root ${stored.root}`, {
+            seq: cp.seq,
+            stored,
+          });
+        }
+        if (cp.seq > this.cur!.seq)
+          throw new ProtocolError('store_behind_checkpoint', `checkpoint seq ${cp.seq} is beyond the head ${this.cur!.seq}`, {
+            seq: cp.seq,
+          });
+        const why = await this.disagreement(cp);
+        if (why) throw new ProtocolError('rewrite_detected', `checkpoint disagrees with the stored entries: ${why}`, { seq: cp.seq });
+        await this.write('checkpoint', [{ type: 'put', key: checkpointKey(cp.seq), value: encodeJson(mergeCosignatures(cp, stored)) }]);
+      })
+    );
   }
 
   /** Refuses new writes, lets the queued ones finish (the append queue may reschedule), closes. */

@@ -22,10 +22,13 @@ function realTimers(scale: number): Clock {
     now: () => Date.now(),
     setTimeout(fn, ms) {
       const id = next++;
-      const t = setTimeout(() => {
-        timers.delete(id);
-        fn();
-      }, Math.max(0, ms / scale));
+      const t = setTimeout(
+        () => {
+          timers.delete(id);
+          fn();
+        },
+        Math.max(0, ms / scale),
+      );
       // A device's timers never keep a process alive on their own: its server or loops do.
       t.unref?.();
       timers.set(id, t);

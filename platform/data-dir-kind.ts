@@ -77,7 +77,8 @@ export async function inspectDataDir(dirArg: string): Promise<DirState> {
     }
   }
   if (shown.length > 0) return { state: 'holds', kind: shown[0], marked: false, others: shown.slice(1) };
-  if (names.includes('devices') && names.every((n) => n === 'devices' || n === DIR_MARKER)) return { state: 'holds', kind: 'simulator', marked: false, others: [] };
+  if (names.includes('devices') && names.every((n) => n === 'devices' || n === DIR_MARKER))
+    return { state: 'holds', kind: 'simulator', marked: false, others: [] };
   return { state: 'unknown', names };
 }
 
@@ -109,21 +110,37 @@ export async function claimDataDir(dirArg: string, kind: DirKind, o: ClaimOption
   // A folder inside a demo's is the demo's to clear on its next run: nobody else's keys go there.
   if (kind !== 'demo' && process.env[DEMO_CHILD_ENV] !== '1') {
     const parent = await inspectDataDir(dirname(dir));
-    if (parent.state === 'holds' && parent.kind === 'demo') return { ok: false, reason: `${dirArg} lies inside a cookwala demo directory (${dirname(dir)}), which the next demo clears: choose a ${flag} DIR outside it` };
+    if (parent.state === 'holds' && parent.kind === 'demo')
+      return {
+        ok: false,
+        reason: `${dirArg} lies inside a cookwala demo directory (${dirname(dir)}), which the next demo clears: choose a ${flag} DIR outside it`,
+      };
   }
   const s = await inspectDataDir(dir);
   if (s.state === 'not_a_directory') return { ok: false, reason: `${dirArg} is a file, not a directory: choose another ${flag} DIR` };
   if (s.state === 'holds') {
-    if (s.kind !== kind) return { ok: false, reason: `${dirArg} is ${DESCRIPTION[s.kind]}, not ${DESCRIPTION[kind]}: choose another ${flag} DIR` };
-    if (s.others.length > 0) return { ok: false, reason: `${dirArg} holds the files of ${[s.kind, ...s.others].map((k) => DESCRIPTION[k]).join(' and ')} at once: refusing to use it; move one of them to its own ${flag} DIR` };
+    if (s.kind !== kind)
+      return { ok: false, reason: `${dirArg} is ${DESCRIPTION[s.kind]}, not ${DESCRIPTION[kind]}: choose another ${flag} DIR` };
+    if (s.others.length > 0)
+      return {
+        ok: false,
+        reason: `${dirArg} holds the files of ${[s.kind, ...s.others].map((k) => DESCRIPTION[k]).join(' and ')} at once: refusing to use it; move one of them to its own ${flag} DIR`,
+      };
     if (!s.marked) await writeMarker(dir, kind);
     return { ok: true, dir, created: false };
   }
   if (s.state === 'unknown' && !o.takeUnknown) {
-    return { ok: false, reason: `${dirArg} is not empty and holds no cookwala data (${s.names.slice(0, 3).join(', ')}${s.names.length > 3 ? ', …' : ''}): choose an empty or new ${flag} DIR` };
+    return {
+      ok: false,
+      reason: `${dirArg} is not empty and holds no cookwala data (${s.names.slice(0, 3).join(', ')}${s.names.length > 3 ? ', …' : ''}): choose an empty or new ${flag} DIR`,
+    };
   }
   if (!o.create) {
-    if (s.state === 'missing' || s.state === 'empty') return { ok: false, reason: `${dirArg} is ${s.state === 'missing' ? 'missing' : 'empty'}${o.createWith ? `: create it with \`${o.createWith}\` first, or pass the right ${flag} DIR` : `: pass the right ${flag} DIR`}` };
+    if (s.state === 'missing' || s.state === 'empty')
+      return {
+        ok: false,
+        reason: `${dirArg} is ${s.state === 'missing' ? 'missing' : 'empty'}${o.createWith ? `: create it with \`${o.createWith}\` first, or pass the right ${flag} DIR` : `: pass the right ${flag} DIR`}`,
+      };
   }
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await writeMarker(dir, kind);

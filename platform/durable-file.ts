@@ -55,7 +55,10 @@ export async function removeStaleTemps(path: string): Promise<number> {
   let removed = 0;
   for (const name of await readdir(dir).catch(() => [] as string[])) {
     if (!name.startsWith(prefix)) continue;
-    await unlink(join(dir, name)).then(() => removed++, () => undefined);
+    await unlink(join(dir, name)).then(
+      () => removed++,
+      () => undefined,
+    );
   }
   return removed;
 }

@@ -52,7 +52,15 @@ export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = Object.freeze({
 export function rawProblemResponse(f: Failure): string {
   const p = problemOf(f);
   const body = JSON.stringify(p);
-  const reason = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 414: 'URI Too Long', 431: 'Request Header Fields Too Large', 503: 'Service Unavailable' }[p.status] ?? 'Error';
+  const reason =
+    {
+      400: 'Bad Request',
+      408: 'Request Timeout',
+      413: 'Payload Too Large',
+      414: 'URI Too Long',
+      431: 'Request Header Fields Too Large',
+      503: 'Service Unavailable',
+    }[p.status] ?? 'Error';
   return `HTTP/1.1 ${p.status} ${reason}\r\nContent-Type: ${PROBLEM_TYPE}; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
@@ -68,7 +76,8 @@ export function clientErrorFailure(err: NodeJS.ErrnoException & { bytesParsed?: 
 /** fastify's clientErrorHandler: every parser error answered as problem+json, then the socket closed. */
 function onClientError(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  if (socket.writable && !(socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) socket.end(rawProblemResponse(clientErrorFailure(err)));
+  if (socket.writable && !(socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent)
+    socket.end(rawProblemResponse(clientErrorFailure(err)));
   else socket.destroy();
 }
 
@@ -87,7 +96,12 @@ export function boundedServerOptions(limits: Partial<HttpLimits> = {}): Partial<
     maxRequestsPerSocket: l.maxRequestsPerSocket,
     clientErrorHandler: onClientError,
     frameworkErrors: onFrameworkError,
-    http: { headersTimeout: l.headersTimeoutMs, requestTimeout: l.requestTimeoutMs, maxHeaderSize: l.maxHeaderBytes, connectionsCheckingInterval: 1000 },
+    http: {
+      headersTimeout: l.headersTimeoutMs,
+      requestTimeout: l.requestTimeoutMs,
+      maxHeaderSize: l.maxHeaderBytes,
+      connectionsCheckingInterval: 1000,
+    },
   };
 }
 
@@ -111,7 +125,12 @@ export function capConnections(server: Server, limits: Partial<HttpLimits> = {})
     const mine = perClient.get(who) ?? 0;
     if (open >= l.maxConnections || mine >= l.maxConnectionsPerClient) {
       refused++;
-      const f = fail('too_many_connections', open >= l.maxConnections ? `the server holds ${open} connections, its limit` : `this address holds ${mine} connections, the limit per client`);
+      const f = fail(
+        'too_many_connections',
+        open >= l.maxConnections
+          ? `the server holds ${open} connections, its limit`
+          : `this address holds ${mine} connections, the limit per client`,
+      );
       socket.on('error', () => undefined);
       socket.end(rawProblemResponse(f));
       socket.destroySoon?.();
@@ -136,4 +155,3 @@ export function capConnections(server: Server, limits: Partial<HttpLimits> = {})
     },
   };
 }
-

@@ -60,12 +60,17 @@ export function toFailure(err: unknown): Failure {
   if (e && Array.isArray(e.validation)) {
     const v = e.validation[0];
     const where = `${e.validationContext ?? 'request'}${v?.instancePath ?? ''}`;
-    if (e.validationContext !== 'body') return fail('bad_request', `${where} ${v?.keyword === 'additionalProperties' ? `has no parameter ${v.params?.additionalProperty ?? ''}` : (v?.message ?? 'is invalid')}`);
+    if (e.validationContext !== 'body')
+      return fail(
+        'bad_request',
+        `${where} ${v?.keyword === 'additionalProperties' ? `has no parameter ${v.params?.additionalProperty ?? ''}` : (v?.message ?? 'is invalid')}`,
+      );
     if (v?.keyword === 'additionalProperties') return fail('unknown_field', `${where}/${v.params?.additionalProperty ?? ''}`);
     return fail('invalid_document', `${where} ${v?.message ?? 'is invalid'}`);
   }
   // Own members only: an error whose code is "toString" must not find Object.prototype's.
-  if (e && typeof e.code === 'string' && Object.prototype.hasOwnProperty.call(FASTIFY_CODES, e.code)) return fail(FASTIFY_CODES[e.code], e.message);
+  if (e && typeof e.code === 'string' && Object.prototype.hasOwnProperty.call(FASTIFY_CODES, e.code))
+    return fail(FASTIFY_CODES[e.code], e.message);
   if (e instanceof SyntaxError) return fail('bad_json', e.message);
   const status = typeof e?.statusCode === 'number' ? e.statusCode : 500;
   if (status === 413) return fail('body_too_large', String(e.message));
@@ -85,5 +90,7 @@ export function registerProblemHandlers(app: FastifyInstance, onProblem?: (reque
     if (REASONS[f.code].status >= 500) request.log.error({ err }, 'request failed');
     return sendProblem(reply, f);
   });
-  app.setNotFoundHandler((request, reply) => sendProblem(reply, fail('not_found', `no route ${request.method} ${request.url.split('?')[0]}`)));
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, fail('not_found', `no route ${request.method} ${request.url.split('?')[0]}`)),
+  );
 }

@@ -11,8 +11,10 @@ export async function openLevel(db: { open(): Promise<void> }, dir: string, what
     await db.open();
   } catch (e) {
     const err = e as { code?: string; cause?: { code?: string; message?: string }; message?: string };
-    if (err.cause?.code === 'LEVEL_LOCKED' || err.code === 'LEVEL_LOCKED') throw new ProtocolError('store_locked', `${what} ${dir} is held by another process`, { dir });
-    if (/does not exist/i.test(`${err.message ?? ''} ${err.cause?.message ?? ''}`)) throw new ProtocolError('not_found', `no ${what} at ${dir}`, { dir });
+    if (err.cause?.code === 'LEVEL_LOCKED' || err.code === 'LEVEL_LOCKED')
+      throw new ProtocolError('store_locked', `${what} ${dir} is held by another process`, { dir });
+    if (/does not exist/i.test(`${err.message ?? ''} ${err.cause?.message ?? ''}`))
+      throw new ProtocolError('not_found', `no ${what} at ${dir}`, { dir });
     throw e;
   }
 }

@@ -36,7 +36,9 @@ it('prints records as short lines on a terminal, errors by their message', () =>
 });
 
 it('reads records back and skips other lines', () => {
-  expect(readLogLines('plain text\n{"level":"info","time":"t","event":"listening"}\n{not json\n{"no":"level"}\n')).toEqual([{ level: 'info', time: 't', event: 'listening' }]);
+  expect(readLogLines('plain text\n{"level":"info","time":"t","event":"listening"}\n{not json\n{"no":"level"}\n')).toEqual([
+    { level: 'info', time: 't', event: 'listening' },
+  ]);
 });
 
 function sources(dir: string, out: string[] = []): string[] {
@@ -52,7 +54,8 @@ function sources(dir: string, out: string[] = []): string[] {
 it('every event the product logs is a named LOG_EVENT, and the README lists them all', () => {
   const used = new Set<string>();
   for (const dir of ['platform', 'sequencer', 'witness', 'executor', 'logstore', 'web/server']) {
-    for (const f of sources(join(ROOT, dir))) for (const m of readFileSync(f, 'utf8').matchAll(/[{,]\s*event: '([a-z_]+)'/g)) used.add(m[1]);
+    for (const f of sources(join(ROOT, dir)))
+      for (const m of readFileSync(f, 'utf8').matchAll(/[{,]\s*event: '([a-z_]+)'/g)) used.add(m[1]);
   }
   expect(used.size).toBeGreaterThan(10);
   expect([...used].filter((e) => !(e in LOG_EVENTS))).toEqual([]);

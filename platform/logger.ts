@@ -55,7 +55,8 @@ export interface LoggerOptions {
 }
 
 export function createLogger(o: LoggerOptions): Logger {
-  const destination = o.destination ?? (process.stdout.isTTY ? prettyDestination(process.stdout) : pino.destination({ dest: 1, sync: true }));
+  const destination =
+    o.destination ?? (process.stdout.isTTY ? prettyDestination(process.stdout) : pino.destination({ dest: 1, sync: true }));
   return pino(
     {
       level: o.level ?? 'info',
@@ -104,8 +105,13 @@ export function formatLogRecord(r: LogRecord): string {
   const time = typeof r.time === 'string' ? r.time.slice(11, 23) : '';
   const rest = Object.entries(r)
     .filter(([k]) => !SHOWN.has(k))
-    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : v && typeof v === 'object' && typeof (v as Error).message === 'string' ? (v as Error).message : JSON.stringify(v)}`);
-  return [time, r.level.toUpperCase().padEnd(5), r.service, r.event, r.log ? `[${r.log}]` : undefined, r.msg, ...rest].filter((x) => x !== undefined && x !== '').join(' ');
+    .map(
+      ([k, v]) =>
+        `${k}=${typeof v === 'string' ? v : v && typeof v === 'object' && typeof (v as Error).message === 'string' ? (v as Error).message : JSON.stringify(v)}`,
+    );
+  return [time, r.level.toUpperCase().padEnd(5), r.service, r.event, r.log ? `[${r.log}]` : undefined, r.msg, ...rest]
+    .filter((x) => x !== undefined && x !== '')
+    .join(' ');
 }
 
 /** A pino destination printing formatLogRecord lines to a terminal stream. */

@@ -20,12 +20,17 @@ export async function readOperatorToken(s: TokenSources): Promise<Result<{ token
   if (s.file !== undefined) {
     try {
       const st = await stat(s.file);
-      if (!st.isFile() || st.size > 4096) return { ok: false, code: 'bad_request', detail: `${s.file} is not a token file: check --register-token-file` };
+      if (!st.isFile() || st.size > 4096)
+        return { ok: false, code: 'bad_request', detail: `${s.file} is not a token file: check --register-token-file` };
       const t = (await readFile(s.file, 'utf8')).trim();
       if (t.length < 16) return { ok: false, code: 'bad_request', detail: `${s.file} holds no usable token: check --register-token-file` };
       return { ok: true, value: { token: t, from: s.file } };
     } catch (e) {
-      return { ok: false, code: 'not_found', detail: `cannot read ${s.file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): check --register-token-file` };
+      return {
+        ok: false,
+        code: 'not_found',
+        detail: `cannot read ${s.file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): check --register-token-file`,
+      };
     }
   }
   const env = (s.env ?? process.env)[TOKEN_ENV]?.trim();

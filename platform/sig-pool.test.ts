@@ -52,15 +52,24 @@ function mutate(it: SigItem, [kind, pos, bit]: [number, number, number]): SigIte
     return c;
   };
   switch (kind) {
-    case 1: return { ...it, sig: flip(it.sig) };
-    case 2: return { ...it, msg: flip(it.msg) };
-    case 3: return { ...it, publicKey: flip(it.publicKey) };
-    case 4: return { ...it, sig: it.sig.subarray(0, pos % it.sig.length) };
-    case 5: return { ...it, publicKey: Uint8Array.of(...it.publicKey, 0) };
-    case 6: return { ...it, alg: it.alg === 'EdDSA' ? 'ES256' : 'EdDSA' };
-    case 7: return { ...it, alg: 'RS256' };
-    case 8: return it.alg === 'EdDSA' ? { ...it, sig: addL(it.sig) } : { ...it, sig: negS(it.sig) };
-    default: return it;
+    case 1:
+      return { ...it, sig: flip(it.sig) };
+    case 2:
+      return { ...it, msg: flip(it.msg) };
+    case 3:
+      return { ...it, publicKey: flip(it.publicKey) };
+    case 4:
+      return { ...it, sig: it.sig.subarray(0, pos % it.sig.length) };
+    case 5:
+      return { ...it, publicKey: Uint8Array.of(...it.publicKey, 0) };
+    case 6:
+      return { ...it, alg: it.alg === 'EdDSA' ? 'ES256' : 'EdDSA' };
+    case 7:
+      return { ...it, alg: 'RS256' };
+    case 8:
+      return it.alg === 'EdDSA' ? { ...it, sig: addL(it.sig) } : { ...it, sig: negS(it.sig) };
+    default:
+      return it;
   }
 }
 
@@ -68,20 +77,26 @@ const raw = (it: SigItem) => (it.alg === 'EdDSA' || it.alg === 'ES256') && verif
 
 describe('sig-pool', () => {
   it('equals verifyRaw for Ed25519 items, mutated or not', async () => {
-    await fc.assert(fc.asyncProperty(fc.array(fc.tuple(seedArb, msgArb, mutArb), { minLength: 1, maxLength: 40 }), async (rows) => {
-      const items = rows.map(([s, m, mut]) => mutate(edItem(s, m), mut));
-      const got = await pool.verify(items);
-      expect(got).toEqual(items.map(raw));
-    }), { numRuns: 40 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(seedArb, msgArb, mutArb), { minLength: 1, maxLength: 40 }), async (rows) => {
+        const items = rows.map(([s, m, mut]) => mutate(edItem(s, m), mut));
+        const got = await pool.verify(items);
+        expect(got).toEqual(items.map(raw));
+      }),
+      { numRuns: 40 },
+    );
   });
 
   it('equals verifyRaw for ES256 items, including high-S twins (valid) and wrong lengths', async () => {
     const secret = Uint8Array.from({ length: 32 }, (_, i) => i + 1);
     const pub = node.p256PublicKey(secret);
-    await fc.assert(fc.asyncProperty(fc.array(fc.tuple(msgArb, mutArb), { minLength: 1, maxLength: 20 }), async (rows) => {
-      const items = rows.map(([m, mut]) => mutate({ alg: 'ES256', publicKey: pub, msg: m, sig: node.p256Sign(secret, m) }, mut));
-      expect(await pool.verify(items)).toEqual(items.map(raw));
-    }), { numRuns: 30 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(msgArb, mutArb), { minLength: 1, maxLength: 20 }), async (rows) => {
+        const items = rows.map(([m, mut]) => mutate({ alg: 'ES256', publicKey: pub, msg: m, sig: node.p256Sign(secret, m) }, mut));
+        expect(await pool.verify(items)).toEqual(items.map(raw));
+      }),
+      { numRuns: 30 },
+    );
   });
 
   it('decides the edge cases the way verifyRaw does', async () => {

@@ -123,8 +123,12 @@ export function createSigPool(opts: SigPoolOptions = {}): SigPool {
     part.forEach(([call, idx], k) => {
       const it = call.items[idx];
       const o = 7 * k;
-      meta[o] = it.alg === 'EdDSA' && !ed25519InputsPass(it.publicKey, it.sig) ? 255 : ALG_CODE[it.alg] ?? 255;
-      for (const [j, b] of [[1, it.publicKey], [3, it.msg], [5, it.sig]] as const) {
+      meta[o] = it.alg === 'EdDSA' && !ed25519InputsPass(it.publicKey, it.sig) ? 255 : (ALG_CODE[it.alg] ?? 255);
+      for (const [j, b] of [
+        [1, it.publicKey],
+        [3, it.msg],
+        [5, it.sig],
+      ] as const) {
         meta[o + j] = off;
         meta[o + j + 1] = b.length;
         data.set(b, off);
@@ -162,7 +166,10 @@ export function createSigPool(opts: SigPoolOptions = {}): SigPool {
     verify(items) {
       if (closed) return Promise.reject(new Error('the signature pool is closed'));
       if (items.length === 0) return Promise.resolve([]);
-      if (size === 0) return Promise.resolve(items.map((it) => (it.alg === 'EdDSA' || it.alg === 'ES256') && verifyRaw(it.alg, it.publicKey, it.msg, it.sig)));
+      if (size === 0)
+        return Promise.resolve(
+          items.map((it) => (it.alg === 'EdDSA' || it.alg === 'ES256') && verifyRaw(it.alg, it.publicKey, it.msg, it.sig)),
+        );
       return new Promise<boolean[]>((resolve, reject) => {
         queued.push({ items, out: new Array<boolean>(items.length), left: items.length, resolve, reject });
         if (!scheduled) {

@@ -17,7 +17,19 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: SequencerContext)
     summary: 'Host a new log (operator): its store and signed descriptor are created',
     security: OPERATOR,
     docBody: { content: { 'application/json': { schema: ref('NewLogRequest') } } },
-    responses: { 201: json('the log and its signed descriptor', ref('NewLogAnswer')), ...errors('bad_json', 'duplicate_member', 'invalid_document', 'unknown_field', 'unauthorized', 'log_exists', 'body_too_large', 'unsupported_media_type') },
+    responses: {
+      201: json('the log and its signed descriptor', ref('NewLogAnswer')),
+      ...errors(
+        'bad_json',
+        'duplicate_member',
+        'invalid_document',
+        'unknown_field',
+        'unauthorized',
+        'log_exists',
+        'body_too_large',
+        'unsupported_media_type',
+      ),
+    },
   });
   app.post('/v1/logs', { onRequest: ctx.requireOperator, schema: newLog }, async (request, reply) => {
     const l = readLogConfig(request.body, 'body');
@@ -27,9 +39,21 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: SequencerContext)
     return { log: h.origin, mode: h.mode, descriptor: h.descriptor };
   });
 
-  app.get('/v1/devices', { schema: describe({ summary: 'Device liveness (from heartbeats and events)', responses: { 200: json('every device seen', ref('Devices')), ...errors() } }) }, async () => ({ devices: ctx.liveness.list() }));
+  app.get(
+    '/v1/devices',
+    {
+      schema: describe({
+        summary: 'Device liveness (from heartbeats and events)',
+        responses: { 200: json('every device seen', ref('Devices')), ...errors() },
+      }),
+    },
+    async () => ({ devices: ctx.liveness.list() }),
+  );
 
-  const wellKnown = describe({ summary: "The sequencer's self-signed KeyRecord and the hosted logs", responses: { 200: json('keys and log origins', ref('WellKnown')), ...errors() } });
+  const wellKnown = describe({
+    summary: "The sequencer's self-signed KeyRecord and the hosted logs",
+    responses: { 200: json('keys and log origins', ref('WellKnown')), ...errors() },
+  });
   app.get('/.well-known/cookwala.json', { schema: wellKnown }, async () => {
     const logs = ctx.logs.origins(); // every hosted log, open or not
     // Each log's C2SP vkey (DESIGN §7a): what a tlog-witness operator admits the log with.
@@ -40,7 +64,10 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: SequencerContext)
     return { keys: [ctx.keyRecord], logs, c2sp };
   });
 
-  const metrics = describe({ summary: 'Prometheus metrics', responses: { 200: json('text exposition format 0.0.4', { type: 'string' }, ['text/plain']), ...errors() } });
+  const metrics = describe({
+    summary: 'Prometheus metrics',
+    responses: { 200: json('text exposition format 0.0.4', { type: 'string' }, ['text/plain']), ...errors() },
+  });
   app.get('/metrics', { schema: metrics }, async (_request, reply) => {
     reply.type('text/plain; version=0.0.4; charset=utf-8');
     return ctx.metrics.render();

@@ -98,7 +98,10 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
   capConnections(app.server, deps.httpLimits);
   const report = (e: unknown) => logger.error({ event: 'service_error', err: e }, 'sequencer background task failed');
   const onFatal = (e: unknown, origin: string) => {
-    logger.fatal({ event: 'store_failed', log: origin, err: e }, `a store write of ${origin} failed; the log refuses appends until a restart reads the disk`);
+    logger.fatal(
+      { event: 'store_failed', log: origin, err: e },
+      `a store write of ${origin} failed; the log refuses appends until a restart reads the disk`,
+    );
     deps.onFatal?.(e, origin);
   };
   const publishing = (origin: string) => {
@@ -110,7 +113,24 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
   };
   let logs: LogHost;
   try {
-    logs = await openLogHost({ dataDir: opts.dataDir, signer: deps.signer, keyRecord: deps.keyRecord, clock, metrics, logger, storeFaults: deps.storeFaults, storeBackend: deps.storeBackend, timeBounds: timeBoundsOf(config), publishing, onFatal, onError: report, ...hostLimits(config, opts.timers !== false) }, config.logs);
+    logs = await openLogHost(
+      {
+        dataDir: opts.dataDir,
+        signer: deps.signer,
+        keyRecord: deps.keyRecord,
+        clock,
+        metrics,
+        logger,
+        storeFaults: deps.storeFaults,
+        storeBackend: deps.storeBackend,
+        timeBounds: timeBoundsOf(config),
+        publishing,
+        onFatal,
+        onError: report,
+        ...hostLimits(config, opts.timers !== false),
+      },
+      config.logs,
+    );
   } catch (e) {
     if (ownPool) await pool.close();
     throw e;
@@ -124,10 +144,18 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
       if (!logs.has(log)) return;
       // A lost device's log may be closed (idle): open it for the entry, like any request would.
       await logs.use(log, async (h) => {
-        const [o] = await h.committer.submit([deviceLostEvent({ log, source, lastSeenMs: truncateTime(lastSeenMs, h.timePrecision), atMs: truncateTime(clock.now(), h.timePrecision) }, deps.signer)]);
+        const [o] = await h.committer.submit([
+          deviceLostEvent(
+            { log, source, lastSeenMs: truncateTime(lastSeenMs, h.timePrecision), atMs: truncateTime(clock.now(), h.timePrecision) },
+            deps.signer,
+          ),
+        ]);
         if (!o.ok) throw new ProtocolError(o.code, o.detail);
         metrics.inc('cookwala_devices_lost_total', { log });
-        logger.warn({ event: 'device_lost', log, source, lastSeen: new Date(lastSeenMs).toISOString() }, `device ${source} missed its heartbeats`);
+        logger.warn(
+          { event: 'device_lost', log, source, lastSeen: new Date(lastSeenMs).toISOString() },
+          `device ${source} missed its heartbeats`,
+        );
       });
     },
   });
@@ -171,7 +199,8 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
   });
   registerBodyParsers(app);
   registerProblemHandlers(app, (request, f) => {
-    if (request.routeOptions.url === '/v1/logs/:log/events' && f.code !== 'not_found') metrics.inc('cookwala_events_rejected_total', { log: String((request.params as { log?: unknown }).log ?? ''), code: f.code });
+    if (request.routeOptions.url === '/v1/logs/:log/events' && f.code !== 'not_found')
+      metrics.inc('cookwala_events_rejected_total', { log: String((request.params as { log?: unknown }).log ?? ''), code: f.code });
   });
   await registerOpenApi(app, SEQUENCER_OPENAPI); // before the routes: it documents them as they are added
   // A route naming a hosted log holds its store open from here until its answer is sent (the log
@@ -222,7 +251,10 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
 }
 
 /** The log host's memory budget, open-store cap and timers from the config (DESIGN §12a). */
-function hostLimits(c: SequencerConfig, timers: boolean): Pick<LogHostDeps, 'memoryBudgetBytes' | 'maxOpenLogs' | 'checkpointIntervalMs' | 'idleCloseMs'> {
+function hostLimits(
+  c: SequencerConfig,
+  timers: boolean,
+): Pick<LogHostDeps, 'memoryBudgetBytes' | 'maxOpenLogs' | 'checkpointIntervalMs' | 'idleCloseMs'> {
   return {
     ...(c.memoryBudgetMB !== undefined ? { memoryBudgetBytes: c.memoryBudgetMB * 1024 * 1024 } : {}),
     ...(c.maxOpenLogs !== undefined ? { maxOpenLogs: c.maxOpenLogs } : {}),
@@ -231,9 +263,15 @@ function hostLimits(c: SequencerConfig, timers: boolean): Pick<LogHostDeps, 'mem
 }
 
 /** Load a data directory and build its sequencer (what `cookwala sequencer` and tests run). */
-export async function openSequencer(dir: string, over: Partial<SequencerDeps> & { config?: Partial<SequencerConfig>; timers?: boolean } = {}): Promise<Sequencer> {
+export async function openSequencer(
+  dir: string,
+  over: Partial<SequencerDeps> & { config?: Partial<SequencerConfig>; timers?: boolean } = {},
+): Promise<Sequencer> {
   const d = await loadDataDir(dir);
   const { config: cfg, timers, ...deps } = over;
   const config = { ...d.config, ...cfg };
-  return createSequencer({ signer: d.signer, keyRecord: d.keyRecord, token: d.token, ...deps }, { dataDir: dir, config, policy: d.policy, timers });
+  return createSequencer(
+    { signer: d.signer, keyRecord: d.keyRecord, token: d.token, ...deps },
+    { dataDir: dir, config, policy: d.policy, timers },
+  );
 }

@@ -7,6 +7,16 @@ it('accepts exactly the bearer token', () => {
   const a = createOperatorAuth(token);
   expect(a.check(`Bearer ${token}`)).toBe(true);
   expect(a.check(`bearer ${token}`)).toBe(true);
-  for (const h of [undefined, '', token, `Bearer ${token}x`, `Bearer ${token.slice(1)}`, `Basic ${token}`, 'Bearer ', `Bearer ${token} extra`]) expect(a.check(h), String(h)).toBe(false);
+  for (const h of [
+    undefined,
+    '',
+    token,
+    `Bearer ${token}x`,
+    `Bearer ${token.slice(1)}`,
+    `Basic ${token}`,
+    'Bearer ',
+    `Bearer ${token} extra`,
+  ])
+    expect(a.check(h), String(h)).toBe(false);
   expect(() => createOperatorAuth('short')).toThrow(TypeError);
 });

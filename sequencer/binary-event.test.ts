@@ -4,11 +4,33 @@
 import { expect, it } from 'vitest';
 import { isBinaryMode, readBinaryEvent } from './binary-event.ts';
 
-const h = (extra: Record<string, string> = {}) => ({ 'ce-specversion': '1.0', 'ce-id': 'e1', 'ce-source': 'cookwala:device/d', 'ce-type': 't.x', ...extra });
+const h = (extra: Record<string, string> = {}) => ({
+  'ce-specversion': '1.0',
+  'ce-id': 'e1',
+  'ce-source': 'cookwala:device/d',
+  'ce-type': 't.x',
+  ...extra,
+});
 
 it('maps headers to attributes and restores cookwalaseq', () => {
-  const r = readBinaryEvent(h({ 'ce-subject': 'exec-1', 'ce-cookwalaseq': '12', 'ce-cookwalalatency': 'local_safety', 'content-type': 'application/json' }), Buffer.from('{"a":[1,2]}'));
-  expect(r).toEqual({ ok: true, value: { specversion: '1.0', id: 'e1', source: 'cookwala:device/d', type: 't.x', subject: 'exec-1', cookwalaseq: 12, cookwalalatency: 'local_safety', datacontenttype: 'application/json', data: { a: [1, 2] } } });
+  const r = readBinaryEvent(
+    h({ 'ce-subject': 'exec-1', 'ce-cookwalaseq': '12', 'ce-cookwalalatency': 'local_safety', 'content-type': 'application/json' }),
+    Buffer.from('{"a":[1,2]}'),
+  );
+  expect(r).toEqual({
+    ok: true,
+    value: {
+      specversion: '1.0',
+      id: 'e1',
+      source: 'cookwala:device/d',
+      type: 't.x',
+      subject: 'exec-1',
+      cookwalaseq: 12,
+      cookwalalatency: 'local_safety',
+      datacontenttype: 'application/json',
+      data: { a: [1, 2] },
+    },
+  });
 });
 
 it('keeps time verbatim and never invents one', () => {
@@ -55,7 +77,11 @@ it('refuses a ce-* header that names no attribute, instead of letting the SDK dr
 it('reads JSON data as I-JSON: a duplicate member or nesting past 63 levels is refused', () => {
   const json = h({ 'content-type': 'application/json' });
   expect(readBinaryEvent(json, Buffer.from('{"t":1,"t":2}'))).toMatchObject({ ok: false, code: 'duplicate_member', path: '/t' });
-  expect(readBinaryEvent(json, Buffer.from('{"a":{"__proto__":1,"__proto__":2}}'))).toMatchObject({ ok: false, code: 'duplicate_member', path: '/a/__proto__' });
+  expect(readBinaryEvent(json, Buffer.from('{"a":{"__proto__":1,"__proto__":2}}'))).toMatchObject({
+    ok: false,
+    code: 'duplicate_member',
+    path: '/a/__proto__',
+  });
   const nest = (n: number) => Buffer.from('['.repeat(n) + ']'.repeat(n));
   expect(readBinaryEvent(json, nest(63)).ok).toBe(true);
   expect(readBinaryEvent(json, nest(64))).toMatchObject({ ok: false, code: 'too_deep' });

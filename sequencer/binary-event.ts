@@ -33,11 +33,16 @@ export function readBinaryEvent(headers: Headers, body: Uint8Array | undefined):
     if (typeof v !== 'string') return fail('invalid_event', `header ${k} appears more than once`);
     // The SDK would drop `ce-__proto__` (its setter) or `ce-data` silently; the event would then
     // be hashed without an attribute the sender sent. Names are the JSON format's (1-20 a-z0-9).
-    if (!ATTRIBUTE_NAME_RE.test(k.slice(3)) || k === 'ce-data') return fail('invalid_event', `header ${k.slice(0, 40)} does not name a CloudEvents attribute (1 to 20 lower-case letters or digits, not data)`);
+    if (!ATTRIBUTE_NAME_RE.test(k.slice(3)) || k === 'ce-data')
+      return fail(
+        'invalid_event',
+        `header ${k.slice(0, 40)} does not name a CloudEvents attribute (1 to 20 lower-case letters or digits, not data)`,
+      );
   }
   if (headers['ce-specversion'] === undefined) return fail('invalid_event', 'specversion is required (ce-specversion header)');
   if (headers['ce-id'] === undefined) return fail('invalid_event', 'id is required (ce-id header)');
-  if (headers['ce-datacontenttype'] !== undefined) return fail('invalid_event', 'in binary mode datacontenttype travels as Content-Type, not ce-datacontenttype');
+  if (headers['ce-datacontenttype'] !== undefined)
+    return fail('invalid_event', 'in binary mode datacontenttype travels as Content-Type, not ce-datacontenttype');
   const attrs: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers)) if (k.startsWith('ce-') || k === 'content-type') attrs[k] = v as string;
   let sdk: object;

@@ -47,7 +47,10 @@ export function registerBundleRoute(app: FastifyInstance, ctx: SequencerContext)
     const h = hostedLog(ctx, request.params);
     const policy = await policyOf(ctx, h.origin);
     const summary: Partial<ExportSummary> = {};
-    const lines = bundleLines({ store: h.store, sequencerKey: ctx.keyRecord, deviceKeys: h.keys.all(), policy, now: ctx.clock.now }, summary);
+    const lines = bundleLines(
+      { store: h.store, sequencerKey: ctx.keyRecord, deviceKeys: h.keys.all(), policy, now: ctx.clock.now },
+      summary,
+    );
     // Pull the header first, so that an early failure is still an ordinary error answer.
     const first = await lines.next();
     async function* rest(): AsyncGenerator<string> {

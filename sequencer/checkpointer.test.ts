@@ -9,7 +9,13 @@ import { createManualClock } from '../testkit/clock.ts';
 import { tempDirs } from '../testkit/tmp.ts';
 import { seedOf, signerKey } from '../testkit/keys.ts';
 import { buildLogDescriptor } from '../verifier/documents/log-descriptor.ts';
-import { addCosignature, cosignCheckpoint, verifyCheckpointSequencerSignature, witnessSignatures, type Checkpoint } from '../verifier/documents/checkpoint.ts';
+import {
+  addCosignature,
+  cosignCheckpoint,
+  verifyCheckpointSequencerSignature,
+  witnessSignatures,
+  type Checkpoint,
+} from '../verifier/documents/checkpoint.ts';
 import { c2spSignatureFromNote, checkpointNoteBody } from '../verifier/documents/checkpoint-c2sp.ts';
 import type { WitnessPolicy } from '../verifier/documents/policy.ts';
 import { createNoteSigner, formatSignerKey, parseNote, signNote, SIG_COSIGNATURE_V1 } from '../verifier/note/index.ts';
@@ -105,7 +111,9 @@ it('after a restart, a witness that signed in both forms (JCS and cosignature/v1
   await store.init(d);
   const clock = createManualClock();
   // One witness key in two forms: its JCS cosignature and its cosignature/v1 note line.
-  const note = createNoteSigner(formatSignerKey('w1.example', SIG_COSIGNATURE_V1, seedOf('EdDSA:w1')), { now: () => Date.parse('2026-11-30T10:00:01.000Z') });
+  const note = createNoteSigner(formatSignerKey('w1.example', SIG_COSIGNATURE_V1, seedOf('EdDSA:w1')), {
+    now: () => Date.parse('2026-11-30T10:00:01.000Z'),
+  });
   if (!note.ok) throw new Error(note.detail);
   const v1 = (cp: Checkpoint) => {
     const body = checkpointNoteBody(cp);
@@ -122,14 +130,28 @@ it('after a restart, a witness that signed in both forms (JCS and cosignature/v1
     },
   };
   const other = signerKey('w2', 'witness');
-  const policy: WitnessPolicy = { kind: 'WitnessPolicy', log: LOG, sequencer: seq.record, witnesses: [{ ...wit.record, vkey: note.value.vkey }, other.record], quorum: 2 };
+  const policy: WitnessPolicy = {
+    kind: 'WitnessPolicy',
+    log: LOG,
+    sequencer: seq.record,
+    witnesses: [{ ...wit.record, vkey: note.value.vkey }, other.record],
+    quorum: 2,
+  };
   const c = await createCheckpointer({ store, log: LOG, signer: seq.signer, clock, publisher, quorum: 0 });
   await c.tick(); // stored with two witness signatures, both from w1
   await c.stop();
   expect(witnessSignatures((await store.latestCheckpoint())!)).toHaveLength(2);
   const counted = await createCheckpointer({ store, log: LOG, signer: seq.signer, clock, publisher: publishNever, quorum: 2, policy });
   expect(counted.latestPublished()).toBeUndefined();
-  const withOne = await createCheckpointer({ store, log: LOG, signer: seq.signer, clock, publisher: publishNever, quorum: 1, policy: { ...policy, quorum: 1 } });
+  const withOne = await createCheckpointer({
+    store,
+    log: LOG,
+    signer: seq.signer,
+    clock,
+    publisher: publishNever,
+    quorum: 1,
+    policy: { ...policy, quorum: 1 },
+  });
   expect(withOne.latestPublished()?.seq).toBe(0);
   await store.close();
 });

@@ -16,7 +16,13 @@
 // newly published one, both with seq and head.
 
 import { formatTime } from '../verifier/encoding/wire.ts';
-import { buildCheckpoint, verifyCheckpoint, withLogNoteSignature, witnessSignatures, type Checkpoint } from '../verifier/documents/checkpoint.ts';
+import {
+  buildCheckpoint,
+  verifyCheckpoint,
+  withLogNoteSignature,
+  witnessSignatures,
+  type Checkpoint,
+} from '../verifier/documents/checkpoint.ts';
 import type { WitnessPolicy } from '../verifier/documents/policy.ts';
 import type { Signer } from '../verifier/documents/signature.ts';
 import type { LogStore } from '../logstore/index.ts';
@@ -36,7 +42,13 @@ export interface CheckpointPublisher {
 export interface PublisherStatus {
   quorumMissing: boolean;
   reason: string | undefined;
-  witnesses: Array<{ addr: string; kid?: string; knownSeq: number | undefined; lastCosignedSeq: number | undefined; lastError: string | undefined }>;
+  witnesses: Array<{
+    addr: string;
+    kid?: string;
+    knownSeq: number | undefined;
+    lastCosignedSeq: number | undefined;
+    lastError: string | undefined;
+  }>;
 }
 
 /** Publish as is: for a policy with quorum 0. */
@@ -108,7 +120,11 @@ export async function createCheckpointer(o: CheckpointerOptions): Promise<Checkp
     const head = o.store.head();
     if (!signed || signed.seq !== head.seq || signed.head !== head.hash) {
       const signedAt = formatTime(o.clock.now());
-      const cp = withLogNoteSignature(buildCheckpoint({ log: o.log, seq: head.seq, head: head.hash, root: head.root }, o.signer, signedAt), o.signer, signedAt);
+      const cp = withLogNoteSignature(
+        buildCheckpoint({ log: o.log, seq: head.seq, head: head.hash, root: head.root }, o.signer, signedAt),
+        o.signer,
+        signedAt,
+      );
       await o.store.putCheckpoint(cp);
       await o.mark?.write(cp);
       signed = cp;
@@ -123,7 +139,10 @@ export async function createCheckpointer(o: CheckpointerOptions): Promise<Checkp
     if (!published || out.seq >= published.seq) {
       published = out;
       o.metrics?.set('cookwala_checkpoint_published_seq', out.seq, labels);
-      o.logger?.info({ event: 'checkpoint_published', seq: out.seq, head: out.head, cosignatures: out.signature.length - 1 }, `published checkpoint ${out.seq}`);
+      o.logger?.info(
+        { event: 'checkpoint_published', seq: out.seq, head: out.head, cosignatures: out.signature.length - 1 },
+        `published checkpoint ${out.seq}`,
+      );
     }
   }
 

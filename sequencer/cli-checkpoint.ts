@@ -39,7 +39,12 @@ async function headSeq(base: string): Promise<number | undefined> {
 
 export function run(argv: string[]): Promise<number> {
   return runCli(argv, USAGE, async () => {
-    const { values, positionals } = parseFlags(argv, { url: { type: 'string' }, log: { type: 'string' }, wait: { type: 'string' }, policy: { type: 'string' } });
+    const { values, positionals } = parseFlags(argv, {
+      url: { type: 'string' },
+      log: { type: 'string' },
+      wait: { type: 'string' },
+      policy: { type: 'string' },
+    });
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
     if (!values.url || !values.log) throw new UsageError('--url and --log are required');
     let waitMs = 0;
@@ -83,16 +88,21 @@ export function run(argv: string[]): Promise<number> {
       await new Promise((res) => setTimeout(res, 500));
     }
     if (!cp) {
-      process.stdout.write(`no published checkpoint of ${values.log} yet${policy && policy.quorum > 0 ? ` (it needs ${policy.quorum} witness cosignatures)` : ''}\n`);
+      process.stdout.write(
+        `no published checkpoint of ${values.log} yet${policy && policy.quorum > 0 ? ` (it needs ${policy.quorum} witness cosignatures)` : ''}\n`,
+      );
       return 1;
     }
     const cosigners = policy ? policy.witnesses.filter((w) => cp!.signature.some((s) => s.kid === w.kid)) : [];
     process.stdout.write(`checkpoint of ${cp.log} at seq ${cp.seq}, root ${cp.root}\n`);
     if (!policy) process.stdout.write('  no witness policy: the sequencer serves none and no --policy was given\n');
-    else if (policy.quorum === 0) process.stdout.write('  UNWITNESSED: the policy asks for no witness (quorum 0); only the sequencer signed it\n');
+    else if (policy.quorum === 0)
+      process.stdout.write('  UNWITNESSED: the policy asks for no witness (quorum 0); only the sequencer signed it\n');
     else {
       const v = verifyCheckpoint(cp, policy);
-      process.stdout.write(`  cosigned by ${cosigners.map((w) => `${w.kid} (${w.owner})`).join(', ') || 'no witness of the policy'}; quorum ${policy.quorum} of ${policy.witnesses.length}: ${v.ok ? 'met' : `NOT met (${v.code}: ${v.detail})`}\n`);
+      process.stdout.write(
+        `  cosigned by ${cosigners.map((w) => `${w.kid} (${w.owner})`).join(', ') || 'no witness of the policy'}; quorum ${policy.quorum} of ${policy.witnesses.length}: ${v.ok ? 'met' : `NOT met (${v.code}: ${v.detail})`}\n`,
+      );
       if (!v.ok) return 1;
     }
     if (target !== undefined && cp.seq < target) {

@@ -93,13 +93,19 @@ async function writeAtomically(out: string, lines: AsyncIterable<string | Uint8A
 
 async function* httpBody(url: string, log: string): AsyncGenerator<Uint8Array> {
   const res = await fetch(`${url.replace(/\/+$/, '')}/v1/logs/${encodeURIComponent(log)}/bundle`);
-  if (res.status !== 200 || !res.body) throw new ProtocolError('not_found', `GET …/bundle answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+  if (res.status !== 200 || !res.body)
+    throw new ProtocolError('not_found', `GET …/bundle answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) yield chunk;
 }
 
 export async function run(argv: string[]): Promise<number> {
   return runCli(argv, USAGE, async () => {
-    const { values, positionals } = parseFlags(argv, { data: { type: 'string' }, url: { type: 'string' }, log: { type: 'string' }, out: { type: 'string' } });
+    const { values, positionals } = parseFlags(argv, {
+      data: { type: 'string' },
+      url: { type: 'string' },
+      log: { type: 'string' },
+      out: { type: 'string' },
+    });
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
     if (!values.log) throw new UsageError('--log ORIGIN is required');
     if (!values.out) throw new UsageError('--out FILE is required');
@@ -126,7 +132,9 @@ export async function run(argv: string[]): Promise<number> {
       try {
         const summary: Partial<ExportSummary> = {};
         const bytes = await writeAtomically(values.out, bundleLines(src, summary));
-        process.stdout.write(`wrote ${values.out}: ${summary.log} through seq ${summary.seq}, ${summary.checkpoints} checkpoints, ${summary.erased} erased payloads (${bytes} bytes)\n`);
+        process.stdout.write(
+          `wrote ${values.out}: ${summary.log} through seq ${summary.seq}, ${summary.checkpoints} checkpoints, ${summary.erased} erased payloads (${bytes} bytes)\n`,
+        );
         return 0;
       } finally {
         await src.close();
@@ -147,7 +155,7 @@ export function reportReadError(command: string, e: unknown, url: string | undef
   if (e instanceof ProtocolError) {
     const hint = e.code === 'store_locked' ? ' (a running sequencer holds the store: use --url http://127.0.0.1:PORT)' : '';
     process.stderr.write(`cookwala ${command}: ${e.code}: ${e.detail}${hint}\n`);
-    return e.code === 'store_locked' || e.code === 'not_found' && /is missing/.test(e.detail) ? 2 : 1;
+    return e.code === 'store_locked' || (e.code === 'not_found' && /is missing/.test(e.detail)) ? 2 : 1;
   }
   if (e instanceof TypeError && /fetch failed/.test(e.message)) {
     process.stderr.write(`cookwala ${command}: ${describeFetchError(e, url ?? '', '--url')}\n`);

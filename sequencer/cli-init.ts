@@ -8,7 +8,13 @@ import { parseFlags, runCli, UsageError } from '../platform/args.ts';
 import { ProtocolError } from '../verifier/errors.ts';
 import { LOG_MODES, type LogMode } from '../verifier/documents/log-descriptor.ts';
 import { DEFAULT_LOG, DEFAULT_MODE } from './config.ts';
-import { DEFAULT_TIME_BOUNDS, formatDuration, MAX_CLOCK_SKEW_LIMIT_MS, MAX_DELIVERY_DELAY_LIMIT_MS, parseDuration } from '../verifier/documents/time-bounds.ts';
+import {
+  DEFAULT_TIME_BOUNDS,
+  formatDuration,
+  MAX_CLOCK_SKEW_LIMIT_MS,
+  MAX_DELIVERY_DELAY_LIMIT_MS,
+  parseDuration,
+} from '../verifier/documents/time-bounds.ts';
 import { initDataDir } from './data-dir.ts';
 import { logVkey } from '../verifier/documents/checkpoint-c2sp.ts';
 import { storeBackendOf } from './store-backend.ts';
@@ -50,7 +56,8 @@ export function run(argv: string[]): Promise<number> {
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
     if (values.mode !== undefined && !LOG_MODES.includes(values.mode as LogMode)) throw new UsageError('--mode is full or hash_only');
     const port = values.port === undefined ? undefined : Number(values.port);
-    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new UsageError('--port is an integer from 0 to 65535');
+    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535))
+      throw new UsageError('--port is an integer from 0 to 65535');
     const maxClockSkewMs = durationFlag(values['max-clock-skew'], '--max-clock-skew', MAX_CLOCK_SKEW_LIMIT_MS);
     const maxDeliveryDelayMs = durationFlag(values['max-delivery-delay'], '--max-delivery-delay', MAX_DELIVERY_DELAY_LIMIT_MS);
     const dir = values.data ?? DEFAULT_DIRS.sequencer;
@@ -60,14 +67,28 @@ export function run(argv: string[]): Promise<number> {
       return 2;
     }
     try {
-      const r = await initDataDir({ dir, logs: values.log, mode: values.mode as LogMode | undefined, port, host: values.host, maxClockSkewMs, maxDeliveryDelayMs, store });
+      const r = await initDataDir({
+        dir,
+        logs: values.log,
+        mode: values.mode as LogMode | undefined,
+        port,
+        host: values.host,
+        maxClockSkewMs,
+        maxDeliveryDelayMs,
+        store,
+      });
       process.stdout.write(`cookwala init: ${r.dir} (sequencer key ${r.kid})\n`);
       for (const c of r.created) process.stdout.write(`  created ${c}\n`);
       if (r.created.length === 0) process.stdout.write('  nothing to create; everything was in place\n');
       // The C2SP vkey (DESIGN §7a): what a tlog-witness operator admits the log with.
       for (const l of r.config.logs) process.stdout.write(`  log ${l.log} (${l.mode})\n    C2SP vkey ${logVkey(l.log, r.publicKey)}\n`);
-      if (r.created.includes(r.config.policy)) process.stdout.write(`  ${r.config.policy} has no witness yet (quorum 0): the log is UNWITNESSED until you add some with \`cookwala policy add-witness --data ${dir} --from W/witness-info.json\`\n`);
-      process.stdout.write(`  time window for new logs: maxClockSkew ${formatDuration(r.config.maxClockSkewMs)}, maxDeliveryDelay ${formatDuration(r.config.maxDeliveryDelayMs)}\n`);
+      if (r.created.includes(r.config.policy))
+        process.stdout.write(
+          `  ${r.config.policy} has no witness yet (quorum 0): the log is UNWITNESSED until you add some with \`cookwala policy add-witness --data ${dir} --from W/witness-info.json\`\n`,
+        );
+      process.stdout.write(
+        `  time window for new logs: maxClockSkew ${formatDuration(r.config.maxClockSkewMs)}, maxDeliveryDelay ${formatDuration(r.config.maxDeliveryDelayMs)}\n`,
+      );
       return 0;
     } catch (e) {
       if (e instanceof ProtocolError) {

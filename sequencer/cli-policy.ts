@@ -46,7 +46,11 @@ async function readJsonFile(path: string, flag: string): Promise<Result<unknown>
   try {
     text = await readFile(path, 'utf8');
   } catch (e) {
-    return { ok: false, code: 'not_found', detail: `cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): check ${flag}` };
+    return {
+      ok: false,
+      code: 'not_found',
+      detail: `cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): check ${flag}`,
+    };
   }
   const j = parseJson(text);
   return j.ok ? j : { ok: false, code: j.code, detail: `${path} is not JSON (${j.code}: ${j.detail}): check ${flag}` };
@@ -60,7 +64,12 @@ async function cardFromUrl(url: string): Promise<Result<WitnessInfoCard>> {
   const keys = (wk.value.body as { keys?: unknown[] } | undefined)?.keys;
   const key = Array.isArray(keys) ? (keys[0] as { role?: string } | undefined) : undefined;
   if (wk.value.status !== 200 || !key) return { ok: false, code: 'not_found', detail: `${base} is not a cookwala service: check --url` };
-  if (key.role !== 'witness') return { ok: false, code: 'not_found', detail: `${base} is a cookwala ${key.role ?? 'service'}, not a witness: point --url at the witness's status URL (\`witness init\` prints it)` };
+  if (key.role !== 'witness')
+    return {
+      ok: false,
+      code: 'not_found',
+      detail: `${base} is a cookwala ${key.role ?? 'service'}, not a witness: point --url at the witness's status URL (\`witness init\` prints it)`,
+    };
   const logs = await getSmallJson(`${base}/v1/logs`, '--url');
   if (!logs.ok) return logs;
   const b = logs.value.body as { peerId?: unknown; multiaddrs?: unknown } | undefined;
@@ -72,8 +81,14 @@ function peerOf(addr: string): string | undefined {
 }
 
 /** Pure: the policy and the peer list with one witness added (or its address refreshed). */
-export function addWitness(policy: WitnessPolicy, peers: unknown[], card: WitnessInfoCard, quorum: number | undefined): Result<{ policy: WitnessPolicy; peers: unknown[]; added: boolean; addr: string | undefined }> {
-  if (card.keyRecord.publicKey === policy.sequencer.publicKey) return { ok: false, code: 'key_role_mismatch', detail: 'that key is the sequencer\'s own: it can never count as a witness' };
+export function addWitness(
+  policy: WitnessPolicy,
+  peers: unknown[],
+  card: WitnessInfoCard,
+  quorum: number | undefined,
+): Result<{ policy: WitnessPolicy; peers: unknown[]; added: boolean; addr: string | undefined }> {
+  if (card.keyRecord.publicKey === policy.sequencer.publicKey)
+    return { ok: false, code: 'key_role_mismatch', detail: "that key is the sequencer's own: it can never count as a witness" };
   const clash = policy.witnesses.find((w) => w.kid === card.keyRecord.kid && w.publicKey !== card.keyRecord.publicKey);
   if (clash) return { ok: false, code: 'key_conflict', detail: `the policy already has another witness key with kid ${clash.kid}` };
   const known = policy.witnesses.some((w) => w.publicKey === card.keyRecord.publicKey);
@@ -84,7 +99,12 @@ export function addWitness(policy: WitnessPolicy, peers: unknown[], card: Witnes
     return typeof s !== 'string' || peerOf(s) !== card.peerId;
   });
   const q = quorum ?? (policy.quorum === 0 ? 1 : policy.quorum);
-  if (q > witnesses.length) return { ok: false, code: 'invalid_document', detail: `--quorum ${q} needs ${q} witnesses; the policy has ${witnesses.length}: add the others first` };
+  if (q > witnesses.length)
+    return {
+      ok: false,
+      code: 'invalid_document',
+      detail: `--quorum ${q} needs ${q} witnesses; the policy has ${witnesses.length}: add the others first`,
+    };
   return { ok: true, value: { policy: { ...policy, witnesses, quorum: q }, peers: addr ? [...kept, addr] : kept, added: !known, addr } };
 }
 
@@ -105,30 +125,41 @@ async function loadSeq(dir: string): Promise<Result<{ config: SequencerConfig; p
 
 export function runAddWitness(argv: string[]): Promise<number> {
   return runCli(argv, ADD_WITNESS_USAGE, async () => {
-    const { values } = parseFlags(argv, { data: { type: 'string' }, from: { type: 'string' }, url: { type: 'string' }, quorum: { type: 'string' } }, false);
+    const { values } = parseFlags(
+      argv,
+      { data: { type: 'string' }, from: { type: 'string' }, url: { type: 'string' }, quorum: { type: 'string' } },
+      false,
+    );
     if (!values.from === !values.url) throw new UsageError('give --from W/witness-info.json or --url http://WITNESS:PORT (one of them)');
     if (values.url && !/^https?:\/\//.test(values.url)) throw new UsageError('--url is an http(s) URL');
     const quorum = values.quorum === undefined ? undefined : Number(values.quorum);
-    if (quorum !== undefined && (!/^[0-9]{1,3}$/.test(values.quorum!) || quorum < 1)) throw new UsageError('--quorum is a positive integer');
+    if (quorum !== undefined && (!/^[0-9]{1,3}$/.test(values.quorum!) || quorum < 1))
+      throw new UsageError('--quorum is a positive integer');
     const dir = values.data ?? DEFAULT_DIRS.sequencer;
     const seq = await loadSeq(dir);
-    if (!seq.ok) return err(`cookwala policy add-witness: ${seq.detail}`), 2;
+    if (!seq.ok) return (err(`cookwala policy add-witness: ${seq.detail}`), 2);
     let card: Result<WitnessInfoCard>;
     if (values.from) {
       const j = await readJsonFile(values.from, '--from');
       card = j.ok ? readWitnessInfo(j.value) : j;
       if (!card.ok && j.ok) card = { ...card, detail: `${values.from} is not a witness-info.json (${card.detail}): check --from` };
     } else card = await cardFromUrl(values.url!);
-    if (!card.ok) return err(`cookwala policy add-witness: ${card.detail}`), 2;
+    if (!card.ok) return (err(`cookwala policy add-witness: ${card.detail}`), 2);
     const r = addWitness(seq.value.policy, seq.value.config.witnessPeers, card.value, quorum);
-    if (!r.ok) return err(`cookwala policy add-witness: ${r.detail}`), 2;
+    if (!r.ok) return (err(`cookwala policy add-witness: ${r.detail}`), 2);
     // config.json first: a sequencer that reloads between the two writes sees the new peer with
     // the old policy, which asks nothing of it; the other order would ask a quorum it cannot reach.
     await saveConfig(dir, { ...seq.value.config, witnessPeers: r.value.peers });
     await writeFileDurable(seq.value.policyPath, JSON.stringify(r.value.policy, null, 2) + '\n');
     const k = card.value.keyRecord;
-    out(`${r.value.added ? 'added' : 'already had'} witness ${k.kid} (${k.owner}) to ${seq.value.policyPath}; quorum ${r.value.policy.quorum} of ${r.value.policy.witnesses.length}`);
-    out(r.value.addr ? `peer ${r.value.addr} in ${join(dir, 'config.json')} witnessPeers` : `no multiaddr known for ${card.value.peerId} yet: run the witness, then add it again with --url`);
+    out(
+      `${r.value.added ? 'added' : 'already had'} witness ${k.kid} (${k.owner}) to ${seq.value.policyPath}; quorum ${r.value.policy.quorum} of ${r.value.policy.witnesses.length}`,
+    );
+    out(
+      r.value.addr
+        ? `peer ${r.value.addr} in ${join(dir, 'config.json')} witnessPeers`
+        : `no multiaddr known for ${card.value.peerId} yet: run the witness, then add it again with --url`,
+    );
     out('a running sequencer picks this up by itself (it watches policy.json and config.json)');
     return 0;
   });
@@ -142,24 +173,27 @@ export function runShow(argv: string[]): Promise<number> {
     let peers: unknown[] = [];
     if (values.policy) {
       const j = await readJsonFile(values.policy, '--policy');
-      if (!j.ok) return err(`cookwala policy show: ${j.detail}`), 2;
+      if (!j.ok) return (err(`cookwala policy show: ${j.detail}`), 2);
       const p = readWitnessPolicy(j.value);
-      if (!p.ok) return err(`cookwala policy show: ${values.policy}: ${p.code}: ${p.detail}`), 1;
+      if (!p.ok) return (err(`cookwala policy show: ${values.policy}: ${p.code}: ${p.detail}`), 1);
       policy = p.value;
     } else {
       const seq = await loadSeq(values.data ?? DEFAULT_DIRS.sequencer);
-      if (!seq.ok) return err(`cookwala policy show: ${seq.detail}`), 2;
+      if (!seq.ok) return (err(`cookwala policy show: ${seq.detail}`), 2);
       policy = seq.value.policy;
       peers = seq.value.config.witnessPeers;
     }
-    if (values.json) return out(JSON.stringify(policy, null, 2)), 0;
+    if (values.json) return (out(JSON.stringify(policy, null, 2)), 0);
     out(`log        ${policy.log}`);
     out(`sequencer  ${policy.sequencer.kid} (${policy.sequencer.publicKey})`);
     if (policy.witnesses.length === 0) out('witnesses  none');
     for (const w of policy.witnesses) out(`witness    ${w.kid} (${w.owner})`);
     for (const p of peers) out(`peer       ${typeof p === 'string' ? p : JSON.stringify(p)}`);
     out(`quorum     ${policy.quorum} of ${policy.witnesses.length}`);
-    if (policy.quorum === 0) out('UNWITNESSED: quorum 0, checkpoints are published with the sequencer\'s signature alone and nobody can see a fork (add witnesses: cookwala policy add-witness)');
+    if (policy.quorum === 0)
+      out(
+        "UNWITNESSED: quorum 0, checkpoints are published with the sequencer's signature alone and nobody can see a fork (add witnesses: cookwala policy add-witness)",
+      );
     return 0;
   });
 }

@@ -85,7 +85,14 @@ async function fromUrl(url: string, log: string, seq: number): Promise<EventProo
 
 export async function run(argv: string[]): Promise<number> {
   return runCli(argv, USAGE, async () => {
-    const { values, positionals } = parseFlags(argv, { data: { type: 'string' }, url: { type: 'string' }, log: { type: 'string' }, seq: { type: 'string' }, out: { type: 'string' }, format: { type: 'string' } });
+    const { values, positionals } = parseFlags(argv, {
+      data: { type: 'string' },
+      url: { type: 'string' },
+      log: { type: 'string' },
+      seq: { type: 'string' },
+      out: { type: 'string' },
+      format: { type: 'string' },
+    });
     const format = values.format ?? 'event-proof';
     if (format !== 'event-proof' && format !== 'tlog-proof') throw new UsageError('--format is event-proof or tlog-proof');
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
@@ -94,7 +101,9 @@ export async function run(argv: string[]): Promise<number> {
     if (!/^[1-9][0-9]{0,15}$/.test(values.seq) || !Number.isSafeInteger(seq)) throw new UsageError('--seq is a positive integer');
     if (values.url && values.data) throw new UsageError('give --data or --url, not both');
     const dir = values.data ?? DEFAULT_DIRS.sequencer;
-    const env = values.url ? await expectSequencer(values.url, values.log) : await claimDataDir(dir, 'sequencer', { create: false, createWith: `cookwala init --data ${dir}` });
+    const env = values.url
+      ? await expectSequencer(values.url, values.log)
+      : await claimDataDir(dir, 'sequencer', { create: false, createWith: `cookwala init --data ${dir}` });
     if (!env.ok) {
       process.stderr.write(`cookwala proof: ${'reason' in env ? env.reason : env.detail}\n`);
       return 2;
@@ -103,10 +112,13 @@ export async function run(argv: string[]): Promise<number> {
       const proof = values.url ? await fromUrl(values.url, values.log, seq) : await fromDataDir(dir, values.log, seq);
       if (format === 'tlog-proof') {
         const t = formatTlogProof({ entry: proof.entry, proof: proof.inclusion.proof, checkpoint: proof.checkpoint });
-        if (!t.ok) throw ProtocolError.from({ ...t, detail: `the checkpoint at seq ${proof.checkpoint.seq} has no tlog-proof form: ${t.detail}` });
+        if (!t.ok)
+          throw ProtocolError.from({ ...t, detail: `the checkpoint at seq ${proof.checkpoint.seq} has no tlog-proof form: ${t.detail}` });
         await writeFile(values.out, t.value);
       } else await writeFile(values.out, JSON.stringify(proof, null, 2) + '\n');
-      process.stdout.write(`wrote ${values.out}: seq ${seq} in the checkpoint at seq ${proof.checkpoint.seq} (${proof.inclusion.proof.length} proof hashes${proof.event ? '' : ', payload erased'})\n`);
+      process.stdout.write(
+        `wrote ${values.out}: seq ${seq} in the checkpoint at seq ${proof.checkpoint.seq} (${proof.inclusion.proof.length} proof hashes${proof.event ? '' : ', payload erased'})\n`,
+      );
       return 0;
     } catch (e) {
       return reportReadError('proof', e, values.url);

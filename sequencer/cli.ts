@@ -29,16 +29,34 @@ sequencers with copies of DIR may then run for the same logs: one leads each log
 --memory-budget (MiB, default 2048, config memoryBudgetMB) is what all log stores share; --max-open-logs
 (config maxOpenLogs) caps the stores open at once (idle logs close and reopen on their next request).`;
 
-const FATAL_ON_START = new Set(['store_locked', 'store_behind_checkpoint', 'descriptor_mismatch', 'not_found', 'invalid_document', 'unknown_field', 'bad_json']);
+const FATAL_ON_START = new Set([
+  'store_locked',
+  'store_behind_checkpoint',
+  'descriptor_mismatch',
+  'not_found',
+  'invalid_document',
+  'unknown_field',
+  'bad_json',
+]);
 
 export function run(argv: string[]): Promise<number> {
   return runCli(argv, USAGE, async () => {
-    const { values, positionals } = parseFlags(argv, { data: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, store: { type: 'string' }, advertise: { type: 'string' }, 'lease-ms': { type: 'string' }, 'memory-budget': { type: 'string' }, 'max-open-logs': { type: 'string' } });
+    const { values, positionals } = parseFlags(argv, {
+      data: { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      store: { type: 'string' },
+      advertise: { type: 'string' },
+      'lease-ms': { type: 'string' },
+      'memory-budget': { type: 'string' },
+      'max-open-logs': { type: 'string' },
+    });
     const limits = hostLimitFlags(values);
     const storeBackend = storeBackendOf(values);
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
     const port = values.port === undefined ? undefined : Number(values.port);
-    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new UsageError('--port is an integer from 0 to 65535');
+    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535))
+      throw new UsageError('--port is an integer from 0 to 65535');
     const dir = values.data ?? DEFAULT_DIRS.sequencer;
     const claim = await claimDataDir(dir, 'sequencer', { create: false, createWith: `cookwala init --data ${dir}` });
     if (!claim.ok) {
@@ -50,52 +68,63 @@ export function run(argv: string[]): Promise<number> {
     // One start: load the data directory, witnessing, the app, listen. Run again (same port) when
     // the witness policy changes (policy-watch.ts): the operator never restarts by hand.
     const start = async (): Promise<{ code: number } | { seq: Sequencer; witnesses: WitnessHook | undefined; url: string }> => {
-    let seq: Sequencer | undefined;
-    let witnesses: WitnessHook | undefined;
-    try {
-      // Witnessing (DESIGN §7): with a policy quorum > 0, checkpoints are published only once
-      // cosigned by that many of config.witnessPeers; quorum 0 publishes them as signed.
-      const data = await loadDataDir(dir);
-      if (!data.policy || data.policy.quorum === 0) logger.warn({ event: 'unwitnessed', log: data.policy?.log ?? null }, `the witness policy asks for no witness (quorum 0): checkpoints are published with the sequencer's signature alone; add witnesses with \`cookwala policy add-witness --data ${dir} --from W/witness-info.json\``);
-      witnesses = await startWitnessing({
-        dataDir: dir,
-        witnessPeers: data.config.witnessPeers,
-        policy: data.policy,
-        logger,
-        metrics: { set: (n, v, l) => seq?.metrics.set(n as never, v, l), inc: (n, l, k) => seq?.metrics.inc(n as never, l, k) },
-      });
-      seq = await openSequencer(dir, {
-        publisherFor: witnesses?.publisherFor((origin) => seq?.logs.get(origin)?.store),
-        logger,
-        storeBackend,
-        ...(Object.keys(limits).length > 0 ? { config: limits } : {}),
-        // Logged as store_failed (synchronously) before this runs.
-        onFatal: () => process.exit(1),
-      });
-    } catch (e) {
-      await witnesses?.close();
-      if (e instanceof ProtocolError && FATAL_ON_START.has(e.code)) {
-        const hint = e.code === 'store_locked' ? ' (another sequencer holds this data directory)' : e.code === 'store_behind_checkpoint' ? ' (refusing to re-sequence a signed seq: restore the store from a backup at or after its last checkpoint)' : '';
-        process.stderr.write(`cookwala sequencer: ${e.code}: ${e.detail}${hint}\n`);
-        // Another process holding the store is the environment (exit 2); a bad store or file is 1.
-        return { code: e.code === 'store_locked' ? 2 : 1 };
+      let seq: Sequencer | undefined;
+      let witnesses: WitnessHook | undefined;
+      try {
+        // Witnessing (DESIGN §7): with a policy quorum > 0, checkpoints are published only once
+        // cosigned by that many of config.witnessPeers; quorum 0 publishes them as signed.
+        const data = await loadDataDir(dir);
+        if (!data.policy || data.policy.quorum === 0)
+          logger.warn(
+            { event: 'unwitnessed', log: data.policy?.log ?? null },
+            `the witness policy asks for no witness (quorum 0): checkpoints are published with the sequencer's signature alone; add witnesses with \`cookwala policy add-witness --data ${dir} --from W/witness-info.json\``,
+          );
+        witnesses = await startWitnessing({
+          dataDir: dir,
+          witnessPeers: data.config.witnessPeers,
+          policy: data.policy,
+          logger,
+          metrics: { set: (n, v, l) => seq?.metrics.set(n as never, v, l), inc: (n, l, k) => seq?.metrics.inc(n as never, l, k) },
+        });
+        seq = await openSequencer(dir, {
+          publisherFor: witnesses?.publisherFor((origin) => seq?.logs.get(origin)?.store),
+          logger,
+          storeBackend,
+          ...(Object.keys(limits).length > 0 ? { config: limits } : {}),
+          // Logged as store_failed (synchronously) before this runs.
+          onFatal: () => process.exit(1),
+        });
+      } catch (e) {
+        await witnesses?.close();
+        if (e instanceof ProtocolError && FATAL_ON_START.has(e.code)) {
+          const hint =
+            e.code === 'store_locked'
+              ? ' (another sequencer holds this data directory)'
+              : e.code === 'store_behind_checkpoint'
+                ? ' (refusing to re-sequence a signed seq: restore the store from a backup at or after its last checkpoint)'
+                : '';
+          process.stderr.write(`cookwala sequencer: ${e.code}: ${e.detail}${hint}\n`);
+          // Another process holding the store is the environment (exit 2); a bad store or file is 1.
+          return { code: e.code === 'store_locked' ? 2 : 1 };
+        }
+        throw e;
       }
-      throw e;
-    }
-    const host = values.host ?? seq.ctx.config.host;
-    try {
-      await seq.app.listen({ host, port: listenPort ?? seq.ctx.config.port });
-    } catch (e) {
-      await seq.close();
-      await witnesses?.close();
-      const busy = (e as NodeJS.ErrnoException).code === 'EADDRINUSE';
-      process.stderr.write(`cookwala sequencer: cannot listen on ${host}:${listenPort ?? seq.ctx.config.port}: ${busy ? 'the port is in use (another sequencer?): stop it, or pass --port N (0 picks a free one)' : `${(e as Error).message} (check --host and --port)`}\n`);
-      return { code: 2 };
-    }
-    const a = seq.app.server.address();
-    if (a && typeof a === 'object') listenPort = a.port;
-    const url = a && typeof a === 'object' ? `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}` : String(a);
-    return { seq, witnesses, url };
+      const host = values.host ?? seq.ctx.config.host;
+      try {
+        await seq.app.listen({ host, port: listenPort ?? seq.ctx.config.port });
+      } catch (e) {
+        await seq.close();
+        await witnesses?.close();
+        const busy = (e as NodeJS.ErrnoException).code === 'EADDRINUSE';
+        process.stderr.write(
+          `cookwala sequencer: cannot listen on ${host}:${listenPort ?? seq.ctx.config.port}: ${busy ? 'the port is in use (another sequencer?): stop it, or pass --port N (0 picks a free one)' : `${(e as Error).message} (check --host and --port)`}\n`,
+        );
+        return { code: 2 };
+      }
+      const a = seq.app.server.address();
+      if (a && typeof a === 'object') listenPort = a.port;
+      const url = a && typeof a === 'object' ? `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}` : String(a);
+      return { seq, witnesses, url };
     };
     // Watch before the first load, so a policy changed while the sequencer starts is not missed.
     let onPolicyChange: (why: string) => void = (why) => void (early = why);
@@ -144,16 +173,18 @@ export function run(argv: string[]): Promise<number> {
         watcher.close();
         logger.info({ event: 'shutdown', signal }, `${signal}: finishing in-flight batches`);
         const running = reloading.then(() => seq);
-        running.then((r) => r.close()).then(
-          async () => {
-            await witnesses?.close().catch(() => undefined);
-            resolve(0);
-          },
-          (e) => {
-            logger.error({ event: 'service_error', err: e }, 'close failed');
-            resolve(1);
-          },
-        );
+        running
+          .then((r) => r.close())
+          .then(
+            async () => {
+              await witnesses?.close().catch(() => undefined);
+              resolve(0);
+            },
+            (e) => {
+              logger.error({ event: 'service_error', err: e }, 'close failed');
+              resolve(1);
+            },
+          );
       };
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
@@ -166,12 +197,14 @@ function hostLimitFlags(v: { 'memory-budget'?: string; 'max-open-logs'?: string 
   const out: { memoryBudgetMB?: number; maxOpenLogs?: number } = {};
   if (v['memory-budget'] !== undefined) {
     const n = Number(v['memory-budget']);
-    if (!/^[0-9]+$/.test(v['memory-budget']) || n < 300 || n > 1_048_576) throw new UsageError('--memory-budget is MiB, an integer from 300 to 1048576');
+    if (!/^[0-9]+$/.test(v['memory-budget']) || n < 300 || n > 1_048_576)
+      throw new UsageError('--memory-budget is MiB, an integer from 300 to 1048576');
     out.memoryBudgetMB = n;
   }
   if (v['max-open-logs'] !== undefined) {
     const n = Number(v['max-open-logs']);
-    if (!/^[0-9]+$/.test(v['max-open-logs']) || n < 1 || n > 100_000) throw new UsageError('--max-open-logs is an integer from 1 to 100000');
+    if (!/^[0-9]+$/.test(v['max-open-logs']) || n < 1 || n > 100_000)
+      throw new UsageError('--max-open-logs is an integer from 1 to 100000');
     out.maxOpenLogs = n;
   }
   return out;

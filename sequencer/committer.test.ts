@@ -38,7 +38,8 @@ function cand(ce: CloudEvent): Candidate {
   if (!h.ok || !sig.ok) throw new Error();
   return { ce: s, eventHash: h.value, signature: sig.value };
 }
-const ev = (id: string, subject?: string, cookwalaseq?: number, data: unknown = { id }) => cand(makeEvent({ source: dev.owner, id, subject, cookwalaseq, data }));
+const ev = (id: string, subject?: string, cookwalaseq?: number, data: unknown = { id }) =>
+  cand(makeEvent({ source: dev.owner, id, subject, cookwalaseq, data }));
 
 it('concurrent submits share batches and get consecutive seqs in submission order', async () => {
   const store = await newStore();
@@ -76,7 +77,11 @@ it('judges dedup and order against the store and within one group', async () => 
 
 it('a failed write answers internal_error to every waiter, calls onFatal, and refuses further work', async () => {
   let fail = false;
-  const store = await newStore({ afterWrite: (k) => { if (fail && k === 'append') throw new Error('disk on fire'); } });
+  const store = await newStore({
+    afterWrite: (k) => {
+      if (fail && k === 'append') throw new Error('disk on fire');
+    },
+  });
   const fatal: unknown[] = [];
   const c = createCommitter({ store, log: LOG, clock: createManualClock(), onFatal: (e) => fatal.push(e) });
   await c.submit([ev('ok')]);
@@ -103,7 +108,11 @@ it('runs exclusive work between groups, with next() building the following entry
   await first;
   expect((await ex).seq).toBe(2);
   expect((await later)[0]).toMatchObject({ ok: true, seq: 3 });
-  await expect(c.exclusive(async () => { throw new Error('programmer error'); })).rejects.toThrow('programmer error');
+  await expect(
+    c.exclusive(async () => {
+      throw new Error('programmer error');
+    }),
+  ).rejects.toThrow('programmer error');
 });
 
 it('never lets sequencedAt go backwards, and refuses work once closed', async () => {

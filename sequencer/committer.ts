@@ -106,7 +106,15 @@ export function createCommitter(o: CommitterOptions): Committer {
   }
 
   function appendItemOf(c: Candidate, prev: { seq: number; hash: string }, at: string): AppendItem {
-    const entry = buildEntry({ log: o.log, seq: prev.seq + 1, prev: prev.hash, sequencedAt: at, ce: entryCeOf(c.ce), eventHash: c.eventHash, eventSignature: c.signature });
+    const entry = buildEntry({
+      log: o.log,
+      seq: prev.seq + 1,
+      prev: prev.hash,
+      sequencedAt: at,
+      ce: entryCeOf(c.ce),
+      eventHash: c.eventHash,
+      eventSignature: c.signature,
+    });
     const item: AppendItem = { entry, payload: c.ce, dedup: { source: c.ce.source, id: c.ce.id } };
     if (hasOrder(c.ce)) item.subject = { subject: c.ce.subject!, cookwalaseq: c.ce.cookwalaseq! };
     return item;
@@ -119,7 +127,9 @@ export function createCommitter(o: CommitterOptions): Committer {
 
   /** What every request hears once the store failed: disk_full when that was the cause. */
   function brokenFailure(): Failure {
-    return broken instanceof ProtocolError && broken.code === 'disk_full' ? fail('disk_full', 'the disk filled and the log store refuses writes until the sequencer restarts') : fail('internal_error', 'the log store failed; restart the sequencer');
+    return broken instanceof ProtocolError && broken.code === 'disk_full'
+      ? fail('disk_full', 'the disk filled and the log store refuses writes until the sequencer restarts')
+      : fail('internal_error', 'the log store failed; restart the sequencer');
   }
 
   function fatal(e: unknown): void {
@@ -171,7 +181,12 @@ export function createCommitter(o: CommitterOptions): Committer {
   }
 
   /** Judge the group in order; `found` holds the stored (source, id) hits (none when optimistic). */
-  function plan(all: readonly Candidate[], found: ReadonlyArray<{ seq: number; eventHash: string } | undefined>, base: Map<string, number | undefined>, at: string): Plan {
+  function plan(
+    all: readonly Candidate[],
+    found: ReadonlyArray<{ seq: number; eventHash: string } | undefined>,
+    base: Map<string, number | undefined>,
+    at: string,
+  ): Plan {
     const head = store.head();
     let prev = { seq: head.seq, hash: head.hash };
     const subjects = new Map(base);
@@ -185,7 +200,11 @@ export function createCommitter(o: CommitterOptions): Committer {
       if (twin || old) {
         const theirs = twin ? twin.eventHash : old!.eventHash;
         if (theirs !== c.eventHash) {
-          p.outcomes[i] = fail('duplicate_id_conflict', `(source, id) = (${c.ce.source}, ${c.ce.id}) was sequenced at seq ${twin?.seq ?? old!.seq} with another eventHash`, { seq: twin?.seq ?? old!.seq });
+          p.outcomes[i] = fail(
+            'duplicate_id_conflict',
+            `(source, id) = (${c.ce.source}, ${c.ce.id}) was sequenced at seq ${twin?.seq ?? old!.seq} with another eventHash`,
+            { seq: twin?.seq ?? old!.seq },
+          );
         } else if (twin) p.outcomes[i] = { ok: true, status: 200, seq: twin.seq, hash: twin.hash, eventHash: twin.eventHash };
         else p.fromStore.push([i, old!.seq]);
         return;
@@ -199,7 +218,9 @@ export function createCommitter(o: CommitterOptions): Committer {
       if (hasOrder(c.ce)) {
         const last = subjects.get(c.ce.subject!);
         if (last !== undefined && c.ce.cookwalaseq !== last + 1) {
-          p.outcomes[i] = fail('out_of_order', `subject ${c.ce.subject}: cookwalaseq ${c.ce.cookwalaseq}, expected ${last + 1}`, { expected: last + 1 });
+          p.outcomes[i] = fail('out_of_order', `subject ${c.ce.subject}: cookwalaseq ${c.ce.cookwalaseq}, expected ${last + 1}`, {
+            expected: last + 1,
+          });
           p.outOfOrder = true;
           return;
         }
@@ -288,10 +309,14 @@ export function createCommitter(o: CommitterOptions): Committer {
       const spaceOnly = e instanceof ProtocolError && e.code === 'disk_full' && e.extra?.poisoned === false;
       // A shared store's truth is the database, which a write reached whole or not at all (the
       // store gives up its lease when it cannot tell), so its failures are never fatal here.
-      if (!standby && !spaceOnly && !shared && !isDuplicateRefusal(e) && !(e instanceof ProtocolError && e.code === 'shutting_down')) fatal(e);
+      if (!standby && !spaceOnly && !shared && !isDuplicateRefusal(e) && !(e instanceof ProtocolError && e.code === 'shutting_down'))
+        fatal(e);
       const f =
         (moved && !(e instanceof ProtocolError && e.code === 'not_leader')) || (shared && !(e instanceof ProtocolError))
-          ? fail('not_leader', `this process cannot sequence the log now (${moved ? 'the lease changed hands' : (e as Error)?.message}); nothing was acknowledged, retry`)
+          ? fail(
+              'not_leader',
+              `this process cannot sequence the log now (${moved ? 'the lease changed hands' : (e as Error)?.message}); nothing was acknowledged, retry`,
+            )
           : e instanceof ProtocolError
             ? fail(e.code, e.detail, e.extra)
             : fail('internal_error', 'the entries could not be written; nothing was acknowledged');

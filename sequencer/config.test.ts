@@ -30,17 +30,30 @@ it('refuses wrong types, bad origins, bad modes and duplicates', () => {
     { ...good, logs: [{ log: 'a b', mode: 'full' }] },
     { ...good, logs: [{ log: 'a+b', mode: 'full' }] },
     { ...good, logs: [{ log: 'a.example/l', mode: 'partial' }] },
-    { ...good, logs: [{ log: 'a.example/l', mode: 'full' }, { log: 'a.example/l', mode: 'hash_only' }] },
+    {
+      ...good,
+      logs: [
+        { log: 'a.example/l', mode: 'full' },
+        { log: 'a.example/l', mode: 'hash_only' },
+      ],
+    },
     [],
     null,
-  ]) expect(readConfig(bad).ok, JSON.stringify(bad)).toBe(false);
+  ])
+    expect(readConfig(bad).ok, JSON.stringify(bad)).toBe(false);
 });
 
 it('the time window: defaults argued in the README, non-negative integers up to their limits', () => {
   const r = readConfig({ kind: 'SequencerConfig', logs: [] });
   expect(r.ok && [r.value.maxClockSkewMs, r.value.maxDeliveryDelayMs]).toEqual([300_000, 259_200_000]);
   expect(readConfig({ ...good, maxClockSkewMs: 0, maxDeliveryDelayMs: 366 * 86_400_000 }).ok).toBe(true);
-  for (const bad of [{ maxClockSkewMs: -1 }, { maxClockSkewMs: 1.5 }, { maxClockSkewMs: '5m' }, { maxClockSkewMs: 86_400_001 }, { maxDeliveryDelayMs: 366 * 86_400_000 + 1 }]) {
+  for (const bad of [
+    { maxClockSkewMs: -1 },
+    { maxClockSkewMs: 1.5 },
+    { maxClockSkewMs: '5m' },
+    { maxClockSkewMs: 86_400_001 },
+    { maxDeliveryDelayMs: 366 * 86_400_000 + 1 },
+  ]) {
     expect(readConfig({ ...good, ...bad }), JSON.stringify(bad)).toMatchObject({ ok: false, code: 'invalid_document' });
   }
 });

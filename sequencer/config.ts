@@ -12,7 +12,12 @@
 import { fail, ok, ProtocolError, type Result } from '../verifier/errors.ts';
 import { isVendorMember } from '../verifier/documents/document-hash.ts';
 import { checkOrigin, LOG_MODES, originSegment, type LogMode } from '../verifier/documents/log-descriptor.ts';
-import { DEFAULT_TIME_BOUNDS, MAX_CLOCK_SKEW_LIMIT_MS, MAX_DELIVERY_DELAY_LIMIT_MS, type TimeBounds } from '../verifier/documents/time-bounds.ts';
+import {
+  DEFAULT_TIME_BOUNDS,
+  MAX_CLOCK_SKEW_LIMIT_MS,
+  MAX_DELIVERY_DELAY_LIMIT_MS,
+  type TimeBounds,
+} from '../verifier/documents/time-bounds.ts';
 
 export interface LogConfig {
   log: string;
@@ -81,11 +86,20 @@ export const DATA_FILES = {
  * caller can join a path outside the data directory.
  */
 export function logDirName(origin: string): string {
-  if (!checkOrigin(origin).ok) throw new ProtocolError('invalid_origin', `not a log origin: ${JSON.stringify(String(origin).slice(0, 80))}`);
+  if (!checkOrigin(origin).ok)
+    throw new ProtocolError('invalid_origin', `not a log origin: ${JSON.stringify(String(origin).slice(0, 80))}`);
   return originSegment(origin);
 }
 
-const NUMBERS = ['port', 'checkpointIntervalMs', 'heartbeatIntervalMs', 'lostAfterIntervals', 'bodyLimitBytes', 'maxClockSkewMs', 'maxDeliveryDelayMs'] as const;
+const NUMBERS = [
+  'port',
+  'checkpointIntervalMs',
+  'heartbeatIntervalMs',
+  'lostAfterIntervals',
+  'bodyLimitBytes',
+  'maxClockSkewMs',
+  'maxDeliveryDelayMs',
+] as const;
 
 /** The time window a config gives new logs (and logs whose descriptor declares none). */
 export function timeBoundsOf(c: Pick<SequencerConfig, 'maxClockSkewMs' | 'maxDeliveryDelayMs'>): TimeBounds {
@@ -95,21 +109,44 @@ export function timeBoundsOf(c: Pick<SequencerConfig, 'maxClockSkewMs' | 'maxDel
 export function readConfig(json: unknown): Result<SequencerConfig> {
   const o = json as Record<string, unknown>;
   if (!o || typeof o !== 'object' || Array.isArray(o)) return fail('invalid_document', 'config is a JSON object');
-  const known = new Set(['kind', 'host', 'port', 'logs', 'checkpointIntervalMs', 'heartbeatIntervalMs', 'lostAfterIntervals', 'bodyLimitBytes', 'maxClockSkewMs', 'maxDeliveryDelayMs', 'policy', 'witnessPeers', 'memoryBudgetMB', 'maxOpenLogs', 'idleCloseMs']);
+  const known = new Set([
+    'kind',
+    'host',
+    'port',
+    'logs',
+    'checkpointIntervalMs',
+    'heartbeatIntervalMs',
+    'lostAfterIntervals',
+    'bodyLimitBytes',
+    'maxClockSkewMs',
+    'maxDeliveryDelayMs',
+    'policy',
+    'witnessPeers',
+    'memoryBudgetMB',
+    'maxOpenLogs',
+    'idleCloseMs',
+  ]);
   for (const k of Object.keys(o)) if (!known.has(k) && !isVendorMember(k)) return fail('unknown_field', `config.${k}`);
   if (o.kind !== 'SequencerConfig') return fail('invalid_document', 'config.kind is "SequencerConfig"');
   const c = { ...DEFAULT_CONFIG, ...o } as SequencerConfig;
   if (typeof c.host !== 'string' || c.host.length === 0) return fail('invalid_document', 'config.host is a non-empty string');
-  for (const k of NUMBERS) if (!Number.isSafeInteger(c[k]) || c[k] < 0) return fail('invalid_document', `config.${k} is a non-negative integer`);
+  for (const k of NUMBERS)
+    if (!Number.isSafeInteger(c[k]) || c[k] < 0) return fail('invalid_document', `config.${k} is a non-negative integer`);
   if (c.port > 65535) return fail('invalid_document', 'config.port is at most 65535');
-  if (c.maxClockSkewMs > MAX_CLOCK_SKEW_LIMIT_MS) return fail('invalid_document', `config.maxClockSkewMs is at most ${MAX_CLOCK_SKEW_LIMIT_MS} (1 day)`);
-  if (c.maxDeliveryDelayMs > MAX_DELIVERY_DELAY_LIMIT_MS) return fail('invalid_document', `config.maxDeliveryDelayMs is at most ${MAX_DELIVERY_DELAY_LIMIT_MS} (366 days)`);
-  if (c.checkpointIntervalMs < 1 || c.heartbeatIntervalMs < 1 || c.lostAfterIntervals < 1 || c.bodyLimitBytes < 1024) return fail('invalid_document', 'intervals are >= 1 and bodyLimitBytes >= 1024');
+  if (c.maxClockSkewMs > MAX_CLOCK_SKEW_LIMIT_MS)
+    return fail('invalid_document', `config.maxClockSkewMs is at most ${MAX_CLOCK_SKEW_LIMIT_MS} (1 day)`);
+  if (c.maxDeliveryDelayMs > MAX_DELIVERY_DELAY_LIMIT_MS)
+    return fail('invalid_document', `config.maxDeliveryDelayMs is at most ${MAX_DELIVERY_DELAY_LIMIT_MS} (366 days)`);
+  if (c.checkpointIntervalMs < 1 || c.heartbeatIntervalMs < 1 || c.lostAfterIntervals < 1 || c.bodyLimitBytes < 1024)
+    return fail('invalid_document', 'intervals are >= 1 and bodyLimitBytes >= 1024');
   if (typeof c.policy !== 'string' || c.policy.length === 0) return fail('invalid_document', 'config.policy is a file name');
   if (!Array.isArray(c.witnessPeers)) return fail('invalid_document', 'config.witnessPeers is an array');
-  if (c.memoryBudgetMB !== undefined && (!Number.isSafeInteger(c.memoryBudgetMB) || c.memoryBudgetMB < 300 || c.memoryBudgetMB > 1_048_576)) return fail('invalid_document', 'config.memoryBudgetMB is an integer from 300 to 1048576');
-  if (c.maxOpenLogs !== undefined && (!Number.isSafeInteger(c.maxOpenLogs) || c.maxOpenLogs < 1 || c.maxOpenLogs > 100_000)) return fail('invalid_document', 'config.maxOpenLogs is an integer from 1 to 100000');
-  if (c.idleCloseMs !== undefined && (!Number.isSafeInteger(c.idleCloseMs) || c.idleCloseMs < 1000)) return fail('invalid_document', 'config.idleCloseMs is an integer >= 1000');
+  if (c.memoryBudgetMB !== undefined && (!Number.isSafeInteger(c.memoryBudgetMB) || c.memoryBudgetMB < 300 || c.memoryBudgetMB > 1_048_576))
+    return fail('invalid_document', 'config.memoryBudgetMB is an integer from 300 to 1048576');
+  if (c.maxOpenLogs !== undefined && (!Number.isSafeInteger(c.maxOpenLogs) || c.maxOpenLogs < 1 || c.maxOpenLogs > 100_000))
+    return fail('invalid_document', 'config.maxOpenLogs is an integer from 1 to 100000');
+  if (c.idleCloseMs !== undefined && (!Number.isSafeInteger(c.idleCloseMs) || c.idleCloseMs < 1000))
+    return fail('invalid_document', 'config.idleCloseMs is an integer >= 1000');
   if (!Array.isArray(c.logs)) return fail('invalid_document', 'config.logs is an array');
   const seen = new Set<string>();
   for (const [i, l] of c.logs.entries()) {
@@ -124,10 +161,16 @@ export function readConfig(json: unknown): Result<SequencerConfig> {
 export function readLogConfig(json: unknown, where = 'log'): Result<LogConfig> {
   const l = json as Record<string, unknown>;
   if (!l || typeof l !== 'object' || Array.isArray(l)) return fail('invalid_document', `${where} is {log, mode}`);
-  for (const k of Object.keys(l)) if (k !== 'log' && k !== 'mode' && k !== 'timePrecision' && !isVendorMember(k)) return fail('unknown_field', `${where}.${k}`);
+  for (const k of Object.keys(l))
+    if (k !== 'log' && k !== 'mode' && k !== 'timePrecision' && !isVendorMember(k)) return fail('unknown_field', `${where}.${k}`);
   const origin = checkOrigin(l.log);
   if (!origin.ok) return fail('invalid_origin', `${where}.log: ${origin.detail}`);
   if (!LOG_MODES.includes(l.mode as LogMode)) return fail('invalid_document', `${where}.mode is full or hash_only`);
-  if (l.timePrecision !== undefined && l.timePrecision !== 'day') return fail('invalid_document', `${where}.timePrecision is "day" (an open dataset, §8) or absent`);
-  return ok(l.timePrecision === 'day' ? { log: origin.value, mode: l.mode as LogMode, timePrecision: 'day' } : { log: origin.value, mode: l.mode as LogMode });
+  if (l.timePrecision !== undefined && l.timePrecision !== 'day')
+    return fail('invalid_document', `${where}.timePrecision is "day" (an open dataset, §8) or absent`);
+  return ok(
+    l.timePrecision === 'day'
+      ? { log: origin.value, mode: l.mode as LogMode, timePrecision: 'day' }
+      : { log: origin.value, mode: l.mode as LogMode },
+  );
 }

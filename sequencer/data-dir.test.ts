@@ -17,7 +17,9 @@ afterAll(() => tmp.cleanup());
 it('creates keys, token, config, policy and signed logs once; re-running changes nothing but adds logs', async () => {
   const dir = join(await tmp.make(), 'data');
   const first = await initDataDir({ dir });
-  expect(first.created).toEqual(expect.arrayContaining([DATA_FILES.key, DATA_FILES.token, DATA_FILES.config, 'policy.json', 'logs/localhost%2Fmissions%2Fdemo']));
+  expect(first.created).toEqual(
+    expect.arrayContaining([DATA_FILES.key, DATA_FILES.token, DATA_FILES.config, 'policy.json', 'logs/localhost%2Fmissions%2Fdemo']),
+  );
   expect((await stat(join(dir, DATA_FILES.key))).mode & 0o777).toBe(0o600);
   expect((await stat(join(dir, DATA_FILES.token))).mode & 0o777).toBe(0o600);
   const key = await readFile(join(dir, DATA_FILES.key), 'utf8');
@@ -28,7 +30,11 @@ it('creates keys, token, config, policy and signed logs once; re-running changes
   const d = await loadDataDir(dir);
   expect(d.signer.kid).toBe(k.kid);
   expect(k.kid).toBe(sequencerKid(d.signer.publicKey));
-  expect(verifyDocument(d.keyRecord as unknown as JsonObject, (kid) => (kid === d.keyRecord.kid ? d.keyRecord : undefined), { role: 'sequencer' }).ok).toBe(true);
+  expect(
+    verifyDocument(d.keyRecord as unknown as JsonObject, (kid) => (kid === d.keyRecord.kid ? d.keyRecord : undefined), {
+      role: 'sequencer',
+    }).ok,
+  ).toBe(true);
   expect(d.policy).toMatchObject({ log: 'localhost/missions/demo', quorum: 0, witnesses: [], sequencer: d.keyRecord });
   expect(d.config.logs).toEqual([{ log: 'localhost/missions/demo', mode: 'hash_only' }]);
 
@@ -40,7 +46,13 @@ it('creates keys, token, config, policy and signed logs once; re-running changes
 
   const more = await initDataDir({ dir, logs: ['b.example/x'], mode: 'full', port: 9000 });
   expect(more.created).toEqual(['logs/b.example%2Fx']);
-  expect((await loadDataDir(dir)).config).toMatchObject({ port: 9000, logs: [{ log: 'localhost/missions/demo', mode: 'hash_only' }, { log: 'b.example/x', mode: 'full' }] });
+  expect((await loadDataDir(dir)).config).toMatchObject({
+    port: 9000,
+    logs: [
+      { log: 'localhost/missions/demo', mode: 'hash_only' },
+      { log: 'b.example/x', mode: 'full' },
+    ],
+  });
   expect(await readFile(join(dir, DATA_FILES.keyRecord), 'utf8')).toBe(recordBefore);
 });
 
@@ -55,7 +67,9 @@ it('refuses a store that belongs to another mode, and a load without init', asyn
   const dir = await tmp.make();
   await initDataDir({ dir, logs: ['c.example/y'], mode: 'full' });
   const d = await loadDataDir(dir);
-  await expect(openOrCreateLogStore(dir, { log: 'c.example/y', mode: 'hash_only' }, d.signer, Date.now)).rejects.toMatchObject({ code: 'descriptor_mismatch' });
+  await expect(openOrCreateLogStore(dir, { log: 'c.example/y', mode: 'hash_only' }, d.signer, Date.now)).rejects.toMatchObject({
+    code: 'descriptor_mismatch',
+  });
   const s = await openOrCreateLogStore(dir, { log: 'c.example/y', mode: 'full' }, d.signer, Date.now);
   await s.close();
   await expect(loadDataDir(await tmp.make())).rejects.toMatchObject({ code: 'not_found' });

@@ -17,7 +17,14 @@ import { DEFAULT_DIRS } from '../platform/data-dir-kind.ts';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ProtocolError } from '../verifier/errors.ts';
-import { createSigner, generateSecretKey, keyRecordOf, signDocument, type SecretKey, type Signer } from '../verifier/documents/signature.ts';
+import {
+  createSigner,
+  generateSecretKey,
+  keyRecordOf,
+  signDocument,
+  type SecretKey,
+  type Signer,
+} from '../verifier/documents/signature.ts';
 import { formatTime, toBase64url } from '../verifier/encoding/wire.ts';
 import { sha256 } from '../verifier/crypto/default.ts';
 import { buildLogDescriptor } from '../verifier/documents/log-descriptor.ts';
@@ -31,7 +38,17 @@ import type { JsonObject } from '../verifier/documents/document-hash.ts';
 import { openLogStore, type FaultHooks, type LogStore, type OpenOptions } from '../logstore/index.ts';
 import { DEFAULT_LEASE_MS, openPostgresLogStore } from '../logstore/postgres/store.ts';
 import type { StoreBackend } from './store-backend.ts';
-import { DATA_FILES, DEFAULT_CONFIG, DEFAULT_LOG, DEFAULT_MODE, logDirName, readConfig, timeBoundsOf, type LogConfig, type SequencerConfig } from './config.ts';
+import {
+  DATA_FILES,
+  DEFAULT_CONFIG,
+  DEFAULT_LOG,
+  DEFAULT_MODE,
+  logDirName,
+  readConfig,
+  timeBoundsOf,
+  type LogConfig,
+  type SequencerConfig,
+} from './config.ts';
 import { DEFAULT_TIME_BOUNDS, type TimeBounds } from '../verifier/documents/time-bounds.ts';
 
 /** The owner named in the sequencer's KeyRecord; its own events use `cookwala:sequencer/<log>`. */
@@ -69,7 +86,8 @@ export function sequencerKid(publicKey: Uint8Array): string {
 
 function readSecretKey(j: unknown, path: string): SecretKey {
   const k = j as SecretKey;
-  if (!k || k.alg !== 'EdDSA' || typeof k.kid !== 'string' || typeof k.secretKey !== 'string') throw new ProtocolError('invalid_document', `${path} is {"alg":"EdDSA","kid":…,"secretKey":…}`);
+  if (!k || k.alg !== 'EdDSA' || typeof k.kid !== 'string' || typeof k.secretKey !== 'string')
+    throw new ProtocolError('invalid_document', `${path} is {"alg":"EdDSA","kid":…,"secretKey":…}`);
   return k;
 }
 
@@ -79,7 +97,8 @@ async function ensureKey(dir: string, now: () => number, created: string[]): Pro
   if (j === undefined) {
     const fresh = generateSecretKey('EdDSA', 'pending');
     const kid = sequencerKid(createSigner(fresh).publicKey);
-    if (await writeFileOnce(keyPath, JSON.stringify({ alg: 'EdDSA', kid, secretKey: fresh.secretKey }) + '\n', 0o600)) created.push(DATA_FILES.key);
+    if (await writeFileOnce(keyPath, JSON.stringify({ alg: 'EdDSA', kid, secretKey: fresh.secretKey }) + '\n', 0o600))
+      created.push(DATA_FILES.key);
     j = await readJsonIfExists(keyPath);
   }
   const signer = createSigner(readSecretKey(j, keyPath));
@@ -87,13 +106,18 @@ async function ensureKey(dir: string, now: () => number, created: string[]): Pro
   let rec = (await readJsonIfExists(recPath)) as KeyRecord | undefined;
   if (rec === undefined) {
     const validFrom = formatTime(now());
-    rec = signDocument(keyRecordOf(signer, { owner: SEQUENCER_OWNER, role: 'sequencer', validFrom }) as unknown as JsonObject, signer, validFrom) as unknown as KeyRecord;
+    rec = signDocument(
+      keyRecordOf(signer, { owner: SEQUENCER_OWNER, role: 'sequencer', validFrom }) as unknown as JsonObject,
+      signer,
+      validFrom,
+    ) as unknown as KeyRecord;
     await writeFileDurable(recPath, JSON.stringify(rec, null, 2) + '\n');
     created.push(DATA_FILES.keyRecord);
   }
   const r = readDocument('KeyRecord', rec);
   if (!r.ok) throw new ProtocolError(r.code, `${recPath}: ${r.detail}`);
-  if (r.value.kid !== signer.kid || r.value.publicKey !== toBase64url(signer.publicKey)) throw new ProtocolError('descriptor_mismatch', `${recPath} is not the record of ${keyPath}`);
+  if (r.value.kid !== signer.kid || r.value.publicKey !== toBase64url(signer.publicKey))
+    throw new ProtocolError('descriptor_mismatch', `${recPath} is not the record of ${keyPath}`);
   return { signer, keyRecord: r.value };
 }
 
@@ -143,18 +167,35 @@ export function deviceKeysFile(dir: string, origin: string): string {
  * existing descriptor must name this origin, mode and sequencer key (else descriptor_mismatch: the
  * folder belongs to another log or another key); its time bounds, fixed at creation, stay.
  */
-export async function openOrCreateLogStore(dir: string, l: LogConfig, signer: Signer, now: () => number, timeBounds: TimeBounds = DEFAULT_TIME_BOUNDS, faults?: FaultHooks, backend?: StoreBackend, level?: Pick<OpenOptions, 'writeBufferSize' | 'cacheSize' | 'maxOpenFiles'>): Promise<LogStore> {
+export async function openOrCreateLogStore(
+  dir: string,
+  l: LogConfig,
+  signer: Signer,
+  now: () => number,
+  timeBounds: TimeBounds = DEFAULT_TIME_BOUNDS,
+  faults?: FaultHooks,
+  backend?: StoreBackend,
+  level?: Pick<OpenOptions, 'writeBufferSize' | 'cacheSize' | 'maxOpenFiles'>,
+): Promise<LogStore> {
   await mkdir(join(dir, DATA_FILES.logs), { recursive: true, mode: 0o700 });
   // With a PostgreSQL backend (store-backend.ts) the log lives in that database, not under DIR/logs.
-  const pg = backend ? await openPostgresLogStore({ url: backend.url, log: l.log, address: backend.address, leaseMs: backend.leaseMs, faults }) : undefined;
+  const pg = backend
+    ? await openPostgresLogStore({ url: backend.url, log: l.log, address: backend.address, leaseMs: backend.leaseMs, faults })
+    : undefined;
   const store = pg ?? (await openLogStore(logStoreDir(dir, l.log), { createIfMissing: true, faults, ...level }));
   try {
     // A new log in PostgreSQL is created by whichever process leads it (another may be creating it).
     if (pg && !pg.descriptor()) await pg.waitLeader(4 * (backend?.leaseMs ?? DEFAULT_LEASE_MS));
     const d = store.descriptor();
-    if (!d) await store.init(buildLogDescriptor({ log: l.log, mode: l.mode, createdAt: formatTime(now()), timeBounds, timePrecision: l.timePrecision }, signer));
+    if (!d)
+      await store.init(
+        buildLogDescriptor({ log: l.log, mode: l.mode, createdAt: formatTime(now()), timeBounds, timePrecision: l.timePrecision }, signer),
+      );
     else if (d.log !== l.log || d.mode !== l.mode || d.sequencer !== signer.kid) {
-      throw new ProtocolError('descriptor_mismatch', `${store.dir} holds log ${d.log} (${d.mode}, sequencer ${d.sequencer}), not ${l.log} (${l.mode}, ${signer.kid})`);
+      throw new ProtocolError(
+        'descriptor_mismatch',
+        `${store.dir} holds log ${d.log} (${d.mode}, sequencer ${d.sequencer}), not ${l.log} (${l.mode}, ${signer.kid})`,
+      );
     }
     return store;
   } catch (e) {
@@ -164,7 +205,9 @@ export async function openOrCreateLogStore(dir: string, l: LogConfig, signer: Si
 }
 
 /** `cookwala init`: create or complete a data directory. Returns what was created. */
-export async function initDataDir(opts: InitOptions = {}): Promise<{ dir: string; created: string[]; config: SequencerConfig; kid: string; publicKey: Uint8Array }> {
+export async function initDataDir(
+  opts: InitOptions = {},
+): Promise<{ dir: string; created: string[]; config: SequencerConfig; kid: string; publicKey: Uint8Array }> {
   const dir = opts.dir ?? DEFAULT_DIRS.sequencer;
   const now = opts.now ?? Date.now;
   const created: string[] = [];
@@ -220,9 +263,11 @@ export async function initDataDir(opts: InitOptions = {}): Promise<{ dir: string
 /** Load an initialised data directory (what `cookwala sequencer` runs on). */
 export async function loadDataDir(dir: string): Promise<DataDir> {
   const config = await readConfigFile(dir);
-  if (!config) throw new ProtocolError('not_found', `${join(dir, DATA_FILES.config)} is missing: run \`cookwala init --data ${dir}\` first`);
+  if (!config)
+    throw new ProtocolError('not_found', `${join(dir, DATA_FILES.config)} is missing: run \`cookwala init --data ${dir}\` first`);
   const created: string[] = [];
-  if ((await readTextIfExists(join(dir, DATA_FILES.key))) === undefined) throw new ProtocolError('not_found', `${join(dir, DATA_FILES.key)} is missing`);
+  if ((await readTextIfExists(join(dir, DATA_FILES.key))) === undefined)
+    throw new ProtocolError('not_found', `${join(dir, DATA_FILES.key)} is missing`);
   const { signer, keyRecord } = await ensureKey(dir, Date.now, created);
   const token = await ensureToken(dir, created);
   let policy: WitnessPolicy | undefined;

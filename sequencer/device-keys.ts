@@ -57,14 +57,17 @@ export async function openDeviceKeys(file: string, signer: Signer, sequencerKey:
   }
   const end = text.lastIndexOf('\n') + 1;
   if (end < text.length) await truncate(file, Buffer.byteLength(text.slice(0, end)));
-  text.slice(0, end).split('\n').forEach((line, i) => {
-    if (line === '') return;
-    const j = parseJson(line);
-    const r = j.ok ? (readDocument('KeyRecord', j.value)) : j;
-    const v = r.ok ? verifyDocument(r.value as unknown as JsonObject, lookup, { role: 'sequencer' }) : r;
-    if (!r.ok || !v.ok) throw new ProtocolError(v.ok ? 'invalid_document' : v.code, `${file} line ${i + 1}: ${v.ok ? '' : v.detail}`);
-    index(r.value);
-  });
+  text
+    .slice(0, end)
+    .split('\n')
+    .forEach((line, i) => {
+      if (line === '') return;
+      const j = parseJson(line);
+      const r = j.ok ? readDocument('KeyRecord', j.value) : j;
+      const v = r.ok ? verifyDocument(r.value as unknown as JsonObject, lookup, { role: 'sequencer' }) : r;
+      if (!r.ok || !v.ok) throw new ProtocolError(v.ok ? 'invalid_document' : v.code, `${file} line ${i + 1}: ${v.ok ? '' : v.detail}`);
+      index(r.value);
+    });
 
   const fh: FileHandle = await open(file, 'a', 0o600);
   if (!existed) {
@@ -82,12 +85,14 @@ export async function openDeviceKeys(file: string, signer: Signer, sequencerKey:
     const { hash: _h, signature: _s, ...bare } = r.value;
     if (bare.role !== 'device') return fail('invalid_document', `only device keys are registered here; role is ${bare.role}`);
     if (bare.kid === sequencerKey.kid) return fail('key_conflict', `kid ${bare.kid} is the sequencer's`);
-    if (bare.owner.startsWith(SEQUENCER_SOURCE_PREFIX)) return fail('invalid_document', `owner ${bare.owner} is a sequencer source, not a device`);
+    if (bare.owner.startsWith(SEQUENCER_SOURCE_PREFIX))
+      return fail('invalid_document', `owner ${bare.owner} is a sequencer source, not a device`);
     const pk = publicKeyBytes(bare);
     if (!pk.ok) return pk;
     const old = byKid.get(bare.kid);
     if (old) {
-      if (identity(old) !== identity(bare as KeyRecord)) return fail('key_conflict', `kid ${bare.kid} is registered with other fields; a new record may only add revokedAt`);
+      if (identity(old) !== identity(bare as KeyRecord))
+        return fail('key_conflict', `kid ${bare.kid} is registered with other fields; a new record may only add revokedAt`);
       if (old.revokedAt === bare.revokedAt) return ok({ record: old, created: false });
       if (old.revokedAt !== undefined) return fail('key_conflict', `kid ${bare.kid} is already revoked at ${old.revokedAt}`);
     }

@@ -54,7 +54,14 @@ export function readEntriesQuery(q: Record<string, string | undefined>, head: nu
   if (!limit.ok) return limit;
   if (q.to !== undefined && to.value < from.value) return fail('bad_request', `to ${to.value} is before from ${from.value}`);
   if (limit.value > MAX_LIMIT) return fail('bad_request', `limit is at most ${MAX_LIMIT}`);
-  return ok({ from: from.value, to: Math.min(to.value, head), order: q.order === 'desc' ? 'desc' : 'asc', subject: q.subject, source: q.source, limit: limit.value });
+  return ok({
+    from: from.value,
+    to: Math.min(to.value, head),
+    order: q.order === 'desc' ? 'desc' : 'asc',
+    subject: q.subject,
+    source: q.source,
+    limit: limit.value,
+  });
 }
 
 function matches(e: Entry, q: EntriesQuery): boolean {

@@ -13,7 +13,11 @@ import { erasePayload } from './erasure.ts';
 import { describe, json, ref } from '../platform/openapi.ts';
 import { errors, OPERATOR } from './api-schemas.ts';
 
-const PARAMS = { type: 'object', properties: { log: LOG_PARAMS.properties.log, seq: { type: 'string' } }, required: ['log', 'seq'] } as const;
+const PARAMS = {
+  type: 'object',
+  properties: { log: LOG_PARAMS.properties.log, seq: { type: 'string' } },
+  required: ['log', 'seq'],
+} as const;
 const BODY = {
   type: 'object',
   properties: { reason: { type: 'string', minLength: 1, maxLength: 1000 } },
@@ -27,17 +31,33 @@ const DOC = describe({
   body: BODY,
   responses: {
     200: json('the cookwala.log.erased entry and the erasure record', ref('EraseAnswer')),
-    ...errors('bad_request', 'bad_json', 'invalid_document', 'unknown_field', 'unauthorized', 'not_found', 'mode_forbids_erasure', 'not_erasable', 'payload_erased', 'body_too_large', 'unsupported_media_type'),
+    ...errors(
+      'bad_request',
+      'bad_json',
+      'invalid_document',
+      'unknown_field',
+      'unauthorized',
+      'not_found',
+      'mode_forbids_erasure',
+      'not_erasable',
+      'payload_erased',
+      'body_too_large',
+      'unsupported_media_type',
+    ),
   },
 });
 
 export function registerEraseRoute(app: FastifyInstance, ctx: SequencerContext): void {
-  app.delete('/v1/logs/:log/events/:seq/payload', { onRequest: ctx.requireOperator, schema: { params: PARAMS, ...DOC } }, async (request) => {
-    const h = hostedLog(ctx, request.params);
-    const seqR = intParam('seq', (request.params as { seq: string }).seq, 1);
-    if (!seqR.ok) throw ProtocolError.from(seqR);
-    const seq = seqR.value;
-    const { reason } = request.body as { reason: string };
-    return erasePayload(ctx, h, seq, reason);
-  });
+  app.delete(
+    '/v1/logs/:log/events/:seq/payload',
+    { onRequest: ctx.requireOperator, schema: { params: PARAMS, ...DOC } },
+    async (request) => {
+      const h = hostedLog(ctx, request.params);
+      const seqR = intParam('seq', (request.params as { seq: string }).seq, 1);
+      if (!seqR.ok) throw ProtocolError.from(seqR);
+      const seq = seqR.value;
+      const { reason } = request.body as { reason: string };
+      return erasePayload(ctx, h, seq, reason);
+    },
+  );
 }

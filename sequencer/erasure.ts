@@ -37,11 +37,13 @@ export async function erasePayload(ctx: SequencerContext, h: HostedLog, seq: num
     if (seq > h.store.head().seq) throw new ProtocolError('not_found', `${h.origin} has no entry ${seq}`);
     const p = await h.store.getPayload(seq);
     if (!p) throw new ProtocolError('not_found', `entry ${seq} has no payload`);
-    if ('erased' in p) throw ProtocolError.from(fail('payload_erased', `the payload of entry ${seq} was erased already`, { erasure: p.erased }));
+    if ('erased' in p)
+      throw ProtocolError.from(fail('payload_erased', `the payload of entry ${seq} was erased already`, { erasure: p.erased }));
     const entry = await h.store.getEntry(seq);
     if (!entry) throw new ProtocolError('not_found', `${h.origin} has no entry ${seq}`);
     // The sequencer's own entries record erasures and lost devices: erasing them would hide what went.
-    if (entry.ce.source === h.source) throw new ProtocolError('not_erasable', `entry ${seq} (${entry.ce.type}) is the sequencer's own record`);
+    if (entry.ce.source === h.source)
+      throw new ProtocolError('not_erasable', `entry ${seq} (${entry.ce.type}) is the sequencer's own record`);
     const now = truncateTime(ctx.clock.now(), h.timePrecision); // an open dataset's times are days (§8)
     const item = await next(erasedEvent({ log: h.origin, seq, eventHash: entry.eventHash, reason, atMs: now }, ctx.signer));
     const record = { seq, eventHash: entry.eventHash, reason, erasedAt: formatTime(now) };
@@ -49,12 +51,23 @@ export async function erasePayload(ctx: SequencerContext, h: HostedLog, seq: num
     ctx.metrics.inc('cookwala_events_appended_total', { log: h.origin });
     ctx.metrics.set('cookwala_log_head_seq', item.entry.seq, { log: h.origin });
     ctx.logger.info({ event: 'erased', log: h.origin, seq, reason, erasureSeq: item.entry.seq }, `erased the payload of entry ${seq}`);
-    return { seq: item.entry.seq, hash: item.entry.hash, eventHash: item.entry.eventHash, erased: { ...record, erasureSeq: item.entry.seq } };
+    return {
+      seq: item.entry.seq,
+      hash: item.entry.hash,
+      eventHash: item.entry.eventHash,
+      erased: { ...record, erasureSeq: item.entry.seq },
+    };
   });
 }
 
 /** Erase every payload from `source` before `beforeSeq` that is still present; returns the erased seqs. */
-export async function eraseSourcePayloads(ctx: SequencerContext, h: HostedLog, source: string, beforeSeq: number, reason = CONSENT_REASON): Promise<number[]> {
+export async function eraseSourcePayloads(
+  ctx: SequencerContext,
+  h: HostedLog,
+  source: string,
+  beforeSeq: number,
+  reason = CONSENT_REASON,
+): Promise<number[]> {
   if (h.mode !== 'hash_only') return [];
   const targets = (await h.store.seqsOfSource(source)).filter((seq) => seq < beforeSeq);
   const done: number[] = [];

@@ -37,7 +37,15 @@ async function append(ce: CloudEvent): Promise<void> {
   const sig = decodeCookwalasig(ce.cookwalasig as string);
   const h = eventHash(ce);
   if (!sig.ok || !h.ok) throw new Error('event');
-  const entry = buildEntry({ log: LOG, seq: head.seq + 1, prev: head.hash, sequencedAt: T, ce: entryCeOf(ce), eventHash: h.value, eventSignature: sig.value });
+  const entry = buildEntry({
+    log: LOG,
+    seq: head.seq + 1,
+    prev: head.hash,
+    sequencedAt: T,
+    ce: entryCeOf(ce),
+    eventHash: h.value,
+    eventSignature: sig.value,
+  });
   await store.append([{ entry, payload: ce, dedup: { source: ce.source, id: ce.id } }]);
 }
 
@@ -66,10 +74,28 @@ beforeAll(async () => {
   const e2 = (await store.getEntry(2))!;
   const er = erasedEvent({ log: LOG, seq: 2, eventHash: e2.eventHash, reason: 'asked', atMs: Date.parse(T) }, seqKey.signer);
   const head = store.head();
-  const entry = buildEntry({ log: LOG, seq: head.seq + 1, prev: head.hash, sequencedAt: T, ce: entryCeOf(er.ce), eventHash: er.eventHash, eventSignature: er.signature });
-  await store.erasePayload(2, { seq: 2, eventHash: e2.eventHash, reason: 'asked', erasedAt: T }, { entry, payload: er.ce, dedup: { source: er.ce.source, id: er.ce.id } });
+  const entry = buildEntry({
+    log: LOG,
+    seq: head.seq + 1,
+    prev: head.hash,
+    sequencedAt: T,
+    ce: entryCeOf(er.ce),
+    eventHash: er.eventHash,
+    eventSignature: er.signature,
+  });
+  await store.erasePayload(
+    2,
+    { seq: 2, eventHash: e2.eventHash, reason: 'asked', erasedAt: T },
+    { entry, payload: er.ce, dedup: { source: er.ce.source, id: er.ce.id } },
+  );
   await checkpoint(2); // seq 6: published
-  src = { store, sequencerKey: signed(seqKey.record), deviceKeys: devs.map((d) => signed(d.record)), policy, now: () => Date.parse('2026-11-30T11:00:00.000Z') };
+  src = {
+    store,
+    sequencerKey: signed(seqKey.record),
+    deviceKeys: devs.map((d) => signed(d.record)),
+    policy,
+    now: () => Date.parse('2026-11-30T11:00:00.000Z'),
+  };
 });
 
 afterAll(async () => {
@@ -80,13 +106,39 @@ afterAll(async () => {
 describe('bundleLines', () => {
   it('writes the fixed order, leaves out the erased payload and the unpublished checkpoint, and verifies', async () => {
     const lines = await collect(src);
-    const kinds = lines.map((l) => { const d = JSON.parse(l); return d.kind ? `${d.kind}${d.seq ?? ''}${d.kind === 'KeyRecord' ? ':' + d.kid : ''}` : 'header'; });
+    const kinds = lines.map((l) => {
+      const d = JSON.parse(l);
+      return d.kind ? `${d.kind}${d.seq ?? ''}${d.kind === 'KeyRecord' ? ':' + d.kid : ''}` : 'header';
+    });
     expect(kinds).toEqual([
-      'header', 'Log', `KeyRecord:${seqKey.record.kid}`, 'KeyRecord:dev-11', 'KeyRecord:dev-12',
-      'Event1', 'Payload1', 'Event2', 'Event3', 'Payload3', 'Event4', 'Payload4', 'Event5', 'Payload5', 'Event6', 'Payload6',
-      'Checkpoint4', 'Checkpoint6',
+      'header',
+      'Log',
+      `KeyRecord:${seqKey.record.kid}`,
+      'KeyRecord:dev-11',
+      'KeyRecord:dev-12',
+      'Event1',
+      'Payload1',
+      'Event2',
+      'Event3',
+      'Payload3',
+      'Event4',
+      'Payload4',
+      'Event5',
+      'Payload5',
+      'Event6',
+      'Payload6',
+      'Checkpoint4',
+      'Checkpoint6',
     ]);
-    expect(JSON.parse(lines[0])).toEqual({ type: 'cookwala-audit-bundle', schema_version: '1.0', log: LOG, mode: 'hash_only', seq: 6, checkpoints: 2, exportedAt: '2026-11-30T11:00:00.000Z' });
+    expect(JSON.parse(lines[0])).toEqual({
+      type: 'cookwala-audit-bundle',
+      schema_version: '1.0',
+      log: LOG,
+      mode: 'hash_only',
+      seq: 6,
+      checkpoints: 2,
+      exportedAt: '2026-11-30T11:00:00.000Z',
+    });
     const v = createBundleVerifier({ policy, checkpointSeqs: [4, 6] });
     for (const l of lines) await v.line(l);
     const r = await v.end();
@@ -100,7 +152,10 @@ describe('bundleLines', () => {
   it('refuses (conflict) when a payload vanished under an erasure after the exported head', async () => {
     const racing: LogStore = Object.create(store, {
       head: { value: () => ({ ...store.head(), seq: 5 }) },
-      getPayload: { value: async (seq: number) => (seq === 2 ? { erased: { seq: 2, eventHash: 'x', reason: 'r', erasedAt: T, erasureSeq: 6 } } : store.getPayload(seq)) },
+      getPayload: {
+        value: async (seq: number) =>
+          seq === 2 ? { erased: { seq: 2, eventHash: 'x', reason: 'r', erasedAt: T, erasureSeq: 6 } } : store.getPayload(seq),
+      },
     });
     await expect(collect({ ...src, store: racing })).rejects.toMatchObject({ code: 'conflict' });
   });

@@ -74,9 +74,13 @@ export async function* bundleLines(src: BundleSource, summary?: Partial<ExportSu
       }
       const p = await src.store.getPayload(e.seq);
       if (p && 'erased' in p && p.erased.erasureSeq !== undefined && p.erased.erasureSeq > seq) {
-        throw new ProtocolError('conflict', `payload ${e.seq} was erased while the export ran (by entry ${p.erased.erasureSeq}, after the exported head ${seq}); retry the export`);
+        throw new ProtocolError(
+          'conflict',
+          `payload ${e.seq} was erased while the export ran (by entry ${p.erased.erasureSeq}, after the exported head ${seq}); retry the export`,
+        );
       }
-      if (p && 'event' in p) yield encodeLine(buildPayloadLine(e.seq, p.event)); // stored after the iterator's snapshot
+      if (p && 'event' in p)
+        yield encodeLine(buildPayloadLine(e.seq, p.event)); // stored after the iterator's snapshot
       else erased++;
     }
     if (summary) summary.erased = erased;
@@ -88,5 +92,9 @@ export async function* bundleLines(src: BundleSource, summary?: Partial<ExportSu
     yield encodeLine(cp);
     written++;
   }
-  if (written !== keep.size) throw new ProtocolError('conflict', `the stored checkpoints changed while the export ran (${written} of ${keep.size}); retry the export`);
+  if (written !== keep.size)
+    throw new ProtocolError(
+      'conflict',
+      `the stored checkpoints changed while the export ran (${written} of ${keep.size}); retry the export`,
+    );
 }

@@ -52,14 +52,49 @@ describe('idempotency cache', () => {
 });
 
 describe('request fingerprint', () => {
-  const base = requestFingerprint('POST', '/v1/logs/l/events', { 'content-type': 'application/json', 'ce-id': '1', 'ce-source': 's', 'x-other': 'a' }, Buffer.from('{}'));
+  const base = requestFingerprint(
+    'POST',
+    '/v1/logs/l/events',
+    { 'content-type': 'application/json', 'ce-id': '1', 'ce-source': 's', 'x-other': 'a' },
+    Buffer.from('{}'),
+  );
   it('is stable and ignores headers other than content type and ce-*', () => {
-    expect(requestFingerprint('POST', '/v1/logs/l/events', { 'x-other': 'b', 'ce-source': 's', 'ce-id': '1', 'content-type': 'application/json' }, Buffer.from('{}'))).toBe(base);
+    expect(
+      requestFingerprint(
+        'POST',
+        '/v1/logs/l/events',
+        { 'x-other': 'b', 'ce-source': 's', 'ce-id': '1', 'content-type': 'application/json' },
+        Buffer.from('{}'),
+      ),
+    ).toBe(base);
   });
   it('changes with the body, a ce-* header, the content type or the path', () => {
-    expect(requestFingerprint('POST', '/v1/logs/l/events', { 'content-type': 'application/json', 'ce-id': '1', 'ce-source': 's' }, Buffer.from('{ }'))).not.toBe(base);
-    expect(requestFingerprint('POST', '/v1/logs/l/events', { 'content-type': 'application/json', 'ce-id': '2', 'ce-source': 's' }, Buffer.from('{}'))).not.toBe(base);
-    expect(requestFingerprint('POST', '/v1/logs/l/events', { 'content-type': 'text/plain', 'ce-id': '1', 'ce-source': 's' }, Buffer.from('{}'))).not.toBe(base);
-    expect(requestFingerprint('POST', '/v1/logs/m/events', { 'content-type': 'application/json', 'ce-id': '1', 'ce-source': 's' }, Buffer.from('{}'))).not.toBe(base);
+    expect(
+      requestFingerprint(
+        'POST',
+        '/v1/logs/l/events',
+        { 'content-type': 'application/json', 'ce-id': '1', 'ce-source': 's' },
+        Buffer.from('{ }'),
+      ),
+    ).not.toBe(base);
+    expect(
+      requestFingerprint(
+        'POST',
+        '/v1/logs/l/events',
+        { 'content-type': 'application/json', 'ce-id': '2', 'ce-source': 's' },
+        Buffer.from('{}'),
+      ),
+    ).not.toBe(base);
+    expect(
+      requestFingerprint('POST', '/v1/logs/l/events', { 'content-type': 'text/plain', 'ce-id': '1', 'ce-source': 's' }, Buffer.from('{}')),
+    ).not.toBe(base);
+    expect(
+      requestFingerprint(
+        'POST',
+        '/v1/logs/m/events',
+        { 'content-type': 'application/json', 'ce-id': '1', 'ce-source': 's' },
+        Buffer.from('{}'),
+      ),
+    ).not.toBe(base);
   });
 });

@@ -15,9 +15,7 @@ export interface Answer {
 }
 
 export type Begin =
-  | { kind: 'new'; finish(answer: Answer, keep: boolean): void }
-  | { kind: 'replay'; answer: Promise<Answer> }
-  | { kind: 'conflict' };
+  { kind: 'new'; finish(answer: Answer, keep: boolean): void } | { kind: 'replay'; answer: Promise<Answer> } | { kind: 'conflict' };
 
 interface Slot {
   fingerprint: string;
@@ -60,11 +58,18 @@ export function createIdempotencyCache(max = 50_000): IdempotencyCache {
 }
 
 /** The request fingerprint: what makes two requests "the same" for one Idempotency-Key. */
-export function requestFingerprint(method: string, path: string, headers: Record<string, string | string[] | undefined>, body: Uint8Array | undefined): string {
+export function requestFingerprint(
+  method: string,
+  path: string,
+  headers: Record<string, string | string[] | undefined>,
+  body: Uint8Array | undefined,
+): string {
   const h = createHash('sha256');
   h.update(`${method} ${path}\n`);
   h.update(`content-type:${String(headers['content-type'] ?? '')}\n`);
-  const ce = Object.keys(headers).filter((k) => k.toLowerCase().startsWith('ce-')).sort();
+  const ce = Object.keys(headers)
+    .filter((k) => k.toLowerCase().startsWith('ce-'))
+    .sort();
   for (const k of ce) h.update(`${k.toLowerCase()}:${String(headers[k])}\n`);
   h.update('\n');
   if (body) h.update(body);

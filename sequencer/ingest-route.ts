@@ -28,7 +28,10 @@ const MAX_IDEMPOTENCY_KEY = 255;
 type Parsed = { batch: false; event: Result<unknown> } | { batch: true; events: Array<Result<unknown>> };
 
 function mediaType(headers: Headers): string {
-  return String(headers['content-type'] ?? '').split(';', 1)[0].trim().toLowerCase();
+  return String(headers['content-type'] ?? '')
+    .split(';', 1)[0]
+    .trim()
+    .toLowerCase();
 }
 
 /** The events of a request by mode, or a request-level failure. */
@@ -52,7 +55,10 @@ export function parseIngestBody(headers: Headers, raw: Uint8Array | undefined, p
     if (Array.isArray(parsedJson)) return ok({ batch: true, events: parsedJson.map((e) => ok(e)) });
     return ok({ batch: false, event: ok(parsedJson) });
   }
-  return fail('unsupported_media_type', `events are application/cloudevents+json, application/cloudevents-batch+json, or binary mode with ce-* headers; got ${mt || 'no content type'}`);
+  return fail(
+    'unsupported_media_type',
+    `events are application/cloudevents+json, application/cloudevents-batch+json, or binary mode with ce-* headers; got ${mt || 'no content type'}`,
+  );
 }
 
 function singleAnswer(r: ItemResult): Answer {
@@ -70,7 +76,14 @@ const DOC = describe({
   docHeaders: {
     type: 'object',
     required: ['idempotency-key'],
-    properties: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY, description: 'a replay with the same body gets the original answer' } },
+    properties: {
+      'idempotency-key': {
+        type: 'string',
+        minLength: 1,
+        maxLength: MAX_IDEMPOTENCY_KEY,
+        description: 'a replay with the same body gets the original answer',
+      },
+    },
   },
   docBody: {
     content: {
@@ -82,11 +95,29 @@ const DOC = describe({
   },
   responses: {
     201: json('one event, appended', ref('Appended')),
-    200: json('a duplicate (source, id) with the same eventHash, a heartbeat, or a batch: one result per event in order', { oneOf: [ref('Appended'), ref('Heartbeat'), ref('BatchAnswer')] }),
+    200: json('a duplicate (source, id) with the same eventHash, a heartbeat, or a batch: one result per event in order', {
+      oneOf: [ref('Appended'), ref('Heartbeat'), ref('BatchAnswer')],
+    }),
     ...errors(
-      'bad_request', 'bad_json', 'duplicate_member', 'too_deep', 'invalid_event', 'missing_idempotency_key', 'malformed_signature',
-      'bad_signature', 'unknown_key', 'key_revoked', 'key_role_mismatch', 'source_mismatch', 'not_found', 'duplicate_id_conflict',
-      'body_too_large', 'unsupported_media_type', 'idempotency_conflict', 'signed_in_future', 'delivery_too_late',
+      'bad_request',
+      'bad_json',
+      'duplicate_member',
+      'too_deep',
+      'invalid_event',
+      'missing_idempotency_key',
+      'malformed_signature',
+      'bad_signature',
+      'unknown_key',
+      'key_revoked',
+      'key_role_mismatch',
+      'source_mismatch',
+      'not_found',
+      'duplicate_id_conflict',
+      'body_too_large',
+      'unsupported_media_type',
+      'idempotency_conflict',
+      'signed_in_future',
+      'delivery_too_late',
     ),
   },
 });
@@ -96,11 +127,18 @@ export function registerIngestRoute(app: FastifyInstance, ctx: SequencerContext)
     const h = hostedLog(ctx, request.params);
     const headers = request.headers as Headers;
     const key = headers['idempotency-key'];
-    if (typeof key !== 'string' || key.length === 0) throw new ProtocolError('missing_idempotency_key', 'every POST carries an Idempotency-Key header');
-    if (key.length > MAX_IDEMPOTENCY_KEY) throw new ProtocolError('bad_request', `Idempotency-Key is at most ${MAX_IDEMPOTENCY_KEY} characters`);
+    if (typeof key !== 'string' || key.length === 0)
+      throw new ProtocolError('missing_idempotency_key', 'every POST carries an Idempotency-Key header');
+    if (key.length > MAX_IDEMPOTENCY_KEY)
+      throw new ProtocolError('bad_request', `Idempotency-Key is at most ${MAX_IDEMPOTENCY_KEY} characters`);
     const raw = request.rawBody ?? (Buffer.isBuffer(request.body) ? request.body : undefined);
-    const slot = ctx.idempotency.begin(`${h.origin}`, key, requestFingerprint('POST', `/v1/logs/${h.origin}/events`, headers, raw ?? undefined));
-    if (slot.kind === 'conflict') throw new ProtocolError('idempotency_conflict', `Idempotency-Key ${key} was used with another request body`);
+    const slot = ctx.idempotency.begin(
+      `${h.origin}`,
+      key,
+      requestFingerprint('POST', `/v1/logs/${h.origin}/events`, headers, raw ?? undefined),
+    );
+    if (slot.kind === 'conflict')
+      throw new ProtocolError('idempotency_conflict', `Idempotency-Key ${key} was used with another request body`);
     let answer: Answer;
     if (slot.kind === 'replay') answer = await slot.answer;
     else {
@@ -112,7 +150,18 @@ export function registerIngestRoute(app: FastifyInstance, ctx: SequencerContext)
           const afterAppend = async (ce: CloudEvent, seq: number) => {
             if (ce.type === CONSENT_WITHDRAWN_TYPE) await eraseSourcePayloads(ctx, h, ce.source, seq);
           };
-          const deps = { log: h.origin, keys: h.keys, committer: h.committer, pool: ctx.pool, liveness: ctx.liveness, clock: ctx.clock, timeBounds: h.timeBounds, timePrecision: h.timePrecision, metrics: ctx.metrics, afterAppend };
+          const deps = {
+            log: h.origin,
+            keys: h.keys,
+            committer: h.committer,
+            pool: ctx.pool,
+            liveness: ctx.liveness,
+            clock: ctx.clock,
+            timeBounds: h.timeBounds,
+            timePrecision: h.timePrecision,
+            metrics: ctx.metrics,
+            afterAppend,
+          };
           if (p.value.batch) {
             const results = await ingestEvents(deps, p.value.events);
             answer = { status: 200, body: { results } };

@@ -19,7 +19,13 @@
 import { fail, statusOf, type Failure, type ReasonCode, type Result } from '../verifier/errors.ts';
 import { fromBase64url, timeMs } from '../verifier/encoding/wire.ts';
 import { checkKeyValidAt, type KeyRecord } from '../verifier/documents/keys.ts';
-import { checkHeartbeatTime, checkSignedAt, checkTimePrecision, type TimeBounds, type TimePrecision } from '../verifier/documents/time-bounds.ts';
+import {
+  checkHeartbeatTime,
+  checkSignedAt,
+  checkTimePrecision,
+  type TimeBounds,
+  type TimePrecision,
+} from '../verifier/documents/time-bounds.ts';
 import type { Clock } from '../platform/clock.ts';
 import { signingHeader, signingHeaderBytes, type Signature } from '../verifier/documents/signature.ts';
 import { decodeCookwalasig, eventHash, EVENT_KIND, readCloudEvent, type CloudEvent } from '../verifier/cloudevent/read.ts';
@@ -74,7 +80,8 @@ function prepare(json: Result<unknown>, keys: DeviceKeyRegistry): Stage {
   const r = readCloudEvent(json.value);
   if (!r.ok) return { done: failed(r) };
   const ce = r.value;
-  if (SEQUENCER_TYPES.includes(ce.type)) return { done: failed(fail('invalid_event', `type ${ce.type} is appended only by the sequencer itself`)) };
+  if (SEQUENCER_TYPES.includes(ce.type))
+    return { done: failed(fail('invalid_event', `type ${ce.type} is appended only by the sequencer itself`)) };
   if (typeof ce.cookwalasig !== 'string') return { done: failed(fail('bad_signature', 'the event carries no cookwalasig')) };
   const sig = decodeCookwalasig(ce.cookwalasig);
   if (!sig.ok) return { done: failed(sig) };
@@ -82,9 +89,11 @@ function prepare(json: Result<unknown>, keys: DeviceKeyRegistry): Stage {
   if (!hash.ok) return { done: failed(hash) };
   const key = keys.get(sig.value.kid);
   const pub = keys.publicKey(sig.value.kid);
-  if (!key || !pub) return { done: failed(fail('unknown_key', `no device key ${sig.value.kid} is registered with this log`, { kid: sig.value.kid })) };
+  if (!key || !pub)
+    return { done: failed(fail('unknown_key', `no device key ${sig.value.kid} is registered with this log`, { kid: sig.value.kid })) };
   if (key.role !== 'device') return { done: failed(fail('key_role_mismatch', `key ${key.kid} has role ${key.role}, need device`)) };
-  if (sig.value.alg !== key.alg) return { done: failed(fail('bad_signature', `signature alg ${sig.value.alg} is not the key's ${key.alg}`)) };
+  if (sig.value.alg !== key.alg)
+    return { done: failed(fail('bad_signature', `signature alg ${sig.value.alg} is not the key's ${key.alg}`)) };
   const raw = fromBase64url(sig.value.sig);
   if (!raw.ok) return { done: failed(fail('malformed_signature', 'sig is not base64url')) };
   const msg = signingHeaderBytes(signingHeader(sig.value, hash.value, EVENT_KIND));
@@ -103,10 +112,16 @@ export async function ingestEvents(d: IngestDeps, inputs: ReadonlyArray<Result<u
   stages.forEach((s, i) => {
     if ('done' in s) return void (results[i] = s.done);
     const { ce, hash, sig, key } = s.pending;
-    if (!verdicts[v++]) return void (results[i] = failed(fail('bad_signature', `the signature by ${sig.kid} does not verify over this event`, { kid: sig.kid })));
+    if (!verdicts[v++])
+      return void (results[i] = failed(
+        fail('bad_signature', `the signature by ${sig.kid} does not verify over this event`, { kid: sig.kid }),
+      ));
     const valid = checkKeyValidAt(key, sig.signedAt);
     if (!valid.ok) return void (results[i] = failed(valid));
-    if (ce.source !== key.owner) return void (results[i] = failed(fail('source_mismatch', `key ${key.kid} belongs to ${key.owner}, the event source is ${ce.source}`, { kid: key.kid })));
+    if (ce.source !== key.owner)
+      return void (results[i] = failed(
+        fail('source_mismatch', `key ${key.kid} belongs to ${key.owner}, the event source is ${ce.source}`, { kid: key.kid }),
+      ));
     const signedAtMs = timeMs(sig.signedAt);
     const revokedAtMs = key.revokedAt === undefined ? undefined : timeMs(key.revokedAt);
     const bounds = d.timeBounds;

@@ -19,20 +19,40 @@ const REGISTER = describe({
   responses: {
     201: json('the signed KeyRecord, stored', ref('KeyRecord')),
     200: json('the stored KeyRecord: nothing changed', ref('KeyRecord')),
-    ...errors('bad_json', 'duplicate_member', 'invalid_document', 'unknown_field', 'unsupported_alg', 'weak_key', 'unauthorized', 'not_found', 'key_conflict', 'body_too_large', 'unsupported_media_type'),
+    ...errors(
+      'bad_json',
+      'duplicate_member',
+      'invalid_document',
+      'unknown_field',
+      'unsupported_alg',
+      'weak_key',
+      'unauthorized',
+      'not_found',
+      'key_conflict',
+      'body_too_large',
+      'unsupported_media_type',
+    ),
   },
 });
-const LIST = describe({ summary: 'Registered device KeyRecords (signed by the sequencer) as a KeyCache', responses: { 200: json('the KeyCache document', ref('KeyCache')), ...errors('bad_request', 'not_found') } });
+const LIST = describe({
+  summary: 'Registered device KeyRecords (signed by the sequencer) as a KeyCache',
+  responses: { 200: json('the KeyCache document', ref('KeyCache')), ...errors('bad_request', 'not_found') },
+});
 
 export function registerKeyRoutes(app: FastifyInstance, ctx: SequencerContext): void {
-  app.post('/v1/logs/:log/keys', { onRequest: ctx.requireOperator, schema: { params: LOG_PARAMS, ...REGISTER } }, async (request, reply) => {
-    const h = hostedLog(ctx, request.params);
-    if (request.body === undefined || Buffer.isBuffer(request.body)) throw new ProtocolError('unsupported_media_type', 'a KeyRecord is sent as application/json');
-    const r = await h.keys.register(request.body, formatTime(ctx.clock.now()));
-    if (!r.ok) throw ProtocolError.from(r);
-    reply.status(r.value.created ? 201 : 200);
-    return r.value.record;
-  });
+  app.post(
+    '/v1/logs/:log/keys',
+    { onRequest: ctx.requireOperator, schema: { params: LOG_PARAMS, ...REGISTER } },
+    async (request, reply) => {
+      const h = hostedLog(ctx, request.params);
+      if (request.body === undefined || Buffer.isBuffer(request.body))
+        throw new ProtocolError('unsupported_media_type', 'a KeyRecord is sent as application/json');
+      const r = await h.keys.register(request.body, formatTime(ctx.clock.now()));
+      if (!r.ok) throw ProtocolError.from(r);
+      reply.status(r.value.created ? 201 : 200);
+      return r.value.record;
+    },
+  );
 
   app.get('/v1/logs/:log/keys', { schema: { params: LOG_PARAMS, ...LIST } }, async (request) => {
     const h = hostedLog(ctx, request.params);

@@ -38,7 +38,14 @@ it('declares once per silence and retries a failed declaration', async () => {
 
 it('a device that speaks while its declaration is written stays alive', async () => {
   const clock = createManualClock();
-  const l: ReturnType<typeof createLiveness> = createLiveness({ clock, heartbeatIntervalMs: 10, lostAfterIntervals: 1, async onLost(_log, source) { l.seen('L', source); } });
+  const l: ReturnType<typeof createLiveness> = createLiveness({
+    clock,
+    heartbeatIntervalMs: 10,
+    lostAfterIntervals: 1,
+    async onLost(_log, source) {
+      l.seen('L', source);
+    },
+  });
   l.seen('L', 'd');
   clock.advance(10);
   expect(await l.check()).toBe(1);

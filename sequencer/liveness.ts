@@ -80,7 +80,12 @@ export function createLiveness(o: LivenessOptions): Liveness {
       return checking;
     },
     list() {
-      return [...devices.values()].map((d) => ({ log: d.log, source: d.source, lastSeen: formatTime(d.lastSeen), state: d.state === 'lost' ? 'lost' : 'alive' }));
+      return [...devices.values()].map((d) => ({
+        log: d.log,
+        source: d.source,
+        lastSeen: formatTime(d.lastSeen),
+        state: d.state === 'lost' ? 'lost' : 'alive',
+      }));
     },
   };
 }

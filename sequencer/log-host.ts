@@ -128,12 +128,43 @@ async function openHostedLog(d: LogHostDeps, l: LogConfig, grant: StoreGrant): P
     const mark = await openCheckpointMark(d.dataDir, l.log, store);
     const keys = await openDeviceKeys(deviceKeysFile(d.dataDir, l.log), d.signer, d.keyRecord);
     const timePrecision: TimePrecision = descriptor.timePrecision ?? 'ms';
-    const committer = createCommitter({ store, log: l.log, clock: d.clock, metrics: d.metrics, timePrecision, onFatal: (e) => d.onFatal(e, l.log) });
+    const committer = createCommitter({
+      store,
+      log: l.log,
+      clock: d.clock,
+      metrics: d.metrics,
+      timePrecision,
+      onFatal: (e) => d.onFatal(e, l.log),
+    });
     const { publisher, quorum, policy } = d.publishing(l.log);
-    const checkpoints = await createCheckpointer({ store, log: l.log, signer: d.signer, clock: d.clock, publisher, quorum, policy, metrics: d.metrics, logger: d.logger?.child({ log: l.log }), mark, onError: d.onError });
+    const checkpoints = await createCheckpointer({
+      store,
+      log: l.log,
+      signer: d.signer,
+      clock: d.clock,
+      publisher,
+      quorum,
+      policy,
+      metrics: d.metrics,
+      logger: d.logger?.child({ log: l.log }),
+      mark,
+      onError: d.onError,
+    });
     d.metrics.set('cookwala_log_head_seq', store.head().seq, { log: l.log });
     const timeBounds = descriptor.timeBounds ?? d.timeBounds;
-    return { origin: l.log, mode: descriptor.mode, store, descriptor, source: sequencerSource(l.log), keys, timeBounds, timePrecision, committer, checkpoints, publisher };
+    return {
+      origin: l.log,
+      mode: descriptor.mode,
+      store,
+      descriptor,
+      source: sequencerSource(l.log),
+      keys,
+      timeBounds,
+      timePrecision,
+      committer,
+      checkpoints,
+      publisher,
+    };
   } catch (e) {
     await store.close();
     throw e;
@@ -157,7 +188,6 @@ async function closeHostedLog(h: HostedLog): Promise<void> {
     }
   }
 }
-
 
 export const DEFAULT_MEMORY_BUDGET = 2 * 1024 * 1024 * 1024;
 export const DEFAULT_MAX_OPEN_LOGS = 256;
@@ -311,7 +341,9 @@ export async function openLogHost(d: LogHostDeps, logs: LogConfig[]): Promise<Lo
   const closeAll = async (): Promise<void> => {
     for (const s of slots.values()) await s.opening?.catch(() => undefined);
     const open = [...lru.entries()];
-    const errors = (await Promise.allSettled(open.map(([o, s]) => (s.closing ?? (s.h ? evict(o, s) : Promise.resolve()))))).filter((r) => r.status === 'rejected');
+    const errors = (await Promise.allSettled(open.map(([o, s]) => s.closing ?? (s.h ? evict(o, s) : Promise.resolve())))).filter(
+      (r) => r.status === 'rejected',
+    );
     if (errors.length > 0) throw (errors[0] as PromiseRejectedResult).reason;
   };
 
@@ -354,7 +386,14 @@ export async function openLogHost(d: LogHostDeps, logs: LogConfig[]): Promise<Lo
       const stored = await readLogSummary(d.dataDir, origin);
       return stored ? { ...stored, log: origin, mode: s.config.mode, open: false } : { log: origin, mode: s.config.mode, open: false };
     },
-    stats: () => ({ hosted: slots.size, open: lru.size, pinned: [...lru.values()].filter((s) => s.pins > 0).length, grantedBytes: granted, maxOpen, budgetBytes: budget }),
+    stats: () => ({
+      hosted: slots.size,
+      open: lru.size,
+      pinned: [...lru.values()].filter((s) => s.pins > 0).length,
+      grantedBytes: granted,
+      maxOpen,
+      budgetBytes: budget,
+    }),
     add(l) {
       const p = adding.then(async () => {
         if (closed) throw new ProtocolError('shutting_down', 'the sequencer is stopping; retry later');

@@ -25,8 +25,16 @@ function need<T>(r: Result<T>): T {
   return r.value;
 }
 
-const SEQ_PARAMS = { type: 'object', properties: { log: LOG_PARAMS.properties.log, seq: { type: 'string' } }, required: ['log', 'seq'] } as const;
-const query = (...names: string[]) => ({ type: 'object', properties: Object.fromEntries(names.map((n) => [n, { type: 'string' }])), additionalProperties: false });
+const SEQ_PARAMS = {
+  type: 'object',
+  properties: { log: LOG_PARAMS.properties.log, seq: { type: 'string' } },
+  required: ['log', 'seq'],
+} as const;
+const query = (...names: string[]) => ({
+  type: 'object',
+  properties: Object.fromEntries(names.map((n) => [n, { type: 'string' }])),
+  additionalProperties: false,
+});
 
 const RANGE_HEADERS = {
   'cookwala-head': { type: 'string', description: 'the durable head seq' },
@@ -35,16 +43,30 @@ const RANGE_HEADERS = {
   'cookwala-next': { type: 'string', description: 'filtered or newest-first queries: where to continue' },
 };
 const DOCS = {
-  descriptor: describe({ summary: 'The signed log descriptor', responses: { 200: json('the Log document', ref('Log')), ...errors('bad_request', 'not_found') } }),
+  descriptor: describe({
+    summary: 'The signed log descriptor',
+    responses: { 200: json('the Log document', ref('Log')), ...errors('bad_request', 'not_found') },
+  }),
   checkpoint: describe({
     summary: 'The latest published checkpoint, with every cosignature gathered since',
     description: 'With `Accept: text/plain` (preferred over JSON) the C2SP signed note, as GET /tlog/{log}/checkpoint serves it.',
-    responses: { 200: { description: 'the Checkpoint document, or its C2SP signed note for Accept: text/plain', content: { 'application/json': { schema: ref('Checkpoint') }, 'text/plain': { schema: { type: 'string' } } } }, ...errors('bad_request', 'not_found') },
+    responses: {
+      200: {
+        description: 'the Checkpoint document, or its C2SP signed note for Accept: text/plain',
+        content: { 'application/json': { schema: ref('Checkpoint') }, 'text/plain': { schema: { type: 'string' } } },
+      },
+      ...errors('bad_request', 'not_found'),
+    },
   }),
   entries: describe({
-    summary: 'Entries as NDJSON, at most 10000 per call; with order=desc, subject, source or limit: newest first and/or filtered, at most 10000 examined',
+    summary:
+      'Entries as NDJSON, at most 10000 per call; with order=desc, subject, source or limit: newest first and/or filtered, at most 10000 examined',
     responses: {
-      200: { description: 'one Event document (components/schemas/Event) per line', headers: RANGE_HEADERS, content: { [NDJSON]: { schema: NDJSON_BODY } } },
+      200: {
+        description: 'one Event document (components/schemas/Event) per line',
+        headers: RANGE_HEADERS,
+        content: { [NDJSON]: { schema: NDJSON_BODY } },
+      },
       ...errors('bad_request', 'not_found'),
     },
   }),
@@ -63,7 +85,11 @@ const DOCS = {
 };
 
 export function registerReadRoutes(app: FastifyInstance, ctx: SequencerContext): void {
-  app.get('/v1/logs/:log', { schema: { params: LOG_PARAMS, ...DOCS.descriptor } }, async (request) => hostedLog(ctx, request.params).descriptor);
+  app.get(
+    '/v1/logs/:log',
+    { schema: { params: LOG_PARAMS, ...DOCS.descriptor } },
+    async (request) => hostedLog(ctx, request.params).descriptor,
+  );
 
   app.get('/v1/logs/:log/checkpoint', { schema: { params: LOG_PARAMS, ...DOCS.checkpoint } }, async (request, reply) => {
     const h = hostedLog(ctx, request.params);
@@ -74,34 +100,38 @@ export function registerReadRoutes(app: FastifyInstance, ctx: SequencerContext):
     return wantsNote(request) ? sendCheckpointNote(reply, cp) : cp;
   });
 
-  app.get('/v1/logs/:log/entries', { schema: { params: LOG_PARAMS, querystring: query('from', 'to', 'order', 'subject', 'source', 'limit'), ...DOCS.entries } }, async (request, reply) => {
-    const h = hostedLog(ctx, request.params);
-    const q = request.query as { from?: string; to?: string };
-    const head = h.store.head().seq;
-    if (isFilteredQuery(q)) {
-      // Newest first and/or filtered (entries-query.ts): bounded work, the range examined in the headers.
-      const eq = need(readEntriesQuery(q, head));
-      const page = await queryEntries(h.store, eq);
-      reply.header('cookwala-head', String(head)).header('cookwala-range', `${page.scanned.first}-${page.scanned.last}`);
-      if (page.next !== undefined) reply.header('cookwala-next', String(page.next));
+  app.get(
+    '/v1/logs/:log/entries',
+    { schema: { params: LOG_PARAMS, querystring: query('from', 'to', 'order', 'subject', 'source', 'limit'), ...DOCS.entries } },
+    async (request, reply) => {
+      const h = hostedLog(ctx, request.params);
+      const q = request.query as { from?: string; to?: string };
+      const head = h.store.head().seq;
+      if (isFilteredQuery(q)) {
+        // Newest first and/or filtered (entries-query.ts): bounded work, the range examined in the headers.
+        const eq = need(readEntriesQuery(q, head));
+        const page = await queryEntries(h.store, eq);
+        reply.header('cookwala-head', String(head)).header('cookwala-range', `${page.scanned.first}-${page.scanned.last}`);
+        if (page.next !== undefined) reply.header('cookwala-next', String(page.next));
+        reply.type('application/x-ndjson');
+        return reply.send(page.entries.map((e) => JSON.stringify(e) + '\n').join(''));
+      }
+      const from = need(optionalIntParam('from', q.from, 1, 1));
+      const to = need(optionalIntParam('to', q.to, head, 1));
+      if (q.to !== undefined && to < from) throw new ProtocolError('bad_request', `to ${to} is before from ${from}`);
+      let last = Math.min(to, head);
+      const clamped = last - from + 1 > MAX_ENTRIES || to > head;
+      if (last - from + 1 > MAX_ENTRIES) last = from + MAX_ENTRIES - 1;
+      reply.header('cookwala-head', String(head)).header('cookwala-range', `${from}-${last}`);
+      if (clamped) reply.header('cookwala-clamped', 'true');
       reply.type('application/x-ndjson');
-      return reply.send(page.entries.map((e) => JSON.stringify(e) + '\n').join(''));
-    }
-    const from = need(optionalIntParam('from', q.from, 1, 1));
-    const to = need(optionalIntParam('to', q.to, head, 1));
-    if (q.to !== undefined && to < from) throw new ProtocolError('bad_request', `to ${to} is before from ${from}`);
-    let last = Math.min(to, head);
-    const clamped = last - from + 1 > MAX_ENTRIES || to > head;
-    if (last - from + 1 > MAX_ENTRIES) last = from + MAX_ENTRIES - 1;
-    reply.header('cookwala-head', String(head)).header('cookwala-range', `${from}-${last}`);
-    if (clamped) reply.header('cookwala-clamped', 'true');
-    reply.type('application/x-ndjson');
-    async function* lines(): AsyncGenerator<string> {
-      if (from > last) return;
-      for await (const e of h.store.entries(from, last)) yield JSON.stringify(e) + '\n';
-    }
-    return reply.send(Readable.from(lines()));
-  });
+      async function* lines(): AsyncGenerator<string> {
+        if (from > last) return;
+        for await (const e of h.store.entries(from, last)) yield JSON.stringify(e) + '\n';
+      }
+      return reply.send(Readable.from(lines()));
+    },
+  );
 
   app.get('/v1/logs/:log/events/:seq', { schema: { params: SEQ_PARAMS, ...DOCS.event } }, async (request, reply) => {
     const h = hostedLog(ctx, request.params);
@@ -109,36 +139,45 @@ export function registerReadRoutes(app: FastifyInstance, ctx: SequencerContext):
     if (seq > h.store.head().seq) throw new ProtocolError('not_found', `${h.origin} has no entry ${seq} yet`);
     const p = await h.store.getPayload(seq);
     if (!p) throw new ProtocolError('not_found', `entry ${seq} has no payload`);
-    if ('erased' in p) throw ProtocolError.from(fail('payload_erased', `the payload of entry ${seq} was erased; the entry remains`, { erasure: p.erased }));
+    if ('erased' in p)
+      throw ProtocolError.from(fail('payload_erased', `the payload of entry ${seq} was erased; the entry remains`, { erasure: p.erased }));
     reply.type('application/cloudevents+json');
     return p.event;
   });
 
-  app.get('/v1/logs/:log/proof/inclusion', { schema: { params: LOG_PARAMS, querystring: query('seq', 'size'), ...DOCS.inclusion } }, async (request) => {
-    const h = hostedLog(ctx, request.params);
-    const q = request.query as { seq?: string; size?: string };
-    const head = h.store.head().seq;
-    const seq = need(intParam('seq', q.seq, 1));
-    const size = need(optionalIntParam('size', q.size, head, 1));
-    if (seq > size) throw new ProtocolError('bad_request', `seq ${seq} is not in a tree of size ${size}`);
-    if (size > head) throw new ProtocolError('bad_request', `size ${size} is beyond the head ${head}`);
-    const [proof, root] = await Promise.all([h.store.inclusionProof(seq, size), h.store.rootAt(size)]);
-    return { seq, size, leafIndex: seq - 1, proof, root };
-  });
+  app.get(
+    '/v1/logs/:log/proof/inclusion',
+    { schema: { params: LOG_PARAMS, querystring: query('seq', 'size'), ...DOCS.inclusion } },
+    async (request) => {
+      const h = hostedLog(ctx, request.params);
+      const q = request.query as { seq?: string; size?: string };
+      const head = h.store.head().seq;
+      const seq = need(intParam('seq', q.seq, 1));
+      const size = need(optionalIntParam('size', q.size, head, 1));
+      if (seq > size) throw new ProtocolError('bad_request', `seq ${seq} is not in a tree of size ${size}`);
+      if (size > head) throw new ProtocolError('bad_request', `size ${size} is beyond the head ${head}`);
+      const [proof, root] = await Promise.all([h.store.inclusionProof(seq, size), h.store.rootAt(size)]);
+      return { seq, size, leafIndex: seq - 1, proof, root };
+    },
+  );
 
-  app.get('/v1/logs/:log/proof/consistency', { schema: { params: LOG_PARAMS, querystring: query('from', 'to'), ...DOCS.consistency } }, async (request) => {
-    const h = hostedLog(ctx, request.params);
-    const q = request.query as { from?: string; to?: string };
-    const head = h.store.head().seq;
-    const from = need(intParam('from', q.from, 0));
-    const to = need(optionalIntParam('to', q.to, head, 0));
-    if (from > to) throw new ProtocolError('bad_request', `from ${from} is after to ${to}`);
-    if (to > head) throw new ProtocolError('bad_request', `to ${to} is beyond the head ${head}`);
-    const root2 = await h.store.rootAt(to);
-    // Every tree extends the empty one (no proof, no root1); a tree is consistent with itself.
-    if (from === 0) return { from, to, proof: [], root2 };
-    if (from === to) return { from, to, proof: [], root1: root2, root2 };
-    const [proof, root1] = await Promise.all([h.store.consistencyProof(from, to), h.store.rootAt(from)]);
-    return { from, to, proof, root1, root2 };
-  });
+  app.get(
+    '/v1/logs/:log/proof/consistency',
+    { schema: { params: LOG_PARAMS, querystring: query('from', 'to'), ...DOCS.consistency } },
+    async (request) => {
+      const h = hostedLog(ctx, request.params);
+      const q = request.query as { from?: string; to?: string };
+      const head = h.store.head().seq;
+      const from = need(intParam('from', q.from, 0));
+      const to = need(optionalIntParam('to', q.to, head, 0));
+      if (from > to) throw new ProtocolError('bad_request', `from ${from} is after to ${to}`);
+      if (to > head) throw new ProtocolError('bad_request', `to ${to} is beyond the head ${head}`);
+      const root2 = await h.store.rootAt(to);
+      // Every tree extends the empty one (no proof, no root1); a tree is consistent with itself.
+      if (from === 0) return { from, to, proof: [], root2 };
+      if (from === to) return { from, to, proof: [], root1: root2, root2 };
+      const [proof, root1] = await Promise.all([h.store.consistencyProof(from, to), h.store.rootAt(from)]);
+      return { from, to, proof, root1, root2 };
+    },
+  );
 }

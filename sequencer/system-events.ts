@@ -24,9 +24,20 @@ export function sequencerSource(log: string): string {
   return `${SEQUENCER_SOURCE_PREFIX}/${log}`;
 }
 
-export function buildSystemEvent(f: { log: string; type: string; id: string; subject?: string; data: Record<string, unknown>; atMs: number }, signer: Signer): Candidate {
+export function buildSystemEvent(
+  f: { log: string; type: string; id: string; subject?: string; data: Record<string, unknown>; atMs: number },
+  signer: Signer,
+): Candidate {
   const time = formatTime(f.atMs);
-  const ce: CloudEvent = { specversion: '1.0', id: f.id, source: sequencerSource(f.log), type: f.type, time, datacontenttype: 'application/json', data: f.data };
+  const ce: CloudEvent = {
+    specversion: '1.0',
+    id: f.id,
+    source: sequencerSource(f.log),
+    type: f.type,
+    time,
+    datacontenttype: 'application/json',
+    data: f.data,
+  };
   if (f.subject !== undefined) ce.subject = f.subject;
   const signed = signEvent(ce, signer, time);
   const sig = decodeCookwalasig(signed.cookwalasig!);
@@ -36,9 +47,22 @@ export function buildSystemEvent(f: { log: string; type: string; id: string; sub
 }
 
 export function erasedEvent(f: { log: string; seq: number; eventHash: string; reason: string; atMs: number }, signer: Signer): Candidate {
-  return buildSystemEvent({ log: f.log, type: ERASED_TYPE, id: `erased-${f.seq}`, data: { seq: f.seq, eventHash: f.eventHash, reason: f.reason }, atMs: f.atMs }, signer);
+  return buildSystemEvent(
+    { log: f.log, type: ERASED_TYPE, id: `erased-${f.seq}`, data: { seq: f.seq, eventHash: f.eventHash, reason: f.reason }, atMs: f.atMs },
+    signer,
+  );
 }
 
 export function deviceLostEvent(f: { log: string; source: string; lastSeenMs: number; atMs: number }, signer: Signer): Candidate {
-  return buildSystemEvent({ log: f.log, type: DEVICE_LOST_TYPE, id: `lost-${randomUUID()}`, subject: f.source, data: { source: f.source, lastSeen: formatTime(f.lastSeenMs) }, atMs: f.atMs }, signer);
+  return buildSystemEvent(
+    {
+      log: f.log,
+      type: DEVICE_LOST_TYPE,
+      id: `lost-${randomUUID()}`,
+      subject: f.source,
+      data: { source: f.source, lastSeen: formatTime(f.lastSeenMs) },
+      atMs: f.atMs,
+    },
+    signer,
+  );
 }

@@ -105,14 +105,21 @@ export function sendCheckpointNote(reply: FastifyReply, cp: Checkpoint): Fastify
   return reply.type(NOTE_TYPE).header('cache-control', SHORT).send(note.value);
 }
 
-const TILE_PARAMS = { type: 'object', properties: { log: LOG_PARAMS.properties.log, '*': { type: 'string', maxLength: 200 } }, required: ['log'] } as const;
+const TILE_PARAMS = {
+  type: 'object',
+  properties: { log: LOG_PARAMS.properties.log, '*': { type: 'string', maxLength: 200 } },
+  required: ['log'],
+} as const;
 const BYTES = { type: 'string', format: 'binary' };
 
 export function registerTlogRoutes(app: FastifyInstance, ctx: SequencerContext): void {
   const checkpointDoc = describe({
     summary: 'The latest published checkpoint as a C2SP signed note (tlog-checkpoint): the log note signature and every cosignature/v1',
     tags: ['c2sp'],
-    responses: { 200: json('origin, size, base64 root, a blank line, signature lines', { type: 'string' }, ['text/plain']), ...errors('not_found') },
+    responses: {
+      200: json('origin, size, base64 root, a blank line, signature lines', { type: 'string' }, ['text/plain']),
+      ...errors('not_found'),
+    },
   });
   app.get('/tlog/:log/checkpoint', { schema: { params: LOG_PARAMS, ...checkpointDoc } }, async (request, reply) => {
     const h = hostedLog(ctx, request.params);
@@ -120,7 +127,8 @@ export function registerTlogRoutes(app: FastifyInstance, ctx: SequencerContext):
   });
 
   const tileDoc = describe({
-    summary: 'C2SP tlog-tiles: a Merkle tile `<L>/<N>[.p/<W>]` (32-byte hashes) or an entry bundle `entries/<N>[.p/<W>]` (uint16-length-prefixed 32-byte entry hashes)',
+    summary:
+      'C2SP tlog-tiles: a Merkle tile `<L>/<N>[.p/<W>]` (32-byte hashes) or an entry bundle `entries/<N>[.p/<W>]` (uint16-length-prefixed 32-byte entry hashes)',
     tags: ['c2sp'],
     responses: { 200: json('the tile bytes (full tiles immutable)', BYTES, [TILE_TYPE]), ...errors('not_found') },
   });
@@ -128,16 +136,28 @@ export function registerTlogRoutes(app: FastifyInstance, ctx: SequencerContext):
     const h = hostedLog(ctx, request.params);
     const rest = (request.params as { '*'?: string })['*'] ?? '';
     const t = parseTilePath(rest);
-    if (!t) throw new ProtocolError('not_found', `tile/${rest.slice(0, 80)} is not a tile path (tlog-tiles: <L>/<N>[.p/<W>] or entries/<N>[.p/<W>])`);
-    const body = t.level === 'entries' ? await entryBundle(h, t.index, t.width) : Buffer.from(await h.store.tileHashes(t.level, t.index, t.width));
-    return reply.type(TILE_TYPE).header('cache-control', t.width === TILE_WIDTH ? IMMUTABLE : SHORT).send(body);
+    if (!t)
+      throw new ProtocolError(
+        'not_found',
+        `tile/${rest.slice(0, 80)} is not a tile path (tlog-tiles: <L>/<N>[.p/<W>] or entries/<N>[.p/<W>])`,
+      );
+    const body =
+      t.level === 'entries' ? await entryBundle(h, t.index, t.width) : Buffer.from(await h.store.tileHashes(t.level, t.index, t.width));
+    return reply
+      .type(TILE_TYPE)
+      .header('cache-control', t.width === TILE_WIDTH ? IMMUTABLE : SHORT)
+      .send(body);
   });
 }
 
 async function entryBundle(h: HostedLog, index: number, width: number): Promise<Buffer> {
   const first = index * TILE_WIDTH + 1;
   const last = index * TILE_WIDTH + width;
-  if (!Number.isSafeInteger(last) || last > h.store.head().seq) throw new ProtocolError('not_found', `entry bundle ${index} of width ${width} needs ${last} entries; the log has ${h.store.head().seq}`);
+  if (!Number.isSafeInteger(last) || last > h.store.head().seq)
+    throw new ProtocolError(
+      'not_found',
+      `entry bundle ${index} of width ${width} needs ${last} entries; the log has ${h.store.head().seq}`,
+    );
   const out = Buffer.alloc(width * 34);
   let i = 0;
   for await (const e of h.store.entries(first, last)) {

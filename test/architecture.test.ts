@@ -28,14 +28,72 @@ const LAYERS: Record<string, readonly string[]> = {
   'web/server': ['verifier', 'platform', 'sequencer'],
   web: ['verifier', 'platform', 'web/src', 'web/server'],
   conformance: ['verifier', 'platform'],
-  demo: ['verifier', 'platform', 'web', 'logstore', 'sequencer', 'witness', 'witness/wire', 'witness/client', 'witness/server', 'executor', 'web/server'],
-  bin: ['verifier', 'verifier/cli', 'platform', 'logstore', 'sequencer', 'witness', 'witness/wire', 'witness/client', 'witness/server', 'executor', 'conformance', 'demo', 'web', 'web/server'],
-  testkit: ['verifier', 'verifier/cli', 'platform', 'logstore', 'sequencer', 'witness', 'witness/wire', 'witness/client', 'witness/server', 'executor', 'conformance', 'demo', 'bin', 'web', 'web/server', 'web/src'],
+  demo: [
+    'verifier',
+    'platform',
+    'web',
+    'logstore',
+    'sequencer',
+    'witness',
+    'witness/wire',
+    'witness/client',
+    'witness/server',
+    'executor',
+    'web/server',
+  ],
+  bin: [
+    'verifier',
+    'verifier/cli',
+    'platform',
+    'logstore',
+    'sequencer',
+    'witness',
+    'witness/wire',
+    'witness/client',
+    'witness/server',
+    'executor',
+    'conformance',
+    'demo',
+    'web',
+    'web/server',
+  ],
+  testkit: [
+    'verifier',
+    'verifier/cli',
+    'platform',
+    'logstore',
+    'sequencer',
+    'witness',
+    'witness/wire',
+    'witness/client',
+    'witness/server',
+    'executor',
+    'conformance',
+    'demo',
+    'bin',
+    'web',
+    'web/server',
+    'web/src',
+  ],
   bench: ['*', '!test'],
   test: ['*', '!bench'],
 };
 const TEST_ROW = ['*', '!bench'];
-const PURE_FORBIDDEN = [/^fastify(?:\/|$)/, /^@fastify\//, /^level(?:\/|$)/, /^classic-level(?:\/|$)/, /^libp2p(?:\/|$)/, /^@libp2p\//, /^@chainsafe\//, /^pino(?:\/|$)/, /^prom-client(?:\/|$)/, /^(?:node:)?fs(?:\/|$)/, /^(?:node:)?net(?:\/|$)/, /^(?:node:)?child_process(?:\/|$)/, /^(?:node:)?worker_threads(?:\/|$)/];
+const PURE_FORBIDDEN = [
+  /^fastify(?:\/|$)/,
+  /^@fastify\//,
+  /^level(?:\/|$)/,
+  /^classic-level(?:\/|$)/,
+  /^libp2p(?:\/|$)/,
+  /^@libp2p\//,
+  /^@chainsafe\//,
+  /^pino(?:\/|$)/,
+  /^prom-client(?:\/|$)/,
+  /^(?:node:)?fs(?:\/|$)/,
+  /^(?:node:)?net(?:\/|$)/,
+  /^(?:node:)?child_process(?:\/|$)/,
+  /^(?:node:)?worker_threads(?:\/|$)/,
+];
 
 /** Every module specifier a source file imports, in any of the forms TS and ESM allow. */
 export function importsOf(src: string): string[] {
@@ -53,7 +111,8 @@ export function importsOf(src: string): string[] {
 
 export function layerOf(path: string): string | undefined {
   let best: string | undefined;
-  for (const row of Object.keys(LAYERS)) if ((path === row || path.startsWith(row + '/')) && (!best || row.length > best.length)) best = row;
+  for (const row of Object.keys(LAYERS))
+    if ((path === row || path.startsWith(row + '/')) && (!best || row.length > best.length)) best = row;
   return best;
 }
 
@@ -75,9 +134,14 @@ export function offences(files: Record<string, string>): string[] {
     const isTest = /\.test\.ts$/.test(path) || from === 'test' || from === 'bench' || from === 'testkit';
     for (const spec of importsOf(src)) {
       if (spec.startsWith('.')) {
-        const target = relative(ROOT, resolve(ROOT, dirname(path), spec)).split(sep).join('/');
+        const target = relative(ROOT, resolve(ROOT, dirname(path), spec))
+          .split(sep)
+          .join('/');
         const to = layerOf(target);
-        if (to === undefined) { out.push(`${path} imports ${spec}, outside every layer`); continue; }
+        if (to === undefined) {
+          out.push(`${path} imports ${spec}, outside every layer`);
+          continue;
+        }
         if (!allowed(path, to)) out.push(`${path} (${from}) imports ${spec} (${to})`);
       } else if (!isTest && from === 'verifier' && PURE_FORBIDDEN.some((re) => re.test(spec))) {
         out.push(`${path} (pure core) imports ${spec}`);
@@ -103,7 +167,7 @@ describe('architecture: the layer table holds for every file', () => {
   it('finds the import forms it claims to', () => {
     const src = [
       "import Fastify from 'fastify';",
-      "import { Level } from \"level\";",
+      'import { Level } from "level";',
       "import type { Libp2p } from 'libp2p';",
       "export { tcp } from '@libp2p/tcp';",
       "import 'node:fs';",
@@ -111,12 +175,16 @@ describe('architecture: the layer table holds for every file', () => {
       "const cp = require('child_process');",
       "import {\n  Worker,\n} from 'node:worker_threads';",
     ].join('\n');
-    expect(importsOf(src)).toEqual(expect.arrayContaining(['fastify', 'level', 'libp2p', '@libp2p/tcp', 'node:fs', 'node:net', 'child_process', 'node:worker_threads']));
+    expect(importsOf(src)).toEqual(
+      expect.arrayContaining(['fastify', 'level', 'libp2p', '@libp2p/tcp', 'node:fs', 'node:net', 'child_process', 'node:worker_threads']),
+    );
   });
 
   it('fails on a forbidden arrow (a test of the test)', () => {
     expect(offences({ 'verifier/documents/x.ts': "import { Level } from 'level';" })).toHaveLength(1);
-    expect(offences({ 'verifier/documents/x.ts': "import { a } from '../../sequencer/app.ts';" })).toEqual(['verifier/documents/x.ts (verifier) imports ../../sequencer/app.ts (sequencer)']);
+    expect(offences({ 'verifier/documents/x.ts': "import { a } from '../../sequencer/app.ts';" })).toEqual([
+      'verifier/documents/x.ts (verifier) imports ../../sequencer/app.ts (sequencer)',
+    ]);
     expect(offences({ 'logstore/x.ts': "import { a } from '../sequencer/app.ts';" })).toHaveLength(1);
     expect(offences({ 'sequencer/x.ts': "import { a } from '../testkit/tmp.ts';" })).toHaveLength(1);
     expect(offences({ 'sequencer/x.ts': "import { a } from '../witness/server/state.ts';" })).toHaveLength(1);
@@ -124,8 +192,12 @@ describe('architecture: the layer table holds for every file', () => {
     expect(offences({ 'test/x.test.ts': "import { a } from '../bench/run.ts';" })).toHaveLength(1);
     expect(offences({ 'verifier/merkle/x.test.ts': "import { a } from '../../bench/run.ts';" })).toHaveLength(1);
     // and allows what the table allows
-    expect(offences({ 'sequencer/x.ts': "import { a } from '../logstore/store.ts'; import { b } from '../verifier/errors.ts';" })).toEqual([]);
-    expect(offences({ 'verifier/cli/x.ts': "import { readFile } from 'node:fs/promises'; import { a } from '../../platform/sig-pool.ts';" })).toEqual([]);
+    expect(offences({ 'sequencer/x.ts': "import { a } from '../logstore/store.ts'; import { b } from '../verifier/errors.ts';" })).toEqual(
+      [],
+    );
+    expect(
+      offences({ 'verifier/cli/x.ts': "import { readFile } from 'node:fs/promises'; import { a } from '../../platform/sig-pool.ts';" }),
+    ).toEqual([]);
     expect(offences({ 'verifier/x.test.ts': "import { readFile } from 'node:fs'; import { a } from '../testkit/tmp.ts';" })).toEqual([]);
   });
 

@@ -69,7 +69,12 @@ describe('with the sequencer running', () => {
     expect(ok6.stdout).toMatch(/^PROVED: audit\.example\/missions\/m-7 seq 6/);
     expect(ok6.stdout).toMatch(/included and matching/);
     const proof = JSON.parse(await readFile(f('p6.json'), 'utf8'));
-    expect(proof).toMatchObject({ kind: 'EventProof', inclusion: { leafIndex: 5, size: 15 }, checkpoint: { seq: 15 }, keys: [{ kid: 'dev-2' }] });
+    expect(proof).toMatchObject({
+      kind: 'EventProof',
+      inclusion: { leafIndex: 5, size: 15 },
+      checkpoint: { seq: 15 },
+      keys: [{ kid: 'dev-2' }],
+    });
     expect(proof.inclusion.proof.length).toBe(4); // ceil(log2 15)
 
     expect((await cookwala(['proof', '--url', url, '--log', AUDIT_LOG, '--seq', '3', '--out', f('p3.json')])).code).toBe(0);
@@ -94,7 +99,7 @@ describe('with the sequencer running', () => {
     }
   }, 120_000);
 
-  it('keys fetch: /.well-known/cookwala.json, a log\'s keys, and a did:web document; keys show; conflicts refused', async () => {
+  it("keys fetch: /.well-known/cookwala.json, a log's keys, and a did:web document; keys show; conflicts refused", async () => {
     const cache = f('keys.json');
     expect((await cookwala(['keys', 'fetch', url, '--cache', cache])).code).toBe(0);
     const logKeys = await cookwala(['keys', 'fetch', `${url}/v1/logs/${encodeURIComponent(AUDIT_LOG)}/keys`, '--cache', cache]);
@@ -118,7 +123,12 @@ describe('with the sequencer running', () => {
         id: did,
         verificationMethod: [
           { id: '#key-1', type: 'JsonWebKey2020', controller: did, publicKeyJwk: { kty: 'OKP', crv: 'Ed25519', x: ed.record.publicKey } },
-          { id: `${did}#key-2`, type: 'JsonWebKey2020', controller: did, publicKeyJwk: { kty: 'EC', crv: 'P-256', x: toBase64url(pub.value.slice(1, 33)), y: toBase64url(pub.value.slice(33)) } },
+          {
+            id: `${did}#key-2`,
+            type: 'JsonWebKey2020',
+            controller: did,
+            publicKeyJwk: { kty: 'EC', crv: 'P-256', x: toBase64url(pub.value.slice(1, 33)), y: toBase64url(pub.value.slice(33)) },
+          },
           { id: '#key-3', type: 'JsonWebKey2020', controller: did, publicKeyJwk: { kty: 'RSA', n: 'AQAB', e: 'AQAB' } },
         ],
       };
@@ -127,8 +137,15 @@ describe('with the sequencer running', () => {
       expect(r.stdout).toMatch(/2 keys \(2 added/);
       expect(r.stdout).toMatch(/skipped .*#key-3/);
       const cached = JSON.parse(await readFile(cache, 'utf8'));
-      expect(cached.keys.find((k: any) => k.kid === `${did}#key-2`)).toMatchObject({ alg: 'ES256', publicKey: p256.record.publicKey, role: 'catalog', owner: did });
-      expect(cached.keys.map((k: any) => k.kid)).toEqual(expect.arrayContaining([a.seq.ctx.keyRecord.kid, 'dev-1', 'dev-2', `${did}#key-1`]));
+      expect(cached.keys.find((k: any) => k.kid === `${did}#key-2`)).toMatchObject({
+        alg: 'ES256',
+        publicKey: p256.record.publicKey,
+        role: 'catalog',
+        owner: did,
+      });
+      expect(cached.keys.map((k: any) => k.kid)).toEqual(
+        expect.arrayContaining([a.seq.ctx.keyRecord.kid, 'dev-1', 'dev-2', `${did}#key-1`]),
+      );
 
       (doc as any).verificationMethod[0].publicKeyJwk.x = deviceKey(9).record.publicKey;
       const before = await readFile(cache, 'utf8');
@@ -185,7 +202,16 @@ describe('with the sequencer stopped', () => {
     expect(bad.stderr).toMatch(/not a WitnessPolicy/);
     expect((await cookwala(['verify', f('via-data.ndjson')])).code).toBe(2);
     const lines = toLines(await readFile(f('via-data.ndjson'), 'utf8'));
-    await writeFile(f('badcp.ndjson'), fromLines(edit(lines, find(lines, (d) => d.kind === 'Checkpoint'), (d) => (d.signature[1].sig = flipChar(d.signature[1].sig)))));
+    await writeFile(
+      f('badcp.ndjson'),
+      fromLines(
+        edit(
+          lines,
+          find(lines, (d) => d.kind === 'Checkpoint'),
+          (d) => (d.signature[1].sig = flipChar(d.signature[1].sig)),
+        ),
+      ),
+    );
     const r = await cookwala(['verify', f('badcp.ndjson'), '--policy', a.policyPath]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^INVALID/);

@@ -16,7 +16,18 @@ import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/pol
 import { formatTime } from '../verifier/encoding/wire.ts';
 import { makeEvent, signed } from '../testkit/events.ts';
 import { logPath } from '../testkit/sequencer.ts';
-import { AUDIT_LOG, buildAuditedLog, checkpointLine, cookwala, entryLine, find, fromLines, payloadLine, toLines, type AuditedLog } from '../testkit/audit.ts';
+import {
+  AUDIT_LOG,
+  buildAuditedLog,
+  checkpointLine,
+  cookwala,
+  entryLine,
+  find,
+  fromLines,
+  payloadLine,
+  toLines,
+  type AuditedLog,
+} from '../testkit/audit.ts';
 
 let a: AuditedLog;
 let lines: string[];
@@ -28,8 +39,22 @@ beforeAll(async () => {
   a = await buildAuditedLog();
   await a.round(3); // seq 1..6, checkpoint 6
   const dev = a.devices[0];
-  const ce = signed(makeEvent({ source: dev.owner, subject: 'exec-proto', cookwalaseq: 1, data: JSON.parse('{"__proto__":{"x":1},"constructor":"c","toString":"t","step":1}') }), dev, formatTime(a.clock.now()));
-  const r = await a.seq.app.inject({ method: 'POST', url: logPath(AUDIT_LOG, '/events'), headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': 'proto-1' }, payload: JSON.stringify(ce) });
+  const ce = signed(
+    makeEvent({
+      source: dev.owner,
+      subject: 'exec-proto',
+      cookwalaseq: 1,
+      data: JSON.parse('{"__proto__":{"x":1},"constructor":"c","toString":"t","step":1}'),
+    }),
+    dev,
+    formatTime(a.clock.now()),
+  );
+  const r = await a.seq.app.inject({
+    method: 'POST',
+    url: logPath(AUDIT_LOG, '/events'),
+    headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': 'proto-1' },
+    payload: JSON.stringify(ce),
+  });
   if (r.statusCode !== 201) throw new Error(`post: ${r.statusCode} ${r.body}`);
   protoSeq = r.json().seq;
   await a.round(3); // 8..13, checkpoint 13
@@ -110,32 +135,124 @@ describe('a bundle with a member injected, duplicated or renamed is refused with
   // Built when the test runs: protoSeq is known only after beforeAll.
   const cases = (): Case[] => [
     // injected
-    { name: 'payload data: __proto__ injected', make: () => inject(payloadLine(lines, 3), '"data":{', '"__proto__":{"step":99},'), expect: ['payload_hash_mismatch@3'] },
-    { name: 'payload data: the __proto__ member removed', make: () => rename(payloadLine(lines, protoSeq), '"__proto__":{"x":1},', ''), expect: [`payload_hash_mismatch@${protoSeq}`] },
-    { name: 'payload data: the __proto__ member changed', make: () => rename(payloadLine(lines, protoSeq), '"__proto__":{"x":1}', '"__proto__":{"x":2}'), expect: [`payload_hash_mismatch@${protoSeq}`] },
-    { name: 'payload data: toString injected', make: () => inject(payloadLine(lines, 4), '"data":{', '"toString":1,'), expect: ['payload_hash_mismatch@4'] },
-    { name: 'payload event: __proto__ injected as an attribute', make: () => inject(payloadLine(lines, 5), '"event":{', '"__proto__":{"id":"x"},'), expect: ['invalid_event@5'] },
-    { name: 'entry: __proto__ injected', make: () => inject(entryLine(lines, 2), '{', '"__proto__":{"seq":3},'), expect: ['unknown_field@2'] },
+    {
+      name: 'payload data: __proto__ injected',
+      make: () => inject(payloadLine(lines, 3), '"data":{', '"__proto__":{"step":99},'),
+      expect: ['payload_hash_mismatch@3'],
+    },
+    {
+      name: 'payload data: the __proto__ member removed',
+      make: () => rename(payloadLine(lines, protoSeq), '"__proto__":{"x":1},', ''),
+      expect: [`payload_hash_mismatch@${protoSeq}`],
+    },
+    {
+      name: 'payload data: the __proto__ member changed',
+      make: () => rename(payloadLine(lines, protoSeq), '"__proto__":{"x":1}', '"__proto__":{"x":2}'),
+      expect: [`payload_hash_mismatch@${protoSeq}`],
+    },
+    {
+      name: 'payload data: toString injected',
+      make: () => inject(payloadLine(lines, 4), '"data":{', '"toString":1,'),
+      expect: ['payload_hash_mismatch@4'],
+    },
+    {
+      name: 'payload event: __proto__ injected as an attribute',
+      make: () => inject(payloadLine(lines, 5), '"event":{', '"__proto__":{"id":"x"},'),
+      expect: ['invalid_event@5'],
+    },
+    {
+      name: 'entry: __proto__ injected',
+      make: () => inject(entryLine(lines, 2), '{', '"__proto__":{"seq":3},'),
+      expect: ['unknown_field@2'],
+    },
     { name: 'entry: constructor injected', make: () => inject(entryLine(lines, 2), '{', '"constructor":1,'), expect: ['unknown_field@2'] },
     { name: 'descriptor: __proto__ injected', make: () => inject(1, '{', '"__proto__":{},'), expect: ['unknown_field@0'] },
-    { name: 'KeyRecord: __proto__ injected', make: () => inject(keyLine('dev-1'), '{', '"__proto__":{"revokedAt":"2020-01-01T00:00:00.000Z"},'), expect: ['unknown_field@-'] },
-    { name: 'checkpoint: __proto__ injected', make: () => inject(checkpointLine(lines, 6), '{', '"__proto__":{"seq":1},'), expect: ['unknown_field@6'] },
+    {
+      name: 'KeyRecord: __proto__ injected',
+      make: () => inject(keyLine('dev-1'), '{', '"__proto__":{"revokedAt":"2020-01-01T00:00:00.000Z"},'),
+      expect: ['unknown_field@-'],
+    },
+    {
+      name: 'checkpoint: __proto__ injected',
+      make: () => inject(checkpointLine(lines, 6), '{', '"__proto__":{"seq":1},'),
+      expect: ['unknown_field@6'],
+    },
     // duplicated, with the same value: only the repetition is wrong
-    { name: 'payload data: a member twice', make: () => inject(payloadLine(lines, 9), '"data":{', `"step":${JSON.stringify(JSON.parse(lines[payloadLine(lines, 9)]).event.data.step)},`), expect: ['duplicate_member@9'] },
-    { name: 'payload data: __proto__ twice', make: () => inject(payloadLine(lines, protoSeq), '"data":{', '"__proto__":{"x":1},'), expect: [`duplicate_member@${protoSeq}`] },
-    { name: 'payload event: an attribute twice, escaped', make: () => { const i = payloadLine(lines, 10); const id = JSON.parse(lines[i]).event.id; return inject(i, '"event":{', `"\\u0069d":${JSON.stringify(id)},`); }, expect: ['duplicate_member@10'] },
-    { name: 'entry: a member twice', make: () => { const i = entryLine(lines, 11); return inject(i, '{', member(i, 'eventHash') + ','); }, expect: ['duplicate_member@11'] },
+    {
+      name: 'payload data: a member twice',
+      make: () =>
+        inject(payloadLine(lines, 9), '"data":{', `"step":${JSON.stringify(JSON.parse(lines[payloadLine(lines, 9)]).event.data.step)},`),
+      expect: ['duplicate_member@9'],
+    },
+    {
+      name: 'payload data: __proto__ twice',
+      make: () => inject(payloadLine(lines, protoSeq), '"data":{', '"__proto__":{"x":1},'),
+      expect: [`duplicate_member@${protoSeq}`],
+    },
+    {
+      name: 'payload event: an attribute twice, escaped',
+      make: () => {
+        const i = payloadLine(lines, 10);
+        const id = JSON.parse(lines[i]).event.id;
+        return inject(i, '"event":{', `"\\u0069d":${JSON.stringify(id)},`);
+      },
+      expect: ['duplicate_member@10'],
+    },
+    {
+      name: 'entry: a member twice',
+      make: () => {
+        const i = entryLine(lines, 11);
+        return inject(i, '{', member(i, 'eventHash') + ',');
+      },
+      expect: ['duplicate_member@11'],
+    },
     { name: 'descriptor: a member twice', make: () => inject(1, '{', member(1, 'log') + ','), expect: ['duplicate_member@0'] },
-    { name: 'KeyRecord: a member twice', make: () => { const i = keyLine('dev-2'); return inject(i, '{', member(i, 'publicKey') + ','); }, expect: ['duplicate_member@-'], found: 'dev-2' },
-    { name: 'checkpoint: a member twice', make: () => { const i = checkpointLine(lines, 13); return inject(i, '{', member(i, 'root') + ','); }, expect: ['duplicate_member@13'] },
+    {
+      name: 'KeyRecord: a member twice',
+      make: () => {
+        const i = keyLine('dev-2');
+        return inject(i, '{', member(i, 'publicKey') + ',');
+      },
+      expect: ['duplicate_member@-'],
+      found: 'dev-2',
+    },
+    {
+      name: 'checkpoint: a member twice',
+      make: () => {
+        const i = checkpointLine(lines, 13);
+        return inject(i, '{', member(i, 'root') + ',');
+      },
+      expect: ['duplicate_member@13'],
+    },
     { name: 'header: a member twice', make: () => inject(0, '{', member(0, 'log') + ','), expect: ['duplicate_member@-'], exit: 2 },
     // renamed
-    { name: 'payload data: a member renamed', make: () => rename(payloadLine(lines, 12), '"step":', '"Step":'), expect: ['payload_hash_mismatch@12'] },
-    { name: 'payload data: a member renamed to __proto__', make: () => rename(payloadLine(lines, 12), '"step":', '"__proto__":'), expect: ['payload_hash_mismatch@12'] },
-    { name: 'entry: a member renamed', make: () => rename(entryLine(lines, 8), '"sequencedAt":', '"sequencedat":'), expect: ['unknown_field@8'] },
+    {
+      name: 'payload data: a member renamed',
+      make: () => rename(payloadLine(lines, 12), '"step":', '"Step":'),
+      expect: ['payload_hash_mismatch@12'],
+    },
+    {
+      name: 'payload data: a member renamed to __proto__',
+      make: () => rename(payloadLine(lines, 12), '"step":', '"__proto__":'),
+      expect: ['payload_hash_mismatch@12'],
+    },
+    {
+      name: 'entry: a member renamed',
+      make: () => rename(entryLine(lines, 8), '"sequencedAt":', '"sequencedat":'),
+      expect: ['unknown_field@8'],
+    },
     { name: 'descriptor: a member renamed', make: () => rename(1, '"createdAt":', '"__proto__":'), expect: ['unknown_field@0'] },
-    { name: 'KeyRecord: a member renamed', make: () => rename(keyLine('dev-1'), '"owner":', '"0wner":'), expect: ['unknown_field@-'], found: 'dev-1' },
-    { name: 'checkpoint: a member renamed', make: () => rename(checkpointLine(lines, 6), '"root":', '"toString":'), expect: ['unknown_field@6'] },
+    {
+      name: 'KeyRecord: a member renamed',
+      make: () => rename(keyLine('dev-1'), '"owner":', '"0wner":'),
+      expect: ['unknown_field@-'],
+      found: 'dev-1',
+    },
+    {
+      name: 'checkpoint: a member renamed',
+      make: () => rename(checkpointLine(lines, 6), '"root":', '"toString":'),
+      expect: ['unknown_field@6'],
+    },
   ];
 
   it('names each of 24 tamperings, at its seq', async () => {
@@ -146,7 +263,8 @@ describe('a bundle with a member injected, duplicated or renamed is refused with
       const got = named(r);
       if (r.valid) problems.push(`${c.name}: VALID`);
       if (r.exitCode !== (c.exit ?? 1)) problems.push(`${c.name}: exit ${r.exitCode}, expected ${c.exit ?? 1}`);
-      for (const e of c.expect) if (!got.includes(e)) problems.push(`${c.name}: missing ${e}; got ${got.filter((x) => x.includes('@')).join(' ')}`);
+      for (const e of c.expect)
+        if (!got.includes(e)) problems.push(`${c.name}: missing ${e}; got ${got.filter((x) => x.includes('@')).join(' ')}`);
       if (c.found) {
         const kind = c.expect[0].split('@')[0];
         if (!r.failures.some((f) => f.kind === kind && f.found === c.found)) problems.push(`${c.name}: no ${kind} naming ${c.found}`);
@@ -157,7 +275,11 @@ describe('a bundle with a member injected, duplicated or renamed is refused with
 
   it('cookwala verify (the CLI, a child process) refuses a duplicated member and an injected __proto__ with the seq', async () => {
     for (const [name, ls, want] of [
-      ['dup', inject(payloadLine(lines, 9), '"data":{', `"step":${JSON.stringify(JSON.parse(lines[payloadLine(lines, 9)]).event.data.step)},`), 'duplicate_member@9'],
+      [
+        'dup',
+        inject(payloadLine(lines, 9), '"data":{', `"step":${JSON.stringify(JSON.parse(lines[payloadLine(lines, 9)]).event.data.step)},`),
+        'duplicate_member@9',
+      ],
       ['proto', rename(payloadLine(lines, protoSeq), '"__proto__":{"x":1}', '"__proto__":{"x":2}'), `payload_hash_mismatch@${protoSeq}`],
     ] as const) {
       const file = join(a.dir, `ijson-${name}.ndjson`);

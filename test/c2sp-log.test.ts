@@ -57,7 +57,17 @@ const stream = eventStream(device, { signedAt: () => formatTime(clock.now()) });
 let posted = 0;
 
 async function open(): Promise<void> {
-  hook = await startWitnessing({ dataDir: dir, witnessPeers: [], policy, metrics: { set: (n, v, l) => seq?.metrics.set(n as never, v, l), inc: (n, l, k) => seq?.metrics.inc(n as never, l, k), observe: (n, v, l) => seq?.metrics.observe(n as never, v, l) }, resubmitMs: 0 });
+  hook = await startWitnessing({
+    dataDir: dir,
+    witnessPeers: [],
+    policy,
+    metrics: {
+      set: (n, v, l) => seq?.metrics.set(n as never, v, l),
+      inc: (n, l, k) => seq?.metrics.inc(n as never, l, k),
+      observe: (n, v, l) => seq?.metrics.observe(n as never, v, l),
+    },
+    resubmitMs: 0,
+  });
   expect(hook).toBeDefined();
   seq = await openSequencer(dir, { clock, timers: false, publisherFor: hook!.publisherFor((origin) => seq?.logs.get(origin)?.store) });
   await seq.app.listen({ host: '127.0.0.1', port: 0 });
@@ -77,7 +87,12 @@ async function round(n: number): Promise<Checkpoint | undefined> {
       clock.advance(3);
       return stream.next(`exec-${posted++ % 3}`);
     });
-    const r = await seq.app.inject({ method: 'POST', url: logPath(LOG, '/events'), headers: { 'content-type': 'application/cloudevents-batch+json', 'idempotency-key': `c2sp-${posted}` }, payload: JSON.stringify(batch) });
+    const r = await seq.app.inject({
+      method: 'POST',
+      url: logPath(LOG, '/events'),
+      headers: { 'content-type': 'application/cloudevents-batch+json', 'idempotency-key': `c2sp-${posted}` },
+      payload: JSON.stringify(batch),
+    });
     expect(r.statusCode).toBe(200);
   }
   clock.advance(1000);
@@ -95,13 +110,28 @@ beforeAll(async () => {
   if (!v.ok) throw new Error(v.detail);
   logVkey = v.value;
   witness = await startRefWitness({ name: 'witness.c2sp.example', logs: [{ origin: LOG, vkey: logVkey }] });
-  const w: KeyRecord = { kind: 'KeyRecord', kid: 'w-ref', alg: 'EdDSA', publicKey: Buffer.from(witness.publicKey).toString('base64url'), owner: 'witness.c2sp.example', role: 'witness', validFrom: FIXTURE_VALID_FROM, vkey: witness.vkey, url: witness.url };
+  const w: KeyRecord = {
+    kind: 'KeyRecord',
+    kid: 'w-ref',
+    alg: 'EdDSA',
+    publicKey: Buffer.from(witness.publicKey).toString('base64url'),
+    owner: 'witness.c2sp.example',
+    role: 'witness',
+    validFrom: FIXTURE_VALID_FROM,
+    vkey: witness.vkey,
+    url: witness.url,
+  };
   const p = readWitnessPolicy({ kind: 'WitnessPolicy', log: LOG, sequencer: keyRecord, witnesses: [w], quorum: 1 });
   if (!p.ok) throw new Error(p.detail);
   policy = p.value;
   await writeFile(join(dir, 'policy.json'), JSON.stringify(policy, null, 2) + '\n');
   await open();
-  const reg = await seq.app.inject({ method: 'POST', url: logPath(LOG, '/keys'), headers: { authorization: `Bearer ${(await readFile(join(dir, DATA_FILES.token), 'utf8')).trim()}` }, payload: device.record });
+  const reg = await seq.app.inject({
+    method: 'POST',
+    url: logPath(LOG, '/keys'),
+    headers: { authorization: `Bearer ${(await readFile(join(dir, DATA_FILES.token), 'utf8')).trim()}` },
+    payload: device.record,
+  });
   expect([200, 201]).toContain(reg.statusCode);
 }, 30_000);
 
@@ -137,15 +167,28 @@ describe('an independent C2SP tlog-witness cosigns our checkpoints over HTTP', (
   it('the exported bundle verifies with the C2SP witness in the policy, naming its form', async () => {
     const bundle = await (await fetch(`${base}${logPath(LOG, '/bundle')}`)).text();
     const lines = bundle.split('\n').filter((l) => l !== '');
-    const ahead = lines.map((l) => JSON.parse(l) as { kind?: string; seq?: number }).filter((d) => d.kind === 'Checkpoint').map((d) => d.seq!);
+    const ahead = lines
+      .map((l) => JSON.parse(l) as { kind?: string; seq?: number })
+      .filter((d) => d.kind === 'Checkpoint')
+      .map((d) => d.seq!);
     const v = createBundleVerifier({ policy, checkpointSeqs: ahead });
     for (const l of lines) await v.line(l);
     const r = await v.end();
     expect(r.failures).toEqual([]);
-    expect(r).toMatchObject({ valid: true, entries: 305, witnessedThrough: 305, checkpoints: { count: 3, verified: 3, latest: { seq: 305, witnesses: ['w-ref'] } } });
-    expect(r.checkpoints.cosigned?.map((c) => [c.seq, c.cosigners, c.logNote])).toEqual([5, 265, 305].map((s) => [s, [{ kid: 'w-ref', forms: ['cosignature/v1'] }], 'verified']));
+    expect(r).toMatchObject({
+      valid: true,
+      entries: 305,
+      witnessedThrough: 305,
+      checkpoints: { count: 3, verified: 3, latest: { seq: 305, witnesses: ['w-ref'] } },
+    });
+    expect(r.checkpoints.cosigned?.map((c) => [c.seq, c.cosigners, c.logNote])).toEqual(
+      [5, 265, 305].map((s) => [s, [{ kid: 'w-ref', forms: ['cosignature/v1'] }], 'verified']),
+    );
     // Without the witness's vkey the cosignatures cannot count: the same bundle fails the quorum.
-    const blind = createBundleVerifier({ policy: { ...policy, witnesses: policy.witnesses.map(({ vkey: _v, url: _u, ...k }) => k) }, checkpointSeqs: ahead });
+    const blind = createBundleVerifier({
+      policy: { ...policy, witnesses: policy.witnesses.map(({ vkey: _v, url: _u, ...k }) => k) },
+      checkpointSeqs: ahead,
+    });
     for (const l of lines) await blind.line(l);
     expect((await blind.end()).failureCounts.quorum_not_met).toBe(3);
   });
@@ -156,7 +199,10 @@ describe('an independent C2SP tlog-witness cosigns our checkpoints over HTTP', (
     const before = witness.answered.length;
     const cp = await round(3);
     expect(cp?.seq).toBe(308);
-    expect(witness.answered.slice(before).map((a) => [a.status, a.old])).toEqual([[409, 0], [200, 305]]);
+    expect(witness.answered.slice(before).map((a) => [a.status, a.old])).toEqual([
+      [409, 0],
+      [200, 305],
+    ]);
     expect(await metric('cookwala_c2sp_witness_errors_total', { log: LOG, witness: 'w-ref', outcome: 'conflict' })).toBe(1);
   });
 
@@ -169,7 +215,11 @@ describe('an independent C2SP tlog-witness cosigns our checkpoints over HTTP', (
   });
 
   it('never publishes below quorum: 422 is inconsistency evidence, 403 and 404 misconfiguration', async () => {
-    for (const [status, outcome] of [[422, 'inconsistent'], [403, 'misconfigured'], [404, 'misconfigured']] as const) {
+    for (const [status, outcome] of [
+      [422, 'inconsistent'],
+      [403, 'misconfigured'],
+      [404, 'misconfigured'],
+    ] as const) {
       witness.script({ status });
       const published = seq.logs.get(LOG)!.checkpoints.latestPublished()!.seq;
       await round(1);
@@ -196,7 +246,8 @@ const tileIndex = (n: number): string => {
   } while (n > 0);
   return els.map((e, i) => (i < els.length - 1 ? `x${e}` : e)).join('/');
 };
-const tilePath = (level: number | 'entries', n: number, width: number) => `tile/${level}/${tileIndex(n)}${width < 256 ? `.p/${width}` : ''}`;
+const tilePath = (level: number | 'entries', n: number, width: number) =>
+  `tile/${level}/${tileIndex(n)}${width < 256 ? `.p/${width}` : ''}`;
 
 describe('the whole log read through /tlog/{log}/ alone', () => {
   it('verifies the note, the cosignature, every entry inclusion and the roots, agreeing with the JSON API', async () => {
@@ -247,10 +298,14 @@ describe('the whole log read through /tlog/{log}/ alone', () => {
     expect(root.equals(cp.root)).toBe(true);
     for (let i = 0; i < size; i++) expect(refVerifyInclusion(leaves[i], i, size, refInclusionPath(leaves, i), cp.root)).toBe(true);
     // A tile that is not there, a non-canonical index and a width that is not a tile are 404.
-    for (const bad of [tilePath(0, 9, 256), 'tile/0/x000/000', 'tile/0/001.p/0', 'tile/0/1', 'tile/64/000']) expect((await fetch(prefix + bad)).status).toBe(404);
+    for (const bad of [tilePath(0, 9, 256), 'tile/0/x000/000', 'tile/0/001.p/0', 'tile/0/1', 'tile/64/000'])
+      expect((await fetch(prefix + bad)).status).toBe(404);
 
     // The JSON API agrees: entries, root, an inclusion proof, and an older checkpoint's root (consistency from tiles alone).
-    const json = (await (await fetch(`${base}${logPath(LOG, `/entries?from=1&to=${size}`)}`)).text()).trim().split('\n').map((l) => JSON.parse(l) as { hash: string });
+    const json = (await (await fetch(`${base}${logPath(LOG, `/entries?from=1&to=${size}`)}`)).text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { hash: string });
     expect(json.map((e) => e.hash)).toEqual(entryHashes);
     const jcp = (await (await fetch(`${base}${logPath(LOG, '/checkpoint')}`)).json()) as Checkpoint;
     expect(jcp.root).toBe(`sha256:${cp.root.toString('hex')}`);
@@ -262,7 +317,7 @@ describe('the whole log read through /tlog/{log}/ alone', () => {
 });
 
 describe('the C2SP surface for auditors: well-known vkey, tlog-policy, tlog-proof', () => {
-  it('cookwala init prints each log\'s C2SP vkey', async () => {
+  it("cookwala init prints each log's C2SP vkey", async () => {
     const { run: init } = await import('../sequencer/cli-init.ts');
     const fresh = await makeTempDir('cookwala-c2sp-init-');
     const out: string[] = [];
@@ -277,7 +332,9 @@ describe('the C2SP surface for auditors: well-known vkey, tlog-policy, tlog-proo
   });
 
   it('publishes the log vkey in /.well-known/cookwala.json', async () => {
-    const wk = (await (await fetch(`${base}/.well-known/cookwala.json`)).json()) as { c2sp: Array<{ log: string; vkey: string; tiles: string }> };
+    const wk = (await (await fetch(`${base}/.well-known/cookwala.json`)).json()) as {
+      c2sp: Array<{ log: string; vkey: string; tiles: string }>;
+    };
     expect(wk.c2sp).toEqual([{ log: LOG, vkey: logVkey, tiles: `/tlog/${encodeURIComponent(LOG)}/` }]);
   });
 
@@ -307,7 +364,10 @@ describe('the C2SP surface for auditors: well-known vkey, tlog-policy, tlog-proo
     expect(await verifyCli([out, '--policy', pj])).toBe(0);
     const keys = { kind: 'KeyCache', keys: [device.record] };
     const verdict = verifyTlogProof(text, policy, { keys: keys.keys });
-    expect(verdict).toMatchObject({ ok: true, value: { log: LOG, seq: 42, signedBy: device.record.kid, checkpoint: { witnesses: ['w-ref'] } } });
+    expect(verdict).toMatchObject({
+      ok: true,
+      value: { log: LOG, seq: 42, signedBy: device.record.kid, checkpoint: { witnesses: ['w-ref'] } },
+    });
     // The independent reader: the leaf from extra, the path to the note's root, both signatures.
     const [head, noteText] = [text.slice(0, text.indexOf('\n\n')), text.slice(text.indexOf('\n\n') + 2)];
     const lines = head.split('\n');
@@ -315,11 +375,22 @@ describe('the C2SP surface for auditors: well-known vkey, tlog-policy, tlog-proo
     const note = refParseNote(noteText)!;
     const cp = refParseCheckpoint(note.text)!;
     expect(refVerifyEd25519Note(note, refParseVkey(logVkey)) && refVerifyCosignature(note, refParseVkey(witness.vkey)).ok).toBe(true);
-    expect(refVerifyInclusion(refLeafHash(Buffer.from(entry.hash.slice(7), 'hex')), 41, cp.size, lines.slice(3).map((l) => Buffer.from(l, 'base64')), cp.root)).toBe(true);
+    expect(
+      refVerifyInclusion(
+        refLeafHash(Buffer.from(entry.hash.slice(7), 'hex')),
+        41,
+        cp.size,
+        lines.slice(3).map((l) => Buffer.from(l, 'base64')),
+        cp.root,
+      ),
+    ).toBe(true);
     // Refusals: an edited entry, a policy that does not know the witness's vkey, a broken header.
     const edited = text.replace(lines[1], `extra ${Buffer.from(JSON.stringify({ ...entry, seq: 43 })).toString('base64')}`);
     expect(verifyTlogProof(edited, policy)).toMatchObject({ ok: false, code: 'entry_hash_mismatch' });
-    expect(verifyTlogProof(text, { ...policy, witnesses: policy.witnesses.map(({ vkey: _v, url: _u, ...k }) => k) })).toMatchObject({ ok: false, code: 'quorum_not_met' });
+    expect(verifyTlogProof(text, { ...policy, witnesses: policy.witnesses.map(({ vkey: _v, url: _u, ...k }) => k) })).toMatchObject({
+      ok: false,
+      code: 'quorum_not_met',
+    });
     expect(verifyTlogProof(text.replace('tlog-proof@v1', 'tlog-proof@v2'), policy)).toMatchObject({ ok: false, code: 'malformed_proof' });
     expect(verifyTlogProof(text.replace('index 41', 'index 40'), policy)).toMatchObject({ ok: false, code: 'bad_proof' });
   });

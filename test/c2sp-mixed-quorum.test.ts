@@ -48,9 +48,22 @@ beforeAll(async () => {
   ref = await startRefWitness({ name: 'ref.mixed.example', logs: [{ origin: LOG, vkey: vkey.value }] });
   const wk = testKey('mixed-w1', 'witness');
   state = await openStateStore(join(dir, 'w1'));
-  p2p = createWitness({ state, signer: wk.signer, keyRecord: wk.keyRecord }, { peerKey: await generateKeyPair('Ed25519'), listen: ['/ip4/127.0.0.1/tcp/0'], logs: [{ log: LOG, sequencer: keyRecord }] });
+  p2p = createWitness(
+    { state, signer: wk.signer, keyRecord: wk.keyRecord },
+    { peerKey: await generateKeyPair('Ed25519'), listen: ['/ip4/127.0.0.1/tcp/0'], logs: [{ log: LOG, sequencer: keyRecord }] },
+  );
   const addr = (await p2p.start()).multiaddrs[0];
-  const refRecord: KeyRecord = { kind: 'KeyRecord', kid: 'w-ref', alg: 'EdDSA', publicKey: ref.publicKey.toString('base64url'), owner: ref.name, role: 'witness', validFrom: FIXTURE_VALID_FROM, vkey: ref.vkey, url: ref.url };
+  const refRecord: KeyRecord = {
+    kind: 'KeyRecord',
+    kid: 'w-ref',
+    alg: 'EdDSA',
+    publicKey: ref.publicKey.toString('base64url'),
+    owner: ref.name,
+    role: 'witness',
+    validFrom: FIXTURE_VALID_FROM,
+    vkey: ref.vkey,
+    url: ref.url,
+  };
   const p = readWitnessPolicy({ kind: 'WitnessPolicy', log: LOG, sequencer: keyRecord, witnesses: [wk.keyRecord, refRecord], quorum: 2 });
   if (!p.ok) throw new Error(p.detail);
   policy = p.value;
@@ -58,7 +71,12 @@ beforeAll(async () => {
   hook = await startWitnessing({ dataDir: seqDir, witnessPeers: [addr], policy, resubmitMs: 0 });
   seq = await openSequencer(seqDir, { timers: false, publisherFor: hook!.publisherFor((o) => seq?.logs.get(o)?.store) });
   const token = (await readFile(join(seqDir, DATA_FILES.token), 'utf8')).trim();
-  const reg = await seq.app.inject({ method: 'POST', url: logPath(LOG, '/keys'), headers: { authorization: `Bearer ${token}` }, payload: device.record });
+  const reg = await seq.app.inject({
+    method: 'POST',
+    url: logPath(LOG, '/keys'),
+    headers: { authorization: `Bearer ${token}` },
+    payload: device.record,
+  });
   expect([200, 201]).toContain(reg.statusCode);
 }, 30_000);
 
@@ -72,7 +90,12 @@ afterAll(async () => {
 
 async function round(n: number) {
   for (let i = 0; i < n; i++) {
-    const r = await seq.app.inject({ method: 'POST', url: logPath(LOG, '/events'), headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': `mixed-${++posted}` }, payload: JSON.stringify(stream.next('exec')) });
+    const r = await seq.app.inject({
+      method: 'POST',
+      url: logPath(LOG, '/events'),
+      headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': `mixed-${++posted}` },
+      payload: JSON.stringify(stream.next('exec')),
+    });
     expect(r.statusCode).toBe(201);
   }
   await seq.tick();
@@ -85,7 +108,16 @@ describe('libp2p and C2SP witnesses toward one quorum', () => {
     const cp = cps.latestPublished();
     expect(cp?.seq).toBe(3);
     expect(cp!.signature.map((s) => s.alg).sort()).toEqual(['EdDSA', 'EdDSA', 'cosignature/v1', 'note-ed25519']);
-    expect(verifyCheckpoint(cp!, policy)).toMatchObject({ ok: true, value: { witnesses: expect.arrayContaining(['w-ref', policy.witnesses[0].kid]), cosigners: expect.arrayContaining([{ kid: 'w-ref', forms: ['cosignature/v1'] }, { kid: policy.witnesses[0].kid, forms: ['jcs'] }]) } });
+    expect(verifyCheckpoint(cp!, policy)).toMatchObject({
+      ok: true,
+      value: {
+        witnesses: expect.arrayContaining(['w-ref', policy.witnesses[0].kid]),
+        cosigners: expect.arrayContaining([
+          { kid: 'w-ref', forms: ['cosignature/v1'] },
+          { kid: policy.witnesses[0].kid, forms: ['jcs'] },
+        ]),
+      },
+    });
     ref.script({ status: 422 });
     cps = await round(2);
     expect(cps.latestSigned()?.seq).toBe(5);

@@ -36,9 +36,11 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-
 function startChild(port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['bin/cookwala.js', 'sequencer', '--data', dir, '--port', String(port)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/cookwala.js', 'sequencer', '--data', dir, '--port', String(port)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   const output = changes();
@@ -48,15 +50,21 @@ function startChild(port: number): Promise<ChildProcess> {
   });
   child.stderr!.on('data', (d) => (err += d));
   child.once('exit', () => output.notify());
-  return waitFor(() => {
-    if (readLogLines(out).some((r) => r.event === 'listening')) return child;
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`sequencer exited with ${child.exitCode ?? child.signalCode} before listening: ${out}${err}`);
-    return undefined;
-  }, { what: 'the sequencer to listen', wake: output, detail: () => `${out}${err}` });
+  return waitFor(
+    () => {
+      if (readLogLines(out).some((r) => r.event === 'listening')) return child;
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`sequencer exited with ${child.exitCode ?? child.signalCode} before listening: ${out}${err}`);
+      return undefined;
+    },
+    { what: 'the sequencer to listen', wake: output, detail: () => `${out}${err}` },
+  );
 }
 
 function exitOf(child: ChildProcess): Promise<number | null> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve(child.exitCode) : new Promise((r) => child.once('exit', (code) => r(code)));
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve(child.exitCode)
+    : new Promise((r) => child.once('exit', (code) => r(code)));
 }
 
 interface Ack {
@@ -69,157 +77,178 @@ interface Ack {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-it(`every acknowledged event survives ${ROUNDS} SIGKILLs exactly once; chain, tree and checkpoints verify`, async () => {
-  dir = await makeTempDir('cookwala-crash-');
-  await initDataDir({ dir, logs: [LOG], mode: 'hash_only' });
-  const cfgPath = join(dir, 'config.json');
-  const cfg = JSON.parse(await readFile(cfgPath, 'utf8'));
-  await writeFile(cfgPath, JSON.stringify({ ...cfg, checkpointIntervalMs: 50 }));
-  const token = (await readFile(join(dir, 'operator.token'), 'utf8')).trim();
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  let child = await startChild(port);
-  for (const d of devices) {
-    const r = await fetch(`${base}${logPath(LOG, '/keys')}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(d.record) });
-    expect(r.status).toBe(201);
-  }
+it(
+  `every acknowledged event survives ${ROUNDS} SIGKILLs exactly once; chain, tree and checkpoints verify`,
+  async () => {
+    dir = await makeTempDir('cookwala-crash-');
+    await initDataDir({ dir, logs: [LOG], mode: 'hash_only' });
+    const cfgPath = join(dir, 'config.json');
+    const cfg = JSON.parse(await readFile(cfgPath, 'utf8'));
+    await writeFile(cfgPath, JSON.stringify({ ...cfg, checkpointIntervalMs: 50 }));
+    const token = (await readFile(join(dir, 'operator.token'), 'utf8')).trim();
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    let child = await startChild(port);
+    for (const d of devices) {
+      const r = await fetch(`${base}${logPath(LOG, '/keys')}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify(d.record),
+      });
+      expect(r.status).toBe(201);
+    }
 
-  const acks: Ack[] = [];
-  // Resolve once acks holds more than n entries: an event (each ack notifies), not a poll.
-  const ackListeners = new Set<() => void>();
-  const moreAcksThan = (n: number) => new Promise<void>((resolve) => {
-    const check = () => {
-      if (acks.length <= n) return;
-      ackListeners.delete(check);
-      resolve();
-    };
-    ackListeners.add(check);
-    check();
-  });
-  const unexpected: string[] = [];
-  const served: Checkpoint[] = [];
-  let stop = false;
+    const acks: Ack[] = [];
+    // Resolve once acks holds more than n entries: an event (each ack notifies), not a poll.
+    const ackListeners = new Set<() => void>();
+    const moreAcksThan = (n: number) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (acks.length <= n) return;
+          ackListeners.delete(check);
+          resolve();
+        };
+        ackListeners.add(check);
+        check();
+      });
+    const unexpected: string[] = [];
+    const served: Checkpoint[] = [];
+    let stop = false;
 
-  // One client = one device outbox: events in cookwalaseq order, each retried unchanged until answered.
-  async function client(d: TestKey, idx: number): Promise<void> {
-    const s = eventStream(d);
-    let n = 0;
-    while (!stop) {
-      const batch = n % 3 === 2;
-      const events = batch ? [s.next(`exec-${idx}`), s.next(`exec-${idx}`)] : [s.next(`exec-${idx}`)];
-      const key = `${d.record.kid}-${n++}`;
-      for (let attempt = 0; attempt < 2000; attempt++) {
-        let res: Response;
-        try {
-          res = await fetch(`${base}${logPath(LOG, '/events')}`, {
-            method: 'POST',
-            headers: { 'content-type': batch ? 'application/cloudevents-batch+json' : 'application/cloudevents+json', 'idempotency-key': key },
-            body: JSON.stringify(batch ? events : events[0]),
+    // One client = one device outbox: events in cookwalaseq order, each retried unchanged until answered.
+    async function client(d: TestKey, idx: number): Promise<void> {
+      const s = eventStream(d);
+      let n = 0;
+      while (!stop) {
+        const batch = n % 3 === 2;
+        const events = batch ? [s.next(`exec-${idx}`), s.next(`exec-${idx}`)] : [s.next(`exec-${idx}`)];
+        const key = `${d.record.kid}-${n++}`;
+        for (let attempt = 0; attempt < 2000; attempt++) {
+          let res: Response;
+          try {
+            res = await fetch(`${base}${logPath(LOG, '/events')}`, {
+              method: 'POST',
+              headers: {
+                'content-type': batch ? 'application/cloudevents-batch+json' : 'application/cloudevents+json',
+                'idempotency-key': key,
+              },
+              body: JSON.stringify(batch ? events : events[0]),
+            });
+          } catch {
+            await sleep(20); // down or reset: the outcome is unknown, so resend the same request
+            continue;
+          }
+          const body = (await res.json().catch(() => ({}))) as Record<string, unknown> & { results?: unknown[] };
+          if (res.status === 503) {
+            await sleep(20);
+            continue;
+          }
+          const results = (batch && res.status === 200 ? body.results : [{ ...body, status: res.status }]) as Array<{
+            status: number;
+            seq: number;
+            hash: string;
+            eventHash: string;
+            code?: string;
+          }>;
+          results.forEach((r, i) => {
+            if (r.status === 201 || r.status === 200)
+              acks.push({ status: r.status, ce: events[i], seq: r.seq, hash: r.hash, eventHash: r.eventHash });
+            else unexpected.push(`${r.status} ${r.code}`);
           });
+          for (const l of [...ackListeners]) l();
+          break;
+        }
+      }
+    }
+
+    async function watcher(): Promise<void> {
+      while (!stop) {
+        try {
+          const r = await fetch(`${base}${logPath(LOG, '/checkpoint')}`);
+          if (r.status === 200) served.push((await r.json()) as Checkpoint);
         } catch {
-          await sleep(20); // down or reset: the outcome is unknown, so resend the same request
-          continue;
+          /* down */
         }
-        const body = (await res.json().catch(() => ({}))) as Record<string, unknown> & { results?: unknown[] };
-        if (res.status === 503) {
-          await sleep(20);
-          continue;
-        }
-        const results = (batch && res.status === 200 ? body.results : [{ ...body, status: res.status }]) as Array<{ status: number; seq: number; hash: string; eventHash: string; code?: string }>;
-        results.forEach((r, i) => {
-          if (r.status === 201 || r.status === 200) acks.push({ status: r.status, ce: events[i], seq: r.seq, hash: r.hash, eventHash: r.eventHash });
-          else unexpected.push(`${r.status} ${r.code}`);
-        });
-        for (const l of [...ackListeners]) l();
-        break;
+        await sleep(30);
       }
     }
-  }
 
-  async function watcher(): Promise<void> {
-    while (!stop) {
-      try {
-        const r = await fetch(`${base}${logPath(LOG, '/checkpoint')}`);
-        if (r.status === 200) served.push((await r.json()) as Checkpoint);
-      } catch {
-        /* down */
-      }
-      await sleep(30);
+    const load = [...devices.map((d, i) => client(d, i)), watcher()];
+    const kills: number[] = [];
+    onTestFailed(() => console.error(`sequencer crash test failed; kill delays (ms after the first ack of each run): ${kills.join(', ')}`));
+    for (let round = 0; round < ROUNDS; round++) {
+      // Each run appends at least once (an event, not a sleep), then dies at a random moment.
+      await moreAcksThan(acks.length);
+      const delay = 150 + Math.floor(Math.random() * 600);
+      kills.push(delay);
+      await sleep(delay);
+      child.kill('SIGKILL');
+      await exitOf(child);
+      child = await startChild(port);
     }
-  }
-
-  const load = [...devices.map((d, i) => client(d, i)), watcher()];
-  const kills: number[] = [];
-  onTestFailed(() => console.error(`sequencer crash test failed; kill delays (ms after the first ack of each run): ${kills.join(', ')}`));
-  for (let round = 0; round < ROUNDS; round++) {
-    // Each run appends at least once (an event, not a sleep), then dies at a random moment.
+    // The last restart recovered and appends again before the load stops.
     await moreAcksThan(acks.length);
-    const delay = 150 + Math.floor(Math.random() * 600);
-    kills.push(delay);
-    await sleep(delay);
-    child.kill('SIGKILL');
-    await exitOf(child);
-    child = await startChild(port);
-  }
-  // The last restart recovered and appends again before the load stops.
-  await moreAcksThan(acks.length);
-  stop = true;
-  await Promise.all(load);
-  child.kill('SIGTERM');
-  expect(await exitOf(child)).toBe(0);
+    stop = true;
+    await Promise.all(load);
+    child.kill('SIGTERM');
+    expect(await exitOf(child)).toBe(0);
 
-  expect(unexpected).toEqual([]);
-  expect(acks.length).toBeGreaterThan(ROUNDS);
+    expect(unexpected).toEqual([]);
+    expect(acks.length).toBeGreaterThan(ROUNDS);
 
-  const store = await openLogStore(logStoreDir(dir, LOG), { createIfMissing: false });
-  try {
-    const head = store.head();
-    const entries: Entry[] = [];
-    for await (const e of store.entries(1, head.seq)) entries.push(e);
-    expect(entries.length).toBe(head.seq);
-    const rebuilt = rebuildLog(store.descriptor()!.hash, entries);
-    expect(rebuilt.head).toBe(head.hash);
-    expect(rebuilt.roots[head.seq]).toBe(head.root);
+    const store = await openLogStore(logStoreDir(dir, LOG), { createIfMissing: false });
+    try {
+      const head = store.head();
+      const entries: Entry[] = [];
+      for await (const e of store.entries(1, head.seq)) entries.push(e);
+      expect(entries.length).toBe(head.seq);
+      const rebuilt = rebuildLog(store.descriptor()!.hash, entries);
+      expect(rebuilt.head).toBe(head.hash);
+      expect(rebuilt.roots[head.seq]).toBe(head.root);
 
-    // every acknowledged event: once, at its acknowledged seq
-    const byId = new Map<string, number[]>();
-    for (const e of entries) byId.set(`${e.ce.source}\n${e.ce.id}`, [...(byId.get(`${e.ce.source}\n${e.ce.id}`) ?? []), e.seq]);
-    for (const a of acks) {
-      const seqs = byId.get(`${a.ce.source}\n${a.ce.id}`);
-      expect(seqs, `${a.ce.id} acknowledged at ${a.seq}`).toEqual([a.seq]);
-      expect(entries[a.seq - 1]).toMatchObject({ hash: a.hash, eventHash: a.eventHash });
-    }
-    for (const seqs of byId.values()) expect(seqs).toHaveLength(1);
-
-    // per subject: log order is cookwalaseq order, without gaps; device signatures verify
-    const last = new Map<string, number>();
-    const keys = new Map(devices.map((d) => [d.record.kid, d.record]));
-    for (const e of entries) {
-      if (e.ce.subject !== undefined && e.ce.cookwalaseq !== undefined) {
-        const prev = last.get(e.ce.subject);
-        if (prev !== undefined) expect(e.ce.cookwalaseq).toBe(prev + 1);
-        last.set(e.ce.subject, e.ce.cookwalaseq);
+      // every acknowledged event: once, at its acknowledged seq
+      const byId = new Map<string, number[]>();
+      for (const e of entries) byId.set(`${e.ce.source}\n${e.ce.id}`, [...(byId.get(`${e.ce.source}\n${e.ce.id}`) ?? []), e.seq]);
+      for (const a of acks) {
+        const seqs = byId.get(`${a.ce.source}\n${a.ce.id}`);
+        expect(seqs, `${a.ce.id} acknowledged at ${a.seq}`).toEqual([a.seq]);
+        expect(entries[a.seq - 1]).toMatchObject({ hash: a.hash, eventHash: a.eventHash });
       }
-      expect(verifyEntryEventSignature(e, (kid) => keys.get(kid)).ok).toBe(true);
-    }
+      for (const seqs of byId.values()) expect(seqs).toHaveLength(1);
 
-    // checkpoints: every stored and every served one matches the rebuilt tree; one head per seq
-    const stored: Checkpoint[] = [];
-    for await (const cp of store.checkpoints()) stored.push(cp);
-    expect(stored.length).toBeGreaterThan(0);
-    const headAt = new Map<number, string>();
-    for (const cp of [...stored, ...served]) {
-      expect(cp.seq).toBeLessThanOrEqual(head.seq);
-      expect(cp.root, `checkpoint ${cp.seq}`).toBe(rebuilt.roots[cp.seq]);
-      expect(cp.head).toBe(cp.seq === 0 ? store.descriptor()!.hash : entries[cp.seq - 1].hash);
-      const seen = headAt.get(cp.seq);
-      if (seen !== undefined) expect(cp.head).toBe(seen);
-      headAt.set(cp.seq, cp.head);
+      // per subject: log order is cookwalaseq order, without gaps; device signatures verify
+      const last = new Map<string, number>();
+      const keys = new Map(devices.map((d) => [d.record.kid, d.record]));
+      for (const e of entries) {
+        if (e.ce.subject !== undefined && e.ce.cookwalaseq !== undefined) {
+          const prev = last.get(e.ce.subject);
+          if (prev !== undefined) expect(e.ce.cookwalaseq).toBe(prev + 1);
+          last.set(e.ce.subject, e.ce.cookwalaseq);
+        }
+        expect(verifyEntryEventSignature(e, (kid) => keys.get(kid)).ok).toBe(true);
+      }
+
+      // checkpoints: every stored and every served one matches the rebuilt tree; one head per seq
+      const stored: Checkpoint[] = [];
+      for await (const cp of store.checkpoints()) stored.push(cp);
+      expect(stored.length).toBeGreaterThan(0);
+      const headAt = new Map<number, string>();
+      for (const cp of [...stored, ...served]) {
+        expect(cp.seq).toBeLessThanOrEqual(head.seq);
+        expect(cp.root, `checkpoint ${cp.seq}`).toBe(rebuilt.roots[cp.seq]);
+        expect(cp.head).toBe(cp.seq === 0 ? store.descriptor()!.hash : entries[cp.seq - 1].hash);
+        const seen = headAt.get(cp.seq);
+        if (seen !== undefined) expect(cp.head).toBe(seen);
+        headAt.set(cp.seq, cp.head);
+      }
+      const latest = await store.latestCheckpoint();
+      expect(latest?.seq).toBe(head.seq); // the clean SIGTERM signed the final head
+    } finally {
+      await store.close();
     }
-    const latest = await store.latestCheckpoint();
-    expect(latest?.seq).toBe(head.seq); // the clean SIGTERM signed the final head
-  } finally {
-    await store.close();
-  }
-  console.log(`crash test: ${ROUNDS} kills at ${kills.join(',')} ms; ${acks.length} acknowledged events (${acks.filter((a) => a.status === 200).length} of them retries answered from the dedup index); ${served.length} checkpoints observed`);
-}, 60_000 + ROUNDS * 10_000);
+    console.log(
+      `crash test: ${ROUNDS} kills at ${kills.join(',')} ms; ${acks.length} acknowledged events (${acks.filter((a) => a.status === 200).length} of them retries answered from the dedup index); ${served.length} checkpoints observed`,
+    );
+  },
+  60_000 + ROUNDS * 10_000,
+);

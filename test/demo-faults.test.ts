@@ -48,7 +48,11 @@ function startDemo(dir: string): { proc: ChildProcess; done: Promise<{ code: num
   return { proc, done };
 }
 
-const exists = (p: string) => access(p).then(() => true, () => false);
+const exists = (p: string) =>
+  access(p).then(
+    () => true,
+    () => false,
+  );
 /** A witness runs once its witness-info.json (written at init, kept after it stops) names the HTTP address it listens on. */
 const running = async (wdir: string) => {
   try {
@@ -64,7 +68,10 @@ describe('cookwala demo faults', () => {
     dirs.push(dir);
     const demo = startDemo(dir);
     const victim = await waitFor(
-      async () => ((await running(join(dir, 'witness-2'))) ? processes(dir).find((p) => p.args.includes(`witness run --data=${join(dir, 'witness-2')}`)) : undefined),
+      async () =>
+        (await running(join(dir, 'witness-2')))
+          ? processes(dir).find((p) => p.args.includes(`witness run --data=${join(dir, 'witness-2')}`))
+          : undefined,
       { what: 'witness-2 to run', timeoutMs: 90_000, intervalMs: 100 },
     );
     process.kill(victim.pid, 'SIGKILL');

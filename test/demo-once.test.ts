@@ -71,14 +71,40 @@ describe('cookwala demo', () => {
     expect(r.out).toMatch(/witness-3, never asked, learned the ForkProof by gossip/);
     // Issue 11: witness-3 is asked over C2SP tlog-witness HTTP (whether its cosignature/v1 is in the
     // checkpoint exported depends on who answered first), and the auditor gets the curl line.
-    expect(r.out).toMatch(/witness-3 up: .* asked over C2SP tlog-witness http:\/\/127\.0\.0\.1:\d+\/add-checkpoint \(vkey witness-3\+[0-9a-f]{8}\+/);
+    expect(r.out).toMatch(
+      /witness-3 up: .* asked over C2SP tlog-witness http:\/\/127\.0\.0\.1:\d+\/add-checkpoint \(vkey witness-3\+[0-9a-f]{8}\+/,
+    );
     expect(r.out).toMatch(/curl http:\/\/127\.0\.0\.1:\d+\/tlog\/localhost%2Fmissions%2Fdemo\/checkpoint$/m);
     expect(r.out).toContain(`children's logs in ${join(dir, 'logs')}`);
 
     const names = await readdir(dir);
-    for (const f of ['demo.json', 'bundle.ndjson', 'policy.json', 'keys.json', 'fork-proof.json', 'logs', 'sequencer', 'witness-1', 'witness-2', 'witness-3', 'executors']) expect(names).toContain(f);
+    for (const f of [
+      'demo.json',
+      'bundle.ndjson',
+      'policy.json',
+      'keys.json',
+      'fork-proof.json',
+      'logs',
+      'sequencer',
+      'witness-1',
+      'witness-2',
+      'witness-3',
+      'executors',
+    ])
+      expect(names).toContain(f);
     const logs = await readdir(join(dir, 'logs'));
-    for (const f of ['sequencer.log', 'witness-1.log', 'witness-2.log', 'witness-3.log', 'executors.log', 'export.log', 'keys.log', 'verify.log', 'verify-fork.log']) expect(logs).toContain(f);
+    for (const f of [
+      'sequencer.log',
+      'witness-1.log',
+      'witness-2.log',
+      'witness-3.log',
+      'executors.log',
+      'export.log',
+      'keys.log',
+      'verify.log',
+      'verify-fork.log',
+    ])
+      expect(logs).toContain(f);
     // The operator token never reaches a log.
     const token = (await readFile(join(dir, 'sequencer', 'operator.token'), 'utf8')).trim();
     for (const f of logs) expect(await readFile(join(dir, 'logs', f), 'utf8')).not.toContain(token);
@@ -88,7 +114,10 @@ describe('cookwala demo', () => {
     expect(policy.witnesses).toHaveLength(3);
 
     const [verify, fork] = await Promise.all([
-      cookwala(['verify', join(dir, 'bundle.ndjson'), '--policy', join(dir, 'policy.json'), '--keys', join(dir, 'keys.json'), '--json'], 60_000),
+      cookwala(
+        ['verify', join(dir, 'bundle.ndjson'), '--policy', join(dir, 'policy.json'), '--keys', join(dir, 'keys.json'), '--json'],
+        60_000,
+      ),
       cookwala(['verify-fork', join(dir, 'fork-proof.json'), '--policy', join(dir, 'policy.json'), '--json'], 60_000),
     ]);
     expect(verify.code).toBe(0);

@@ -59,7 +59,10 @@ describe('prepareDemoDir', () => {
 
   it("clears a previous demo's DIR (a dead pid in its marker)", async () => {
     const dir = await tmp.make();
-    await writeFile(join(dir, MARKER), JSON.stringify({ kind: 'CookwalaDemo', pid: 2 ** 22 + 12345, startedAt: '2026-01-01T00:00:00.000Z' }));
+    await writeFile(
+      join(dir, MARKER),
+      JSON.stringify({ kind: 'CookwalaDemo', pid: 2 ** 22 + 12345, startedAt: '2026-01-01T00:00:00.000Z' }),
+    );
     await mkdir(join(dir, 'sequencer', 'logs'), { recursive: true });
     await writeFile(join(dir, 'bundle.ndjson'), '{}\n');
     const r = await prepareDemoDir(dir);
@@ -89,7 +92,10 @@ describe('supervisor', () => {
 
   it('runs a command to its end with its output in DIR/logs/<name>.log, secrets blanked', async () => {
     const logs = await tmp.make();
-    const sup = createSupervisor({ logsDir: logs, script: script('console.log("hello", process.argv.slice(1).join(" ")); process.exit(3)') });
+    const sup = createSupervisor({
+      logsDir: logs,
+      script: script('console.log("hello", process.argv.slice(1).join(" ")); process.exit(3)'),
+    });
     const r = await sup.run({ name: 'one', args: ['a', '--register-token=s3cret'] }, 10_000);
     expect(r.code).toBe(3);
     expect(r.output).toContain('hello a --register-token=s3cret');
@@ -101,7 +107,12 @@ describe('supervisor', () => {
 
   it('reports an unexpected death with the tail of its log, and not an expected exit 0', async () => {
     const logs = await tmp.make();
-    const sup = createSupervisor({ logsDir: logs, script: script('const [m] = process.argv.slice(1); console.log("last words " + m); setTimeout(() => process.exit(m === "die" ? 7 : 0), 200)') });
+    const sup = createSupervisor({
+      logsDir: logs,
+      script: script(
+        'const [m] = process.argv.slice(1); console.log("last words " + m); setTimeout(() => process.exit(m === "die" ? 7 : 0), 200)',
+      ),
+    });
     sup.start({ name: 'fine', args: ['ok'], expectExit: true });
     const doomed = sup.start({ name: 'doomed', args: ['die'] });
     const d = await within('a death', sup.died, 10_000);
@@ -115,11 +126,16 @@ describe('supervisor', () => {
 
   it('stops with SIGTERM, escalates to SIGKILL after the timeout, then refuses new children', async () => {
     const logs = await tmp.make();
-    const code = 'const m = process.argv[1]; if (m === "stubborn") process.on("SIGTERM", () => console.log("ignored")); console.log("up"); setInterval(() => {}, 1000)';
+    const code =
+      'const m = process.argv[1]; if (m === "stubborn") process.on("SIGTERM", () => console.log("ignored")); console.log("up"); setInterval(() => {}, 1000)';
     const sup = createSupervisor({ logsDir: logs, script: script(code) });
     const polite = sup.start({ name: 'polite', args: ['polite'], tier: 1 });
     const stubborn = sup.start({ name: 'stubborn', args: ['stubborn'], tier: 2 });
-    await waitFor('both up', async () => ((await polite.output()).includes('up') && (await stubborn.output()).includes('up') ? true : undefined), { timeoutMs: 10_000 });
+    await waitFor(
+      'both up',
+      async () => ((await polite.output()).includes('up') && (await stubborn.output()).includes('up') ? true : undefined),
+      { timeoutMs: 10_000 },
+    );
     let died = false;
     void sup.died.then(() => (died = true));
     const out = await sup.stopAll(1_000);
@@ -135,26 +151,48 @@ describe('supervisor', () => {
 
 describe('waits', () => {
   it('waitFor names what timed out; an abort ends it at once', async () => {
-    await expect(waitFor('the moon', () => undefined, { timeoutMs: 150, intervalMs: 20 })).rejects.toThrow(/timed out .* waiting for the moon/);
+    await expect(waitFor('the moon', () => undefined, { timeoutMs: 150, intervalMs: 20 })).rejects.toThrow(
+      /timed out .* waiting for the moon/,
+    );
     await expect(waitFor('x', () => undefined, { timeoutMs: 150 })).rejects.toBeInstanceOf(DemoError);
     const c = new AbortController();
     setTimeout(() => c.abort(), 30);
     await expect(waitFor('y', () => undefined, { timeoutMs: 60_000, signal: c.signal })).rejects.toBeInstanceOf(Aborted);
-    expect(await waitFor('z', (() => { let n = 0; return () => (++n >= 3 ? n : undefined); })(), { timeoutMs: 5_000, intervalMs: 5 })).toBe(3);
+    expect(
+      await waitFor(
+        'z',
+        (() => {
+          let n = 0;
+          return () => (++n >= 3 ? n : undefined);
+        })(),
+        { timeoutMs: 5_000, intervalMs: 5 },
+      ),
+    ).toBe(3);
   });
 });
 
 describe('formatting', () => {
   it('prints head, cosigners, devices, events/s and forks; ? for what did not answer', () => {
     const prev: Snapshot = { at: 1_000_000, head: 100 };
-    const cur: Snapshot = { at: 1_002_000, head: 110, checkpoint: { seq: 108, cosigners: ['witness-3', 'witness-1'] }, devices: { alive: 2, total: 3 }, forks: 1 };
+    const cur: Snapshot = {
+      at: 1_002_000,
+      head: 110,
+      checkpoint: { seq: 108, cosigners: ['witness-3', 'witness-1'] },
+      devices: { alive: 2, total: 3 },
+      forks: 1,
+    };
     const line = formatProgress(cur, prev, 2);
-    expect(line).toMatch(/^\[\d\d:\d\d:\d\d\] head 110 · cosigned 108 by witness-1, witness-3 \(quorum 2\) · devices 2\/3 alive · 5\.0 events\/s · 1 fork proof known$/);
-    expect(formatProgress({ at: 5 }, undefined, 2)).toBe(`[${new Date(5).toISOString().slice(11, 19)}] head ? · no published checkpoint yet · devices ? · ? events/s`);
+    expect(line).toMatch(
+      /^\[\d\d:\d\d:\d\d\] head 110 · cosigned 108 by witness-1, witness-3 \(quorum 2\) · devices 2\/3 alive · 5\.0 events\/s · 1 fork proof known$/,
+    );
+    expect(formatProgress({ at: 5 }, undefined, 2)).toBe(
+      `[${new Date(5).toISOString().slice(11, 19)}] head ? · no published checkpoint yet · devices ? · ? events/s`,
+    );
   });
 
   it("reads the simulator's device lines", () => {
-    const out = 'sim1-abc (urn:cookwala:device:sim1-abc) API http://127.0.0.1:4001\nsim1-abc pasta 1234 #1 accepted\nsim2-def (urn:cookwala:device:sim2-def) API http://127.0.0.1:4002\n';
+    const out =
+      'sim1-abc (urn:cookwala:device:sim1-abc) API http://127.0.0.1:4001\nsim1-abc pasta 1234 #1 accepted\nsim2-def (urn:cookwala:device:sim2-def) API http://127.0.0.1:4002\n';
     expect(parseDeviceLines(out)).toEqual([
       { name: 'sim1-abc', source: 'urn:cookwala:device:sim1-abc', url: 'http://127.0.0.1:4001' },
       { name: 'sim2-def', source: 'urn:cookwala:device:sim2-def', url: 'http://127.0.0.1:4002' },
@@ -162,7 +200,8 @@ describe('formatting', () => {
   });
 
   it("counts the statuses in the simulator's event lines", () => {
-    const out = 'sim1-abc (urn:cookwala:device:sim1-abc) API http://127.0.0.1:4001\nsim1-abc rye-bread 303f6d22 #1 accepted\nsim1-abc rye-bread 303f6d22 #4 paused (paused_locally)\nsim1-abc rye-bread 303f6d22 #6 needs_human (human_check)\nsim2-x pasta ae3406b9 #7 stopped (stop_requested)\nsimulation: 2 missions\n';
+    const out =
+      'sim1-abc (urn:cookwala:device:sim1-abc) API http://127.0.0.1:4001\nsim1-abc rye-bread 303f6d22 #1 accepted\nsim1-abc rye-bread 303f6d22 #4 paused (paused_locally)\nsim1-abc rye-bread 303f6d22 #6 needs_human (human_check)\nsim2-x pasta ae3406b9 #7 stopped (stop_requested)\nsimulation: 2 missions\n';
     expect(statusCounts(out)).toEqual({ accepted: 1, paused: 1, needs_human: 1, stopped: 1 });
   });
 

@@ -27,7 +27,16 @@ describe('disk full by fault injection', () => {
   });
 
   it('append, checkpoint and erasure answer disk_full, write nothing, and work again when space returns', async () => {
-    t = await startSequencer({ devices: [dev], deps: { storeFaults: { beforeWrite: (k) => { if (full.has(k)) throw enospc(); } } } });
+    t = await startSequencer({
+      devices: [dev],
+      deps: {
+        storeFaults: {
+          beforeWrite: (k) => {
+            if (full.has(k)) throw enospc();
+          },
+        },
+      },
+    });
     const s = eventStream(dev);
     const first = s.next('exec-d');
     expect((await t.post(first)).statusCode).toBe(201);
@@ -46,7 +55,12 @@ describe('disk full by fault injection', () => {
     // a checkpoint cannot be written: nothing new is signed, nothing crashes
     await t.seq.tick().catch(() => undefined);
     expect(t.seq.logs.get(t.log)!.checkpoints.latestSigned()!.seq).toBe(signedBefore);
-    const erase = await t.seq.app.inject({ method: 'DELETE', url: logPath(t.log, '/events/1/payload'), headers: { authorization: `Bearer ${t.token}` }, payload: { reason: 'consent withdrawn' } });
+    const erase = await t.seq.app.inject({
+      method: 'DELETE',
+      url: logPath(t.log, '/events/1/payload'),
+      headers: { authorization: `Bearer ${t.token}` },
+      payload: { reason: 'consent withdrawn' },
+    });
     expect(erase.statusCode, erase.body).toBe(507);
     expect(erase.json().code).toBe('disk_full');
     expect((await t.get(logPath(t.log, '/events/1'))).statusCode).toBe(200);
@@ -58,7 +72,12 @@ describe('disk full by fault injection', () => {
     expect(again.json().seq).toBe(2);
     await t.seq.tick();
     expect(t.seq.logs.get(t.log)!.checkpoints.latestSigned()!.seq).toBe(2);
-    const erased = await t.seq.app.inject({ method: 'DELETE', url: logPath(t.log, '/events/1/payload'), headers: { authorization: `Bearer ${t.token}` }, payload: { reason: 'consent withdrawn' } });
+    const erased = await t.seq.app.inject({
+      method: 'DELETE',
+      url: logPath(t.log, '/events/1/payload'),
+      headers: { authorization: `Bearer ${t.token}` },
+      payload: { reason: 'consent withdrawn' },
+    });
     expect(erased.statusCode, erased.body).toBe(200);
   });
 });
@@ -82,47 +101,51 @@ describe('disk full on a real tmpfs', async () => {
     execFileSync('umount', ['-l', mnt], { stdio: 'ignore' });
     await removeDir(mnt);
   });
-  it.skipIf(!mnt)('an append on a full disk is disk_full; after space returns a restart has every acknowledged event and takes new ones', async () => {
-    const dir = join(mnt!, 'data');
-    const fatal: string[] = [];
-    const t = await startSequencer({ dir, devices: [dev], deps: { onFatal: (_e, log) => fatal.push(log) } });
-    const s = eventStream(dev);
-    const acked: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      const r = await t.post(s.next('exec-f'));
-      expect(r.statusCode).toBe(201);
-      acked.push(r.json().seq);
-    }
-    // fill the filesystem to its last byte
-    let n = 0;
-    try {
-      for (;;) await writeFile(join(mnt!, `filler-${n++}`), Buffer.alloc(256 * 1024, 1));
-    } catch (e) {
-      expect((e as NodeJS.ErrnoException).code).toBe('ENOSPC');
-    }
-    for (let size = 16 * 1024; size >= 1; size = Math.floor(size / 2)) {
-      try {
-        for (;;) await writeFile(join(mnt!, `filler-${n++}`), Buffer.alloc(size, 1));
-      } catch {
-        // this size no longer fits; try a smaller one
+  it.skipIf(!mnt)(
+    'an append on a full disk is disk_full; after space returns a restart has every acknowledged event and takes new ones',
+    async () => {
+      const dir = join(mnt!, 'data');
+      const fatal: string[] = [];
+      const t = await startSequencer({ dir, devices: [dev], deps: { onFatal: (_e, log) => fatal.push(log) } });
+      const s = eventStream(dev);
+      const acked: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const r = await t.post(s.next('exec-f'));
+        expect(r.statusCode).toBe(201);
+        acked.push(r.json().seq);
       }
-    }
-    const big = await t.post(s.next('exec-f', { data: { pad: 'p'.repeat(200_000) } }));
-    expect(big.statusCode, big.body).toBe(507);
-    expect(big.json().code).toBe('disk_full');
-    expect((await t.post(s.next('exec-f'))).json().code).toBe('disk_full');
-    expect(fatal).toEqual([t.log]);
-    // closing signs a last checkpoint, which a failed store refuses; the store is closed all the same
-    await t.close().catch((e) => expect(['store_failed', 'disk_full']).toContain(e.code));
-    // space returns; a restart (what the CLI's supervisor does after onFatal) reads the disk
-    for (const f of await readdir(mnt!)) if (f.startsWith('filler-')) await rm(join(mnt!, f));
-    t.seq = await openSequencer(dir, { timers: false });
-    for (const seq of acked) expect((await t.get(logPath(t.log, `/events/${seq}`))).statusCode).toBe(200);
-    const head = t.headSeq();
-    expect(head).toBeGreaterThanOrEqual(3);
-    const next = await t.post(s.next('exec-g'));
-    expect(next.statusCode, next.body).toBe(201);
-    expect(next.json().seq).toBe(head + 1);
-    await t.close();
-  }, 60_000);
+      // fill the filesystem to its last byte
+      let n = 0;
+      try {
+        for (;;) await writeFile(join(mnt!, `filler-${n++}`), Buffer.alloc(256 * 1024, 1));
+      } catch (e) {
+        expect((e as NodeJS.ErrnoException).code).toBe('ENOSPC');
+      }
+      for (let size = 16 * 1024; size >= 1; size = Math.floor(size / 2)) {
+        try {
+          for (;;) await writeFile(join(mnt!, `filler-${n++}`), Buffer.alloc(size, 1));
+        } catch {
+          // this size no longer fits; try a smaller one
+        }
+      }
+      const big = await t.post(s.next('exec-f', { data: { pad: 'p'.repeat(200_000) } }));
+      expect(big.statusCode, big.body).toBe(507);
+      expect(big.json().code).toBe('disk_full');
+      expect((await t.post(s.next('exec-f'))).json().code).toBe('disk_full');
+      expect(fatal).toEqual([t.log]);
+      // closing signs a last checkpoint, which a failed store refuses; the store is closed all the same
+      await t.close().catch((e) => expect(['store_failed', 'disk_full']).toContain(e.code));
+      // space returns; a restart (what the CLI's supervisor does after onFatal) reads the disk
+      for (const f of await readdir(mnt!)) if (f.startsWith('filler-')) await rm(join(mnt!, f));
+      t.seq = await openSequencer(dir, { timers: false });
+      for (const seq of acked) expect((await t.get(logPath(t.log, `/events/${seq}`))).statusCode).toBe(200);
+      const head = t.headSeq();
+      expect(head).toBeGreaterThanOrEqual(3);
+      const next = await t.post(s.next('exec-g'));
+      expect(next.statusCode, next.body).toBe(201);
+      expect(next.json().seq).toBe(head + 1);
+      await t.close();
+    },
+    60_000,
+  );
 });

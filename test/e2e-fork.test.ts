@@ -41,10 +41,15 @@ beforeAll(async () => {
   node = await createP2pNode({ privateKey: await generateKeyPair('Ed25519'), listen: [] });
   conns = procs.map((p) => createWitnessConnection(node, p.info.multiaddrs[0]));
   // Let the gossip mesh form (w1 and w2 bootstrap from w0: a star through w0).
-  await waitFor(async () => {
-    const ok = await Promise.all(procs.map(async (p) => (await (await fetch(`${p.info.http}/metrics`)).text()).match(/cookwala_witness_gossip_peers (\d+)/)?.[1]));
-    return Number(ok[0]) >= 2 && ok.every((n) => Number(n) >= 1) ? true : undefined;
-  }, { timeoutMs: 30_000, what: 'witnesses subscribed to each other' });
+  await waitFor(
+    async () => {
+      const ok = await Promise.all(
+        procs.map(async (p) => (await (await fetch(`${p.info.http}/metrics`)).text()).match(/cookwala_witness_gossip_peers (\d+)/)?.[1]),
+      );
+      return Number(ok[0]) >= 2 && ok.every((n) => Number(n) >= 1) ? true : undefined;
+    },
+    { timeoutMs: 30_000, what: 'witnesses subscribed to each other' },
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -75,10 +80,13 @@ describe('split view: two checkpoints at one seq, signed by the sequencer key', 
     const t0 = Date.now();
     const proofs: ForkProof[] = [];
     for (const p of procs) {
-      const forks = await waitFor(async () => {
-        const j = (await (await fetch(`${p.info.http}/v1/forks`)).json()) as { forks: ForkProof[] };
-        return j.forks.length > 0 ? j.forks : undefined;
-      }, { timeoutMs: 10_000, what: `the fork known to ${p.info.peerId}` });
+      const forks = await waitFor(
+        async () => {
+          const j = (await (await fetch(`${p.info.http}/v1/forks`)).json()) as { forks: ForkProof[] };
+          return j.forks.length > 0 ? j.forks : undefined;
+        },
+        { timeoutMs: 10_000, what: `the fork known to ${p.info.peerId}` },
+      );
       proofs.push(forks[0]);
     }
     expect(Date.now() - t0).toBeLessThan(10_000);

@@ -36,7 +36,6 @@ const device = deviceKey(71);
 const stream = eventStream(device, { signedAt: new Date().toISOString() });
 let subjectRun = 0;
 
-
 async function startSequencer(): Promise<void> {
   sequencer = spawnCookwala(['sequencer', '--data', seqDir, '--port', '0']);
   const exited = sequencer.exited.then(() => Promise.reject(new Error(`sequencer exited: ${sequencer.err()}`)));
@@ -53,7 +52,11 @@ async function post(n: number): Promise<number> {
   let last = 0;
   const subject = `exec-${++subjectRun}`;
   for (let i = 0; i < n; i++) {
-    const r = await fetch(`${url}/v1/logs/${enc}/events`, { method: 'POST', headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': `e2e-${subjectRun}-${i}` }, body: JSON.stringify(stream.next(subject)) });
+    const r = await fetch(`${url}/v1/logs/${enc}/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': `e2e-${subjectRun}-${i}` },
+      body: JSON.stringify(stream.next(subject)),
+    });
     expect(r.status).toBe(201);
     last = ((await r.json()) as { seq: number }).seq;
   }
@@ -65,14 +68,21 @@ async function published(): Promise<Checkpoint | undefined> {
   return r.status === 200 ? ((await r.json()) as Checkpoint) : undefined;
 }
 
-const publishedAtLeast = (seq: number, timeoutMs = 20_000) => waitFor(async () => {
-  const cp = await published();
-  return cp && cp.seq >= seq ? cp : undefined;
-}, { timeoutMs, what: `a published checkpoint at seq >= ${seq}` });
+const publishedAtLeast = (seq: number, timeoutMs = 20_000) =>
+  waitFor(
+    async () => {
+      const cp = await published();
+      return cp && cp.seq >= seq ? cp : undefined;
+    },
+    { timeoutMs, what: `a published checkpoint at seq >= ${seq}` },
+  );
 
 async function metric(base: string, name: string): Promise<string> {
   const text = await (await fetch(`${base}/metrics`)).text();
-  return text.split('\n').filter((l) => l.startsWith(name)).join('\n');
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(name))
+    .join('\n');
 }
 
 beforeAll(async () => {
@@ -105,7 +115,11 @@ beforeAll(async () => {
   const cfg = JSON.parse(await readFile(join(seqDir, 'config.json'), 'utf8'));
   await writeFile(join(seqDir, 'config.json'), JSON.stringify({ ...cfg, checkpointIntervalMs: 200, witnessPeers: wAddrs }, null, 2));
   await startSequencer();
-  const r = await fetch(`${url}/v1/logs/${enc}/keys`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(device.record) });
+  const r = await fetch(`${url}/v1/logs/${enc}/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(device.record),
+  });
   expect([200, 201]).toContain(r.status);
 }, 120_000);
 
@@ -124,14 +138,23 @@ describe('sequencer + three witnesses over libp2p', () => {
     if (v.ok) expect(v.value.witnesses.length).toBeGreaterThanOrEqual(2);
     // Every witness cosigned (late ones are kept) and follows the log at the head.
     for (const w of witnesses) {
-      const logs = await waitFor(async () => {
-        const j = (await (await fetch(`${w!.info.http}/v1/logs`)).json()) as { logs: Array<{ seq: number | null }> };
-        return j.logs[0]?.seq !== null && j.logs[0].seq! >= head ? j : undefined;
-      }, { timeoutMs: 20_000, what: 'every witness at the head' });
+      const logs = await waitFor(
+        async () => {
+          const j = (await (await fetch(`${w!.info.http}/v1/logs`)).json()) as { logs: Array<{ seq: number | null }> };
+          return j.logs[0]?.seq !== null && j.logs[0].seq! >= head ? j : undefined;
+        },
+        { timeoutMs: 20_000, what: 'every witness at the head' },
+      );
       expect(logs.logs[0].seq).toBeGreaterThanOrEqual(head);
     }
     // Cosigned checkpoints travel on gossip (from the sequencer and from the witnesses).
-    await waitFor(async () => ((await metric(witnesses[2]!.info.http!, 'cookwala_witness_gossip_total{topic="/cookwala/checkpoints/1",verdict="accept"}')) ? true : undefined), { timeoutMs: 20_000, what: 'checkpoint gossip' });
+    await waitFor(
+      async () =>
+        (await metric(witnesses[2]!.info.http!, 'cookwala_witness_gossip_total{topic="/cookwala/checkpoints/1",verdict="accept"}'))
+          ? true
+          : undefined,
+      { timeoutMs: 20_000, what: 'checkpoint gossip' },
+    );
     // The exported bundle verifies offline with the same policy.
     const bundle = await (await fetch(`${url}/v1/logs/${enc}/bundle`)).text();
     await writeFile(join(root, 'bundle.ndjson'), bundle);
@@ -157,14 +180,23 @@ describe('sequencer + three witnesses over libp2p', () => {
     // One JSON log line on the sequencer's stdout says why, with the log it is about; the publisher
     // sets the gauge just before it writes that line, so the line is the event to wait on.
     const lost = await sequencer.logs.next('quorum_lost', fresh, 30_000);
-    expect(lost).toMatchObject({ level: 'warn', service: 'sequencer', log: ORIGIN, quorum: 2, reason: expect.stringMatching(/^seq \d+: 1 of 2 cosignatures/) });
+    expect(lost).toMatchObject({
+      level: 'warn',
+      service: 'sequencer',
+      log: ORIGIN,
+      quorum: 2,
+      reason: expect.stringMatching(/^seq \d+: 1 of 2 cosignatures/),
+    });
     expect(await metric(url, 'cookwala_quorum_missing')).toMatch(/ 1$/m);
     expect((await published())!.seq).toBe(before);
     await Promise.all([startWitness(1), startWitness(2)]);
     await publishedAtLeast(head, 30_000);
     expect(await metric(url, 'cookwala_quorum_missing')).toMatch(/ 0$/m);
     expect(await sequencer.logs.next('quorum_restored', fresh, 30_000)).toMatchObject({ level: 'info', log: ORIGIN });
-    expect([sequencer.logs.events('quorum_lost').filter(fresh).length, sequencer.logs.events('quorum_restored').filter(fresh).length]).toEqual([1, 1]);
+    expect([
+      sequencer.logs.events('quorum_lost').filter(fresh).length,
+      sequencer.logs.events('quorum_restored').filter(fresh).length,
+    ]).toEqual([1, 1]);
   });
 
   it('a sequencer SIGKILLed mid-run and restarted resynchronises through conflict', async () => {

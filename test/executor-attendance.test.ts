@@ -16,7 +16,15 @@ afterAll(async () => {
   await dirs.cleanup();
 });
 
-const SAUTE = { recipe: { id: 'onions', steps: [{ op: 'cw.op.saute', params: { tempC: 170, durationS: 3600 } }, { op: 'cw.op.rest', params: { durationS: 10 } }] } };
+const SAUTE = {
+  recipe: {
+    id: 'onions',
+    steps: [
+      { op: 'cw.op.saute', params: { tempC: 170, durationS: 3600 } },
+      { op: 'cw.op.rest', params: { durationS: 10 } },
+    ],
+  },
+};
 let n = 0;
 
 describe('attendance on a real executor', () => {
@@ -25,9 +33,19 @@ describe('attendance on a real executor', () => {
     const { url, ownerToken } = child;
     const owner = { authorization: `Bearer ${ownerToken}` };
     const post = (path: string, headers: Record<string, string>, body?: unknown) =>
-      fetch(url + path, { method: 'POST', headers: { 'idempotency-key': `k${++n}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const attend = (body: unknown) => fetch(`${url}/v1/attendance`, { method: 'PUT', headers: { 'content-type': 'application/json', ...owner }, body: JSON.stringify(body) });
-    const get = async (id: string) => (await (await fetch(`${url}/v1/executions/${id}`)).json()) as { status: string; seq: number; reason?: { code: string } };
+      fetch(url + path, {
+        method: 'POST',
+        headers: { 'idempotency-key': `k${++n}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const attend = (body: unknown) =>
+      fetch(`${url}/v1/attendance`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', ...owner },
+        body: JSON.stringify(body),
+      });
+    const get = async (id: string) =>
+      (await (await fetch(`${url}/v1/executions/${id}`)).json()) as { status: string; seq: number; reason?: { code: string } };
 
     // Nobody declared (the default after a start): refused before anything heats.
     const refused = await post('/v1/executions', {}, SAUTE);
@@ -35,7 +53,10 @@ describe('attendance on a real executor', () => {
     const rj = (await refused.json()) as { code: string; execution: { id: string; status: string } };
     expect([rj.code, rj.execution.status]).toEqual(['person_required', 'refused']);
     // Declaring someone needs the owner token.
-    expect((await fetch(`${url}/v1/attendance`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"present":true}' })).status).toBe(401);
+    expect(
+      (await fetch(`${url}/v1/attendance`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"present":true}' }))
+        .status,
+    ).toBe(401);
 
     expect((await (await attend({ present: true })).json()) as unknown).toMatchObject({ present: true, available: true });
     const created = await post('/v1/executions', {}, SAUTE);
@@ -50,7 +71,11 @@ describe('attendance on a real executor', () => {
     const held = await get(id);
     expect([held.status, held.seq, held.reason?.code]).toEqual(['needs_human', 4, 'person_required']);
     const log = (await (await fetch(`${url}/v1/executions/${id}/log`)).json()) as CloudEvent[];
-    expect(log[3]).toMatchObject({ type: 'cookwala.execution.needs_human', cookwalalatency: 'local_safety', data: { step: 0, reason: { code: 'person_required' } } });
+    expect(log[3]).toMatchObject({
+      type: 'cookwala.execution.needs_human',
+      cookwalalatency: 'local_safety',
+      data: { step: 0, reason: { code: 'person_required' } },
+    });
 
     // A resume while nobody is there is refused, and changes nothing.
     const r1 = await post(`/v1/executions/${id}/resume`, { 'if-match': '"4"' });
@@ -63,6 +88,14 @@ describe('attendance on a real executor', () => {
     expect([r2.status, ((await r2.json()) as { status: string }).status]).toEqual([200, 'running']);
     expect((await post(`/v1/executions/${id}/stop`, {})).status).toBe(200);
     await child.until(statusLine(id, 'stopped'), 'stopped');
-    expect(child.lines.filter((l) => l.startsWith(`status ${id} `)).map((l) => l.split(' ')[3])).toEqual(['accepted', 'preparing', 'running', 'needs_human', 'running', 'stopping', 'stopped']);
+    expect(child.lines.filter((l) => l.startsWith(`status ${id} `)).map((l) => l.split(' ')[3])).toEqual([
+      'accepted',
+      'preparing',
+      'running',
+      'needs_human',
+      'running',
+      'stopping',
+      'stopped',
+    ]);
   });
 });

@@ -34,7 +34,32 @@ interface Child {
 }
 
 function startExecutor(seq: TestSequencer, data: string): Child {
-  const proc = spawn(process.execPath, [join(ROOT, 'bin/cookwala.js'), 'executor', '--data', data, '--sequencer', seq.url!, '--log', seq.log, '--simulate', String(DEVICES), '--missions', String(MISSIONS), '--speed', '1500', '--consent', 'research_only', '--register-token', seq.token, '--heartbeat-ms', '500'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(
+    process.execPath,
+    [
+      join(ROOT, 'bin/cookwala.js'),
+      'executor',
+      '--data',
+      data,
+      '--sequencer',
+      seq.url!,
+      '--log',
+      seq.log,
+      '--simulate',
+      String(DEVICES),
+      '--missions',
+      String(MISSIONS),
+      '--speed',
+      '1500',
+      '--consent',
+      'research_only',
+      '--register-token',
+      seq.token,
+      '--heartbeat-ms',
+      '500',
+    ],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const lines: string[] = [];
   const output = changes();
   let buf = '';
@@ -47,20 +72,29 @@ function startExecutor(seq: TestSequencer, data: string): Child {
   };
   proc.stdout!.on('data', take);
   proc.stderr!.on('data', take);
-  const exit = new Promise<number | null>((r) => proc.on('exit', (code) => {
-    r(code);
-    output.notify();
-  }));
+  const exit = new Promise<number | null>((r) =>
+    proc.on('exit', (code) => {
+      r(code);
+      output.notify();
+    }),
+  );
   return { proc, lines, exit, output };
 }
 
 /** Resolve when cond holds, checked on each output line and on exit (no polling); `ms` only names a hang. */
 async function until(cond: () => boolean, what: string, ms: number, child: Child): Promise<void> {
-  await waitFor(() => cond() || undefined, { what, timeoutMs: ms, wake: child.output, detail: () => `child said:\n${child.lines.slice(-30).join('\n')}` });
+  await waitFor(() => cond() || undefined, {
+    what,
+    timeoutMs: ms,
+    wake: child.output,
+    detail: () => `child said:\n${child.lines.slice(-30).join('\n')}`,
+  });
 }
 
 /** Every device's own log and its KeyRecord, read from its store after the child has exited. */
-async function deviceLogs(data: string): Promise<{ keys: KeyRecord[]; events: CloudEvent[]; statuses: Record<string, number>; interrupted: number }> {
+async function deviceLogs(
+  data: string,
+): Promise<{ keys: KeyRecord[]; events: CloudEvent[]; statuses: Record<string, number>; interrupted: number }> {
   const keys: KeyRecord[] = [];
   const events: CloudEvent[] = [];
   const statuses: Record<string, number> = {};
@@ -109,7 +143,12 @@ describe('executor crash', () => {
         const child = startExecutor(seq, data);
         const seen = child.lines.length;
         // Wait for this run's first status change, then kill it at a random moment after.
-        await until(() => child.proc.exitCode !== null || child.lines.slice(seen).some((l) => / #\d+ /.test(l)), `round ${round}: progress`, 30_000, child);
+        await until(
+          () => child.proc.exitCode !== null || child.lines.slice(seen).some((l) => / #\d+ /.test(l)),
+          `round ${round}: progress`,
+          30_000,
+          child,
+        );
         if (child.proc.exitCode !== null) break; // all missions done already: nothing left to interrupt
         await new Promise((r) => setTimeout(r, 50 + Math.floor(rnd() * 700)));
         const alive = child.proc.exitCode === null;
@@ -136,7 +175,9 @@ describe('executor crash', () => {
       expect(checkChain(descriptorHash, entries, dev.keys)).toBeUndefined();
       // Exactly once: the devices' events and the log's device entries are the same set.
       const sources = new Set(dev.keys.map((k) => k.owner));
-      const logged = entries.filter((e) => sources.has(e.ce.source) && e.ce.type.startsWith('cookwala.execution.')).map((e) => `${e.ce.source} ${e.ce.id}`);
+      const logged = entries
+        .filter((e) => sources.has(e.ce.source) && e.ce.type.startsWith('cookwala.execution.'))
+        .map((e) => `${e.ce.source} ${e.ce.id}`);
       const written = dev.events.map((e) => `${e.source} ${e.id}`);
       expect(new Set(logged).size).toBe(logged.length);
       expect([...logged].sort()).toEqual([...written].sort());

@@ -22,7 +22,6 @@ afterAll(() => dirs.cleanup());
 
 const FAST = { baseBackoffMs: 20, maxBackoffMs: 200 };
 
-
 async function drive(ex: Executor, key: string, path: ExecutionState[]): Promise<string> {
   const c = await ex.service.create(SIMPLE_BODY, key);
   if (!c.ok) throw new Error(c.detail);
@@ -57,7 +56,15 @@ describe('delivery to a real sequencer', () => {
     expect(await ensureRegistered(client, dev.keyRecord, seq.token)).toEqual({ ok: true, status: 201 });
     expect(await ensureRegistered(client, dev.keyRecord, seq.token)).toEqual({ ok: true, status: 200 });
     expect((await ensureRegistered(client, dev.keyRecord, 'wrong-token')).ok).toBe(false);
-    const { ex, waits } = await testExecutor(await dirs.make(), { name: 'dev-deliver', sequencerUrl: seq.url, log: seq.log, consent: 'research_only', delivery: FAST, heartbeatIntervalMs: 3_600_000, deps: { networkClock: systemClock() } });
+    const { ex, waits } = await testExecutor(await dirs.make(), {
+      name: 'dev-deliver',
+      sequencerUrl: seq.url,
+      log: seq.log,
+      consent: 'research_only',
+      delivery: FAST,
+      heartbeatIntervalMs: 3_600_000,
+      deps: { networkClock: systemClock() },
+    });
     await ex.start();
     const a = await drive(ex, 'a', ['preparing', 'running', 'paused', 'running', 'needs_human', 'running', 'completed']);
     const b = await drive(ex, 'b', ['preparing', 'running', 'stopping']);
@@ -92,19 +99,28 @@ describe('delivery to a real sequencer', () => {
     await ex.close();
   });
 
-  it('an event lost on the way is resent from the sequencer\'s `expected`', async () => {
+  it("an event lost on the way is resent from the sequencer's `expected`", async () => {
     const dev = testDevice('dev-lossy');
     expect((await seq.registerKey(dev.keyRecord)).statusCode).toBe(201);
     let dropped = 0;
     // A middlebox that acknowledges cookwalaseq 2 without forwarding it, once.
     const lossy: FetchLike = async (url, init) => {
-      if (init.method === 'POST' && url.endsWith('/events') && init.headers['content-type'] === 'application/cloudevents-batch+json' && dropped === 0) {
+      if (
+        init.method === 'POST' &&
+        url.endsWith('/events') &&
+        init.headers['content-type'] === 'application/cloudevents-batch+json' &&
+        dropped === 0
+      ) {
         const evs = JSON.parse(init.body!) as CloudEvent[];
         const i = evs.findIndex((e) => e.cookwalaseq === 2);
         if (i >= 0) {
           dropped++;
           const rest = evs.filter((_, j) => j !== i);
-          const res = await fetch(url, { ...init, body: JSON.stringify(rest), headers: { ...init.headers, 'idempotency-key': `${init.headers['idempotency-key']}-lossy` } });
+          const res = await fetch(url, {
+            ...init,
+            body: JSON.stringify(rest),
+            headers: { ...init.headers, 'idempotency-key': `${init.headers['idempotency-key']}-lossy` },
+          });
           const { results } = (await res.json()) as { results: unknown[] };
           results.splice(i, 0, { status: 201, seq: 1, hash: `sha256:${'0'.repeat(64)}` });
           return { status: 200, text: async () => JSON.stringify({ results }) };
@@ -112,16 +128,29 @@ describe('delivery to a real sequencer', () => {
       }
       return fetch(url, init);
     };
-    const { ex, waits } = await testExecutor(await dirs.make(), { name: 'dev-lossy', sequencerUrl: seq.url, log: seq.log, consent: 'research_only', delivery: FAST, deps: { networkClock: systemClock(), fetch: lossy } });
+    const { ex, waits } = await testExecutor(await dirs.make(), {
+      name: 'dev-lossy',
+      sequencerUrl: seq.url,
+      log: seq.log,
+      consent: 'research_only',
+      delivery: FAST,
+      deps: { networkClock: systemClock(), fetch: lossy },
+    });
     // Written before start so that one batch carries all four events.
     const a = await drive(ex, 'a', ['preparing', 'running', 'completed']);
     await ex.start();
-    await waits.until(async () => (await ex.store.pendingCount()) === 0 && subjectOrder((await fetchLog(seq.url!, seq.log)).entries).get(a)?.length === 4, 'recovery');
+    await waits.until(
+      async () => (await ex.store.pendingCount()) === 0 && subjectOrder((await fetchLog(seq.url!, seq.log)).entries).get(a)?.length === 4,
+      'recovery',
+    );
     expect(dropped).toBe(1);
     const { descriptorHash, entries } = await fetchLog(seq.url!, seq.log);
     expect(subjectOrder(entries).get(a)).toEqual([1, 2, 3, 4]);
     expect(checkChain(descriptorHash, entries, [dev.keyRecord])).toBeUndefined();
-    expectExactlyOnce(entries.filter((e) => e.ce.source === dev.source), await deviceLog(ex, [a]));
+    expectExactlyOnce(
+      entries.filter((e) => e.ce.source === dev.source),
+      await deviceLog(ex, [a]),
+    );
     expect(ex.delivery!.stats()).toMatchObject({ requeued: 1, deadLetters: 0 });
     await ex.close();
   });
@@ -129,7 +158,15 @@ describe('delivery to a real sequencer', () => {
   it('withdrawing consent: the notice is delivered, then nothing more leaves', async () => {
     const dev = testDevice('dev-withdraw');
     expect((await seq.registerKey(dev.keyRecord)).statusCode).toBe(201);
-    const { ex, waits } = await testExecutor(await dirs.make(), { name: 'dev-withdraw', sequencerUrl: seq.url, log: seq.log, consent: 'open', delivery: FAST, heartbeatIntervalMs: 3_600_000, deps: { networkClock: systemClock() } });
+    const { ex, waits } = await testExecutor(await dirs.make(), {
+      name: 'dev-withdraw',
+      sequencerUrl: seq.url,
+      log: seq.log,
+      consent: 'open',
+      delivery: FAST,
+      heartbeatIntervalMs: 3_600_000,
+      deps: { networkClock: systemClock() },
+    });
     await ex.start();
     const a = await drive(ex, 'a', ['preparing', 'running']);
     await waits.until(async () => (await ex.store.pendingCount()) === 0, 'first delivery');
@@ -143,7 +180,12 @@ describe('delivery to a real sequencer', () => {
     ex.delivery!.wake();
     await waits.until(() => waits.count() > before && waits.last()?.reason === 'idle', 'the loop to look and rest');
     const mine = (await fetchLog(seq.url!, seq.log)).entries.filter((e) => e.ce.source === dev.source);
-    expect(mine.map((e) => e.ce.type)).toEqual(['cookwala.execution.accepted', 'cookwala.execution.preparing', 'cookwala.execution.running', 'cookwala.consent.withdrawn']);
+    expect(mine.map((e) => e.ce.type)).toEqual([
+      'cookwala.execution.accepted',
+      'cookwala.execution.preparing',
+      'cookwala.execution.running',
+      'cookwala.consent.withdrawn',
+    ]);
     // Under `open` consent the event times were coarsened to the day.
     const evs = await ex.store.events(a);
     expect(evs[0].time).toMatch(/T00:00:00\.000Z$/);
@@ -154,18 +196,35 @@ describe('delivery to a real sequencer', () => {
 describe('when the sequencer is down', () => {
   it('retries with backoff, survives an executor restart, and delivers everything once it is back', async () => {
     const dev = testDevice('dev-down');
-    const seq = await startSequencer({ listen: true, dir: await dirs.make(), devices: [{ signer: dev.signer, record: dev.keyRecord, owner: dev.source }] });
+    const seq = await startSequencer({
+      listen: true,
+      dir: await dirs.make(),
+      devices: [{ signer: dev.signer, record: dev.keyRecord, owner: dev.source }],
+    });
     const url = seq.url!;
     const port = Number(new URL(url).port);
     await seq.close(); // the sequencer goes away; its port is free
     const dir = await dirs.make();
-    let { ex, waits } = await testExecutor(dir, { name: 'dev-down', sequencerUrl: url, log: seq.log, consent: 'research_only', delivery: FAST, deps: { networkClock: systemClock() } });
+    let { ex, waits } = await testExecutor(dir, {
+      name: 'dev-down',
+      sequencerUrl: url,
+      log: seq.log,
+      consent: 'research_only',
+      delivery: FAST,
+      deps: { networkClock: systemClock() },
+    });
     await ex.start();
     const a = await drive(ex, 'a', ['preparing', 'running']);
     await waits.until(() => ex.delivery!.stats().failures >= 3, 'failed attempts');
     expect(ex.delivery!.stats().lastError).toMatch(/network/);
     await ex.close(); // the device restarts while the sequencer is still down
-    ({ ex, waits } = await testExecutor(dir, { name: 'dev-down', sequencerUrl: url, log: seq.log, delivery: FAST, deps: { networkClock: systemClock() } }));
+    ({ ex, waits } = await testExecutor(dir, {
+      name: 'dev-down',
+      sequencerUrl: url,
+      log: seq.log,
+      delivery: FAST,
+      deps: { networkClock: systemClock() },
+    }));
     await ex.start(); // a restart fails the running execution: one more event to deliver
     const b = await drive(ex, 'b', ['preparing', 'running', 'completed']);
     expect(await ex.store.pendingCount()).toBe(4 + 4);
@@ -216,7 +275,11 @@ describe('consent none keeps everything local', () => {
       log: 'test.example/missions/m-1',
       heartbeatIntervalMs: 10,
       delivery: FAST,
-      deps: { networkClock: systemClock(), fetch: spy, hardware: (svc, c) => createSimulatedHardware(svc, c, { prepareMs: 10, preheatMs: 10, spinDownMs: 10 }) },
+      deps: {
+        networkClock: systemClock(),
+        fetch: spy,
+        hardware: (svc, c) => createSimulatedHardware(svc, c, { prepareMs: 10, preheatMs: 10, spinDownMs: 10 }),
+      },
     });
     await ex.start();
     expect(ex.store.consent().dataset).toBe('none');

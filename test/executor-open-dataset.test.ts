@@ -60,21 +60,32 @@ function recordingProxy(target: string, bodies: Array<{ path: string; body: stri
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks).toString('utf8');
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
-    const r = await fetch(target + req.url, { method: req.method, headers, body: req.method === 'GET' || req.method === 'HEAD' ? undefined : body });
+    for (const [k, v] of Object.entries(req.headers))
+      if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
+    const r = await fetch(target + req.url, {
+      method: req.method,
+      headers,
+      body: req.method === 'GET' || req.method === 'HEAD' ? undefined : body,
+    });
     const answer = Buffer.from(await r.arrayBuffer());
     bodies.push({ path: req.url ?? '', body, status: r.status });
     res.writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'application/octet-stream' });
     res.end(answer);
     seen();
   });
-  return new Promise((resolve) => proxy!.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(proxy!.address() as { port: number }).port}`)));
+  return new Promise((resolve) =>
+    proxy!.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(proxy!.address() as { port: number }).port}`)),
+  );
 }
 
 describe('an open dataset: times to the day, from the device to the log', () => {
   it('nothing finer than the day leaves an open-consent device or appears in a timePrecision:day log, and the log verifies', async () => {
     seq = await startSequencer({ listen: true, dir: await dirs.make(), mode: 'full' });
-    const made = await fetch(`${seq.url}/v1/logs`, { method: 'POST', headers: { authorization: `Bearer ${seq.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ log: OPEN_LOG, mode: 'full', timePrecision: 'day' }) });
+    const made = await fetch(`${seq.url}/v1/logs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${seq.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ log: OPEN_LOG, mode: 'full', timePrecision: 'day' }),
+    });
     expect(made.status).toBe(201);
     const descriptor = ((await made.json()) as { descriptor: LogDescriptor }).descriptor;
     expect(descriptor).toMatchObject({ timePrecision: 'day', timeBounds: { maxClockSkewMs: DAY_MS, maxDeliveryDelayMs: 3 * DAY_MS } });
@@ -82,7 +93,10 @@ describe('an open dataset: times to the day, from the device to the log', () => 
     // A millisecond time is refused by this log (time_too_precise) and the log does not move.
     const dev = testDevice('ms-device');
     expect([201, 200]).toContain((await seq.registerKey(dev.keyRecord, OPEN_LOG)).statusCode);
-    const exact = buildStatusEvent({ source: dev.source, signer: dev.signer, dataset: 'research_only' }, { executionId: 'exact', recipeId: 'tea', status: 'accepted', seq: 1, at: Date.now() });
+    const exact = buildStatusEvent(
+      { source: dev.source, signer: dev.signer, dataset: 'research_only' },
+      { executionId: 'exact', recipeId: 'tea', status: 'accepted', seq: 1, at: Date.now() },
+    );
     const before = seq.headSeq(OPEN_LOG);
     const refused = await seq.post(exact, { log: OPEN_LOG });
     expect([refused.statusCode, refused.json().code]).toEqual([422, 'time_too_precise']);
@@ -92,14 +106,32 @@ describe('an open dataset: times to the day, from the device to the log', () => 
     const sent: Array<{ path: string; body: string; status: number }> = [];
     const answered = changes();
     const via = await recordingProxy(seq.url!, sent, () => answered.notify());
-    child = await spawnExecutor(await dirs.make(), ['--sequencer', via, '--log', OPEN_LOG, '--consent', 'open', `--register-token=${seq.token}`, '--speed', '100']);
-    const r = await fetch(`${child.url}/v1/executions`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'open-1' }, body: JSON.stringify({ recipe: { id: 'tea', steps: [{ op: 'cw.op.boil', params: { tempC: 98, durationS: 30 } }] } }) });
+    child = await spawnExecutor(await dirs.make(), [
+      '--sequencer',
+      via,
+      '--log',
+      OPEN_LOG,
+      '--consent',
+      'open',
+      `--register-token=${seq.token}`,
+      '--speed',
+      '100',
+    ]);
+    const r = await fetch(`${child.url}/v1/executions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'open-1' },
+      body: JSON.stringify({ recipe: { id: 'tea', steps: [{ op: 'cw.op.boil', params: { tempC: 98, durationS: 30 } }] } }),
+    });
     expect(r.status).toBe(201);
     const id = ((await r.json()) as { id: string }).id;
     await child.until(statusLine(id, 'completed'), 'the mission completed');
     // Delivered when the proxy has forwarded the completed event with a success (each answer wakes this).
     const delivered = () => sent.some((s) => s.path.endsWith('/events') && s.status < 300 && s.body.includes(`"${id}.4"`));
-    await waitFor(delivered, { what: 'the completed event delivered', wake: answered, detail: () => `sent: ${sent.map((s) => `${s.path} ${s.status}`).join(', ')}` });
+    await waitFor(delivered, {
+      what: 'the completed event delivered',
+      wake: answered,
+      detail: () => `sent: ${sent.map((s) => `${s.path} ${s.status}`).join(', ')}`,
+    });
 
     // 1. What left the device: no time finer than the day.
     const eventBodies = sent.filter((s) => s.path.endsWith('/events'));
@@ -122,7 +154,8 @@ describe('an open dataset: times to the day, from the device to the log', () => 
     // 3. ...and it verifies: hashes, links, device signatures, and the declared (day) time bounds.
     const keys = ((await (await fetch(`${child.url}/v1/capabilities`)).json()) as { keys: Parameters<typeof checkChain>[2] }).keys;
     expect(checkChain(descriptorHash, entries, [...keys, dev.keyRecord])).toBeUndefined();
-    for (const e of entries) expect(checkSignedAt(Date.parse(e.eventSignature.signedAt), Date.parse(e.sequencedAt), descriptor.timeBounds!).ok).toBe(true);
+    for (const e of entries)
+      expect(checkSignedAt(Date.parse(e.eventSignature.signedAt), Date.parse(e.sequencedAt), descriptor.timeBounds!).ok).toBe(true);
     // The auditor's view: the exported bundle verifies offline with `cookwala verify`.
     await seq.seq.tick();
     const data = await dirs.make();

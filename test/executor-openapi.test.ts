@@ -25,7 +25,11 @@ afterAll(async () => {
 });
 
 type Schema = Record<string, unknown>;
-interface Parameter { name: string; in: string; required?: boolean }
+interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+}
 interface Operation {
   operationId?: string;
   parameters?: Parameter[];
@@ -33,7 +37,11 @@ interface Operation {
   requestBody?: { required?: boolean; content: Record<string, { schema: Schema; example?: unknown }> };
   responses: Record<string, { content?: Record<string, { schema: Schema }> }>;
 }
-interface Doc { openapi: string; paths: Record<string, Record<string, Operation>>; components?: { securitySchemes?: Record<string, { type: string; scheme?: string }> } }
+interface Doc {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+  components?: { securitySchemes?: Record<string, { type: string; scheme?: string }> };
+}
 
 /** A generic OpenAPI client: nothing about the executor except what the document says. */
 function client(doc: Doc, base: string, tokens: Record<string, string>) {
@@ -42,10 +50,12 @@ function client(doc: Doc, base: string, tokens: Record<string, string>) {
   const validate = (schema: Schema, value: unknown, what: string) => {
     let v = compiled.get(schema);
     if (!v) compiled.set(schema, (v = ajv.compile(schema)));
-    if (!v(value)) throw new Error(`${what} does not match the document: ${ajv.errorsText(v.errors)}\n${JSON.stringify(value).slice(0, 400)}`);
+    if (!v(value))
+      throw new Error(`${what} does not match the document: ${ajv.errorsText(v.errors)}\n${JSON.stringify(value).slice(0, 400)}`);
   };
   function find(operationId: string): { method: string; path: string; op: Operation } {
-    for (const [path, item] of Object.entries(doc.paths)) for (const [method, op] of Object.entries(item)) if (op.operationId === operationId) return { method, path, op };
+    for (const [path, item] of Object.entries(doc.paths))
+      for (const [method, op] of Object.entries(item)) if (op.operationId === operationId) return { method, path, op };
     throw new Error(`the document has no operation ${operationId}`);
   }
   return {
@@ -64,10 +74,11 @@ function client(doc: Doc, base: string, tokens: Record<string, string>) {
         else if (p.name === 'if-match') headers[p.name] = a.ifMatch ?? '';
         else throw new Error(`${operationId}: the client cannot fill the required header ${p.name}`);
       }
-      for (const req of op.security ?? []) for (const name of Object.keys(req)) {
-        const scheme = doc.components?.securitySchemes?.[name];
-        if (scheme?.type === 'http' && scheme.scheme === 'bearer' && tokens[name]) headers.authorization = `Bearer ${tokens[name]}`;
-      }
+      for (const req of op.security ?? [])
+        for (const name of Object.keys(req)) {
+          const scheme = doc.components?.securitySchemes?.[name];
+          if (scheme?.type === 'http' && scheme.scheme === 'bearer' && tokens[name]) headers.authorization = `Bearer ${tokens[name]}`;
+        }
       let body: string | undefined;
       if (a.body !== undefined) {
         const [ct, media] = Object.entries(op.requestBody?.content ?? {})[0] ?? [];
@@ -84,7 +95,8 @@ function client(doc: Doc, base: string, tokens: Record<string, string>) {
       const ct = String(res.headers.get('content-type') ?? '').split(';')[0];
       if (spec.content) {
         const media = spec.content[ct];
-        if (!media) throw new Error(`${operationId} ${res.status} answered ${ct}; the document says ${Object.keys(spec.content).join(', ')}`);
+        if (!media)
+          throw new Error(`${operationId} ${res.status} answered ${ct}; the document says ${Object.keys(spec.content).join(', ')}`);
         validate(media.schema, json, `${operationId} ${res.status} answer`);
       }
       return { status: res.status, etag: res.headers.get('etag') ?? undefined, json };
@@ -113,7 +125,9 @@ describe('a client written only from /openapi.json', () => {
     expect((await c.call('getAttendance')).json.available).toBe(false); // nobody declared by default
 
     // The body: the document's example, with a step long enough to pause in (an op capabilities lists).
-    const body = c.exampleBody('createExecution') as { recipe: { id: string; steps: Array<{ op: string; params: { durationS: number } }> } };
+    const body = c.exampleBody('createExecution') as {
+      recipe: { id: string; steps: Array<{ op: string; params: { durationS: number } }> };
+    };
     expect(caps.json.operations).toContain(body.recipe.steps[0].op);
     body.recipe.id = 'openapi-client';
     body.recipe.steps[0].params.durationS = 3600;
@@ -142,7 +156,15 @@ describe('a client written only from /openapi.json', () => {
     const log = await c.call('getExecutionLog', { params: { id } });
     expect(log.status).toBe(200);
     const events = log.json as CloudEvent[];
-    expect(events.map((e) => [e.type.replace('cookwala.execution.', ''), e.cookwalaseq])).toEqual([['accepted', 1], ['preparing', 2], ['running', 3], ['paused', 4], ['running', 5], ['stopping', 6], ['stopped', 7]]);
+    expect(events.map((e) => [e.type.replace('cookwala.execution.', ''), e.cookwalaseq])).toEqual([
+      ['accepted', 1],
+      ['preparing', 2],
+      ['running', 3],
+      ['paused', 4],
+      ['running', 5],
+      ['stopping', 6],
+      ['stopped', 7],
+    ]);
     for (const e of events) expect(verifyEventSignature(e, (kid) => keys.find((k) => k.kid === kid)).ok).toBe(true);
 
     // An unknown execution is a documented 404 problem.

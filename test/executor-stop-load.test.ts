@@ -39,20 +39,41 @@ function slowCreate(port: number, host: string, i: number): Promise<'held' | 'dr
     s.on('data', (d: Buffer) => {
       if (d.toString().startsWith('HTTP/1.1 100')) resolve('held');
     });
-    s.write(`POST /v1/executions HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nIdempotency-Key: slow-${i}\r\nExpect: 100-continue\r\nContent-Length: 100000\r\n\r\n`);
+    s.write(
+      `POST /v1/executions HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nIdempotency-Key: slow-${i}\r\nExpect: 100-continue\r\nContent-Length: 100000\r\n\r\n`,
+    );
   });
 }
 
 /** One HTTP request on its own connection (Connection: close), resolved once that connection has closed. */
-function once(url: string, method = 'GET', body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: Record<string, unknown> }> {
+function once(
+  url: string,
+  method = 'GET',
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const data = body === undefined ? undefined : JSON.stringify(body);
-    const req = request(url, { method, agent: false, headers: { connection: 'close', ...(data ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(data)) } : {}), ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (text += d));
-      res.socket.once('close', () => resolve({ status: res.statusCode ?? 0, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} }));
-    });
+    const req = request(
+      url,
+      {
+        method,
+        agent: false,
+        headers: {
+          connection: 'close',
+          ...(data ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(data)) } : {}),
+          ...headers,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.socket.once('close', () =>
+          resolve({ status: res.statusCode ?? 0, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(data);
   });
@@ -76,15 +97,30 @@ describe('stop under load', () => {
     const child = await spawnExecutor(await dirs.make(), ['--speed', '100']);
     children.push(child);
     const { url } = child;
-    const r0 = await fetch(`${url}/v1/executions`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'c' }, body: JSON.stringify(LONG) });
+    const r0 = await fetch(`${url}/v1/executions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'c' },
+      body: JSON.stringify(LONG),
+    });
     expect(r0.status).toBe(201);
     const c = ((await r0.json()) as { id: string }).id;
     await child.until(statusLine(c, 'running'), 'c running');
     const big = '{"why":"' + 'x'.repeat(2 * 1024 * 1024) + '"}';
     const load = Array.from({ length: 60 }, (_, i) =>
-      (i % 2 ? fetch(`${url}/v1/capabilities`) : fetch(`${url}/v1/executions`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': `load-${i}` }, body: JSON.stringify({ recipe: { id: `l${i}`, steps: [{ op: 'cw.op.stir', params: { durationS: 1 } }] } }) })).then((r) => r.status),
+      (i % 2
+        ? fetch(`${url}/v1/capabilities`)
+        : fetch(`${url}/v1/executions`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'idempotency-key': `load-${i}` },
+            body: JSON.stringify({ recipe: { id: `l${i}`, steps: [{ op: 'cw.op.stir', params: { durationS: 1 } }] } }),
+          })
+      ).then((r) => r.status),
     );
-    const stop = await fetch(`${url}/v1/executions/${c}/stop`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: big });
+    const stop = await fetch(`${url}/v1/executions/${c}/stop`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: big,
+    });
     const sj = (await stop.json()) as { status: string };
     expect([stop.status, ['stopping', 'stopped'].includes(sj.status)]).toEqual([200, true]);
     await child.until(statusLine(c, 'stopped'), 'c stopped over HTTP');
@@ -117,7 +153,12 @@ describe('stop under load', () => {
       else dropped = true;
     }
     expect([held, dropped]).toEqual([16, true]);
-    expect(await once(`${url}/v1/capabilities`).then(() => 'answered', () => 'failed')).toBe('failed');
+    expect(
+      await once(`${url}/v1/capabilities`).then(
+        () => 'answered',
+        () => 'failed',
+      ),
+    ).toBe('failed');
 
     // The device's own stop controls, around HTTP.
     const answer = JSON.parse(await control(join(data, 'control.sock'), `stop ${a}`)) as { stopped: Array<{ id: string; status: string }> };
@@ -127,9 +168,15 @@ describe('stop under load', () => {
     child.proc.kill('SIGUSR2');
     await child.until(statusLine(b, 'stopped'), 'b stopped by SIGUSR2');
     expect(child.lines.some((l) => l.startsWith('local stop (SIGUSR2):') && l.includes(b))).toBe(true);
-    for (const id of [a, b]) expect(child.lines.find((l) => l.startsWith(`status ${id} `) && l.includes(' stopped'))).toContain('(local_stop)');
+    for (const id of [a, b])
+      expect(child.lines.find((l) => l.startsWith(`status ${id} `) && l.includes(' stopped'))).toContain('(local_stop)');
     expect(JSON.parse(await control(join(data, 'control.sock'), 'reboot please'))).toHaveProperty('error');
     // Still saturated after both stopped: nothing went through HTTP.
-    expect(await once(`${url}/v1/capabilities`).then(() => 'answered', () => 'failed')).toBe('failed');
+    expect(
+      await once(`${url}/v1/capabilities`).then(
+        () => 'answered',
+        () => 'failed',
+      ),
+    ).toBe('failed');
   });
 });

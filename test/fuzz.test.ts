@@ -20,8 +20,11 @@ describe.each(all.map((t) => [t.name, t] as const))('fuzz %s', (name, t) => {
     await expect(Promise.resolve().then(() => t.run(input))).resolves.toBeDefined();
   });
   it('a short property run: never throws, refusals carry our codes', async () => {
-    await fc.assert(fc.asyncProperty(t.input, async (s) => {
-      await t.run(s);
-    }), { numRuns: name.startsWith('http-') ? 40 : 150 });
+    await fc.assert(
+      fc.asyncProperty(t.input, async (s) => {
+        await t.run(s);
+      }),
+      { numRuns: name.startsWith('http-') ? 40 : 150 },
+    );
   }, 60_000);
 });

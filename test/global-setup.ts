@@ -17,7 +17,9 @@ const PG_ENV = 'COOKWALA_TEST_PG';
 function pgBin(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'pg_ctl'))).sort((a, b) => Number(a) - Number(b));
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'pg_ctl')))
+    .sort((a, b) => Number(a) - Number(b));
   return versions.length ? join(root, versions[versions.length - 1], 'bin') : undefined;
 }
 
@@ -44,7 +46,16 @@ export default async function setup(): Promise<(() => void) | undefined> {
   if (asRoot) execFileSync('chown', ['postgres:postgres', dir]);
   const port = await freePort();
   run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8']);
-  run(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'server.log'), '-w', '-o', `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c max_connections=200`, 'start']);
+  run(join(bin, 'pg_ctl'), [
+    '-D',
+    data,
+    '-l',
+    join(dir, 'server.log'),
+    '-w',
+    '-o',
+    `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c max_connections=200`,
+    'start',
+  ]);
   process.env[PG_ENV] = `postgres://postgres@127.0.0.1:${port}/postgres`;
   return () => {
     try {

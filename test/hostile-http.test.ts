@@ -33,7 +33,7 @@ async function raw(bytes: string | Buffer, end = false): Promise<{ status: numbe
   const chunks: Buffer[] = [];
   s.on('data', (d: Buffer) => chunks.push(d));
   await once(s, 'close');
-  const text = Buffer.concat(chunks).toString("latin1");
+  const text = Buffer.concat(chunks).toString('latin1');
   if (process.env.H14_DEBUG) console.log(JSON.stringify(text.slice(0, 600)));
   const [head, ...rest] = text.split('\r\n\r\n');
   const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0);
@@ -59,19 +59,42 @@ function binaryHeaders(ce: CloudEvent): Record<string, string> {
 
 describe('binary mode, empty body (#6)', () => {
   it('Content-Type application/json with no data: 201, the eventHash of the event without data', async () => {
-    const ce = signed({ ...makeEvent({ source: dev.owner, type: 'cookwala.execution.stopped' }), datacontenttype: 'application/json' }, dev);
-    const r = await t.seq.app.inject({ method: 'POST', url: logPath(t.log, '/events'), headers: { ...binaryHeaders(ce), 'content-type': 'application/json', 'idempotency-key': 'empty-1' }, payload: '' });
+    const ce = signed(
+      { ...makeEvent({ source: dev.owner, type: 'cookwala.execution.stopped' }), datacontenttype: 'application/json' },
+      dev,
+    );
+    const r = await t.seq.app.inject({
+      method: 'POST',
+      url: logPath(t.log, '/events'),
+      headers: { ...binaryHeaders(ce), 'content-type': 'application/json', 'idempotency-key': 'empty-1' },
+      payload: '',
+    });
     expect(r.statusCode, r.body).toBe(201);
     const h = eventHash(ce);
     expect(h.ok && r.json().eventHash).toBe(h.ok && h.value);
     // and over a socket, with Content-Length: 0
-    const ce2 = signed({ ...makeEvent({ source: dev.owner, type: 'cookwala.execution.stopped' }), datacontenttype: 'application/json' }, dev);
-    const hdrs = Object.entries({ ...binaryHeaders(ce2), 'content-type': 'application/json', 'idempotency-key': 'empty-2', 'content-length': '0' }).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    const ce2 = signed(
+      { ...makeEvent({ source: dev.owner, type: 'cookwala.execution.stopped' }), datacontenttype: 'application/json' },
+      dev,
+    );
+    const hdrs = Object.entries({
+      ...binaryHeaders(ce2),
+      'content-type': 'application/json',
+      'idempotency-key': 'empty-2',
+      'content-length': '0',
+    })
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
     const s = await raw(`POST ${logPath(t.log, '/events')} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${hdrs}\r\n`);
     expect(s.status, s.body).toBe(201);
   });
   it('a structured application/json request with an empty body is still bad_json', async () => {
-    const r = await t.seq.app.inject({ method: 'POST', url: '/v1/logs', headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' }, payload: '' });
+    const r = await t.seq.app.inject({
+      method: 'POST',
+      url: '/v1/logs',
+      headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' },
+      payload: '',
+    });
     expect(r.statusCode).toBe(400);
     expect(r.json().code).toBe('bad_json');
   });
@@ -83,15 +106,23 @@ describe('transport errors as problem+json (#7)', () => {
     expectProblem(r, 414, 'uri_too_long');
   });
   it('Content-Length with chunked encoding: 400 problem+json', async () => {
-    const r = await raw(`POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n`);
+    const r = await raw(
+      `POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n`,
+    );
     expectProblem(r, 400, 'bad_request');
   });
   it('a Content-Length longer than the body sent (then the client stops): 400 problem+json', async () => {
-    const r = await raw(`POST ${logPath(t.log, '/events')} HTTP/1.1\r\nHost: x\r\nContent-Type: application/cloudevents+json\r\nIdempotency-Key: cut-1\r\nContent-Length: 50\r\nConnection: close\r\n\r\n{"a":1}`, true);
+    const r = await raw(
+      `POST ${logPath(t.log, '/events')} HTTP/1.1\r\nHost: x\r\nContent-Type: application/cloudevents+json\r\nIdempotency-Key: cut-1\r\nContent-Length: 50\r\nConnection: close\r\n\r\n{"a":1}`,
+      true,
+    );
     expectProblem(r, 400, 'bad_request');
   });
   it('a Content-Length shorter than the body: the rest is a second request, refused as problem+json', async () => {
-    const r = await raw(`POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}GARBAGE /x HTTP/1.1\r\n\r\n`, true);
+    const r = await raw(
+      `POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}GARBAGE /x HTTP/1.1\r\n\r\n`,
+      true,
+    );
     expect(r.headers + r.body).toContain('application/problem+json');
     for (const m of (r.headers + '\r\n\r\n' + r.body).matchAll(/HTTP\/1\.1 (\d{3})/g)) expect(Number(m[1])).toBeGreaterThanOrEqual(400);
   });

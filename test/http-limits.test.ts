@@ -11,7 +11,10 @@ import { startSequencer, logPath, type TestSequencer } from '../testkit/sequence
 let t: TestSequencer;
 let port: number;
 beforeAll(async () => {
-  t = await startSequencer({ listen: true, deps: { httpLimits: { headersTimeoutMs: 600, requestTimeoutMs: 1200, maxConnectionsPerClient: 12, maxConnections: 100 } } });
+  t = await startSequencer({
+    listen: true,
+    deps: { httpLimits: { headersTimeoutMs: 600, requestTimeoutMs: 1200, maxConnectionsPerClient: 12, maxConnections: 100 } },
+  });
   port = Number(new URL(t.url!).port);
 });
 afterAll(async () => {
@@ -47,7 +50,9 @@ describe('HTTP connection bounds', () => {
   it('a body dripped one byte at a time: 408 request_timeout once the request time is up', async () => {
     const s = await open();
     const got = answer(s);
-    s.write(`POST ${logPath(t.log, '/events')} HTTP/1.1\r\nHost: x\r\nContent-Type: application/cloudevents+json\r\nIdempotency-Key: drip\r\nContent-Length: 100000\r\n\r\n`);
+    s.write(
+      `POST ${logPath(t.log, '/events')} HTTP/1.1\r\nHost: x\r\nContent-Type: application/cloudevents+json\r\nIdempotency-Key: drip\r\nContent-Length: 100000\r\n\r\n`,
+    );
     const drip = setInterval(() => s.writable && s.write('x'), 50);
     try {
       const text = await got;

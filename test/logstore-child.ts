@@ -61,8 +61,16 @@ async function main(argv: string[]): Promise<number> {
         const p = await s.getPayload(seq);
         const e = await s.getEntry(seq);
         if (p && 'event' in p && e && e.ce.type !== 'cookwala.log.erased') {
-          const ce = makeEvent(`erase-${seq}`, { source: 'urn:cookwala:sequencer', type: 'cookwala.log.erased', data: { seq, eventHash: e.eventHash } });
-          await s.erasePayload(seq, { seq, eventHash: e.eventHash, reason: 'test', erasedAt: T0 }, itemFor(TEST_LOG, s.head(), ce, sequencerSigner()));
+          const ce = makeEvent(`erase-${seq}`, {
+            source: 'urn:cookwala:sequencer',
+            type: 'cookwala.log.erased',
+            data: { seq, eventHash: e.eventHash },
+          });
+          await s.erasePayload(
+            seq,
+            { seq, eventHash: e.eventHash, reason: 'test', erasedAt: T0 },
+            itemFor(TEST_LOG, s.head(), ce, sequencerSigner()),
+          );
           say(`erased ${seq}`);
         }
       }

@@ -51,10 +51,13 @@ describe('crash consistency (kill -9)', () => {
           expect(head.hash).toBe(prev);
           expect(head.root).toBe(formatHash(mem.root()));
           const last = (await s.getEntry(head.seq))!;
-          if (last.ce.type !== 'cookwala.log.erased') expect(await s.lookupId(last.ce.source, last.ce.id)).toEqual({ seq: head.seq, eventHash: last.eventHash });
+          if (last.ce.type !== 'cookwala.log.erased')
+            expect(await s.lookupId(last.ce.source, last.ce.id)).toEqual({ seq: head.seq, eventHash: last.eventHash });
           for (const seq of erased) expect(await s.getPayload(seq)).toMatchObject({ erased: { seq } });
           // no erasure left half done: open finished every interrupted wipe
-          const pending = await (s as unknown as { db: { keys(o: object): { all(): Promise<unknown[]> } } }).db.keys(familyRange(P.wipe)).all();
+          const pending = await (s as unknown as { db: { keys(o: object): { all(): Promise<unknown[]> } } }).db
+            .keys(familyRange(P.wipe))
+            .all();
           expect(pending).toEqual([]);
           acked = head.seq;
         } finally {

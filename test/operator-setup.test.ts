@@ -46,11 +46,16 @@ describe('1. data directories say what they hold', () => {
     // nor inside it (the old demo layout had DIR/sequencer/: the next demo clears that)
     const inside = await cookwala(['init', '--data', join(demo, 'sequencer'), '--log', LOG]);
     expect(inside.code).toBe(2);
-    expect(inside.stderr).toMatch(/sequencer lies inside a cookwala demo directory \(.*data\), which the next demo clears: choose a --data DIR outside it/);
+    expect(inside.stderr).toMatch(
+      /sequencer lies inside a cookwala demo directory \(.*data\), which the next demo clears: choose a --data DIR outside it/,
+    );
     expect((await readdir(demo)).sort()).toEqual(['bundle.ndjson', 'demo.json', 'logs']);
     // An older version put keys there: the next demo must not wipe them.
     await writeFile(join(demo, 'sequencer.key.json'), '{"alg":"EdDSA","kid":"k","secretKey":"precious"}');
-    await writeFile(join(demo, 'demo.json'), JSON.stringify({ kind: 'CookwalaDemo', pid: 2 ** 22 + 4321, startedAt: '2026-01-01T00:00:00.000Z' }));
+    await writeFile(
+      join(demo, 'demo.json'),
+      JSON.stringify({ kind: 'CookwalaDemo', pid: 2 ** 22 + 4321, startedAt: '2026-01-01T00:00:00.000Z' }),
+    );
     const again = await prepareDemoDir(demo);
     expect(again.ok).toBe(false);
     if (!again.ok) expect(again.reason).toMatch(/holds a sequencer's data directory beside an earlier demo's files/);
@@ -101,7 +106,7 @@ describe('1. data directories say what they hold', () => {
 });
 
 describe('2. the witness set-up as commands', () => {
-  it("witness init prints its card and keeps it; add-witness adds it; show says unwitnessed before; each subcommand has its help", async () => {
+  it('witness init prints its card and keeps it; add-witness adds it; show says unwitnessed before; each subcommand has its help', async () => {
     const base = await tmp.make();
     const seq = join(base, 'seq');
     const init = await cookwala(['init', '--data', seq, '--log', LOG]);
@@ -154,7 +159,12 @@ describe('2. the witness set-up as commands', () => {
     const one = addWitness(policy, [], card, undefined);
     expect(one).toMatchObject({ ok: true, value: { added: true, peers: ['/ip4/127.0.0.1/tcp/1/p2p/12D3KooWabc'], policy: { quorum: 1 } } });
     if (!one.ok) return;
-    const moved = addWitness(one.value.policy, one.value.peers, { ...card, multiaddrs: ['/ip4/127.0.0.1/tcp/2/p2p/12D3KooWabc'] }, undefined);
+    const moved = addWitness(
+      one.value.policy,
+      one.value.peers,
+      { ...card, multiaddrs: ['/ip4/127.0.0.1/tcp/2/p2p/12D3KooWabc'] },
+      undefined,
+    );
     expect(moved).toMatchObject({ ok: true, value: { added: false, peers: ['/ip4/127.0.0.1/tcp/2/p2p/12D3KooWabc'] } });
     if (moved.ok) expect(moved.value.policy.witnesses).toHaveLength(1);
     expect(addWitness(policy, [], { ...card, keyRecord: s.keyRecord }, undefined)).toMatchObject({ ok: false });
@@ -171,7 +181,10 @@ describe('2. the witness set-up as commands', () => {
     try {
       const p = JSON.parse(await readFile(join(dir, 'policy.json'), 'utf8'));
       await writeFileDurable(join(dir, 'policy.json'), '{"kind":"WitnessPolicy"'); // half-written by hand: ignored
-      await writeFileDurable(join(dir, 'policy.json'), JSON.stringify({ ...p, witnesses: [testKey('w-b', 'witness').keyRecord], quorum: 1 }));
+      await writeFileDurable(
+        join(dir, 'policy.json'),
+        JSON.stringify({ ...p, witnesses: [testKey('w-b', 'witness').keyRecord], quorum: 1 }),
+      );
       expect(await changed).toBe('policy.json changed');
     } finally {
       w.close();
@@ -186,7 +199,10 @@ describe('2. the witness set-up as commands', () => {
     expect(checkBootstrap(['not a multiaddr'])).toMatch(/--bootstrap not a multiaddr/);
     expect(checkBootstrap(['/ip4/127.0.0.1/tcp/4001/p2p/'])).toMatch(/is not a multiaddr ending in \/p2p\/<peerId>/); // was "Component p2p was missing value"
     expect(checkBootstrap(['/ip4/127.0.0.1/tcp/4001/p2p/12D3KooWGBTcd5c4ymgPbqYugTDnhFHtLief3bZfPzhE3rBzYTNR'])).toBeUndefined();
-    expect(readWitnessInfo({ peerId: 'x', multiaddrs: [], keyRecord: testKey('s', 'sequencer').keyRecord })).toMatchObject({ ok: false, code: 'key_role_mismatch' });
+    expect(readWitnessInfo({ peerId: 'x', multiaddrs: [], keyRecord: testKey('s', 'sequencer').keyRecord })).toMatchObject({
+      ok: false,
+      code: 'key_role_mismatch',
+    });
   });
 });
 
@@ -195,13 +211,32 @@ describe('3. the operator token never needs argv', () => {
     const dir = await tmp.make();
     const f = join(dir, 'operator.token');
     await writeFile(f, 'a-token-from-the-file-0123456789\n');
-    expect(await readOperatorToken({ file: f, flag: 'x', env: { [TOKEN_ENV]: 'env-token-0123456789' } })).toEqual({ ok: true, value: { token: 'a-token-from-the-file-0123456789', from: f } });
-    expect(await readOperatorToken({ flag: 'flag-token', env: { [TOKEN_ENV]: 'env-token-0123456789' } })).toEqual({ ok: true, value: { token: 'env-token-0123456789', from: TOKEN_ENV } });
-    expect(await readOperatorToken({ flag: 'flag-token', env: {} })).toEqual({ ok: true, value: { token: 'flag-token', from: '--register-token' } });
+    expect(await readOperatorToken({ file: f, flag: 'x', env: { [TOKEN_ENV]: 'env-token-0123456789' } })).toEqual({
+      ok: true,
+      value: { token: 'a-token-from-the-file-0123456789', from: f },
+    });
+    expect(await readOperatorToken({ flag: 'flag-token', env: { [TOKEN_ENV]: 'env-token-0123456789' } })).toEqual({
+      ok: true,
+      value: { token: 'env-token-0123456789', from: TOKEN_ENV },
+    });
+    expect(await readOperatorToken({ flag: 'flag-token', env: {} })).toEqual({
+      ok: true,
+      value: { token: 'flag-token', from: '--register-token' },
+    });
     expect(await readOperatorToken({ env: {} })).toEqual({ ok: true, value: undefined });
     const missing = await readOperatorToken({ file: join(dir, 'nope') });
     expect(missing).toMatchObject({ ok: false, detail: expect.stringMatching(/check --register-token-file/) });
-    const r = await cookwala(['executor', '--data', join(dir, 'dev'), '--sequencer', 'http://127.0.0.1:9', '--log', LOG, '--register-token-file', join(dir, 'nope')]);
+    const r = await cookwala([
+      'executor',
+      '--data',
+      join(dir, 'dev'),
+      '--sequencer',
+      'http://127.0.0.1:9',
+      '--log',
+      LOG,
+      '--register-token-file',
+      join(dir, 'nope'),
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^cookwala executor: cannot read .*nope \(ENOENT\): check --register-token-file$/m);
   });
@@ -217,7 +252,8 @@ describe('4. one line and exit 2 for each environment fault', () => {
       res.setHeader('content-type', 'application/json');
       const peer = '12D3KooWGBTcd5c4ymgPbqYugTDnhFHtLief3bZfPzhE3rBzYTNR';
       if (req.url === '/.well-known/cookwala.json') return res.end(JSON.stringify({ keys: [k.keyRecord], logs: [LOG] }));
-      if (req.url === '/v1/logs') return res.end(JSON.stringify({ peerId: peer, multiaddrs: [`/ip4/127.0.0.1/tcp/4999/p2p/${peer}`], logs: [] }));
+      if (req.url === '/v1/logs')
+        return res.end(JSON.stringify({ peerId: peer, multiaddrs: [`/ip4/127.0.0.1/tcp/4999/p2p/${peer}`], logs: [] }));
       res.statusCode = 404;
       res.end('{"code":"not_found"}');
     });
@@ -226,7 +262,9 @@ describe('4. one line and exit 2 for each environment fault', () => {
     const out = join(await tmp.make(), 'b.ndjson');
     const r = await cookwala(['export', '--url', url, '--log', LOG, '--out', out]);
     expect(r.code).toBe(2);
-    expect(r.stderr.trim()).toBe(`cookwala export: ${url} is a cookwala witness, not a sequencer: point --url at the sequencer (\`cookwala sequencer\` prints its URL)`);
+    expect(r.stderr.trim()).toBe(
+      `cookwala export: ${url} is a cookwala witness, not a sequencer: point --url at the sequencer (\`cookwala sequencer\` prints its URL)`,
+    );
     // the same URL is what `policy add-witness --url` wants: the witness's card from its status API
     const seq = join(out, '..', 'seq');
     expect((await cookwala(['init', '--data', seq, '--log', LOG])).code).toBe(0);
@@ -237,7 +275,9 @@ describe('4. one line and exit 2 for each environment fault', () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
     const s = await cookwala(['policy', 'add-witness', '--data', seq, '--url', closed]);
     expect(s.code).toBe(2);
-    expect(s.stderr.trim()).toBe(`cookwala policy add-witness: nothing listens at ${closed} (connection refused): is the service running, and is --url right?`);
+    expect(s.stderr.trim()).toBe(
+      `cookwala policy add-witness: nothing listens at ${closed} (connection refused): is the service running, and is --url right?`,
+    );
   });
 
   it('a busy sequencer port: one line naming --port, exit 2', async () => {
@@ -249,7 +289,12 @@ describe('4. one line and exit 2 for each environment fault', () => {
       expect((await cookwala(['init', '--data', seq, '--log', LOG, '--port', String(port)])).code).toBe(0);
       const r = await cookwala(['sequencer', '--data', seq]);
       expect(r.code).toBe(2);
-      expect(r.stderr).toMatch(new RegExp(`^cookwala sequencer: cannot listen on 127.0.0.1:${port}: the port is in use \\(another sequencer\\?\\): stop it, or pass --port N`, 'm'));
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^cookwala sequencer: cannot listen on 127.0.0.1:${port}: the port is in use \\(another sequencer\\?\\): stop it, or pass --port N`,
+          'm',
+        ),
+      );
     } finally {
       await new Promise<void>((r) => blocker.close(() => r()));
     }
@@ -268,29 +313,53 @@ describe('4. one line and exit 2 for each environment fault', () => {
       expect(busy.stderr).not.toMatch(/faultTolerance|\n\s+at /);
       const boot = await cookwala(['witness', '--data', w, '--bootstrap', '/ip4/127.0.0.1/tcp/4001']);
       expect(boot.code).toBe(2);
-      expect(boot.stderr.trim()).toMatch(/^cookwala witness: --bootstrap \/ip4\/127.0.0.1\/tcp\/4001 is not a multiaddr ending in \/p2p\/<peerId>/);
+      expect(boot.stderr.trim()).toMatch(
+        /^cookwala witness: --bootstrap \/ip4\/127.0.0.1\/tcp\/4001 is not a multiaddr ending in \/p2p\/<peerId>/,
+      );
     } finally {
       await new Promise<void>((r) => blocker.close(() => r()));
     }
   });
 
-  it('verify given an event proof, a fork list or another log\'s policy: one line naming what to use', async () => {
-    expect(wrongInput('e17.json', { kind: 'EventProof' }, LOG, 'p.json')).toBe('e17.json is an event proof, not an audit bundle: check it with `cookwala verify-event e17.json --policy p.json`');
-    expect(wrongInput('f.json', { forks: [] }, LOG, 'p.json')).toMatch(/fork proof, not an audit bundle: check it with `cookwala verify-fork f.json/);
+  it("verify given an event proof, a fork list or another log's policy: one line naming what to use", async () => {
+    expect(wrongInput('e17.json', { kind: 'EventProof' }, LOG, 'p.json')).toBe(
+      'e17.json is an event proof, not an audit bundle: check it with `cookwala verify-event e17.json --policy p.json`',
+    );
+    expect(wrongInput('f.json', { forks: [] }, LOG, 'p.json')).toMatch(
+      /fork proof, not an audit bundle: check it with `cookwala verify-fork f.json/,
+    );
     expect(wrongInput('b.ndjson', { type: 'cookwala-audit-bundle', log: LOG }, LOG, 'p.json')).toBeUndefined();
     // Another log's bundle only when its signed descriptor agrees; a header alone naming another log is tampering.
-    expect(wrongInput('b.ndjson', { type: 'cookwala-audit-bundle', log: 'other.example/x' }, LOG, 'p.json', 'other.example/x')).toMatch(/is the bundle of log other\.example\/x/);
+    expect(wrongInput('b.ndjson', { type: 'cookwala-audit-bundle', log: 'other.example/x' }, LOG, 'p.json', 'other.example/x')).toMatch(
+      /is the bundle of log other\.example\/x/,
+    );
     expect(wrongInput('b.ndjson', { type: 'cookwala-audit-bundle', log: 'other.example/x' }, LOG, 'p.json', LOG)).toBeUndefined();
     const dir = await tmp.make();
     const s = testKey('seq-v', 'sequencer');
-    await writeFile(join(dir, 'policy.json'), JSON.stringify({ kind: 'WitnessPolicy', log: 'other.example/x', sequencer: s.keyRecord, witnesses: [], quorum: 0 }));
-    await writeFile(join(dir, 'b.ndjson'), JSON.stringify({ type: 'cookwala-audit-bundle', schema_version: '1.0', log: LOG, mode: 'full', seq: 0, checkpoints: 0, exportedAt: '2026-12-01T00:00:00Z' }) + '\n');
+    await writeFile(
+      join(dir, 'policy.json'),
+      JSON.stringify({ kind: 'WitnessPolicy', log: 'other.example/x', sequencer: s.keyRecord, witnesses: [], quorum: 0 }),
+    );
+    await writeFile(
+      join(dir, 'b.ndjson'),
+      JSON.stringify({
+        type: 'cookwala-audit-bundle',
+        schema_version: '1.0',
+        log: LOG,
+        mode: 'full',
+        seq: 0,
+        checkpoints: 0,
+        exportedAt: '2026-12-01T00:00:00Z',
+      }) + '\n',
+    );
     await writeFile(join(dir, 'e.json'), JSON.stringify({ kind: 'EventProof', entry: {} }, null, 2) + '\n'); // as `cookwala proof` writes it
     const other = await cookwala(['verify', join(dir, 'b.ndjson'), '--policy', join(dir, 'policy.json')]);
     expect(other.code).toBe(2);
     expect(other.stdout).toBe('');
     expect(other.stderr.trim().split('\n')).toHaveLength(1);
-    expect(other.stderr).toMatch(/is the bundle of log setup.example\/missions\/m-1, but .* is the policy of other.example\/x: pass the policy of setup.example\/missions\/m-1 as --policy/);
+    expect(other.stderr).toMatch(
+      /is the bundle of log setup.example\/missions\/m-1, but .* is the policy of other.example\/x: pass the policy of setup.example\/missions\/m-1 as --policy/,
+    );
     const proof = await cookwala(['verify', join(dir, 'e.json'), '--policy', join(dir, 'policy.json')]);
     expect(proof.code).toBe(2);
     expect(proof.stderr).toMatch(/is an event proof, not an audit bundle: check it with `cookwala verify-event/);

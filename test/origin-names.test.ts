@@ -14,18 +14,47 @@ import { checkOrigin, originSegment } from '../verifier/documents/log-descriptor
 import { readWitnessPolicy } from '../verifier/documents/policy.ts';
 import { logDirName } from '../sequencer/config.ts';
 
-const BAD = ['..', '.', '', 'a/..', '../a', 'a/../b', 'a/./b', './a', 'a//b', '/a', 'a/', 'a b', 'a+b', 'https://a.example/b', 'a\\b', 'ä.example', 'a\u0000b', 'x'.repeat(201), '%2F'.repeat(60) + 'a'.repeat(1)];
+const BAD = [
+  '..',
+  '.',
+  '',
+  'a/..',
+  '../a',
+  'a/../b',
+  'a/./b',
+  './a',
+  'a//b',
+  '/a',
+  'a/',
+  'a b',
+  'a+b',
+  'https://a.example/b',
+  'a\\b',
+  'ä.example',
+  'a\u0000b',
+  'x'.repeat(201),
+  '%2F'.repeat(60) + 'a'.repeat(1),
+];
 
 async function tree(dir: string): Promise<string[]> {
   const out: string[] = [];
-  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) out.push(join(e.parentPath ?? (e as { path?: string }).path ?? '', e.name).slice(dir.length));
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true }))
+    out.push(join(e.parentPath ?? (e as { path?: string }).path ?? '', e.name).slice(dir.length));
   return out.sort();
 }
 
 describe('checkOrigin', () => {
   it('refuses paths, empty and dot segments, schemes, spaces, +, non-ASCII and overlong names with invalid_origin', () => {
     for (const o of BAD) expect(checkOrigin(o), JSON.stringify(o)).toMatchObject({ ok: false, code: 'invalid_origin' });
-    for (const o of ['kitchen.example.org/missions/m-0042', 'a', 'example.org:8443/a/b', 'a.b/..c/d..', 'x'.repeat(200), 'sigsum.org/v1/tree/' + 'ab'.repeat(32)]) expect(checkOrigin(o).ok, o).toBe(true);
+    for (const o of [
+      'kitchen.example.org/missions/m-0042',
+      'a',
+      'example.org:8443/a/b',
+      'a.b/..c/d..',
+      'x'.repeat(200),
+      'sigsum.org/v1/tree/' + 'ab'.repeat(32),
+    ])
+      expect(checkOrigin(o).ok, o).toBe(true);
   });
   it('maps accepted origins injectively to one path segment that is never ".", ".." or empty (property)', () => {
     const ch = fc.constantFrom(...'ab.-_~:/%!*()@=;,'.split(''));
@@ -98,7 +127,16 @@ describe('origins entering the CLIs and files', () => {
     expect(init.code, init.stderr).toBe(0);
     const seqDir = await dirs.make();
     expect((await cookwala(['init', '--data', seqDir])).code).toBe(0);
-    const r = await cookwala(['witness', 'add-log', '--data', dir, '--log', 'a/../b', '--sequencer-key', join(seqDir, 'sequencer.keyrecord.json')]);
+    const r = await cookwala([
+      'witness',
+      'add-log',
+      '--data',
+      dir,
+      '--log',
+      'a/../b',
+      '--sequencer-key',
+      join(seqDir, 'sequencer.keyrecord.json'),
+    ]);
     expect(r.code).not.toBe(0);
     expect(r.stderr + r.stdout).toContain('invalid_origin');
     const cfg = await readFile(join(dir, 'witness.json'), 'utf8').catch(() => '');

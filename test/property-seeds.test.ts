@@ -37,14 +37,17 @@ describe('fast-check failures print their seed', () => {
   });
 
   it('no test file hides a failure (verbosity lowered, reporter replaced, fc.check outside this file)', () => {
-    const files = ['verifier', 'logstore', 'sequencer', 'witness', 'executor', 'conformance', 'demo', 'test', 'bench'].flatMap((d) => testFiles(path.join(ROOT, d)));
+    const files = ['verifier', 'logstore', 'sequencer', 'witness', 'executor', 'conformance', 'demo', 'test', 'bench'].flatMap((d) =>
+      testFiles(path.join(ROOT, d)),
+    );
     expect(files.length).toBeGreaterThan(50);
     const offences: string[] = [];
     for (const f of files) {
       if (f === import.meta.filename) continue;
       const src = readFileSync(f, 'utf8');
       if (/verbose:\s*(?:0|false|fc\.VerbosityLevel\.None)/.test(src)) offences.push(`${path.relative(ROOT, f)}: verbose off`);
-      if (/\b(?:reporter|asyncReporter)\s*:/.test(src) && /fast-check/.test(src)) offences.push(`${path.relative(ROOT, f)}: custom reporter`);
+      if (/\b(?:reporter|asyncReporter)\s*:/.test(src) && /fast-check/.test(src))
+        offences.push(`${path.relative(ROOT, f)}: custom reporter`);
       if (/\bfc\.check\(/.test(src)) offences.push(`${path.relative(ROOT, f)}: fc.check returns failures instead of throwing`);
     }
     expect(offences).toEqual([]);

@@ -18,11 +18,20 @@ describe('README on unknown fields', () => {
   it('CloudEvents: a lower-case extension is kept; x-acme-foo and AcmeFoo are invalid_event; an object value too', () => {
     const ok = readCloudEvent({ ...base, acmefoo: 'v' });
     expect(ok.ok && (ok.value as Record<string, unknown>).acmefoo).toBe('v');
-    for (const name of ['x-acme-foo', 'AcmeFoo', 'a'.repeat(21)]) expect(readCloudEvent({ ...base, [name]: 'v' }), name).toMatchObject({ ok: false, code: 'invalid_event' });
+    for (const name of ['x-acme-foo', 'AcmeFoo', 'a'.repeat(21)])
+      expect(readCloudEvent({ ...base, [name]: 'v' }), name).toMatchObject({ ok: false, code: 'invalid_event' });
     expect(readCloudEvent({ ...base, acmefoo: { a: 1 } })).toMatchObject({ ok: false, code: 'invalid_event' });
   });
   it('documents: an unknown member is unknown_field, an x-<vendor>- member is ignored', () => {
-    const key = { kind: 'KeyRecord', kid: 'dev-1', alg: 'EdDSA', publicKey: 'O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2ik', owner: 'urn:cookwala:device:d', role: 'device', validFrom: '2026-01-01T00:00:00.000Z' };
+    const key = {
+      kind: 'KeyRecord',
+      kid: 'dev-1',
+      alg: 'EdDSA',
+      publicKey: 'O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2ik',
+      owner: 'urn:cookwala:device:d',
+      role: 'device',
+      validFrom: '2026-01-01T00:00:00.000Z',
+    };
     expect(readDocument('KeyRecord', { ...key, colour: 'red' })).toMatchObject({ ok: false, code: 'unknown_field' });
     expect(readDocument('KeyRecord', { ...key, 'x-acme-colour': 'red' }).ok).toBe(true);
   });

@@ -68,13 +68,21 @@ export function satisfiesNode(version: string, range: string): boolean {
     if (op === '~') return v[0] === b[0] && v[1] === b[1] && cmp(v, b) >= 0;
     return v[0] === b[0] && (parts[1] === undefined || v[1] === b[1]) && (parts[2] === undefined || v[2] === b[2]);
   };
-  return range.replace(/(>=|<=|>|<|\^|~|=)\s+/g, '$1').split('||').some((alt) => alt.trim().split(/\s+/).filter(Boolean).every(one));
+  return range
+    .replace(/(>=|<=|>|<|\^|~|=)\s+/g, '$1')
+    .split('||')
+    .some((alt) => alt.trim().split(/\s+/).filter(Boolean).every(one));
 }
 
 function runShell(script: string, cwd: string, timeoutMs: number): Promise<{ code: number | null; out: string; timedOut: boolean }> {
   return new Promise((resolve) => {
     // Its own process group, so everything the blocks start can be stopped at once.
-    const p = spawn('bash', ['-c', script], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, COOKWALA_OPERATOR_TOKEN: '' } });
+    const p = spawn('bash', ['-c', script], {
+      cwd,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, COOKWALA_OPERATOR_TOKEN: '' },
+    });
     let out = '';
     p.stdout.on('data', (d) => (out += d));
     p.stderr.on('data', (d) => (out += d));
@@ -115,9 +123,13 @@ describe('README', () => {
   });
 
   it('names every installed package whose engines exclude this Node (the EBADENGINE list)', () => {
-    const lock = JSON.parse(readFileSync(new URL('../package-lock.json', import.meta.url), 'utf8')) as { packages: Record<string, { version?: string; engines?: { node?: string }; optional?: boolean }> };
+    const lock = JSON.parse(readFileSync(new URL('../package-lock.json', import.meta.url), 'utf8')) as {
+      packages: Record<string, { version?: string; engines?: { node?: string }; optional?: boolean }>;
+    };
     const misfits = Object.entries(lock.packages)
-      .filter(([p, v]) => p.startsWith('node_modules/') && !v.optional && v.engines?.node && !satisfiesNode(process.version, v.engines.node))
+      .filter(
+        ([p, v]) => p.startsWith('node_modules/') && !v.optional && v.engines?.node && !satisfiesNode(process.version, v.engines.node),
+      )
       .map(([p, v]) => `\`${p.replace(/^.*node_modules\//, '')}\` ${v.version}`);
     const flat = readme.replace(/\n/g, ' ');
     const at = flat.indexOf('`npm install` warns `EBADENGINE`');
@@ -140,7 +152,9 @@ describe('README', () => {
 
   it('runs the role sections top to bottom as written: two witnesses cosign, the bundle verifies', async () => {
     const blocks = shellBlocks(readme, 'Roles');
-    expect(blocks.map((b) => b.heading)).toEqual(expect.arrayContaining(['Mission operator: run a sequencer', 'Witness operator: run a witness', 'Auditor: verify offline']));
+    expect(blocks.map((b) => b.heading)).toEqual(
+      expect.arrayContaining(['Mission operator: run a sequencer', 'Witness operator: run a witness', 'Auditor: verify offline']),
+    );
     const all = blocks.map((b) => b.code).join('\n');
     // Nothing read or edited by hand: no JSON file opened by a script, no editor, no jq.
     expect(all).not.toMatch(/require\(|JSON\.parse|\bjq\b|\bsed -i\b|\$EDITOR/);
@@ -159,8 +173,15 @@ describe('README', () => {
     };
     // The README's blocks, plus a safety net that is not the README's: on any exit the shell stops
     // its background jobs, and a watchdog stops the whole group if this test process dies.
-    const guard = [`trap 'kill $(jobs -p) 2>/dev/null || true' EXIT`, `( while kill -0 ${process.pid} 2>/dev/null; do sleep 2; done; kill -9 0 ) &`];
-    const script = ['set -e -o pipefail', ...guard, ...blocks.map((b, i) => `echo "=== block ${i + 1}: ${b.heading}"\n${substitute(b.code)}`)].join('\n');
+    const guard = [
+      `trap 'kill $(jobs -p) 2>/dev/null || true' EXIT`,
+      `( while kill -0 ${process.pid} 2>/dev/null; do sleep 2; done; kill -9 0 ) &`,
+    ];
+    const script = [
+      'set -e -o pipefail',
+      ...guard,
+      ...blocks.map((b, i) => `echo "=== block ${i + 1}: ${b.heading}"\n${substitute(b.code)}`),
+    ].join('\n');
     const dir = await tmp.make();
     const r = await runShell(script, dir, 240_000);
     expect(r.timedOut, r.out.slice(-4000)).toBe(false);

@@ -35,7 +35,7 @@ const h32 = (s: string) => {
 };
 
 beforeAll(async () => {
-  t = await startSequencer({ logs: [ 'test.example/hash-log' ], devices: [dev] });
+  t = await startSequencer({ logs: ['test.example/hash-log'], devices: [dev] });
   const s = eventStream(dev);
   for (let i = 0; i < 3; i++) expect((await t.post([s.next('exec-1'), s.next('exec-2'), s.next('exec-3')])).statusCode).toBe(200);
 });
@@ -154,7 +154,9 @@ describe('entries and proofs', () => {
     const need = 10_050 - t.headSeq();
     const cands = Array.from({ length: need }, () => s.next('bulk'));
     // bulk through the committer (the HTTP path is covered elsewhere); signatures are real anyway
-    const out = await h.committer.submit(cands.map((ce) => ({ ce, eventHash: unwrap(eventHash(ce)), signature: unwrap(decodeCookwalasig(ce.cookwalasig!)) })));
+    const out = await h.committer.submit(
+      cands.map((ce) => ({ ce, eventHash: unwrap(eventHash(ce)), signature: unwrap(decodeCookwalasig(ce.cookwalasig!)) })),
+    );
     expect(out.every((o) => o.ok)).toBe(true);
     const { r, list } = await entries();
     expect(list.length).toBe(10_000);
@@ -181,7 +183,12 @@ describe('payloads and erasure', () => {
     expect(none.statusCode).toBe(401);
     expect(none.json().code).toBe('unauthorized');
     expect(none.headers['www-authenticate']).toBe('Bearer');
-    const wrong = await t.seq.app.inject({ method: 'DELETE', url, headers: { authorization: 'Bearer ' + 'x'.repeat(43) }, payload: { reason: 'x' } });
+    const wrong = await t.seq.app.inject({
+      method: 'DELETE',
+      url,
+      headers: { authorization: 'Bearer ' + 'x'.repeat(43) },
+      payload: { reason: 'x' },
+    });
     expect(wrong.statusCode).toBe(401);
     const extra = await t.seq.app.inject({ method: 'DELETE', url, headers: auth(), payload: { reason: 'x', also: 1 } });
     expect(extra.json().code).toBe('unknown_field');
@@ -213,14 +220,24 @@ describe('payloads and erasure', () => {
     // the erased entry: type, data, signed by the sequencer from its own source
     const last = (await t.seq.logs.get(t.log)!.store.getEntry(body.seq))!;
     expect(last.ce).toMatchObject({ type: 'cookwala.log.erased', source: `cookwala:sequencer/${t.log}` });
-    expect(verifyEntryEventSignature(last, (kid) => (kid === sequencerKey().kid ? sequencerKey() : undefined), { role: 'sequencer', checkSource: false }).ok).toBe(true);
+    expect(
+      verifyEntryEventSignature(last, (kid) => (kid === sequencerKey().kid ? sequencerKey() : undefined), {
+        role: 'sequencer',
+        checkSource: false,
+      }).ok,
+    ).toBe(true);
     const payload = (await t.get(logPath(t.log, `/events/${body.seq}`))).json();
     expect(payload.data).toEqual({ seq: 2, eventHash: e2.eventHash, reason: 'consent withdrawn' });
     // erasing again: 410 with the record, nothing appended
     const again = await t.seq.app.inject({ method: 'DELETE', url, headers: auth(), payload: { reason: 'again' } });
     expect(again.statusCode).toBe(410);
     expect(t.headSeq()).toBe(before + 1);
-    const missing = await t.seq.app.inject({ method: 'DELETE', url: logPath(t.log, `/events/${t.headSeq() + 5}/payload`), headers: auth(), payload: { reason: 'x' } });
+    const missing = await t.seq.app.inject({
+      method: 'DELETE',
+      url: logPath(t.log, `/events/${t.headSeq() + 5}/payload`),
+      headers: auth(),
+      payload: { reason: 'x' },
+    });
     expect(missing.statusCode).toBe(404);
   });
 
@@ -229,7 +246,12 @@ describe('payloads and erasure', () => {
     expect(add.statusCode, add.body).toBe(201);
     expect((await t.registerKey(dev.record, FULL)).statusCode).toBe(201);
     expect((await t.post(eventStream(dev).next('f'), { log: FULL })).statusCode).toBe(201);
-    const r = await t.seq.app.inject({ method: 'DELETE', url: logPath(FULL, '/events/1/payload'), headers: auth(), payload: { reason: 'x' } });
+    const r = await t.seq.app.inject({
+      method: 'DELETE',
+      url: logPath(FULL, '/events/1/payload'),
+      headers: auth(),
+      payload: { reason: 'x' },
+    });
     expect(r.statusCode).toBe(409);
     expect(r.json().code).toBe('mode_forbids_erasure');
     expect(t.headSeq(FULL)).toBe(1);
@@ -239,10 +261,17 @@ describe('payloads and erasure', () => {
 
 describe('logs', () => {
   it('POST /v1/logs: operator only, log_exists for a hosted origin, bad origins refused, recorded in config.json', async () => {
-    expect((await t.seq.app.inject({ method: 'POST', url: '/v1/logs', payload: { log: 'a.example/b', mode: 'full' } })).statusCode).toBe(401);
+    expect((await t.seq.app.inject({ method: 'POST', url: '/v1/logs', payload: { log: 'a.example/b', mode: 'full' } })).statusCode).toBe(
+      401,
+    );
     const dup = await t.seq.app.inject({ method: 'POST', url: '/v1/logs', headers: auth(), payload: { log: FULL, mode: 'full' } });
     expect(dup.json().code).toBe('log_exists');
-    const bad = await t.seq.app.inject({ method: 'POST', url: '/v1/logs', headers: auth(), payload: { log: 'https://x.example/y', mode: 'full' } });
+    const bad = await t.seq.app.inject({
+      method: 'POST',
+      url: '/v1/logs',
+      headers: auth(),
+      payload: { log: 'https://x.example/y', mode: 'full' },
+    });
     expect(bad.json().code).toBe('invalid_origin');
     const cfg = JSON.parse(await readFile(join(t.dir, 'config.json'), 'utf8'));
     expect(cfg.logs.map((l: { log: string }) => l.log)).toContain(FULL);
@@ -271,7 +300,11 @@ describe('device keys', () => {
     expect(r.statusCode).toBe(201);
     const rec = r.json() as KeyRecord;
     expect(rec.signature?.kid).toBe(sequencerKey().kid);
-    expect(verifyDocument(rec as unknown as JsonObject, (kid) => (kid === sequencerKey().kid ? sequencerKey() : undefined), { role: 'sequencer' }).ok).toBe(true);
+    expect(
+      verifyDocument(rec as unknown as JsonObject, (kid) => (kid === sequencerKey().kid ? sequencerKey() : undefined), {
+        role: 'sequencer',
+      }).ok,
+    ).toBe(true);
     const again = await t.registerKey(fresh.record);
     expect(again.statusCode).toBe(200);
     expect(again.json()).toEqual(rec);

@@ -47,7 +47,7 @@ it('init is idempotent and prints what it created; bad flags exit 2', async () =
   expect((await cookwala(['init', '--bogus'])).code).toBe(2);
 });
 
-it('init --max-clock-skew / --max-delivery-delay: saved in config.json and declared by the new log\'s descriptor; bad durations exit 2', async () => {
+it("init --max-clock-skew / --max-delivery-delay: saved in config.json and declared by the new log's descriptor; bad durations exit 2", async () => {
   const dir = join(await tmp.make(), 'd');
   const r = await cookwala(['init', '--data', dir, '--log', 'cli.example/t', '--max-clock-skew', '30s', '--max-delivery-delay', '7d']);
   expect(r.code, r.err).toBe(0);
@@ -60,7 +60,12 @@ it('init --max-clock-skew / --max-delivery-delay: saved in config.json and decla
   } finally {
     await seq.close();
   }
-  for (const bad of [['--max-clock-skew', '5 minutes'], ['--max-clock-skew', '2d'], ['--max-delivery-delay', '-1'], ['--max-delivery-delay', '400d']]) {
+  for (const bad of [
+    ['--max-clock-skew', '5 minutes'],
+    ['--max-clock-skew', '2d'],
+    ['--max-delivery-delay', '-1'],
+    ['--max-delivery-delay', '400d'],
+  ]) {
     const b = await cookwala(['init', '--data', dir, ...bad]);
     expect(b.code, bad.join(' ')).toBe(2);
     expect(b.err).toContain(bad[0]);
@@ -86,7 +91,11 @@ it('refuses to start on a store behind its last signed checkpoint (store_behind_
   // A checkpoint signed for seq 5 while the store holds no entry: what a store restored from an
   // old backup (or a lost write) would look like. Written straight into the LevelDB.
   const d = await loadDataDir(dir);
-  const cp = buildCheckpoint({ log: 'cli.example/b', seq: 5, head: 'sha256:' + 'ab'.repeat(32), root: 'sha256:' + 'cd'.repeat(32) }, d.signer, formatTime(Date.now()));
+  const cp = buildCheckpoint(
+    { log: 'cli.example/b', seq: 5, head: 'sha256:' + 'ab'.repeat(32), root: 'sha256:' + 'cd'.repeat(32) },
+    d.signer,
+    formatTime(Date.now()),
+  );
   const db = new Level<Buffer, Buffer>(logStoreDir(dir, 'cli.example/b'), { keyEncoding: 'buffer', valueEncoding: 'buffer' });
   await db.put(checkpointKey(5), encodeJson(cp), { sync: true });
   await db.close();

@@ -21,7 +21,11 @@ async function postAll(url: string, log: string, events: CloudEvent[]) {
   return Promise.all(
     events.map(async (ce, i) => {
       try {
-        const r = await fetch(`${url}${logPath(log, '/events')}`, { method: 'POST', headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': `c-${i}-${ce.id}` }, body: JSON.stringify(ce) });
+        const r = await fetch(`${url}${logPath(log, '/events')}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': `c-${i}-${ce.id}` },
+          body: JSON.stringify(ce),
+        });
         return { status: r.status, body: (await r.json()) as { seq: number; hash: string; eventHash: string } };
       } catch {
         return { status: 0, body: { seq: 0, hash: '', eventHash: '' } }; // refused or reset: never acknowledged

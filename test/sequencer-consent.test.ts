@@ -24,10 +24,11 @@ afterAll(async () => {
   await rm(t.dir, { recursive: true, force: true });
 });
 
-const withdrawal = (k: typeof a) => signed(makeEvent({ source: k.owner, id: 'consent.withdrawn.1', type: 'cookwala.consent.withdrawn', data: { dataset: 'none' } }), k);
+const withdrawal = (k: typeof a) =>
+  signed(makeEvent({ source: k.owner, id: 'consent.withdrawn.1', type: 'cookwala.consent.withdrawn', data: { dataset: 'none' } }), k);
 
 describe('consent withdrawal', () => {
-  it('hash_only: erases the device\'s earlier payloads, keeps the others, and the log still verifies', async () => {
+  it("hash_only: erases the device's earlier payloads, keeps the others, and the log still verifies", async () => {
     const sa = eventStream(a);
     const sb = eventStream(b);
     for (let i = 0; i < 3; i++) {
@@ -58,7 +59,12 @@ describe('consent withdrawal', () => {
     }
     // the erasure records themselves cannot be erased
     const auth = { authorization: `Bearer ${t.token}` };
-    const rec = await t.seq.app.inject({ method: 'DELETE', url: logPath(t.log, `/events/${erased[0].seq}/payload`), headers: auth, payload: { reason: 'x' } });
+    const rec = await t.seq.app.inject({
+      method: 'DELETE',
+      url: logPath(t.log, `/events/${erased[0].seq}/payload`),
+      headers: auth,
+      payload: { reason: 'x' },
+    });
     expect(rec.statusCode).toBe(409);
     expect(rec.json().code).toBe('not_erasable');
     expect(t.headSeq()).toBe(wSeq + 3);
@@ -72,7 +78,9 @@ describe('consent withdrawal', () => {
   it('two withdrawals racing (or a withdrawal racing an operator erase) both answer success, each payload erased once', async () => {
     const RACE = 'test.example/consent-race';
     const auth = { authorization: `Bearer ${t.token}` };
-    expect((await t.seq.app.inject({ method: 'POST', url: '/v1/logs', headers: auth, payload: { log: RACE, mode: 'hash_only' } })).statusCode).toBe(201);
+    expect(
+      (await t.seq.app.inject({ method: 'POST', url: '/v1/logs', headers: auth, payload: { log: RACE, mode: 'hash_only' } })).statusCode,
+    ).toBe(201);
     expect((await t.registerKey(a.record, RACE)).statusCode).toBe(201);
     const sa = eventStream(a);
     for (let i = 0; i < 4; i++) expect((await t.post(sa.next('exec-r'), { log: RACE })).statusCode).toBe(201);
@@ -94,7 +102,9 @@ describe('consent withdrawal', () => {
 
   it('full: a withdrawal is logged and nothing is erased', async () => {
     const auth = { authorization: `Bearer ${t.token}` };
-    expect((await t.seq.app.inject({ method: 'POST', url: '/v1/logs', headers: auth, payload: { log: FULL, mode: 'full' } })).statusCode).toBe(201);
+    expect(
+      (await t.seq.app.inject({ method: 'POST', url: '/v1/logs', headers: auth, payload: { log: FULL, mode: 'full' } })).statusCode,
+    ).toBe(201);
     expect((await t.registerKey(b.record, FULL)).statusCode).toBe(201);
     expect((await t.post(eventStream(b).next('f'), { log: FULL })).statusCode).toBe(201);
     expect((await t.post(withdrawal(b), { log: FULL })).statusCode).toBe(201);

@@ -27,7 +27,11 @@ afterAll(async () => {
 });
 
 async function post(body: string | Uint8Array, headers: Record<string, string>): Promise<{ status: number; json: Record<string, any> }> {
-  const res = await fetch(`${t.url}${logPath(t.log, '/events')}`, { method: 'POST', headers: { 'idempotency-key': `ij-${++n}`, ...headers }, body });
+  const res = await fetch(`${t.url}${logPath(t.log, '/events')}`, {
+    method: 'POST',
+    headers: { 'idempotency-key': `ij-${++n}`, ...headers },
+    body,
+  });
   return { status: res.status, json: (await res.json()) as Record<string, any> };
 }
 const STRUCTURED = { 'content-type': 'application/cloudevents+json' };

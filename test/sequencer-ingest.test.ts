@@ -33,7 +33,12 @@ const hashOf = (ce: CloudEvent) => {
 };
 
 /** Post, expect a problem with `code` and `status`, and the log not to move. */
-async function refused(body: Parameters<TestSequencer['post']>[0], code: string, status: number, opts?: Parameters<TestSequencer['post']>[1]) {
+async function refused(
+  body: Parameters<TestSequencer['post']>[0],
+  code: string,
+  status: number,
+  opts?: Parameters<TestSequencer['post']>[1],
+) {
   const before = t.headSeq();
   const r = await t.post(body, opts);
   expect(r.statusCode, r.body).toBe(status);
@@ -55,7 +60,12 @@ describe('structured mode', () => {
     const body = r.json();
     expect(body).toEqual({ seq: before + 1, hash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), eventHash: hashOf(ce) });
     const e = await t.seq.logs.get(t.log)!.store.getEntry(body.seq);
-    expect(e).toMatchObject({ seq: body.seq, hash: body.hash, eventHash: body.eventHash, ce: { source: dev1.owner, id: ce.id, subject: 'exec-a', cookwalaseq: 1 } });
+    expect(e).toMatchObject({
+      seq: body.seq,
+      hash: body.hash,
+      eventHash: body.eventHash,
+      ce: { source: dev1.owner, id: ce.id, subject: 'exec-a', cookwalaseq: 1 },
+    });
     const p = await t.get(`/v1/logs/${encodeURIComponent(t.log)}/events/${body.seq}`);
     expect(p.json()).toEqual(ce);
   });
@@ -197,10 +207,18 @@ describe('binary mode', () => {
   }
 
   it('gives the same eventHash as structured mode (cookwalaseq as a header string, time verbatim)', async () => {
-    const ce = signed(makeEvent({ source: dev1.owner, subject: 'exec-b', cookwalaseq: 1, time: '2026-11-30T10:00:00Z', data: { temp: 91.5, ok: true } }), dev1);
+    const ce = signed(
+      makeEvent({ source: dev1.owner, subject: 'exec-b', cookwalaseq: 1, time: '2026-11-30T10:00:00Z', data: { temp: 91.5, ok: true } }),
+      dev1,
+    );
     const headers = binaryHeaders(ce);
     expect(headers['ce-cookwalaseq']).toBe('1');
-    const r = await t.seq.app.inject({ method: 'POST', url: `/v1/logs/${encodeURIComponent(t.log)}/events`, headers: { ...headers, 'idempotency-key': 'bin-1' }, payload: JSON.stringify(ce.data) });
+    const r = await t.seq.app.inject({
+      method: 'POST',
+      url: `/v1/logs/${encodeURIComponent(t.log)}/events`,
+      headers: { ...headers, 'idempotency-key': 'bin-1' },
+      payload: JSON.stringify(ce.data),
+    });
     expect(r.statusCode, r.body).toBe(201);
     expect(r.json().eventHash).toBe(hashOf(ce));
     const e = await t.seq.logs.get(t.log)!.store.getEntry(r.json().seq);
@@ -213,19 +231,36 @@ describe('binary mode', () => {
 
   it('a JSON number body stays a number and non-JSON bodies are data_base64', async () => {
     const num = signed(makeEvent({ source: dev1.owner, data: 42 }), dev1);
-    const r1 = await t.seq.app.inject({ method: 'POST', url: `/v1/logs/${encodeURIComponent(t.log)}/events`, headers: { ...binaryHeaders(num), 'idempotency-key': 'bin-2' }, payload: '42' });
+    const r1 = await t.seq.app.inject({
+      method: 'POST',
+      url: `/v1/logs/${encodeURIComponent(t.log)}/events`,
+      headers: { ...binaryHeaders(num), 'idempotency-key': 'bin-2' },
+      payload: '42',
+    });
     expect(r1.statusCode, r1.body).toBe(201);
     expect(r1.json().eventHash).toBe(hashOf(num));
     const bytes = Uint8Array.from([0, 1, 2, 250, 255]);
-    const bin = signed({ ...makeEvent({ source: dev1.owner }), datacontenttype: 'application/octet-stream', data_base64: toBase64(bytes) }, dev1);
-    const r2 = await t.seq.app.inject({ method: 'POST', url: `/v1/logs/${encodeURIComponent(t.log)}/events`, headers: { ...binaryHeaders(bin), 'idempotency-key': 'bin-3' }, payload: Buffer.from(bytes) });
+    const bin = signed(
+      { ...makeEvent({ source: dev1.owner }), datacontenttype: 'application/octet-stream', data_base64: toBase64(bytes) },
+      dev1,
+    );
+    const r2 = await t.seq.app.inject({
+      method: 'POST',
+      url: `/v1/logs/${encodeURIComponent(t.log)}/events`,
+      headers: { ...binaryHeaders(bin), 'idempotency-key': 'bin-3' },
+      payload: Buffer.from(bytes),
+    });
     expect(r2.statusCode, r2.body).toBe(201);
     expect(r2.json().eventHash).toBe(hashOf(bin));
   });
 
   it('takes a binary event with no body and no content type (no data)', async () => {
     const ce = signed(makeEvent({ source: dev1.owner, type: 'cookwala.execution.stopped' }), dev1);
-    const r = await t.seq.app.inject({ method: 'POST', url: `/v1/logs/${encodeURIComponent(t.log)}/events`, headers: { ...binaryHeaders(ce), 'idempotency-key': 'bin-0' } });
+    const r = await t.seq.app.inject({
+      method: 'POST',
+      url: `/v1/logs/${encodeURIComponent(t.log)}/events`,
+      headers: { ...binaryHeaders(ce), 'idempotency-key': 'bin-0' },
+    });
     expect(r.statusCode, r.body).toBe(201);
     expect(r.json().eventHash).toBe(hashOf(ce));
   });
@@ -234,10 +269,20 @@ describe('binary mode', () => {
     const ce = signed(makeEvent({ source: dev1.owner, data: { a: 1 } }), dev1);
     const { 'ce-specversion': _v, ...noVersion } = binaryHeaders(ce);
     const before = t.headSeq();
-    const r = await t.seq.app.inject({ method: 'POST', url: `/v1/logs/${encodeURIComponent(t.log)}/events`, headers: { ...noVersion, 'idempotency-key': 'bin-4' }, payload: '{"a":1}' });
+    const r = await t.seq.app.inject({
+      method: 'POST',
+      url: `/v1/logs/${encodeURIComponent(t.log)}/events`,
+      headers: { ...noVersion, 'idempotency-key': 'bin-4' },
+      payload: '{"a":1}',
+    });
     expect(r.statusCode).toBe(400);
     expect(r.json().code).toBe('invalid_event');
-    const r2 = await t.seq.app.inject({ method: 'POST', url: `/v1/logs/${encodeURIComponent(t.log)}/events`, headers: { ...binaryHeaders(ce), 'idempotency-key': 'bin-5' }, payload: '{"a":2}' });
+    const r2 = await t.seq.app.inject({
+      method: 'POST',
+      url: `/v1/logs/${encodeURIComponent(t.log)}/events`,
+      headers: { ...binaryHeaders(ce), 'idempotency-key': 'bin-5' },
+      payload: '{"a":2}',
+    });
     expect(r2.json().code).toBe('bad_signature');
     expect(t.headSeq()).toBe(before);
   });

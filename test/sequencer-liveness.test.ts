@@ -52,9 +52,15 @@ it('declares a silent device lost once, with a signed entry, and alive again whe
   const e = lost[0];
   expect(e.ce).toMatchObject({ source: `cookwala:sequencer/${t.log}`, subject: a.owner });
   const key = t.seq.ctx.keyRecord;
-  expect(verifyEntryEventSignature(e, (kid) => (kid === key.kid ? key : undefined), { role: 'sequencer', checkSource: false }).ok).toBe(true);
+  expect(verifyEntryEventSignature(e, (kid) => (kid === key.kid ? key : undefined), { role: 'sequencer', checkSource: false }).ok).toBe(
+    true,
+  );
   const payload = (await t.get(logPath(t.log, `/events/${e.seq}`))).json();
-  expect(payload).toMatchObject({ type: 'cookwala.hub.device_lost', subject: a.owner, data: { source: a.owner, lastSeen: formatTime(seenAt) } });
+  expect(payload).toMatchObject({
+    type: 'cookwala.hub.device_lost',
+    subject: a.owner,
+    data: { source: a.owner, lastSeen: formatTime(seenAt) },
+  });
   expect(await state(a.owner)).toMatchObject({ state: 'lost' });
   expect(await state(b.owner)).toMatchObject({ state: 'alive' });
 

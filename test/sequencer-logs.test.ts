@@ -32,7 +32,11 @@ it('a failed store write is one store_failed line with the log, and onFatal runs
     deps: {
       logger: logs.logger,
       onFatal: (_e, origin) => fatal.push(origin),
-      storeFaults: { afterWrite: (k) => { if (broken && k === 'append') throw new Error('disk on fire'); } },
+      storeFaults: {
+        afterWrite: (k) => {
+          if (broken && k === 'append') throw new Error('disk on fire');
+        },
+      },
     },
   });
   opened.push(t);
@@ -45,7 +49,13 @@ it('a failed store write is one store_failed line with the log, and onFatal runs
   // The log refuses further appends; no second line for them.
   expect((await t.post(events.next('exec-3'))).statusCode).toBe(500);
   expect(logs.events('store_failed')).toEqual([
-    expect.objectContaining({ level: 'fatal', service: 'sequencer', event: 'store_failed', log: t.log, err: expect.objectContaining({ message: 'disk on fire' }) }),
+    expect.objectContaining({
+      level: 'fatal',
+      service: 'sequencer',
+      event: 'store_failed',
+      log: t.log,
+      err: expect.objectContaining({ message: 'disk on fire' }),
+    }),
   ]);
   expect(fatal).toEqual([t.log]);
 });
@@ -55,7 +65,12 @@ it('the events of one log: log_created, checkpoint_signed and _published, erased
   const dev = deviceKey(32);
   const logs = captureLogger('sequencer');
   const interval = 5000;
-  const t = await startSequencer({ clock, devices: [dev], config: { heartbeatIntervalMs: interval, lostAfterIntervals: 2 }, deps: { logger: logs.logger } });
+  const t = await startSequencer({
+    clock,
+    devices: [dev],
+    config: { heartbeatIntervalMs: interval, lostAfterIntervals: 2 },
+    deps: { logger: logs.logger },
+  });
   opened.push(t);
   const onClock = { signedAt: () => formatTime(clock.now()) };
   const events = eventStream(dev, onClock);
@@ -65,7 +80,12 @@ it('the events of one log: log_created, checkpoint_signed and _published, erased
   expect(signed).toMatchObject({ level: 'info', log: t.log, seq: 1 });
   expect(await logs.next('checkpoint_published')).toMatchObject({ log: t.log, seq: 1, head: signed.head });
 
-  const erase = await t.seq.app.inject({ method: 'DELETE', url: logPath(t.log, '/events/1/payload'), headers: { authorization: `Bearer ${t.token}` }, payload: { reason: 'consent withdrawn' } });
+  const erase = await t.seq.app.inject({
+    method: 'DELETE',
+    url: logPath(t.log, '/events/1/payload'),
+    headers: { authorization: `Bearer ${t.token}` },
+    payload: { reason: 'consent withdrawn' },
+  });
   expect(erase.statusCode, erase.body).toBe(200);
   expect(logs.events('erased')).toEqual([expect.objectContaining({ log: t.log, seq: 1, reason: 'consent withdrawn', erasureSeq: 2 })]);
 
@@ -75,7 +95,12 @@ it('the events of one log: log_created, checkpoint_signed and _published, erased
   expect(logs.events('device_lost')).toEqual([expect.objectContaining({ level: 'warn', log: t.log, source: dev.owner })]);
 
   const other = 'logs.example/missions/m-2';
-  const add = await t.seq.app.inject({ method: 'POST', url: '/v1/logs', headers: { authorization: `Bearer ${t.token}` }, payload: { log: other, mode: 'full' } });
+  const add = await t.seq.app.inject({
+    method: 'POST',
+    url: '/v1/logs',
+    headers: { authorization: `Bearer ${t.token}` },
+    payload: { log: other, mode: 'full' },
+  });
   expect(add.statusCode, add.body).toBe(201);
   expect(logs.events('log_created')).toEqual([expect.objectContaining({ log: other, mode: 'full' })]);
 

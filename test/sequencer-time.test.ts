@@ -34,7 +34,10 @@ async function post(t: TestSequencer, body: CloudEvent | CloudEvent[], log = t.l
   const batch = Array.isArray(body);
   const r = await fetch(`${t.url}/v1/logs/${encodeURIComponent(log)}/events`, {
     method: 'POST',
-    headers: { 'content-type': batch ? 'application/cloudevents-batch+json' : 'application/cloudevents+json', 'idempotency-key': `time-${++n}` },
+    headers: {
+      'content-type': batch ? 'application/cloudevents-batch+json' : 'application/cloudevents+json',
+      'idempotency-key': `time-${++n}`,
+    },
     body: JSON.stringify(body),
   });
   return { status: r.status, body: await r.json() };
@@ -46,12 +49,18 @@ async function getJson(t: TestSequencer, path: string): Promise<any> {
 }
 
 async function registerHttp(t: TestSequencer, record: object): Promise<number> {
-  const r = await fetch(`${t.url}/v1/logs/${encodeURIComponent(t.log)}/keys`, { method: 'POST', headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' }, body: JSON.stringify(record) });
+  const r = await fetch(`${t.url}/v1/logs/${encodeURIComponent(t.log)}/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(record),
+  });
   return r.status;
 }
 
-const event = (k: TestKey, signedAtMs: number, id?: string) => signed(makeEvent({ source: k.owner, id, data: { at: signedAtMs } }), k, formatTime(signedAtMs));
-const heartbeat = (k: TestKey, signedAtMs: number) => signed(makeEvent({ source: k.owner, type: 'cookwala.device.heartbeat' }), k, formatTime(signedAtMs));
+const event = (k: TestKey, signedAtMs: number, id?: string) =>
+  signed(makeEvent({ source: k.owner, id, data: { at: signedAtMs } }), k, formatTime(signedAtMs));
+const heartbeat = (k: TestKey, signedAtMs: number) =>
+  signed(makeEvent({ source: k.owner, type: 'cookwala.device.heartbeat' }), k, formatTime(signedAtMs));
 
 /** Refused with `code` at `status` as problem+json, the log unchanged. */
 async function refused(t: TestSequencer, ce: CloudEvent, code: string, status: number) {
@@ -97,11 +106,15 @@ describe('the default window', () => {
     expect(e?.sequencedAt).toBe(formatTime(now)); // the window was judged against the entry's own time
   });
 
-  it('a batch judges each event\'s time alone', async () => {
+  it("a batch judges each event's time alone", async () => {
     const now = clock.now();
     const r = await post(t, [event(dev, now), event(dev, now + SKEW + 1000), event(dev, now - DELAY - 1000)]);
     expect(r.status).toBe(200);
-    expect(r.body.results.map((x: { status: number; code?: string }) => x.code ?? x.status)).toEqual([201, 'signed_in_future', 'delivery_too_late']);
+    expect(r.body.results.map((x: { status: number; code?: string }) => x.code ?? x.status)).toEqual([
+      201,
+      'signed_in_future',
+      'delivery_too_late',
+    ]);
   });
 
   it('a retry of a stored event answers 200 with its seq however late it comes (dedup before the window)', async () => {
@@ -138,7 +151,8 @@ describe('the default window', () => {
 
   it('heartbeats: within maxClockSkew on both sides; a stale or future one is refused and is no sign of life', async () => {
     const now = clock.now();
-    const devices = async () => ((await getJson(t, '/v1/devices')).devices as Array<{ source: string }>).filter((d) => d.source === quiet.owner);
+    const devices = async () =>
+      ((await getJson(t, '/v1/devices')).devices as Array<{ source: string }>).filter((d) => d.source === quiet.owner);
     await refused(t, heartbeat(quiet, now - SKEW - 1), 'delivery_too_late', 422);
     await refused(t, heartbeat(quiet, now + SKEW + 1), 'signed_in_future', 422);
     expect(await devices()).toEqual([]);
@@ -149,7 +163,8 @@ describe('the default window', () => {
 
   it('the new codes are counted by the metrics', async () => {
     const text = await (await fetch(`${t.url}/metrics`)).text();
-    for (const code of ['signed_in_future', 'delivery_too_late', 'key_revoked']) expect(text).toMatch(new RegExp(`cookwala_events_rejected_total\\{(?:log="[^"]*",)?code="${code}"(?:,log="[^"]*")?\\} [1-9]`));
+    for (const code of ['signed_in_future', 'delivery_too_late', 'key_revoked'])
+      expect(text).toMatch(new RegExp(`cookwala_events_rejected_total\\{(?:log="[^"]*",)?code="${code}"(?:,log="[^"]*")?\\} [1-9]`));
   });
 });
 
@@ -183,7 +198,7 @@ describe('configured bounds', () => {
     }
   });
 
-  it('a log whose descriptor predates time bounds runs on the config\'s window', async () => {
+  it("a log whose descriptor predates time bounds runs on the config's window", async () => {
     const clock = createManualClock();
     const dev = deviceKey(35);
     const OLD = 'time.example/old';

@@ -28,13 +28,21 @@ afterAll(async () => {
 });
 
 const http = (method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${t.url}${path}`, { method, headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+  fetch(`${t.url}${path}`, {
+    method,
+    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 const register = (record: KeyRecord) => http('POST', logPath(t.log, '/keys'), record, { authorization: `Bearer ${t.token}` });
 const weak = (n: number, pub: Uint8Array): KeyRecord => ({ ...deviceKey(n).record, publicKey: toBase64url(pub) });
 
 describe('registration over HTTP', () => {
   it('refuses the identity key, a mixed-order key and a y >= p key with 400 weak_key, and lists none of them', async () => {
-    for (const [n, pub] of [[40, IDENTITY], [41, keyOf(987654321n, T8)], [42, NONCANONICAL_Y[0]]] as const) {
+    for (const [n, pub] of [
+      [40, IDENTITY],
+      [41, keyOf(987654321n, T8)],
+      [42, NONCANONICAL_Y[0]],
+    ] as const) {
       const r = await register(weak(n, pub));
       expect(r.status).toBe(400);
       expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -51,7 +59,12 @@ describe('registration over HTTP', () => {
     expect((await register(rec)).status).toBe(400);
     const forger: Signer = { kid: rec.kid, alg: 'EdDSA', publicKey: IDENTITY, sign: () => identityForgery(31337n).sig };
     const key: TestKey = { signer: forger, record: rec, owner: rec.owner };
-    const r = await http('POST', logPath(t.log, '/events'), signed(makeEvent({ source: rec.owner, subject: 'exec-1', cookwalaseq: 1, data: { step: 1 } }), key), { 'content-type': 'application/cloudevents+json', 'idempotency-key': 'weak-1' });
+    const r = await http(
+      'POST',
+      logPath(t.log, '/events'),
+      signed(makeEvent({ source: rec.owner, subject: 'exec-1', cookwalaseq: 1, data: { step: 1 } }), key),
+      { 'content-type': 'application/cloudevents+json', 'idempotency-key': 'weak-1' },
+    );
     expect(r.status).toBe(403);
     expect(await r.json()).toMatchObject({ code: 'unknown_key' });
     expect(t.headSeq()).toBe(0);
@@ -64,5 +77,8 @@ it('a registry file holding a sequencer-signed identity-key record is refused at
   const file = join(await tmp.make(), 'log.ndjson');
   const bad = signDocument(weak(45, IDENTITY) as unknown as JsonObject, seq.signer, seq.record.validFrom);
   await writeFile(file, JSON.stringify(bad) + '\n');
-  await expect(openDeviceKeys(file, seq.signer, seqRecord)).rejects.toMatchObject({ code: 'weak_key', message: expect.stringMatching(/line 1/) });
+  await expect(openDeviceKeys(file, seq.signer, seqRecord)).rejects.toMatchObject({
+    code: 'weak_key',
+    message: expect.stringMatching(/line 1/),
+  });
 });

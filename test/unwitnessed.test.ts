@@ -39,6 +39,8 @@ describe('an unwitnessed log says so', () => {
     expect(report.failures).toEqual([]);
     expect(report.valid).toBe(true);
     expect(report.skipped).toContainEqual({ check: 'witnessing', reason: UNWITNESSED_REASON });
-    expect(formatReport(report).split('\n')[0]).toBe(`VALID: ${t.log} (hash_only) (UNWITNESSED: the policy has quorum 0, no witness checked anything)`);
+    expect(formatReport(report).split('\n')[0]).toBe(
+      `VALID: ${t.log} (hash_only) (UNWITNESSED: the policy has quorum 0, no witness checked anything)`,
+    );
   });
 });

@@ -50,7 +50,13 @@ afterAll(async () => {
 
 async function entriesApi(q: string): Promise<{ status: number; seqs: number[]; headers: Record<string, unknown>; body: string }> {
   const r = await log.seq.app.inject({ method: 'GET', url: logPath(WEB_LOG, `/entries?${q}`) });
-  const seqs = r.statusCode === 200 ? r.body.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as Entry).seq) : [];
+  const seqs =
+    r.statusCode === 200
+      ? r.body
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => (JSON.parse(l) as Entry).seq)
+      : [];
   return { status: r.statusCode, seqs, headers: r.headers, body: r.body };
 }
 
@@ -64,13 +70,26 @@ describe('the entries API for the explorer', () => {
     const page2 = await entriesApi('order=desc&limit=5&to=64');
     expect(page2.seqs).toEqual([64, 63, 62, 61, 60]);
     const subj = await entriesApi('order=desc&subject=exec-oven-1&limit=100');
-    const all = (await entriesApi('from=1')).body.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Entry);
-    expect(subj.seqs).toEqual(all.filter((e) => e.ce.subject === 'exec-oven-1').map((e) => e.seq).reverse());
+    const all = (await entriesApi('from=1')).body
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Entry);
+    expect(subj.seqs).toEqual(
+      all
+        .filter((e) => e.ce.subject === 'exec-oven-1')
+        .map((e) => e.seq)
+        .reverse(),
+    );
     expect(subj.seqs.length).toBeGreaterThan(5);
     expect(subj.headers['cookwala-next']).toBeUndefined(); // the whole log was examined
     const src = log.devices[1].owner;
     const bySource = await entriesApi(`source=${encodeURIComponent(src)}&limit=3`);
-    expect(bySource.seqs).toEqual(all.filter((e) => e.ce.source === src).map((e) => e.seq).slice(0, 3));
+    expect(bySource.seqs).toEqual(
+      all
+        .filter((e) => e.ce.source === src)
+        .map((e) => e.seq)
+        .slice(0, 3),
+    );
     const both = await entriesApi(`order=desc&source=${encodeURIComponent(src)}&subject=exec-oven-1`);
     expect(both.seqs).toEqual([]); // that device never cooks on that oven
     // The plain range read is unchanged (ascending, no next header).
@@ -96,14 +115,16 @@ async function openExplorer(viewport = { width: 1280, height: 1000 }): Promise<P
   return page;
 }
 
-describe('the log explorer at the sequencer\'s /', () => {
+describe("the log explorer at the sequencer's /", () => {
   it('shows the latest checkpoint verified in the page, who cosigned it and who did not (with the error), the devices', async () => {
     const page = await openExplorer();
     const cp = (await log.seq.app.inject({ method: 'GET', url: logPath(WEB_LOG, '/checkpoint') })).json();
     expect(cp.seq).toBe(69);
     expect(await page.textContent('#cp-seq')).toBe('seq 69');
     expect(await page.textContent('#cp-root')).toBe(cp.root);
-    expect(await page.textContent('#checkpoint')).toContain('✓ verified in this page: sequencer signature and 2 of 2 required cosignatures');
+    expect(await page.textContent('#checkpoint')).toContain(
+      '✓ verified in this page: sequencer signature and 2 of 2 required cosignatures',
+    );
     const [a, b, c] = log.witnesses.map((w) => w.record.kid);
     const row = (kid: string) => page.textContent(`#witnesses tr[data-kid="${kid}"]`);
     expect(await row(a)).toContain('✓ cosigned');
@@ -121,7 +142,8 @@ describe('the log explorer at the sequencer\'s /', () => {
 
   it('lists entries newest first and pages; filters by subject and by source', async () => {
     const page = await openExplorer();
-    const seqs = () => page.$$eval('#entry-rows tr', (trs) => trs.map((t) => Number((t as unknown as { dataset: { seq: string } }).dataset.seq)));
+    const seqs = () =>
+      page.$$eval('#entry-rows tr', (trs) => trs.map((t) => Number((t as unknown as { dataset: { seq: string } }).dataset.seq)));
     const first = await seqs();
     expect(first).toEqual(Array.from({ length: 25 }, (_, i) => head - i));
     await page.click('#older');
@@ -151,7 +173,9 @@ describe('the log explorer at the sequencer\'s /', () => {
     const page = await openExplorer();
     await page.click('#entry-rows tr[data-seq="49"] button');
     await page.waitForSelector('#proof-verdict');
-    expect(await page.textContent('#proof-verdict')).toMatch(/^✓ inclusion proof verified in this page: entry 49 is in the checkpoint at seq 69 .* 7 hashes; device signature by dev-121 checked; payload matches the entry$/);
+    expect(await page.textContent('#proof-verdict')).toMatch(
+      /^✓ inclusion proof verified in this page: entry 49 is in the checkpoint at seq 69 .* 7 hashes; device signature by dev-121 checked; payload matches the entry$/,
+    );
     const payload = JSON.parse((await page.textContent('#payload')) ?? '{}');
     expect(payload.cookwalaseq).toBeGreaterThan(0);
     await page.screenshot({ path: join(shots, 'explorer-entry.png'), fullPage: true });
@@ -196,7 +220,7 @@ describe('the log explorer at the sequencer\'s /', () => {
   });
 });
 
-describe('the witness status page at a witness\'s /', () => {
+describe("the witness status page at a witness's /", () => {
   let dir: string;
   let state: StateStore;
   let w: Witness;
@@ -213,7 +237,18 @@ describe('the witness status page at a witness\'s /', () => {
     const k = testKey('web-page-w', 'witness');
     const kitchen = createFakeLog('kitchen.example/missions/m-3');
     const bakery = createFakeLog('bakery.example/missions/m-9', 'bakery-seq');
-    w = createWitness({ state, signer: k.signer, keyRecord: k.keyRecord }, { peerKey: await generateKeyPair('Ed25519'), listen: ['/ip4/127.0.0.1/tcp/0'], httpPort: 0, logs: [{ log: kitchen.origin, sequencer: kitchen.keyRecord }, { log: bakery.origin, sequencer: bakery.keyRecord }] });
+    w = createWitness(
+      { state, signer: k.signer, keyRecord: k.keyRecord },
+      {
+        peerKey: await generateKeyPair('Ed25519'),
+        listen: ['/ip4/127.0.0.1/tcp/0'],
+        httpPort: 0,
+        logs: [
+          { log: kitchen.origin, sequencer: kitchen.keyRecord },
+          { log: bakery.origin, sequencer: bakery.keyRecord },
+        ],
+      },
+    );
     const info = await w.start();
     kitchen.append(12);
     expect((await w.handleFrame(encodeMessage(await kitchen.request(0)))).ok).toBe(true);

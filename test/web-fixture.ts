@@ -29,7 +29,16 @@ import { makeTempDir, removeDir } from '../testkit/tmp.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 /** DESIGN §12b, exactly. */
-export const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export interface TestBrowser {
   browser: Browser;
@@ -37,9 +46,17 @@ export interface TestBrowser {
 }
 
 export async function launchChromium(): Promise<TestBrowser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y --no-install-recommends chromium); .ci/run does`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y --no-install-recommends chromium); .ci/run does`,
+    );
   const profile = await makeTempDir('cookwala-chromium-');
-  const browser = await chromium.launch({ executablePath: CHROMIUM, ignoreDefaultArgs: true, args: [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`, '--remote-debugging-pipe', 'about:blank'], timeout: 30_000 });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    ignoreDefaultArgs: true,
+    args: [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`, '--remote-debugging-pipe', 'about:blank'],
+    timeout: 30_000,
+  });
   return {
     browser,
     async close() {
@@ -80,7 +97,9 @@ export async function buildWebLog(): Promise<WebLog> {
   const sequencerKey = JSON.parse(await readFile(join(dir, DATA_FILES.keyRecord), 'utf8')) as KeyRecord;
   const sequencer = createSigner(JSON.parse(await readFile(join(dir, DATA_FILES.key), 'utf8')));
   const token = (await readFile(join(dir, DATA_FILES.token), 'utf8')).trim();
-  const witnesses = ['alpha', 'beta', 'gamma'].map((n) => signerKey(`web-${n}`, 'witness', { validFrom: formatTime(clock.now() - 86_400_000) }));
+  const witnesses = ['alpha', 'beta', 'gamma'].map((n) =>
+    signerKey(`web-${n}`, 'witness', { validFrom: formatTime(clock.now() - 86_400_000) }),
+  );
   const policy = { kind: 'WitnessPolicy', log: WEB_LOG, sequencer: sequencerKey, witnesses: witnesses.map((w) => w.record), quorum: 2 };
   const policyPath = join(dir, 'policy.json');
   await writeFile(policyPath, JSON.stringify(policy, null, 2) + '\n');
@@ -100,7 +119,13 @@ export async function buildWebLog(): Promise<WebLog> {
       return {
         quorumMissing: witnesses.length - down.size < 2,
         reason: undefined,
-        witnesses: witnesses.map((_, i) => ({ addr: `/ip4/127.0.0.1/tcp/${4101 + i}/p2p/12D3KooWitness${i + 1}`, kid: state[i].kid, knownSeq: state[i].lastCosignedSeq, lastCosignedSeq: state[i].lastCosignedSeq, lastError: down.get(i) })),
+        witnesses: witnesses.map((_, i) => ({
+          addr: `/ip4/127.0.0.1/tcp/${4101 + i}/p2p/12D3KooWitness${i + 1}`,
+          kid: state[i].kid,
+          knownSeq: state[i].lastCosignedSeq,
+          lastCosignedSeq: state[i].lastCosignedSeq,
+          lastError: down.get(i),
+        })),
       };
     },
   };
@@ -108,7 +133,12 @@ export async function buildWebLog(): Promise<WebLog> {
   const url = await seq.app.listen({ host: '127.0.0.1', port: 0 });
   const devices = [deviceKey(121), deviceKey(122)];
   for (const d of devices) {
-    const r = await seq.app.inject({ method: 'POST', url: logPath(WEB_LOG, '/keys'), headers: { authorization: `Bearer ${token}` }, payload: d.record });
+    const r = await seq.app.inject({
+      method: 'POST',
+      url: logPath(WEB_LOG, '/keys'),
+      headers: { authorization: `Bearer ${token}` },
+      payload: d.record,
+    });
     if (r.statusCode !== 201 && r.statusCode !== 200) throw new Error(`register ${d.record.kid}: ${r.statusCode} ${r.body}`);
   }
   const streams = devices.map((d) => eventStream(d, { signedAt: () => formatTime(clock.now() - 1000) }));
@@ -128,9 +158,17 @@ export async function buildWebLog(): Promise<WebLog> {
     async round(n) {
       for (let i = 0; i < n; i++) {
         clock.advance(1500);
-        const events = [streams[0].next(i % 2 === 0 ? 'exec-oven-1' : 'exec-oven-2'), streams[1].next('exec-mixer-7', { data: { step: i, note: 'é ✓ 𝄞' } })];
+        const events = [
+          streams[0].next(i % 2 === 0 ? 'exec-oven-1' : 'exec-oven-2'),
+          streams[1].next('exec-mixer-7', { data: { step: i, note: 'é ✓ 𝄞' } }),
+        ];
         for (const ce of events) {
-          const r = await seq.app.inject({ method: 'POST', url: logPath(WEB_LOG, '/events'), headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': `web-${++posted}` }, payload: JSON.stringify(ce) });
+          const r = await seq.app.inject({
+            method: 'POST',
+            url: logPath(WEB_LOG, '/events'),
+            headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': `web-${++posted}` },
+            payload: JSON.stringify(ce),
+          });
           if (r.statusCode !== 201) throw new Error(`post: ${r.statusCode} ${r.body}`);
         }
       }
@@ -138,7 +176,12 @@ export async function buildWebLog(): Promise<WebLog> {
       await seq.tick();
     },
     async erase(n) {
-      const r = await seq.app.inject({ method: 'DELETE', url: logPath(WEB_LOG, `/events/${n}/payload`), headers: { authorization: `Bearer ${token}` }, payload: { reason: 'consent withdrawn' } });
+      const r = await seq.app.inject({
+        method: 'DELETE',
+        url: logPath(WEB_LOG, `/events/${n}/payload`),
+        headers: { authorization: `Bearer ${token}` },
+        payload: { reason: 'consent withdrawn' },
+      });
       if (r.statusCode !== 200) throw new Error(`erase: ${r.statusCode} ${r.body}`);
       clock.advance(1000);
       await seq.tick();

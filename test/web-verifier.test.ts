@@ -151,7 +151,12 @@ describe('the offline verifier page', () => {
     expect(r.crypto).toBe('webcrypto');
     const want = comparable(JSON.parse(cli.stdout));
     expect(comparable(r.json)).toEqual(want);
-    expect(want).toMatchObject({ valid: true, entries: 33, payloads: { present: 32, erased: 1, missing: 0 }, checkpoints: { count: 4, verified: 4 } });
+    expect(want).toMatchObject({
+      valid: true,
+      entries: 33,
+      payloads: { present: 32, erased: 1, missing: 0 },
+      checkpoints: { count: 4, verified: 4 },
+    });
     // The counts are on the screen too, not only in the JSON.
     expect(await page.textContent('#count-entries')).toBe('33');
     expect(await page.textContent('#count-payloads')).toBe('32 present, 1 erased, 0 missing');
@@ -161,14 +166,63 @@ describe('the offline verifier page', () => {
   });
 
   const tampered: Array<{ name: string; make: () => string[] | string | Buffer; first: string }> = [
-    { name: 'payload data altered', make: () => edit(lines, payloadLine(lines, 17), (d) => (d.event.data.step = 99)), first: 'payload_hash_mismatch@17' },
+    {
+      name: 'payload data altered',
+      make: () => edit(lines, payloadLine(lines, 17), (d) => (d.event.data.step = 99)),
+      first: 'payload_hash_mismatch@17',
+    },
     { name: 'entry ce.id changed', make: () => edit(lines, entryLine(lines, 8), (d) => (d.ce.id = 'forged')), first: 'rewrite_detected@1' },
-    { name: 'history rewritten with a consistent chain', make: () => rechain(edit(lines, entryLine(lines, 27), (d) => (d.sequencedAt = JSON.parse(lines[entryLine(lines, 24)]).sequencedAt)), entryLine(lines, 27)), first: 'rewrite_detected@26' },
-    { name: 'device signature altered', make: () => { const i = entryLine(lines, 20); return rechain(edit(lines, i, (d) => { d.eventSignature.sig = flipChar(d.eventSignature.sig); rehash(d); }), i); }, first: 'rewrite_detected@13' },
-    { name: 'cosignatures stripped below quorum', make: () => edit(lines, checkpointLine(lines, 24), (d) => d.signature.splice(1)), first: 'quorum_not_met@24' },
-    { name: 'payload dropped without erasure', make: () => lines.filter((_, i) => i !== payloadLine(lines, 18)), first: 'payload_missing@18' },
-    { name: 'file cut mid-line', make: () => { const t = fromLines(lines); return t.slice(0, t.length - 300); }, first: 'truncated@-' },
-    { name: 'a line that is not UTF-8', make: () => Buffer.concat([Buffer.from(fromLines(lines.slice(0, 6))), Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x0a]), Buffer.from(fromLines(lines.slice(6)))]), first: 'bad_json@-' },
+    {
+      name: 'history rewritten with a consistent chain',
+      make: () =>
+        rechain(
+          edit(lines, entryLine(lines, 27), (d) => (d.sequencedAt = JSON.parse(lines[entryLine(lines, 24)]).sequencedAt)),
+          entryLine(lines, 27),
+        ),
+      first: 'rewrite_detected@26',
+    },
+    {
+      name: 'device signature altered',
+      make: () => {
+        const i = entryLine(lines, 20);
+        return rechain(
+          edit(lines, i, (d) => {
+            d.eventSignature.sig = flipChar(d.eventSignature.sig);
+            rehash(d);
+          }),
+          i,
+        );
+      },
+      first: 'rewrite_detected@13',
+    },
+    {
+      name: 'cosignatures stripped below quorum',
+      make: () => edit(lines, checkpointLine(lines, 24), (d) => d.signature.splice(1)),
+      first: 'quorum_not_met@24',
+    },
+    {
+      name: 'payload dropped without erasure',
+      make: () => lines.filter((_, i) => i !== payloadLine(lines, 18)),
+      first: 'payload_missing@18',
+    },
+    {
+      name: 'file cut mid-line',
+      make: () => {
+        const t = fromLines(lines);
+        return t.slice(0, t.length - 300);
+      },
+      first: 'truncated@-',
+    },
+    {
+      name: 'a line that is not UTF-8',
+      make: () =>
+        Buffer.concat([
+          Buffer.from(fromLines(lines.slice(0, 6))),
+          Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x0a]),
+          Buffer.from(fromLines(lines.slice(6))),
+        ]),
+      first: 'bad_json@-',
+    },
     { name: 'header type changed (unusable)', make: () => edit(lines, 0, (d) => (d.type = 'some-bundle')), first: 'bad_bundle_type@-' },
   ];
 
@@ -189,7 +243,9 @@ describe('the offline verifier page', () => {
       try {
         expect(comparable(r.json)).toEqual(want);
       } catch {
-        problems.push(`${c.name}: the page's report differs from the CLI's:\n${JSON.stringify(r.json).slice(0, 800)}\n${JSON.stringify(want).slice(0, 800)}`);
+        problems.push(
+          `${c.name}: the page's report differs from the CLI's:\n${JSON.stringify(r.json).slice(0, 800)}\n${JSON.stringify(want).slice(0, 800)}`,
+        );
       }
       if (!shot && c.name === 'history rewritten with a consistent chain') {
         shot = true;
@@ -200,7 +256,7 @@ describe('the offline verifier page', () => {
     await page.close();
   });
 
-  it('an unusable policy is UNUSABLE (exit 2) with the CLI\'s reason', async () => {
+  it("an unusable policy is UNUSABLE (exit 2) with the CLI's reason", async () => {
     const bad = await write('not-a-policy.json', '{"kind":"WitnessPolicy","log":');
     const bundle = await write('bundle-2.ndjson', fromLines(lines));
     const cli = await cookwala(['verify', bundle, '--policy', bad, '--json']);
@@ -236,7 +292,14 @@ describe('the offline verifier page', () => {
       expect(r.verdict).toBe(verdict);
       expect(r.json).toEqual(JSON.parse(JSON.stringify({ valid, ...rest })));
     }
-    const fork = buildForkProof(cp, buildCheckpoint({ log: WEB_LOG, seq: cp.seq, head: cp.head, root: JSON.parse(lines[checkpointLine(lines, 12)]).root }, log.sequencer, cp.signature[0].signedAt));
+    const fork = buildForkProof(
+      cp,
+      buildCheckpoint(
+        { log: WEB_LOG, seq: cp.seq, head: cp.head, root: JSON.parse(lines[checkpointLine(lines, 12)]).root },
+        log.sequencer,
+        cp.signature[0].signedAt,
+      ),
+    );
     const forkFile = await write('fork-proof.json', JSON.stringify(fork));
     const r = await verifyInPage(page, forkFile, log.policyPath);
     expect(r.verdict).toBe('FORK PROVEN');
@@ -259,11 +322,25 @@ describe('the offline verifier page', () => {
     const r = await verifyInPage(page, bundle, log.policyPath, keysPath);
     expect(r.verdict).toBe('VALID');
     const probe = `${staticUrl}/leak?x=1`;
-    const fromPage = await page.evaluate(async (u) => fetch(u).then(() => 'sent', () => 'refused'), probe);
+    const fromPage = await page.evaluate(
+      async (u) =>
+        fetch(u).then(
+          () => 'sent',
+          () => 'refused',
+        ),
+      probe,
+    );
     expect(fromPage).toBe('refused');
     const worker = page.workers()[0];
     expect(worker).toBeDefined();
-    const fromWorker = await worker.evaluate(async (u) => fetch(u).then(() => 'sent', () => 'refused'), probe);
+    const fromWorker = await worker.evaluate(
+      async (u) =>
+        fetch(u).then(
+          () => 'sent',
+          () => 'refused',
+        ),
+      probe,
+    );
     expect(fromWorker).toBe('refused');
     expect(after).toEqual([]);
     expect(staticHits.slice(hitsBefore)).toEqual([]);
@@ -273,7 +350,18 @@ describe('the offline verifier page', () => {
   it('at phone width the report stacks into rows that fit', async () => {
     const page = await openVerifier(undefined, { width: 390, height: 844 });
     const i = entryLine(lines, 11);
-    const file = await write('phone.ndjson', fromLines(rechain(edit(lines, i, (d) => { d.eventSignature.sig = flipChar(d.eventSignature.sig); rehash(d); }), i)));
+    const file = await write(
+      'phone.ndjson',
+      fromLines(
+        rechain(
+          edit(lines, i, (d) => {
+            d.eventSignature.sig = flipChar(d.eventSignature.sig);
+            rehash(d);
+          }),
+          i,
+        ),
+      ),
+    );
     await page.screenshot({ path: join(work, 'verifier-phone-top.png') });
     const r = await verifyInPage(page, file, log.policyPath, keysPath);
     expect(r.verdict).toBe('INVALID');
@@ -287,7 +375,10 @@ describe('the offline verifier page', () => {
 
 /** A public vector file: the copy in conformance/vectors, else the shared folder beside the clone (never skipped). */
 function vectorFile(topic: string, name: string): string {
-  const candidates = [join(WEB_ROOT, '..', 'conformance', 'vectors', topic, name), join(WEB_ROOT, '..', '..', 'shared', 'vectors', topic, name)];
+  const candidates = [
+    join(WEB_ROOT, '..', 'conformance', 'vectors', topic, name),
+    join(WEB_ROOT, '..', '..', 'shared', 'vectors', topic, name),
+  ];
   const found = candidates.find((p) => existsSync(p));
   if (!found) throw new Error(`vector file ${topic}/${name} not found in ${candidates.join(' or ')}`);
   return found;
@@ -300,9 +391,13 @@ describe('browser crypto: WebCrypto in Chromium and node:crypto agree', () => {
     const items: Item[] = [];
     const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
     const ed = JSON.parse(await readFile(vectorFile('ed25519', 'wycheproof-ed25519_test.json'), 'utf8'));
-    for (const g of ed.testGroups) for (const t of g.tests) items.push({ alg: 'EdDSA', pub: g.publicKey?.pk ?? g.key.pk, msg: t.msg, sig: t.sig, id: `ed25519 #${t.tcId}` });
+    for (const g of ed.testGroups)
+      for (const t of g.tests)
+        items.push({ alg: 'EdDSA', pub: g.publicKey?.pk ?? g.key.pk, msg: t.msg, sig: t.sig, id: `ed25519 #${t.tcId}` });
     const ec = JSON.parse(await readFile(vectorFile('ecdsa-p256', 'wycheproof-ecdsa_secp256r1_sha256_p1363_test.json'), 'utf8'));
-    for (const g of ec.testGroups) for (const t of g.tests) items.push({ alg: 'ES256', pub: g.publicKey?.uncompressed ?? g.key.uncompressed, msg: t.msg, sig: t.sig, id: `p256 #${t.tcId}` });
+    for (const g of ec.testGroups)
+      for (const t of g.tests)
+        items.push({ alg: 'ES256', pub: g.publicKey?.uncompressed ?? g.key.uncompressed, msg: t.msg, sig: t.sig, id: `p256 #${t.tcId}` });
     // Adversarial Ed25519: where verifiers are known to split.
     const msg = new TextEncoder().encode('cookwala adversarial');
     const x = 0x1234567890abcdefn;
@@ -319,12 +414,28 @@ describe('browser crypto: WebCrypto in Chromium and node:crypto agree', () => {
     for (const [id, pub, sig] of adversarial) items.push({ alg: 'EdDSA', pub: hex(pub), msg: hex(msg), sig: hex(sig), id });
     expect(L > 0n).toBe(true);
     // The page's batch verifier, bundled alone for the test (the same source the worker runs).
-    const js = (await build({ entryPoints: [join(WEB_ROOT, 'src/lib/webcrypto-batch.ts')], bundle: true, write: false, format: 'iife', globalName: 'cookwalaBatch', platform: 'browser', logLevel: 'silent' })).outputFiles[0].text;
+    const js = (
+      await build({
+        entryPoints: [join(WEB_ROOT, 'src/lib/webcrypto-batch.ts')],
+        bundle: true,
+        write: false,
+        format: 'iife',
+        globalName: 'cookwalaBatch',
+        platform: 'browser',
+        logLevel: 'silent',
+      })
+    ).outputFiles[0].text;
     const page = await tb.browser.newPage();
     await page.goto(`${staticUrl}/blank`);
     await page.addScriptTag({ content: js });
     const got = await page.evaluate(async (its) => {
-      const g = globalThis as unknown as { crypto: { subtle: unknown }; cookwalaBatch: { createWebCryptoBatch(s: unknown): (x: unknown[]) => Promise<boolean[]>; probeWebCrypto(s: unknown): Promise<boolean> } };
+      const g = globalThis as unknown as {
+        crypto: { subtle: unknown };
+        cookwalaBatch: {
+          createWebCryptoBatch(s: unknown): (x: unknown[]) => Promise<boolean[]>;
+          probeWebCrypto(s: unknown): Promise<boolean>;
+        };
+      };
       const subtle = g.crypto.subtle;
       const un = (h: string) => Uint8Array.from(h.match(/../g) ?? [], (b) => parseInt(b, 16));
       const probe = await g.cookwalaBatch.probeWebCrypto(subtle);
@@ -332,7 +443,12 @@ describe('browser crypto: WebCrypto in Chromium and node:crypto agree', () => {
       return { probe, verdicts: await batch(its.map((i) => ({ alg: i.alg, publicKey: un(i.pub), msg: un(i.msg), sig: un(i.sig) }))) };
     }, items);
     expect(got.probe).toBe(true);
-    const disagree = items.filter((it, i) => verifyRaw(it.alg, Buffer.from(it.pub, 'hex'), Buffer.from(it.msg, 'hex'), Buffer.from(it.sig, 'hex'), node) !== got.verdicts[i]).map((it) => it.id);
+    const disagree = items
+      .filter(
+        (it, i) =>
+          verifyRaw(it.alg, Buffer.from(it.pub, 'hex'), Buffer.from(it.msg, 'hex'), Buffer.from(it.sig, 'hex'), node) !== got.verdicts[i],
+      )
+      .map((it) => it.id);
     expect(disagree).toEqual([]);
     expect(items.length).toBeGreaterThan(400);
     // Not vacuous: both verdicts occur, and the honest adversarial case is the only one accepted there.

@@ -94,10 +94,19 @@ describe('C2SP tlog-witness over HTTP', () => {
     const raw = (body: Buffer, headers: Record<string, string>) =>
       new Promise<number>((resolve, reject) => {
         const u = new URL(`${base}/add-checkpoint`);
-        const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'content-length': String(body.length), ...headers } }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        });
+        const req = request(
+          {
+            host: u.hostname,
+            port: u.port,
+            path: u.pathname,
+            method: 'POST',
+            headers: { 'content-length': String(body.length), ...headers },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });

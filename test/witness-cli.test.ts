@@ -63,7 +63,9 @@ describe('cookwala witness CLI', () => {
     const keyFile = join(root, 'seq-key.json');
     await writeFile(keyFile, JSON.stringify(log.keyRecord));
     expect((await runCookwala(['witness', 'add-log', '--data', dir, '--log', ORIGIN, '--sequencer-key', keyFile])).code).toBe(0);
-    expect((await runCookwala(['witness', 'add-log', '--data', dir, '--log', ORIGIN, '--sequencer-key', keyFile])).out).toMatch(/already admitted/);
+    expect((await runCookwala(['witness', 'add-log', '--data', dir, '--log', ORIGIN, '--sequencer-key', keyFile])).out).toMatch(
+      /already admitted/,
+    );
     const other = join(root, 'other-key.json');
     await writeFile(other, JSON.stringify(testKey('someone-else', 'sequencer').keyRecord));
     const clash = await runCookwala(['witness', 'add-log', '--data', dir, '--log', ORIGIN, '--sequencer-key', other]);
@@ -119,11 +121,13 @@ describe('cookwala witness CLI', () => {
         reqs.push(await log.request(old));
         known = log.size;
       }
-      const pending = reqs.map((r) => conn.request(r).then((x) => {
-        const c = cosignatureOf(x);
-        if (c.ok) maxCosigned = Math.max(maxCosigned, r.checkpoint.seq);
-        return c;
-      }));
+      const pending = reqs.map((r) =>
+        conn.request(r).then((x) => {
+          const c = cosignatureOf(x);
+          if (c.ok) maxCosigned = Math.max(maxCosigned, r.checkpoint.seq);
+          return c;
+        }),
+      );
       await Promise.race(pending);
       await stopChild(w, 'SIGKILL');
       await Promise.all(pending);

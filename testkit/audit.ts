@@ -58,7 +58,13 @@ export async function buildAuditedLog(opts: { quorum?: number } = {}): Promise<A
   const sequencer = createSigner(JSON.parse(await readFile(join(dir, DATA_FILES.key), 'utf8')));
   const token = (await readFile(join(dir, DATA_FILES.token), 'utf8')).trim();
   const witnesses = [1, 2, 3].map((i) => signerKey(`w${i}`, 'witness'));
-  const policy = { kind: 'WitnessPolicy', log: AUDIT_LOG, sequencer: keyRecord, witnesses: witnesses.map((w) => w.record), quorum: opts.quorum ?? 2 };
+  const policy = {
+    kind: 'WitnessPolicy',
+    log: AUDIT_LOG,
+    sequencer: keyRecord,
+    witnesses: witnesses.map((w) => w.record),
+    quorum: opts.quorum ?? 2,
+  };
   const policyPath = join(dir, 'policy.json');
   await writeFile(policyPath, JSON.stringify(policy, null, 2) + '\n');
   const cosign = {
@@ -72,7 +78,12 @@ export async function buildAuditedLog(opts: { quorum?: number } = {}): Promise<A
   const devices = [deviceKey(1), deviceKey(2)];
   for (const log of [AUDIT_LOG, OTHER_LOG]) {
     for (const d of devices) {
-      const r = await seq.app.inject({ method: 'POST', url: logPath(log, '/keys'), headers: { authorization: `Bearer ${token}` }, payload: d.record });
+      const r = await seq.app.inject({
+        method: 'POST',
+        url: logPath(log, '/keys'),
+        headers: { authorization: `Bearer ${token}` },
+        payload: d.record,
+      });
       if (r.statusCode !== 201 && r.statusCode !== 200) throw new Error(`register ${d.record.kid}: ${r.statusCode} ${r.body}`);
     }
   }
@@ -89,12 +100,21 @@ export async function buildAuditedLog(opts: { quorum?: number } = {}): Promise<A
     devices,
     async round(n, log = AUDIT_LOG) {
       // Devices sign on the sequencer's clock, as a device with a synchronised clock would.
-      if (!streams.has(log)) streams.set(log, devices.map((d) => eventStream(d, { signedAt: () => formatTime(clock.now()) })));
+      if (!streams.has(log))
+        streams.set(
+          log,
+          devices.map((d) => eventStream(d, { signedAt: () => formatTime(clock.now()) })),
+        );
       const [s1, s2] = streams.get(log)!;
       for (let i = 0; i < n; i++) {
         clock.advance(7);
         for (const ce of [s1.next(i % 2 === 0 ? 'exec-a' : 'exec-b'), s2.next('exec-c', { data: { step: i, note: 'é ✓ 𝄞' } })]) {
-          const r = await seq.app.inject({ method: 'POST', url: logPath(log, '/events'), headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': `k-${++posted}` }, payload: JSON.stringify(ce) });
+          const r = await seq.app.inject({
+            method: 'POST',
+            url: logPath(log, '/events'),
+            headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': `k-${++posted}` },
+            payload: JSON.stringify(ce),
+          });
           if (r.statusCode !== 201) throw new Error(`post: ${r.statusCode} ${r.body}`);
         }
       }
@@ -102,7 +122,12 @@ export async function buildAuditedLog(opts: { quorum?: number } = {}): Promise<A
       await seq.tick();
     },
     async erase(n, log = AUDIT_LOG) {
-      const r = await seq.app.inject({ method: 'DELETE', url: logPath(log, `/events/${n}/payload`), headers: { authorization: `Bearer ${token}` }, payload: { reason: 'consent withdrawn' } });
+      const r = await seq.app.inject({
+        method: 'DELETE',
+        url: logPath(log, `/events/${n}/payload`),
+        headers: { authorization: `Bearer ${token}` },
+        payload: { reason: 'consent withdrawn' },
+      });
       if (r.statusCode !== 200) throw new Error(`erase: ${r.statusCode} ${r.body}`);
       clock.advance(1000);
       await seq.tick();
@@ -126,7 +151,11 @@ export interface CliResult {
 /** `node bin/cookwala.js …args` as a child process, from the project root. */
 export function cookwala(args: string[], opts: { env?: Record<string, string> } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin/cookwala.js'), ...args], { cwd: ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(ROOT, 'bin/cookwala.js'), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -236,7 +265,12 @@ export function resign(lines: string[], seq: number, signer: Signer, signedAt: s
  * signed by `sequencer` at its old signedAt and cosigned by each witness signer whose kid it
  * carried, at that cosignature's old signedAt unless `cosignAt` gives another.
  */
-export function reseal(lines: string[], sequencer: Signer, witnesses: Signer[], cosignAt?: (cp: Doc, old: string, kid: string) => string): string[] {
+export function reseal(
+  lines: string[],
+  sequencer: Signer,
+  witnesses: Signer[],
+  cosignAt?: (cp: Doc, old: string, kid: string) => string,
+): string[] {
   const heads = new Map<number, { head: string; root: string }>();
   const frontier = createFrontier();
   const out = lines.slice();

@@ -49,12 +49,17 @@ export function consistencyProof(m: number, leaves: readonly Buffer[]): Buffer[]
 /** RFC 8410 PKCS#8 wrapping of a raw Ed25519 seed. */
 function fromSeed(seed: Uint8Array): { privateKey: KeyObject; publicKey: KeyObject } {
   if (seed.length !== 32) throw new TypeError('an Ed25519 seed is 32 bytes');
-  const privateKey = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]), format: 'der', type: 'pkcs8' });
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]),
+    format: 'der',
+    type: 'pkcs8',
+  });
   return { privateKey, publicKey: createPublicKey(privateKey) };
 }
 
 const rawPublic = (k: KeyObject): Buffer => Buffer.from(k.export({ format: 'jwk' }).x as string, 'base64url');
-const keyId = (name: string, type: number, pub: Uint8Array): Buffer => sha256(Buffer.from(name + '\n'), Uint8Array.of(type), pub).subarray(0, 4);
+const keyId = (name: string, type: number, pub: Uint8Array): Buffer =>
+  sha256(Buffer.from(name + '\n'), Uint8Array.of(type), pub).subarray(0, 4);
 
 export interface SpecSigner {
   name: string;
@@ -76,13 +81,23 @@ export function specSigner(name: string, seed?: Uint8Array): SpecSigner {
     if (tamper) sig[0] ^= 1;
     return `\u2014 ${name} ${Buffer.concat([id, sig]).toString('base64')}\n`;
   };
-  const bad: SpecSigner = { name, vkey, line: make(true), get bad() { return bad; } };
+  const bad: SpecSigner = {
+    name,
+    vkey,
+    line: make(true),
+    get bad() {
+      return bad;
+    },
+  };
   return { name, vkey, line: make(false), bad };
 }
 
 export class SpecLog {
   readonly leaves: Buffer[] = [];
-  constructor(readonly origin: string, readonly signer: SpecSigner = specSigner(origin)) {}
+  constructor(
+    readonly origin: string,
+    readonly signer: SpecSigner = specSigner(origin),
+  ) {}
 
   append(n: number): this {
     for (let i = 0; i < n; i++) this.leaves.push(leafHash(Buffer.from(`${this.origin} leaf ${this.leaves.length}`)));

@@ -120,7 +120,9 @@ export function refInclusionPath(leaves: readonly Buffer[], m: number, lo = 0, h
   const n = hi - lo;
   if (n <= 1) return [];
   const k = split(n);
-  return m < k ? [...refInclusionPath(leaves, m, lo, lo + k), refMth(leaves, lo + k, hi)] : [...refInclusionPath(leaves, m - k, lo + k, hi), refMth(leaves, lo, lo + k)];
+  return m < k
+    ? [...refInclusionPath(leaves, m, lo, lo + k), refMth(leaves, lo + k, hi)]
+    : [...refInclusionPath(leaves, m - k, lo + k, hi), refMth(leaves, lo, lo + k)];
 }
 
 /** RFC 9162 §2.1.3.2 inclusion verification. */
@@ -133,10 +135,11 @@ export function refVerifyInclusion(leaf: Buffer, index: number, size: number, pr
     if (sn === 0) return false;
     if (fn % 2 === 1 || fn === sn) {
       r = refNodeHash(p, r);
-      if (fn % 2 === 0) while (fn % 2 === 0 && fn !== 0) {
-        fn /= 2;
-        sn = Math.floor(sn / 2);
-      }
+      if (fn % 2 === 0)
+        while (fn % 2 === 0 && fn !== 0) {
+          fn /= 2;
+          sn = Math.floor(sn / 2);
+        }
     } else r = refNodeHash(r, p);
     fn = Math.floor(fn / 2);
     sn = Math.floor(sn / 2);
@@ -162,10 +165,11 @@ export function refVerifyConsistency(m: number, n: number, proof: readonly Buffe
     if (fn % 2 === 1 || fn === sn) {
       fr = refNodeHash(c, fr);
       sr = refNodeHash(c, sr);
-      if (fn % 2 === 0) while (fn % 2 === 0 && fn !== 0) {
-        fn /= 2;
-        sn = Math.floor(sn / 2);
-      }
+      if (fn % 2 === 0)
+        while (fn % 2 === 0 && fn !== 0) {
+          fn /= 2;
+          sn = Math.floor(sn / 2);
+        }
     } else sr = refNodeHash(sr, c);
     fn = Math.floor(fn / 2);
     sn = Math.floor(sn / 2);
@@ -216,12 +220,25 @@ export async function startRefWitness(o: { name: string; logs: RefWitnessLog[]; 
   const waiters: Array<{ n: number; resolve: () => void }> = [];
   const now = o.now ?? Date.now;
 
-  const answer = (res: ServerResponse, status: number, body = '', type = 'text/plain; charset=utf-8', headers: Record<string, string> = {}) => {
+  const answer = (
+    res: ServerResponse,
+    status: number,
+    body = '',
+    type = 'text/plain; charset=utf-8',
+    headers: Record<string, string> = {},
+  ) => {
     res.writeHead(status, { 'content-type': type, ...headers });
     res.end(body);
   };
 
-  function handle(body: string): { status: number; body?: string; type?: string; headers?: Record<string, string>; old: number; size?: number } {
+  function handle(body: string): {
+    status: number;
+    body?: string;
+    type?: string;
+    headers?: Record<string, string>;
+    old: number;
+    size?: number;
+  } {
     const blank = body.indexOf('\n\n');
     if (blank < 0) return { status: 400, old: -1 };
     const head = body.slice(0, blank).split('\n');
@@ -236,19 +253,27 @@ export async function startRefWitness(o: { name: string; logs: RefWitnessLog[]; 
     const vk = logs.get(cp.origin);
     if (!vk) return { status: 404, old, size: cp.size };
     const mine = note.sigs.filter((s) => s.name === vk.name && s.id.equals(vk.id));
-    if (mine.length === 0 || !mine.every((s) => s.sig.length === 64 && verify(null, Buffer.from(note.text), vk.key, s.sig))) return { status: 403, old, size: cp.size };
+    if (mine.length === 0 || !mine.every((s) => s.sig.length === 64 && verify(null, Buffer.from(note.text), vk.key, s.sig)))
+      return { status: 403, old, size: cp.size };
     if (old > cp.size) return { status: 400, old, size: cp.size };
     const st = states.get(cp.origin) ?? { size: 0, root: EMPTY_ROOT };
     const forced = scripted.shift();
     if (forced) {
-      if (forced.status === 409 && forced.size !== undefined) return { status: 409, body: `${forced.size}\n`, type: 'text/x.tlog.size', old, size: cp.size };
-      return { status: forced.status, headers: forced.retryAfter !== undefined ? { 'retry-after': forced.retryAfter } : {}, old, size: cp.size };
+      if (forced.status === 409 && forced.size !== undefined)
+        return { status: 409, body: `${forced.size}\n`, type: 'text/x.tlog.size', old, size: cp.size };
+      return {
+        status: forced.status,
+        headers: forced.retryAfter !== undefined ? { 'retry-after': forced.retryAfter } : {},
+        old,
+        size: cp.size,
+      };
     }
     if (old !== st.size) return { status: 409, body: `${st.size}\n`, type: 'text/x.tlog.size', old, size: cp.size };
     if (cp.size === 0 && !cp.root.equals(EMPTY_ROOT)) return { status: 422, old, size: cp.size };
     if (old === 0 && proof.length > 0) return { status: 422, old, size: cp.size };
     if (old === cp.size && !cp.root.equals(st.root)) return { status: 422, old, size: cp.size };
-    if (old > 0 && old < cp.size && !refVerifyConsistency(old, cp.size, proof, st.root, cp.root)) return { status: 422, old, size: cp.size };
+    if (old > 0 && old < cp.size && !refVerifyConsistency(old, cp.size, proof, st.root, cp.root))
+      return { status: 422, old, size: cp.size };
     states.set(cp.origin, { size: cp.size, root: cp.root });
     const t = Math.floor(now() / 1000);
     const tbuf = Buffer.alloc(8);
@@ -279,10 +304,11 @@ export async function startRefWitness(o: { name: string; logs: RefWitnessLog[]; 
     script: (...a) => void scripted.push(...a),
     answered,
     answeredCount: (n) => (answered.length >= n ? Promise.resolve() : new Promise((resolve) => waiters.push({ n, resolve }))),
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -290,5 +316,9 @@ export async function startRefWitness(o: { name: string; logs: RefWitnessLog[]; 
 export function refKeyPair(): { seed: Buffer; publicKey: Buffer; privateKey: KeyObject } {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const seed = (privateKey.export({ format: 'der', type: 'pkcs8' }) as Buffer).subarray(PKCS8_ED25519.length);
-  return { seed, publicKey: ed25519Raw(publicKey), privateKey: createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, seed]), format: 'der', type: 'pkcs8' }) };
+  return {
+    seed,
+    publicKey: ed25519Raw(publicKey),
+    privateKey: createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, seed]), format: 'der', type: 'pkcs8' }),
+  };
 }

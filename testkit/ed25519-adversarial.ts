@@ -66,8 +66,10 @@ export const SMALL_ORDER: Point[] = Array.from({ length: 8 }, (_, i) => (i === 0
 
 /** Non-canonical encodings of small-order points: y + p for y in {0, 1}, and x = 0 with the sign bit. */
 export const SMALL_ORDER_NONCANONICAL: Uint8Array[] = [
-  encodeY(P, false), encodeY(P, true), // y = 0 (order 4) as y = p
-  encodeY(P + 1n, false), encodeY(P + 1n, true), // identity as y = p + 1
+  encodeY(P, false),
+  encodeY(P, true), // y = 0 (order 4) as y = p
+  encodeY(P + 1n, false),
+  encodeY(P + 1n, true), // identity as y = p + 1
   encodeY(1n, true), // identity, x = 0 with the sign bit
   encodeY(P - 1n, true), // order 2, x = 0 with the sign bit
 ];
@@ -103,7 +105,14 @@ export function challenge(r: Uint8Array, pub: Uint8Array, msg: Uint8Array): bigi
  * A signature by scalar x under the key bytes `pub`, with nonce r and R = [r]B + rTorsion
  * (r = 0 and no torsion gives R = identity). `rBytes` overrides R's encoding (non-canonical R).
  */
-export function signScalar(x: bigint, pub: Uint8Array, msg: Uint8Array, r: bigint, rTorsion: Point = Point.ZERO, rBytes?: Uint8Array): Uint8Array {
+export function signScalar(
+  x: bigint,
+  pub: Uint8Array,
+  msg: Uint8Array,
+  r: bigint,
+  rTorsion: Point = Point.ZERO,
+  rBytes?: Uint8Array,
+): Uint8Array {
   const rPoint = (r === 0n ? Point.ZERO : B.multiply(r)).add(rTorsion);
   const R = rBytes ?? rPoint.toBytes();
   const s = (r + challenge(R, pub, msg) * x) % L;

@@ -52,20 +52,39 @@ export function deliveryWaits(): DeliveryWaits {
     count: rested.count,
     last: () => latest,
     async until(cond, what, guardMs = 30_000) {
-      await waitFor(async () => (await cond()) || undefined, { what: `a delivery step to bring ${what}`, timeoutMs: guardMs, wake: rested });
+      await waitFor(async () => (await cond()) || undefined, {
+        what: `a delivery step to bring ${what}`,
+        timeoutMs: guardMs,
+        wake: rested,
+      });
     },
   };
 }
 
 let ids = 0;
-export async function testExecutor(dataDir: string, opts: ExecutorOptions & { name?: string; clock?: ManualClock; deps?: Partial<ExecutorDeps> } = {}): Promise<{ ex: Executor; clock: ManualClock; device: DeviceIdentity; waits: DeliveryWaits }> {
+export async function testExecutor(
+  dataDir: string,
+  opts: ExecutorOptions & { name?: string; clock?: ManualClock; deps?: Partial<ExecutorDeps> } = {},
+): Promise<{ ex: Executor; clock: ManualClock; device: DeviceIdentity; waits: DeliveryWaits }> {
   const device = testDevice(opts.name ?? 'dev-t');
   const clock = opts.clock ?? createManualClock();
   const waits = deliveryWaits();
   const given = opts.delivery?.onWait;
-  const delivery = { ...opts.delivery, onWait: (reason: 'idle' | 'backoff', ms: number) => (given?.(reason, ms), waits.onWait(reason, ms)) };
+  const delivery = {
+    ...opts.delivery,
+    onWait: (reason: 'idle' | 'backoff', ms: number) => (given?.(reason, ms), waits.onWait(reason, ms)),
+  };
   const ex = await createExecutor(
-    { dataDir, source: device.source, signer: device.signer, keyRecord: device.keyRecord, clock, networkClock: clock, newId: () => `x${process.pid}-${++ids}`, ...opts.deps },
+    {
+      dataDir,
+      source: device.source,
+      signer: device.signer,
+      keyRecord: device.keyRecord,
+      clock,
+      networkClock: clock,
+      newId: () => `x${process.pid}-${++ids}`,
+      ...opts.deps,
+    },
     { heartbeatIntervalMs: 0, ...opts, delivery },
   );
   return { ex, clock, device, waits };
@@ -76,7 +95,10 @@ export async function fetchLog(url: string, log: string): Promise<{ descriptorHa
   const base = `${url}/v1/logs/${encodeURIComponent(log)}`;
   const d = (await (await fetch(base)).json()) as { hash: string };
   const text = await (await fetch(`${base}/entries?from=1`)).text();
-  const entries = text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Entry);
+  const entries = text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Entry);
   return { descriptorHash: d.hash, entries };
 }
 
@@ -135,7 +157,11 @@ export interface ExecutorProcess {
 const ROOT = join(import.meta.dirname, '..');
 
 export async function spawnExecutor(data: string, args: string[] = []): Promise<ExecutorProcess> {
-  const proc = spawn(process.execPath, [join(ROOT, 'bin/cookwala.js'), 'executor', '--data', data, '--port', '0', '--heartbeat-ms', '0', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(
+    process.execPath,
+    [join(ROOT, 'bin/cookwala.js'), 'executor', '--data', data, '--port', '0', '--heartbeat-ms', '0', ...args],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   // Its JSON log lines are kept as records, and as their `msg` in `lines` (what a person reads).
   const lines: string[] = [];
   const records: LogRecord[] = [];
@@ -155,25 +181,36 @@ export async function spawnExecutor(data: string, args: string[] = []): Promise<
   proc.stdout!.on('data', take);
   proc.stderr!.on('data', take);
   let exited = false;
-  const exit = new Promise<number | null>((r) => proc.on('exit', (code) => {
-    exited = true;
-    r(code);
-    output.notify();
-  }));
+  const exit = new Promise<number | null>((r) =>
+    proc.on('exit', (code) => {
+      exited = true;
+      r(code);
+      output.notify();
+    }),
+  );
   const said = () => `the executor said:\n${lines.slice(-30).join('\n')}`;
   const until = async (cond: (l: string[]) => boolean, what: string, ms = 20_000): Promise<void> => {
-    await waitFor(() => {
-      if (cond(lines)) return true;
-      if (exited) throw new Error(`the executor exited before ${what}; ${said()}`);
-      return undefined;
-    }, { what, timeoutMs: ms, wake: output, detail: said });
+    await waitFor(
+      () => {
+        if (cond(lines)) return true;
+        if (exited) throw new Error(`the executor exited before ${what}; ${said()}`);
+        return undefined;
+      },
+      { what, timeoutMs: ms, wake: output, detail: said },
+    );
   };
   const listening = () => records.find((r) => r.event === 'listening');
   await until(() => listening() !== undefined, 'the API to listen');
   const url = listening()!.url as string;
   const ownerToken = (await readFile(join(data, 'owner-token'), 'utf8')).trim();
   return {
-    proc, url, data, ownerToken, lines, exit, until,
+    proc,
+    url,
+    data,
+    ownerToken,
+    lines,
+    exit,
+    until,
     async close() {
       if (!exited) proc.kill('SIGTERM');
       return exit;
@@ -182,4 +219,5 @@ export async function spawnExecutor(data: string, args: string[] = []): Promise<
 }
 
 /** The `status <id> #<seq> <state>` message of the executor's execution_status log line, for each status change. */
-export const statusLine = (id: string, state: string) => (l: string[]) => l.some((x) => x.startsWith(`status ${id} #`) && x.split(' ')[3] === state);
+export const statusLine = (id: string, state: string) => (l: string[]) =>
+  l.some((x) => x.startsWith(`status ${id} #`) && x.split(' ')[3] === state);

@@ -10,9 +10,27 @@
 import fc from 'fast-check';
 
 export const SPECIAL_KEYS: readonly string[] = [
-  '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'toJSON',
-  '0', '1', '10', '01', '-1', '1e3', '4294967295', '',
-  '\u{1F600}', '\u{10FFFF}', 'a\u{1D11E}b', '\u20ac', 'é', '\u007f', '\u2028',
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  'toJSON',
+  '0',
+  '1',
+  '10',
+  '01',
+  '-1',
+  '1e3',
+  '4294967295',
+  '',
+  '\u{1F600}',
+  '\u{10FFFF}',
+  'a\u{1D11E}b',
+  '\u20ac',
+  'é',
+  '\u007f',
+  '\u2028',
 ];
 
 export type JsonTree = null | boolean | number | string | JsonTree[] | { members: Array<[string, JsonTree]> };
@@ -27,7 +45,14 @@ const plainString = (maxLength: number) => fc.string({ unit: 'grapheme', maxLeng
 /** Trees whose member names come from `names` and random strings (`plain`: as the JCS fast path takes them). */
 export function jsonTreeWith(names: readonly string[], plain = false): fc.Arbitrary<JsonTree> {
   const str = (n: number) => (plain ? plainString(n).filter((x) => !/^[0-9]/.test(x)) : fc.string({ unit: 'grapheme', maxLength: n }));
-  const scalar: fc.Arbitrary<JsonTree> = fc.oneof(fc.constant(null), fc.boolean(), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), str(8), fc.constantFrom(...names));
+  const scalar: fc.Arbitrary<JsonTree> = fc.oneof(
+    fc.constant(null),
+    fc.boolean(),
+    fc.integer(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    str(8),
+    fc.constantFrom(...names),
+  );
   const name = fc.oneof(fc.constantFrom(...names), str(6));
   return fc.letrec<{ value: JsonTree; array: JsonTree[]; object: { members: Array<[string, JsonTree]> } }>((tie) => ({
     value: fc.oneof({ maxDepth: 3, depthIdentifier: 'json' }, scalar, tie('array'), tie('object')),
@@ -51,10 +76,7 @@ export function jsonDocumentWith(names: readonly string[], plain = false): fc.Ar
   const tree = plain ? jsonTreeWith(names, true) : jsonTree;
   const extraName = plain ? plainString(6).filter((x) => !/^[0-9]/.test(x)) : fc.string({ unit: 'grapheme', maxLength: 6 });
   return fc
-    .tuple(
-      fc.tuple(...names.map(() => tree)),
-      fc.uniqueArray(fc.tuple(extraName, tree), { selector: (m) => m[0], maxLength: 4 }),
-    )
+    .tuple(fc.tuple(...names.map(() => tree)), fc.uniqueArray(fc.tuple(extraName, tree), { selector: (m) => m[0], maxLength: 4 }))
     .chain(([values, extra]) => {
       const members: Array<[string, JsonTree]> = names.map((k, i) => [k, values[i]]);
       for (const m of extra) if (!names.includes(m[0])) members.push(m);
@@ -103,7 +125,12 @@ export function objectsOf(t: JsonTree, at = ''): Array<{ node: { members: Array<
  * names once more, as its last member, spelled `\u`-escaped when `escaped`: the text then holds
  * exactly one duplicate, and its JSON Pointer is returned. Undefined when no object has a member.
  */
-export function injectDuplicate(t: JsonTree, which: number, value: JsonTree, escaped: boolean): { text: string; path: string; name: string } | undefined {
+export function injectDuplicate(
+  t: JsonTree,
+  which: number,
+  value: JsonTree,
+  escaped: boolean,
+): { text: string; path: string; name: string } | undefined {
   const copy = structuredClone(t) as JsonTree;
   const objs = objectsOf(copy).filter((o) => o.node.members.length > 0);
   if (objs.length === 0) return undefined;

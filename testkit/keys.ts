@@ -19,16 +19,30 @@ export interface TestKey {
   owner: string;
 }
 
-export function signerKey(label: string, role: KeyRole, opts: { alg?: Alg; owner?: string; validFrom?: string; validUntil?: string; revokedAt?: string; kid?: string } = {}): TestKey {
+export function signerKey(
+  label: string,
+  role: KeyRole,
+  opts: { alg?: Alg; owner?: string; validFrom?: string; validUntil?: string; revokedAt?: string; kid?: string } = {},
+): TestKey {
   const alg = opts.alg ?? 'EdDSA';
   const kid = opts.kid ?? `${role}-${label}`;
   const signer = createSigner(generateSecretKey(alg, kid, undefined, seedOf(`${alg}:${label}`)));
   const owner = opts.owner ?? `cookwala:${role}/${label}`;
-  const record = keyRecordOf(signer, { owner, role, validFrom: opts.validFrom ?? FIXTURE_VALID_FROM, validUntil: opts.validUntil, revokedAt: opts.revokedAt });
+  const record = keyRecordOf(signer, {
+    owner,
+    role,
+    validFrom: opts.validFrom ?? FIXTURE_VALID_FROM,
+    validUntil: opts.validUntil,
+    revokedAt: opts.revokedAt,
+  });
   return { signer, record, owner };
 }
 
 /** Device n: kid `dev-<n>`, source/owner `cookwala:device/dev-<n>`. */
 export function deviceKey(n: number, opts: { alg?: Alg; revokedAt?: string; validUntil?: string; validFrom?: string } = {}): TestKey {
-  return signerKey(`dev-${n}`, 'device', { ...opts, kid: `dev-${n}${opts.alg === 'ES256' ? '-p256' : ''}`, owner: `cookwala:device/dev-${n}` });
+  return signerKey(`dev-${n}`, 'device', {
+    ...opts,
+    kid: `dev-${n}${opts.alg === 'ES256' ? '-p256' : ''}`,
+    owner: `cookwala:device/dev-${n}`,
+  });
 }

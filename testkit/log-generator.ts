@@ -63,7 +63,8 @@ export interface GeneratedLog {
   lines(): Generator<string>;
 }
 
-const seedBytes = (tag: number, i: number, seed: number) => Uint8Array.from({ length: 32 }, (_, k) => (tag * 31 + i * 7 + k * 13 + seed * 101 + 1) & 0xff);
+const seedBytes = (tag: number, i: number, seed: number) =>
+  Uint8Array.from({ length: 32 }, (_, k) => (tag * 31 + i * 7 + k * 13 + seed * 101 + 1) & 0xff);
 
 export function generateLog(o: GenOptions): GeneratedLog {
   const log = o.log ?? 'bench.example.org/missions/m-0001';
@@ -77,13 +78,29 @@ export function generateLog(o: GenOptions): GeneratedLog {
   const at = (ms: number) => formatTime(t0 + ms);
 
   const sequencer = createSigner(generateSecretKey('EdDSA', `seq-s${seed}`, undefined, seedBytes(1, 0, seed)));
-  const seqRecord = signDocument(keyRecordOf(sequencer, { owner: 'cookwala:sequencer', role: 'sequencer', validFrom: at(0) }) as unknown as JsonObject, sequencer, at(0)) as unknown as KeyRecord;
-  const devices = Array.from({ length: nDevices }, (_, i) => createSigner(generateSecretKey('EdDSA', `dev-${String(i).padStart(4, '0')}-s${seed}`, undefined, seedBytes(2, i, seed))));
-  const deviceKeys = devices.map((d, i) => keyRecordOf(d, { owner: `urn:cookwala:device:d${i}-s${seed}`, role: 'device', validFrom: at(o.keysFromMs ?? 0) }));
-  const witnesses = Array.from({ length: o.witnesses ?? 3 }, (_, i) => createSigner(generateSecretKey('EdDSA', `wit-${i}-s${seed}`, undefined, seedBytes(3, i, seed))));
+  const seqRecord = signDocument(
+    keyRecordOf(sequencer, { owner: 'cookwala:sequencer', role: 'sequencer', validFrom: at(0) }) as unknown as JsonObject,
+    sequencer,
+    at(0),
+  ) as unknown as KeyRecord;
+  const devices = Array.from({ length: nDevices }, (_, i) =>
+    createSigner(generateSecretKey('EdDSA', `dev-${String(i).padStart(4, '0')}-s${seed}`, undefined, seedBytes(2, i, seed))),
+  );
+  const deviceKeys = devices.map((d, i) =>
+    keyRecordOf(d, { owner: `urn:cookwala:device:d${i}-s${seed}`, role: 'device', validFrom: at(o.keysFromMs ?? 0) }),
+  );
+  const witnesses = Array.from({ length: o.witnesses ?? 3 }, (_, i) =>
+    createSigner(generateSecretKey('EdDSA', `wit-${i}-s${seed}`, undefined, seedBytes(3, i, seed))),
+  );
   const witnessKeys = witnesses.map((w, i) => keyRecordOf(w, { owner: `witness-${i}`, role: 'witness', validFrom: at(o.keysFromMs ?? 0) }));
   const { hash: _h, signature: _s, ...seqPlain } = seqRecord;
-  const policy: WitnessPolicy = { kind: 'WitnessPolicy', log, sequencer: seqPlain as KeyRecord, witnesses: witnessKeys, quorum: o.quorum ?? Math.min(2, witnesses.length) };
+  const policy: WitnessPolicy = {
+    kind: 'WitnessPolicy',
+    log,
+    sequencer: seqPlain as KeyRecord,
+    witnesses: witnessKeys,
+    quorum: o.quorum ?? Math.min(2, witnesses.length),
+  };
   const padding = 'x'.repeat(Math.max(0, (o.dataBytes ?? 300) - 120));
 
   const erasures = eraseEvery > 0 ? Math.floor(o.events / eraseEvery) : 0;
@@ -118,11 +135,25 @@ export function generateLog(o: GenOptions): GeneratedLog {
     };
     const erasure = (x: { seq: number; eventHash: string }) =>
       append(
-        signEvent({ specversion: '1.0', id: `erased-${x.seq}`, source: `cookwala:sequencer/${log}`, type: 'cookwala.log.erased', time: at(ms), datacontenttype: 'application/json', data: { seq: x.seq, eventHash: x.eventHash, reason: 'consent withdrawn' } }, sequencer, at(ms)),
+        signEvent(
+          {
+            specversion: '1.0',
+            id: `erased-${x.seq}`,
+            source: `cookwala:sequencer/${log}`,
+            type: 'cookwala.log.erased',
+            time: at(ms),
+            datacontenttype: 'application/json',
+            data: { seq: x.seq, eventHash: x.eventHash, reason: 'consent withdrawn' },
+          },
+          sequencer,
+          at(ms),
+        ),
         true,
       ).text;
 
-    yield encodeLine(buildBundleHeader({ log, mode, seq: total, checkpoints: checkpointCount, exportedAt: at(o.events + erasures + 10_000) }));
+    yield encodeLine(
+      buildBundleHeader({ log, mode, seq: total, checkpoints: checkpointCount, exportedAt: at(o.events + erasures + 10_000) }),
+    );
     yield encodeLine(descriptor);
     yield encodeLine(seqRecord);
     const sorted = devices.map((d, i) => ({ kid: d.kid, rec: deviceKeys[i] })).sort((a, b) => (a.kid < b.kid ? -1 : a.kid > b.kid ? 1 : 0));
@@ -159,7 +190,8 @@ export function generateLog(o: GenOptions): GeneratedLog {
       if (erase) toErase.push({ seq: e.seq, eventHash: e.eventHash });
     }
     while (toErase.length > 0) yield erasure(toErase.shift() as { seq: number; eventHash: string });
-    if (seq % every !== 0 || seq === 0) sign(buildCheckpoint({ log, seq, head: prev, root: formatHash(frontier.root()) }, sequencer, at(ms)));
+    if (seq % every !== 0 || seq === 0)
+      sign(buildCheckpoint({ log, seq, head: prev, root: formatHash(frontier.root()) }, sequencer, at(ms)));
     if (seq !== total || checkpoints.length !== checkpointCount) throw new Error('generator: header counts disagree with the lines');
     for (const cp of checkpoints) yield encodeLine(cp);
   }

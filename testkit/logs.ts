@@ -28,10 +28,13 @@ function createWatch(): LogWatch & { push(r: LogRecord): void } {
     },
     next(event, match = () => true, timeoutMs = 30_000) {
       let seen = 0;
-      return waitFor(() => {
-        for (; seen < records.length; seen++) if (records[seen].event === event && match(records[seen])) return records[seen];
-        return undefined;
-      }, { what: `a ${event} log line`, timeoutMs, wake: written, detail: () => `saw: ${records.map((x) => x.event ?? x.msg).join(', ')}` });
+      return waitFor(
+        () => {
+          for (; seen < records.length; seen++) if (records[seen].event === event && match(records[seen])) return records[seen];
+          return undefined;
+        },
+        { what: `a ${event} log line`, timeoutMs, wake: written, detail: () => `saw: ${records.map((x) => x.event ?? x.msg).join(', ')}` },
+      );
     },
   };
 }

@@ -53,7 +53,12 @@ export interface EventOpts {
 }
 
 export function makeEvent(id: string, o: EventOpts = {}): CloudEvent {
-  const ce: Record<string, unknown> = { specversion: '1.0', id, source: o.source ?? 'urn:dev:oven-1', type: o.type ?? 'cookwala.execution.running' };
+  const ce: Record<string, unknown> = {
+    specversion: '1.0',
+    id,
+    source: o.source ?? 'urn:dev:oven-1',
+    type: o.type ?? 'cookwala.execution.running',
+  };
   if (o.subject !== undefined) ce.subject = o.subject;
   if (o.cookwalaseq !== undefined) ce.cookwalaseq = o.cookwalaseq;
   if (o.block) {
@@ -92,7 +97,13 @@ export function itemFor(log: string, prev: { seq: number; hash: string }, ce: Cl
 }
 
 /** `count` chained items from `head`; event ids are `${prefix}${seq}`. */
-export function makeItems(log: string, head: Pick<Head, 'seq' | 'hash'>, count: number, o: EventOpts & { prefix?: string } = {}, signer = deviceSigner()): AppendItem[] {
+export function makeItems(
+  log: string,
+  head: Pick<Head, 'seq' | 'hash'>,
+  count: number,
+  o: EventOpts & { prefix?: string } = {},
+  signer = deviceSigner(),
+): AppendItem[] {
   const out: AppendItem[] = [];
   let prev = { seq: head.seq, hash: head.hash };
   for (let i = 0; i < count; i++) {
@@ -135,8 +146,15 @@ export function dirContains(dir: string, needle: Uint8Array): boolean {
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Start test/logstore-child.ts (see its header for the modes) under tsx, output as lines. */
-export function spawnChild(args: string[]): { child: ChildProcessWithoutNullStreams; lines: AsyncIterator<string>; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test', 'logstore-child.ts'), ...args], { cwd: ROOT, stdio: 'pipe' });
+export function spawnChild(args: string[]): {
+  child: ChildProcessWithoutNullStreams;
+  lines: AsyncIterator<string>;
+  exited: Promise<number | null>;
+} {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test', 'logstore-child.ts'), ...args], {
+    cwd: ROOT,
+    stdio: 'pipe',
+  });
   let err = '';
   child.stderr.on('data', (d) => (err += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -33,7 +33,10 @@ export interface TestSequencer {
   url?: string;
   registerKey(record: KeyRecord, log?: string): Promise<LightMyRequestResponse>;
   /** POST one event (structured) or an array (batch) with a fresh Idempotency-Key unless given. */
-  post(body: CloudEvent | CloudEvent[] | string, opts?: { log?: string; key?: string | null; contentType?: string; headers?: Record<string, string> }): Promise<LightMyRequestResponse>;
+  post(
+    body: CloudEvent | CloudEvent[] | string,
+    opts?: { log?: string; key?: string | null; contentType?: string; headers?: Record<string, string> },
+  ): Promise<LightMyRequestResponse>;
   get(path: string): Promise<LightMyRequestResponse>;
   headSeq(log?: string): number;
   close(): Promise<void>;
@@ -41,7 +44,19 @@ export interface TestSequencer {
 
 let counter = 0;
 
-export async function startSequencer(opts: { dir?: string; logs?: string[]; mode?: LogMode; clock?: Clock; timers?: boolean; listen?: boolean; config?: Partial<SequencerConfig>; devices?: TestKey[]; deps?: Partial<SequencerDeps> } = {}): Promise<TestSequencer> {
+export async function startSequencer(
+  opts: {
+    dir?: string;
+    logs?: string[];
+    mode?: LogMode;
+    clock?: Clock;
+    timers?: boolean;
+    listen?: boolean;
+    config?: Partial<SequencerConfig>;
+    devices?: TestKey[];
+    deps?: Partial<SequencerDeps>;
+  } = {},
+): Promise<TestSequencer> {
   const dir = opts.dir ?? (await makeTempDir('cookwala-seq-'));
   const logs = opts.logs ?? [TEST_LOG];
   await initDataDir({ dir, logs, mode: opts.mode ?? 'hash_only', now: opts.clock ? () => opts.clock!.now() : undefined });
@@ -52,12 +67,21 @@ export async function startSequencer(opts: { dir?: string; logs?: string[]; mode
     token,
     log: logs[0],
     seq,
-    registerKey: (record, log = logs[0]) => t.seq.app.inject({ method: 'POST', url: logPath(log, '/keys'), headers: { authorization: `Bearer ${token}` }, payload: record }),
+    registerKey: (record, log = logs[0]) =>
+      t.seq.app.inject({ method: 'POST', url: logPath(log, '/keys'), headers: { authorization: `Bearer ${token}` }, payload: record }),
     post(body, o = {}) {
       const batch = Array.isArray(body);
-      const headers: Record<string, string> = { 'content-type': o.contentType ?? (batch ? 'application/cloudevents-batch+json' : 'application/cloudevents+json'), ...o.headers };
+      const headers: Record<string, string> = {
+        'content-type': o.contentType ?? (batch ? 'application/cloudevents-batch+json' : 'application/cloudevents+json'),
+        ...o.headers,
+      };
       if (o.key !== null) headers['idempotency-key'] = o.key ?? `k-${process.pid}-${++counter}`;
-      return t.seq.app.inject({ method: 'POST', url: logPath(o.log ?? logs[0], '/events'), headers, payload: typeof body === 'string' ? body : JSON.stringify(body) });
+      return t.seq.app.inject({
+        method: 'POST',
+        url: logPath(o.log ?? logs[0], '/events'),
+        headers,
+        payload: typeof body === 'string' ? body : JSON.stringify(body),
+      });
     },
     get: (path) => t.seq.app.inject({ method: 'GET', url: path }),
     headSeq: (log = logs[0]) => t.seq.logs.get(log)!.store.head().seq,

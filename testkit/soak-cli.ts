@@ -13,7 +13,12 @@ if (!Number.isSafeInteger(kills) || kills < 1 || !(minutes > 0)) {
   process.stderr.write('usage: npm run soak -- [--kills N] [--minutes M] [--seed S]\n');
   process.exit(2);
 }
-const s = await runSoak({ kills, durationMs: minutes * 60_000, seed: values.seed === undefined ? undefined : Number(values.seed), say: (l) => process.stderr.write(l + '\n') });
+const s = await runSoak({
+  kills,
+  durationMs: minutes * 60_000,
+  seed: values.seed === undefined ? undefined : Number(values.seed),
+  say: (l) => process.stderr.write(l + '\n'),
+});
 for (const f of s.failures.slice(0, 20)) process.stdout.write(`FAILURE ${f}\n`);
 process.stdout.write(summaryLine(s) + '\n');
 process.exitCode = s.failures.length === 0 ? 0 : 1;

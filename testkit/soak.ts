@@ -91,18 +91,23 @@ function spawnProc(args: string[]): Proc {
   proc.stdout!.on('data', take);
   proc.stderr!.on('data', take);
   let dead = false;
-  const exited = new Promise<void>((r) => proc.once('exit', () => {
-    dead = true;
-    output.notify();
-    r();
-  }));
+  const exited = new Promise<void>((r) =>
+    proc.once('exit', () => {
+      dead = true;
+      output.notify();
+      r();
+    }),
+  );
   const waitLine = (pred: (l: string) => boolean, what: string, ms = 60_000): Promise<string> => {
     let seen = 0;
-    return waitFor(() => {
-      for (; seen < out.length; seen++) if (pred(out[seen])) return out[seen];
-      if (dead) throw new Error(`${args[0]} exited before ${what}:\n${out.slice(-20).join('\n')}`);
-      return undefined;
-    }, { what, timeoutMs: ms, wake: output, detail: () => out.slice(-20).join('\n') });
+    return waitFor(
+      () => {
+        for (; seen < out.length; seen++) if (pred(out[seen])) return out[seen];
+        if (dead) throw new Error(`${args[0]} exited before ${what}:\n${out.slice(-20).join('\n')}`);
+        return undefined;
+      },
+      { what, timeoutMs: ms, wake: output, detail: () => out.slice(-20).join('\n') },
+    );
   };
   return { proc, out, exited, waitLine };
 }
@@ -131,7 +136,20 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
     say(`FAILURE: ${s}`);
   };
   const procs: Proc[] = [];
-  const summary: SoakSummary = { seed, kills: { sequencer: 0, witness: 0, executor: 0, total: 0 }, killsPerMinute: 0, durationMs: 0, acknowledged: 0, byMode: { single: 0, batch: 0, binary: 0, retry: 0 }, entries: 0, checks: 0, publishedSeq: 0, witnessSeq: 0, executorEvents: { written: 0, logged: 0, pending: 0 }, failures };
+  const summary: SoakSummary = {
+    seed,
+    kills: { sequencer: 0, witness: 0, executor: 0, total: 0 },
+    killsPerMinute: 0,
+    durationMs: 0,
+    acknowledged: 0,
+    byMode: { single: 0, batch: 0, binary: 0, retry: 0 },
+    entries: 0,
+    checks: 0,
+    publishedSeq: 0,
+    witnessSeq: 0,
+    executorEvents: { written: 0, logged: 0, pending: 0 },
+    failures,
+  };
   try {
     // --- set up: sequencer data dir, one witness admitted to the log, a policy of quorum 1
     await initDataDir({ dir: seqDir, logs: [LOG], mode: 'hash_only' });
@@ -156,11 +174,14 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
       const w = spawnProc(['witness', '--data', wDir]);
       procs.push(w);
       // witness-info.json is written by the child: nothing announces it, so this one wait polls.
-      const info = await waitFor(async () => {
-        const i = await readInfo(wDir);
-        if (!i && w.proc.exitCode !== null) throw new Error(`witness exited: ${w.out.slice(-10).join('\n')}`);
-        return i;
-      }, { what: 'the soak witness to write witness-info.json', timeoutMs: 60_000 });
+      const info = await waitFor(
+        async () => {
+          const i = await readInfo(wDir);
+          if (!i && w.proc.exitCode !== null) throw new Error(`witness exited: ${w.out.slice(-10).join('\n')}`);
+          return i;
+        },
+        { what: 'the soak witness to write witness-info.json', timeoutMs: 60_000 },
+      );
       witnessHttp = info.http;
       witnessAddr = info.multiaddrs[0];
       witness = w;
@@ -168,7 +189,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
     await startWitness();
     const cfg = JSON.parse(await readFile(join(seqDir, 'config.json'), 'utf8'));
     const port = await freePort();
-    await writeFile(join(seqDir, 'config.json'), JSON.stringify({ ...cfg, port, checkpointIntervalMs: 100, witnessPeers: [witnessAddr] }, null, 2));
+    await writeFile(
+      join(seqDir, 'config.json'),
+      JSON.stringify({ ...cfg, port, checkpointIntervalMs: 100, witnessPeers: [witnessAddr] }, null, 2),
+    );
     const base = `http://127.0.0.1:${port}`;
     let sequencer!: Proc;
     const startSequencer = async () => {
@@ -180,12 +204,38 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
     await startSequencer();
     const devices: TestKey[] = Array.from({ length: 4 }, (_, i) => deviceKey(900 + i));
     for (const d of devices) {
-      const r = await fetch(`${base}/v1/logs/${enc}/keys`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(d.record) });
+      const r = await fetch(`${base}/v1/logs/${enc}/keys`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify(d.record),
+      });
       if (r.status !== 201 && r.status !== 200) throw new Error(`registering a device key: ${r.status}`);
     }
     let executor!: Proc;
     const startExecutor = async () => {
-      const p = spawnProc(['executor', '--data', exDir, '--port', '0', '--sequencer', base, '--log', LOG, '--simulate', '1', '--missions', '100000', '--speed', '1500', '--consent', 'research_only', '--register-token', token, '--heartbeat-ms', '500']);
+      const p = spawnProc([
+        'executor',
+        '--data',
+        exDir,
+        '--port',
+        '0',
+        '--sequencer',
+        base,
+        '--log',
+        LOG,
+        '--simulate',
+        '1',
+        '--missions',
+        '100000',
+        '--speed',
+        '1500',
+        '--consent',
+        'research_only',
+        '--register-token',
+        token,
+        '--heartbeat-ms',
+        '500',
+      ]);
       procs.push(p);
       executor = p;
       await p.waitLine((l) => / #\d+ /.test(l), 'the executor to report a status change');
@@ -202,16 +252,17 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
       summary.byMode[mode]++;
       for (const l of [...progress]) l();
     };
-    const moreAcks = () => new Promise<void>((r) => {
-      const n = acks.length;
-      const f = () => {
-        if (acks.length > n || stop) {
-          progress.delete(f);
-          r();
-        }
-      };
-      progress.add(f);
-    });
+    const moreAcks = () =>
+      new Promise<void>((r) => {
+        const n = acks.length;
+        const f = () => {
+          if (acks.length > n || stop) {
+            progress.delete(f);
+            r();
+          }
+        };
+        progress.add(f);
+      });
     /** Send until answered (a lost answer is resent unchanged); the answer's status and JSON. */
     const send = async (headers: Record<string, string>, body: string): Promise<{ status: number; json: any }> => {
       for (let attempt = 0; ; attempt++) {
@@ -242,7 +293,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
           const a = mine[Math.floor(rnd() * mine.length)];
           const r = await send({ 'content-type': 'application/cloudevents+json', 'idempotency-key': `${key}-again` }, JSON.stringify(a.ce));
           if (r.status === 0) break;
-          if (r.status !== 200 || r.json.seq !== a.seq) fail(`a retry of ${a.ce.id} (acknowledged at ${a.seq}) answered ${r.status} seq ${r.json.seq} ${r.json.code ?? ''}`);
+          if (r.status !== 200 || r.json.seq !== a.seq)
+            fail(`a retry of ${a.ce.id} (acknowledged at ${a.seq}) answered ${r.status} seq ${r.json.seq} ${r.json.code ?? ''}`);
           else summary.byMode.retry++;
           continue;
         }
@@ -251,7 +303,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
           const r = await send({ 'content-type': 'application/cloudevents-batch+json', 'idempotency-key': key }, JSON.stringify(evs));
           if (r.status === 0) break;
           const results = (r.json.results ?? []) as Array<{ status: number; seq: number; hash: string; code?: string }>;
-          results.forEach((x, i) => (x.status === 201 || x.status === 200 ? acked({ ce: evs[i], seq: x.seq, hash: x.hash }, 'batch') : fail(`batch item ${x.status} ${x.code}`)));
+          results.forEach((x, i) =>
+            x.status === 201 || x.status === 200
+              ? acked({ ce: evs[i], seq: x.seq, hash: x.hash }, 'batch')
+              : fail(`batch item ${x.status} ${x.code}`),
+          );
           continue;
         }
         const ce = s.next(`soak-${idx}`);
@@ -259,7 +315,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
         let body = JSON.stringify(ce);
         if (mode === 'binary') {
           headers = { 'idempotency-key': key, 'content-type': ce.datacontenttype ?? 'application/json' };
-          for (const [k, v] of Object.entries(ce)) if (k !== 'data' && k !== 'data_base64' && k !== 'datacontenttype') headers[`ce-${k}`] = String(v);
+          for (const [k, v] of Object.entries(ce))
+            if (k !== 'data' && k !== 'data_base64' && k !== 'datacontenttype') headers[`ce-${k}`] = String(v);
           body = JSON.stringify(ce.data);
         }
         const r = await send(headers, body);
@@ -276,7 +333,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
       const out: Entry[] = [];
       for (;;) {
         const res = await fetch(`${base}/v1/logs/${enc}/entries?from=${out.length + 1}`);
-        const page = (await res.text()).split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Entry);
+        const page = (await res.text())
+          .split('\n')
+          .filter((l) => l.trim() !== '')
+          .map((l) => JSON.parse(l) as Entry);
         out.push(...page);
         const head = Number(res.headers.get('cookwala-head') ?? 0);
         if (page.length === 0 || out.length >= head) return out;
@@ -319,16 +379,23 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
       const entries = await allEntries();
       summary.entries = entries.length;
       entries.forEach((e, i) => e.seq !== i + 1 && fail(`gap: entry ${i + 1} has seq ${e.seq}`));
-      const problem = checkChain(d.hash, entries, devices.map((x) => x.record));
+      const problem = checkChain(
+        d.hash,
+        entries,
+        devices.map((x) => x.record),
+      );
       if (problem) fail(`after ${after}: chain: ${problem}`);
       const rebuilt = rebuildLog(d.hash, entries);
-      for (const cp of observedNow) if (cp.seq > entries.length || rebuilt.roots[cp.seq] !== cp.root) fail(`after ${after}: checkpoint ${cp.seq} root is not the rebuilt tree's`);
+      for (const cp of observedNow)
+        if (cp.seq > entries.length || rebuilt.roots[cp.seq] !== cp.root)
+          fail(`after ${after}: checkpoint ${cp.seq} root is not the rebuilt tree's`);
       const where = new Map<string, number[]>();
       for (const e of entries) where.set(`${e.ce.source} ${e.ce.id}`, [...(where.get(`${e.ce.source} ${e.ce.id}`) ?? []), e.seq]);
       for (const s of where.values()) if (s.length > 1) fail(`after ${after}: one event at seqs ${s.join(',')}`);
       for (const a of acksNow) {
         const s = where.get(`${a.ce.source} ${a.ce.id}`);
-        if (!s || s.length !== 1 || s[0] !== a.seq || entries[a.seq - 1].hash !== a.hash) fail(`after ${after}: acknowledged ${a.ce.id} at ${a.seq} is at ${s?.join(',') ?? 'nowhere'}`);
+        if (!s || s.length !== 1 || s[0] !== a.seq || entries[a.seq - 1].hash !== a.hash)
+          fail(`after ${after}: acknowledged ${a.ce.id} at ${a.seq} is at ${s?.join(',') ?? 'nowhere'}`);
       }
       if (witnessHttp) {
         try {
@@ -340,7 +407,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
           // the witness is restarting
         }
       }
-      const alive = [sequencer, witness, executor].filter((p): p is Proc => !!p && p.proc.exitCode === null && p.proc.signalCode === null).map((p) => p.proc.pid!);
+      const alive = [sequencer, witness, executor]
+        .filter((p): p is Proc => !!p && p.proc.exitCode === null && p.proc.signalCode === null)
+        .map((p) => p.proc.pid!);
       await deadTemps(seqDir, alive);
       await deadTemps(wDir, alive);
       await deadTemps(exDir, alive);
@@ -369,7 +438,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
       const tr = Date.now();
       await check(`kill ${summary.kills.total} (${kind})`);
       say(`kill ${summary.kills.total} ${kind}: waited+killed+restarted in ${tr - tk} ms, checked in ${Date.now() - tr} ms`);
-      if (summary.kills.total % 10 === 0) say(`soak: ${summary.kills.total} kills, ${acks.length} acknowledged, ${summary.entries} entries, published ${publishedSeq}, ${failures.length} failures`);
+      if (summary.kills.total % 10 === 0)
+        say(
+          `soak: ${summary.kills.total} kills, ${acks.length} acknowledged, ${summary.entries} entries, published ${publishedSeq}, ${failures.length} failures`,
+        );
     }
     if (failures.length === 0) await moreAcks();
     stop = true;

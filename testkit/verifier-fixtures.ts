@@ -27,7 +27,12 @@ export function signerFor(alg: Alg, kid: string, n: number, backend?: CryptoBack
   return createSigner(generateSecretKey(alg, kid, backend, seed(n)), backend);
 }
 
-export function keyFor(signer: Signer, role: KeyRole, owner: string, extra: { validFrom?: string; validUntil?: string; revokedAt?: string } = {}): KeyRecord {
+export function keyFor(
+  signer: Signer,
+  role: KeyRole,
+  owner: string,
+  extra: { validFrom?: string; validUntil?: string; revokedAt?: string } = {},
+): KeyRecord {
   return keyRecordOf(signer, { owner, role, validFrom: extra.validFrom ?? T0, validUntil: extra.validUntil, revokedAt: extra.revokedAt });
 }
 

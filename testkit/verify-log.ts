@@ -8,7 +8,10 @@ import { createMemoryTree, hashLeaf } from '../verifier/merkle/index.ts';
 import { formatHash } from '../verifier/encoding/wire.ts';
 
 export function parseNdjson<T = unknown>(text: string): T[] {
-  return text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as T);
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as T);
 }
 
 export interface Rebuilt {

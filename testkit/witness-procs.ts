@@ -24,18 +24,27 @@ export interface Child {
 }
 
 export function spawnCookwala(args: string[], env: Record<string, string> = {}): Child {
-  const proc = spawn(process.execPath, [COOKWALA, ...args], { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [COOKWALA, ...args], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   const logs = logEvents(proc.stdout!);
   proc.stdout!.on('data', (b: Buffer) => (out += b.toString()));
   proc.stderr!.on('data', (b: Buffer) => (err += b.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => proc.once('exit', (code, signal) => r({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    proc.once('exit', (code, signal) => r({ code, signal })),
+  );
   return { proc, out: () => out, err: () => err, logs, exited };
 }
 
 /** Run to completion: exit code and output. */
-export async function runCookwala(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string }> {
+export async function runCookwala(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; out: string; err: string }> {
   const c = spawnCookwala(args, env);
   const { code } = await c.exited;
   return { code, out: c.out(), err: c.err() };
@@ -56,15 +65,21 @@ export async function startWitnessProcess(dir: string, extra: string[] = []): Pr
   const c = spawnCookwala(['witness', '--data', dir, ...extra]);
   let dead = false;
   void c.exited.then(() => (dead = true));
-  const info = await waitFor(async () => {
-    if (dead) throw new Error(`witness in ${dir} exited early:\n${c.err()}`);
-    return readInfo(dir);
-  }, { timeoutMs: 60_000, what: `witness ${dir} to start`, detail: c.err });
+  const info = await waitFor(
+    async () => {
+      if (dead) throw new Error(`witness in ${dir} exited early:\n${c.err()}`);
+      return readInfo(dir);
+    },
+    { timeoutMs: 60_000, what: `witness ${dir} to start`, detail: c.err },
+  );
   return { ...c, info };
 }
 
 /** Signal a child by its pid and wait for it to exit. */
-export async function stopChild(c: Child, signal: NodeJS.Signals = 'SIGTERM'): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+export async function stopChild(
+  c: Child,
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill(signal);
   return c.exited;
 }

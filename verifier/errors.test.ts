@@ -31,7 +31,27 @@ describe('REASONS', () => {
   });
 
   it('keeps the spec spellings and the codes the documents need', () => {
-    for (const c of ['unsupported_version', 'unknown_field', 'invalid_document', 'invalid_hash', 'invalid_event', 'legacy_signature', 'bad_signature', 'unknown_key', 'key_revoked', 'key_not_valid_at', 'key_role_mismatch', 'source_mismatch', 'chain_broken', 'entry_hash_mismatch', 'hash_mismatch', 'log_mismatch', 'quorum_not_met', 'not_a_fork', 'bad_json']) {
+    for (const c of [
+      'unsupported_version',
+      'unknown_field',
+      'invalid_document',
+      'invalid_hash',
+      'invalid_event',
+      'legacy_signature',
+      'bad_signature',
+      'unknown_key',
+      'key_revoked',
+      'key_not_valid_at',
+      'key_role_mismatch',
+      'source_mismatch',
+      'chain_broken',
+      'entry_hash_mismatch',
+      'hash_mismatch',
+      'log_mismatch',
+      'quorum_not_met',
+      'not_a_fork',
+      'bad_json',
+    ]) {
       expect(isReasonCode(c), c).toBe(true);
     }
   });

@@ -35,9 +35,16 @@ const browserOnly: Plugin = {
   name: 'cookwala-browser-only',
   setup(b) {
     // The node:crypto backend, wherever the verifier keeps it, resolved by absolute path.
-    const nodeBackends = new Set([join(WEB_ROOT, '..', 'verifier', 'crypto', 'node.ts'), join(WEB_ROOT, '..', 'verifier', 'crypto-node.ts')]);
-    b.onResolve({ filter: /node\.ts$/ }, (a) => (nodeBackends.has(resolve(dirname(a.importer), a.path)) ? { path: join(WEB_ROOT, 'src', 'lib', 'no-node-crypto.ts') } : undefined));
-    b.onResolve({ filter: /^node:|^(fs|net|path|os|child_process|worker_threads|crypto|buffer|stream)$/ }, (a) => ({ errors: [{ text: `the browser build may not import ${a.path} (from ${a.importer})` }] }));
+    const nodeBackends = new Set([
+      join(WEB_ROOT, '..', 'verifier', 'crypto', 'node.ts'),
+      join(WEB_ROOT, '..', 'verifier', 'crypto-node.ts'),
+    ]);
+    b.onResolve({ filter: /node\.ts$/ }, (a) =>
+      nodeBackends.has(resolve(dirname(a.importer), a.path)) ? { path: join(WEB_ROOT, 'src', 'lib', 'no-node-crypto.ts') } : undefined,
+    );
+    b.onResolve({ filter: /^node:|^(fs|net|path|os|child_process|worker_threads|crypto|buffer|stream)$/ }, (a) => ({
+      errors: [{ text: `the browser build may not import ${a.path} (from ${a.importer})` }],
+    }));
   },
 };
 
@@ -67,7 +74,14 @@ async function bundle(entry: string, define: Record<string, string> = {}): Promi
 const sha = (s: string) => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`;
 
 function csp(page: PageName, script: string, style: string): string {
-  const base = ["default-src 'none'", `script-src ${sha(script)} 'unsafe-eval'`, `style-src ${sha(style)}`, 'img-src data:', "base-uri 'none'", "form-action 'none'"];
+  const base = [
+    "default-src 'none'",
+    `script-src ${sha(script)} 'unsafe-eval'`,
+    `style-src ${sha(style)}`,
+    'img-src data:',
+    "base-uri 'none'",
+    "form-action 'none'",
+  ];
   if (page === 'verifier') return [...base, "connect-src 'none'", 'worker-src blob:'].join('; ');
   return [...base, "connect-src 'self'"].join('; ');
 }
@@ -98,7 +112,11 @@ export async function buildWeb(outDir = DIST): Promise<Manifest> {
   ]);
   await mkdir(outDir, { recursive: true });
   const manifest = {} as Manifest;
-  for (const [name, js] of [['verifier', verifierJs], ['explorer', explorerJs], ['witness', witnessJs]] as const) {
+  for (const [name, js] of [
+    ['verifier', verifierJs],
+    ['explorer', explorerJs],
+    ['witness', witnessJs],
+  ] as const) {
     const p = await page(name, js, style);
     const file = `${name}.html`;
     await writeAtomic(join(outDir, file), p.html);

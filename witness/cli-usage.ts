@@ -94,7 +94,11 @@ export async function resolveBootstrap(values: readonly string[]): Promise<{ ok:
     const t = await readFile(v, 'utf8').catch(() => undefined);
     const j = t === undefined ? undefined : parseJson(t);
     const a = j?.ok ? (j.value as { multiaddrs?: unknown } | null)?.multiaddrs : undefined;
-    if (!Array.isArray(a) || typeof a[0] !== 'string') return { ok: false, line: `--bootstrap ${v} is neither a multiaddr nor a readable witness-info.json with a multiaddr (run that witness once, or give /ip4/…/tcp/…/p2p/…)` };
+    if (!Array.isArray(a) || typeof a[0] !== 'string')
+      return {
+        ok: false,
+        line: `--bootstrap ${v} is neither a multiaddr nor a readable witness-info.json with a multiaddr (run that witness once, or give /ip4/…/tcp/…/p2p/…)`,
+      };
     out.push(a[0]);
   }
   return { ok: true, addrs: out };
@@ -105,11 +109,14 @@ export function checkBootstrap(addrs: readonly string[], flag = '--bootstrap'): 
   for (const a of addrs) {
     let ok: boolean;
     try {
-      ok = multiaddr(a).getComponents().some((c) => c.name === 'p2p' && typeof c.value === 'string' && c.value.length > 0);
+      ok = multiaddr(a)
+        .getComponents()
+        .some((c) => c.name === 'p2p' && typeof c.value === 'string' && c.value.length > 0);
     } catch {
       ok = false;
     }
-    if (!ok) return `${flag} ${a} is not a multiaddr ending in /p2p/<peerId> (take it from the other witness's witness-info.json, e.g. /ip4/127.0.0.1/tcp/4001/p2p/12D3Koo…)`;
+    if (!ok)
+      return `${flag} ${a} is not a multiaddr ending in /p2p/<peerId> (take it from the other witness's witness-info.json, e.g. /ip4/127.0.0.1/tcp/4001/p2p/12D3Koo…)`;
   }
   return undefined;
 }
@@ -123,6 +130,7 @@ export function describeStartFault(e: unknown, where: { listen: string[]; httpPo
     }
     return `cannot listen on ${where.listen.join(', ')} (the port is in use or the address is not this machine's): stop what holds it, or change listen in ${where.dir}/witness.json (\`witness init --listen\` sets it on a new DIR)`;
   }
-  if (/Component .* was missing|invalid multiaddr|multiaddr/i.test(text)) return `a multiaddr in ${where.dir}/witness.json (listen or bootstrap) or --bootstrap is not valid: ${(e as Error).message.split('\n')[0]}`;
+  if (/Component .* was missing|invalid multiaddr|multiaddr/i.test(text))
+    return `a multiaddr in ${where.dir}/witness.json (listen or bootstrap) or --bootstrap is not valid: ${(e as Error).message.split('\n')[0]}`;
   return undefined;
 }

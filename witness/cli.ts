@@ -26,7 +26,16 @@ import { loadOrCreatePeerKey } from './wire/identity.ts';
 import { openStateStore } from './server/state.ts';
 import { createWitness } from './server/service.ts';
 import { infoFromConfig } from './wire/witness-info.ts';
-import { checkBootstrap, resolveBootstrap, describeStartFault, didYouMean, SUB_USAGE, SUBCOMMANDS, WITNESS_USAGE, type Subcommand } from './cli-usage.ts';
+import {
+  checkBootstrap,
+  resolveBootstrap,
+  describeStartFault,
+  didYouMean,
+  SUB_USAGE,
+  SUBCOMMANDS,
+  WITNESS_USAGE,
+  type Subcommand,
+} from './cli-usage.ts';
 import { claimDataDir } from '../platform/data-dir-kind.ts';
 import { createLogger } from '../platform/logger.ts';
 
@@ -36,13 +45,17 @@ const say = (s: string) => process.stdout.write(s + '\n');
 const warn = (s: string) => process.stderr.write(s + '\n');
 
 async function cmdInit(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, {
-    data: { type: 'string' },
-    name: { type: 'string' },
-    'http-port': { type: 'string' },
-    listen: { type: 'string', multiple: true },
-    bootstrap: { type: 'string', multiple: true },
-  }, false);
+  const { values } = parseFlags(
+    argv,
+    {
+      data: { type: 'string' },
+      name: { type: 'string' },
+      'http-port': { type: 'string' },
+      listen: { type: 'string', multiple: true },
+      bootstrap: { type: 'string', multiple: true },
+    },
+    false,
+  );
   if (!values.data) throw new UsageError('--data DIR is required');
   const port = values['http-port'] === undefined ? undefined : Number(values['http-port']);
   if (port !== undefined && (!Number.isSafeInteger(port) || port < 0 || port > 65535)) throw new UsageError('--http-port is a port number');
@@ -50,7 +63,12 @@ async function cmdInit(argv: string[]): Promise<number> {
   if (badBootstrap) return envFault(badBootstrap);
   const claim = await claimDataDir(values.data, 'witness', { create: true });
   if (!claim.ok) return envFault(claim.reason);
-  const created = await initWitnessDir(values.data, { name: values.name, httpPort: port, listen: values.listen, bootstrap: values.bootstrap });
+  const created = await initWitnessDir(values.data, {
+    name: values.name,
+    httpPort: port,
+    listen: values.listen,
+    bootstrap: values.bootstrap,
+  });
   const peerKey = await loadOrCreatePeerKey(join(values.data, WITNESS_FILES.peerKey));
   const d = await loadWitnessDir(values.data);
   say(created.length ? `created ${created.join(', ')} in ${values.data}` : `${values.data} already initialised`);
@@ -71,13 +89,24 @@ async function cmdInit(argv: string[]): Promise<number> {
 }
 
 async function cmdAddLog(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, {
-    data: { type: 'string' }, log: { type: 'string' }, 'sequencer-key': { type: 'string' },
-    origin: { type: 'string' }, vkey: { type: 'string' }, 'log-list': { type: 'string' },
-  }, false);
+  const { values } = parseFlags(
+    argv,
+    {
+      data: { type: 'string' },
+      log: { type: 'string' },
+      'sequencer-key': { type: 'string' },
+      origin: { type: 'string' },
+      vkey: { type: 'string' },
+      'log-list': { type: 'string' },
+    },
+    false,
+  );
   const c2sp = values.vkey !== undefined || values['log-list'] !== undefined;
   if (!values.data) throw new UsageError('--data DIR is required');
-  if (!c2sp && (!values.log || !values['sequencer-key'])) throw new UsageError('--log and --sequencer-key (a Cookwala log), --origin and --vkey (a C2SP log) or --log-list (a logs/v0 list) are required');
+  if (!c2sp && (!values.log || !values['sequencer-key']))
+    throw new UsageError(
+      '--log and --sequencer-key (a Cookwala log), --origin and --vkey (a C2SP log) or --log-list (a logs/v0 list) are required',
+    );
   const claimed = await claimDataDir(values.data, 'witness', { create: false, createWith: `cookwala witness init --data ${values.data}` });
   if (!claimed.ok) return envFault(claimed.reason);
   if (c2sp) return addC2spLog(values.data, { origin: values.origin ?? values.log, vkey: values.vkey, list: values['log-list'] });
@@ -86,7 +115,12 @@ async function cmdAddLog(argv: string[]): Promise<number> {
   if (!j.ok) throw new ProtocolError(j.code, `${values['sequencer-key']}: ${j.detail}`);
   // A file holding a WitnessPolicy or a well-known document also names the key: take it from there.
   const v = j.value as { kind?: string; sequencer?: unknown; keys?: unknown[] };
-  const candidate = v && v.kind === 'WitnessPolicy' ? v.sequencer : v && Array.isArray(v.keys) ? v.keys.find((k) => (k as KeyRecord).role === 'sequencer') : v;
+  const candidate =
+    v && v.kind === 'WitnessPolicy'
+      ? v.sequencer
+      : v && Array.isArray(v.keys)
+        ? v.keys.find((k) => (k as KeyRecord).role === 'sequencer')
+        : v;
   const key = readDocument('KeyRecord', candidate) as Result<KeyRecord>;
   if (!key.ok) throw new ProtocolError(key.code, `${values['sequencer-key']}: ${key.detail}`);
   const d = await loadWitnessDir(values.data);
@@ -170,7 +204,16 @@ async function cmdRun(argv: string[]): Promise<number> {
     }
     const following = [...d.config.logs.map((l) => l.log), ...(d.config.c2spLogs ?? []).map((l) => l.origin)];
     logger.info(
-      { event: 'listening', peerId: info.peerId, multiaddrs: info.multiaddrs, http: info.http, keyRecord: d.keyRecord, c2sp: info.c2sp, logs: following, logLists: d.config.logLists ?? [] },
+      {
+        event: 'listening',
+        peerId: info.peerId,
+        multiaddrs: info.multiaddrs,
+        http: info.http,
+        keyRecord: d.keyRecord,
+        c2sp: info.c2sp,
+        logs: following,
+        logLists: d.config.logLists ?? [],
+      },
       `witness ${d.config.name} peer ${info.peerId} listening on ${info.multiaddrs[0] ?? '(no address)'}; following ${following.join(', ') || '(no logs: add one with `cookwala witness add-log`)'}`,
     );
     await writeFileDurable(infoPath, JSON.stringify(info, null, 2) + '\n');

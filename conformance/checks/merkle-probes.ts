@@ -45,7 +45,13 @@ function b64List(list: unknown): Result<Hash32[]> {
 }
 
 /** ok when the probe's inclusion proof verifies; the runner compares `!ok` with wantErr. */
-export function checkInclusionProbe(p: { leafIdx: number; treeSize: number; root: string; leafHash: string; proof: string[] | null }): Result<true> {
+export function checkInclusionProbe(p: {
+  leafIdx: number;
+  treeSize: number;
+  root: string;
+  leafHash: string;
+  proof: string[] | null;
+}): Result<true> {
   const root = b64(p.root, 'root');
   if (!root.ok) return root;
   const leaf = b64(p.leafHash, 'leafHash');
@@ -56,7 +62,13 @@ export function checkInclusionProbe(p: { leafIdx: number; treeSize: number; root
 }
 
 /** ok when the probe's consistency proof verifies; the runner compares `!ok` with wantErr. */
-export function checkConsistencyProbe(p: { size1: number; size2: number; root1: string; root2: string; proof: string[] | null }): Result<true> {
+export function checkConsistencyProbe(p: {
+  size1: number;
+  size2: number;
+  root1: string;
+  root2: string;
+  proof: string[] | null;
+}): Result<true> {
   const root1 = b64(p.root1, 'root1');
   if (!root1.ok) return root1;
   const root2 = b64(p.root2, 'root2');
@@ -108,7 +120,13 @@ export async function checkMerkleReference(doc: unknown): Promise<VectorCheck[]>
   const tree: MemoryTree = createMemoryTree();
   const levels = ref.nodeHashesByLevel ?? [];
   const leavesFromLevels = !ref.leafInputs && !ref.leafHashes && levels.length > 0;
-  const leafHashes = ref.leafInputs ? hexList(ref.leafInputs).map(hashLeaf) : ref.leafHashes ? hexList(ref.leafHashes) : leavesFromLevels ? hexList(levels[0]) : [];
+  const leafHashes = ref.leafInputs
+    ? hexList(ref.leafInputs).map(hashLeaf)
+    : ref.leafHashes
+      ? hexList(ref.leafHashes)
+      : leavesFromLevels
+        ? hexList(levels[0])
+        : [];
   for (const h of leafHashes) tree.append(h);
   const n = leafHashes.length;
   if (ref.leafInputs && ref.leafHashes) out.push(same('leafHashes', hexList(ref.leafHashes), leafHashes));
@@ -129,19 +147,29 @@ export async function checkMerkleReference(doc: unknown): Promise<VectorCheck[]>
   }
   for (const [level, hashes] of levels.entries()) {
     if (level === 0 && leavesFromLevels) continue; // they are the leaves: nothing to compare
-    await run(`node level ${level}`, async () => same(`node level ${level}`, hexList(hashes), await tree.getNodes(hashes.map((_, i) => [level, i] as const))));
+    await run(`node level ${level}`, async () =>
+      same(`node level ${level}`, hexList(hashes), await tree.getNodes(hashes.map((_, i) => [level, i] as const))),
+    );
   }
   for (const r of ref.rootHashesBySize ?? []) {
     const id = `root size ${r.treeSize}`;
     await run(id, async () => {
       if (r.treeSize > n) {
         const others = stated.get(r.treeSize) ?? [];
-        if (others.length === 0) return { id, pass: false, expected: '', got: '', skip: 'a root beyond the leaves given, named by no proof of the file' };
-        return same(id, others.map(() => hex(r.rootHash)), others.map(hex));
+        if (others.length === 0)
+          return { id, pass: false, expected: '', got: '', skip: 'a root beyond the leaves given, named by no proof of the file' };
+        return same(
+          id,
+          others.map(() => hex(r.rootHash)),
+          others.map(hex),
+        );
       }
       const fromNodes = await rootAt(tree, r.treeSize);
       const nodes = await tree.getNodes(rootPlan(r.treeSize));
-      const fromFrontier = createFrontier(r.treeSize, rootPlan(r.treeSize).map((id, i) => ({ id, hash: nodes[i] }))).root();
+      const fromFrontier = createFrontier(
+        r.treeSize,
+        rootPlan(r.treeSize).map((id, i) => ({ id, hash: nodes[i] })),
+      ).root();
       return same(id, [hex(r.rootHash), hex(r.rootHash)], [fromNodes, fromFrontier]);
     });
   }

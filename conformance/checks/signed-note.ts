@@ -88,8 +88,20 @@ export function checkNoteCase(c: Json): VectorCheck {
   const m: string[] = [];
   if (r.ok) {
     if (c.expectedText !== undefined) eq(m, 'text', c.expectedText, r.value.text);
-    if (c.expectedVerified !== undefined) eq(m, 'verified', c.expectedVerified, r.value.verified.map((v) => `${v.name}+${v.keyId}`));
-    if (c.expectedUnverified !== undefined) eq(m, 'unverified', c.expectedUnverified, r.value.unverified.map((v) => `${v.name}+${v.keyId}`));
+    if (c.expectedVerified !== undefined)
+      eq(
+        m,
+        'verified',
+        c.expectedVerified,
+        r.value.verified.map((v) => `${v.name}+${v.keyId}`),
+      );
+    if (c.expectedUnverified !== undefined)
+      eq(
+        m,
+        'unverified',
+        c.expectedUnverified,
+        r.value.unverified.map((v) => `${v.name}+${v.keyId}`),
+      );
     if (c.expectedUnverifiedCount !== undefined) eq(m, 'unverified count', c.expectedUnverifiedCount, r.value.unverified.length);
   }
   return verdictCheck(id, str(c.expected), r, noteVerdict(r), m);

@@ -38,9 +38,21 @@ export interface TestKey {
   record: KeyRecord;
 }
 
-export function testKey(kid: string, alg: Alg, role: KeyRole, owner: string, window: { validFrom?: string; validUntil?: string; revokedAt?: string } = {}): TestKey {
+export function testKey(
+  kid: string,
+  alg: Alg,
+  role: KeyRole,
+  owner: string,
+  window: { validFrom?: string; validUntil?: string; revokedAt?: string } = {},
+): TestKey {
   const signer = createSigner({ alg, kid, secretKey: toBase64url(fixedBytes(`key ${kid}`)) }, backend);
-  const record = keyRecordOf(signer, { owner, role, validFrom: window.validFrom ?? T.keysFrom, validUntil: window.validUntil, revokedAt: window.revokedAt });
+  const record = keyRecordOf(signer, {
+    owner,
+    role,
+    validFrom: window.validFrom ?? T.keysFrom,
+    validUntil: window.validUntil,
+    revokedAt: window.revokedAt,
+  });
   return { signer, record };
 }
 

@@ -54,7 +54,15 @@ export function chain(log: string, prevHash: string, events: CloudEvent[], first
   const out: Entry[] = [];
   let prev = prevHash;
   events.forEach((ce, i) => {
-    const e = buildEntry({ log, seq: firstSeq + i, prev, sequencedAt: shiftMs(T.t0, (firstSeq + i) * 1000), ce: entryCeOf(ce), eventHash: must(eventHash(ce)), eventSignature: signatureOf(ce) });
+    const e = buildEntry({
+      log,
+      seq: firstSeq + i,
+      prev,
+      sequencedAt: shiftMs(T.t0, (firstSeq + i) * 1000),
+      ce: entryCeOf(ce),
+      eventHash: must(eventHash(ce)),
+      eventSignature: signatureOf(ce),
+    });
     out.push(e);
     prev = e.hash;
   });

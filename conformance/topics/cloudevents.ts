@@ -64,7 +64,9 @@ function runExample(file: string, doc: unknown, t: Tally): void {
     return;
   }
   for (const [i, ev] of events.entries()) {
-    const id = Array.isArray(doc) ? `[${i}] ${(ev as { id?: string })?.id ?? ''}` : String((ev as { id?: string })?.id ?? path.basename(file));
+    const id = Array.isArray(doc)
+      ? `[${i}] ${(ev as { id?: string })?.id ?? ''}`
+      : String((ev as { id?: string })?.id ?? path.basename(file));
     if (isPlaceholder(ev)) t.skip(file, id, PLACEHOLDER);
     else score(t, file, id, 'valid', ev);
   }
@@ -128,7 +130,9 @@ export const cloudeventsTopic: TopicRunner = {
     for (const f of unclaimed) if (!isDocumentation(f)) t.ignore(f);
     const jobs: Array<[string, () => Promise<void>]> = [
       ...byPattern.cases.map((f) => [f, async () => runCases(f, await readJson(path.join(dir, f)), t)] as [string, () => Promise<void>]),
-      ...byPattern.examples.map((f) => [f, async () => runExample(f, await readJson(path.join(dir, f)), t)] as [string, () => Promise<void>]),
+      ...byPattern.examples.map(
+        (f) => [f, async () => runExample(f, await readJson(path.join(dir, f)), t)] as [string, () => Promise<void>],
+      ),
       ...byPattern.yaml.map((f) => [f, async () => runYaml(f, await readText(path.join(dir, f)), t)] as [string, () => Promise<void>]),
     ];
     for (const [f, job] of jobs) {

@@ -6,7 +6,13 @@
 // (verifier/documents/fork-proof.ts). Each op only sequences those
 // functions the way a verifier would; it adds no rule of its own.
 
-import { normalizeBinaryExtensions, readCloudEvent, eventHash, verifyEventSignature, type CloudEvent } from '../../verifier/cloudevent/read.ts';
+import {
+  normalizeBinaryExtensions,
+  readCloudEvent,
+  eventHash,
+  verifyEventSignature,
+  type CloudEvent,
+} from '../../verifier/cloudevent/read.ts';
 import { verifyCheckpoint, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
 import { checkLink, verifyEntryEventSignature, verifyEntryHash, type Entry } from '../../verifier/documents/entry.ts';
 import { fail, ok, type Result } from '../../verifier/errors.ts';

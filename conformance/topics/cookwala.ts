@@ -45,7 +45,8 @@ async function runCase(file: string, c: CookwalaCase, index: number, t: Tally): 
   if (!exp || typeof exp.ok !== 'boolean' || (!exp.ok && !isReasonCode(exp.code)) || (exp.ok && exp.code !== undefined)) {
     return t.fail(file, id, 'expected {ok:true} or {ok:false, code: a code of verifier/errors.ts}', JSON.stringify(exp));
   }
-  if (!c.input || typeof c.input.op !== 'string') return t.fail(file, id, 'input.op naming a check', JSON.stringify(c.input)?.slice(0, 80) ?? 'none');
+  if (!c.input || typeof c.input.op !== 'string')
+    return t.fail(file, id, 'input.op naming a check', JSON.stringify(c.input)?.slice(0, 80) ?? 'none');
   const want = exp.ok ? 'ok' : String(exp.code);
   await t.guard(file, id, want, async () => {
     const r = await evaluateCase(c);

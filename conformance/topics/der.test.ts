@@ -12,17 +12,22 @@ const good = `3044 0220${r32} 0220${s32}`;
 
 describe('derToRawSignature', () => {
   it('round-trips any r||s through the minimal DER encoding', () => {
-    fc.assert(fc.property(fc.uint8Array({ minLength: 64, maxLength: 64 }), (raw) => {
-      const back = derToRawSignature(rawSignatureToDer(raw));
-      expect(back && Buffer.from(back).toString('hex')).toBe(Buffer.from(raw).toString('hex'));
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 64, maxLength: 64 }), (raw) => {
+        const back = derToRawSignature(rawSignatureToDer(raw));
+        expect(back && Buffer.from(back).toString('hex')).toBe(Buffer.from(raw).toString('hex'));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('reads a plain signature and one whose r needs a sign byte', () => {
     expect(Buffer.from(derToRawSignature(hex(good))!).toString('hex')).toBe(r32 + s32);
     const high = 'ff'.repeat(32);
     expect(Buffer.from(derToRawSignature(hex(`3045 022100${high} 0220${s32}`))!).toString('hex')).toBe(high + s32);
-    expect(Buffer.from(derToRawSignature(hex('3006 020101 020102'))!).toString('hex')).toBe('00'.repeat(31) + '01' + '00'.repeat(31) + '02');
+    expect(Buffer.from(derToRawSignature(hex('3006 020101 020102'))!).toString('hex')).toBe(
+      '00'.repeat(31) + '01' + '00'.repeat(31) + '02',
+    );
   });
 
   it.each([
@@ -46,9 +51,12 @@ describe('derToRawSignature', () => {
   });
 
   it('never throws on arbitrary bytes', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 80 }), (b) => {
-      const r = derToRawSignature(b);
-      expect(r === null || r.length === 64).toBe(true);
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 80 }), (b) => {
+        const r = derToRawSignature(b);
+        expect(r === null || r.length === 64).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

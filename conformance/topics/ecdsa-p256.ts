@@ -51,7 +51,8 @@ function runRfc7515(file: string, doc: Record<string, unknown>, t: Tally): void 
   // ECDSA is randomized in node:crypto: a fresh signature from each backend must verify on the other.
   for (const b of bs) {
     const fresh = b.p256Sign(d, input);
-    for (const v of bs) if (v !== b) t.check(file, `sign [${b.name}] verify [${v.name}]`, 'valid', v.p256Verify(pub, input, fresh) ? 'valid' : 'invalid');
+    for (const v of bs)
+      if (v !== b) t.check(file, `sign [${b.name}] verify [${v.name}]`, 'valid', v.p256Verify(pub, input, fresh) ? 'valid' : 'invalid');
   }
 }
 

@@ -62,7 +62,12 @@ function rfc8032Cases(doc: unknown): Array<{ id: string; c: () => SignCase }> {
   if (!Array.isArray(vs)) throw new Error('no vectors[]');
   return vs.map((v, i) => ({
     id: v.name ?? `#${i}`,
-    c: () => ({ seed: vectorHex(v.secretKey), publicKey: vectorHex(v.publicKey), message: vectorHex(v.message), signature: vectorHex(v.signature) }),
+    c: () => ({
+      seed: vectorHex(v.secretKey),
+      publicKey: vectorHex(v.publicKey),
+      message: vectorHex(v.message),
+      signature: vectorHex(v.signature),
+    }),
   }));
 }
 
@@ -96,13 +101,18 @@ export const ed25519Topic: TopicRunner = {
     for (const f of unclaimed) if (!isDocumentation(f) && !/_schema[^/]*\.json$/.test(f)) t.ignore(f);
     for (const f of byPattern.wycheproof) {
       try {
-        runWycheproof<Uint8Array>(f, await readJson(path.join(dir, f)), {
-          key(g: WycheproofGroup) {
-            const pk = (g.publicKey as { pk?: string } | undefined)?.pk;
-            return pk === undefined ? { skip: 'group without publicKey.pk' } : { key: vectorHex(pk) };
+        runWycheproof<Uint8Array>(
+          f,
+          await readJson(path.join(dir, f)),
+          {
+            key(g: WycheproofGroup) {
+              const pk = (g.publicKey as { pk?: string } | undefined)?.pk;
+              return pk === undefined ? { skip: 'group without publicKey.pk' } : { key: vectorHex(pk) };
+            },
+            verify: (b, pk, msg, sig) => b.ed25519Verify(pk, msg, sig),
           },
-          verify: (b, pk, msg, sig) => b.ed25519Verify(pk, msg, sig),
-        }, t);
+          t,
+        );
       } catch (e) {
         t.fileError(f, (e as Error).message);
       }

@@ -29,10 +29,12 @@ export function doubleFromHex(hex: string): number {
 
 function hexBytes(text: string): Uint8Array {
   const parts = text.split(/\s+/).filter(Boolean);
-  return Uint8Array.from(parts.map((p) => {
-    if (!/^[0-9a-fA-F]{2}$/.test(p)) throw new Error(`not a hex byte: ${p}`);
-    return parseInt(p, 16);
-  }));
+  return Uint8Array.from(
+    parts.map((p) => {
+      if (!/^[0-9a-fA-F]{2}$/.test(p)) throw new Error(`not a hex byte: ${p}`);
+      return parseInt(p, 16);
+    }),
+  );
 }
 
 /** Bytes for a failure line: their text, or their hex when they are not UTF-8 (display only). */

@@ -39,7 +39,10 @@ export const merkleTopic: TopicRunner = {
   async run(dir, t) {
     const { byPattern, unclaimed } = classify(await listFiles(dir), PATTERNS);
     for (const f of unclaimed) if (!isDocumentation(f)) t.ignore(f);
-    for (const [files, check] of [[byPattern.inclusion, checkInclusionProbe], [byPattern.consistency, checkConsistencyProbe]] as const) {
+    for (const [files, check] of [
+      [byPattern.inclusion, checkInclusionProbe],
+      [byPattern.consistency, checkConsistencyProbe],
+    ] as const) {
       for (const f of files) {
         try {
           probe(f, (await readJson(path.join(dir, f))) as Record<string, unknown>, check as (p: never) => Result<true>, t);

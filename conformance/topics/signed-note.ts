@@ -18,7 +18,8 @@ export const signedNoteTopic: TopicRunner = {
     for (const f of byPattern.files) {
       try {
         const checks = checkSignedNoteFile(await readJson(path.join(dir, f)));
-        if (checks.length === 0) t.fileError(f, 'no signed-note sections (keys, invalidVkeys, cases, bodies, signedCheckpoints, parseOnlyExamples)');
+        if (checks.length === 0)
+          t.fileError(f, 'no signed-note sections (keys, invalidVkeys, cases, bodies, signedCheckpoints, parseOnlyExamples)');
         for (const c of checks) {
           if (c.skip !== undefined) t.skip(f, c.id, c.skip);
           else if (c.pass) t.pass(f, c.id);

@@ -84,7 +84,14 @@ export function runWycheproof<K>(file: string, doc: unknown, plan: GroupPlan<K>,
       bs.forEach((_, i) => {
         if (test.result === 'acceptable') {
           t.note(ACCEPTABLE_POLICY);
-          t.check(file, ids[i], `the same verdict on every backend (${verdicts.join(' / ')})`, verdicts.every((v) => v === verdicts[0]) ? `the same verdict on every backend (${verdicts.join(' / ')})` : `backends disagree: ${verdicts.join(' / ')}`);
+          t.check(
+            file,
+            ids[i],
+            `the same verdict on every backend (${verdicts.join(' / ')})`,
+            verdicts.every((v) => v === verdicts[0])
+              ? `the same verdict on every backend (${verdicts.join(' / ')})`
+              : `backends disagree: ${verdicts.join(' / ')}`,
+          );
         } else {
           t.check(file, ids[i], test.result, verdicts[i]);
         }

@@ -47,18 +47,23 @@ function verdictOf(r: { ok: boolean; code?: string }): Verdict {
 // --- inputs: JSON-ish text, valid documents mutated, and raw strings
 const jsonish = fc.oneof(
   fc.json({ depthSize: 'medium' }),
-  fc.string({ unit: fc.constantFrom('{', '}', '[', ']', '"', ':', ',', '\\', 'a', '0', ' ', 'u', '\u0000', 'é', '__proto__') , maxLength: 200 }),
+  fc.string({
+    unit: fc.constantFrom('{', '}', '[', ']', '"', ':', ',', '\\', 'a', '0', ' ', 'u', '\u0000', 'é', '__proto__'),
+    maxLength: 200,
+  }),
   fc.string({ maxLength: 200 }),
 );
 function mutated(valid: string[]): fc.Arbitrary<string> {
-  return fc.tuple(fc.constantFrom(...valid), fc.nat(), fc.nat(), fc.string({ maxLength: 12 }), fc.constantFrom('cut', 'insert', 'replace', 'dup')).map(([v, a, b, s, how]) => {
-    const i = a % (v.length + 1);
-    const j = Math.min(v.length, i + (b % 20));
-    if (how === 'cut') return v.slice(0, i);
-    if (how === 'insert') return v.slice(0, i) + s + v.slice(i);
-    if (how === 'dup') return v.slice(0, j) + v.slice(i, j) + v.slice(j);
-    return v.slice(0, i) + s + v.slice(j);
-  });
+  return fc
+    .tuple(fc.constantFrom(...valid), fc.nat(), fc.nat(), fc.string({ maxLength: 12 }), fc.constantFrom('cut', 'insert', 'replace', 'dup'))
+    .map(([v, a, b, s, how]) => {
+      const i = a % (v.length + 1);
+      const j = Math.min(v.length, i + (b % 20));
+      if (how === 'cut') return v.slice(0, i);
+      if (how === 'insert') return v.slice(0, i) + s + v.slice(i);
+      if (how === 'dup') return v.slice(0, j) + v.slice(i, j) + v.slice(j);
+      return v.slice(0, i) + s + v.slice(j);
+    });
 }
 const bytesB64 = fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b).toString('base64'));
 
@@ -67,12 +72,16 @@ let sampleLines: string[] = [];
 function bundleSample() {
   if (!sample) {
     sample = generateLog({ events: 3, checkpointEvery: 3, witnesses: 1, quorum: 1 });
-    sampleLines = [...sample.lines()].join('').split('\n').filter((l) => l !== '');
+    sampleLines = [...sample.lines()]
+      .join('')
+      .split('\n')
+      .filter((l) => l !== '');
   }
   return { g: sample, lines: sampleLines };
 }
 
-const NOTE = 'example.com/log\n5\nqnxp7qLQPN0I3Z4pKx1Zw7xJWgM8sxvkVJKdh2tmt8o=\n\n— example.com/log Az3grlgtzPICa5OS8npVmf1Myq/5IZniMp+ZJurmRDeOoRDe4URYN7u5/Zhcyv2q1gGzGku9nTo+zyWE+xeMcTOAYQ8=\n';
+const NOTE =
+  'example.com/log\n5\nqnxp7qLQPN0I3Z4pKx1Zw7xJWgM8sxvkVJKdh2tmt8o=\n\n— example.com/log Az3grlgtzPICa5OS8npVmf1Myq/5IZniMp+ZJurmRDeOoRDe4URYN7u5/Zhcyv2q1gGzGku9nTo+zyWE+xeMcTOAYQ8=\n';
 const VKEY = 'example.com/log+033e1d82+AeFKMNCdaZeY+Bh+2YAMDEXwkM5jQiBH7SC3kHfGBpeO';
 
 export function targets(): Target[] {
@@ -94,7 +103,11 @@ export function targets(): Target[] {
       },
     },
     { name: 'note', input: fc.oneof(fc.string({ maxLength: 200 }), mutated([NOTE])), run: (s) => verdictOf(parseNote(s)) },
-    { name: 'checkpoint-body', input: fc.oneof(fc.string({ maxLength: 120 }), mutated(['example.com/log\n5\nqnxp7qLQPN0I3Z4pKx1Zw7xJWgM8sxvkVJKdh2tmt8o=\n'])), run: (s) => verdictOf(parseCheckpointBody(s)) },
+    {
+      name: 'checkpoint-body',
+      input: fc.oneof(fc.string({ maxLength: 120 }), mutated(['example.com/log\n5\nqnxp7qLQPN0I3Z4pKx1Zw7xJWgM8sxvkVJKdh2tmt8o=\n'])),
+      run: (s) => verdictOf(parseCheckpointBody(s)),
+    },
     { name: 'vkey', input: fc.oneof(fc.string({ maxLength: 80 }), mutated([VKEY])), run: (s) => verdictOf(parseVerifierKey(s)) },
     {
       name: 'witness-frame-prefix',
@@ -107,8 +120,22 @@ export function targets(): Target[] {
         return verdictOf(r);
       },
     },
-    { name: 'witness-request', input: fc.oneof(jsonish, bytesB64.map((b) => `b64:${b}`)), run: (s) => verdictOf(parseRequest(s.startsWith('b64:') ? Buffer.from(s.slice(4), 'base64') : Buffer.from(s))) },
-    { name: 'witness-reply', input: fc.oneof(jsonish, bytesB64.map((b) => `b64:${b}`)), run: (s) => verdictOf(parseReply(s.startsWith('b64:') ? Buffer.from(s.slice(4), 'base64') : Buffer.from(s))) },
+    {
+      name: 'witness-request',
+      input: fc.oneof(
+        jsonish,
+        bytesB64.map((b) => `b64:${b}`),
+      ),
+      run: (s) => verdictOf(parseRequest(s.startsWith('b64:') ? Buffer.from(s.slice(4), 'base64') : Buffer.from(s))),
+    },
+    {
+      name: 'witness-reply',
+      input: fc.oneof(
+        jsonish,
+        bytesB64.map((b) => `b64:${b}`),
+      ),
+      run: (s) => verdictOf(parseReply(s.startsWith('b64:') ? Buffer.from(s.slice(4), 'base64') : Buffer.from(s))),
+    },
     {
       name: 'policy',
       input: fc.oneof(jsonish, mutated([JSON.stringify(bundleSample().g.policy)])),
@@ -137,10 +164,15 @@ function httpTargets(): Target[] {
   let n = 0;
   const seq = async () => (t ??= await startSequencer({ devices: [dev] }));
   const good = signed(makeEvent({ source: dev.owner, id: 'fuzz-good', data: { a: 1 } }), dev);
-  const judge = async (res: { statusCode: number; headers: Record<string, unknown>; body: string }, before: number, after: number): Promise<Verdict> => {
+  const judge = async (
+    res: { statusCode: number; headers: Record<string, unknown>; body: string },
+    before: number,
+    after: number,
+  ): Promise<Verdict> => {
     if (res.statusCode >= 500) throw new Error(`HTTP ${res.statusCode}: ${res.body.slice(0, 200)}`);
     if (res.statusCode >= 400) {
-      if (!String(res.headers['content-type']).includes('application/problem+json')) throw new Error(`HTTP ${res.statusCode} without problem+json`);
+      if (!String(res.headers['content-type']).includes('application/problem+json'))
+        throw new Error(`HTTP ${res.statusCode} without problem+json`);
       const code = JSON.parse(res.body).code;
       if (!isCode(code)) throw new Error(`HTTP ${res.statusCode} code ${code} is not ours`);
       if (after !== before) throw new Error(`a refused request appended (${before} -> ${after})`);
@@ -155,15 +187,51 @@ function httpTargets(): Target[] {
   const post = async (headers: Record<string, string>, payload: string) => {
     const s = await seq();
     const before = s.headSeq();
-    const res = await s.seq.app.inject({ method: 'POST', url: logPath(s.log, '/events'), headers: { 'idempotency-key': `fuzz-${++n}`, ...headers }, payload });
+    const res = await s.seq.app.inject({
+      method: 'POST',
+      url: logPath(s.log, '/events'),
+      headers: { 'idempotency-key': `fuzz-${++n}`, ...headers },
+      payload,
+    });
     return judge(res, before, s.headSeq());
   };
   return [
-    { name: 'http-structured', input: fc.oneof(jsonish, mutated([JSON.stringify(good)])), run: (s) => post({ 'content-type': 'application/cloudevents+json' }, s), close },
-    { name: 'http-batch', input: fc.oneof(jsonish, mutated([JSON.stringify([good])])), run: (s) => post({ 'content-type': 'application/cloudevents-batch+json' }, s), close },
+    {
+      name: 'http-structured',
+      input: fc.oneof(jsonish, mutated([JSON.stringify(good)])),
+      run: (s) => post({ 'content-type': 'application/cloudevents+json' }, s),
+      close,
+    },
+    {
+      name: 'http-batch',
+      input: fc.oneof(jsonish, mutated([JSON.stringify([good])])),
+      run: (s) => post({ 'content-type': 'application/cloudevents-batch+json' }, s),
+      close,
+    },
     {
       name: 'http-binary',
-      input: fc.tuple(fc.dictionary(fc.constantFrom('ce-specversion', 'ce-id', 'ce-source', 'ce-type', 'ce-time', 'ce-cookwalaseq', 'ce-cookwalasig', 'ce-subject', 'ce-x-acme', 'ce-datacontenttype', 'content-type'), fc.string({ unit: fc.constantFrom('1', '.', '0', 'a', ':', '/', '-', ' '), maxLength: 12 }), { maxKeys: 8 }), fc.oneof(jsonish, fc.constant(''))).map(([h, body]) => JSON.stringify({ h: { 'ce-specversion': '1.0', 'ce-id': 'x', ...h }, body })),
+      input: fc
+        .tuple(
+          fc.dictionary(
+            fc.constantFrom(
+              'ce-specversion',
+              'ce-id',
+              'ce-source',
+              'ce-type',
+              'ce-time',
+              'ce-cookwalaseq',
+              'ce-cookwalasig',
+              'ce-subject',
+              'ce-x-acme',
+              'ce-datacontenttype',
+              'content-type',
+            ),
+            fc.string({ unit: fc.constantFrom('1', '.', '0', 'a', ':', '/', '-', ' '), maxLength: 12 }),
+            { maxKeys: 8 },
+          ),
+          fc.oneof(jsonish, fc.constant('')),
+        )
+        .map(([h, body]) => JSON.stringify({ h: { 'ce-specversion': '1.0', 'ce-id': 'x', ...h }, body })),
       run(s) {
         const { h, body } = JSON.parse(s) as { h: Record<string, string>; body: string };
         return post(h, body);

@@ -89,24 +89,48 @@ export function createCheckpointChecker(o: CheckpointCheckerOptions) {
   let cosignedTruncated = false;
 
   /** What the entries give at `seq`: head and root, `null` when no entry had that seq, undefined when unknown. */
-  function recomputedAt(seq: number, entries: EntriesView, line: number): { head: string; root: string; latest: LatestStamp | undefined } | null | undefined {
+  function recomputedAt(
+    seq: number,
+    entries: EntriesView,
+    line: number,
+  ): { head: string; root: string; latest: LatestStamp | undefined } | null | undefined {
     if (seq === 0) return o.descriptorHash ? { head: o.descriptorHash, root: formatHash(EMPTY_ROOT), latest: undefined } : undefined;
     const r = recorded.get(seq);
     if (r) return r;
-    if (seq === entries.lastSeq && entries.head !== undefined && entries.treeSize === seq) return { head: entries.head, root: entries.root(), latest: entries.latestStamp };
+    if (seq === entries.lastSeq && entries.head !== undefined && entries.treeSize === seq)
+      return { head: entries.head, root: entries.root(), latest: entries.latestStamp };
     if (seq > entries.lastSeq) {
-      f.add({ kind: 'truncated', seq, line, expected: `entries through seq ${seq}`, found: `entries through seq ${entries.lastSeq}`, detail: `checkpoint ${seq} covers entries the bundle does not hold` });
+      f.add({
+        kind: 'truncated',
+        seq,
+        line,
+        expected: `entries through seq ${seq}`,
+        found: `entries through seq ${entries.lastSeq}`,
+        detail: `checkpoint ${seq} covers entries the bundle does not hold`,
+      });
       return undefined;
     }
     if (ahead?.has(seq)) return null; // read ahead, yet no entry line carried this seq
-    if (ahead) f.add({ kind: 'root_mismatch', seq, line, detail: `checkpoint ${seq} was not among the checkpoint seqs read ahead (did the file change while it was read?)` });
+    if (ahead)
+      f.add({
+        kind: 'root_mismatch',
+        seq,
+        line,
+        detail: `checkpoint ${seq} was not among the checkpoint seqs read ahead (did the file change while it was read?)`,
+      });
     else skipped.push({ check: 'head and root', seq, reason: 'no root was recorded at this seq (checkpoint seqs were not read ahead)' });
     return undefined;
   }
 
   let reportedLate: number | undefined;
   /** Entries up to cp.seq existed when the witnesses cosigned: the latest sequencedAt is bounded by the quorum-th earliest cosignature. */
-  function checkCosignatureTimes(cp: Checkpoint, latest: LatestStamp | undefined, witnesses: string[], cosignedAt: string[], line: number): void {
+  function checkCosignatureTimes(
+    cp: Checkpoint,
+    latest: LatestStamp | undefined,
+    witnesses: string[],
+    cosignedAt: string[],
+    line: number,
+  ): void {
     if (!o.timeBounds || latest === undefined || cosignedAt.length === 0) return; // quorum 0: no witness statement to bound by
     const order = cosignedAt.map((_, i) => i).sort((a, b) => timeMs(cosignedAt[a]) - timeMs(cosignedAt[b]));
     const first = order[Math.min(Math.max(o.policy.quorum, 1), order.length) - 1];
@@ -118,7 +142,12 @@ export function createCheckpointChecker(o: CheckpointCheckerOptions) {
         kind: 'sequenced_after_cosignature',
         seq: latest.seq,
         line,
-        expected: { checkpoint: cp.seq, witness: witnesses[first], cosignedAt: cosignedAt[first], sequencedAtAtMost: new Date(bound).toISOString() },
+        expected: {
+          checkpoint: cp.seq,
+          witness: witnesses[first],
+          cosignedAt: cosignedAt[first],
+          sequencedAtAtMost: new Date(bound).toISOString(),
+        },
         found: { seq: latest.seq, sequencedAt: at },
         detail: `entry ${latest.seq} has sequencedAt ${at}, but witness ${witnesses[first]} cosigned checkpoint ${cp.seq} (which covers it) at ${cosignedAt[first]}; more than maxClockSkew ${formatDuration(o.timeBounds.maxClockSkewMs)} earlier`,
       });
@@ -167,7 +196,14 @@ export function createCheckpointChecker(o: CheckpointCheckerOptions) {
         const v = verifyCheckpoint(cp, o.policy, vopts);
         if (!v.ok) {
           const { ok: _o, code, detail, ...extra } = v;
-          f.add({ kind: code, ...at, expected: extra.quorum, found: extra.witnesses, detail, ...('rejected' in extra ? { rejected: extra.rejected } : {}) });
+          f.add({
+            kind: code,
+            ...at,
+            expected: extra.quorum,
+            found: extra.witnesses,
+            detail,
+            ...('rejected' in extra ? { rejected: extra.rejected } : {}),
+          });
         } else {
           meets = true;
           if (cosigned.length < MAX_COSIGNED_LISTED) cosigned.push({ seq: cp.seq, cosigners: v.value.cosigners, logNote: v.value.logNote });
@@ -175,15 +211,28 @@ export function createCheckpointChecker(o: CheckpointCheckerOptions) {
           witnesses = v.value.witnesses;
           cosignedAt = v.value.cosignedAt;
           for (const x of v.value.rejected) {
-            if (x.code === 'unknown_key') skipped.push({ check: 'cosignature', seq: cp.seq, reason: `${x.kid} is not a witness of the policy` });
-            else f.add({ kind: x.code as never, ...at, found: x.kid, detail: `checkpoint ${cp.seq}: cosignature by ${x.kid} does not count: ${x.detail}` });
+            if (x.code === 'unknown_key')
+              skipped.push({ check: 'cosignature', seq: cp.seq, reason: `${x.kid} is not a witness of the policy` });
+            else
+              f.add({
+                kind: x.code as never,
+                ...at,
+                found: x.kid,
+                detail: `checkpoint ${cp.seq}: cosignature by ${x.kid} does not count: ${x.detail}`,
+              });
           }
         }
       }
 
       // Order and forks: ascending seq; a second line at one seq only if it differs (then a fork).
       if (prevSeq !== undefined && cp.seq < prevSeq) {
-        f.add({ kind: 'misplaced_line', ...at, expected: `seq >= ${prevSeq}`, found: cp.seq, detail: 'checkpoints come in ascending seq order' });
+        f.add({
+          kind: 'misplaced_line',
+          ...at,
+          expected: `seq >= ${prevSeq}`,
+          found: cp.seq,
+          detail: 'checkpoints come in ascending seq order',
+        });
       } else {
         const key = `${cp.head} ${cp.root}`;
         if (cp.seq === prevSeq) {
@@ -191,7 +240,14 @@ export function createCheckpointChecker(o: CheckpointCheckerOptions) {
           const other = sameSeqFirst.find((x) => x.head !== cp.head || x.root !== cp.root);
           if (twin) f.add({ kind: 'misplaced_line', ...at, detail: `checkpoint ${cp.seq} appears twice` });
           else if (seqSig.ok && other) {
-            f.add({ kind: 'fork_detected', ...at, expected: { head: other.head, root: other.root }, found: { head: cp.head, root: cp.root }, forkProof: buildForkProof(other, cp), detail: `two checkpoints signed by the sequencer at seq ${cp.seq} with different head or root` });
+            f.add({
+              kind: 'fork_detected',
+              ...at,
+              expected: { head: other.head, root: other.root },
+              found: { head: cp.head, root: cp.root },
+              forkProof: buildForkProof(other, cp),
+              detail: `two checkpoints signed by the sequencer at seq ${cp.seq} with different head or root`,
+            });
           }
         } else {
           sameSeqKeys = new Set();
@@ -216,9 +272,24 @@ export function createCheckpointChecker(o: CheckpointCheckerOptions) {
         } else if (!agrees) {
           const bad = entries.firstBadEntry !== undefined && entries.firstBadEntry <= cp.seq ? entries.firstBadEntry : undefined;
           if (meets) {
-            f.add({ kind: 'rewrite_detected', seq: lastMatching + 1, line, upTo: cp.seq, firstBadEntry: bad, expected: { seq: cp.seq, head: cp.head, root: cp.root }, found: { seq: cp.seq, ...mine }, detail: `the entries disagree with the witnessed checkpoint at seq ${cp.seq}; the first differing seq is in ${lastMatching + 1}..${cp.seq}` });
+            f.add({
+              kind: 'rewrite_detected',
+              seq: lastMatching + 1,
+              line,
+              upTo: cp.seq,
+              firstBadEntry: bad,
+              expected: { seq: cp.seq, head: cp.head, root: cp.root },
+              found: { seq: cp.seq, ...mine },
+              detail: `the entries disagree with the witnessed checkpoint at seq ${cp.seq}; the first differing seq is in ${lastMatching + 1}..${cp.seq}`,
+            });
           } else {
-            f.add({ kind: 'root_mismatch', ...at, expected: { head: cp.head, root: cp.root }, found: mine, detail: `checkpoint ${cp.seq} is not the head and root of the entries` });
+            f.add({
+              kind: 'root_mismatch',
+              ...at,
+              expected: { head: cp.head, root: cp.root },
+              found: mine,
+              detail: `checkpoint ${cp.seq} is not the head and root of the entries`,
+            });
           }
         }
       }

@@ -93,15 +93,16 @@ export function createEntryChecker(o: EntryCheckerOptions) {
 
   /** The Core §5 document hash as bytes and string (computeHash's rule, without a hex round trip). */
   function docHash(doc: JsonObject): Result<{ hex: string; bytes: Uint8Array }> {
-    if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return { ok: false, code: 'invalid_document', detail: 'an entry is a JSON object' };
+    if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+      return { ok: false, code: 'invalid_document', detail: 'an entry is a JSON object' };
     const c = canonicalize(hashedView(doc));
     if (!c.ok) return c;
     const bytes = backend.sha256Text(c.value);
     return { ok: true, value: { hex: hashString(bytes), bytes } };
   }
 
-  const bad = (r: Failure, line: number, seq?: number, more: Record<string, unknown> = {}) => f.add({ kind: r.code, seq, line, detail: r.detail, ...more });
-
+  const bad = (r: Failure, line: number, seq?: number, more: Record<string, unknown> = {}) =>
+    f.add({ kind: r.code, seq, line, detail: r.detail, ...more });
 
   function closePending(): void {
     const p = pending;
@@ -109,9 +110,19 @@ export function createEntryChecker(o: EntryCheckerOptions) {
     pending = undefined;
     const e = p.entry;
     if (e.ce.type === ERASED_TYPE) {
-      f.add({ kind: 'payload_missing', seq: e.seq, line: p.line, detail: `erasure entry ${e.seq} has no payload line: its data names what was erased, and it is never erased itself` });
+      f.add({
+        kind: 'payload_missing',
+        seq: e.seq,
+        line: p.line,
+        detail: `erasure entry ${e.seq} has no payload line: its data names what was erased, and it is never erased itself`,
+      });
     } else if (o.mode === 'full') {
-      f.add({ kind: 'payload_missing', seq: e.seq, line: p.line, detail: `entry ${e.seq} has no payload line in a full-mode log (payloads are never erased there)` });
+      f.add({
+        kind: 'payload_missing',
+        seq: e.seq,
+        line: p.line,
+        detail: `entry ${e.seq} has no payload line in a full-mode log (payloads are never erased there)`,
+      });
     } else {
       // An entry line whose seq does not follow the last missing one (a repeated or reordered
       // line) was already named chain_broken; it takes no place among the gaps (issue 14 #1).
@@ -127,18 +138,35 @@ export function createEntryChecker(o: EntryCheckerOptions) {
       return;
     }
     const d = event.data as Record<string, unknown> | undefined;
-    if (!d || typeof d !== 'object' || Array.isArray(d) || !Number.isSafeInteger(d.seq) || !isHashString(d.eventHash) || typeof d.reason !== 'string') {
+    if (
+      !d ||
+      typeof d !== 'object' ||
+      Array.isArray(d) ||
+      !Number.isSafeInteger(d.seq) ||
+      !isHashString(d.eventHash) ||
+      typeof d.reason !== 'string'
+    ) {
       f.add({ kind: 'erasure_mismatch', ...at, found: d, detail: `erasure entry ${e.seq}: data is not {seq, eventHash, reason}` });
       return;
     }
     const target = d.seq as number;
     if (target < 1 || target >= e.seq) {
-      f.add({ kind: 'erasure_mismatch', ...at, found: target, detail: `erasure entry ${e.seq} names seq ${target}, which is not an earlier entry` });
+      f.add({
+        kind: 'erasure_mismatch',
+        ...at,
+        found: target,
+        detail: `erasure entry ${e.seq} names seq ${target}, which is not an earlier entry`,
+      });
       return;
     }
     const r = missing.markErased(target, (parseHash(d.eventHash) as { value: Uint8Array }).value, e.seq);
     if (!r.ok) {
-      const why = r.why === 'hash_differs' ? `the entry at seq ${target} has another eventHash than ${d.eventHash}` : r.why === 'already_erased' ? `seq ${target} was already erased by entry ${r.erasedBy}` : `the payload of seq ${target} is in the bundle: it was not erased`;
+      const why =
+        r.why === 'hash_differs'
+          ? `the entry at seq ${target} has another eventHash than ${d.eventHash}`
+          : r.why === 'already_erased'
+            ? `seq ${target} was already erased by entry ${r.erasedBy}`
+            : `the payload of seq ${target} is in the bundle: it was not erased`;
       f.add({ kind: 'erasure_mismatch', ...at, found: { seq: target, eventHash: d.eventHash }, detail: `erasure entry ${e.seq}: ${why}` });
       return;
     }
@@ -151,7 +179,15 @@ export function createEntryChecker(o: EntryCheckerOptions) {
     const stamp = timeMs(e.sequencedAt);
     if (prevStamp !== undefined) {
       const order = checkTimeOrder(prevStamp, e);
-      if (!order.ok) f.add({ kind: order.code, seq: e.seq, line, expected: `no earlier than ${prevStamp.sequencedAt} (entry ${prevStamp.seq})`, found: e.sequencedAt, detail: order.detail });
+      if (!order.ok)
+        f.add({
+          kind: order.code,
+          seq: e.seq,
+          line,
+          expected: `no earlier than ${prevStamp.sequencedAt} (entry ${prevStamp.seq})`,
+          found: e.sequencedAt,
+          detail: order.detail,
+        });
     }
     prevStamp = { seq: e.seq, sequencedAt: e.sequencedAt };
     if (stamp > maxStampMs) {
@@ -159,14 +195,25 @@ export function createEntryChecker(o: EntryCheckerOptions) {
       latest = { ms: stamp, seq: e.seq };
     }
     if (o.timePrecision === 'day') {
-      for (const [what, t] of [['sequencedAt', e.sequencedAt], ['signedAt', e.eventSignature.signedAt]] as const) {
+      for (const [what, t] of [
+        ['sequencedAt', e.sequencedAt],
+        ['signedAt', e.eventSignature.signedAt],
+      ] as const) {
         const p = checkTimePrecision(t, 'day', `entry ${e.seq}: ${what}`);
         if (!p.ok) f.add({ kind: p.code, seq: e.seq, line, expected: String(p.bound), found: t, detail: p.detail });
       }
     }
     if (o.timeBounds) {
       const w = checkSignedAt(timeMs(e.eventSignature.signedAt), stamp, o.timeBounds);
-      if (!w.ok) f.add({ kind: w.code, seq: e.seq, line, expected: w.bound, found: e.eventSignature.signedAt, detail: `entry ${e.seq} (sequencedAt ${e.sequencedAt}): ${w.detail}` });
+      if (!w.ok)
+        f.add({
+          kind: w.code,
+          seq: e.seq,
+          line,
+          expected: w.bound,
+          found: e.eventSignature.signedAt,
+          detail: `entry ${e.seq} (sequencedAt ${e.sequencedAt}): ${w.detail}`,
+        });
     }
   }
 
@@ -188,15 +235,38 @@ export function createEntryChecker(o: EntryCheckerOptions) {
       const seq = seqOf ?? last.seq + 1;
       if (recomputed.ok && hashMember !== recomputed.value.hex) {
         firstBadEntry ??= seq;
-        if (r.ok) f.add({ kind: 'entry_hash_mismatch', seq, line, expected: recomputed.value.hex, found: hashMember, detail: `entry ${seq}: the hash member is not the hash of its contents` });
+        if (r.ok)
+          f.add({
+            kind: 'entry_hash_mismatch',
+            seq,
+            line,
+            expected: recomputed.value.hex,
+            found: hashMember,
+            detail: `entry ${seq}: the hash member is not the hash of its contents`,
+          });
       }
       if (seq !== last.seq + 1) {
-        f.add({ kind: 'chain_broken', seq: last.seq + 1, line, expected: { seq: last.seq + 1 }, found: { seq }, detail: `entry seq ${seq} where seq ${last.seq + 1} should follow seq ${last.seq}` });
+        f.add({
+          kind: 'chain_broken',
+          seq: last.seq + 1,
+          line,
+          expected: { seq: last.seq + 1 },
+          found: { seq },
+          detail: `entry seq ${seq} where seq ${last.seq + 1} should follow seq ${last.seq}`,
+        });
       } else if (last.hash !== undefined && raw.prev !== last.hash) {
-        f.add({ kind: 'chain_broken', seq, line, expected: last.hash, found: raw.prev, detail: `entry ${seq}: prev is not the hash of ${last.seq === 0 ? 'the descriptor' : `entry ${last.seq}`}` });
+        f.add({
+          kind: 'chain_broken',
+          seq,
+          line,
+          expected: last.hash,
+          found: raw.prev,
+          detail: `entry ${seq}: prev is not the hash of ${last.seq === 0 ? 'the descriptor' : `entry ${last.seq}`}`,
+        });
       }
       last = { seq, hash: hashMember };
-      if (o.log !== undefined && raw.log !== o.log) f.add({ kind: 'log_mismatch', seq, line, expected: o.log, found: raw.log, detail: `entry ${seq} names another log` });
+      if (o.log !== undefined && raw.log !== o.log)
+        f.add({ kind: 'log_mismatch', seq, line, expected: o.log, found: raw.log, detail: `entry ${seq} names another log` });
       if (r.ok) checkTime(r.value, line);
       if (recomputed.ok) {
         head = recomputed.value.hex;
@@ -207,13 +277,26 @@ export function createEntryChecker(o: EntryCheckerOptions) {
       if (!r.ok || !recomputed.ok) return undefined;
       const e = r.value;
       if (!ids.add(e.ce.source, e.ce.id)) {
-        f.add({ kind: 'duplicate_id', seq, line, found: { source: e.ce.source, id: e.ce.id }, detail: `entry ${seq}: (source, id) was already sequenced` });
+        f.add({
+          kind: 'duplicate_id',
+          seq,
+          line,
+          found: { source: e.ce.source, id: e.ce.id },
+          detail: `entry ${seq}: (source, id) was already sequenced`,
+        });
       }
       const { subject, cookwalaseq } = e.ce;
       if (subject !== undefined && cookwalaseq !== undefined) {
         const prevSeq = subjects.get(subject);
         if (prevSeq !== undefined && cookwalaseq !== prevSeq + 1) {
-          f.add({ kind: 'out_of_order', seq, line, expected: prevSeq + 1, found: cookwalaseq, detail: `entry ${seq}: cookwalaseq ${cookwalaseq} for subject ${subject} after ${prevSeq}` });
+          f.add({
+            kind: 'out_of_order',
+            seq,
+            line,
+            expected: prevSeq + 1,
+            found: cookwalaseq,
+            detail: `entry ${seq}: cookwalaseq ${cookwalaseq} for subject ${subject} after ${prevSeq}`,
+          });
         }
         subjects.set(subject, cookwalaseq);
       }
@@ -227,7 +310,14 @@ export function createEntryChecker(o: EntryCheckerOptions) {
       const r = readPayloadLine(json);
       const seq = r.ok ? r.value.seq : Number.isSafeInteger(json.seq) ? (json.seq as number) : undefined;
       if (!p || seq !== p.entry.seq) {
-        f.add({ kind: 'misplaced_line', seq, line, expected: p ? { seq: p.entry.seq } : 'an entry line', found: { kind: 'Payload', seq }, detail: 'a payload line comes directly after the entry of its seq' });
+        f.add({
+          kind: 'misplaced_line',
+          seq,
+          line,
+          expected: p ? { seq: p.entry.seq } : 'an entry line',
+          found: { kind: 'Payload', seq },
+          detail: 'a payload line comes directly after the entry of its seq',
+        });
         return;
       }
       pending = undefined;
@@ -240,15 +330,34 @@ export function createEntryChecker(o: EntryCheckerOptions) {
       const h = eventHash(ce.value);
       if (!h.ok) return bad(h, line, e.seq);
       if (h.value !== e.eventHash) {
-        f.add({ kind: 'payload_hash_mismatch', ...at, expected: e.eventHash, found: h.value, detail: `payload of entry ${e.seq}: its event hash is not the entry's eventHash` });
+        f.add({
+          kind: 'payload_hash_mismatch',
+          ...at,
+          expected: e.eventHash,
+          found: h.value,
+          detail: `payload of entry ${e.seq}: its event hash is not the entry's eventHash`,
+        });
         return;
       }
       const attrs = ceOf(ce.value);
-      if (!sameCe(attrs, e.ce)) f.add({ kind: 'payload_hash_mismatch', ...at, expected: e.ce, found: attrs, detail: `payload of entry ${e.seq}: the entry's ce attributes are not the event's` });
+      if (!sameCe(attrs, e.ce))
+        f.add({
+          kind: 'payload_hash_mismatch',
+          ...at,
+          expected: e.ce,
+          found: attrs,
+          detail: `payload of entry ${e.seq}: the entry's ce attributes are not the event's`,
+        });
       // decodeCookwalasig is strict (exactly the JCS form), so equal strings mean the same Signature.
       const sigText = ce.value.cookwalasig;
       if (sigText !== undefined && sigText !== null && sigText !== encodeCookwalasig(e.eventSignature)) {
-        f.add({ kind: 'bad_signature', ...at, expected: encodeCookwalasig(e.eventSignature), found: sigText, detail: `payload of entry ${e.seq}: its cookwalasig is not the entry's eventSignature` });
+        f.add({
+          kind: 'bad_signature',
+          ...at,
+          expected: encodeCookwalasig(e.eventSignature),
+          found: sigText,
+          detail: `payload of entry ${e.seq}: its cookwalasig is not the entry's eventSignature`,
+        });
       }
       if (e.ce.type === ERASED_TYPE && p.sequencerSigned) applyErasure(e, ce.value, line);
     },
@@ -262,7 +371,8 @@ export function createEntryChecker(o: EntryCheckerOptions) {
     finish(): void {
       closePending();
       missing.forEach((seq, by) => {
-        if (by === 0) f.add({ kind: 'payload_missing', seq, detail: `entry ${seq} has no payload line and no ${ERASED_TYPE} entry names it` });
+        if (by === 0)
+          f.add({ kind: 'payload_missing', seq, detail: `entry ${seq} has no payload line and no ${ERASED_TYPE} entry names it` });
       });
     },
 
@@ -292,7 +402,16 @@ export function createEntryChecker(o: EntryCheckerOptions) {
       return latest;
     },
     stats() {
-      return { present, erased: erasedCount, missing: missing.unexplained, subjects: subjects.size, legacy: signatures.legacy, idSetBytes: ids.bytes, missingPayloads: missing.count, erasedList: erased };
+      return {
+        present,
+        erased: erasedCount,
+        missing: missing.unexplained,
+        subjects: subjects.size,
+        legacy: signatures.legacy,
+        idSetBytes: ids.bytes,
+        missingPayloads: missing.count,
+        erasedList: erased,
+      };
     },
   };
 }

@@ -56,7 +56,13 @@ export interface EntrySignatures {
   readonly legacy: number;
 }
 
-export function createEntrySignatures(o: { failures: FailureLog; trust: Trust; sigs: SigQueue; backend: CryptoBackend; allowLegacy?: boolean }): EntrySignatures {
+export function createEntrySignatures(o: {
+  failures: FailureLog;
+  trust: Trust;
+  sigs: SigQueue;
+  backend: CryptoBackend;
+  allowLegacy?: boolean;
+}): EntrySignatures {
   const f = o.failures;
   const backend = o.backend;
   const keyStates = new WeakMap<KeyRecord, KeyState>();
@@ -67,7 +73,12 @@ export function createEntrySignatures(o: { failures: FailureLog; trust: Trust; s
     if (!k) {
       const r = publicKeyBytes(key);
       const t = (x: string | undefined, dflt: number) => (x === undefined ? dflt : timeMs(x));
-      k = { pub: r.ok ? r.value : null, from: t(key.validFrom, NaN), until: t(key.validUntil, Infinity), revoked: t(key.revokedAt, Infinity) };
+      k = {
+        pub: r.ok ? r.value : null,
+        from: t(key.validFrom, NaN),
+        until: t(key.validUntil, Infinity),
+        revoked: t(key.revokedAt, Infinity),
+      };
       keyStates.set(key, k);
     }
     return k;
@@ -99,13 +110,39 @@ export function createEntrySignatures(o: { failures: FailureLog; trust: Trust; s
     const at = { seq: c.seq, line: c.line };
     if (!good) {
       const bare = verifyRaw(c.key.alg, c.pub, utf8(c.eventHash), c.sig, backend);
-      if (!bare) return f.add({ kind: 'bad_signature', ...at, found: c.kid, detail: `entry ${c.seq}: the event signature by ${c.kid} does not verify` });
-      if (!o.allowLegacy) return f.add({ kind: 'legacy_signature', ...at, found: c.kid, detail: `entry ${c.seq}: signature by ${c.kid} covers the bare hash (Core 0.2.0); pass --allow-legacy-signatures to accept` });
+      if (!bare)
+        return f.add({
+          kind: 'bad_signature',
+          ...at,
+          found: c.kid,
+          detail: `entry ${c.seq}: the event signature by ${c.kid} does not verify`,
+        });
+      if (!o.allowLegacy)
+        return f.add({
+          kind: 'legacy_signature',
+          ...at,
+          found: c.kid,
+          detail: `entry ${c.seq}: signature by ${c.kid} covers the bare hash (Core 0.2.0); pass --allow-legacy-signatures to accept`,
+        });
       legacy++;
     }
     const k = c.key;
-    if (c.invalid) return f.add({ kind: c.invalid.code, ...at, found: c.signedAt, expected: { validFrom: k.validFrom, validUntil: k.validUntil, revokedAt: k.revokedAt }, detail: `entry ${c.seq}: ${c.invalid.detail}` });
-    if (c.owner !== undefined) f.add({ kind: 'source_mismatch', ...at, expected: c.owner, found: c.source, detail: `entry ${c.seq}: key ${c.kid} belongs to ${c.owner}, the event source is ${c.source}` });
+    if (c.invalid)
+      return f.add({
+        kind: c.invalid.code,
+        ...at,
+        found: c.signedAt,
+        expected: { validFrom: k.validFrom, validUntil: k.validUntil, revokedAt: k.revokedAt },
+        detail: `entry ${c.seq}: ${c.invalid.detail}`,
+      });
+    if (c.owner !== undefined)
+      f.add({
+        kind: 'source_mismatch',
+        ...at,
+        expected: c.owner,
+        found: c.source,
+        detail: `entry ${c.seq}: key ${c.kid} belongs to ${c.owner}, the event source is ${c.source}`,
+      });
   }
 
   /** Queues the device (or sequencer) signature of an entry; returns backpressure and whether the sequencer signed. */
@@ -114,33 +151,74 @@ export function createEntrySignatures(o: { failures: FailureLog; trust: Trust; s
     const key = o.trust.lookup(s.kid);
     const at = { seq: e.seq, line };
     if (!key) {
-      f.add({ kind: 'unknown_key', ...at, found: s.kid, detail: `entry ${e.seq} is signed by ${s.kid}, which neither the policy, the key cache nor a sequencer-signed KeyRecord names` });
+      f.add({
+        kind: 'unknown_key',
+        ...at,
+        found: s.kid,
+        detail: `entry ${e.seq} is signed by ${s.kid}, which neither the policy, the key cache nor a sequencer-signed KeyRecord names`,
+      });
       return { sequencerSigned: false };
     }
     const bySequencer = o.trust.isSequencer(key);
     const ownType = SEQUENCER_TYPES.includes(e.ce.type);
     if (bySequencer !== ownType) {
-      const detail = bySequencer ? `the sequencer key signs only its own entry types (${SEQUENCER_TYPES.join(', ')}), not ${e.ce.type}` : `${e.ce.type} entries are the sequencer's own and must carry its signature, not ${s.kid}'s`;
-      f.add({ kind: 'key_role_mismatch', ...at, expected: bySequencer ? SEQUENCER_TYPES : 'the sequencer key', found: bySequencer ? e.ce.type : s.kid, detail });
+      const detail = bySequencer
+        ? `the sequencer key signs only its own entry types (${SEQUENCER_TYPES.join(', ')}), not ${e.ce.type}`
+        : `${e.ce.type} entries are the sequencer's own and must carry its signature, not ${s.kid}'s`;
+      f.add({
+        kind: 'key_role_mismatch',
+        ...at,
+        expected: bySequencer ? SEQUENCER_TYPES : 'the sequencer key',
+        found: bySequencer ? e.ce.type : s.kid,
+        detail,
+      });
       return { sequencerSigned: false };
     }
     if (!bySequencer && key.role !== 'device') {
-      f.add({ kind: 'key_role_mismatch', ...at, expected: 'device', found: key.role, detail: `key ${key.kid} has role ${key.role}; events are signed by device keys` });
+      f.add({
+        kind: 'key_role_mismatch',
+        ...at,
+        expected: 'device',
+        found: key.role,
+        detail: `key ${key.kid} has role ${key.role}; events are signed by device keys`,
+      });
       return { sequencerSigned: false };
     }
     if (s.alg !== key.alg) {
-      f.add({ kind: 'bad_signature', ...at, expected: key.alg, found: s.alg, detail: `entry ${e.seq}: signature alg ${s.alg} is not key ${key.kid}'s ${key.alg}` });
+      f.add({
+        kind: 'bad_signature',
+        ...at,
+        expected: key.alg,
+        found: s.alg,
+        detail: `entry ${e.seq}: signature alg ${s.alg} is not key ${key.kid}'s ${key.alg}`,
+      });
       return { sequencerSigned: false };
     }
     const ks = keyState(key);
     const pub = ks.pub;
     const sig = checkedBase64url(s.sig);
     if (!pub || !sig) {
-      f.add({ kind: 'malformed_signature', ...at, detail: `entry ${e.seq}: ${pub ? 'sig' : `key ${key.kid}'s publicKey`} cannot be decoded` });
+      f.add({
+        kind: 'malformed_signature',
+        ...at,
+        detail: `entry ${e.seq}: ${pub ? 'sig' : `key ${key.kid}'s publicKey`} cannot be decoded`,
+      });
       return { sequencerSigned: false };
     }
     const validity = validAt(key, ks, s.signedAt);
-    const check = { seq: e.seq, line, kid: s.kid, eventHash: e.eventHash, signedAt: s.signedAt, source: e.ce.source, key, pub, sig, invalid: validity.ok ? undefined : validity, owner: !bySequencer && key.owner !== e.ce.source ? key.owner : undefined };
+    const check = {
+      seq: e.seq,
+      line,
+      kid: s.kid,
+      eventHash: e.eventHash,
+      signedAt: s.signedAt,
+      source: e.ce.source,
+      key,
+      pub,
+      sig,
+      invalid: validity.ok ? undefined : validity,
+      owner: !bySequencer && key.owner !== e.ce.source ? key.owner : undefined,
+    };
     const msg = signingHeaderBytes(signingHeader(s, e.eventHash, EVENT_KIND));
     // The callback holds this small record, not the parsed entry, while the batch is in flight.
     const wait = o.sigs.add({ alg: key.alg, publicKey: pub, msg, sig }, (good) => verdict(check, good));

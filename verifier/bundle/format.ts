@@ -66,7 +66,8 @@ export function checkBundleType(json: unknown): Result<true> {
   }
   const v = typeof h.schema_version === 'string' ? VERSION_RE.exec(h.schema_version) : null;
   if (!v) return fail('unsupported_bundle_version', `schema_version ${JSON.stringify(h.schema_version)} is not MAJOR.MINOR`);
-  if (Number(v[1]) !== SUPPORTED_MAJOR) return fail('unsupported_bundle_version', `schema_version ${h.schema_version}: this reader reads major ${SUPPORTED_MAJOR}`);
+  if (Number(v[1]) !== SUPPORTED_MAJOR)
+    return fail('unsupported_bundle_version', `schema_version ${h.schema_version}: this reader reads major ${SUPPORTED_MAJOR}`);
   return ok(true);
 }
 
@@ -82,12 +83,21 @@ export function readBundleHeader(json: unknown): Result<BundleHeader> {
   if (h.mode !== 'full' && h.mode !== 'hash_only') return fail('invalid_document', 'header mode is full or hash_only', { path: '/mode' });
   if (!isCount(h.seq)) return fail('invalid_document', 'header seq is a non-negative integer', { path: '/seq' });
   if (!isCount(h.checkpoints)) return fail('invalid_document', 'header checkpoints is a non-negative integer', { path: '/checkpoints' });
-  if (!isTime(h.exportedAt)) return fail('invalid_document', 'header exportedAt is an RFC 3339 UTC time with milliseconds', { path: '/exportedAt' });
+  if (!isTime(h.exportedAt))
+    return fail('invalid_document', 'header exportedAt is an RFC 3339 UTC time with milliseconds', { path: '/exportedAt' });
   return ok(h as unknown as BundleHeader);
 }
 
 export function buildBundleHeader(f: { log: string; mode: LogMode; seq: number; checkpoints: number; exportedAt: string }): BundleHeader {
-  return { type: BUNDLE_TYPE, schema_version: BUNDLE_SCHEMA_VERSION, log: f.log, mode: f.mode, seq: f.seq, checkpoints: f.checkpoints, exportedAt: f.exportedAt };
+  return {
+    type: BUNDLE_TYPE,
+    schema_version: BUNDLE_SCHEMA_VERSION,
+    log: f.log,
+    mode: f.mode,
+    seq: f.seq,
+    checkpoints: f.checkpoints,
+    exportedAt: f.exportedAt,
+  };
 }
 
 /** A payload line; the event is written as received (with its cookwalasig). */
@@ -98,11 +108,13 @@ export function buildPayloadLine(seq: number, event: Record<string, unknown>): P
 /** Strict payload line: exactly kind, seq and event (x- ignored). */
 export function readPayloadLine(json: Record<string, unknown>): Result<PayloadLine> {
   for (const k of Object.keys(json)) {
-    if (k !== 'kind' && k !== 'seq' && k !== 'event' && !isVendorMember(k)) return fail('unknown_field', `Payload member ${k}`, { path: `/${k}` });
+    if (k !== 'kind' && k !== 'seq' && k !== 'event' && !isVendorMember(k))
+      return fail('unknown_field', `Payload member ${k}`, { path: `/${k}` });
   }
   if (!isCount(json.seq) || json.seq < 1) return fail('invalid_document', 'Payload seq is a positive integer', { path: '/seq' });
   const e = json.event;
-  if (!e || typeof e !== 'object' || Array.isArray(e)) return fail('invalid_document', 'Payload event is a CloudEvent object', { path: '/event' });
+  if (!e || typeof e !== 'object' || Array.isArray(e))
+    return fail('invalid_document', 'Payload event is a CloudEvent object', { path: '/event' });
   return ok(json as unknown as PayloadLine);
 }
 

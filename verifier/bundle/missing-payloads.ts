@@ -7,9 +7,7 @@
 
 import { bytesEqual } from '../encoding/wire.ts';
 
-export type MarkResult =
-  | { ok: true }
-  | { ok: false; why: 'not_missing' | 'already_erased' | 'hash_differs'; erasedBy?: number };
+export type MarkResult = { ok: true } | { ok: false; why: 'not_missing' | 'already_erased' | 'hash_differs'; erasedBy?: number };
 
 export interface MissingPayloads {
   /** Records entry `seq` (> every seq added before) as having no payload line. */

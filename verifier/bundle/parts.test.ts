@@ -69,20 +69,44 @@ describe('bundle-format', () => {
   it('reads its own header and refuses other types and majors', () => {
     expect(readBundleHeader(header)).toEqual({ ok: true, value: header });
     expect(checkBundleType({ ...header, schema_version: '1.12' }).ok).toBe(true);
-    for (const [v, code] of [[{ ...header, type: 'x' }, 'bad_bundle_type'], [[], 'bad_bundle_type'], [{ ...header, schema_version: '2.0' }, 'unsupported_bundle_version'], [{ ...header, schema_version: '1' }, 'unsupported_bundle_version'], [{ ...header, schema_version: 1 }, 'unsupported_bundle_version']] as const) {
+    for (const [v, code] of [
+      [{ ...header, type: 'x' }, 'bad_bundle_type'],
+      [[], 'bad_bundle_type'],
+      [{ ...header, schema_version: '2.0' }, 'unsupported_bundle_version'],
+      [{ ...header, schema_version: '1' }, 'unsupported_bundle_version'],
+      [{ ...header, schema_version: 1 }, 'unsupported_bundle_version'],
+    ] as const) {
       expect((checkBundleType(v) as { code: string }).code).toBe(code);
     }
   });
   it('refuses unknown members (x- ignored) and malformed fields', () => {
     expect(readBundleHeader({ ...header, 'x-acme-note': 1 }).ok).toBe(true);
     expect(readBundleHeader({ ...header, note: 1 })).toMatchObject({ ok: false, code: 'unknown_field' });
-    for (const bad of [{ seq: -1 }, { seq: 1.5 }, { checkpoints: '1' }, { mode: 'both' }, { log: 'https://x/y' }, { exportedAt: '2026-11-30T10:00:00Z' }]) {
+    for (const bad of [
+      { seq: -1 },
+      { seq: 1.5 },
+      { checkpoints: '1' },
+      { mode: 'both' },
+      { log: 'https://x/y' },
+      { exportedAt: '2026-11-30T10:00:00Z' },
+    ]) {
       expect(readBundleHeader({ ...header, ...bad })).toMatchObject({ ok: false, code: 'invalid_document' });
     }
   });
   it('knows its line kinds and payload lines strictly', () => {
-    expect(['Log', 'KeyRecord', 'Event', 'Payload', 'Checkpoint'].map((kind) => lineKind({ kind }))).toEqual(['Log', 'KeyRecord', 'Event', 'Payload', 'Checkpoint']);
-    expect([lineKind({ kind: 'ForkProof' }), lineKind(null), lineKind([]), lineKind({ type: 'cookwala-audit-bundle' })]).toEqual([undefined, undefined, undefined, undefined]);
+    expect(['Log', 'KeyRecord', 'Event', 'Payload', 'Checkpoint'].map((kind) => lineKind({ kind }))).toEqual([
+      'Log',
+      'KeyRecord',
+      'Event',
+      'Payload',
+      'Checkpoint',
+    ]);
+    expect([lineKind({ kind: 'ForkProof' }), lineKind(null), lineKind([]), lineKind({ type: 'cookwala-audit-bundle' })]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
     expect(readPayloadLine({ kind: 'Payload', seq: 2, event: {} }).ok).toBe(true);
     expect(readPayloadLine({ kind: 'Payload', seq: 0, event: {} })).toMatchObject({ code: 'invalid_document' });
     expect(readPayloadLine({ kind: 'Payload', seq: 2, event: {}, extra: 1 })).toMatchObject({ code: 'unknown_field' });
@@ -98,7 +122,25 @@ describe('bundle-report', () => {
     expect(log.counts()).toEqual({ chain_broken: 5 });
   });
   it('renders the verdict first', () => {
-    const r = { valid: false, exitCode: 1, lines: 1, entries: 0, payloads: { present: 0, erased: 0, missing: 0 }, checkpoints: { count: 0, verified: 0 }, witnessedThrough: 0, subjects: 0, keys: { trusted: 1, fromBundle: 0 }, legacySignatures: 0, failures: [{ kind: 'truncated', detail: 'cut', expected: 3, found: 1 }], failureCounts: { truncated: 1 }, failuresTotal: 1, erased: [], skipped: [], notes: [], memory: { idSetBytes: 0, missingPayloads: 0, subjects: 0 } } as BundleReport;
+    const r = {
+      valid: false,
+      exitCode: 1,
+      lines: 1,
+      entries: 0,
+      payloads: { present: 0, erased: 0, missing: 0 },
+      checkpoints: { count: 0, verified: 0 },
+      witnessedThrough: 0,
+      subjects: 0,
+      keys: { trusted: 1, fromBundle: 0 },
+      legacySignatures: 0,
+      failures: [{ kind: 'truncated', detail: 'cut', expected: 3, found: 1 }],
+      failureCounts: { truncated: 1 },
+      failuresTotal: 1,
+      erased: [],
+      skipped: [],
+      notes: [],
+      memory: { idSetBytes: 0, missingPayloads: 0, subjects: 0 },
+    } as BundleReport;
     const text = formatReport(r);
     expect(text.split('\n')[0]).toBe('INVALID: (unknown log)');
     expect(text).toMatch(/✗ truncated: cut\n\s+expected 3\n\s+found\s+1/);

@@ -67,7 +67,13 @@ export interface BundleReport {
   lines: number;
   entries: number;
   payloads: { present: number; erased: number; missing: number };
-  checkpoints: { count: number; verified: number; latest?: CheckpointSummary; cosigned?: CheckpointCosigners[]; cosignedTruncated?: boolean };
+  checkpoints: {
+    count: number;
+    verified: number;
+    latest?: CheckpointSummary;
+    cosigned?: CheckpointCosigners[];
+    cosignedTruncated?: boolean;
+  };
   /** The highest seq covered by a checkpoint that met the policy and matched the entries. */
   witnessedThrough: number;
   /** Entries after the last such checkpoint: in the log but not yet witnessed. */
@@ -129,35 +135,55 @@ export function formatReport(r: BundleReport): string {
   const out: string[] = [];
   const verdict = r.exitCode === 2 ? 'UNUSABLE' : r.valid ? 'VALID' : 'INVALID';
   const unwitnessedLog = r.skipped.some((s) => s.check === 'witnessing' && s.reason.startsWith('UNWITNESSED'));
-  out.push(`${verdict}: ${r.log ?? '(unknown log)'}${r.mode ? ` (${r.mode})` : ''}${unwitnessedLog ? ' (UNWITNESSED: the policy has quorum 0, no witness checked anything)' : ''}`);
+  out.push(
+    `${verdict}: ${r.log ?? '(unknown log)'}${r.mode ? ` (${r.mode})` : ''}${unwitnessedLog ? ' (UNWITNESSED: the policy has quorum 0, no witness checked anything)' : ''}`,
+  );
   out.push(`  entries        ${r.entries}${r.seq !== undefined ? ` (header seq ${r.seq})` : ''}`);
   out.push(`  payloads       ${r.payloads.present} present, ${r.payloads.erased} erased, ${r.payloads.missing} missing`);
   const latest = r.checkpoints.latest;
-  out.push(`  checkpoints    ${r.checkpoints.count} (${r.checkpoints.verified} met the policy)${latest ? `; latest seq ${latest.seq}, root ${latest.root}, witnesses ${latest.witnesses.join(', ') || 'none'}` : ''}`);
+  out.push(
+    `  checkpoints    ${r.checkpoints.count} (${r.checkpoints.verified} met the policy)${latest ? `; latest seq ${latest.seq}, root ${latest.root}, witnesses ${latest.witnesses.join(', ') || 'none'}` : ''}`,
+  );
   const lastCosigned = r.checkpoints.cosigned?.at(-1);
-  if (lastCosigned) out.push(`  cosigned by    ${lastCosigned.cosigners.map((c) => `${c.kid} (${c.forms.join(' + ')})`).join(', ') || 'none'} at seq ${lastCosigned.seq}; C2SP log note ${lastCosigned.logNote}`);
-  out.push(`  witnessed      through seq ${r.witnessedThrough}${r.unwitnessed ? `; seq ${r.unwitnessed.from}..${r.unwitnessed.to} not yet witnessed` : ''}`);
-  if (r.timeBounds) out.push(`  time bounds    signedAt within ${formatDuration(r.timeBounds.maxDeliveryDelayMs)} before and ${formatDuration(r.timeBounds.maxClockSkewMs)} after sequencedAt; sequencedAt non-decreasing and no later than the cosignatures + ${formatDuration(r.timeBounds.maxClockSkewMs)}`);
-  out.push(`  subjects       ${r.subjects}; keys trusted ${r.keys.trusted} (${r.keys.fromBundle} from the bundle, signed by the sequencer)`);
+  if (lastCosigned)
+    out.push(
+      `  cosigned by    ${lastCosigned.cosigners.map((c) => `${c.kid} (${c.forms.join(' + ')})`).join(', ') || 'none'} at seq ${lastCosigned.seq}; C2SP log note ${lastCosigned.logNote}`,
+    );
+  out.push(
+    `  witnessed      through seq ${r.witnessedThrough}${r.unwitnessed ? `; seq ${r.unwitnessed.from}..${r.unwitnessed.to} not yet witnessed` : ''}`,
+  );
+  if (r.timeBounds)
+    out.push(
+      `  time bounds    signedAt within ${formatDuration(r.timeBounds.maxDeliveryDelayMs)} before and ${formatDuration(r.timeBounds.maxClockSkewMs)} after sequencedAt; sequencedAt non-decreasing and no later than the cosignatures + ${formatDuration(r.timeBounds.maxClockSkewMs)}`,
+    );
+  out.push(
+    `  subjects       ${r.subjects}; keys trusted ${r.keys.trusted} (${r.keys.fromBundle} from the bundle, signed by the sequencer)`,
+  );
   if (r.legacySignatures > 0) out.push(`  WEAKER: ${r.legacySignatures} legacy (Core 0.2.0 bare-hash) signatures accepted by request`);
   const shown = r.erased.slice(0, HUMAN_LISTED);
   for (const e of shown) out.push(`  erased         seq ${e.seq} (eventHash ${e.eventHash}) by entry ${e.erasedBy}: ${e.reason}`);
-  if (r.payloads.erased > shown.length) out.push(`  erased         … ${r.payloads.erased - shown.length} more (--json lists ${r.erased.length})`);
+  if (r.payloads.erased > shown.length)
+    out.push(`  erased         … ${r.payloads.erased - shown.length} more (--json lists ${r.erased.length})`);
   for (const s of r.skipped) out.push(`  skipped        ${s.check}${s.seq !== undefined ? ` at seq ${s.seq}` : ''}: ${s.reason}`);
   if (r.failuresTotal > 0) {
-    const counts = Object.entries(r.failureCounts).map(([k, n]) => `${k} ${n}`).join(', ');
+    const counts = Object.entries(r.failureCounts)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ');
     out.push(`  failures       ${r.failuresTotal}: ${counts}`);
     for (const f of r.failures.slice(0, HUMAN_LISTED * 5)) {
       const where = [f.seq !== undefined ? `seq ${f.seq}` : '', f.line !== undefined ? `line ${f.line}` : ''].filter(Boolean).join(', ');
       let s = `  ✗ ${f.kind}${where ? ` (${where})` : ''}: ${f.detail}`;
       if (f.expected !== undefined) s += `\n      expected ${show(f.expected)}`;
       if (f.found !== undefined) s += `\n      found    ${show(f.found)}`;
-      if (f.upTo !== undefined) s += `\n      first difference in seq ${f.seq}..${f.upTo}${f.firstBadEntry !== undefined ? `; first entry whose hash fails: seq ${f.firstBadEntry}` : ''}`;
-      if (f.forkProof) s += `\n      fork proof: checkpoints at seq ${f.forkProof.a.seq} with roots ${f.forkProof.a.root} and ${f.forkProof.b.root}`;
+      if (f.upTo !== undefined)
+        s += `\n      first difference in seq ${f.seq}..${f.upTo}${f.firstBadEntry !== undefined ? `; first entry whose hash fails: seq ${f.firstBadEntry}` : ''}`;
+      if (f.forkProof)
+        s += `\n      fork proof: checkpoints at seq ${f.forkProof.a.seq} with roots ${f.forkProof.a.root} and ${f.forkProof.b.root}`;
       out.push(s);
     }
     const listed = Math.min(r.failures.length, HUMAN_LISTED * 5);
-    if (r.failuresTotal > listed) out.push(`  … ${r.failuresTotal - listed} more failures (counted above; --json lists ${r.failures.length})`);
+    if (r.failuresTotal > listed)
+      out.push(`  … ${r.failuresTotal - listed} more failures (counted above; --json lists ${r.failures.length})`);
   }
   return out.join('\n') + '\n';
 }

@@ -35,7 +35,10 @@ const idx = (lines: string[], kind: string, seq: number) => lines.findIndex((l) 
 const entry = (lines: string[], seq: number) => JSON.parse(lines[idx(lines, 'Event', seq)]) as Doc;
 
 async function verify(lines: string[], policy: Parameters<typeof createBundleVerifier>[0]['policy'], ahead = true): Promise<BundleReport> {
-  const seqs = lines.map(parse).filter((d) => d?.kind === 'Checkpoint').map((d) => d!.seq as number);
+  const seqs = lines
+    .map(parse)
+    .filter((d) => d?.kind === 'Checkpoint')
+    .map((d) => d!.seq as number);
   const v = createBundleVerifier({ policy, checkpointSeqs: ahead ? seqs : undefined });
   for (const l of lines) {
     const p = v.line(l);
@@ -58,9 +61,23 @@ function withSignedAt(g: ReturnType<typeof generateLog>, lines: string[], seq: n
 }
 
 /** The sequencer gives entry `seq` another sequencedAt, then re-chains and re-seals the log. */
-function withSequencedAt(g: ReturnType<typeof generateLog>, lines: string[], seq: number, sequencedAt: string, cosignAt?: Parameters<typeof reseal>[3]): string[] {
+function withSequencedAt(
+  g: ReturnType<typeof generateLog>,
+  lines: string[],
+  seq: number,
+  sequencedAt: string,
+  cosignAt?: Parameters<typeof reseal>[3],
+): string[] {
   const i = idx(lines, 'Event', seq);
-  return reseal(rechain(edit(lines, i, (d) => (d.sequencedAt = sequencedAt)), i), g.sequencer, g.witnessSigners, cosignAt);
+  return reseal(
+    rechain(
+      edit(lines, i, (d) => (d.sequencedAt = sequencedAt)),
+      i,
+    ),
+    g.sequencer,
+    g.witnessSigners,
+    cosignAt,
+  );
 }
 
 describe('time bounds, offline', () => {
@@ -93,7 +110,7 @@ describe('time bounds, offline', () => {
     expect(kinds(await verify(withSignedAt(g, lines, 34, '2999-01-01T00:00:00.000Z'), g.policy))).toEqual(['signed_in_future@34']);
   });
 
-  it('a sequencedAt earlier than the previous entry\'s is time_regression at its seq; an equal one is not', async () => {
+  it("a sequencedAt earlier than the previous entry's is time_regression at its seq; an equal one is not", async () => {
     const prev = entry(lines, 24).sequencedAt;
     const r = await verify(withSequencedAt(g, lines, 25, formatTime(timeMs(prev) - 1)), g.policy);
     expect(kinds(r)).toEqual(['time_regression@25']);
@@ -114,7 +131,8 @@ describe('time bounds, offline', () => {
   it('the bound is the quorum-th earliest cosignature: one witness with a slow clock fails nothing, a quorum of them does', async () => {
     expect(g.policy.quorum).toBe(2);
     const last = timeMs(entry(lines, 20).sequencedAt);
-    const slow = (kids: string[]) => (cp: Doc, old: string, kid: string) => (cp.seq === 20 && kids.includes(kid) ? formatTime(last - SKEW - 1) : old);
+    const slow = (kids: string[]) => (cp: Doc, old: string, kid: string) =>
+      cp.seq === 20 && kids.includes(kid) ? formatTime(last - SKEW - 1) : old;
     const [w0, w1] = g.witnessSigners.map((w) => w.kid);
     const one = await verify(withSequencedAt(g, lines, 20, entry(lines, 20).sequencedAt, slow([w0])), g.policy);
     expect(kinds(one)).toEqual([]);
@@ -122,7 +140,7 @@ describe('time bounds, offline', () => {
     expect(kinds(two)).toEqual(['sequenced_after_cosignature@20']);
   });
 
-  it('the last entry pushed past its checkpoint\'s cosignatures is found without read-ahead too, and named once', async () => {
+  it("the last entry pushed past its checkpoint's cosignatures is found without read-ahead too, and named once", async () => {
     const cosigned = JSON.parse(lines[idx(lines, 'Checkpoint', 60)]).signature[1].signedAt as string;
     const later = formatTime(timeMs(cosigned) + SKEW + 1);
     const forged = withSequencedAt(g, lines, 60, later);
@@ -134,7 +152,7 @@ describe('time bounds, offline', () => {
     }
   });
 
-  it('a forward-dated entry that the sequencer also forward-sequenced is still caught by the witnesses\' times', async () => {
+  it("a forward-dated entry that the sequencer also forward-sequenced is still caught by the witnesses' times", async () => {
     const i = idx(lines, 'Event', 60);
     const future = '2999-01-01T00:00:00.000Z';
     let out = resign(lines, 60, deviceOf(g, lines, 60), future);

@@ -61,15 +61,25 @@ export function createTrust(policy: WitnessPolicy, cache: readonly KeyRecord[] =
     },
     isSequencer: (key) => sameKey(key, seqKey),
     admit(rec) {
-      if (rec.signature === undefined) return fail('bad_signature', `KeyRecord ${rec.kid} carries no signature by the sequencer key`, { kid: rec.kid });
+      if (rec.signature === undefined)
+        return fail('bad_signature', `KeyRecord ${rec.kid} carries no signature by the sequencer key`, { kid: rec.kid });
       const v = verifyDocument(rec as unknown as JsonObject, seqLookup, { ...opts, role: 'sequencer' });
-      if (!v.ok) return v.code === 'unknown_key' ? fail('unknown_key', `KeyRecord ${rec.kid} is signed by ${rec.signature.kid}, not by the policy's sequencer key ${seqKey.kid}`, { kid: rec.kid }) : v;
+      if (!v.ok)
+        return v.code === 'unknown_key'
+          ? fail('unknown_key', `KeyRecord ${rec.kid} is signed by ${rec.signature.kid}, not by the policy's sequencer key ${seqKey.kid}`, {
+              kid: rec.kid,
+            })
+          : v;
       if (rec.kid === seqKey.kid) {
-        if (!sameKey(rec, seqKey)) return fail('key_conflict', `the bundle's sequencer record ${rec.kid} holds another public key than the policy's`, { kid: rec.kid });
+        if (!sameKey(rec, seqKey))
+          return fail('key_conflict', `the bundle's sequencer record ${rec.kid} holds another public key than the policy's`, {
+            kid: rec.kid,
+          });
         return ok({ legacy: v.value.legacy });
       }
       const had = byKid.get(rec.kid);
-      if (had && !sameKey(had, rec)) return fail('key_conflict', `KeyRecord ${rec.kid} in the bundle holds another public key than the key cache's`, { kid: rec.kid });
+      if (had && !sameKey(had, rec))
+        return fail('key_conflict', `KeyRecord ${rec.kid} in the bundle holds another public key than the key cache's`, { kid: rec.kid });
       const { hash: _h, signature: _s, ...plain } = rec;
       byKid.set(rec.kid, had ? stricterRecord(had, plain as KeyRecord) : (plain as KeyRecord));
       fromBundle++;

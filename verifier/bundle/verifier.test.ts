@@ -15,7 +15,6 @@ import { entryCeOf } from '../documents/entry.ts';
 import { signDocument, type Signer } from '../documents/signature.ts';
 import { edit, rechain, rehash, type Doc } from '../../testkit/audit.ts';
 
-
 function bundle(o: Partial<GenOptions> = {}) {
   const g = generateLog({ events: 60, checkpointEvery: 10, eraseEvery: 0, ...o });
   const lines = [...g.lines()].join('').split('\n');
@@ -36,7 +35,11 @@ function checkpointSeqs(lines: string[]): number[] {
   return out;
 }
 
-async function verify(lines: string[], policy: BundleVerifierOptions['policy'], o: Partial<BundleVerifierOptions> & { ahead?: boolean; lastUnterminated?: boolean } = {}): Promise<BundleReport> {
+async function verify(
+  lines: string[],
+  policy: BundleVerifierOptions['policy'],
+  o: Partial<BundleVerifierOptions> & { ahead?: boolean; lastUnterminated?: boolean } = {},
+): Promise<BundleReport> {
   const v = createBundleVerifier({ policy, checkpointSeqs: o.ahead === false ? undefined : checkpointSeqs(lines), ...o });
   for (let i = 0; i < lines.length; i++) {
     const p = v.line(lines[i], { unterminated: o.lastUnterminated === true && i === lines.length - 1 });
@@ -45,7 +48,14 @@ async function verify(lines: string[], policy: BundleVerifierOptions['policy'], 
   return v.end();
 }
 
-const idx = (lines: string[], pred: (d: Doc) => boolean) => lines.findIndex((l) => { try { return pred(JSON.parse(l)); } catch { return false; } });
+const idx = (lines: string[], pred: (d: Doc) => boolean) =>
+  lines.findIndex((l) => {
+    try {
+      return pred(JSON.parse(l));
+    } catch {
+      return false;
+    }
+  });
 const entryAt = (lines: string[], seq: number) => idx(lines, (d) => d.kind === 'Event' && d.seq === seq);
 const kinds = (r: BundleReport) => r.failures.map((f) => `${f.kind}@${f.seq ?? '-'}`);
 
@@ -69,7 +79,10 @@ describe('bundle verifier: untouched bundles', () => {
       const r = await verify(lines, g.policy, { verifyBatch: (items) => pool.verify(items), batchSize: 16, maxInFlight: 2 });
       expect(kinds(r)).toEqual([]);
       expect(pool.stats.items).toBe(300);
-      const bad = edit(lines, entryAt(lines, 123), (d) => { d.eventSignature.sig = d.eventSignature.sig.replace(/^./, (c: string) => (c === 'A' ? 'B' : 'A')); rehash(d); });
+      const bad = edit(lines, entryAt(lines, 123), (d) => {
+        d.eventSignature.sig = d.eventSignature.sig.replace(/^./, (c: string) => (c === 'A' ? 'B' : 'A'));
+        rehash(d);
+      });
       const r2 = await verify(rechain(bad, entryAt(bad, 123)), g.policy, { verifyBatch: (items) => pool.verify(items), batchSize: 16 });
       expect(kinds(r2)).toContain('bad_signature@123');
     } finally {
@@ -95,7 +108,11 @@ describe('bundle verifier: untouched bundles', () => {
 describe('bundle verifier: the header', () => {
   const { g, lines } = bundle({ events: 5 });
   it('refuses a wrong type, another major version or an empty file with exit 2', async () => {
-    for (const [h, code] of [['{"type":"other"}', 'bad_bundle_type'], ['not json', 'bad_bundle_type'], [lines[0].replace('"1.0"', '"2.0"'), 'unsupported_bundle_version']] as const) {
+    for (const [h, code] of [
+      ['{"type":"other"}', 'bad_bundle_type'],
+      ['not json', 'bad_bundle_type'],
+      [lines[0].replace('"1.0"', '"2.0"'), 'unsupported_bundle_version'],
+    ] as const) {
       const r = await verify([h, ...lines.slice(1)], g.policy);
       expect(r.exitCode).toBe(2);
       expect(kinds(r)).toEqual([`${code}@-`]);
@@ -130,7 +147,10 @@ describe('bundle verifier: the header', () => {
 describe('bundle verifier: tampering is named with its seq', () => {
   const { g, lines } = bundle({ eraseEvery: 9 });
   it('a changed entry field: entry_hash_mismatch, and the witnessed checkpoints after it see a rewrite', async () => {
-    const r = await verify(edit(lines, entryAt(lines, 25), (d) => (d.sequencedAt = '2026-11-30T10:00:00.001Z')), g.policy);
+    const r = await verify(
+      edit(lines, entryAt(lines, 25), (d) => (d.sequencedAt = '2026-11-30T10:00:00.001Z')),
+      g.policy,
+    );
     expect(kinds(r)).toContain('entry_hash_mismatch@25');
     const rw = r.failures.find((f) => f.kind === 'rewrite_detected');
     expect(rw).toMatchObject({ seq: 21, upTo: 30, firstBadEntry: 25 });
@@ -141,60 +161,131 @@ describe('bundle verifier: tampering is named with its seq', () => {
     const cps = a.lines.filter((l) => l.includes('"kind":"Checkpoint"'));
     const spliced = b.lines.filter((l) => !l.includes('"kind":"Checkpoint"')).concat(cps);
     const r = await verify(spliced, a.g.policy);
-    expect(r.failures.filter((f) => f.kind === 'rewrite_detected').map((f) => [f.seq, f.upTo])).toEqual([[31, 40], [31, 50], [31, 60]]);
+    expect(r.failures.filter((f) => f.kind === 'rewrite_detected').map((f) => [f.seq, f.upTo])).toEqual([
+      [31, 40],
+      [31, 50],
+      [31, 60],
+    ]);
     expect(r.failureCounts.entry_hash_mismatch).toBeUndefined();
   });
   it('drop, duplicate and reorder entries: chain_broken at the first affected seq', async () => {
     const i = entryAt(lines, 12);
     expect(kinds(await verify([...lines.slice(0, i), ...lines.slice(i + 2)], g.policy))).toContain('chain_broken@12');
-    expect(kinds(await verify([...lines.slice(0, i + 2), ...lines.slice(i, i + 2), ...lines.slice(i + 2)], g.policy))).toContain('chain_broken@13');
-    const reordered = kinds(await verify([...lines.slice(0, i), ...lines.slice(i + 2, i + 4), ...lines.slice(i, i + 2), ...lines.slice(i + 4)], g.policy));
+    expect(kinds(await verify([...lines.slice(0, i + 2), ...lines.slice(i, i + 2), ...lines.slice(i + 2)], g.policy))).toContain(
+      'chain_broken@13',
+    );
+    const reordered = kinds(
+      await verify([...lines.slice(0, i), ...lines.slice(i + 2, i + 4), ...lines.slice(i, i + 2), ...lines.slice(i + 4)], g.policy),
+    );
     expect(reordered.filter((k) => k.startsWith('chain_broken'))[0]).toBe('chain_broken@12');
   });
   it('duplicate (source, id) and a cookwalaseq gap, even when the chain is recomputed', async () => {
     const src = JSON.parse(lines[entryAt(lines, 5)]).ce;
-    const dup = rechain(edit(lines, entryAt(lines, 14), (d) => { d.ce.id = src.id; d.ce.source = src.source; }), entryAt(lines, 14));
+    const dup = rechain(
+      edit(lines, entryAt(lines, 14), (d) => {
+        d.ce.id = src.id;
+        d.ce.source = src.source;
+      }),
+      entryAt(lines, 14),
+    );
     expect(kinds(await verify(dup, g.policy))).toContain('duplicate_id@14');
-    const gap = rechain(edit(lines, entryAt(lines, 40), (d) => (d.ce.cookwalaseq += 1)), entryAt(lines, 40));
+    const gap = rechain(
+      edit(lines, entryAt(lines, 40), (d) => (d.ce.cookwalaseq += 1)),
+      entryAt(lines, 40),
+    );
     const r = await verify(gap, g.policy);
-    expect(r.failures.find((f) => f.kind === 'out_of_order')).toMatchObject({ seq: 40, found: JSON.parse(gap[entryAt(gap, 40)]).ce.cookwalaseq });
+    expect(r.failures.find((f) => f.kind === 'out_of_order')).toMatchObject({
+      seq: 40,
+      found: JSON.parse(gap[entryAt(gap, 40)]).ce.cookwalaseq,
+    });
   });
   it('payloads: swapped contents, a dropped payload line, a changed cookwalasig', async () => {
     const a = idx(lines, (d) => d.kind === 'Payload' && d.seq === 3);
     const b = idx(lines, (d) => d.kind === 'Payload' && d.seq === 4);
-    const swapped = edit(edit(lines, a, (d) => (d.event = JSON.parse(lines[b]).event)), b, (d) => (d.event = JSON.parse(lines[a]).event));
+    const swapped = edit(
+      edit(lines, a, (d) => (d.event = JSON.parse(lines[b]).event)),
+      b,
+      (d) => (d.event = JSON.parse(lines[a]).event),
+    );
     expect(kinds(await verify(swapped, g.policy))).toEqual(['payload_hash_mismatch@3', 'payload_hash_mismatch@4']);
-    expect(kinds(await verify(lines.filter((_, k) => k !== a), g.policy))).toEqual(['payload_missing@3']);
+    expect(
+      kinds(
+        await verify(
+          lines.filter((_, k) => k !== a),
+          g.policy,
+        ),
+      ),
+    ).toEqual(['payload_missing@3']);
     const other = JSON.parse(lines[b]).event.cookwalasig;
-    expect(kinds(await verify(edit(lines, a, (d) => (d.event.cookwalasig = other)), g.policy))).toEqual(['bad_signature@3']);
+    expect(
+      kinds(
+        await verify(
+          edit(lines, a, (d) => (d.event.cookwalasig = other)),
+          g.policy,
+        ),
+      ),
+    ).toEqual(['bad_signature@3']);
   });
   it('a full-mode bundle may not lack a payload', async () => {
     const f = bundle({ mode: 'full', events: 12 });
     const p = idx(f.lines, (d) => d.kind === 'Payload' && d.seq === 6);
-    expect(kinds(await verify(f.lines.filter((_, k) => k !== p), f.g.policy))).toEqual(['payload_missing@6']);
+    expect(
+      kinds(
+        await verify(
+          f.lines.filter((_, k) => k !== p),
+          f.g.policy,
+        ),
+      ),
+    ).toEqual(['payload_missing@6']);
   });
   it('key records: a replaced key fails its signature and its events have no key; a dropped one leaves them unknown', async () => {
     const k = idx(lines, (d) => d.kind === 'KeyRecord' && d.role === 'device');
     const other = generateLog({ events: 1, seed: 9 }).deviceKeys[0].publicKey;
-    const r = await verify(edit(lines, k, (d) => (d.publicKey = other)), g.policy);
+    const r = await verify(
+      edit(lines, k, (d) => (d.publicKey = other)),
+      g.policy,
+    );
     expect(r.failureCounts.hash_mismatch).toBe(1);
     expect(r.failureCounts.unknown_key).toBe(8);
-    const resigned = await verify(edit(lines, k, (d) => { d.publicKey = other; rehash(d); }), g.policy);
+    const resigned = await verify(
+      edit(lines, k, (d) => {
+        d.publicKey = other;
+        rehash(d);
+      }),
+      g.policy,
+    );
     expect(resigned.failureCounts.bad_signature).toBe(1);
     expect(resigned.failureCounts.unknown_key).toBe(8);
-    const dropped = await verify(lines.filter((_, i) => i !== k), g.policy);
+    const dropped = await verify(
+      lines.filter((_, i) => i !== k),
+      g.policy,
+    );
     expect(Object.keys(dropped.failureCounts)).toEqual(['unknown_key']);
   });
   it('cosignatures: stripped below quorum is quorum_not_met; an altered one is bad_signature', async () => {
     const c = idx(lines, (d) => d.kind === 'Checkpoint' && d.seq === 30);
-    expect(kinds(await verify(edit(lines, c, (d) => d.signature.splice(1, 2)), g.policy))).toContain('quorum_not_met@30');
-    const r = await verify(edit(lines, c, (d) => (d.signature[2].signedAt = '2026-11-30T10:00:00.999Z')), g.policy);
+    expect(
+      kinds(
+        await verify(
+          edit(lines, c, (d) => d.signature.splice(1, 2)),
+          g.policy,
+        ),
+      ),
+    ).toContain('quorum_not_met@30');
+    const r = await verify(
+      edit(lines, c, (d) => (d.signature[2].signedAt = '2026-11-30T10:00:00.999Z')),
+      g.policy,
+    );
     expect(kinds(r)).toEqual(['bad_signature@30']);
   });
   it('two sequencer-signed checkpoints at one seq: fork_detected with a ForkProof that verifies', async () => {
     const c = idx(lines, (d) => d.kind === 'Checkpoint' && d.seq === 20);
     const cp = JSON.parse(lines[c]);
-    const fork = buildCheckpoint({ log: cp.log, seq: 20, head: cp.head, root: 'sha256:' + 'ab'.repeat(32) }, g.sequencer, cp.signature[0].signedAt);
+    const fork = buildCheckpoint(
+      { log: cp.log, seq: 20, head: cp.head, root: 'sha256:' + 'ab'.repeat(32) },
+      g.sequencer,
+      cp.signature[0].signedAt,
+    );
     const withFork = [...lines.slice(0, c + 1), JSON.stringify(fork), ...lines.slice(c + 1)];
     withFork[0] = JSON.stringify({ ...JSON.parse(lines[0]), checkpoints: JSON.parse(lines[0]).checkpoints + 1 });
     const r = await verify(withFork, g.policy);
@@ -203,16 +294,30 @@ describe('bundle verifier: tampering is named with its seq', () => {
     expect(verifyForkProof(f!.forkProof!, g.policy.sequencer).ok).toBe(true);
   });
   it('strings JCS cannot encode (a lone surrogate) are named, never a crash', async () => {
-    const r = await verify(edit(lines, entryAt(lines, 6), (d) => (d.ce.id = 'a\ud800b')), g.policy);
+    const r = await verify(
+      edit(lines, entryAt(lines, 6), (d) => (d.ce.id = 'a\ud800b')),
+      g.policy,
+    );
     expect(r.exitCode).toBe(1);
     expect(kinds(r)).toContain('invalid_document@6');
-    const k = await verify(edit(lines, idx(lines, (d) => d.kind === 'KeyRecord' && d.role === 'device'), (d) => (d.owner = '\udfff')), g.policy);
+    const k = await verify(
+      edit(
+        lines,
+        idx(lines, (d) => d.kind === 'KeyRecord' && d.role === 'device'),
+        (d) => (d.owner = '\udfff'),
+      ),
+      g.policy,
+    );
     expect(k.exitCode).toBe(1);
   });
   it('unknown kinds, broken JSON and misplaced lines are named by line', async () => {
     const i = entryAt(lines, 3);
     const r = await verify([...lines.slice(0, i), '{"kind":"Mystery"}', '{oops', lines[i + 1], ...lines.slice(i)], g.policy);
-    expect(r.failures.slice(0, 3).map((f) => [f.kind, f.line])).toEqual([['unknown_line_kind', i + 1], ['bad_json', i + 2], ['misplaced_line', i + 3]]);
+    expect(r.failures.slice(0, 3).map((f) => [f.kind, f.line])).toEqual([
+      ['unknown_line_kind', i + 1],
+      ['bad_json', i + 2],
+      ['misplaced_line', i + 3],
+    ]);
   });
   it('a bundle of another log, or checked with another policy, fails on the descriptor', async () => {
     const other = bundle({ seed: 4, log: 'other.example.org/missions/x' });
@@ -247,13 +352,25 @@ describe('bundle verifier: keys, roles and erasures', () => {
 
   it('a sequencer-signed revocation or validity window makes later event signatures key_revoked / key_not_valid_at', async () => {
     const revoked = signDocument({ ...dev0, revokedAt: at(1020) } as unknown as JsonObject, g.sequencer, at(0));
-    const r = await verify(edit(lines, keyIdx(dev0.kid), (d) => Object.assign(d, revoked)), g.policy);
+    const r = await verify(
+      edit(lines, keyIdx(dev0.kid), (d) => Object.assign(d, revoked)),
+      g.policy,
+    );
     expect(Object.keys(r.failureCounts)).toEqual(['key_revoked']);
     expect(r.failures[0]).toMatchObject({ kind: 'key_revoked', found: expect.any(String), expected: { revokedAt: at(1020) } });
     const window = signDocument({ ...dev0, validUntil: at(1020) } as unknown as JsonObject, g.sequencer, at(0));
-    expect(Object.keys((await verify(edit(lines, keyIdx(dev0.kid), (d) => Object.assign(d, window)), g.policy)).failureCounts)).toEqual(['key_not_valid_at']);
+    expect(
+      Object.keys(
+        (
+          await verify(
+            edit(lines, keyIdx(dev0.kid), (d) => Object.assign(d, window)),
+            g.policy,
+          )
+        ).failureCounts,
+      ),
+    ).toEqual(['key_not_valid_at']);
   });
-  it('the auditor\'s key cache: a revocation there counts; another public key for a kid is key_conflict', async () => {
+  it("the auditor's key cache: a revocation there counts; another public key for a kid is key_conflict", async () => {
     const r = await verify(lines, g.policy, { keys: [{ ...dev0, revokedAt: at(1020) }] });
     expect(Object.keys(r.failureCounts)).toEqual(['key_revoked']);
     const c = await verify(lines, g.policy, { keys: [{ ...dev0, publicKey: g.deviceKeys[1].publicKey }] });
@@ -296,10 +413,15 @@ describe('bundle verifier: keys, roles and erasures', () => {
 
 describe('bundle verifier: what the witnessed checkpoints cover', () => {
   const withoutCheckpoints = (lines: string[], keep: number) => {
-    const cps = lines.map((l, i) => [l, i] as const).filter(([l]) => JSON.parse(l).kind === 'Checkpoint').map(([, i]) => i);
+    const cps = lines
+      .map((l, i) => [l, i] as const)
+      .filter(([l]) => JSON.parse(l).kind === 'Checkpoint')
+      .map(([, i]) => i);
     const drop = new Set(cps.slice(keep));
     const out = lines.filter((_, i) => !drop.has(i));
-    return edit(out, 0, (h) => { h.checkpoints = keep; });
+    return edit(out, 0, (h) => {
+      h.checkpoints = keep;
+    });
   };
 
   it('entries with no checkpoint meeting the policy are quorum_not_met: nothing binds the chain', async () => {

@@ -86,7 +86,8 @@ function claimedPlace(text: string, f: Failure): { seq?: number; found?: string 
 }
 
 /** The skipped-check reason of a policy with quorum 0 (formatReport looks for it). */
-export const UNWITNESSED_REASON = 'UNWITNESSED: the policy asks for no witness (quorum 0), so the sequencer alone signed every checkpoint and a fork or a rewrite would not be caught; ask the operator for a policy with witnesses';
+export const UNWITNESSED_REASON =
+  'UNWITNESSED: the policy asks for no witness (quorum 0), so the sequencer alone signed every checkpoint and a fork or a rewrite would not be caught; ask the operator for a policy with witnesses';
 
 export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifier {
   const policy = opts.policy;
@@ -109,7 +110,15 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
   let legacyDocs = 0;
 
   const checkpointChecker = () =>
-    (checkpoints ??= createCheckpointChecker({ failures, policy, descriptorHash, seqsAhead: opts.checkpointSeqs, timeBounds: descriptor?.timeBounds, allowLegacy: opts.allowLegacy, backend: opts.backend }));
+    (checkpoints ??= createCheckpointChecker({
+      failures,
+      policy,
+      descriptorHash,
+      seqsAhead: opts.checkpointSeqs,
+      timeBounds: descriptor?.timeBounds,
+      allowLegacy: opts.allowLegacy,
+      backend: opts.backend,
+    }));
 
   function entryChecker(): EntryChecker {
     if (!entries) {
@@ -134,9 +143,22 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
   }
 
   function leaveKeys(line: number): void {
-    if (phase === 'descriptor') failures.add({ kind: 'misplaced_line', line, expected: 'the Log descriptor as the second line', found: 'none', detail: 'the bundle has no Log descriptor after its header' });
+    if (phase === 'descriptor')
+      failures.add({
+        kind: 'misplaced_line',
+        line,
+        expected: 'the Log descriptor as the second line',
+        found: 'none',
+        detail: 'the bundle has no Log descriptor after its header',
+      });
     if ((phase === 'descriptor' || phase === 'keys') && !sawSequencerKey) {
-      failures.add({ kind: 'misplaced_line', line, expected: `the sequencer's KeyRecord ${policy.sequencer.kid}`, found: 'none', detail: "the bundle lacks the sequencer's own KeyRecord" });
+      failures.add({
+        kind: 'misplaced_line',
+        line,
+        expected: `the sequencer's KeyRecord ${policy.sequencer.kid}`,
+        found: 'none',
+        detail: "the bundle lacks the sequencer's own KeyRecord",
+      });
     }
   }
 
@@ -151,7 +173,14 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
     const h = readBundleHeader(json);
     if (!h.ok) failures.add({ kind: h.code, line, detail: `header: ${h.detail}` });
     else header = h.value;
-    if (header && header.log !== policy.log) failures.add({ kind: 'log_mismatch', line, expected: policy.log, found: header.log, detail: 'the bundle is of another log than the policy' });
+    if (header && header.log !== policy.log)
+      failures.add({
+        kind: 'log_mismatch',
+        line,
+        expected: policy.log,
+        found: header.log,
+        detail: 'the bundle is of another log than the policy',
+      });
     phase = 'descriptor';
   }
 
@@ -168,13 +197,40 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
     if (h.ok) descriptorHash = h.value;
     createdAtMs = timeMs(d.createdAt);
     if (d.timeBounds === undefined) {
-      skipped.push({ check: 'time bounds', reason: 'the descriptor declares no timeBounds (a log created before them): signedAt against sequencedAt and sequencedAt against cosignature times were not checked' });
+      skipped.push({
+        check: 'time bounds',
+        reason:
+          'the descriptor declares no timeBounds (a log created before them): signedAt against sequencedAt and sequencedAt against cosignature times were not checked',
+      });
     }
     const v = verifyLogDescriptor(d, policy.sequencer, { log: policy.log, allowLegacy: opts.allowLegacy, backend: opts.backend });
-    if (!v.ok) failures.add({ kind: v.code, seq: 0, line, expected: v.code === 'log_mismatch' ? policy.log : v.code === 'descriptor_mismatch' ? policy.sequencer.kid : undefined, detail: `descriptor: ${v.detail}` });
+    if (!v.ok)
+      failures.add({
+        kind: v.code,
+        seq: 0,
+        line,
+        expected: v.code === 'log_mismatch' ? policy.log : v.code === 'descriptor_mismatch' ? policy.sequencer.kid : undefined,
+        detail: `descriptor: ${v.detail}`,
+      });
     else if (v.value.legacy) legacyDocs++;
-    if (header && header.log !== d.log) failures.add({ kind: 'header_mismatch', seq: 0, line, expected: d.log, found: header.log, detail: 'header log is not the descriptor log' });
-    if (header && header.mode !== d.mode) failures.add({ kind: 'header_mismatch', seq: 0, line, expected: d.mode, found: header.mode, detail: 'header mode is not the descriptor mode' });
+    if (header && header.log !== d.log)
+      failures.add({
+        kind: 'header_mismatch',
+        seq: 0,
+        line,
+        expected: d.log,
+        found: header.log,
+        detail: 'header log is not the descriptor log',
+      });
+    if (header && header.mode !== d.mode)
+      failures.add({
+        kind: 'header_mismatch',
+        seq: 0,
+        line,
+        expected: d.mode,
+        found: header.mode,
+        detail: 'header mode is not the descriptor mode',
+      });
   }
 
   function onKeyRecord(json: unknown, line: number): void {
@@ -183,17 +239,42 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
     const r = readDocument('KeyRecord', json);
     if (!r.ok) {
       const kid = (json as { kid?: unknown }).kid;
-      failures.add({ kind: r.code, line, found: typeof kid === 'string' ? kid.slice(0, 200) : undefined, detail: `KeyRecord: ${r.detail}` });
+      failures.add({
+        kind: r.code,
+        line,
+        found: typeof kid === 'string' ? kid.slice(0, 200) : undefined,
+        detail: `KeyRecord: ${r.detail}`,
+      });
       return;
     }
     const rec = r.value;
     const seqKid = descriptor?.sequencer ?? policy.sequencer.kid;
     if (rec.kid === seqKid) {
-      if (keyLines !== 1) failures.add({ kind: 'misplaced_line', line, found: rec.kid, detail: "the sequencer's KeyRecord comes first among the KeyRecords" });
+      if (keyLines !== 1)
+        failures.add({
+          kind: 'misplaced_line',
+          line,
+          found: rec.kid,
+          detail: "the sequencer's KeyRecord comes first among the KeyRecords",
+        });
       sawSequencerKey = true;
     } else {
-      if (keyLines === 1) failures.add({ kind: 'misplaced_line', line, expected: seqKid, found: rec.kid, detail: "the first KeyRecord is the sequencer's own" });
-      if (lastKid !== undefined && !(rec.kid > lastKid)) failures.add({ kind: 'misplaced_line', line, expected: `a kid after ${lastKid}`, found: rec.kid, detail: 'KeyRecords after the sequencer\'s come in strictly ascending kid order, each once' });
+      if (keyLines === 1)
+        failures.add({
+          kind: 'misplaced_line',
+          line,
+          expected: seqKid,
+          found: rec.kid,
+          detail: "the first KeyRecord is the sequencer's own",
+        });
+      if (lastKid !== undefined && !(rec.kid > lastKid))
+        failures.add({
+          kind: 'misplaced_line',
+          line,
+          expected: `a kid after ${lastKid}`,
+          found: rec.kid,
+          detail: "KeyRecords after the sequencer's come in strictly ascending kid order, each once",
+        });
       lastKid = rec.kid;
     }
     const a = trust.admit(rec);
@@ -214,12 +295,18 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
     }
     switch (kind) {
       case 'Log':
-        if (phase !== 'descriptor') failures.add({ kind: 'misplaced_line', line, found: 'Log', detail: 'the Log descriptor is the second line, once' });
+        if (phase !== 'descriptor')
+          failures.add({ kind: 'misplaced_line', line, found: 'Log', detail: 'the Log descriptor is the second line, once' });
         else onDescriptor(json, line);
         return undefined;
       case 'KeyRecord':
         if (phase !== 'descriptor' && phase !== 'keys') {
-          failures.add({ kind: 'misplaced_line', line, found: 'KeyRecord', detail: 'KeyRecords come between the descriptor and the first entry' });
+          failures.add({
+            kind: 'misplaced_line',
+            line,
+            found: 'KeyRecord',
+            detail: 'KeyRecords come between the descriptor and the first entry',
+          });
           return undefined;
         }
         if (phase === 'descriptor') leaveKeys(line);
@@ -254,13 +341,44 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
   function checkHeaderAgainstLines(e: EntryChecker, cps: ReturnType<ReturnType<typeof createCheckpointChecker>['summary']>): void {
     if (!header) return;
     const last = e.lastSeq;
-    if (last < header.seq) failures.add({ kind: 'truncated', seq: last + 1, expected: header.seq, found: last, detail: `the header promises entries through seq ${header.seq}; the bundle ends after seq ${last}` });
-    else if (last > header.seq) failures.add({ kind: 'header_mismatch', seq: header.seq + 1, expected: header.seq, found: last, detail: `the header says the last entry is seq ${header.seq}; the bundle holds seq ${last}` });
-    if (cps.count < header.checkpoints) failures.add({ kind: 'truncated', expected: header.checkpoints, found: cps.count, detail: `the header promises ${header.checkpoints} checkpoints; the bundle holds ${cps.count}` });
-    else if (cps.count > header.checkpoints) failures.add({ kind: 'header_mismatch', expected: header.checkpoints, found: cps.count, detail: `the header says ${header.checkpoints} checkpoints; the bundle holds ${cps.count}` });
+    if (last < header.seq)
+      failures.add({
+        kind: 'truncated',
+        seq: last + 1,
+        expected: header.seq,
+        found: last,
+        detail: `the header promises entries through seq ${header.seq}; the bundle ends after seq ${last}`,
+      });
+    else if (last > header.seq)
+      failures.add({
+        kind: 'header_mismatch',
+        seq: header.seq + 1,
+        expected: header.seq,
+        found: last,
+        detail: `the header says the last entry is seq ${header.seq}; the bundle holds seq ${last}`,
+      });
+    if (cps.count < header.checkpoints)
+      failures.add({
+        kind: 'truncated',
+        expected: header.checkpoints,
+        found: cps.count,
+        detail: `the header promises ${header.checkpoints} checkpoints; the bundle holds ${cps.count}`,
+      });
+    else if (cps.count > header.checkpoints)
+      failures.add({
+        kind: 'header_mismatch',
+        expected: header.checkpoints,
+        found: cps.count,
+        detail: `the header says ${header.checkpoints} checkpoints; the bundle holds ${cps.count}`,
+      });
     const newest = Math.max(createdAtMs, e.maxStampMs, cps.maxStampMs);
     if (Number.isFinite(newest) && timeMs(header.exportedAt) < newest) {
-      failures.add({ kind: 'header_mismatch', expected: `no earlier than ${new Date(newest).toISOString()}`, found: header.exportedAt, detail: 'exportedAt is earlier than a time the sequencer stamped in the bundle' });
+      failures.add({
+        kind: 'header_mismatch',
+        expected: `no earlier than ${new Date(newest).toISOString()}`,
+        found: header.exportedAt,
+        detail: 'exportedAt is earlier than a time the sequencer stamped in the bundle',
+      });
     }
   }
 
@@ -284,10 +402,15 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
       if (!parsed.ok) {
         if (phase === 'header') {
           const json = parsed.code === 'bad_json';
-          failures.add({ kind: json ? 'bad_bundle_type' : parsed.code, line: lines, detail: json ? 'the first line is not JSON' : `the header line: ${parsed.detail}` });
+          failures.add({
+            kind: json ? 'bad_bundle_type' : parsed.code,
+            line: lines,
+            detail: json ? 'the first line is not JSON' : `the header line: ${parsed.detail}`,
+          });
           usable = false;
           phase = 'stopped';
-        } else if (unterminated && parsed.code === 'bad_json') failures.add({ kind: 'truncated', line: lines, detail: 'the last line is cut off (no newline, not JSON)' });
+        } else if (unterminated && parsed.code === 'bad_json')
+          failures.add({ kind: 'truncated', line: lines, detail: 'the last line is cut off (no newline, not JSON)' });
         else failures.add({ kind: parsed.code, line: lines, ...claimedPlace(text, parsed), detail: parsed.detail });
         return undefined;
       }
@@ -324,13 +447,28 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
     // When the bundle is already invalid, its named failures explain the missing witness better.
     if (lastSeq === 0 || failures.total > 0) return;
     if (witnessed === 0) {
-      failures.add({ kind: 'quorum_not_met', seq: 1, expected: `a checkpoint meeting the policy (quorum ${policy.quorum})`, found: 'none', detail: `no checkpoint that meets the policy covers any of the ${lastSeq} entries` });
+      failures.add({
+        kind: 'quorum_not_met',
+        seq: 1,
+        expected: `a checkpoint meeting the policy (quorum ${policy.quorum})`,
+        found: 'none',
+        detail: `no checkpoint that meets the policy covers any of the ${lastSeq} entries`,
+      });
     } else if (opts.requireWitnessed && lastSeq > witnessed) {
-      failures.add({ kind: 'quorum_not_met', seq: witnessed + 1, expected: `witnessed through seq ${lastSeq}`, found: `witnessed through seq ${witnessed}`, detail: `entries ${witnessed + 1}..${lastSeq} are not covered by a checkpoint that meets the policy (--require-witnessed)` });
+      failures.add({
+        kind: 'quorum_not_met',
+        seq: witnessed + 1,
+        expected: `witnessed through seq ${lastSeq}`,
+        found: `witnessed through seq ${witnessed}`,
+        detail: `entries ${witnessed + 1}..${lastSeq} are not covered by a checkpoint that meets the policy (--require-witnessed)`,
+      });
     }
   }
 
-  function report(e: EntryChecker | undefined, cps: ReturnType<ReturnType<typeof createCheckpointChecker>['summary']> | undefined): BundleReport {
+  function report(
+    e: EntryChecker | undefined,
+    cps: ReturnType<ReturnType<typeof createCheckpointChecker>['summary']> | undefined,
+  ): BundleReport {
     const st = e?.stats();
     const lastSeq = e?.lastSeq ?? 0;
     const witnessed = cps?.witnessedThrough ?? 0;
@@ -350,7 +488,13 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
       lines,
       entries: e?.count ?? 0,
       payloads: { present: st?.present ?? 0, erased: st?.erased ?? 0, missing: failures.counts().payload_missing ?? 0 },
-      checkpoints: { count: cps?.count ?? 0, verified: cps?.verified ?? 0, latest: cps?.latest, cosigned: cps?.cosigned ?? [], ...(cps?.cosignedTruncated ? { cosignedTruncated: true } : {}) },
+      checkpoints: {
+        count: cps?.count ?? 0,
+        verified: cps?.verified ?? 0,
+        latest: cps?.latest,
+        cosigned: cps?.cosigned ?? [],
+        ...(cps?.cosignedTruncated ? { cosignedTruncated: true } : {}),
+      },
       witnessedThrough: witnessed,
       unwitnessed: lastSeq > witnessed ? { from: witnessed + 1, to: lastSeq } : undefined,
       subjects: st?.subjects ?? 0,
@@ -361,7 +505,9 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
       failuresTotal: failures.total,
       erased: st?.erasedList ?? [],
       skipped: skip,
-      notes: ['(source, id) uniqueness is checked on 64-bit salted digests: every true duplicate is found; a false one has probability below n^2/2^65'],
+      notes: [
+        '(source, id) uniqueness is checked on 64-bit salted digests: every true duplicate is found; a false one has probability below n^2/2^65',
+      ],
       memory: { idSetBytes: st?.idSetBytes ?? 0, missingPayloads: st?.missingPayloads ?? 0, subjects: st?.subjects ?? 0 },
     };
   }

@@ -30,16 +30,27 @@ describe('forEachLine', () => {
   it('splits lines across 1 MiB reads and keeps multi-byte characters whole', async () => {
     const long = '€'.repeat(700_000); // 2.1 MB of 3-byte characters
     const got = await collect(`a\n${long}\n𝄞\n`);
-    expect(got).toEqual([['a', {}], ['700000 chars', {}], ['𝄞', {}]]);
+    expect(got).toEqual([
+      ['a', {}],
+      ['700000 chars', {}],
+      ['𝄞', {}],
+    ]);
   });
   it('flags a last line without newline, and invalid UTF-8', async () => {
-    expect(await collect('x\ny')).toEqual([['x', {}], ['y', { unterminated: true }]]);
+    expect(await collect('x\ny')).toEqual([
+      ['x', {}],
+      ['y', { unterminated: true }],
+    ]);
     expect((await collect(Buffer.from([0x7b, 0xff, 0x7d, 0x0a])))[0][1]).toEqual({ notUtf8: true });
     expect(await collect('')).toEqual([]);
   });
   it('skips an over-long line without holding it, then goes on', async () => {
     const got = await collect(Buffer.concat([Buffer.from('a\n'), Buffer.alloc(MAX_LINE_BYTES + 5, 0x61), Buffer.from('\nb\n')]));
-    expect(got).toEqual([['a', {}], ['', { tooLong: true }], ['b', {}]]);
+    expect(got).toEqual([
+      ['a', {}],
+      ['', { tooLong: true }],
+      ['b', {}],
+    ]);
   });
   it('stops when the callback says so', async () => {
     expect((await collect('1\n2\n3\n', 2)).map(([t]) => t)).toEqual(['1', '2']);

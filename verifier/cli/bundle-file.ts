@@ -31,13 +31,20 @@ export const MAX_LINE_BYTES = 16 << 20;
  * Calls `onLine` for each line in order, awaiting it when it returns a promise; returning `false`
  * stops the reading. Memory: one read buffer and at most MAX_LINE_BYTES of a pending line.
  */
-export async function forEachLine(path: string, onLine: (text: string, flags: LineFlags) => Promise<void> | undefined | false, onBytes?: (n: number) => void): Promise<void> {
+export async function forEachLine(
+  path: string,
+  onLine: (text: string, flags: LineFlags) => Promise<void> | undefined | false,
+  onBytes?: (n: number) => void,
+): Promise<void> {
   const stream = createReadStream(path, { highWaterMark: 1 << 20 });
   let carry: Buffer[] = [];
   let carried = 0;
   let skipping = false;
   const emit = async (slice: Buffer, flags: LineFlags): Promise<boolean> => {
-    const r = onLine(skipping ? '' : slice.toString('utf8'), skipping ? { ...flags, tooLong: true } : isUtf8(slice) ? flags : { ...flags, notUtf8: true });
+    const r = onLine(
+      skipping ? '' : slice.toString('utf8'),
+      skipping ? { ...flags, tooLong: true } : isUtf8(slice) ? flags : { ...flags, notUtf8: true },
+    );
     skipping = false;
     if (r === false) return false;
     if (r) await r;

@@ -27,7 +27,8 @@ export function keySourceOf(target: string): Result<KeySource> {
     const parts = target.slice('did:web:'.length).split(':');
     if (parts.length === 0 || parts[0] === '') return fail('bad_request', `not a did:web identifier: ${target}`);
     const host = decodeURIComponent(parts[0]);
-    if (!/^[A-Za-z0-9.-]+(:[0-9]{1,5})?$/.test(host) && !/^\[::1\](:[0-9]{1,5})?$/.test(host)) return fail('bad_request', `did:web host ${host} is not a host[:port]`);
+    if (!/^[A-Za-z0-9.-]+(:[0-9]{1,5})?$/.test(host) && !/^\[::1\](:[0-9]{1,5})?$/.test(host))
+      return fail('bad_request', `did:web host ${host} is not a host[:port]`);
     const path = parts.slice(1).map((p) => decodeURIComponent(p));
     const scheme = LOCAL_HOSTS.has(host.replace(/:[0-9]+$/, '')) ? 'http' : 'https';
     const url = `${scheme}://${host}/${path.length ? path.join('/') : '.well-known'}/did.json`;
@@ -39,7 +40,8 @@ export function keySourceOf(target: string): Result<KeySource> {
   } catch {
     return fail('bad_request', `not a URL or did:web identifier: ${target}`);
   }
-  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && LOCAL_HOSTS.has(u.hostname))) return fail('bad_request', `${u.protocol} is allowed only as https, or http for localhost and 127.0.0.1`);
+  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && LOCAL_HOSTS.has(u.hostname)))
+    return fail('bad_request', `${u.protocol} is allowed only as https, or http for localhost and 127.0.0.1`);
   if (u.pathname === '/' || u.pathname === '') u.pathname = '/.well-known/cookwala.json';
   return ok({ url: u.toString(), kind: 'cookwala' });
 }
@@ -62,7 +64,8 @@ function jwkToKey(jwk: Jwk): Result<{ alg: 'EdDSA' | 'ES256'; publicKey: string 
   if (jwk.kty === 'EC' && jwk.crv === 'P-256' && typeof jwk.x === 'string' && typeof jwk.y === 'string') {
     const x = fromBase64url(jwk.x);
     const y = fromBase64url(jwk.y);
-    if (!x.ok || !y.ok || x.value.length !== 32 || y.value.length !== 32) return fail('invalid_document', 'a P-256 JWK x and y are 32 bytes each');
+    if (!x.ok || !y.ok || x.value.length !== 32 || y.value.length !== 32)
+      return fail('invalid_document', 'a P-256 JWK x and y are 32 bytes each');
     const pub = new Uint8Array(65);
     pub[0] = 4;
     pub.set(x.value, 1);
@@ -73,7 +76,11 @@ function jwkToKey(jwk: Jwk): Result<{ alg: 'EdDSA' | 'ES256'; publicKey: string 
 }
 
 /** KeyRecords of a DID document; `skipped` names the methods that could not be used. */
-export function keysFromDidDocument(doc: unknown, did: string, f: { role: KeyRole; validFrom: string }): Result<{ keys: KeyRecord[]; skipped: string[] }> {
+export function keysFromDidDocument(
+  doc: unknown,
+  did: string,
+  f: { role: KeyRole; validFrom: string },
+): Result<{ keys: KeyRecord[]; skipped: string[] }> {
   const d = doc as { id?: unknown; controller?: unknown; verificationMethod?: unknown };
   if (!d || typeof d !== 'object' || d.id !== did) return fail('invalid_document', `the DID document's id is not ${did}`);
   if (!Array.isArray(d.verificationMethod)) return fail('invalid_document', 'the DID document has no verificationMethod array');
@@ -91,7 +98,15 @@ export function keysFromDidDocument(doc: unknown, did: string, f: { role: KeyRol
       continue;
     }
     const owner = typeof m.controller === 'string' ? m.controller : did;
-    const rec: KeyRecord = { kind: 'KeyRecord', kid: id, alg: k.value.alg, publicKey: k.value.publicKey, owner, role: f.role, validFrom: f.validFrom };
+    const rec: KeyRecord = {
+      kind: 'KeyRecord',
+      kid: id,
+      alg: k.value.alg,
+      publicKey: k.value.publicKey,
+      owner,
+      role: f.role,
+      validFrom: f.validFrom,
+    };
     const r = readDocument('KeyRecord', rec);
     if (!r.ok) skipped.push(`${id}: ${r.detail}`);
     else keys.push(r.value);

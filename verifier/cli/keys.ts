@@ -45,7 +45,8 @@ async function fetchKeys(target: string, role: KeyRole, validFrom: string): Prom
   if (res.status !== 200) throw new Error(`GET ${src.value.url} answered ${res.status}`);
   const j = parseJson(await res.text());
   if (!j.ok) throw new Error(`${src.value.url} is refused: ${j.code}: ${j.detail}`);
-  const r = src.value.kind === 'did' ? keysFromDidDocument(j.value, src.value.did as string, { role, validFrom }) : keysFromKeysDocument(j.value);
+  const r =
+    src.value.kind === 'did' ? keysFromDidDocument(j.value, src.value.did as string, { role, validFrom }) : keysFromKeysDocument(j.value);
   if (!r.ok) throw new Error(`${src.value.url}: ${r.code}: ${r.detail}`);
   return { ...r.value, url: src.value.url };
 }
@@ -91,7 +92,9 @@ async function showCommand(cache: string, json: boolean): Promise<number> {
   process.stdout.write(`${cache}: ${keys.length} keys\n`);
   for (const k of keys) {
     const window = `from ${k.validFrom}${k.validUntil ? ` until ${k.validUntil}` : ''}${k.revokedAt ? `, REVOKED at ${k.revokedAt}` : ''}`;
-    process.stdout.write(`  ${k.kid}  ${k.alg}  ${k.role}  ${k.owner}  ${window}${k.signature ? `  (signed by ${k.signature.kid})` : ''}\n`);
+    process.stdout.write(
+      `  ${k.kid}  ${k.alg}  ${k.role}  ${k.owner}  ${window}${k.signature ? `  (signed by ${k.signature.kid})` : ''}\n`,
+    );
   }
   return 0;
 }
@@ -99,7 +102,12 @@ async function showCommand(cache: string, json: boolean): Promise<number> {
 export async function run(argv: string[]): Promise<number> {
   return runCli(argv, USAGE, async () => {
     const [sub, ...rest] = argv;
-    const { values, positionals } = parseFlags(rest, { cache: { type: 'string' }, role: { type: 'string' }, 'valid-from': { type: 'string' }, json: { type: 'boolean' } });
+    const { values, positionals } = parseFlags(rest, {
+      cache: { type: 'string' },
+      role: { type: 'string' },
+      'valid-from': { type: 'string' },
+      json: { type: 'boolean' },
+    });
     if (!values.cache) throw new UsageError('--cache FILE is required');
     if (sub === 'show') {
       if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);

@@ -36,8 +36,14 @@ beforeAll(async () => {
   await writeFile(file('fork.json'), JSON.stringify(fp));
   await writeFile(file('key.json'), JSON.stringify(a.keyRecord));
   const w = testKey('vf-w', 'witness');
-  await writeFile(file('policy.json'), JSON.stringify({ kind: 'WitnessPolicy', log: 'example.org/vf', sequencer: a.keyRecord, witnesses: [w.keyRecord], quorum: 1 }));
-  await writeFile(file('other-policy.json'), JSON.stringify({ kind: 'WitnessPolicy', log: 'example.org/other', sequencer: a.keyRecord, witnesses: [w.keyRecord], quorum: 1 }));
+  await writeFile(
+    file('policy.json'),
+    JSON.stringify({ kind: 'WitnessPolicy', log: 'example.org/vf', sequencer: a.keyRecord, witnesses: [w.keyRecord], quorum: 1 }),
+  );
+  await writeFile(
+    file('other-policy.json'),
+    JSON.stringify({ kind: 'WitnessPolicy', log: 'example.org/other', sequencer: a.keyRecord, witnesses: [w.keyRecord], quorum: 1 }),
+  );
   await writeFile(file('same.json'), JSON.stringify({ ...fp, b: fp.a }));
   const imp = createFakeLog('example.org/vf', 'impostor');
   imp.append(4);
@@ -67,7 +73,7 @@ describe('cookwala verify-fork', () => {
     expect(other.out).toMatch(/log_mismatch/);
   });
 
-  it("takes a witness's GET /v1/forks answer, {\"forks\":[…]}: each proof checked, exit 0 if one proves (issue 15)", async () => {
+  it('takes a witness\'s GET /v1/forks answer, {"forks":[…]}: each proof checked, exit 0 if one proves (issue 15)', async () => {
     await writeFile(file('forks.json'), JSON.stringify({ forks: [{ ...fp, b: fp.a }, fp] }));
     const r = await cli([file('forks.json'), '--policy', file('policy.json')]);
     expect(r.code, r.out).toBe(0);

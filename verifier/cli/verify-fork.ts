@@ -49,7 +49,10 @@ export async function checkForkFile(path: string, o: { policy?: string; key?: st
 }
 
 /** Every proof of a file: a ForkProof, or a witness's list `{"forks":[…]}` (at most 1000). */
-export async function checkForkFileAll(path: string, o: { policy?: string; key?: string }): Promise<{ list: boolean; verdicts: Verdict[] }> {
+export async function checkForkFileAll(
+  path: string,
+  o: { policy?: string; key?: string },
+): Promise<{ list: boolean; verdicts: Verdict[] }> {
   const trust = await readTrust(o.policy, o.key);
   const j = await readJsonFile(path, 'fork proof');
   const forks = (j as { forks?: unknown } | null)?.forks;
@@ -65,7 +68,8 @@ function checkForkDoc(path: string, json: unknown, trust: { key: KeyRecord; log?
   const doc = readDocument('ForkProof', json) as Result<ForkProof>;
   if (!doc.ok) throw new InputError(`${path} is not a ForkProof: ${doc.code}: ${doc.detail}`);
   const fp = doc.value;
-  if (trust.log !== undefined && fp.log !== trust.log) return { proven: false, log: fp.log, code: 'log_mismatch', detail: `the proof is about ${fp.log}, the policy about ${trust.log}` };
+  if (trust.log !== undefined && fp.log !== trust.log)
+    return { proven: false, log: fp.log, code: 'log_mismatch', detail: `the proof is about ${fp.log}, the policy about ${trust.log}` };
   const v = verifyForkProof(fp, trust.key);
   if (!v.ok) return { proven: false, log: fp.log, seq: fp.a.seq, code: v.code, detail: v.detail };
   return { proven: true, ...v.value };
@@ -75,7 +79,8 @@ export async function run(argv: string[]): Promise<number> {
   return runCli(argv, USAGE, async () => {
     const { values, positionals } = parseFlags(argv, { policy: { type: 'string' }, key: { type: 'string' }, json: { type: 'boolean' } });
     if (positionals.length !== 1) throw new UsageError('one PROOF file is required');
-    if ((values.policy === undefined) === (values.key === undefined)) throw new UsageError('give exactly one of --policy POLICY or --key KEYRECORD');
+    if ((values.policy === undefined) === (values.key === undefined))
+      throw new UsageError('give exactly one of --policy POLICY or --key KEYRECORD');
     let all: { list: boolean; verdicts: Verdict[] };
     try {
       all = await checkForkFileAll(positionals[0], { policy: values.policy, key: values.key });
@@ -92,7 +97,9 @@ export async function run(argv: string[]): Promise<number> {
     }
     for (const verdict of all.verdicts) {
       if (verdict.proven) {
-        process.stdout.write(`FORK PROVEN: log ${verdict.log} at seq ${verdict.seq}\n  a: head ${verdict.a!.head} root ${verdict.a!.root}\n  b: head ${verdict.b!.head} root ${verdict.b!.root}\nboth signed by the sequencer key.\n`);
+        process.stdout.write(
+          `FORK PROVEN: log ${verdict.log} at seq ${verdict.seq}\n  a: head ${verdict.a!.head} root ${verdict.a!.root}\n  b: head ${verdict.b!.head} root ${verdict.b!.root}\nboth signed by the sequencer key.\n`,
+        );
       } else process.stdout.write(`NOT A FORK PROOF: ${verdict.code}: ${verdict.detail}\n`);
     }
     return all.verdicts.some((v) => v.proven) ? 0 : 1;

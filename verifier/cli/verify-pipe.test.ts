@@ -37,7 +37,11 @@ afterAll(async () => {
 function verify(target: string, source: string): Promise<{ code: number | null; report: any; stderr: string }> {
   return new Promise((resolve, reject) => {
     const cmd = `cat "$SRC" | "$NODE" "$CLI" verify "$TARGET" --policy "$DIR/policy.json" --keys "$DIR/keys.json" --json --workers 0`;
-    const child = spawn('sh', ['-c', cmd], { cwd: ROOT, env: { ...process.env, SRC: source, NODE: process.execPath, CLI: join(ROOT, 'bin/cookwala.js'), TARGET: target, DIR: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('sh', ['-c', cmd], {
+      cwd: ROOT,
+      env: { ...process.env, SRC: source, NODE: process.execPath, CLI: join(ROOT, 'bin/cookwala.js'), TARGET: target, DIR: dir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
@@ -51,7 +55,11 @@ function verify(target: string, source: string): Promise<{ code: number | null; 
 function verifyFifo(fifo: string, source: string): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
     const cmd = `cat "$SRC" > "$FIFO" & "$NODE" "$CLI" verify "$FIFO" --policy "$DIR/policy.json" --keys "$DIR/keys.json" --workers 0; code=$?; wait; exit $code`;
-    const child = spawn('sh', ['-c', cmd], { cwd: ROOT, env: { ...process.env, SRC: source, NODE: process.execPath, CLI: join(ROOT, 'bin/cookwala.js'), FIFO: fifo, DIR: dir }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn('sh', ['-c', cmd], {
+      cwd: ROOT,
+      env: { ...process.env, SRC: source, NODE: process.execPath, CLI: join(ROOT, 'bin/cookwala.js'), FIFO: fifo, DIR: dir },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     child.on('error', reject);
@@ -62,12 +70,14 @@ function verifyFifo(fifo: string, source: string): Promise<{ code: number | null
 describe('cookwala verify from a pipe', () => {
   it('cat B | cookwala verify /dev/stdin: exit 0, earlier checkpoints skipped for head and root', async () => {
     const r = await verify('/dev/stdin', join(dir, 'b.ndjson'));
-    expect(r.stderr).toBe("");
+    expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.report.valid).toBe(true);
     expect(r.report.entries).toBe(30);
     expect(r.report.checkpoints.count).toBe(3);
-    expect(r.report.skipped.filter((s: { check: string }) => s.check === 'head and root').map((s: { seq: number }) => s.seq)).toEqual([10, 20]);
+    expect(r.report.skipped.filter((s: { check: string }) => s.check === 'head and root').map((s: { seq: number }) => s.seq)).toEqual([
+      10, 20,
+    ]);
   }, 30_000);
   it('a FIFO (what verify <(cat B) gets) verifies; a tampered bundle over a pipe exits 1', async () => {
     const fifo = join(dir, 'fifo');

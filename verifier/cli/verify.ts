@@ -69,13 +69,24 @@ export async function verifyBundleFile(path: string, o: VerifyFileOptions): Prom
   if (h && Number.isSafeInteger(h.checkpoints)) ahead = await readCheckpointSeqsAhead(path, h.checkpoints as number).catch(() => undefined);
   const pool = o.workers === 0 ? undefined : createSigPool({ size: o.workers });
   try {
-    const v = createBundleVerifier({ policy, keys, allowLegacy: o.allowLegacy, requireWitnessed: o.requireWitnessed, checkpointSeqs: ahead, verifyBatch: pool ? (items) => pool.verify(items) : undefined });
+    const v = createBundleVerifier({
+      policy,
+      keys,
+      allowLegacy: o.allowLegacy,
+      requireWitnessed: o.requireWitnessed,
+      checkpointSeqs: ahead,
+      verifyBatch: pool ? (items) => pool.verify(items) : undefined,
+    });
     let bytes = 0;
     try {
-      await forEachLine(path, (text, flags) => (v.stopped ? false : v.line(text, flags)), (n) => {
-        bytes += n;
-        o.onProgress?.(bytes, total, v.progress.entries);
-      });
+      await forEachLine(
+        path,
+        (text, flags) => (v.stopped ? false : v.line(text, flags)),
+        (n) => {
+          bytes += n;
+          o.onProgress?.(bytes, total, v.progress.entries);
+        },
+      );
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (typeof code !== 'string' || !code.startsWith('E')) throw e;
@@ -91,13 +102,23 @@ export async function verifyBundleFile(path: string, o: VerifyFileOptions): Prom
  * One line for a file that is not what `verify` reads, or a policy of another log (issue 15),
  * instead of a report of zeros or one failure per line: the command or flag to use instead.
  */
-export function wrongInput(path: string, first: unknown, policyLog: string, policyPath: string, descriptorLog?: unknown): string | undefined {
+export function wrongInput(
+  path: string,
+  first: unknown,
+  policyLog: string,
+  policyPath: string,
+  descriptorLog?: unknown,
+): string | undefined {
   const j = first as { kind?: unknown; type?: unknown; log?: unknown; forks?: unknown } | null | undefined;
   if (!j || typeof j !== 'object' || Array.isArray(j)) return undefined;
-  if (j.kind === 'EventProof') return `${path} is an event proof, not an audit bundle: check it with \`cookwala verify-event ${path} --policy ${policyPath}\``;
-  if (j.kind === 'ForkProof' || Array.isArray(j.forks)) return `${path} is a fork proof, not an audit bundle: check it with \`cookwala verify-fork ${path} --policy ${policyPath}\``;
-  if (j.kind === 'WitnessPolicy' || j.kind === 'KeyCache') return `${path} is a ${j.kind}, not an audit bundle: give the bundle (\`cookwala export\` writes one) first and the ${j.kind === 'KeyCache' ? 'key cache as --keys' : 'policy as --policy'}`;
-  if (j.type === 'cookwala-audit-bundle' && typeof j.log === 'string' && j.log !== policyLog && descriptorLog === j.log) return `${path} is the bundle of log ${j.log}, but ${policyPath} is the policy of ${policyLog}: pass the policy of ${j.log} as --policy`;
+  if (j.kind === 'EventProof')
+    return `${path} is an event proof, not an audit bundle: check it with \`cookwala verify-event ${path} --policy ${policyPath}\``;
+  if (j.kind === 'ForkProof' || Array.isArray(j.forks))
+    return `${path} is a fork proof, not an audit bundle: check it with \`cookwala verify-fork ${path} --policy ${policyPath}\``;
+  if (j.kind === 'WitnessPolicy' || j.kind === 'KeyCache')
+    return `${path} is a ${j.kind}, not an audit bundle: give the bundle (\`cookwala export\` writes one) first and the ${j.kind === 'KeyCache' ? 'key cache as --keys' : 'policy as --policy'}`;
+  if (j.type === 'cookwala-audit-bundle' && typeof j.log === 'string' && j.log !== policyLog && descriptorLog === j.log)
+    return `${path} is the bundle of log ${j.log}, but ${policyPath} is the policy of ${policyLog}: pass the policy of ${j.log} as --policy`;
   return undefined;
 }
 
@@ -131,11 +152,19 @@ export async function run(argv: string[]): Promise<number> {
     if (positionals.length !== 1) throw new UsageError('give exactly one BUNDLE file');
     if (!values.policy) throw new UsageError('--policy POLICY is required');
     const workers = values.workers === undefined ? undefined : Number(values.workers);
-    if (workers !== undefined && (!Number.isSafeInteger(workers) || workers < 0 || workers > 256)) throw new UsageError('--workers is an integer from 0 to 256');
+    if (workers !== undefined && (!Number.isSafeInteger(workers) || workers < 0 || workers > 256))
+      throw new UsageError('--workers is an integer from 0 to 256');
     const bar = progressBar();
     let report: BundleReport;
     try {
-      report = await verifyBundleFile(positionals[0], { policyPath: values.policy, keysPath: values.keys, allowLegacy: values['allow-legacy-signatures'], requireWitnessed: values['require-witnessed'], workers, onProgress: bar.update });
+      report = await verifyBundleFile(positionals[0], {
+        policyPath: values.policy,
+        keysPath: values.keys,
+        allowLegacy: values['allow-legacy-signatures'],
+        requireWitnessed: values['require-witnessed'],
+        workers,
+        onProgress: bar.update,
+      });
     } catch (e) {
       bar.done();
       if (!(e instanceof InputError)) throw e;

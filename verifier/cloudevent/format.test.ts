@@ -6,12 +6,36 @@ import { fromBase64, isAbsoluteUri, isJsonMediaType, isMediaType, isRfc3339, isU
 
 describe('isRfc3339', () => {
   it('accepts the RFC 3339 date-time forms CloudEvents allows', () => {
-    for (const t of ['2018-04-05T17:31:00Z', '2018-04-05T17:31:00.123456Z', '2018-04-05t17:31:00z', '2018-04-05T17:31:00+05:30', '2018-04-05T17:31:00-00:00', '2016-12-31T23:59:60Z', '2024-02-29T00:00:00Z']) {
+    for (const t of [
+      '2018-04-05T17:31:00Z',
+      '2018-04-05T17:31:00.123456Z',
+      '2018-04-05t17:31:00z',
+      '2018-04-05T17:31:00+05:30',
+      '2018-04-05T17:31:00-00:00',
+      '2016-12-31T23:59:60Z',
+      '2024-02-29T00:00:00Z',
+    ]) {
       expect(isRfc3339(t), t).toBe(true);
     }
   });
   it('refuses other spellings and impossible dates', () => {
-    for (const t of ['2018-04-05 17:31:00', '2018-04-05T17:31:00', '2018-04-05T17:31Z', '2018-4-05T17:31:00Z', '2023-02-29T00:00:00Z', '2018-13-01T00:00:00Z', '2018-04-31T00:00:00Z', '2018-04-05T24:00:00Z', '2018-04-05T17:61:00Z', '2018-04-05T17:31:00+24:00', '2018-04-05T17:31:00.Z', '2018-04-05T17:31:00+0530', '', 5, null]) {
+    for (const t of [
+      '2018-04-05 17:31:00',
+      '2018-04-05T17:31:00',
+      '2018-04-05T17:31Z',
+      '2018-4-05T17:31:00Z',
+      '2023-02-29T00:00:00Z',
+      '2018-13-01T00:00:00Z',
+      '2018-04-31T00:00:00Z',
+      '2018-04-05T24:00:00Z',
+      '2018-04-05T17:61:00Z',
+      '2018-04-05T17:31:00+24:00',
+      '2018-04-05T17:31:00.Z',
+      '2018-04-05T17:31:00+0530',
+      '',
+      5,
+      null,
+    ]) {
       expect(isRfc3339(t), String(t)).toBe(false);
     }
   });
@@ -19,12 +43,24 @@ describe('isRfc3339', () => {
 
 describe('URIs', () => {
   it('URI-references: absolute, network-path, relative, URNs, phone-like', () => {
-    for (const u of ['https://github.com/cloudevents', 'mailto:cncf-wg-serverless@lists.cncf.io', 'urn:uuid:6e8bc430-9c3a-11d9-9669-0800200c9a66', 'cloudevents/spec/pull/123', '/sensors/tn-1234567/alerts', '1-555-123-4567', '//github.com/cloudevents/x', 'a%20b', '#frag', '']) {
+    for (const u of [
+      'https://github.com/cloudevents',
+      'mailto:cncf-wg-serverless@lists.cncf.io',
+      'urn:uuid:6e8bc430-9c3a-11d9-9669-0800200c9a66',
+      'cloudevents/spec/pull/123',
+      '/sensors/tn-1234567/alerts',
+      '1-555-123-4567',
+      '//github.com/cloudevents/x',
+      'a%20b',
+      '#frag',
+      '',
+    ]) {
       expect(isUriReference(u), u).toBe(true);
     }
   });
   it('refuses spaces, raw non-ASCII, bad percent-encodings, two fragments and a colon in a first relative segment', () => {
-    for (const u of ['a b', 'caf\u00e9', 'a%2', 'a%zz', 'x#a#b', '1abc:def', '<x>', 'a\\b', 'a"b', 3]) expect(isUriReference(u), String(u)).toBe(false);
+    for (const u of ['a b', 'caf\u00e9', 'a%2', 'a%zz', 'x#a#b', '1abc:def', '<x>', 'a\\b', 'a"b', 3])
+      expect(isUriReference(u), String(u)).toBe(false);
   });
   it('absolute URIs need a scheme', () => {
     expect(isAbsoluteUri('https://example.org/schema.json')).toBe(true);
@@ -36,14 +72,40 @@ describe('URIs', () => {
 
 describe('media types', () => {
   it('accepts type/subtype with parameters, quoted or not', () => {
-    for (const m of ['application/json', 'text/plain; charset=us-ascii', 'application/vnd.apache.thrift.binary', 'text/plain;charset="utf-8"', 'multipart/form-data; boundary=x; a="b\\"c"']) expect(isMediaType(m), m).toBe(true);
+    for (const m of [
+      'application/json',
+      'text/plain; charset=us-ascii',
+      'application/vnd.apache.thrift.binary',
+      'text/plain;charset="utf-8"',
+      'multipart/form-data; boundary=x; a="b\\"c"',
+    ])
+      expect(isMediaType(m), m).toBe(true);
   });
   it('refuses anything else', () => {
-    for (const m of ['json', 'application/', '/json', 'text/plain;', 'text/plain; charset', 'text /plain', 'text/plain; a="unterminated', '', 1]) expect(isMediaType(m), String(m)).toBe(false);
+    for (const m of [
+      'json',
+      'application/',
+      '/json',
+      'text/plain;',
+      'text/plain; charset',
+      'text /plain',
+      'text/plain; a="unterminated',
+      '',
+      1,
+    ])
+      expect(isMediaType(m), String(m)).toBe(false);
   });
   it('knows JSON content types by subtype json or a +json suffix', () => {
-    for (const m of ['application/json', 'application/json; charset=utf-8', 'text/json', 'application/cloudevents+json', 'APPLICATION/JSON']) expect(isJsonMediaType(m), m).toBe(true);
-    for (const m of ['application/xml', 'text/plain', 'application/jsonl', 'application/json-seq']) expect(isJsonMediaType(m), m).toBe(false);
+    for (const m of [
+      'application/json',
+      'application/json; charset=utf-8',
+      'text/json',
+      'application/cloudevents+json',
+      'APPLICATION/JSON',
+    ])
+      expect(isJsonMediaType(m), m).toBe(true);
+    for (const m of ['application/xml', 'text/plain', 'application/jsonl', 'application/json-seq'])
+      expect(isJsonMediaType(m), m).toBe(false);
   });
 });
 
@@ -58,7 +120,8 @@ describe('base64 (RFC 4648 §4)', () => {
     );
   });
   it('refuses missing padding, url alphabet, whitespace and non-zero trailing bits', () => {
-    for (const s of ['Zm9vYg', 'Zm9vYg=', 'Zm9v-g==', 'Zm9v Yg==', 'Zm9vYh==', '... base64 encoded string ...', 5]) expect(fromBase64(s), String(s)).toBeUndefined();
+    for (const s of ['Zm9vYg', 'Zm9vYg=', 'Zm9v-g==', 'Zm9v Yg==', 'Zm9vYh==', '... base64 encoded string ...', 5])
+      expect(fromBase64(s), String(s)).toBeUndefined();
     expect(fromBase64('')).toEqual(new Uint8Array(0));
   });
 });

@@ -7,7 +7,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CloudEvent as SdkEvent, HTTP } from 'cloudevents';
 import {
-  decodeCookwalasig, encodeCookwalasig, eventHash, normalizeBinaryExtensions, readCloudEvent, signEvent, verifyEventSignature, type CloudEvent,
+  decodeCookwalasig,
+  encodeCookwalasig,
+  eventHash,
+  normalizeBinaryExtensions,
+  readCloudEvent,
+  signEvent,
+  verifyEventSignature,
+  type CloudEvent,
 } from './read.ts';
 import { computeHash } from '../documents/document-hash.ts';
 import { signHash } from '../documents/signature.ts';
@@ -36,7 +43,8 @@ describe(`CloudEvents vectors in ${CE_DIR}`, () => {
       for (const ev of Array.isArray(json) ? json : [json]) {
         const r = readCloudEvent(ev);
         n++;
-        if (typeof ev.data_base64 === 'string' && ev.data_base64.includes('...')) expect(r, f).toMatchObject({ ok: false, code: 'invalid_event', detail: expect.stringContaining('data_base64') });
+        if (typeof ev.data_base64 === 'string' && ev.data_base64.includes('...'))
+          expect(r, f).toMatchObject({ ok: false, code: 'invalid_event', detail: expect.stringContaining('data_base64') });
         else expect(r, f).toMatchObject({ ok: true });
       }
     }
@@ -46,7 +54,8 @@ describe(`CloudEvents vectors in ${CE_DIR}`, () => {
 
 const base = { specversion: '1.0', id: 'a', source: '/ctx', type: 't' };
 const valid = (o: Record<string, unknown>) => expect(readCloudEvent({ ...base, ...o }), JSON.stringify(o)).toMatchObject({ ok: true });
-const invalid = (o: Record<string, unknown>) => expect(readCloudEvent({ ...base, ...o }), JSON.stringify(o)).toMatchObject({ ok: false, code: 'invalid_event' });
+const invalid = (o: Record<string, unknown>) =>
+  expect(readCloudEvent({ ...base, ...o }), JSON.stringify(o)).toMatchObject({ ok: false, code: 'invalid_event' });
 
 describe('readCloudEvent', () => {
   it('returns the same object, unchanged', () => {
@@ -129,7 +138,8 @@ describe('normalizeBinaryExtensions and eventHash', () => {
   it('restores cookwalaseq to an Integer and leaves other extensions as strings', () => {
     const n = normalizeBinaryExtensions({ ...base, cookwalaseq: '42', cookwalalatency: 'local_safety', other: '7', skip: undefined });
     expect(n).toEqual({ ...base, cookwalaseq: 42, cookwalalatency: 'local_safety', other: '7' });
-    for (const s of ['042', '-1', '1.0', '2147483648', ' 1']) expect(normalizeBinaryExtensions({ ...base, cookwalaseq: s }).cookwalaseq).toBe(s);
+    for (const s of ['042', '-1', '1.0', '2147483648', ' 1'])
+      expect(normalizeBinaryExtensions({ ...base, cookwalaseq: s }).cookwalaseq).toBe(s);
     expect(readCloudEvent(normalizeBinaryExtensions({ ...base, cookwalaseq: '042' }))).toMatchObject({ ok: false, code: 'invalid_event' });
   });
 
@@ -142,8 +152,12 @@ describe('normalizeBinaryExtensions and eventHash', () => {
   });
 
   it('with the request headers, takes time verbatim from ce-time and drops a time the SDK invented', () => {
-    expect(normalizeBinaryExtensions({ ...base, time: '2026-01-01T00:00:00.000Z' }, { headers: { 'Ce-Time': '2018-04-05T17:31:00Z' } }).time).toBe('2018-04-05T17:31:00Z');
-    expect(normalizeBinaryExtensions({ ...base, time: '2026-01-01T00:00:00.000Z' }, { headers: { 'ce-id': 'a' } })).not.toHaveProperty('time');
+    expect(
+      normalizeBinaryExtensions({ ...base, time: '2026-01-01T00:00:00.000Z' }, { headers: { 'Ce-Time': '2018-04-05T17:31:00Z' } }).time,
+    ).toBe('2018-04-05T17:31:00Z');
+    expect(normalizeBinaryExtensions({ ...base, time: '2026-01-01T00:00:00.000Z' }, { headers: { 'ce-id': 'a' } })).not.toHaveProperty(
+      'time',
+    );
   });
 
   it('binary mode through the cloudevents SDK gives the structured eventHash (header strings restored)', () => {
@@ -164,7 +178,13 @@ describe('normalizeBinaryExtensions and eventHash', () => {
   });
 
   it('binary payloads through the SDK come back as the same data_base64', () => {
-    const ev = { ...base, source: 'urn:x', time: '2026-01-01T00:00:00.000Z', datacontenttype: 'application/octet-stream', data_base64: 'AQID' };
+    const ev = {
+      ...base,
+      source: 'urn:x',
+      time: '2026-01-01T00:00:00.000Z',
+      datacontenttype: 'application/octet-stream',
+      data_base64: 'AQID',
+    };
     const msg = HTTP.binary(new SdkEvent(ev as never));
     const headers = Object.fromEntries(Object.entries(msg.headers).map(([k, v]) => [k, String(v)]));
     const n = normalizeBinaryExtensions(HTTP.toEvent({ headers, body: msg.body }) as unknown as object, { headers });
@@ -198,7 +218,9 @@ describe('cookwalasig', () => {
 
   it('is base64url(JCS(Signature)) and decodes back', () => {
     const s = encodeCookwalasig(sig);
-    expect(Buffer.from(s, 'base64url').toString('utf8')).toBe(JSON.stringify({ alg: sig.alg, kid: sig.kid, sig: sig.sig, signedAt: sig.signedAt }));
+    expect(Buffer.from(s, 'base64url').toString('utf8')).toBe(
+      JSON.stringify({ alg: sig.alg, kid: sig.kid, sig: sig.sig, signedAt: sig.signedAt }),
+    );
     expect(decodeCookwalasig(s)).toEqual({ ok: true, value: sig });
   });
 
@@ -208,7 +230,9 @@ describe('cookwalasig', () => {
     expect(decodeCookwalasig(toBase64url(Uint8Array.from([0xff, 0xfe])))).toMatchObject({ code: 'malformed_signature' });
     expect(decodeCookwalasig(enc('{not json'))).toMatchObject({ code: 'malformed_signature' });
     expect(decodeCookwalasig(enc(JSON.stringify(sig)))).toMatchObject({ code: 'malformed_signature' }); // members not in JCS order
-    expect(decodeCookwalasig(enc('{"alg":"EdDSA", "kid":"k","sig":"AA","signedAt":"' + at(1) + '"}'))).toMatchObject({ code: 'malformed_signature' });
+    expect(decodeCookwalasig(enc('{"alg":"EdDSA", "kid":"k","sig":"AA","signedAt":"' + at(1) + '"}'))).toMatchObject({
+      code: 'malformed_signature',
+    });
     expect(decodeCookwalasig(encodeCookwalasig({ ...sig, extra: 1 } as never))).toMatchObject({ code: 'unknown_field' });
     expect(decodeCookwalasig(encodeCookwalasig({ ...sig, alg: 'none' } as never))).toMatchObject({ code: 'unsupported_alg' });
     expect(decodeCookwalasig(5 as unknown as string)).toMatchObject({ code: 'malformed_signature' });
@@ -239,7 +263,10 @@ describe('signEvent and verifyEventSignature', () => {
       });
 
       it('bad_signature: a changed event, a missing signature, a signature moved from another event', () => {
-        expect(verifyEventSignature({ ...ev, data: { state: 'running', tempC: 250 } }, lookup)).toMatchObject({ ok: false, code: 'bad_signature' });
+        expect(verifyEventSignature({ ...ev, data: { state: 'running', tempC: 250 } }, lookup)).toMatchObject({
+          ok: false,
+          code: 'bad_signature',
+        });
         expect(verifyEventSignature({ ...ev, subject: 'exec-43' }, lookup)).toMatchObject({ ok: false, code: 'bad_signature' });
         const { cookwalasig: _s, ...unsigned } = ev;
         expect(verifyEventSignature(unsigned as CloudEvent, lookup)).toMatchObject({ ok: false, code: 'bad_signature' });
@@ -249,8 +276,14 @@ describe('signEvent and verifyEventSignature', () => {
 
       it('unknown_key, key_revoked, key_not_valid_at, key_role_mismatch, source_mismatch', () => {
         expect(verifyEventSignature(ev, () => undefined)).toMatchObject({ ok: false, code: 'unknown_key' });
-        expect(verifyEventSignature(signEvent(sampleEvent(), signer, at(60_000)), lookup)).toMatchObject({ ok: false, code: 'key_revoked' });
-        expect(verifyEventSignature(signEvent(sampleEvent(), signer, at(-1)), lookup)).toMatchObject({ ok: false, code: 'key_not_valid_at' });
+        expect(verifyEventSignature(signEvent(sampleEvent(), signer, at(60_000)), lookup)).toMatchObject({
+          ok: false,
+          code: 'key_revoked',
+        });
+        expect(verifyEventSignature(signEvent(sampleEvent(), signer, at(-1)), lookup)).toMatchObject({
+          ok: false,
+          code: 'key_not_valid_at',
+        });
         expect(verifyEventSignature(ev, lookupOf({ ...key, role: 'witness' }))).toMatchObject({ ok: false, code: 'key_role_mismatch' });
         const elsewhere = signEvent(sampleEvent({ source: 'urn:cookwala:device:other' }), signer, at(1_000));
         expect(verifyEventSignature(elsewhere, lookup)).toMatchObject({ ok: false, code: 'source_mismatch' });

@@ -89,7 +89,8 @@ export function readCloudEvent(json: unknown): Result<CloudEvent> {
   for (const r of REQUIRED) if (json[r] === undefined || json[r] === null) return bad(`${r} is required`);
   for (const name of Object.keys(json)) {
     if (name === 'data' || name === 'data_base64') continue;
-    if (!ATTRIBUTE_NAME_RE.test(name)) return bad(`attribute name ${JSON.stringify(name.slice(0, 40))} is not 1 to 20 lower-case letters or digits`);
+    if (!ATTRIBUTE_NAME_RE.test(name))
+      return bad(`attribute name ${JSON.stringify(name.slice(0, 40))} is not 1 to 20 lower-case letters or digits`);
     const v = json[name];
     if (v === null) continue; // an optional attribute set to null is not set (json-format §3)
     const why = checkAttribute(name, v);
@@ -97,7 +98,8 @@ export function readCloudEvent(json: unknown): Result<CloudEvent> {
   }
   const hasData = Object.prototype.hasOwnProperty.call(json, 'data');
   if (hasData && Object.prototype.hasOwnProperty.call(json, 'data_base64')) return bad('data and data_base64 are mutually exclusive');
-  if (json.data_base64 !== undefined && json.data_base64 !== null && !fromBase64(json.data_base64)) return bad('data_base64 is RFC 4648 base64 with padding');
+  if (json.data_base64 !== undefined && json.data_base64 !== null && !fromBase64(json.data_base64))
+    return bad('data_base64 is RFC 4648 base64 with padding');
   const ct = json.datacontenttype;
   if (hasData && json.data !== null && typeof ct === 'string' && !isJsonMediaType(ct) && typeof json.data !== 'string') {
     return bad(`data of non-JSON content type ${ct} is a string (json-format §3.1)`);
@@ -189,7 +191,10 @@ export function decodeCookwalasig(s: string): Result<Signature> {
     return fail('malformed_signature', 'cookwalasig is not UTF-8');
   }
   const json = parseJson(text);
-  if (!json.ok) return json.code === 'duplicate_member' ? { ...json, detail: `cookwalasig: ${json.detail}` } : fail('malformed_signature', 'cookwalasig does not decode to JSON');
+  if (!json.ok)
+    return json.code === 'duplicate_member'
+      ? { ...json, detail: `cookwalasig: ${json.detail}` }
+      : fail('malformed_signature', 'cookwalasig does not decode to JSON');
   const p = parseSignature(json.value);
   if (!p.ok) return p;
   const c = canonicalize(p.value);
@@ -223,7 +228,13 @@ export interface VerifiedEvent {
  * otherwise (bad_signature, key_role_mismatch, key_revoked, key_not_valid_at), then the owner rule
  * (source_mismatch).
  */
-export function verifyEventHashSignature(hash: string, signature: unknown, source: string, lookup: (kid: string) => KeyRecord | undefined, opts: EventVerifyOptions = {}): Result<VerifiedEvent> {
+export function verifyEventHashSignature(
+  hash: string,
+  signature: unknown,
+  source: string,
+  lookup: (kid: string) => KeyRecord | undefined,
+  opts: EventVerifyOptions = {},
+): Result<VerifiedEvent> {
   const p = parseSignature(signature);
   if (!p.ok) return p;
   const key = lookup(p.value.kid);
@@ -231,12 +242,17 @@ export function verifyEventHashSignature(hash: string, signature: unknown, sourc
   const { checkSource, ...vopts } = opts;
   const r = verifyHashSignature(hash, EVENT_KIND, p.value, key, { ...vopts, role: opts.role ?? 'device' });
   if (!r.ok) return r;
-  if (checkSource !== false && key.owner !== source) return fail('source_mismatch', `key ${key.kid} belongs to ${key.owner}, the event source is ${source}`, { kid: key.kid });
+  if (checkSource !== false && key.owner !== source)
+    return fail('source_mismatch', `key ${key.kid} belongs to ${key.owner}, the event source is ${source}`, { kid: key.kid });
   return ok({ eventHash: hash, signature: p.value, key, legacy: r.value.legacy });
 }
 
 /** Verify an event's own `cookwalasig` against its recomputed event hash. */
-export function verifyEventSignature(ce: CloudEvent, lookup: (kid: string) => KeyRecord | undefined, opts: EventVerifyOptions = {}): Result<VerifiedEvent> {
+export function verifyEventSignature(
+  ce: CloudEvent,
+  lookup: (kid: string) => KeyRecord | undefined,
+  opts: EventVerifyOptions = {},
+): Result<VerifiedEvent> {
   if (ce.cookwalasig === undefined || ce.cookwalasig === null) return fail('bad_signature', 'the event carries no cookwalasig');
   const sig = decodeCookwalasig(ce.cookwalasig);
   if (!sig.ok) return sig;

@@ -13,7 +13,19 @@ import { createNodeBackend } from './node.ts';
 import { createNobleBackend } from './noble.ts';
 import { verifyRaw } from '../documents/signature.ts';
 import {
-  IDENTITY, L, NONCANONICAL_Y, P, SMALL_ORDER, SMALL_ORDER_NONCANONICAL, T8, concat, encodeY, identityForgery, keyOf, signScalar, withSPlusL,
+  IDENTITY,
+  L,
+  NONCANONICAL_Y,
+  P,
+  SMALL_ORDER,
+  SMALL_ORDER_NONCANONICAL,
+  T8,
+  concat,
+  encodeY,
+  identityForgery,
+  keyOf,
+  signScalar,
+  withSPlusL,
 } from '../../testkit/ed25519-adversarial.ts';
 
 const node = createNodeBackend();
@@ -22,30 +34,39 @@ const seed = (n: number) => Uint8Array.from({ length: 32 }, (_, i) => (i * 7 + n
 
 describe('node:crypto and @noble agree', () => {
   it('SHA-256 is identical', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 2048 }), (d) => {
-      expect(Buffer.from(node.sha256(d))).toEqual(Buffer.from(noble.sha256(d)));
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 2048 }), (d) => {
+        expect(Buffer.from(node.sha256(d))).toEqual(Buffer.from(noble.sha256(d)));
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('sha256Hex and sha256Text of text are identical and equal sha256(UTF-8)', () => {
-    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 300 }), (t) => {
-      const want = Buffer.from(node.sha256(new TextEncoder().encode(t))).toString('hex');
-      expect(node.sha256Hex(t)).toBe(want);
-      expect(noble.sha256Hex(t)).toBe(want);
-      expect(Buffer.from(node.sha256Text(t)).toString('hex')).toBe(want);
-      expect(Buffer.from(noble.sha256Text(t)).toString('hex')).toBe(want);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 300 }), (t) => {
+        const want = Buffer.from(node.sha256(new TextEncoder().encode(t))).toString('hex');
+        expect(node.sha256Hex(t)).toBe(want);
+        expect(noble.sha256Hex(t)).toBe(want);
+        expect(Buffer.from(node.sha256Text(t)).toString('hex')).toBe(want);
+        expect(Buffer.from(noble.sha256Text(t)).toString('hex')).toBe(want);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('Ed25519 keys and signatures are identical, and each verifies the other', () => {
-    fc.assert(fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.uint8Array({ maxLength: 300 }), (s, m) => {
-      const pkA = node.ed25519PublicKey(s);
-      expect(Buffer.from(pkA)).toEqual(Buffer.from(noble.ed25519PublicKey(s)));
-      const a = node.ed25519Sign(s, m);
-      expect(Buffer.from(a)).toEqual(Buffer.from(noble.ed25519Sign(s, m)));
-      expect(node.ed25519Verify(pkA, m, a)).toBe(true);
-      expect(noble.ed25519Verify(pkA, m, a)).toBe(true);
-    }), { numRuns: 50 });
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.uint8Array({ maxLength: 300 }), (s, m) => {
+        const pkA = node.ed25519PublicKey(s);
+        expect(Buffer.from(pkA)).toEqual(Buffer.from(noble.ed25519PublicKey(s)));
+        const a = node.ed25519Sign(s, m);
+        expect(Buffer.from(a)).toEqual(Buffer.from(noble.ed25519Sign(s, m)));
+        expect(node.ed25519Verify(pkA, m, a)).toBe(true);
+        expect(noble.ed25519Verify(pkA, m, a)).toBe(true);
+      }),
+      { numRuns: 50 },
+    );
   });
 
   it('P-256 public keys are identical and signatures cross-verify', () => {
@@ -76,7 +97,12 @@ describe('node:crypto and @noble agree', () => {
 
 // OpenSSL and @noble called directly, without the rule: what the backends used to do.
 const rawOpenSsl = (pub: Uint8Array, msg: Uint8Array, sig: Uint8Array) =>
-  nc.verify(null, msg, nc.createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), pub]), format: 'der', type: 'spki' }), sig);
+  nc.verify(
+    null,
+    msg,
+    nc.createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), pub]), format: 'der', type: 'spki' }),
+    sig,
+  );
 const rawNoble = (pub: Uint8Array, msg: Uint8Array, sig: Uint8Array, zip215 = false) => {
   try {
     return ed.verify(sig, msg, pub, { zip215 });
@@ -85,73 +111,132 @@ const rawNoble = (pub: Uint8Array, msg: Uint8Array, sig: Uint8Array, zip215 = fa
   }
 };
 
-interface EdCase { kind: string; pub: Uint8Array; msg: Uint8Array; sig: Uint8Array; want: boolean }
+interface EdCase {
+  kind: string;
+  pub: Uint8Array;
+  msg: Uint8Array;
+  sig: Uint8Array;
+  want: boolean;
+}
 
 /** Both backends, through verifyRaw (the rule, then the backend) and through ed25519Verify alone. */
 function verdicts(c: EdCase): boolean[] {
-  return [verifyRaw('EdDSA', c.pub, c.msg, c.sig, node), verifyRaw('EdDSA', c.pub, c.msg, c.sig, noble), node.ed25519Verify(c.pub, c.msg, c.sig), noble.ed25519Verify(c.pub, c.msg, c.sig)];
+  return [
+    verifyRaw('EdDSA', c.pub, c.msg, c.sig, node),
+    verifyRaw('EdDSA', c.pub, c.msg, c.sig, noble),
+    node.ed25519Verify(c.pub, c.msg, c.sig),
+    noble.ed25519Verify(c.pub, c.msg, c.sig),
+  ];
 }
 
 const scalarArb = fc.bigInt({ min: 1n, max: L - 1n });
 const KINDS = [
-  'honest', 'torsion R', 'identity R', 'S + L', 'mixed-order key', 'mixed-order key, torsion R', 'small-order key',
-  'small-order key, non-canonical', 'y >= p key', 'non-canonical R', 'random key', 'honest key, random sig',
-  'honest, one bit flipped', 'honest, other message', 'issue-9 forgery',
+  'honest',
+  'torsion R',
+  'identity R',
+  'S + L',
+  'mixed-order key',
+  'mixed-order key, torsion R',
+  'small-order key',
+  'small-order key, non-canonical',
+  'y >= p key',
+  'non-canonical R',
+  'random key',
+  'honest key, random sig',
+  'honest, one bit flipped',
+  'honest, other message',
+  'issue-9 forgery',
 ] as const;
 
-const edCaseArb = fc.record({
-  kind: fc.constantFrom(...KINDS), x: scalarArb, r: scalarArb, t: fc.integer({ min: 1, max: 7 }), pick: fc.nat(),
-  msg: fc.uint8Array({ maxLength: 120 }), junk: fc.uint8Array({ minLength: 96, maxLength: 96 }),
-}).map(({ kind, x, r, t, pick, msg, junk }): EdCase => {
-  const pub = keyOf(x);
-  const honest = () => signScalar(x, pub, msg, r);
-  const T = SMALL_ORDER[t];
-  switch (kind) {
-    case 'honest': return { kind, pub, msg, sig: honest(), want: true };
-    case 'torsion R': return { kind, pub, msg, sig: signScalar(x, pub, msg, r, T), want: false };
-    case 'identity R': return { kind, pub, msg, sig: signScalar(x, pub, msg, 0n), want: true };
-    case 'S + L': return { kind, pub, msg, sig: withSPlusL(honest()), want: false };
-    case 'mixed-order key': {
-      const m = keyOf(x, T);
-      return { kind, pub: m, msg, sig: signScalar(x, m, msg, r), want: false };
+const edCaseArb = fc
+  .record({
+    kind: fc.constantFrom(...KINDS),
+    x: scalarArb,
+    r: scalarArb,
+    t: fc.integer({ min: 1, max: 7 }),
+    pick: fc.nat(),
+    msg: fc.uint8Array({ maxLength: 120 }),
+    junk: fc.uint8Array({ minLength: 96, maxLength: 96 }),
+  })
+  .map(({ kind, x, r, t, pick, msg, junk }): EdCase => {
+    const pub = keyOf(x);
+    const honest = () => signScalar(x, pub, msg, r);
+    const T = SMALL_ORDER[t];
+    switch (kind) {
+      case 'honest':
+        return { kind, pub, msg, sig: honest(), want: true };
+      case 'torsion R':
+        return { kind, pub, msg, sig: signScalar(x, pub, msg, r, T), want: false };
+      case 'identity R':
+        return { kind, pub, msg, sig: signScalar(x, pub, msg, 0n), want: true };
+      case 'S + L':
+        return { kind, pub, msg, sig: withSPlusL(honest()), want: false };
+      case 'mixed-order key': {
+        const m = keyOf(x, T);
+        return { kind, pub: m, msg, sig: signScalar(x, m, msg, r), want: false };
+      }
+      case 'mixed-order key, torsion R': {
+        const m = keyOf(x, T);
+        return { kind, pub: m, msg, sig: signScalar(x, m, msg, r, SMALL_ORDER[(t * 3) % 8]), want: false };
+      }
+      case 'small-order key': {
+        const k = SMALL_ORDER[pick % 8].toBytes();
+        // R = [r]B, S = r: the cofactorless equation holds whenever [k]A = identity, the cofactored one always.
+        return { kind, msg, want: false, pub: k, sig: pick % 2 ? identityForgery(r).sig : junk.subarray(0, 64) };
+      }
+      case 'small-order key, non-canonical':
+        return {
+          kind,
+          msg,
+          want: false,
+          pub: SMALL_ORDER_NONCANONICAL[pick % SMALL_ORDER_NONCANONICAL.length],
+          sig: identityForgery(r).sig,
+        };
+      case 'y >= p key':
+        return {
+          kind,
+          msg,
+          want: false,
+          pub: NONCANONICAL_Y[pick % NONCANONICAL_Y.length],
+          sig: pick % 2 ? identityForgery(r).sig : junk.subarray(0, 64),
+        };
+      case 'non-canonical R': {
+        const enc = [encodeY(P + 1n, false), encodeY(1n, true), encodeY(P + 1n, true)][pick % 3]; // identity R, spelled three wrong ways
+        return { kind, pub, msg, sig: signScalar(x, pub, msg, 0n, undefined, enc), want: false };
+      }
+      case 'random key':
+        return { kind, msg, want: false, pub: junk.subarray(64, 96), sig: junk.subarray(0, 64) };
+      case 'honest key, random sig':
+        return { kind, pub, msg, sig: junk.subarray(0, 64), want: false };
+      case 'honest, one bit flipped': {
+        const sig = honest();
+        sig[pick % 64] ^= 1 << (pick % 8);
+        return { kind, pub, msg, sig, want: false };
+      }
+      case 'honest, other message':
+        return { kind, pub, msg: concat(msg, Uint8Array.of(pick & 0xff)), sig: honest(), want: false };
+      case 'issue-9 forgery':
+        return { kind, msg, want: false, ...identityForgery(r) };
     }
-    case 'mixed-order key, torsion R': {
-      const m = keyOf(x, T);
-      return { kind, pub: m, msg, sig: signScalar(x, m, msg, r, SMALL_ORDER[(t * 3) % 8]), want: false };
-    }
-    case 'small-order key': {
-      const k = SMALL_ORDER[pick % 8].toBytes();
-      // R = [r]B, S = r: the cofactorless equation holds whenever [k]A = identity, the cofactored one always.
-      return { kind, msg, want: false, pub: k, sig: pick % 2 ? identityForgery(r).sig : junk.subarray(0, 64) };
-    }
-    case 'small-order key, non-canonical': return { kind, msg, want: false, pub: SMALL_ORDER_NONCANONICAL[pick % SMALL_ORDER_NONCANONICAL.length], sig: identityForgery(r).sig };
-    case 'y >= p key': return { kind, msg, want: false, pub: NONCANONICAL_Y[pick % NONCANONICAL_Y.length], sig: pick % 2 ? identityForgery(r).sig : junk.subarray(0, 64) };
-    case 'non-canonical R': {
-      const enc = [encodeY(P + 1n, false), encodeY(1n, true), encodeY(P + 1n, true)][pick % 3]; // identity R, spelled three wrong ways
-      return { kind, pub, msg, sig: signScalar(x, pub, msg, 0n, undefined, enc), want: false };
-    }
-    case 'random key': return { kind, msg, want: false, pub: junk.subarray(64, 96), sig: junk.subarray(0, 64) };
-    case 'honest key, random sig': return { kind, pub, msg, sig: junk.subarray(0, 64), want: false };
-    case 'honest, one bit flipped': {
-      const sig = honest();
-      sig[pick % 64] ^= 1 << (pick % 8);
-      return { kind, pub, msg, sig, want: false };
-    }
-    case 'honest, other message': return { kind, pub, msg: concat(msg, Uint8Array.of(pick & 0xff)), sig: honest(), want: false };
-    case 'issue-9 forgery': return { kind, msg, want: false, ...identityForgery(r) };
-  }
-});
+  });
 
 describe('Ed25519: one verdict on adversarial inputs (differential, both backends)', () => {
   it('node and noble give the verdict known by construction on every adversarial family', () => {
-    fc.assert(fc.property(edCaseArb, (c) => {
-      expect(verdicts(c), c.kind).toEqual([c.want, c.want, c.want, c.want]);
-    }), { numRuns: 400 });
+    fc.assert(
+      fc.property(edCaseArb, (c) => {
+        expect(verdicts(c), c.kind).toEqual([c.want, c.want, c.want, c.want]);
+      }),
+      { numRuns: 400 },
+    );
   });
 
   it('regression (issue 9): the identity key with R = [a]B, S = a is refused by both; OpenSSL alone accepts it for any message', () => {
     expect(Buffer.from(IDENTITY).toString('hex')).toBe('01' + '00'.repeat(31));
-    for (const [a, text] of [[12345n, 'anything at all'], [1n, ''], [L - 1n, 'pay 1000 to mallory']] as const) {
+    for (const [a, text] of [
+      [12345n, 'anything at all'],
+      [1n, ''],
+      [L - 1n, 'pay 1000 to mallory'],
+    ] as const) {
       const f = identityForgery(a);
       const msg = new TextEncoder().encode(text);
       expect(rawOpenSsl(f.pub, msg, f.sig)).toBe(true); // the split this fixes

@@ -6,7 +6,21 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { checkEd25519PublicKey, checkEd25519Signature, ed25519InputsPass, isCanonicalY, isScalarBelowL } from './ed25519-rules.ts';
 import {
-  IDENTITY, L, NONCANONICAL_Y, P, SMALL_ORDER, SMALL_ORDER_NONCANONICAL, T8, concat, encodeY, identityForgery, keyOf, le32, leInt, signScalar, withSPlusL,
+  IDENTITY,
+  L,
+  NONCANONICAL_Y,
+  P,
+  SMALL_ORDER,
+  SMALL_ORDER_NONCANONICAL,
+  T8,
+  concat,
+  encodeY,
+  identityForgery,
+  keyOf,
+  le32,
+  leInt,
+  signScalar,
+  withSPlusL,
 } from '../../testkit/ed25519-adversarial.ts';
 
 // --- an independent oracle: RFC 8032 §5.1.3 decoding and extended twisted Edwards coordinates ---
@@ -26,7 +40,10 @@ function add([x1, y1, z1, t1]: Ext, [x2, y2, z2, t2]: Ext): Ext {
   const b = mod((y1 + x1) * (y2 + x2));
   const c = mod(t1 * 2n * D * t2);
   const d = mod(z1 * 2n * z2);
-  const e = b - a, f = d - c, g = d + c, h = b + a;
+  const e = b - a,
+    f = d - c,
+    g = d + c,
+    h = b + a;
   return [mod(e * f), mod(g * h), mod(f * g), mod(e * h)];
 }
 function mul(p: Ext, n: bigint): Ext {
@@ -58,7 +75,15 @@ const verdictOf = (b: Uint8Array) => {
   const r = checkEd25519PublicKey(b);
   if (r.ok) return 'ok';
   expect(r.code).toBe('weak_key');
-  return /non-canonical/.test(r.detail) ? 'noncanonical' : /not a point/.test(r.detail) ? 'offcurve' : /small-order/.test(r.detail) ? 'smallorder' : /mixed-order/.test(r.detail) ? 'mixedorder' : r.detail;
+  return /non-canonical/.test(r.detail)
+    ? 'noncanonical'
+    : /not a point/.test(r.detail)
+      ? 'offcurve'
+      : /small-order/.test(r.detail)
+        ? 'smallorder'
+        : /mixed-order/.test(r.detail)
+          ? 'mixedorder'
+          : r.detail;
 };
 
 const scalarArb = fc.bigInt({ min: 1n, max: L - 1n });
@@ -77,10 +102,13 @@ describe('the key rule', () => {
   });
 
   it('refuses mixed-order keys [x]B + T for each of the 7 torsion points, and passes [x]B', () => {
-    fc.assert(fc.property(scalarArb, (x) => {
-      expect(verdictOf(keyOf(x))).toBe('ok');
-      for (const t of SMALL_ORDER.slice(1)) expect(verdictOf(keyOf(x, t))).toBe('mixedorder');
-    }), { numRuns: 15 });
+    fc.assert(
+      fc.property(scalarArb, (x) => {
+        expect(verdictOf(keyOf(x))).toBe('ok');
+        for (const t of SMALL_ORDER.slice(1)) expect(verdictOf(keyOf(x, t))).toBe('mixedorder');
+      }),
+      { numRuns: 15 },
+    );
   });
 
   it('refuses every y >= p encoding that would decode, and off-curve bytes', () => {
@@ -101,9 +129,12 @@ describe('the key rule', () => {
       fc.bigInt({ min: 0n, max: 40n }).chain((y) => fc.boolean().map((s) => encodeY(y, s))),
       near,
     );
-    fc.assert(fc.property(keyArb, (b) => {
-      expect(verdictOf(b)).toBe(oracle(b));
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(keyArb, (b) => {
+        expect(verdictOf(b)).toBe(oracle(b));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('memoizes the verdict: the same bytes in another array give the same answer', () => {
@@ -122,7 +153,11 @@ describe('the signature rule (strict RFC 8032: canonical R, S < L)', () => {
     expect(checkEd25519Signature(good)).toEqual({ ok: true, value: true });
     expect(checkEd25519Signature(concat(good.subarray(0, 32), le32(L - 1n))).ok).toBe(true);
     expect(checkEd25519Signature(concat(good.subarray(0, 32), le32(0n))).ok).toBe(true);
-    expect(checkEd25519Signature(concat(good.subarray(0, 32), le32(L)))).toMatchObject({ ok: false, code: 'bad_signature', detail: expect.stringMatching(/S is not below L/) });
+    expect(checkEd25519Signature(concat(good.subarray(0, 32), le32(L)))).toMatchObject({
+      ok: false,
+      code: 'bad_signature',
+      detail: expect.stringMatching(/S is not below L/),
+    });
     expect(checkEd25519Signature(withSPlusL(good))).toMatchObject({ ok: false, code: 'bad_signature' });
     expect(checkEd25519Signature(good.subarray(0, 63))).toMatchObject({ ok: false, code: 'bad_signature' });
     expect(checkEd25519Signature(concat(good, Uint8Array.of(0)))).toMatchObject({ ok: false, code: 'bad_signature' });
@@ -130,19 +165,32 @@ describe('the signature rule (strict RFC 8032: canonical R, S < L)', () => {
 
   it('refuses R encoded with y >= p or as x = 0 with the sign bit; passes identity R', () => {
     for (const r of [...NONCANONICAL_Y, encodeY(1n, true), encodeY(P - 1n, true)]) {
-      expect(checkEd25519Signature(concat(r, good.subarray(32))), Buffer.from(r).toString('hex')).toMatchObject({ ok: false, detail: expect.stringMatching(/R is not a canonical/) });
+      expect(checkEd25519Signature(concat(r, good.subarray(32))), Buffer.from(r).toString('hex')).toMatchObject({
+        ok: false,
+        detail: expect.stringMatching(/R is not a canonical/),
+      });
     }
     expect(checkEd25519Signature(signScalar(x, pub, msg, 0n)).ok).toBe(true);
   });
 
   it('isScalarBelowL and isCanonicalY equal BigInt comparisons, near the bounds too', () => {
     const around = (c: bigint) => fc.bigInt({ min: c - 300n, max: c + 300n });
-    fc.assert(fc.property(fc.oneof(fc.bigInt({ min: 0n, max: (1n << 256n) - 1n }), around(L)), (s) => {
-      expect(isScalarBelowL(le32(s))).toBe(s < L);
-    }), { numRuns: 500 });
-    fc.assert(fc.property(fc.oneof(fc.bigInt({ min: 0n, max: (1n << 255n) - 1n }), fc.bigInt({ min: P - 300n, max: (1n << 255n) - 1n })), fc.boolean(), (y, s) => {
-      expect(isCanonicalY(encodeY(y, s))).toBe(y < P);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.oneof(fc.bigInt({ min: 0n, max: (1n << 256n) - 1n }), around(L)), (s) => {
+        expect(isScalarBelowL(le32(s))).toBe(s < L);
+      }),
+      { numRuns: 500 },
+    );
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.bigInt({ min: 0n, max: (1n << 255n) - 1n }), fc.bigInt({ min: P - 300n, max: (1n << 255n) - 1n })),
+        fc.boolean(),
+        (y, s) => {
+          expect(isCanonicalY(encodeY(y, s))).toBe(y < P);
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 
   it('ed25519InputsPass is both rules: the issue-9 forgery fails on its key alone', () => {

@@ -110,7 +110,8 @@ export function checkEd25519PublicKey(pub: Uint8Array): Result<true> {
 
 /** The signature rule (strict RFC 8032): ok, or bad_signature with the reason. */
 export function checkEd25519Signature(sig: Uint8Array): Result<true> {
-  if (!(sig instanceof Uint8Array) || sig.length !== 64) return fail('bad_signature', `an Ed25519 signature is 64 bytes, got ${sig?.length}`);
+  if (!(sig instanceof Uint8Array) || sig.length !== 64)
+    return fail('bad_signature', `an Ed25519 signature is 64 bytes, got ${sig?.length}`);
   if (!isCanonicalY(sig, 0) || isNegativeZero(sig, 0)) return fail('bad_signature', 'R is not a canonical point encoding');
   if (!isScalarBelowL(sig, 32)) return fail('bad_signature', 'S is not below L (a malleated signature)');
   return OK;
@@ -122,6 +123,11 @@ export function ed25519InputsPass(pub: Uint8Array, sig: Uint8Array): boolean {
 }
 
 /** The Ed25519 verify entry point: the rule, then the backend (which checks it again). */
-export function verifyEd25519(backend: { ed25519Verify(pub: Uint8Array, msg: Uint8Array, sig: Uint8Array): boolean }, pub: Uint8Array, msg: Uint8Array, sig: Uint8Array): boolean {
+export function verifyEd25519(
+  backend: { ed25519Verify(pub: Uint8Array, msg: Uint8Array, sig: Uint8Array): boolean },
+  pub: Uint8Array,
+  msg: Uint8Array,
+  sig: Uint8Array,
+): boolean {
   return ed25519InputsPass(pub, sig) && backend.ed25519Verify(pub, msg, sig);
 }

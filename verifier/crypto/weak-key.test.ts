@@ -13,7 +13,14 @@ import { parseKeyCache, publicKeyBytes, validKeyRecordShape, type KeyRecord } fr
 import { readDocument } from '../documents/read.ts';
 import { readWitnessPolicy } from '../documents/policy.ts';
 import { createNoteVerifier, formatVerifierKey, parseVerifierKey, SIG_COSIGNATURE_V1, SIG_ED25519 } from '../note/keys.ts';
-import { signDocument, signingHeader, signingHeaderBytes, verifyDocument, verifyHashSignature, type Signer } from '../documents/signature.ts';
+import {
+  signDocument,
+  signingHeader,
+  signingHeaderBytes,
+  verifyDocument,
+  verifyHashSignature,
+  type Signer,
+} from '../documents/signature.ts';
 import { createBundleVerifier } from '../bundle/verifier.ts';
 import type { JsonObject } from '../documents/document-hash.ts';
 import { fakeHash, keyFor, signerFor, T0 } from '../../testkit/verifier-fixtures.ts';
@@ -33,7 +40,14 @@ const good = keyFor(signerFor('EdDSA', 'dev-1', 1), 'device', 'urn:cookwala:devi
 const withKey = (k: KeyRecord, pub: Uint8Array): KeyRecord => ({ ...k, publicKey: toBase64url(pub) });
 const seqKey = keyFor(signerFor('EdDSA', 'seq-1', 2), 'sequencer', 'cookwala:sequencer');
 const witKey = keyFor(signerFor('EdDSA', 'wit-1', 3), 'witness', 'witness-1');
-const policyOf = (o: Partial<{ sequencer: KeyRecord; witnesses: KeyRecord[] }>) => ({ kind: 'WitnessPolicy', log: 'kitchen.example.org/missions/m-0042', sequencer: seqKey, witnesses: [witKey], quorum: 1, ...o });
+const policyOf = (o: Partial<{ sequencer: KeyRecord; witnesses: KeyRecord[] }>) => ({
+  kind: 'WitnessPolicy',
+  log: 'kitchen.example.org/missions/m-0042',
+  sequencer: seqKey,
+  witnesses: [witKey],
+  quorum: 1,
+  ...o,
+});
 
 describe('KeyRecord, policy and key cache reading refuse weak keys with weak_key', () => {
   it.each(WEAK)('%s', (_name, pub) => {
@@ -42,11 +56,23 @@ describe('KeyRecord, policy and key cache reading refuse weak keys with weak_key
     expect(publicKeyBytes(bad)).toMatchObject({ ok: false, code: 'weak_key' });
     expect(validKeyRecordShape(bad)).toMatchObject({ ok: false, code: 'weak_key' });
     expect(readDocument('KeyRecord', bad)).toMatchObject({ ok: false, code: 'weak_key', path: '/' });
-    expect(readDocument('KeyCache', { kind: 'KeyCache', keys: [good, bad] })).toMatchObject({ ok: false, code: 'weak_key', path: '/keys/1' });
+    expect(readDocument('KeyCache', { kind: 'KeyCache', keys: [good, bad] })).toMatchObject({
+      ok: false,
+      code: 'weak_key',
+      path: '/keys/1',
+    });
     expect(parseKeyCache({ kind: 'KeyCache', keys: [bad] })).toMatchObject({ ok: false, code: 'weak_key' });
     expect(readWitnessPolicy(policyOf({}))).toMatchObject({ ok: true });
-    expect(readWitnessPolicy(policyOf({ sequencer: withKey(seqKey, pub) }))).toMatchObject({ ok: false, code: 'weak_key', path: '/sequencer' });
-    expect(readWitnessPolicy(policyOf({ witnesses: [withKey(witKey, pub)] }))).toMatchObject({ ok: false, code: 'weak_key', path: '/witnesses/0' });
+    expect(readWitnessPolicy(policyOf({ sequencer: withKey(seqKey, pub) }))).toMatchObject({
+      ok: false,
+      code: 'weak_key',
+      path: '/sequencer',
+    });
+    expect(readWitnessPolicy(policyOf({ witnesses: [withKey(witKey, pub)] }))).toMatchObject({
+      ok: false,
+      code: 'weak_key',
+      path: '/witnesses/0',
+    });
     expect(readDocument('WitnessPolicy', policyOf({ witnesses: [withKey(witKey, pub)] }))).toMatchObject({ ok: false, code: 'weak_key' });
   });
 
@@ -55,7 +81,7 @@ describe('KeyRecord, policy and key cache reading refuse weak keys with weak_key
     expect(validKeyRecordShape(p)).toEqual({ ok: true, value: true });
   });
 
-  it('the auditor\'s policy and key cache files with the identity key are unusable input naming weak_key', async () => {
+  it("the auditor's policy and key cache files with the identity key are unusable input naming weak_key", async () => {
     const dir = await tmp.make();
     await writeFile(join(dir, 'keys.json'), JSON.stringify({ kind: 'KeyCache', keys: [withKey(good, IDENTITY)] }));
     await writeFile(join(dir, 'policy.json'), JSON.stringify(policyOf({ witnesses: [withKey(witKey, IDENTITY)] })));
@@ -81,7 +107,15 @@ describe('C2SP vkeys refuse weak keys with weak_key', () => {
 describe('verification refuses the identity key with weak_key', () => {
   // A "signer" holding the identity key: every signature is R = [a]B, S = a.
   const forger: Signer = { kid: 'dev-weak', alg: 'EdDSA', publicKey: IDENTITY, sign: () => identityForgery(31337n).sig };
-  const record: KeyRecord = { kind: 'KeyRecord', kid: 'dev-weak', alg: 'EdDSA', publicKey: toBase64url(IDENTITY), owner: 'urn:cookwala:device:evil', role: 'device', validFrom: T0 };
+  const record: KeyRecord = {
+    kind: 'KeyRecord',
+    kid: 'dev-weak',
+    alg: 'EdDSA',
+    publicKey: toBase64url(IDENTITY),
+    owner: 'urn:cookwala:device:evil',
+    role: 'device',
+    validFrom: T0,
+  };
 
   it('a signature that raw OpenSSL accepts is refused by verifyHashSignature and verifyDocument', () => {
     const hash = fakeHash('a');

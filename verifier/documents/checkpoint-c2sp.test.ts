@@ -4,16 +4,42 @@
 // backends; verifyCheckpoint counts a witness once whichever of its forms verify, names the forms,
 // and rejects a tampered or foreign C2SP signature; addCosignature keeps the log's note last.
 import { describe, expect, it } from 'vitest';
-import { addCosignature, buildCheckpoint, cosignCheckpoint, verifyCheckpoint, withLogNoteSignature, witnessSignatures, type Checkpoint } from './checkpoint.ts';
-import { c2spSignatureFromNote, checkpointNoteBody, checkpointToNote, cosignaturesFromWitnessReply, logVkeyOf, type C2spSignature } from './checkpoint-c2sp.ts';
+import {
+  addCosignature,
+  buildCheckpoint,
+  cosignCheckpoint,
+  verifyCheckpoint,
+  withLogNoteSignature,
+  witnessSignatures,
+  type Checkpoint,
+} from './checkpoint.ts';
+import {
+  c2spSignatureFromNote,
+  checkpointNoteBody,
+  checkpointToNote,
+  cosignaturesFromWitnessReply,
+  logVkeyOf,
+  type C2spSignature,
+} from './checkpoint-c2sp.ts';
 import type { WitnessPolicy } from './policy.ts';
 import { readDocument } from './read.ts';
 import { createNodeBackend } from '../crypto/node.ts';
 import { createNobleBackend } from '../crypto/noble.ts';
-import { createNoteSigner, formatSignerKey, parseNote, parseVerifierKey, signNote, SIG_COSIGNATURE_V1, verifyCheckpointNote } from '../note/index.ts';
+import {
+  createNoteSigner,
+  formatSignerKey,
+  parseNote,
+  parseVerifierKey,
+  signNote,
+  SIG_COSIGNATURE_V1,
+  verifyCheckpointNote,
+} from '../note/index.ts';
 import { at, fakeHash, keyFor, LOG, seed, signerFor } from '../../testkit/verifier-fixtures.ts';
 
-const backends = [['node', createNodeBackend()], ['noble', createNobleBackend()]] as const;
+const backends = [
+  ['node', createNodeBackend()],
+  ['noble', createNobleBackend()],
+] as const;
 const seqSigner = signerFor('EdDSA', 'seq-1', 71);
 const seqKey = keyFor(seqSigner, 'sequencer', 'kitchen.example.org');
 const jcsWitness = signerFor('EdDSA', 'w-1', 72);
@@ -29,7 +55,9 @@ function c2spWitness(name: string, n: number) {
     cosign(cp: Checkpoint): C2spSignature {
       const body = checkpointNoteBody(cp);
       if (!body.ok) throw new Error(body.detail);
-      const note = parseNote(signNote(body.value, [signer.value]).ok ? (signNote(body.value, [signer.value]) as { value: string }).value : '');
+      const note = parseNote(
+        signNote(body.value, [signer.value]).ok ? (signNote(body.value, [signer.value]) as { value: string }).value : '',
+      );
       if (!note.ok) throw new Error(note.detail);
       const c = c2spSignatureFromNote(note.value.signatures[0], SIG_COSIGNATURE_V1, '1970-01-01T00:00:00.000Z');
       if (!c.ok) throw new Error(c.detail);
@@ -66,7 +94,17 @@ describe('the C2SP form of a checkpoint', () => {
       expect(v).toMatchObject({ ok: true, value: { checkpoint: { origin: LOG, size: 5, extensions: [] } } });
       if (v.ok) expect(v.value.note.verified.map((x) => x.type)).toEqual([0x01, 0x04]);
       const policy: WitnessPolicy = { kind: 'WitnessPolicy', log: LOG, sequencer: seqKey, witnesses: [cwKey, jcsKey], quorum: 2 };
-      expect(verifyCheckpoint(cp, policy, { backend })).toMatchObject({ ok: true, value: { witnesses: ['w-c2sp', 'w-1'], logNote: 'verified', cosigners: [{ kid: 'w-c2sp', forms: ['cosignature/v1'] }, { kid: 'w-1', forms: ['jcs'] }] } });
+      expect(verifyCheckpoint(cp, policy, { backend })).toMatchObject({
+        ok: true,
+        value: {
+          witnesses: ['w-c2sp', 'w-1'],
+          logNote: 'verified',
+          cosigners: [
+            { kid: 'w-c2sp', forms: ['cosignature/v1'] },
+            { kid: 'w-1', forms: ['jcs'] },
+          ],
+        },
+      });
     }
   });
 
@@ -84,7 +122,10 @@ describe('the C2SP form of a checkpoint', () => {
     cp = addCosignature(cp, cw.cosign(cp));
     cp = addCosignature(cp, cosignCheckpoint(cp, signerFor('EdDSA', 'w-both', 73), at(1_200)));
     const one: WitnessPolicy = { kind: 'WitnessPolicy', log: LOG, sequencer: seqKey, witnesses: [both], quorum: 1 };
-    expect(verifyCheckpoint(cp, one)).toMatchObject({ ok: true, value: { witnesses: ['w-both'], cosigners: [{ kid: 'w-both', forms: ['cosignature/v1', 'jcs'] }] } });
+    expect(verifyCheckpoint(cp, one)).toMatchObject({
+      ok: true,
+      value: { witnesses: ['w-both'], cosigners: [{ kid: 'w-both', forms: ['cosignature/v1', 'jcs'] }] },
+    });
     // Two copies of one witness never make a quorum of two.
     const two = { ...one, witnesses: [both, jcsKey], quorum: 2 };
     expect(verifyCheckpoint(cp, two)).toMatchObject({ ok: false, code: 'quorum_not_met' });
@@ -95,11 +136,23 @@ describe('the C2SP form of a checkpoint', () => {
     const cp = base();
     const good = cw.cosign(cp);
     const flipped = { ...good, signedAt: '2026-11-30T10:00:06.000Z' }; // the timestamp is signed
-    expect(verifyCheckpoint(addCosignature(cp, flipped), policy)).toMatchObject({ ok: false, code: 'quorum_not_met', rejected: [{ kid: good.kid, code: 'bad_signature' }] });
+    expect(verifyCheckpoint(addCosignature(cp, flipped), policy)).toMatchObject({
+      ok: false,
+      code: 'quorum_not_met',
+      rejected: [{ kid: good.kid, code: 'bad_signature' }],
+    });
     const notWhole = { ...good, signedAt: '2026-11-30T10:00:05.500Z' };
-    expect(verifyCheckpoint(addCosignature(cp, notWhole), policy)).toMatchObject({ ok: false, code: 'quorum_not_met', rejected: [{ code: 'malformed_signature' }] });
+    expect(verifyCheckpoint(addCosignature(cp, notWhole), policy)).toMatchObject({
+      ok: false,
+      code: 'quorum_not_met',
+      rejected: [{ code: 'malformed_signature' }],
+    });
     const other = c2spWitness('witness-c2sp.example', 74).cosign(cp);
-    expect(verifyCheckpoint(addCosignature(cp, other), policy)).toMatchObject({ ok: false, code: 'quorum_not_met', rejected: [{ kid: other.kid, code: 'unknown_key' }] });
+    expect(verifyCheckpoint(addCosignature(cp, other), policy)).toMatchObject({
+      ok: false,
+      code: 'quorum_not_met',
+      rejected: [{ kid: other.kid, code: 'unknown_key' }],
+    });
     // The same cosignature moved to another checkpoint (other root) does not verify there.
     const moved = addCosignature(base(6), good);
     expect(verifyCheckpoint(moved, policy)).toMatchObject({ ok: false, code: 'quorum_not_met', rejected: [{ code: 'bad_signature' }] });
@@ -115,7 +168,10 @@ describe('the C2SP form of a checkpoint', () => {
     const toLine = (s: C2spSignature) => (checkpointToNote({ ...cp, signature: [s] }) as { value: string }).value.split('\n\n')[1];
     const k = parseVerifierKey(cw.vkey);
     if (!k.ok) throw new Error(k.detail);
-    expect(cosignaturesFromWitnessReply(cp, toLine(other) + toLine(mine), [k.value])).toEqual({ ok: true, value: [{ ...mine, signedAt: '2026-11-30T10:00:05.000Z' }] });
+    expect(cosignaturesFromWitnessReply(cp, toLine(other) + toLine(mine), [k.value])).toEqual({
+      ok: true,
+      value: [{ ...mine, signedAt: '2026-11-30T10:00:05.000Z' }],
+    });
     expect(cosignaturesFromWitnessReply(cp, 'not a signature line\n', [k.value])).toMatchObject({ ok: false, code: 'malformed_note' });
   });
 });

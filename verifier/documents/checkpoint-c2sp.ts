@@ -51,7 +51,8 @@ export function isC2spSignature(s: { alg: string }): s is C2spSignature {
 /** The tlog-checkpoint body of a checkpoint: origin, decimal size, base64 root (no extensions). */
 export function checkpointNoteBody(cp: CheckpointFields): Result<string> {
   const root = parseHash(cp.root);
-  if (!root.ok || root.value.length !== 32) return fail('invalid_hash', `checkpoint root ${String(cp.root).slice(0, 80)} is not sha256:<64 hex>`);
+  if (!root.ok || root.value.length !== 32)
+    return fail('invalid_hash', `checkpoint root ${String(cp.root).slice(0, 80)} is not sha256:<64 hex>`);
   try {
     return ok(formatCheckpointBody({ origin: cp.log, size: cp.seq, rootHash: root.value, extensions: [] }));
   } catch (e) {
@@ -83,13 +84,19 @@ export function signCheckpointNote(cp: CheckpointFields, signer: Signer, signedA
 }
 
 /** Check the log's note signature with the sequencer's KeyRecord (kid, Ed25519 over the rebuilt body, key validity). */
-export function verifyCheckpointNoteSignature(cp: CheckpointFields, sig: C2spSignature, sequencer: KeyRecord, opts: { backend?: CryptoBackend } = {}): Result<true> {
+export function verifyCheckpointNoteSignature(
+  cp: CheckpointFields,
+  sig: C2spSignature,
+  sequencer: KeyRecord,
+  opts: { backend?: CryptoBackend } = {},
+): Result<true> {
   if (sig.alg !== NOTE_ED25519) return fail('bad_signature', `${sig.kid}: not a note-ed25519 signature`);
   const vkey = logVkeyOf(cp.log, sequencer);
   if (!vkey.ok) return vkey;
   const key = parseVerifierKey(vkey.value);
   if (!key.ok) return key;
-  if (sig.kid !== `${key.value.name}+${key.value.keyId}`) return fail('unknown_key', `note signature ${sig.kid} is not by the log key ${key.value.name}+${key.value.keyId}`);
+  if (sig.kid !== `${key.value.name}+${key.value.keyId}`)
+    return fail('unknown_key', `note signature ${sig.kid} is not by the log key ${key.value.name}+${key.value.keyId}`);
   return verifyEd25519Over(cp, sig, key.value.publicKey, undefined, sequencer, opts.backend);
 }
 
@@ -98,29 +105,48 @@ export function witnessCosignatureKey(w: Pick<KeyRecord, 'kid' | 'vkey'>): Resul
   if (w.vkey === undefined) return ok(undefined);
   const k = parseVerifierKey(w.vkey);
   if (!k.ok) return k;
-  if (k.value.type !== SIG_COSIGNATURE_V1) return fail('unsupported_alg', `witness ${w.kid}: vkey type 0x${k.value.type.toString(16).padStart(2, '0')} is not cosignature/v1 (0x04)`);
+  if (k.value.type !== SIG_COSIGNATURE_V1)
+    return fail(
+      'unsupported_alg',
+      `witness ${w.kid}: vkey type 0x${k.value.type.toString(16).padStart(2, '0')} is not cosignature/v1 (0x04)`,
+    );
   return k;
 }
 
 /** Check a cosignature/v1 by witness `w` (its vkey): kid, whole-second signedAt, Ed25519 over the cosignature message, key validity. */
-export function verifyCheckpointC2spCosignature(cp: CheckpointFields, sig: C2spSignature, w: KeyRecord, opts: { backend?: CryptoBackend } = {}): Result<true> {
+export function verifyCheckpointC2spCosignature(
+  cp: CheckpointFields,
+  sig: C2spSignature,
+  w: KeyRecord,
+  opts: { backend?: CryptoBackend } = {},
+): Result<true> {
   if (sig.alg !== COSIGNATURE_V1) return fail('bad_signature', `${sig.kid}: not a cosignature/v1`);
   const key = witnessCosignatureKey(w);
   if (!key.ok) return key;
   if (!key.value) return fail('unknown_key', `witness ${w.kid} has no vkey`);
-  if (sig.kid !== `${key.value.name}+${key.value.keyId}`) return fail('unknown_key', `cosignature ${sig.kid} is not by ${key.value.name}+${key.value.keyId}`);
-  if (!isTime(sig.signedAt) || timeMs(sig.signedAt) % 1000 !== 0) return fail('malformed_signature', `cosignature/v1 signedAt ${String(sig.signedAt)} is not a whole second`);
+  if (sig.kid !== `${key.value.name}+${key.value.keyId}`)
+    return fail('unknown_key', `cosignature ${sig.kid} is not by ${key.value.name}+${key.value.keyId}`);
+  if (!isTime(sig.signedAt) || timeMs(sig.signedAt) % 1000 !== 0)
+    return fail('malformed_signature', `cosignature/v1 signedAt ${String(sig.signedAt)} is not a whole second`);
   return verifyEd25519Over(cp, sig, key.value.publicKey, timeMs(sig.signedAt) / 1000, w, opts.backend);
 }
 
-function verifyEd25519Over(cp: CheckpointFields, sig: C2spSignature, pub: Uint8Array, timestamp: number | undefined, key: KeyRecord, backend?: CryptoBackend): Result<true> {
+function verifyEd25519Over(
+  cp: CheckpointFields,
+  sig: C2spSignature,
+  pub: Uint8Array,
+  timestamp: number | undefined,
+  key: KeyRecord,
+  backend?: CryptoBackend,
+): Result<true> {
   const body = checkpointNoteBody(cp);
   if (!body.ok) return body;
   const raw = fromBase64url(sig.sig);
   if (!raw.ok || raw.value.length !== 64) return fail('malformed_signature', `${sig.kid}: sig is not 64 bytes of base64url`);
   if (timestamp !== undefined && timestamp <= 0) return fail('malformed_signature', `${sig.kid}: a cosignature/v1 timestamp is never zero`);
   const msg = timestamp === undefined ? utf8(body.value) : cosignatureMessage(body.value, timestamp);
-  if (!verifyEd25519(backend ?? defaultBackend(), pub, msg, raw.value)) return fail('bad_signature', `${sig.alg} signature by ${sig.kid} does not verify`);
+  if (!verifyEd25519(backend ?? defaultBackend(), pub, msg, raw.value))
+    return fail('bad_signature', `${sig.alg} signature by ${sig.kid} does not verify`);
   const valid = checkKeyValidAt(key, sig.signedAt);
   if (!valid.ok) return valid;
   return ok(true);
@@ -129,7 +155,8 @@ function verifyEd25519Over(cp: CheckpointFields, sig: C2spSignature, pub: Uint8A
 function keyIdBytes(kid: string): Result<{ name: string; id: Uint8Array }> {
   const p = kid.lastIndexOf('+');
   const id = p < 0 ? undefined : fromHex(kid.slice(p + 1));
-  if (!id || !id.ok || id.value.length !== 4 || p === 0) return fail('malformed_signature', `C2SP kid ${kid.slice(0, 80)} is not <name>+<8 hex>`);
+  if (!id || !id.ok || id.value.length !== 4 || p === 0)
+    return fail('malformed_signature', `C2SP kid ${kid.slice(0, 80)} is not <name>+<8 hex>`);
   return ok({ name: kid.slice(0, p), id: id.value });
 }
 
@@ -141,7 +168,8 @@ export function noteSignatureLine(sig: C2spSignature): Result<string> {
   if (!raw.ok || raw.value.length !== 64) return fail('malformed_signature', `${sig.kid}: sig is not 64 bytes`);
   let payload = raw.value;
   if (sig.alg === COSIGNATURE_V1) {
-    if (!isTime(sig.signedAt) || timeMs(sig.signedAt) % 1000 !== 0) return fail('malformed_signature', `${sig.kid}: signedAt is not a whole second`);
+    if (!isTime(sig.signedAt) || timeMs(sig.signedAt) % 1000 !== 0)
+      return fail('malformed_signature', `${sig.kid}: signedAt is not a whole second`);
     payload = encodeCosignature({ timestamp: timeMs(sig.signedAt) / 1000, signature: raw.value });
   }
   return ok(`\u2014 ${k.value.name} ${toBase64Std(concatBytes(k.value.id, payload))}\n`);
@@ -151,7 +179,11 @@ export function noteSignatureLine(sig: C2spSignature): Result<string> {
  * A note signature (as parseNote gives it) of a known type as a checkpoint C2SP signature: Ed25519
  * (0x01) becomes note-ed25519 stamped `signedAt`, cosignature/v1 (0x04) takes its own timestamp.
  */
-export function c2spSignatureFromNote(s: { name: string; keyId: string; sig: Uint8Array }, type: number, signedAt: string): Result<C2spSignature> {
+export function c2spSignatureFromNote(
+  s: { name: string; keyId: string; sig: Uint8Array },
+  type: number,
+  signedAt: string,
+): Result<C2spSignature> {
   const kid = `${s.name}+${s.keyId}`;
   if (type === SIG_ED25519) {
     if (s.sig.length !== 64) return fail('malformed_signature', `${kid}: an Ed25519 note signature is 64 bytes`);
@@ -162,7 +194,8 @@ export function c2spSignatureFromNote(s: { name: string; keyId: string; sig: Uin
     if (!c.ok) return c;
     if (c.value.timestamp === 0) return fail('malformed_signature', `${kid}: a cosignature/v1 timestamp is never zero`);
     const ms = c.value.timestamp * 1000;
-    if (!Number.isSafeInteger(ms) || ms > 253402300799000) return fail('malformed_signature', `${kid}: cosignature time ${c.value.timestamp} is beyond year 9999`);
+    if (!Number.isSafeInteger(ms) || ms > 253402300799000)
+      return fail('malformed_signature', `${kid}: cosignature time ${c.value.timestamp} is beyond year 9999`);
     return ok({ alg: COSIGNATURE_V1, kid, signedAt: formatTime(ms), sig: toBase64url(c.value.signature) });
   }
   return fail('unsupported_alg', `${kid}: note signature type 0x${type.toString(16)} has no checkpoint form`);
@@ -173,7 +206,9 @@ export function c2spSignatureFromNote(s: { name: string; keyId: string; sig: Uin
  * log's note signature first, then cosignature/v1 lines in array order; JCS signatures have no
  * note form). No C2SP signature: 'unknown_key' (a note needs at least one).
  */
-export function checkpointToNote(cp: CheckpointFields & { signature: ReadonlyArray<{ alg: string; kid: string; signedAt: string; sig: string }> }): Result<string> {
+export function checkpointToNote(
+  cp: CheckpointFields & { signature: ReadonlyArray<{ alg: string; kid: string; signedAt: string; sig: string }> },
+): Result<string> {
   const body = checkpointNoteBody(cp);
   if (!body.ok) return body;
   const c2sp = cp.signature.filter(isC2spSignature);

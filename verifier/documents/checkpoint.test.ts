@@ -3,7 +3,14 @@
 // sequencer's key (compared by public key, not kid), one key counted once, quorum_not_met below the
 // quorum, bad cosignatures reported without failing a met quorum.
 import { describe, expect, it } from 'vitest';
-import { addCosignature, buildCheckpoint, cosignCheckpoint, verifyCheckpoint, verifyCheckpointSequencerSignature, type Checkpoint } from './checkpoint.ts';
+import {
+  addCosignature,
+  buildCheckpoint,
+  cosignCheckpoint,
+  verifyCheckpoint,
+  verifyCheckpointSequencerSignature,
+  type Checkpoint,
+} from './checkpoint.ts';
 import type { WitnessPolicy } from './policy.ts';
 import { readDocument } from './read.ts';
 import { createNobleBackend } from '../crypto/noble.ts';
@@ -62,8 +69,25 @@ describe('buildCheckpoint, cosignCheckpoint, addCosignature', () => {
 
 describe('verifyCheckpoint', () => {
   it('counts the policy witnesses and meets the quorum', () => {
-    expect(verifyCheckpoint(cp(), policy)).toEqual({ ok: true, value: { witnesses: ['w-1', 'w-2'], cosignedAt: [at(1_100), at(1_100)], quorum: 2, rejected: [], legacy: false, cosigners: [{ kid: 'w-1', forms: ['jcs'] }, { kid: 'w-2', forms: ['jcs'] }], logNote: 'absent' } });
-    expect(verifyCheckpoint(cp(7, ws), policy, { backend: createNobleBackend() })).toMatchObject({ ok: true, value: { witnesses: ['w-1', 'w-2', 'w-3'] } });
+    expect(verifyCheckpoint(cp(), policy)).toEqual({
+      ok: true,
+      value: {
+        witnesses: ['w-1', 'w-2'],
+        cosignedAt: [at(1_100), at(1_100)],
+        quorum: 2,
+        rejected: [],
+        legacy: false,
+        cosigners: [
+          { kid: 'w-1', forms: ['jcs'] },
+          { kid: 'w-2', forms: ['jcs'] },
+        ],
+        logNote: 'absent',
+      },
+    });
+    expect(verifyCheckpoint(cp(7, ws), policy, { backend: createNobleBackend() })).toMatchObject({
+      ok: true,
+      value: { witnesses: ['w-1', 'w-2', 'w-3'] },
+    });
   });
 
   it('quorum_not_met with fewer valid cosignatures, listing what was rejected', () => {
@@ -83,13 +107,18 @@ describe('verifyCheckpoint', () => {
     expect(r).toMatchObject({ ok: true, value: { witnesses: ['w-1', 'w-2'], rejected: [{ kid: 'w-3', code: 'bad_signature' }] } });
   });
 
-  it('the sequencer\'s own key never counts, even listed as a witness under another kid', () => {
+  it("the sequencer's own key never counts, even listed as a witness under another kid", () => {
     const sneaky = { ...seqKey, kid: 'w-seq', role: 'witness' as const };
     const p: WitnessPolicy = { ...policy, witnesses: [wKeys[0], sneaky], quorum: 2 };
     const asWitness = signerFor('EdDSA', 'w-seq', 61); // same seed as the sequencer: same public key
     let c = cp(7, ws.slice(0, 1));
     c = addCosignature(c, cosignCheckpoint(c, asWitness, at(1_100)));
-    expect(verifyCheckpoint(c, p)).toMatchObject({ ok: false, code: 'quorum_not_met', witnesses: ['w-1'], rejected: [{ kid: 'w-seq', code: 'key_role_mismatch' }] });
+    expect(verifyCheckpoint(c, p)).toMatchObject({
+      ok: false,
+      code: 'quorum_not_met',
+      witnesses: ['w-1'],
+      rejected: [{ kid: 'w-seq', code: 'key_role_mismatch' }],
+    });
   });
 
   it('one key counts once, under two kids or twice under one', () => {
@@ -110,13 +139,29 @@ describe('verifyCheckpoint', () => {
     const p: WitnessPolicy = { ...policy, witnesses: [wKeys[0], wKeys[1], { ...wKeys[2], revokedAt: at(1_000) }] };
     c = addCosignature(c, cosignCheckpoint(c, ws[2], at(1_100)));
     const r = verifyCheckpoint(c, p);
-    expect(r).toMatchObject({ ok: true, value: { witnesses: ['w-1', 'w-2'], rejected: [{ kid: 'w-9', code: 'unknown_key' }, { kid: 'w-3', code: 'key_revoked' }] } });
+    expect(r).toMatchObject({
+      ok: true,
+      value: {
+        witnesses: ['w-1', 'w-2'],
+        rejected: [
+          { kid: 'w-9', code: 'unknown_key' },
+          { kid: 'w-3', code: 'key_revoked' },
+        ],
+      },
+    });
     const p2: WitnessPolicy = { ...policy, witnesses: [wKeys[0], { ...wKeys[1], role: 'device' }] };
-    expect(verifyCheckpoint(cp(), p2)).toMatchObject({ ok: false, code: 'quorum_not_met', rejected: [{ kid: 'w-2', code: 'key_role_mismatch' }] });
+    expect(verifyCheckpoint(cp(), p2)).toMatchObject({
+      ok: false,
+      code: 'quorum_not_met',
+      rejected: [{ kid: 'w-2', code: 'key_role_mismatch' }],
+    });
   });
 
   it('quorum 0 needs no witness', () => {
-    expect(verifyCheckpoint(cp(7, []), { ...policy, witnesses: [], quorum: 0 })).toMatchObject({ ok: true, value: { witnesses: [], quorum: 0 } });
+    expect(verifyCheckpoint(cp(7, []), { ...policy, witnesses: [], quorum: 0 })).toMatchObject({
+      ok: true,
+      value: { witnesses: [], quorum: 0 },
+    });
   });
 
   it('refuses the wrong log, a changed checkpoint, a bad sequencer signature and a bad shape', () => {
@@ -125,9 +170,15 @@ describe('verifyCheckpoint', () => {
     expect(verifyCheckpoint({ ...c, root: fakeHash('ee') }, policy)).toMatchObject({ ok: false, code: 'hash_mismatch' });
     const other = signerFor('EdDSA', 'seq-1', 71);
     const forged = buildCheckpoint({ log: LOG, seq: 7, head: fakeHash('ab'), root: fakeHash('cd') }, other, at(1_000));
-    expect(verifyCheckpoint({ ...c, signature: [forged.signature[0], ...c.signature.slice(1)] }, policy)).toMatchObject({ ok: false, code: 'bad_signature' });
+    expect(verifyCheckpoint({ ...c, signature: [forged.signature[0], ...c.signature.slice(1)] }, policy)).toMatchObject({
+      ok: false,
+      code: 'bad_signature',
+    });
     expect(verifyCheckpoint({ ...c, signature: c.signature.slice(1) }, policy)).toMatchObject({ ok: false, code: 'bad_signature' });
-    expect(verifyCheckpoint(c, { ...policy, sequencer: { ...seqKey, role: 'operator' } })).toMatchObject({ ok: false, code: 'key_role_mismatch' });
+    expect(verifyCheckpoint(c, { ...policy, sequencer: { ...seqKey, role: 'operator' } })).toMatchObject({
+      ok: false,
+      code: 'key_role_mismatch',
+    });
     expect(verifyCheckpoint({ ...c, signature: [] }, policy)).toMatchObject({ ok: false, code: 'invalid_document' });
     expect(verifyCheckpoint({ ...c, extra: 1 } as Checkpoint, policy)).toMatchObject({ ok: false, code: 'unknown_field', path: '/extra' });
     expect(verifyCheckpoint({ ...c, head: 'sha256:AB' }, policy)).toMatchObject({ ok: false, code: 'invalid_hash' });

@@ -114,7 +114,8 @@ export function witnessSignatures(cp: Pick<Checkpoint, 'signature'>): Checkpoint
 export function cosignCheckpoint(cp: Checkpoint, signer: Signer, signedAt: string): Signature {
   if (!isTime(signedAt)) throw new TypeError('signedAt is an RFC 3339 UTC time with milliseconds');
   const h = hashOf(cp);
-  if (!h.ok || h.value !== cp.hash) throw new TypeError('the checkpoint hash member is not the hash of its contents; verify before cosigning');
+  if (!h.ok || h.value !== cp.hash)
+    throw new TypeError('the checkpoint hash member is not the hash of its contents; verify before cosigning');
   return signHash(h.value, CHECKPOINT_KIND, signer, signedAt);
 }
 
@@ -139,11 +140,19 @@ export function addCosignature(cp: Checkpoint, sig: CheckpointSignature): Checkp
 }
 
 /** The hash member is the hash of the contents and signature[0] is by `sequencerKey` (role sequencer). */
-export function verifyCheckpointSequencerSignature(cp: Checkpoint, sequencerKey: KeyRecord, opts: VerifyOptions = {}): Result<{ hash: string; legacy: boolean }> {
-  if (!Array.isArray(cp.signature) || cp.signature.length === 0) return fail('invalid_document', 'a checkpoint carries at least the sequencer signature', { path: '/signature' });
+export function verifyCheckpointSequencerSignature(
+  cp: Checkpoint,
+  sequencerKey: KeyRecord,
+  opts: VerifyOptions = {},
+): Result<{ hash: string; legacy: boolean }> {
+  if (!Array.isArray(cp.signature) || cp.signature.length === 0)
+    return fail('invalid_document', 'a checkpoint carries at least the sequencer signature', { path: '/signature' });
   const h = computeHash(cp as unknown as JsonObject, opts.backend);
   if (!h.ok) return h;
-  if (h.value !== cp.hash) return fail('hash_mismatch', `checkpoint ${cp.seq}: hash ${String(cp.hash)} is not the hash of its contents ${h.value}`, { seq: cp.seq });
+  if (h.value !== cp.hash)
+    return fail('hash_mismatch', `checkpoint ${cp.seq}: hash ${String(cp.hash)} is not the hash of its contents ${h.value}`, {
+      seq: cp.seq,
+    });
   const r = verifyHashSignature(h.value, CHECKPOINT_KIND, cp.signature[0], sequencerKey, { ...opts, role: 'sequencer' });
   if (!r.ok) return r;
   return ok({ hash: h.value, legacy: r.value.legacy });
@@ -186,7 +195,11 @@ export function verifyCheckpoint(cp: Checkpoint, policy: WitnessPolicy, opts: Ve
     const c2sp = sig.alg === COSIGNATURE_V1;
     const w = policy.witnesses.find((k) => (c2sp ? c2spKid(k) === sig.kid : k.kid === sig.kid));
     if (!w) {
-      rejected.push({ kid: sig.kid, code: 'unknown_key', detail: `${sig.kid} is not a witness of the policy${c2sp ? ' (no witness vkey has this name and key ID)' : ''}` });
+      rejected.push({
+        kid: sig.kid,
+        code: 'unknown_key',
+        detail: `${sig.kid} is not a witness of the policy${c2sp ? ' (no witness vkey has this name and key ID)' : ''}`,
+      });
       continue;
     }
     if (sameKey(w, policy.sequencer)) {
@@ -196,7 +209,9 @@ export function verifyCheckpoint(cp: Checkpoint, policy: WitnessPolicy, opts: Ve
     const form: CosignatureForm = c2sp ? 'cosignature/v1' : 'jcs';
     const seen = cosigners.find((c) => c.kid === w.kid);
     if (seen?.forms.includes(form)) continue; // one form of one key counts once
-    const r = c2sp ? verifyCheckpointC2spCosignature(cp, sig as C2spSignature, w, { backend: opts.backend }) : verifyHashSignature(s.value.hash, CHECKPOINT_KIND, sig, w, vopts);
+    const r = c2sp
+      ? verifyCheckpointC2spCosignature(cp, sig as C2spSignature, w, { backend: opts.backend })
+      : verifyHashSignature(s.value.hash, CHECKPOINT_KIND, sig, w, vopts);
     if (!r.ok) {
       rejected.push({ kid: sig.kid, code: r.code, detail: r.detail });
       continue;
@@ -211,7 +226,12 @@ export function verifyCheckpoint(cp: Checkpoint, policy: WitnessPolicy, opts: Ve
   const quorum = policy.quorum ?? 1;
   if (witnesses.length < quorum) {
     const why = rejected.length ? `; rejected: ${rejected.map((x) => `${x.kid} (${x.code})`).join(', ')}` : '';
-    return fail('quorum_not_met', `checkpoint ${cp.seq}: ${witnesses.length} of ${quorum} witness cosignatures${why}`, { witnesses, quorum, rejected, seq: cp.seq });
+    return fail('quorum_not_met', `checkpoint ${cp.seq}: ${witnesses.length} of ${quorum} witness cosignatures${why}`, {
+      witnesses,
+      quorum,
+      rejected,
+      seq: cp.seq,
+    });
   }
   return ok({ witnesses, cosignedAt, quorum, rejected, legacy: s.value.legacy, cosigners, logNote });
 }

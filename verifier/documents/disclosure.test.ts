@@ -34,12 +34,16 @@ describe('disclosures', () => {
     expect(verifyDisclosure(digest, [toBase64url(new Uint8Array(16).fill(9)), 42])).toMatchObject({ ok: false, code: 'bad_disclosure' });
     expect(verifyDisclosure(digest, [toBase64url(new Uint8Array(8)), 42])).toMatchObject({ ok: false, code: 'bad_disclosure' });
     expect(verifyDisclosure(digest, [revealed[0] + '=', 42])).toMatchObject({ ok: false, code: 'bad_disclosure' });
-    for (const bad of [null, 'x', [revealed[0]], [revealed[0], 42, 1], [1, 42]]) expect(verifyDisclosure(digest, bad)).toMatchObject({ ok: false, code: 'bad_disclosure' });
+    for (const bad of [null, 'x', [revealed[0]], [revealed[0], 42, 1], [1, 42]])
+      expect(verifyDisclosure(digest, bad)).toMatchObject({ ok: false, code: 'bad_disclosure' });
   });
 
   it('a value JCS cannot express is refused', () => {
     expect(() => createDisclosure(NaN, undefined, SALT)).toThrow(TypeError);
-    expect(verifyDisclosure({ disclosure: 'sha256:' + '0'.repeat(64) }, [toBase64url(SALT), NaN])).toMatchObject({ ok: false, code: 'noncanonical_number' });
+    expect(verifyDisclosure({ disclosure: 'sha256:' + '0'.repeat(64) }, [toBase64url(SALT), NaN])).toMatchObject({
+      ok: false,
+      code: 'noncanonical_number',
+    });
   });
 
   it('works on the noble backend with identical digests', () => {

@@ -13,7 +13,11 @@ export interface Disclosure {
 }
 export type Revealed = [salt: string, value: unknown];
 
-export function createDisclosure(value: unknown, backend: CryptoBackend = defaultBackend(), salt?: Uint8Array): { digest: Disclosure; revealed: Revealed } {
+export function createDisclosure(
+  value: unknown,
+  backend: CryptoBackend = defaultBackend(),
+  salt?: Uint8Array,
+): { digest: Disclosure; revealed: Revealed } {
   const s = toBase64url(salt ?? backend.randomBytes(16));
   const h = jsonHash([s, value], backend);
   if (!h.ok) throw new TypeError(`${h.code}: ${h.detail}`);
@@ -21,11 +25,13 @@ export function createDisclosure(value: unknown, backend: CryptoBackend = defaul
 }
 
 export function verifyDisclosure(digest: Disclosure, revealed: unknown, backend: CryptoBackend = defaultBackend()): Result<unknown> {
-  if (!Array.isArray(revealed) || revealed.length !== 2 || typeof revealed[0] !== 'string') return fail('bad_disclosure', 'a revealed disclosure is [salt, value]');
+  if (!Array.isArray(revealed) || revealed.length !== 2 || typeof revealed[0] !== 'string')
+    return fail('bad_disclosure', 'a revealed disclosure is [salt, value]');
   const salt = fromBase64url(revealed[0]);
   if (!salt.ok || salt.value.length !== 16) return fail('bad_disclosure', 'the salt is 16 bytes of base64url');
   const h = jsonHash(revealed, backend);
   if (!h.ok) return h;
-  if (h.value !== digest.disclosure) return fail('bad_disclosure', `sha256(JCS([salt, value])) is ${h.value}, the digest says ${digest.disclosure}`);
+  if (h.value !== digest.disclosure)
+    return fail('bad_disclosure', `sha256(JCS([salt, value])) is ${h.value}, the digest says ${digest.disclosure}`);
   return ok(revealed[1]);
 }

@@ -69,6 +69,7 @@ describe('jsonHash', () => {
 describe('isVendorMember', () => {
   it('accepts x-<vendor>-… and nothing else', () => {
     for (const n of ['x-acme-note', 'x-cookwala-untrusted', 'x-example.org-a', 'x-a-b']) expect(isVendorMember(n), n).toBe(true);
-    for (const n of ['x-', 'x-acme', 'x-acme-', 'x--a', 'X-acme-a', 'xacme-a', 'y-acme-a', 'hash', '']) expect(isVendorMember(n), n).toBe(false);
+    for (const n of ['x-', 'x-acme', 'x-acme-', 'x--a', 'X-acme-a', 'xacme-a', 'y-acme-a', 'hash', ''])
+      expect(isVendorMember(n), n).toBe(false);
   });
 });

@@ -17,7 +17,15 @@ const descriptor = buildLogDescriptor({ log: LOG, mode: 'hash_only', createdAt: 
 function entryFor(ce: CloudEvent, prev: { seq: number; hash: string }): Entry {
   const sig = decodeCookwalasig(ce.cookwalasig!);
   if (!sig.ok) throw new Error(sig.detail);
-  return buildEntry({ log: LOG, seq: prev.seq + 1, prev: prev.hash, sequencedAt: at(100 + prev.seq), ce: entryCeOf(ce), eventHash: (eventHash(ce) as { value: string }).value, eventSignature: sig.value });
+  return buildEntry({
+    log: LOG,
+    seq: prev.seq + 1,
+    prev: prev.hash,
+    sequencedAt: at(100 + prev.seq),
+    ce: entryCeOf(ce),
+    eventHash: (eventHash(ce) as { value: string }).value,
+    eventSignature: sig.value,
+  });
 }
 
 function chain(n: number): Entry[] {
@@ -33,8 +41,18 @@ function chain(n: number): Entry[] {
 
 describe('entryCeOf', () => {
   it('keeps source, id, type and the optional subject and cookwalaseq', () => {
-    expect(entryCeOf(sampleEvent())).toEqual({ source: DEVICE, id: 'ev-0001', type: 'cookwala.execution.running', subject: 'exec-42', cookwalaseq: 3 });
-    expect(entryCeOf(sampleEvent({ subject: null, cookwalaseq: undefined }))).toEqual({ source: DEVICE, id: 'ev-0001', type: 'cookwala.execution.running' });
+    expect(entryCeOf(sampleEvent())).toEqual({
+      source: DEVICE,
+      id: 'ev-0001',
+      type: 'cookwala.execution.running',
+      subject: 'exec-42',
+      cookwalaseq: 3,
+    });
+    expect(entryCeOf(sampleEvent({ subject: null, cookwalaseq: undefined }))).toEqual({
+      source: DEVICE,
+      id: 'ev-0001',
+      type: 'cookwala.execution.running',
+    });
   });
 });
 
@@ -50,9 +68,16 @@ describe('buildEntry and verifyEntryHash', () => {
 
   it('detects a change of any field, nested ones included (entry_hash_mismatch naming the seq)', () => {
     const changes: Array<(x: Entry) => void> = [
-      (x) => (x.seq = 2), (x) => (x.prev = fakeHash('0')), (x) => (x.sequencedAt = at(999)), (x) => (x.log = 'other.example/log'),
-      (x) => (x.ce.id = 'ev-x'), (x) => (x.ce.cookwalaseq = 4), (x) => delete x.ce.subject, (x) => (x.eventHash = fakeHash('9')),
-      (x) => (x.eventSignature.signedAt = at(1)), (x) => ((x as unknown as Record<string, unknown>)['x-acme-note'] = 'added'),
+      (x) => (x.seq = 2),
+      (x) => (x.prev = fakeHash('0')),
+      (x) => (x.sequencedAt = at(999)),
+      (x) => (x.log = 'other.example/log'),
+      (x) => (x.ce.id = 'ev-x'),
+      (x) => (x.ce.cookwalaseq = 4),
+      (x) => delete x.ce.subject,
+      (x) => (x.eventHash = fakeHash('9')),
+      (x) => (x.eventSignature.signedAt = at(1)),
+      (x) => ((x as unknown as Record<string, unknown>)['x-acme-note'] = 'added'),
     ];
     for (const change of changes) {
       const x = clone(e);
@@ -62,7 +87,7 @@ describe('buildEntry and verifyEntryHash', () => {
     expect(verifyEntryHash({ ...e, hash: 'sha256:xyz' })).toMatchObject({ ok: false, code: 'invalid_hash' });
   });
 
-  it('does not alias the caller\'s ce or signature objects', () => {
+  it("does not alias the caller's ce or signature objects", () => {
     const ce = { source: DEVICE, id: 'a', type: 't' };
     const x = buildEntry({ ...e, ce });
     ce.id = 'b';
@@ -113,22 +138,47 @@ describe('verifyEntryEventSignature', () => {
   const lookup = lookupOf(deviceKey);
 
   it('verifies the device signature from the entry alone (no payload needed)', () => {
-    expect(verifyEntryEventSignature(e, lookup)).toMatchObject({ ok: true, value: { eventHash: e.eventHash, key: deviceKey, legacy: false } });
+    expect(verifyEntryEventSignature(e, lookup)).toMatchObject({
+      ok: true,
+      value: { eventHash: e.eventHash, key: deviceKey, legacy: false },
+    });
   });
 
   it('reason codes: bad_signature, unknown_key, source_mismatch, key_role_mismatch, key_revoked, malformed_signature, invalid_hash', () => {
     expect(verifyEntryEventSignature({ ...e, eventHash: fakeHash('7') }, lookup)).toMatchObject({ ok: false, code: 'bad_signature' });
     expect(verifyEntryEventSignature(e, () => undefined)).toMatchObject({ ok: false, code: 'unknown_key' });
-    expect(verifyEntryEventSignature({ ...e, ce: { ...e.ce, source: 'urn:other' } }, lookup)).toMatchObject({ ok: false, code: 'source_mismatch' });
-    expect(verifyEntryEventSignature(e, lookupOf({ ...deviceKey, role: 'operator' }))).toMatchObject({ ok: false, code: 'key_role_mismatch' });
-    expect(verifyEntryEventSignature(e, lookupOf({ ...deviceKey, revokedAt: e.eventSignature.signedAt }))).toMatchObject({ ok: false, code: 'key_revoked' });
-    expect(verifyEntryEventSignature({ ...e, eventSignature: { ...e.eventSignature, sig: '***' } }, lookup)).toMatchObject({ ok: false, code: 'malformed_signature' });
+    expect(verifyEntryEventSignature({ ...e, ce: { ...e.ce, source: 'urn:other' } }, lookup)).toMatchObject({
+      ok: false,
+      code: 'source_mismatch',
+    });
+    expect(verifyEntryEventSignature(e, lookupOf({ ...deviceKey, role: 'operator' }))).toMatchObject({
+      ok: false,
+      code: 'key_role_mismatch',
+    });
+    expect(verifyEntryEventSignature(e, lookupOf({ ...deviceKey, revokedAt: e.eventSignature.signedAt }))).toMatchObject({
+      ok: false,
+      code: 'key_revoked',
+    });
+    expect(verifyEntryEventSignature({ ...e, eventSignature: { ...e.eventSignature, sig: '***' } }, lookup)).toMatchObject({
+      ok: false,
+      code: 'malformed_signature',
+    });
     expect(verifyEntryEventSignature({ ...e, eventHash: 'sha256:0' }, lookup)).toMatchObject({ ok: false, code: 'invalid_hash' });
   });
 
   it('a sequencer-made entry verifies with role sequencer and no source check', () => {
     const seqKey = keyFor(sequencer, 'sequencer', 'kitchen.example.org');
-    const erased = signEvent({ specversion: '1.0', id: 'erase-1', source: 'cookwala:sequencer/' + LOG, type: 'cookwala.log.erased', data: { seq: 1, eventHash: e.eventHash, reason: 'consent withdrawn' } }, sequencer, at(500));
+    const erased = signEvent(
+      {
+        specversion: '1.0',
+        id: 'erase-1',
+        source: 'cookwala:sequencer/' + LOG,
+        type: 'cookwala.log.erased',
+        data: { seq: 1, eventHash: e.eventHash, reason: 'consent withdrawn' },
+      },
+      sequencer,
+      at(500),
+    );
     const x = entryFor(erased, e);
     expect(verifyEntryEventSignature(x, lookupOf(seqKey))).toMatchObject({ ok: false, code: 'key_role_mismatch' });
     expect(verifyEntryEventSignature(x, lookupOf(seqKey), { role: 'sequencer', checkSource: false }).ok).toBe(true);

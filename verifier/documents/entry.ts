@@ -44,7 +44,16 @@ export function entryCeOf(ce: CloudEvent): EntryCe {
 
 /** Build an entry and compute its hash. Throws only for a value with no canonical JSON form. */
 export function buildEntry(f: Omit<Entry, 'kind' | 'hash'>): Entry {
-  const body = { kind: 'Event' as const, log: f.log, seq: f.seq, prev: f.prev, sequencedAt: f.sequencedAt, ce: { ...f.ce }, eventHash: f.eventHash, eventSignature: { ...f.eventSignature } };
+  const body = {
+    kind: 'Event' as const,
+    log: f.log,
+    seq: f.seq,
+    prev: f.prev,
+    sequencedAt: f.sequencedAt,
+    ce: { ...f.ce },
+    eventHash: f.eventHash,
+    eventSignature: { ...f.eventSignature },
+  };
   const h = computeHash(body as unknown as JsonObject);
   if (!h.ok) throw new TypeError(`${h.code}: ${h.detail}`);
   return { ...body, hash: h.value };
@@ -64,8 +73,10 @@ export function verifyEntryHash(e: Entry): Result<true> {
 
 /** `e` follows `prev` (seq + 1 and prev = its hash), else chain_broken naming the seq. */
 export function checkLink(prev: { seq: number; hash: string }, e: Pick<Entry, 'seq' | 'prev'>): Result<true> {
-  if (e.seq !== prev.seq + 1) return fail('chain_broken', `seq ${e.seq} follows seq ${prev.seq}; expected ${prev.seq + 1}`, { seq: e.seq, expected: prev.seq + 1 });
-  if (e.prev !== prev.hash) return fail('chain_broken', `entry ${e.seq}: prev ${e.prev} is not the hash of entry ${prev.seq} (${prev.hash})`, { seq: e.seq });
+  if (e.seq !== prev.seq + 1)
+    return fail('chain_broken', `seq ${e.seq} follows seq ${prev.seq}; expected ${prev.seq + 1}`, { seq: e.seq, expected: prev.seq + 1 });
+  if (e.prev !== prev.hash)
+    return fail('chain_broken', `entry ${e.seq}: prev ${e.prev} is not the hash of entry ${prev.seq} (${prev.hash})`, { seq: e.seq });
   return ok(true);
 }
 
@@ -81,6 +92,10 @@ export function entryLeaf(e: Pick<Entry, 'hash'>): Uint8Array {
  * `device` key owned by `ce.source` unless opts say otherwise (entries the sequencer appends
  * itself: role `sequencer`, checkSource false). Codes as verifyEventSignature.
  */
-export function verifyEntryEventSignature(e: Entry, lookup: (kid: string) => KeyRecord | undefined, opts: EventVerifyOptions = {}): Result<VerifiedEvent> {
+export function verifyEntryEventSignature(
+  e: Entry,
+  lookup: (kid: string) => KeyRecord | undefined,
+  opts: EventVerifyOptions = {},
+): Result<VerifiedEvent> {
   return verifyEventHashSignature(e.eventHash, e.eventSignature, e.ce.source, lookup, opts);
 }

@@ -11,7 +11,11 @@ import type { KeyRecord } from './keys.ts';
 import type { CloudEvent } from '../cloudevent/read.ts';
 
 const g = generateLog({ events: 40, checkpointEvery: 16, eraseEvery: 10 });
-const docs = [...g.lines()].join('').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const docs = [...g.lines()]
+  .join('')
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => JSON.parse(l));
 const entries = docs.filter((d) => d.kind === 'Event') as Entry[];
 const payloads = new Map<number, CloudEvent>(docs.filter((d) => d.kind === 'Payload').map((d) => [d.seq, d.event]));
 const keys = docs.filter((d) => d.kind === 'KeyRecord') as KeyRecord[];
@@ -31,7 +35,10 @@ describe('verifyEventProof', () => {
   it('proves a device event with its payload, and without it', async () => {
     const p = await proofOf(7);
     const r = verifyEventProof(p, g.policy);
-    expect(r).toMatchObject({ ok: true, value: { seq: 7, event: true, checkpoint: { seq: 32, witnesses: ['wit-0-s0', 'wit-1-s0', 'wit-2-s0'] } } });
+    expect(r).toMatchObject({
+      ok: true,
+      value: { seq: 7, event: true, checkpoint: { seq: 32, witnesses: ['wit-0-s0', 'wit-1-s0', 'wit-2-s0'] } },
+    });
     delete p.event;
     expect(verifyEventProof(p, g.policy)).toMatchObject({ ok: true, value: { seq: 7, event: false } });
   });
@@ -40,7 +47,10 @@ describe('verifyEventProof', () => {
     const target = (payloads.get(erasedSeq)!.data as { seq: number }).seq;
     expect(payloads.has(target)).toBe(false);
     expect(verifyEventProof(await proofOf(target), g.policy)).toMatchObject({ ok: true, value: { event: false } });
-    expect(verifyEventProof(await proofOf(erasedSeq), g.policy)).toMatchObject({ ok: true, value: { event: true, signedBy: g.sequencer.kid } });
+    expect(verifyEventProof(await proofOf(erasedSeq), g.policy)).toMatchObject({
+      ok: true,
+      value: { event: true, signedBy: g.sequencer.kid },
+    });
   });
   it('names what is wrong', async () => {
     const cases: Array<[string, (p: any) => void, string]> = [
@@ -70,6 +80,9 @@ describe('verifyEventProof', () => {
     expect(verifyEventProof(p, g.policy, { keys: g.deviceKeys }).ok).toBe(true);
     const other = generateLog({ events: 1, seed: 3 });
     expect(verifyEventProof(await proofOf(9), other.policy)).toMatchObject({ ok: false, code: 'bad_signature' });
-    expect(verifyEventProof(await proofOf(9), { ...g.policy, log: 'elsewhere.example/log' })).toMatchObject({ ok: false, code: 'log_mismatch' });
+    expect(verifyEventProof(await proofOf(9), { ...g.policy, log: 'elsewhere.example/log' })).toMatchObject({
+      ok: false,
+      code: 'log_mismatch',
+    });
   });
 });

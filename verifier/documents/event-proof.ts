@@ -47,25 +47,47 @@ export interface EventProofVerdict {
 
 const MEMBERS = ['kind', 'entry', 'event', 'inclusion', 'checkpoint', 'keys'];
 
-export function buildEventProof(f: { entry: Entry; event?: CloudEvent; proof: string[]; checkpoint: Checkpoint; keys: KeyRecord[] }): EventProof {
-  const p: EventProof = { kind: 'EventProof', entry: f.entry, inclusion: { leafIndex: f.entry.seq - 1, size: f.checkpoint.seq, proof: f.proof }, checkpoint: f.checkpoint, keys: f.keys };
+export function buildEventProof(f: {
+  entry: Entry;
+  event?: CloudEvent;
+  proof: string[];
+  checkpoint: Checkpoint;
+  keys: KeyRecord[];
+}): EventProof {
+  const p: EventProof = {
+    kind: 'EventProof',
+    entry: f.entry,
+    inclusion: { leafIndex: f.entry.seq - 1, size: f.checkpoint.seq, proof: f.proof },
+    checkpoint: f.checkpoint,
+    keys: f.keys,
+  };
   if (f.event !== undefined) p.event = f.event;
   return p;
 }
 
 function readShape(json: unknown): Result<EventProof> {
   const o = json as Record<string, unknown>;
-  if (!o || typeof o !== 'object' || Array.isArray(o) || o.kind !== 'EventProof') return fail('invalid_document', 'an EventProof is {"kind":"EventProof",…}', { path: '/kind' });
-  for (const k of Object.keys(o)) if (!MEMBERS.includes(k) && !isVendorMember(k)) return fail('unknown_field', `unknown member /${k}`, { path: `/${k}` });
+  if (!o || typeof o !== 'object' || Array.isArray(o) || o.kind !== 'EventProof')
+    return fail('invalid_document', 'an EventProof is {"kind":"EventProof",…}', { path: '/kind' });
+  for (const k of Object.keys(o))
+    if (!MEMBERS.includes(k) && !isVendorMember(k)) return fail('unknown_field', `unknown member /${k}`, { path: `/${k}` });
   const inc = o.inclusion as Record<string, unknown>;
-  if (!inc || typeof inc !== 'object' || Array.isArray(inc)) return fail('invalid_document', 'inclusion is {leafIndex, size, proof}', { path: '/inclusion' });
-  for (const k of Object.keys(inc)) if (!['leafIndex', 'size', 'proof'].includes(k) && !isVendorMember(k)) return fail('unknown_field', `unknown member /inclusion/${k}`, { path: `/inclusion/${k}` });
-  if (!Number.isSafeInteger(inc.leafIndex) || !Number.isSafeInteger(inc.size) || !Array.isArray(inc.proof)) return fail('invalid_document', 'inclusion is {leafIndex, size, proof:[…]}', { path: '/inclusion' });
+  if (!inc || typeof inc !== 'object' || Array.isArray(inc))
+    return fail('invalid_document', 'inclusion is {leafIndex, size, proof}', { path: '/inclusion' });
+  for (const k of Object.keys(inc))
+    if (!['leafIndex', 'size', 'proof'].includes(k) && !isVendorMember(k))
+      return fail('unknown_field', `unknown member /inclusion/${k}`, { path: `/inclusion/${k}` });
+  if (!Number.isSafeInteger(inc.leafIndex) || !Number.isSafeInteger(inc.size) || !Array.isArray(inc.proof))
+    return fail('invalid_document', 'inclusion is {leafIndex, size, proof:[…]}', { path: '/inclusion' });
   if (!Array.isArray(o.keys)) return fail('invalid_document', 'keys is an array of KeyRecords', { path: '/keys' });
   return ok(o as unknown as EventProof);
 }
 
-export function verifyEventProof(json: unknown, policy: WitnessPolicy, opts: { keys?: readonly KeyRecord[]; allowLegacy?: boolean; backend?: CryptoBackend } = {}): Result<EventProofVerdict> {
+export function verifyEventProof(
+  json: unknown,
+  policy: WitnessPolicy,
+  opts: { keys?: readonly KeyRecord[]; allowLegacy?: boolean; backend?: CryptoBackend } = {},
+): Result<EventProofVerdict> {
   const shape = readShape(json);
   if (!shape.ok) return shape;
   const p = shape.value;
@@ -85,7 +107,8 @@ export function verifyEventProof(json: unknown, policy: WitnessPolicy, opts: { k
 
   const { leafIndex, size, proof } = p.inclusion;
   if (leafIndex !== e.seq - 1) return fail('bad_proof', `leafIndex ${leafIndex} is not entry ${e.seq}'s (${e.seq - 1})`, { seq: e.seq });
-  if (size !== cp.seq) return fail('bad_proof', `the proof is for a tree of ${size} entries; the checkpoint is at seq ${cp.seq}`, { seq: e.seq });
+  if (size !== cp.seq)
+    return fail('bad_proof', `the proof is for a tree of ${size} entries; the checkpoint is at seq ${cp.seq}`, { seq: e.seq });
   const hashes: Uint8Array[] = [];
   for (const h of proof) {
     const b = parseHash(h);
@@ -106,7 +129,8 @@ export function verifyEventProof(json: unknown, policy: WitnessPolicy, opts: { k
   }
   const key = trust.lookup(e.eventSignature.kid);
   const bySequencer = key !== undefined && trust.isSequencer(key);
-  if (key && bySequencer !== SEQUENCER_TYPES.includes(e.ce.type)) return fail('key_role_mismatch', `entry ${e.seq} of type ${e.ce.type} is signed by ${e.eventSignature.kid}`, { seq: e.seq });
+  if (key && bySequencer !== SEQUENCER_TYPES.includes(e.ce.type))
+    return fail('key_role_mismatch', `entry ${e.seq} of type ${e.ce.type} is signed by ${e.eventSignature.kid}`, { seq: e.seq });
   const sig = verifyEntryEventSignature(e, trust.lookup, bySequencer ? { ...vopts, role: 'sequencer', checkSource: false } : vopts);
   if (!sig.ok) return { ...sig, seq: e.seq };
 
@@ -115,11 +139,26 @@ export function verifyEventProof(json: unknown, policy: WitnessPolicy, opts: { k
     if (!ce.ok) return ce;
     const h = eventHash(ce.value);
     if (!h.ok) return h;
-    if (h.value !== e.eventHash) return fail('payload_hash_mismatch', `the event hashes to ${h.value}, the entry says ${e.eventHash}`, { seq: e.seq, expected: e.eventHash, found: h.value });
+    if (h.value !== e.eventHash)
+      return fail('payload_hash_mismatch', `the event hashes to ${h.value}, the entry says ${e.eventHash}`, {
+        seq: e.seq,
+        expected: e.eventHash,
+        found: h.value,
+      });
     const a = entryCeOf(ce.value);
     const b = e.ce;
-    if (a.source !== b.source || a.id !== b.id || a.type !== b.type || a.subject !== b.subject || a.cookwalaseq !== b.cookwalaseq) return fail('payload_hash_mismatch', "the entry's ce attributes are not the event's", { seq: e.seq });
-    if (ce.value.cookwalasig !== undefined && ce.value.cookwalasig !== null && ce.value.cookwalasig !== encodeCookwalasig(e.eventSignature)) return fail('bad_signature', "the event's cookwalasig is not the entry's eventSignature", { seq: e.seq });
+    if (a.source !== b.source || a.id !== b.id || a.type !== b.type || a.subject !== b.subject || a.cookwalaseq !== b.cookwalaseq)
+      return fail('payload_hash_mismatch', "the entry's ce attributes are not the event's", { seq: e.seq });
+    if (ce.value.cookwalasig !== undefined && ce.value.cookwalasig !== null && ce.value.cookwalasig !== encodeCookwalasig(e.eventSignature))
+      return fail('bad_signature', "the event's cookwalasig is not the entry's eventSignature", { seq: e.seq });
   }
-  return ok({ log: e.log, seq: e.seq, eventHash: e.eventHash, event: p.event !== undefined, signedBy: e.eventSignature.kid, checkpoint: { seq: cp.seq, root: cp.root, witnesses: cv.value.witnesses }, legacy: sig.value.legacy || cv.value.legacy });
+  return ok({
+    log: e.log,
+    seq: e.seq,
+    eventHash: e.eventHash,
+    event: p.event !== undefined,
+    signedBy: e.eventSignature.kid,
+    checkpoint: { seq: cp.seq, root: cp.root, witnesses: cv.value.witnesses },
+    legacy: sig.value.legacy || cv.value.legacy,
+  });
 }

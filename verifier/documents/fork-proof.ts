@@ -38,10 +38,14 @@ export function verifyForkProof(fp: ForkProof, sequencerKey: KeyRecord, opts: Ve
   const shape = schemaValidator().validate('ForkProof', fp);
   if (!shape.ok) return shape;
   const { a, b } = fp;
-  if (a.log !== fp.log || b.log !== fp.log) return fail('not_a_fork', `the checkpoints are of ${a.log} and ${b.log}, the proof names ${fp.log}`);
+  if (a.log !== fp.log || b.log !== fp.log)
+    return fail('not_a_fork', `the checkpoints are of ${a.log} and ${b.log}, the proof names ${fp.log}`);
   if (a.seq !== b.seq) return fail('not_a_fork', `the checkpoints are at seq ${a.seq} and ${b.seq}`);
   if (a.head === b.head && a.root === b.root) return fail('not_a_fork', `both checkpoints at seq ${a.seq} have the same head and root`);
-  for (const [name, cp] of [['a', a], ['b', b]] as const) {
+  for (const [name, cp] of [
+    ['a', a],
+    ['b', b],
+  ] as const) {
     const r = verifyCheckpointSequencerSignature(cp, sequencerKey, opts);
     if (!r.ok) return { ...r, detail: `checkpoint ${name}: ${r.detail}` };
   }

@@ -45,10 +45,16 @@ describe('publicKeyBytes and sameKey', () => {
   });
 
   it('refuses wrong lengths, bad base64url and unknown algorithms', () => {
-    expect(publicKeyBytes({ alg: 'EdDSA', publicKey: toBase64url(new Uint8Array(33)) })).toMatchObject({ ok: false, code: 'invalid_document' });
+    expect(publicKeyBytes({ alg: 'EdDSA', publicKey: toBase64url(new Uint8Array(33)) })).toMatchObject({
+      ok: false,
+      code: 'invalid_document',
+    });
     expect(publicKeyBytes({ alg: 'ES256', publicKey: toBase64url(ed.publicKey) })).toMatchObject({ ok: false, code: 'invalid_document' });
     expect(publicKeyBytes({ alg: 'EdDSA', publicKey: 'a+b=' })).toMatchObject({ ok: false, code: 'invalid_document' });
-    expect(publicKeyBytes({ alg: 'RS256' as 'EdDSA', publicKey: toBase64url(ed.publicKey) })).toMatchObject({ ok: false, code: 'unsupported_alg' });
+    expect(publicKeyBytes({ alg: 'RS256' as 'EdDSA', publicKey: toBase64url(ed.publicKey) })).toMatchObject({
+      ok: false,
+      code: 'unsupported_alg',
+    });
   });
 
   it('compares keys by algorithm and public key, not kid', () => {

@@ -37,12 +37,16 @@ export function checkKeyValidAt(key: KeyRecord, signedAt: string): Result<true> 
   if (!isTime(signedAt)) return fail('invalid_document', `signedAt is not an RFC 3339 UTC time: ${signedAt}`);
   // Fail closed: a record whose times do not parse would otherwise compare as NaN and pass.
   for (const f of ['validFrom', 'validUntil', 'revokedAt'] as const) {
-    if ((f === 'validFrom' || key[f] !== undefined) && !isTime(key[f])) return fail('invalid_document', `key ${key.kid} ${f} is not an RFC 3339 UTC time`);
+    if ((f === 'validFrom' || key[f] !== undefined) && !isTime(key[f]))
+      return fail('invalid_document', `key ${key.kid} ${f} is not an RFC 3339 UTC time`);
   }
   const t = timeMs(signedAt);
-  if (key.revokedAt !== undefined && t >= timeMs(key.revokedAt)) return fail('key_revoked', `key ${key.kid} revoked at ${key.revokedAt}, signedAt ${signedAt}`, { kid: key.kid });
-  if (t < timeMs(key.validFrom)) return fail('key_not_valid_at', `key ${key.kid} valid from ${key.validFrom}, signedAt ${signedAt}`, { kid: key.kid });
-  if (key.validUntil !== undefined && t > timeMs(key.validUntil)) return fail('key_not_valid_at', `key ${key.kid} valid until ${key.validUntil}, signedAt ${signedAt}`, { kid: key.kid });
+  if (key.revokedAt !== undefined && t >= timeMs(key.revokedAt))
+    return fail('key_revoked', `key ${key.kid} revoked at ${key.revokedAt}, signedAt ${signedAt}`, { kid: key.kid });
+  if (t < timeMs(key.validFrom))
+    return fail('key_not_valid_at', `key ${key.kid} valid from ${key.validFrom}, signedAt ${signedAt}`, { kid: key.kid });
+  if (key.validUntil !== undefined && t > timeMs(key.validUntil))
+    return fail('key_not_valid_at', `key ${key.kid} valid until ${key.validUntil}, signedAt ${signedAt}`, { kid: key.kid });
   return ok(true);
 }
 
@@ -70,7 +74,8 @@ export function validKeyRecordShape(k: KeyRecord): Result<true> {
   for (const f of ['validFrom', 'validUntil', 'revokedAt'] as const) {
     if ((f === 'validFrom' || k[f] !== undefined) && !isTime(k[f])) return fail('invalid_document', `${f} is not an RFC 3339 UTC time`);
   }
-  if (k.validUntil !== undefined && timeMs(k.validUntil) < timeMs(k.validFrom)) return fail('invalid_document', 'validUntil is before validFrom');
+  if (k.validUntil !== undefined && timeMs(k.validUntil) < timeMs(k.validFrom))
+    return fail('invalid_document', 'validUntil is before validFrom');
   const pk = publicKeyBytes(k);
   return pk.ok ? ok(true) : pk;
 }
@@ -97,7 +102,8 @@ export function createKeyCache(records: KeyRecord[] = []): KeyCache {
 
 export function parseKeyCache(json: unknown): Result<KeyCache> {
   const o = json as { kind?: unknown; keys?: unknown };
-  if (!o || typeof o !== 'object' || o.kind !== 'KeyCache' || !Array.isArray(o.keys)) return fail('invalid_document', 'a key cache is {"kind":"KeyCache","keys":[…]}');
+  if (!o || typeof o !== 'object' || o.kind !== 'KeyCache' || !Array.isArray(o.keys))
+    return fail('invalid_document', 'a key cache is {"kind":"KeyCache","keys":[…]}');
   for (const k of o.keys as KeyRecord[]) {
     if (!k || k.kind !== 'KeyRecord' || typeof k.kid !== 'string') return fail('invalid_document', 'a key cache holds KeyRecords');
     const v = validKeyRecordShape(k);

@@ -15,7 +15,23 @@ describe('isValidOrigin', () => {
     for (const o of [LOG, 'localhost/missions/demo', 'example.com', 'log.example:8443/a_b~c', 'a']) expect(isValidOrigin(o), o).toBe(true);
   });
   it('refuses schemes, spaces, +, control and non-ASCII characters, empty and overlong names', () => {
-    for (const o of ['https://example.com/log', 'ex ample.com', 'example.com/a+b', 'example.com\n', 'example.com\t', 'exämple.com', '', 'a'.repeat(201), 'a"b', 'a<b', 3, null, '..', 'a/./b', 'a//b']) {
+    for (const o of [
+      'https://example.com/log',
+      'ex ample.com',
+      'example.com/a+b',
+      'example.com\n',
+      'example.com\t',
+      'exämple.com',
+      '',
+      'a'.repeat(201),
+      'a"b',
+      'a<b',
+      3,
+      null,
+      '..',
+      'a/./b',
+      'a//b',
+    ]) {
       expect(isValidOrigin(o), JSON.stringify(o)).toBe(false);
     }
     expect(isValidOrigin('a'.repeat(200))).toBe(true);
@@ -26,7 +42,15 @@ describe('buildLogDescriptor', () => {
   const d = buildLogDescriptor({ log: LOG, mode: 'hash_only', createdAt: at(0) }, sequencer);
   it('writes coreVersion 0.2.1, names the sequencer kid and signs at createdAt', () => {
     expect(CORE_VERSION).toBe('0.2.1');
-    expect(d).toMatchObject({ kind: 'Log', coreVersion: '0.2.1', log: LOG, mode: 'hash_only', sequencer: 'seq-1', createdAt: at(0), signature: { kid: 'seq-1', signedAt: at(0), alg: 'EdDSA' } });
+    expect(d).toMatchObject({
+      kind: 'Log',
+      coreVersion: '0.2.1',
+      log: LOG,
+      mode: 'hash_only',
+      sequencer: 'seq-1',
+      createdAt: at(0),
+      signature: { kid: 'seq-1', signedAt: at(0), alg: 'EdDSA' },
+    });
     expect(readDocument('Log', d)).toMatchObject({ ok: true });
     expect(verifyLogDescriptor(d, seqKey)).toEqual({ ok: true, value: { hash: d.hash, legacy: false } });
   });
@@ -59,7 +83,11 @@ describe('verifyLogDescriptor', () => {
   it('a 0.2.0 descriptor signed over the bare hash verifies only with allowLegacy', () => {
     const body = { kind: 'Log', coreVersion: '0.2.0', log: LOG, mode: 'full', sequencer: 'seq-1', createdAt: at(0) };
     const h = signDocument(body, sequencer, at(0)).hash;
-    const legacy = { ...body, hash: h, signature: { alg: 'EdDSA' as const, kid: 'seq-1', signedAt: at(0), sig: toBase64url(sequencer.sign(utf8(h))) } } as Parameters<typeof verifyLogDescriptor>[0];
+    const legacy = {
+      ...body,
+      hash: h,
+      signature: { alg: 'EdDSA' as const, kid: 'seq-1', signedAt: at(0), sig: toBase64url(sequencer.sign(utf8(h))) },
+    } as Parameters<typeof verifyLogDescriptor>[0];
     expect(readDocument('Log', legacy)).toMatchObject({ ok: false, code: 'legacy_signature' });
     expect(verifyLogDescriptor(legacy, seqKey)).toMatchObject({ ok: false, code: 'legacy_signature' });
     expect(readDocument('Log', legacy, { allowLegacy: true })).toMatchObject({ ok: true });

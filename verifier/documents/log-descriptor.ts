@@ -74,14 +74,18 @@ export function checkOrigin(log: unknown): Result<string> {
   if (typeof log !== 'string') return fail('invalid_origin', 'a log origin is a string');
   const shown = JSON.stringify(log.slice(0, 80));
   if (log.length === 0) return fail('invalid_origin', 'a log origin is not empty');
-  if (log.length > MAX_ORIGIN_LENGTH) return fail('invalid_origin', `a log origin is at most ${MAX_ORIGIN_LENGTH} characters (this one has ${log.length})`);
-  if (!ORIGIN_RE.test(log)) return fail('invalid_origin', `the origin ${shown} holds a character outside printable URL ASCII without space and '+'`);
+  if (log.length > MAX_ORIGIN_LENGTH)
+    return fail('invalid_origin', `a log origin is at most ${MAX_ORIGIN_LENGTH} characters (this one has ${log.length})`);
+  if (!ORIGIN_RE.test(log))
+    return fail('invalid_origin', `the origin ${shown} holds a character outside printable URL ASCII without space and '+'`);
   if (SCHEME_RE.test(log) || log.includes('://')) return fail('invalid_origin', `the origin ${shown} is a schema-less URL (no scheme://)`);
   for (const seg of log.split('/')) {
     if (seg === '') return fail('invalid_origin', `the origin ${shown} has an empty segment (a leading, trailing or doubled '/')`);
-    if (seg === '.' || seg === '..') return fail('invalid_origin', `the origin ${shown} has a '${seg}' segment: origins are names, not paths`);
+    if (seg === '.' || seg === '..')
+      return fail('invalid_origin', `the origin ${shown} has a '${seg}' segment: origins are names, not paths`);
   }
-  if (originSegment(log).length > MAX_ORIGIN_SEGMENT_BYTES) return fail('invalid_origin', `the origin ${shown} is longer than ${MAX_ORIGIN_SEGMENT_BYTES} bytes as a file name`);
+  if (originSegment(log).length > MAX_ORIGIN_SEGMENT_BYTES)
+    return fail('invalid_origin', `the origin ${shown} is longer than ${MAX_ORIGIN_SEGMENT_BYTES} bytes as a file name`);
   return ok(log);
 }
 
@@ -90,11 +94,15 @@ export function isValidOrigin(log: unknown): log is string {
 }
 
 /** A signed descriptor; the signature's signedAt is `createdAt`. Bad arguments are programmer errors. */
-export function buildLogDescriptor(f: { log: string; mode: LogMode; createdAt: string; timeBounds?: TimeBounds; timePrecision?: 'day' }, signer: Signer): LogDescriptor {
+export function buildLogDescriptor(
+  f: { log: string; mode: LogMode; createdAt: string; timeBounds?: TimeBounds; timePrecision?: 'day' },
+  signer: Signer,
+): LogDescriptor {
   if (!isValidOrigin(f.log)) throw new TypeError(`not a log origin: ${String(f.log)}`);
   if (!LOG_MODES.includes(f.mode)) throw new TypeError(`mode is full or hash_only, not ${String(f.mode)}`);
   if (!isTime(f.createdAt)) throw new TypeError('createdAt is an RFC 3339 UTC time with milliseconds');
-  if (f.timeBounds !== undefined && !isTimeBounds(f.timeBounds)) throw new TypeError('timeBounds is {maxClockSkewMs, maxDeliveryDelayMs}, integers within their limits');
+  if (f.timeBounds !== undefined && !isTimeBounds(f.timeBounds))
+    throw new TypeError('timeBounds is {maxClockSkewMs, maxDeliveryDelayMs}, integers within their limits');
   if (f.timePrecision !== undefined && f.timePrecision !== 'day') throw new TypeError('timePrecision is "day" or absent');
   const day = f.timePrecision === 'day';
   const createdAt = f.createdAt;
@@ -113,11 +121,19 @@ export function buildLogDescriptor(f: { log: string; mode: LogMode; createdAt: s
  * (log_mismatch), `sequencer` names the key (descriptor_mismatch) and the signature verifies
  * with role `sequencer`. A coreVersion 0.2.0 bare-hash signature needs `allowLegacy`.
  */
-export function verifyLogDescriptor(d: LogDescriptor, sequencerKey: KeyRecord, opts: VerifyOptions & { log?: string } = {}): Result<{ hash: string; legacy: boolean }> {
+export function verifyLogDescriptor(
+  d: LogDescriptor,
+  sequencerKey: KeyRecord,
+  opts: VerifyOptions & { log?: string } = {},
+): Result<{ hash: string; legacy: boolean }> {
   if (opts.log !== undefined && d.log !== opts.log) return fail('log_mismatch', `descriptor of ${d.log}, expected ${opts.log}`);
-  if (d.sequencer !== sequencerKey.kid) return fail('descriptor_mismatch', `descriptor names sequencer ${d.sequencer}, the trusted key is ${sequencerKey.kid}`);
+  if (d.sequencer !== sequencerKey.kid)
+    return fail('descriptor_mismatch', `descriptor names sequencer ${d.sequencer}, the trusted key is ${sequencerKey.kid}`);
   const { log: _log, ...vopts } = opts;
-  const r = verifyDocument(d as unknown as JsonObject, (kid) => (kid === sequencerKey.kid ? sequencerKey : undefined), { ...vopts, role: 'sequencer' });
+  const r = verifyDocument(d as unknown as JsonObject, (kid) => (kid === sequencerKey.kid ? sequencerKey : undefined), {
+    ...vopts,
+    role: 'sequencer',
+  });
   if (!r.ok) return r;
   return ok({ hash: r.value.hash, legacy: r.value.legacy });
 }

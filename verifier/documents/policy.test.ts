@@ -33,7 +33,11 @@ describe('readWitnessPolicy', () => {
     for (const x of [null, [], 'p']) expect(readWitnessPolicy(x)).toMatchObject({ ok: false, code: 'invalid_document' });
     expect(readWitnessPolicy({ ...policy, kind: 'Policy' })).toMatchObject({ ok: false, code: 'invalid_document', path: '/kind' });
     expect(readWitnessPolicy({ ...policy, extra: 1 })).toMatchObject({ ok: false, code: 'unknown_field', path: '/extra' });
-    expect(readWitnessPolicy({ ...policy, witnesses: [{ ...w1, colour: 'red' }] })).toMatchObject({ ok: false, code: 'unknown_field', path: '/witnesses/0/colour' });
+    expect(readWitnessPolicy({ ...policy, witnesses: [{ ...w1, colour: 'red' }] })).toMatchObject({
+      ok: false,
+      code: 'unknown_field',
+      path: '/witnesses/0/colour',
+    });
     expect(readWitnessPolicy({ ...policy, 'x-acme-comment': 'ok' })).toMatchObject({ ok: true });
     expect(readWitnessPolicy({ ...policy, log: 'https://x/y' })).toMatchObject({ ok: false, code: 'invalid_origin', path: '/log' });
     expect(readWitnessPolicy({ ...policy, quorum: 1.5 })).toMatchObject({ ok: false, code: 'invalid_document' });
@@ -53,7 +57,12 @@ describe('readWitnessPolicy', () => {
       [{ sequencer: { ...seq, publicKey: 'AAAA' } }, '/sequencer'],
       [{ quorum: 3 }, '/quorum'],
     ];
-    for (const [change, path] of bad) expect(readWitnessPolicy({ ...policy, ...change }), JSON.stringify(change).slice(0, 60)).toMatchObject({ ok: false, code: 'invalid_document', path });
+    for (const [change, path] of bad)
+      expect(readWitnessPolicy({ ...policy, ...change }), JSON.stringify(change).slice(0, 60)).toMatchObject({
+        ok: false,
+        code: 'invalid_document',
+        path,
+      });
   });
 
   it('typed use: a WitnessPolicy value is what verifyCheckpoint takes', () => {

@@ -31,7 +31,8 @@ export const DEFAULT_QUORUM = 1;
 
 const invalid = (detail: string, path: string) => fail('invalid_document', detail, { path });
 /** A key's own failure keeps its code when it is the Ed25519 key rule's (weak_key). */
-const keyFailure = (code: string, detail: string, path: string) => fail(code === 'weak_key' ? 'weak_key' : 'invalid_document', detail, { path });
+const keyFailure = (code: string, detail: string, path: string) =>
+  fail(code === 'weak_key' ? 'weak_key' : 'invalid_document', detail, { path });
 
 export function readWitnessPolicy(json: unknown): Result<WitnessPolicy> {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) return invalid('a WitnessPolicy is a JSON object', '/');
@@ -45,7 +46,8 @@ export function readWitnessPolicy(json: unknown): Result<WitnessPolicy> {
   const p = json as WitnessPolicy;
   const seq = validKeyRecordShape(p.sequencer);
   if (!seq.ok) return keyFailure(seq.code, `sequencer: ${seq.detail}`, '/sequencer');
-  if (p.sequencer.role !== 'sequencer') return invalid(`the sequencer key ${p.sequencer.kid} has role ${p.sequencer.role}`, '/sequencer/role');
+  if (p.sequencer.role !== 'sequencer')
+    return invalid(`the sequencer key ${p.sequencer.kid} has role ${p.sequencer.role}`, '/sequencer/role');
   const kids = new Set([p.sequencer.kid]);
   const keys: KeyRecord[] = [p.sequencer];
   const vkeys: Array<{ alg: 'EdDSA'; publicKey: string }> = [];
@@ -63,7 +65,8 @@ export function readWitnessPolicy(json: unknown): Result<WitnessPolicy> {
     if (vk.value) {
       // A cosignature/v1 key as an EdDSA KeyRecord, for the distinctness checks below and above.
       const asKey = { alg: 'EdDSA' as const, publicKey: toBase64url(vk.value.publicKey) };
-      if (sameKey(asKey, p.sequencer)) return invalid(`witness ${w.kid}: its vkey holds the sequencer's public key`, `/witnesses/${i}/vkey`);
+      if (sameKey(asKey, p.sequencer))
+        return invalid(`witness ${w.kid}: its vkey holds the sequencer's public key`, `/witnesses/${i}/vkey`);
       if (keys.some((k, j) => j > 0 && !sameKey(k, w) && sameKey(k, asKey)) || vkeys.some((k) => sameKey(k, asKey))) {
         return invalid(`witness ${w.kid}: its vkey holds another witness's public key`, `/witnesses/${i}/vkey`);
       }

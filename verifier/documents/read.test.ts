@@ -23,7 +23,15 @@ const devKey = keyFor(dev, 'device', 'urn:cookwala:device:oven-7', { validUntil:
 const witKey = keyFor(wit, 'witness', 'w.example');
 const descriptor = buildLogDescriptor({ log: LOG, mode: 'full', createdAt: at(0) }, seq);
 const ev = signEvent(sampleEvent(), dev, at(10));
-const entry: Entry = buildEntry({ log: LOG, seq: 1, prev: descriptor.hash, sequencedAt: at(20), ce: entryCeOf(ev), eventHash: (eventHash(ev) as { value: string }).value, eventSignature: (decodeCookwalasig(ev.cookwalasig!) as { value: Entry['eventSignature'] }).value });
+const entry: Entry = buildEntry({
+  log: LOG,
+  seq: 1,
+  prev: descriptor.hash,
+  sequencedAt: at(20),
+  ce: entryCeOf(ev),
+  eventHash: (eventHash(ev) as { value: string }).value,
+  eventSignature: (decodeCookwalasig(ev.cookwalasig!) as { value: Entry['eventSignature'] }).value,
+});
 let cp = buildCheckpoint({ log: LOG, seq: 1, head: entry.hash, root: fakeHash('12') }, seq, at(30));
 cp = addCosignature(cp, cosignCheckpoint(cp, wit, at(31)));
 const cp2 = buildCheckpoint({ log: LOG, seq: 1, head: fakeHash('99'), root: fakeHash('12') }, seq, at(32));
@@ -60,7 +68,11 @@ describe('readDocument', () => {
     for (const kind of DOCUMENT_KINDS) {
       for (const x of [null, [], 'x', 1, true]) expect(readDocument(kind, x), kind).toMatchObject({ ok: false, code: 'invalid_document' });
       if (kind === 'Signature') continue;
-      expect(readDocument(kind, { ...(samples[kind] as object), kind: 'Other' })).toMatchObject({ ok: false, code: 'invalid_document', path: '/kind' });
+      expect(readDocument(kind, { ...(samples[kind] as object), kind: 'Other' })).toMatchObject({
+        ok: false,
+        code: 'invalid_document',
+        path: '/kind',
+      });
       const { kind: _k, ...noKind } = samples[kind] as Record<string, unknown>;
       expect(readDocument(kind, noKind)).toMatchObject({ ok: false, code: 'invalid_document', path: '/kind' });
     }
@@ -82,10 +94,16 @@ describe('readDocument', () => {
       ['Signature', { ...entry.eventSignature, kind: 'Event' }, '/kind'],
       ['WitnessPolicy', { ...(samples.WitnessPolicy as object), sequencer: { ...seqKey, note: 1 } }, '/sequencer/note'],
     ];
-    for (const [kind, doc, path] of cases) expect(readDocument(kind, doc), `${kind} ${path}`).toMatchObject({ ok: false, code: 'unknown_field', path, detail: `unknown member ${path}` });
+    for (const [kind, doc, path] of cases)
+      expect(readDocument(kind, doc), `${kind} ${path}`).toMatchObject({
+        ok: false,
+        code: 'unknown_field',
+        path,
+        detail: `unknown member ${path}`,
+      });
   });
 
-  it('refuses members named like Object.prototype\'s (__proto__, toString, …) in every kind, at any depth', () => {
+  it("refuses members named like Object.prototype's (__proto__, toString, …) in every kind, at any depth", () => {
     for (const name of SPECIAL_KEYS) {
       const text = (doc: unknown) => JSON.stringify(doc).replace('{', `{${JSON.stringify(name)}:{"kind":"x"},`);
       for (const kind of DOCUMENT_KINDS) {
@@ -99,7 +117,12 @@ describe('readDocument', () => {
   });
 
   it('ignores x-<vendor>- members at any depth, and they stay covered by the entry hash', () => {
-    const withX = { ...entry, 'x-acme-batch': 7, ce: { ...entry.ce, 'x-acme-zone': 'north' }, eventSignature: { ...entry.eventSignature, 'x-acme-hsm': 'slot-2' } } as Entry;
+    const withX = {
+      ...entry,
+      'x-acme-batch': 7,
+      ce: { ...entry.ce, 'x-acme-zone': 'north' },
+      eventSignature: { ...entry.eventSignature, 'x-acme-hsm': 'slot-2' },
+    } as Entry;
     expect(readDocument('Event', withX)).toMatchObject({ ok: true });
     expect(verifyEntryHash(withX)).toMatchObject({ ok: false, code: 'entry_hash_mismatch' });
     const rebuilt = { ...withX, hash: (computeHash(withX as unknown as JsonObject) as { value: string }).value };
@@ -130,7 +153,11 @@ describe('readDocument', () => {
     expect(readDocument('Log', { ...descriptor, coreVersion: '0.2.7' })).toMatchObject({ ok: true });
     expect(readDocument('Log', { ...descriptor, coreVersion: '0.2.10' })).toMatchObject({ ok: true });
     for (const v of ['0.3.0', '1.0.0', '0.1.9', '0.2', '0.2.01', '0.2.1-rc1', 'v0.2.1', '']) {
-      expect(readDocument('Log', { ...descriptor, coreVersion: v }), v).toMatchObject({ ok: false, code: 'unsupported_version', path: '/coreVersion' });
+      expect(readDocument('Log', { ...descriptor, coreVersion: v }), v).toMatchObject({
+        ok: false,
+        code: 'unsupported_version',
+        path: '/coreVersion',
+      });
     }
     expect(readDocument('Log', { ...descriptor, coreVersion: '0.3.0', newThing: 1 })).toMatchObject({ code: 'unsupported_version' });
     expect(readDocument('Checkpoint', { ...cp, coreVersion: '0.3.0' })).toMatchObject({ code: 'unsupported_version' });
@@ -177,7 +204,8 @@ describe('readDocument', () => {
       ['KeyCache', { kind: 'KeyCache', keys: [devKey, { ...witKey, publicKey: 'AAAA' }] }, 'invalid_document', '/keys/1'],
       ['KeyCache', { kind: 'KeyCache' }, 'invalid_document', '/'],
     ];
-    for (const [kind, doc, code, path] of bad) expect(readDocument(kind, doc), `${kind} ${path} ${code}`).toMatchObject({ ok: false, code, path });
+    for (const [kind, doc, code, path] of bad)
+      expect(readDocument(kind, doc), `${kind} ${path} ${code}`).toMatchObject({ ok: false, code, path });
   });
 
   it('unknown_field takes priority over other schema breaks, so the report is stable', () => {
@@ -212,7 +240,8 @@ describe('the schema bundle', () => {
 describe('parseJson', () => {
   it('parses JSON text and refuses anything else with bad_json', () => {
     expect(parseJson('{"a":[1,"x",null]}')).toEqual({ ok: true, value: { a: [1, 'x', null] } });
-    for (const t of ['', '{', "{'a':1}", '{"a":1,}', 'NaN', '\ufeff{}', '{"a":1} x']) expect(parseJson(t), t).toMatchObject({ ok: false, code: 'bad_json' });
+    for (const t of ['', '{', "{'a':1}", '{"a":1,}', 'NaN', '\ufeff{}', '{"a":1} x'])
+      expect(parseJson(t), t).toMatchObject({ ok: false, code: 'bad_json' });
     expect(parseJson(undefined as unknown as string)).toMatchObject({ ok: false, code: 'bad_json' });
   });
   it('is the I-JSON reader (verifier/encoding/strict-json.ts): a member twice is duplicate_member, not the last one', () => {

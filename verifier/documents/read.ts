@@ -47,7 +47,9 @@ export function checkCoreVersion(v: unknown, opts: ReadOptions = {}): Result<tru
   if (typeof v !== 'string') return fail('invalid_document', 'coreVersion is a string', { path: '/coreVersion' });
   if (!CORE_VERSION_RE.test(v)) return fail('unsupported_version', `coreVersion ${v.slice(0, 40)} is not 0.2.x`, { path: '/coreVersion' });
   if (v === '0.2.0' && !opts.allowLegacy) {
-    return fail('legacy_signature', 'a coreVersion 0.2.0 document is signed over the bare hash; pass --allow-legacy-signatures to accept', { path: '/coreVersion' });
+    return fail('legacy_signature', 'a coreVersion 0.2.0 document is signed over the bare hash; pass --allow-legacy-signatures to accept', {
+      path: '/coreVersion',
+    });
   }
   return ok(true);
 }
@@ -62,9 +64,11 @@ function checkKeys(keys: KeyRecord[], base: string): Result<true> {
 
 export function readDocument<K extends DocumentKind>(kind: K, json: unknown, opts: ReadOptions = {}): Result<DocumentOf[K]> {
   if (!DOCUMENT_KINDS.includes(kind)) throw new TypeError(`unknown document kind ${String(kind)}`);
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) return fail('invalid_document', `a ${kind} is a JSON object`, { path: '/' });
+  if (json === null || typeof json !== 'object' || Array.isArray(json))
+    return fail('invalid_document', `a ${kind} is a JSON object`, { path: '/' });
   const o = json as Record<string, unknown>;
-  if (kind !== 'Signature' && o.kind !== kind) return fail('invalid_document', `kind is ${JSON.stringify(o.kind) ?? 'absent'}, expected "${kind}"`, { path: '/kind' });
+  if (kind !== 'Signature' && o.kind !== kind)
+    return fail('invalid_document', `kind is ${JSON.stringify(o.kind) ?? 'absent'}, expected "${kind}"`, { path: '/kind' });
   if (o.coreVersion !== undefined || kind === 'Log') {
     const v = checkCoreVersion(o.coreVersion, opts);
     if (!v.ok) return v;

@@ -9,8 +9,19 @@ import { createNodeBackend } from '../crypto/node.ts';
 import { createNobleBackend } from '../crypto/noble.ts';
 import type { CryptoBackend } from '../crypto/backend.ts';
 import {
-  createSigner, generateSecretKey, keyRecordOf, parseSignature, signDocument, signHash, signingHeader, signingHeaderBytes,
-  verifyDocument, verifyHashSignature, verifyRaw, verifyWithKeys, type Signature,
+  createSigner,
+  generateSecretKey,
+  keyRecordOf,
+  parseSignature,
+  signDocument,
+  signHash,
+  signingHeader,
+  signingHeaderBytes,
+  verifyDocument,
+  verifyHashSignature,
+  verifyRaw,
+  verifyWithKeys,
+  type Signature,
 } from './signature.ts';
 import { canonicalize } from '../encoding/jcs.ts';
 import { hashedView, type JsonObject } from './document-hash.ts';
@@ -40,7 +51,14 @@ for (const backend of BACKENDS) {
       const signer = signerFor(alg, 'k-1', 7, backend);
       const key = keyFor(signer, 'sequencer', 'kitchen', { validFrom: at(0), validUntil: at(100_000), revokedAt: at(50_000) });
       const lookup = lookupOf(key);
-      const doc = { kind: 'Checkpoint', log: LOG, seq: 17, head: fakeHash('a1'), root: fakeHash('b2'), 'x-acme-note': 'witnessed by the pantry' };
+      const doc = {
+        kind: 'Checkpoint',
+        log: LOG,
+        seq: 17,
+        head: fakeHash('a1'),
+        root: fakeHash('b2'),
+        'x-acme-note': 'witnessed by the pantry',
+      };
       const signed = signDocument(doc, signer, at(1000), backend) as unknown as JsonObject & { hash: string; signature: Signature };
       const sig = signed.signature;
       const pub = signer.publicKey;
@@ -78,15 +96,26 @@ for (const backend of BACKENDS) {
         const header = signingHeader(sig, signed.hash, 'Checkpoint');
         expect(verifyRaw(alg, pub, signingHeaderBytes(header), sigBytes, backend)).toBe(true);
         fc.assert(
-          fc.property(fc.constantFrom('alg', 'hash', 'kid', 'kind', 'signedAt'), fc.nat(), fc.integer({ min: 0, max: 6 }), (field, pos, bit) => {
-            const changed = { ...header, [field]: flipChar(header[field as keyof typeof header] as string, pos, bit) };
-            expect(verifyRaw(alg, pub, signingHeaderBytes(changed), sigBytes, backend)).toBe(false);
-            // and through the API: the verifier rebuilds the header from what it is given
-            if (field === 'hash') expect(verifyHashSignature(changed.hash, 'Checkpoint', sig, key, opts).ok).toBe(false);
-            else if (field === 'kind') expect(verifyHashSignature(signed.hash, changed.kind, sig, key, opts).ok).toBe(false);
-            else if (field === 'kid') expect(verifyHashSignature(signed.hash, 'Checkpoint', { ...sig, kid: changed.kid }, { ...key, kid: changed.kid }, opts).ok).toBe(false);
-            else expect(verifyHashSignature(signed.hash, 'Checkpoint', { ...sig, [field]: changed[field as 'alg'] }, key, opts).ok).toBe(false);
-          }),
+          fc.property(
+            fc.constantFrom('alg', 'hash', 'kid', 'kind', 'signedAt'),
+            fc.nat(),
+            fc.integer({ min: 0, max: 6 }),
+            (field, pos, bit) => {
+              const changed = { ...header, [field]: flipChar(header[field as keyof typeof header] as string, pos, bit) };
+              expect(verifyRaw(alg, pub, signingHeaderBytes(changed), sigBytes, backend)).toBe(false);
+              // and through the API: the verifier rebuilds the header from what it is given
+              if (field === 'hash') expect(verifyHashSignature(changed.hash, 'Checkpoint', sig, key, opts).ok).toBe(false);
+              else if (field === 'kind') expect(verifyHashSignature(signed.hash, changed.kind, sig, key, opts).ok).toBe(false);
+              else if (field === 'kid')
+                expect(
+                  verifyHashSignature(signed.hash, 'Checkpoint', { ...sig, kid: changed.kid }, { ...key, kid: changed.kid }, opts).ok,
+                ).toBe(false);
+              else
+                expect(verifyHashSignature(signed.hash, 'Checkpoint', { ...sig, [field]: changed[field as 'alg'] }, key, opts).ok).toBe(
+                  false,
+                );
+            },
+          ),
           { numRuns: runs },
         );
       });
@@ -95,7 +124,9 @@ for (const backend of BACKENDS) {
         fc.assert(
           fc.property(fc.nat(), (pos) => {
             const other: KeyRecord = { ...key, publicKey: toBase64url(flipBit(pub, pos)) };
-            expect(verifyRaw(alg, flipBit(pub, pos), signingHeaderBytes(signingHeader(sig, signed.hash, 'Checkpoint')), sigBytes, backend)).toBe(false);
+            expect(
+              verifyRaw(alg, flipBit(pub, pos), signingHeaderBytes(signingHeader(sig, signed.hash, 'Checkpoint')), sigBytes, backend),
+            ).toBe(false);
             expect(verifyHashSignature(signed.hash, 'Checkpoint', sig, other, opts).ok).toBe(false);
           }),
           { numRuns: runs },
@@ -114,16 +145,31 @@ for (const backend of BACKENDS) {
 
       it('a signature moved to another document, kid, alg, kind or signedAt is invalid', () => {
         const other = signDocument({ ...doc, seq: 18 }, signer, at(1000), backend);
-        expect(verifyDocument({ ...other, signature: sig } as unknown as JsonObject, lookup, opts)).toMatchObject({ ok: false, code: 'bad_signature' });
+        expect(verifyDocument({ ...other, signature: sig } as unknown as JsonObject, lookup, opts)).toMatchObject({
+          ok: false,
+          code: 'bad_signature',
+        });
         const sameKeyOtherKid = { ...key, kid: 'k-2' };
-        expect(verifyHashSignature(signed.hash, 'Checkpoint', { ...sig, kid: 'k-2' }, sameKeyOtherKid, opts)).toMatchObject({ ok: false, code: 'bad_signature' });
+        expect(verifyHashSignature(signed.hash, 'Checkpoint', { ...sig, kid: 'k-2' }, sameKeyOtherKid, opts)).toMatchObject({
+          ok: false,
+          code: 'bad_signature',
+        });
         const otherAlg: Alg = alg === 'EdDSA' ? 'ES256' : 'EdDSA';
-        expect(verifyHashSignature(signed.hash, 'Checkpoint', { ...sig, alg: otherAlg }, key, opts)).toMatchObject({ ok: false, code: 'bad_signature' });
+        expect(verifyHashSignature(signed.hash, 'Checkpoint', { ...sig, alg: otherAlg }, key, opts)).toMatchObject({
+          ok: false,
+          code: 'bad_signature',
+        });
         const otherAlgKey = keyFor(signerFor(otherAlg, 'k-1', 7, backend), 'sequencer', 'kitchen');
-        expect(verifyHashSignature(signed.hash, 'Checkpoint', { ...sig, alg: otherAlg }, otherAlgKey, opts)).toMatchObject({ ok: false, code: 'bad_signature' });
+        expect(verifyHashSignature(signed.hash, 'Checkpoint', { ...sig, alg: otherAlg }, otherAlgKey, opts)).toMatchObject({
+          ok: false,
+          code: 'bad_signature',
+        });
         expect(verifyHashSignature(signed.hash, 'Log', sig, key, opts)).toMatchObject({ ok: false, code: 'bad_signature' });
         expect(verifyHashSignature(signed.hash, undefined, sig, key, opts)).toMatchObject({ ok: false, code: 'bad_signature' });
-        expect(verifyHashSignature(signed.hash, 'Checkpoint', { ...sig, signedAt: at(1001) }, key, opts)).toMatchObject({ ok: false, code: 'bad_signature' });
+        expect(verifyHashSignature(signed.hash, 'Checkpoint', { ...sig, signedAt: at(1001) }, key, opts)).toMatchObject({
+          ok: false,
+          code: 'bad_signature',
+        });
       });
 
       it('applies the key validity window at signedAt (edges included)', () => {
@@ -135,7 +181,10 @@ for (const backend of BACKENDS) {
         expect(v(at(-1))).toMatchObject({ ok: false, code: 'key_not_valid_at' });
         const unrevoked = { ...key, revokedAt: undefined };
         expect(verifyHashSignature(signed.hash, 'Checkpoint', signAt(at(100_000)), unrevoked, opts).ok).toBe(true); // == validUntil
-        expect(verifyHashSignature(signed.hash, 'Checkpoint', signAt(at(100_001)), unrevoked, opts)).toMatchObject({ ok: false, code: 'key_not_valid_at' });
+        expect(verifyHashSignature(signed.hash, 'Checkpoint', signAt(at(100_001)), unrevoked, opts)).toMatchObject({
+          ok: false,
+          code: 'key_not_valid_at',
+        });
       });
 
       it('accepts a 0.2.0 bare-hash signature only with allowLegacy, and says so', () => {
@@ -144,11 +193,16 @@ for (const backend of BACKENDS) {
         const bare: Signature = { alg, kid: 'k-1', signedAt: at(1), sig: toBase64url(signer.sign(utf8(h))) };
         const d = { ...legacyDoc, hash: h, signature: bare } as unknown as JsonObject;
         expect(verifyDocument(d, lookup, opts)).toMatchObject({ ok: false, code: 'legacy_signature' });
-        expect(verifyDocument(d, lookup, { ...opts, allowLegacy: true })).toEqual({ ok: true, value: { kid: 'k-1', legacy: true, hash: h } });
+        expect(verifyDocument(d, lookup, { ...opts, allowLegacy: true })).toEqual({
+          ok: true,
+          value: { kid: 'k-1', legacy: true, hash: h },
+        });
         const declared021 = { ...d, coreVersion: '0.2.1' } as unknown as JsonObject;
         const h2 = (signDocument({ ...legacyDoc, coreVersion: '0.2.1' }, signer, at(1), backend) as { hash: string }).hash;
         const bare2 = { ...bare, sig: toBase64url(signer.sign(utf8(h2))) };
-        expect(verifyDocument({ ...declared021, hash: h2, signature: bare2 } as unknown as JsonObject, lookup, { ...opts, allowLegacy: true })).toMatchObject({ ok: false, code: 'legacy_signature' });
+        expect(
+          verifyDocument({ ...declared021, hash: h2, signature: bare2 } as unknown as JsonObject, lookup, { ...opts, allowLegacy: true }),
+        ).toMatchObject({ ok: false, code: 'legacy_signature' });
       });
     });
   }
@@ -157,7 +211,9 @@ for (const backend of BACKENDS) {
 describe('signing header and signer', () => {
   it('the signed bytes are JCS of {alg, hash, kid, kind?, signedAt}', () => {
     const h = signingHeader({ alg: 'EdDSA', kid: 'k', signedAt: T0 }, fakeHash('c'), 'Event');
-    expect(new TextDecoder().decode(signingHeaderBytes(h))).toBe(`{"alg":"EdDSA","hash":"${fakeHash('c')}","kid":"k","kind":"Event","signedAt":"${T0}"}`);
+    expect(new TextDecoder().decode(signingHeaderBytes(h))).toBe(
+      `{"alg":"EdDSA","hash":"${fakeHash('c')}","kid":"k","kind":"Event","signedAt":"${T0}"}`,
+    );
     expect(signingHeader({ alg: 'EdDSA', kid: 'k', signedAt: T0 }, fakeHash('c'))).not.toHaveProperty('kind');
   });
 
@@ -182,8 +238,19 @@ describe('signing header and signer', () => {
 
   it('keyRecordOf copies the signer and the fields given, leaving unset optionals out', () => {
     const s = signerFor('EdDSA', 'dev', 4);
-    expect(keyRecordOf(s, { owner: 'o', role: 'device', validFrom: T0 })).toEqual({ kind: 'KeyRecord', kid: 'dev', alg: 'EdDSA', publicKey: toBase64url(s.publicKey), owner: 'o', role: 'device', validFrom: T0 });
-    expect(keyRecordOf(s, { owner: 'o', role: 'device', validFrom: T0, validUntil: at(1), revokedAt: at(2) })).toMatchObject({ validUntil: at(1), revokedAt: at(2) });
+    expect(keyRecordOf(s, { owner: 'o', role: 'device', validFrom: T0 })).toEqual({
+      kind: 'KeyRecord',
+      kid: 'dev',
+      alg: 'EdDSA',
+      publicKey: toBase64url(s.publicKey),
+      owner: 'o',
+      role: 'device',
+      validFrom: T0,
+    });
+    expect(keyRecordOf(s, { owner: 'o', role: 'device', validFrom: T0, validUntil: at(1), revokedAt: at(2) })).toMatchObject({
+      validUntil: at(1),
+      revokedAt: at(2),
+    });
   });
 
   it('signDocument throws on a document JCS cannot express', () => {
@@ -199,7 +266,16 @@ describe('reason codes of parsing and verification', () => {
   it('parseSignature: malformed_signature, unknown_field, unsupported_alg; x-<vendor>- members pass', () => {
     expect(parseSignature(sig)).toEqual({ ok: true, value: sig });
     expect(parseSignature({ ...sig, 'x-acme-hint': 1 }).ok).toBe(true);
-    for (const bad of [null, 'x', [sig], { ...sig, kid: '' }, { ...sig, kid: 3 }, { ...sig, signedAt: '2026-11-30T10:00:00Z' }, { ...sig, sig: 'a+b' }, { ...sig, sig: undefined }]) {
+    for (const bad of [
+      null,
+      'x',
+      [sig],
+      { ...sig, kid: '' },
+      { ...sig, kid: 3 },
+      { ...sig, signedAt: '2026-11-30T10:00:00Z' },
+      { ...sig, sig: 'a+b' },
+      { ...sig, sig: undefined },
+    ]) {
       expect(parseSignature(bad)).toMatchObject({ ok: false, code: 'malformed_signature' });
     }
     expect(parseSignature({ ...sig, extra: 1 })).toMatchObject({ ok: false, code: 'unknown_field' });
@@ -209,10 +285,22 @@ describe('reason codes of parsing and verification', () => {
 
   it('verifyHashSignature: invalid_hash, key_role_mismatch, invalid_document for a bad key, bad_signature for a kid mismatch', () => {
     expect(verifyHashSignature('sha256:00', 'Checkpoint', sig, key)).toMatchObject({ ok: false, code: 'invalid_hash' });
-    expect(verifyHashSignature(fakeHash('e'), 'Checkpoint', sig, key, { role: 'witness' })).toMatchObject({ ok: false, code: 'key_role_mismatch' });
-    expect(verifyHashSignature(fakeHash('e'), 'Checkpoint', sig, { ...key, publicKey: 'AAAA' })).toMatchObject({ ok: false, code: 'invalid_document' });
-    expect(verifyHashSignature(fakeHash('e'), 'Checkpoint', sig, { ...key, kid: 'k-9' })).toMatchObject({ ok: false, code: 'bad_signature' });
-    expect(verifyHashSignature(fakeHash('e'), 'Checkpoint', sig, key, { role: 'sequencer' })).toEqual({ ok: true, value: { kid: 'k-1', legacy: false } });
+    expect(verifyHashSignature(fakeHash('e'), 'Checkpoint', sig, key, { role: 'witness' })).toMatchObject({
+      ok: false,
+      code: 'key_role_mismatch',
+    });
+    expect(verifyHashSignature(fakeHash('e'), 'Checkpoint', sig, { ...key, publicKey: 'AAAA' })).toMatchObject({
+      ok: false,
+      code: 'invalid_document',
+    });
+    expect(verifyHashSignature(fakeHash('e'), 'Checkpoint', sig, { ...key, kid: 'k-9' })).toMatchObject({
+      ok: false,
+      code: 'bad_signature',
+    });
+    expect(verifyHashSignature(fakeHash('e'), 'Checkpoint', sig, key, { role: 'sequencer' })).toEqual({
+      ok: true,
+      value: { kid: 'k-1', legacy: false },
+    });
   });
 
   it('verifyWithKeys: unknown_key names the kid', () => {
@@ -225,6 +313,9 @@ describe('reason codes of parsing and verification', () => {
     expect(verifyDocument({ ...d, seq: 2 }, lookupOf(key))).toMatchObject({ ok: false, code: 'hash_mismatch' });
     const { signature: _s, ...unsigned } = d;
     expect(verifyDocument(unsigned, lookupOf(key))).toMatchObject({ ok: false, code: 'malformed_signature' });
-    expect(verifyDocument({ ...d, seq: NaN } as unknown as JsonObject, lookupOf(key))).toMatchObject({ ok: false, code: 'noncanonical_number' });
+    expect(verifyDocument({ ...d, seq: NaN } as unknown as JsonObject, lookupOf(key))).toMatchObject({
+      ok: false,
+      code: 'noncanonical_number',
+    });
   });
 });

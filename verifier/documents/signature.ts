@@ -57,8 +57,19 @@ export function generateSecretKey(alg: Alg, kid: string, backend: CryptoBackend 
   return { alg, kid, secretKey: toBase64url(bytes) };
 }
 
-export function keyRecordOf(signer: Signer, fields: { owner: string; role: KeyRole; validFrom: string; validUntil?: string; revokedAt?: string }): KeyRecord {
-  const k: KeyRecord = { kind: 'KeyRecord', kid: signer.kid, alg: signer.alg, publicKey: toBase64url(signer.publicKey), owner: fields.owner, role: fields.role, validFrom: fields.validFrom };
+export function keyRecordOf(
+  signer: Signer,
+  fields: { owner: string; role: KeyRole; validFrom: string; validUntil?: string; revokedAt?: string },
+): KeyRecord {
+  const k: KeyRecord = {
+    kind: 'KeyRecord',
+    kid: signer.kid,
+    alg: signer.alg,
+    publicKey: toBase64url(signer.publicKey),
+    owner: fields.owner,
+    role: fields.role,
+    validFrom: fields.validFrom,
+  };
   if (fields.validUntil) k.validUntil = fields.validUntil;
   if (fields.revokedAt) k.revokedAt = fields.revokedAt;
   return k;
@@ -71,7 +82,12 @@ export function signHash(hash: string, kind: string | undefined, signer: Signer,
 }
 
 /** Hash a document and sign it: returns the document with `hash` and a single `signature`. */
-export function signDocument<T extends JsonObject>(doc: T, signer: Signer, signedAt: string, backend?: CryptoBackend): T & { hash: string; signature: Signature } {
+export function signDocument<T extends JsonObject>(
+  doc: T,
+  signer: Signer,
+  signedAt: string,
+  backend?: CryptoBackend,
+): T & { hash: string; signature: Signature } {
   const h = computeHash(doc, backend);
   if (!h.ok) throw new TypeError(`${h.code}: ${h.detail}`);
   const kind = typeof doc.kind === 'string' ? doc.kind : undefined;
@@ -79,7 +95,13 @@ export function signDocument<T extends JsonObject>(doc: T, signer: Signer, signe
 }
 
 /** The verify entry point of every part; EdDSA goes through the one Ed25519 rule before the backend. */
-export function verifyRaw(alg: Alg, publicKey: Uint8Array, msg: Uint8Array, sig: Uint8Array, backend: CryptoBackend = defaultBackend()): boolean {
+export function verifyRaw(
+  alg: Alg,
+  publicKey: Uint8Array,
+  msg: Uint8Array,
+  sig: Uint8Array,
+  backend: CryptoBackend = defaultBackend(),
+): boolean {
   if (alg === 'EdDSA') return verifyEd25519(backend, publicKey, msg, sig);
   if (alg === 'ES256') return backend.p256Verify(publicKey, msg, sig);
   return false;
@@ -88,7 +110,8 @@ export function verifyRaw(alg: Alg, publicKey: Uint8Array, msg: Uint8Array, sig:
 export function parseSignature(x: unknown): Result<Signature> {
   const s = x as Signature;
   if (!s || typeof s !== 'object' || Array.isArray(s)) return fail('malformed_signature', 'a Signature is an object');
-  for (const k of Object.keys(s)) if (!['alg', 'kid', 'signedAt', 'sig'].includes(k) && !isVendorMember(k)) return fail('unknown_field', `Signature.${k}`);
+  for (const k of Object.keys(s))
+    if (!['alg', 'kid', 'signedAt', 'sig'].includes(k) && !isVendorMember(k)) return fail('unknown_field', `Signature.${k}`);
   if (!ALGS.includes(s.alg)) return fail('unsupported_alg', `alg ${String(s.alg)}`);
   if (typeof s.kid !== 'string' || s.kid.length === 0) return fail('malformed_signature', 'kid');
   if (!isTime(s.signedAt)) return fail('malformed_signature', 'signedAt is not an RFC 3339 UTC time with milliseconds');
@@ -114,7 +137,13 @@ export interface Verified {
  * Verify a Signature over a document hash with a trusted KeyRecord: the kid and alg must match the
  * record, the key must be valid at signedAt, and the signature must cover the rebuilt header.
  */
-export function verifyHashSignature(hash: string, kind: string | undefined, signature: unknown, key: KeyRecord, opts: VerifyOptions = {}): Result<Verified> {
+export function verifyHashSignature(
+  hash: string,
+  kind: string | undefined,
+  signature: unknown,
+  key: KeyRecord,
+  opts: VerifyOptions = {},
+): Result<Verified> {
   const p = parseSignature(signature);
   if (!p.ok) return p;
   const s = p.value;
@@ -136,7 +165,8 @@ export function verifyHashSignature(hash: string, kind: string | undefined, sign
   if (!good) {
     const bare = verifyRaw(s.alg, pub.value, utf8(hash), sig.value, backend);
     if (!bare) return fail('bad_signature', `signature by ${s.kid} does not verify`);
-    if (!opts.allowLegacy) return fail('legacy_signature', `signature by ${s.kid} covers the bare hash (Core 0.2.0); pass --allow-legacy-signatures to accept`);
+    if (!opts.allowLegacy)
+      return fail('legacy_signature', `signature by ${s.kid} covers the bare hash (Core 0.2.0); pass --allow-legacy-signatures to accept`);
     legacy = true;
   }
   const valid = checkKeyValidAt(key, s.signedAt);
@@ -145,7 +175,13 @@ export function verifyHashSignature(hash: string, kind: string | undefined, sign
 }
 
 /** Look the key up by the signature's kid, then verify. */
-export function verifyWithKeys(hash: string, kind: string | undefined, signature: unknown, lookup: (kid: string) => KeyRecord | undefined, opts: VerifyOptions = {}): Result<Verified> {
+export function verifyWithKeys(
+  hash: string,
+  kind: string | undefined,
+  signature: unknown,
+  lookup: (kid: string) => KeyRecord | undefined,
+  opts: VerifyOptions = {},
+): Result<Verified> {
   const p = parseSignature(signature);
   if (!p.ok) return p;
   const key = lookup(p.value.kid);
@@ -154,10 +190,15 @@ export function verifyWithKeys(hash: string, kind: string | undefined, signature
 }
 
 /** Verify a document's own `signature` member (single Signature) against its recomputed hash. */
-export function verifyDocument(doc: JsonObject, lookup: (kid: string) => KeyRecord | undefined, opts: VerifyOptions = {}): Result<Verified & { hash: string }> {
+export function verifyDocument(
+  doc: JsonObject,
+  lookup: (kid: string) => KeyRecord | undefined,
+  opts: VerifyOptions = {},
+): Result<Verified & { hash: string }> {
   const h = computeHash(doc, opts.backend);
   if (!h.ok) return h;
-  if (doc.hash !== undefined && doc.hash !== h.value) return fail('hash_mismatch', `hash member ${String(doc.hash)} is not the document hash ${h.value}`);
+  if (doc.hash !== undefined && doc.hash !== h.value)
+    return fail('hash_mismatch', `hash member ${String(doc.hash)} is not the document hash ${h.value}`);
   const kind = typeof doc.kind === 'string' ? doc.kind : undefined;
   const allowLegacy = opts.allowLegacy === true && doc.coreVersion === '0.2.0';
   const r = verifyWithKeys(h.value, kind, doc.signature, lookup, { ...opts, allowLegacy });

@@ -3,7 +3,16 @@
 // and the descriptor's `timeBounds` member built, signed, read strictly and refused when malformed.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { checkHeartbeatTime, checkSignedAt, DEFAULT_TIME_BOUNDS, formatDuration, isTimeBounds, MAX_CLOCK_SKEW_LIMIT_MS, MAX_DELIVERY_DELAY_LIMIT_MS, parseDuration } from './time-bounds.ts';
+import {
+  checkHeartbeatTime,
+  checkSignedAt,
+  DEFAULT_TIME_BOUNDS,
+  formatDuration,
+  isTimeBounds,
+  MAX_CLOCK_SKEW_LIMIT_MS,
+  MAX_DELIVERY_DELAY_LIMIT_MS,
+  parseDuration,
+} from './time-bounds.ts';
 import { buildLogDescriptor, verifyLogDescriptor } from './log-descriptor.ts';
 import { readDocument } from './read.ts';
 import { signDocument } from './signature.ts';
@@ -34,10 +43,15 @@ describe('checkSignedAt', () => {
   });
   it('property: ok exactly when −maxDeliveryDelay ≤ signedAt − at ≤ maxClockSkew', () => {
     fc.assert(
-      fc.property(fc.integer({ min: -200_000, max: 200_000 }), fc.integer({ min: 0, max: 100_000 }), fc.integer({ min: 0, max: 100_000 }), (d, skew, delay) => {
-        const b = { maxClockSkewMs: skew, maxDeliveryDelayMs: delay };
-        expect(checkSignedAt(NOW + d, NOW, b).ok).toBe(d <= skew && -d <= delay);
-      }),
+      fc.property(
+        fc.integer({ min: -200_000, max: 200_000 }),
+        fc.integer({ min: 0, max: 100_000 }),
+        fc.integer({ min: 0, max: 100_000 }),
+        (d, skew, delay) => {
+          const b = { maxClockSkewMs: skew, maxDeliveryDelayMs: delay };
+          expect(checkSignedAt(NOW + d, NOW, b).ok).toBe(d <= skew && -d <= delay);
+        },
+      ),
     );
   });
 });
@@ -59,7 +73,8 @@ describe('durations', () => {
     expect(parseDuration('3d')).toEqual({ ok: true, value: 259_200_000 });
     expect(parseDuration('10s')).toEqual({ ok: true, value: 10_000 });
     expect(parseDuration('7ms')).toEqual({ ok: true, value: 7 });
-    for (const bad of ['', '-1', '1.5h', '5 m', '5w', 'h', '1e3', '9'.repeat(16), '999999999999999d']) expect(parseDuration(bad).ok, bad).toBe(false);
+    for (const bad of ['', '-1', '1.5h', '5 m', '5w', 'h', '1e3', '9'.repeat(16), '999999999999999d'])
+      expect(parseDuration(bad).ok, bad).toBe(false);
   });
   it('prints the way the README and reports say them', () => {
     expect(formatDuration(DEFAULT_TIME_BOUNDS.maxClockSkewMs)).toBe('5m');
@@ -78,7 +93,10 @@ describe('the descriptor declares the bounds', () => {
     expect(d.timeBounds).toEqual({ maxClockSkewMs: 300_000, maxDeliveryDelayMs: 259_200_000 });
     expect(readDocument('Log', d).ok).toBe(true);
     expect(verifyLogDescriptor(d, seqKey).ok).toBe(true);
-    expect(verifyLogDescriptor({ ...d, timeBounds: { ...d.timeBounds!, maxDeliveryDelayMs: 31_536_000_000 } }, seqKey)).toMatchObject({ ok: false, code: 'hash_mismatch' });
+    expect(verifyLogDescriptor({ ...d, timeBounds: { ...d.timeBounds!, maxDeliveryDelayMs: 31_536_000_000 } }, seqKey)).toMatchObject({
+      ok: false,
+      code: 'hash_mismatch',
+    });
     const { timeBounds: _t, ...without } = d;
     expect(verifyLogDescriptor(without, seqKey)).toMatchObject({ ok: false, code: 'hash_mismatch' });
   });
@@ -108,7 +126,11 @@ describe('the descriptor declares the bounds', () => {
       expect(isTimeBounds(tb)).toBe(false);
       expect(() => buildLogDescriptor({ log: LOG, mode: 'full', createdAt: at(0), timeBounds: tb as never }, sequencer)).toThrow(TypeError);
     }
-    const vendor = signDocument({ ...body, timeBounds: { maxClockSkewMs: 1, maxDeliveryDelayMs: 2, 'x-acme-note': 'ok' } } as never, sequencer, at(0));
+    const vendor = signDocument(
+      { ...body, timeBounds: { maxClockSkewMs: 1, maxDeliveryDelayMs: 2, 'x-acme-note': 'ok' } } as never,
+      sequencer,
+      at(0),
+    );
     expect(readDocument('Log', vendor).ok).toBe(true);
   });
 });

@@ -24,7 +24,10 @@ export interface TimeBounds {
 export const DEFAULT_MAX_CLOCK_SKEW_MS = 5 * 60_000;
 /** 72 hours: a device offline over a long weekend still delivers its outbox. */
 export const DEFAULT_MAX_DELIVERY_DELAY_MS = 72 * 3_600_000;
-export const DEFAULT_TIME_BOUNDS: Readonly<TimeBounds> = Object.freeze({ maxClockSkewMs: DEFAULT_MAX_CLOCK_SKEW_MS, maxDeliveryDelayMs: DEFAULT_MAX_DELIVERY_DELAY_MS });
+export const DEFAULT_TIME_BOUNDS: Readonly<TimeBounds> = Object.freeze({
+  maxClockSkewMs: DEFAULT_MAX_CLOCK_SKEW_MS,
+  maxDeliveryDelayMs: DEFAULT_MAX_DELIVERY_DELAY_MS,
+});
 
 /** Upper limits a descriptor or config may declare (beyond them the window stops meaning anything). */
 export const MAX_CLOCK_SKEW_LIMIT_MS = 86_400_000; // 1 day
@@ -42,7 +45,13 @@ export function isTimeBounds(b: unknown): b is TimeBounds {
 /** "5m", "72h", "1d 2h" style, for details and the report. */
 export function formatDuration(ms: number): string {
   if (ms === 0) return '0ms';
-  const units: Array<[string, number]> = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000], ['ms', 1]];
+  const units: Array<[string, number]> = [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+    ['ms', 1],
+  ];
   const parts: string[] = [];
   let rest = ms;
   for (const [u, n] of units) {
@@ -59,7 +68,11 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_00
 /** `300000`, `300s`, `5m`, `72h`, `3d` (a bare number is milliseconds) to milliseconds. */
 export function parseDuration(text: string): Result<number> {
   const m = /^([0-9]{1,15})(ms|s|m|h|d)?$/.exec(text);
-  if (!m) return fail('bad_request', `${JSON.stringify(text.slice(0, 40))} is not a duration (an integer with ms, s, m, h or d; bare numbers are ms)`);
+  if (!m)
+    return fail(
+      'bad_request',
+      `${JSON.stringify(text.slice(0, 40))} is not a duration (an integer with ms, s, m, h or d; bare numbers are ms)`,
+    );
   const v = Number(m[1]) * UNIT_MS[m[2] ?? 'ms'];
   if (!Number.isSafeInteger(v)) return fail('bad_request', `${text} is too long a duration`);
   return ok(v);
@@ -76,15 +89,28 @@ const iso = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toISOString() : 
  */
 export function checkSignedAt(signedAtMs: number, atMs: number, b: TimeBounds, revokedAtMs?: number): Result<true> {
   const facts = { signedAt: iso(signedAtMs), at: iso(atMs) };
-  if (!Number.isFinite(signedAtMs) || !Number.isFinite(atMs)) return fail('invalid_document', 'signedAt or the log time is not a time', facts);
+  if (!Number.isFinite(signedAtMs) || !Number.isFinite(atMs))
+    return fail('invalid_document', 'signedAt or the log time is not a time', facts);
   if (signedAtMs - atMs > b.maxClockSkewMs) {
-    return fail('signed_in_future', `signedAt ${facts.signedAt} is ${formatDuration(signedAtMs - atMs)} after the log's time ${facts.at}; at most maxClockSkew ${formatDuration(b.maxClockSkewMs)} is allowed`, { ...facts, bound: iso(atMs + b.maxClockSkewMs) });
+    return fail(
+      'signed_in_future',
+      `signedAt ${facts.signedAt} is ${formatDuration(signedAtMs - atMs)} after the log's time ${facts.at}; at most maxClockSkew ${formatDuration(b.maxClockSkewMs)} is allowed`,
+      { ...facts, bound: iso(atMs + b.maxClockSkewMs) },
+    );
   }
   if (revokedAtMs !== undefined && atMs - revokedAtMs > b.maxDeliveryDelayMs) {
-    return fail('key_revoked', `the key was revoked at ${iso(revokedAtMs)}; an event signed before that is accepted only until maxDeliveryDelay ${formatDuration(b.maxDeliveryDelayMs)} after it (${iso(revokedAtMs + b.maxDeliveryDelayMs)}), and this one arrives at ${facts.at}`, { ...facts, bound: iso(revokedAtMs + b.maxDeliveryDelayMs) });
+    return fail(
+      'key_revoked',
+      `the key was revoked at ${iso(revokedAtMs)}; an event signed before that is accepted only until maxDeliveryDelay ${formatDuration(b.maxDeliveryDelayMs)} after it (${iso(revokedAtMs + b.maxDeliveryDelayMs)}), and this one arrives at ${facts.at}`,
+      { ...facts, bound: iso(revokedAtMs + b.maxDeliveryDelayMs) },
+    );
   }
   if (atMs - signedAtMs > b.maxDeliveryDelayMs) {
-    return fail('delivery_too_late', `signedAt ${facts.signedAt} is ${formatDuration(atMs - signedAtMs)} before the log's time ${facts.at}; at most maxDeliveryDelay ${formatDuration(b.maxDeliveryDelayMs)} is allowed`, { ...facts, bound: iso(atMs - b.maxDeliveryDelayMs) });
+    return fail(
+      'delivery_too_late',
+      `signedAt ${facts.signedAt} is ${formatDuration(atMs - signedAtMs)} before the log's time ${facts.at}; at most maxDeliveryDelay ${formatDuration(b.maxDeliveryDelayMs)} is allowed`,
+      { ...facts, bound: iso(atMs - b.maxDeliveryDelayMs) },
+    );
   }
   return ok(true);
 }
@@ -94,7 +120,11 @@ export function checkTimeOrder(prev: { seq: number; sequencedAt: string }, e: { 
   const a = Date.parse(prev.sequencedAt);
   const b = Date.parse(e.sequencedAt);
   if (!(b >= a)) {
-    return fail('time_regression', `entry ${e.seq}: sequencedAt ${e.sequencedAt} is earlier than entry ${prev.seq}'s ${prev.sequencedAt}; the log's clock never goes backwards`, { bound: prev.sequencedAt });
+    return fail(
+      'time_regression',
+      `entry ${e.seq}: sequencedAt ${e.sequencedAt} is earlier than entry ${prev.seq}'s ${prev.sequencedAt}; the log's clock never goes backwards`,
+      { bound: prev.sequencedAt },
+    );
   }
   return ok(true);
 }
@@ -104,7 +134,11 @@ export function checkHeartbeatTime(signedAtMs: number, nowMs: number, b: TimeBou
   const r = checkSignedAt(signedAtMs, nowMs, b, revokedAtMs);
   if (!r.ok) return r;
   if (nowMs - signedAtMs > b.maxClockSkewMs) {
-    return fail('delivery_too_late', `a heartbeat signed at ${iso(signedAtMs)} is ${formatDuration(nowMs - signedAtMs)} old; a heartbeat is liveness now and may be at most maxClockSkew ${formatDuration(b.maxClockSkewMs)} old`, { signedAt: iso(signedAtMs), at: iso(nowMs), bound: iso(nowMs - b.maxClockSkewMs) });
+    return fail(
+      'delivery_too_late',
+      `a heartbeat signed at ${iso(signedAtMs)} is ${formatDuration(nowMs - signedAtMs)} old; a heartbeat is liveness now and may be at most maxClockSkew ${formatDuration(b.maxClockSkewMs)} old`,
+      { signedAt: iso(signedAtMs), at: iso(nowMs), bound: iso(nowMs - b.maxClockSkewMs) },
+    );
   }
   return ok(true);
 }
@@ -138,7 +172,10 @@ export function truncateTime(ms: number, p: TimePrecision): number {
 export function boundsForPrecision(b: TimeBounds, p: TimePrecision): TimeBounds {
   if (p !== 'day') return { maxClockSkewMs: b.maxClockSkewMs, maxDeliveryDelayMs: b.maxDeliveryDelayMs };
   const up = (v: number, max: number) => Math.min(max, Math.ceil(v / DAY_MS) * DAY_MS);
-  return { maxClockSkewMs: up(b.maxClockSkewMs, MAX_CLOCK_SKEW_LIMIT_MS), maxDeliveryDelayMs: up(b.maxDeliveryDelayMs, MAX_DELIVERY_DELAY_LIMIT_MS) };
+  return {
+    maxClockSkewMs: up(b.maxClockSkewMs, MAX_CLOCK_SKEW_LIMIT_MS),
+    maxDeliveryDelayMs: up(b.maxDeliveryDelayMs, MAX_DELIVERY_DELAY_LIMIT_MS),
+  };
 }
 
 /** A time (RFC 3339 text) at the log's precision, else time_too_precise naming `what`. */
@@ -146,5 +183,9 @@ export function checkTimePrecision(time: string, p: TimePrecision, what: string)
   if (p !== 'day') return ok(true);
   const ms = Date.parse(time);
   if (Number.isFinite(ms) && ms % DAY_MS === 0) return ok(true);
-  return fail('time_too_precise', `${what} ${time.slice(0, 40)} is finer than this log's timePrecision "day" (times are UTC midnights, §8)`, { bound: Number.isFinite(ms) ? new Date(truncateTime(ms, 'day')).toISOString() : undefined });
+  return fail(
+    'time_too_precise',
+    `${what} ${time.slice(0, 40)} is finer than this log's timePrecision "day" (times are UTC midnights, §8)`,
+    { bound: Number.isFinite(ms) ? new Date(truncateTime(ms, 'day')).toISOString() : undefined },
+  );
 }

@@ -8,7 +8,15 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createSigner, generateSecretKey, keyRecordOf } from './signature.ts';
 import { buildLogDescriptor, verifyLogDescriptor } from './log-descriptor.ts';
-import { boundsForPrecision, checkSignedAt, checkTimePrecision, DAY_MS, DEFAULT_TIME_BOUNDS, truncateTime, type TimeBounds } from './time-bounds.ts';
+import {
+  boundsForPrecision,
+  checkSignedAt,
+  checkTimePrecision,
+  DAY_MS,
+  DEFAULT_TIME_BOUNDS,
+  truncateTime,
+  type TimeBounds,
+} from './time-bounds.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -59,9 +67,27 @@ describe('day precision', () => {
   it('a day descriptor declares the rounded bounds, and verifies', () => {
     const signer = createSigner(generateSecretKey('EdDSA', 'seq-key', undefined, new Uint8Array(32).fill(7)));
     const key = keyRecordOf(signer, { owner: 'cookwala:sequencer', role: 'sequencer', validFrom: '2026-01-01T00:00:00.000Z' });
-    const d = buildLogDescriptor({ log: 'kitchen.test/open', mode: 'full', createdAt: '2026-11-30T10:11:12.345Z', timeBounds: DEFAULT_TIME_BOUNDS, timePrecision: 'day' }, signer);
-    expect(d).toMatchObject({ createdAt: '2026-11-30T10:11:12.345Z', timePrecision: 'day', timeBounds: { maxClockSkewMs: DAY_MS, maxDeliveryDelayMs: 3 * DAY_MS } });
+    const d = buildLogDescriptor(
+      {
+        log: 'kitchen.test/open',
+        mode: 'full',
+        createdAt: '2026-11-30T10:11:12.345Z',
+        timeBounds: DEFAULT_TIME_BOUNDS,
+        timePrecision: 'day',
+      },
+      signer,
+    );
+    expect(d).toMatchObject({
+      createdAt: '2026-11-30T10:11:12.345Z',
+      timePrecision: 'day',
+      timeBounds: { maxClockSkewMs: DAY_MS, maxDeliveryDelayMs: 3 * DAY_MS },
+    });
     expect(verifyLogDescriptor(d, key).ok).toBe(true);
-    expect(buildLogDescriptor({ log: 'kitchen.test/ms', mode: 'full', createdAt: '2026-11-30T10:11:12.345Z', timeBounds: DEFAULT_TIME_BOUNDS }, signer)).not.toHaveProperty('timePrecision');
+    expect(
+      buildLogDescriptor(
+        { log: 'kitchen.test/ms', mode: 'full', createdAt: '2026-11-30T10:11:12.345Z', timeBounds: DEFAULT_TIME_BOUNDS },
+        signer,
+      ),
+    ).not.toHaveProperty('timePrecision');
   });
 });

@@ -14,17 +14,32 @@ const seqSigner = signerFor('EdDSA', 'seq-9', 91);
 const seqKey = keyFor(seqSigner, 'sequencer', 'cookwala:sequencer');
 const witness = (i: number, url?: string) => {
   const s = signerFor('EdDSA', `w-${i}`, 91 + i);
-  return { ...keyFor(s, 'witness', `w${i}.example`), vkey: formatVerifierKey(`w${i}.example`, SIG_COSIGNATURE_V1, s.publicKey), ...(url ? { url } : {}) };
+  return {
+    ...keyFor(s, 'witness', `w${i}.example`),
+    vkey: formatVerifierKey(`w${i}.example`, SIG_COSIGNATURE_V1, s.publicKey),
+    ...(url ? { url } : {}),
+  };
 };
 const policyOf = (n: number, quorum: number): WitnessPolicy => {
-  const p = readWitnessPolicy({ kind: 'WitnessPolicy', log: LOG, sequencer: seqKey, witnesses: Array.from({ length: n }, (_, i) => witness(i + 1, i === 0 ? 'https://w1.example/submit' : undefined)), quorum });
+  const p = readWitnessPolicy({
+    kind: 'WitnessPolicy',
+    log: LOG,
+    sequencer: seqKey,
+    witnesses: Array.from({ length: n }, (_, i) => witness(i + 1, i === 0 ? 'https://w1.example/submit' : undefined)),
+    quorum,
+  });
   if (!p.ok) throw new Error(p.detail);
   return p.value;
 };
 const logVkey = (logVkeyOf(LOG, seqKey) as { value: string }).value;
 
 describe('tlog-policy conversion', () => {
-  it.each([[3, 2, 'group cookwala-quorum 2 w-1 w-2 w-3'], [3, 3, 'group cookwala-quorum all w-1 w-2 w-3'], [1, 1, 'quorum w-1'], [2, 0, 'quorum none']])('round-trips %i witnesses with quorum %i losslessly (%s)', (n, k, line) => {
+  it.each([
+    [3, 2, 'group cookwala-quorum 2 w-1 w-2 w-3'],
+    [3, 3, 'group cookwala-quorum all w-1 w-2 w-3'],
+    [1, 1, 'quorum w-1'],
+    [2, 0, 'quorum none'],
+  ])('round-trips %i witnesses with quorum %i losslessly (%s)', (n, k, line) => {
     const p = policyOf(n, k);
     const t = policyToTlog(p);
     expect(t.ok).toBe(true);
@@ -40,14 +55,28 @@ describe('tlog-policy conversion', () => {
     const [w1, w2] = [witness(1), witness(2)];
     const text = `# from elsewhere\n  log ${logVkey}\n\twitness X1 ${w1.vkey} https://x1.example/\nwitness X2   ${w2.vkey}\ngroup G any X1 X2\nquorum G\n`;
     const r = policyFromTlog(text);
-    expect(r).toMatchObject({ ok: true, value: { log: LOG, quorum: 1, sequencer: { kid: expect.stringMatching(/^seq-/), publicKey: seqKey.publicKey, role: 'sequencer' }, witnesses: [{ kid: 'X1', owner: 'w1.example', publicKey: w1.publicKey, vkey: w1.vkey, url: 'https://x1.example/' }, { kid: 'X2', vkey: w2.vkey }] } });
+    expect(r).toMatchObject({
+      ok: true,
+      value: {
+        log: LOG,
+        quorum: 1,
+        sequencer: { kid: expect.stringMatching(/^seq-/), publicKey: seqKey.publicKey, role: 'sequencer' },
+        witnesses: [
+          { kid: 'X1', owner: 'w1.example', publicKey: w1.publicKey, vkey: w1.vkey, url: 'https://x1.example/' },
+          { kid: 'X2', vkey: w2.vkey },
+        ],
+      },
+    });
   });
 
   it('refuses what has no other form, and text that breaks the grammar', () => {
     const [w1, w2, w3] = [witness(1), witness(2), witness(3)];
     const L = `log ${logVkey}\n`;
     const cases: Array<[string, RegExp]> = [
-      [`${L}witness A ${w1.vkey}\nwitness B ${w2.vkey}\nwitness C ${w3.vkey}\ngroup G1 any A B\ngroup G2 all G1 C\nquorum G2\n`, /nested or partial/],
+      [
+        `${L}witness A ${w1.vkey}\nwitness B ${w2.vkey}\nwitness C ${w3.vkey}\ngroup G1 any A B\ngroup G2 all G1 C\nquorum G2\n`,
+        /nested or partial/,
+      ],
       [`${L}witness A ${w1.vkey}\nwitness B ${w2.vkey}\nquorum A\n`, /names one witness of 2/],
       [`${L}${L}quorum none\n`, /several/],
       [`${L}witness A ${w1.vkey}\ngroup G 1 A B\nquorum G\n`, /B is not defined/],
@@ -62,9 +91,14 @@ describe('tlog-policy conversion', () => {
       [`${L}quorum none\r\n`, /octet 0x0d/],
       [`${L}monitor x\nquorum none\n`, /unknown line kind/],
     ];
-    for (const [text, why] of cases) expect(policyFromTlog(text)).toMatchObject({ ok: false, code: 'malformed_policy', detail: expect.stringMatching(why) });
+    for (const [text, why] of cases)
+      expect(policyFromTlog(text)).toMatchObject({ ok: false, code: 'malformed_policy', detail: expect.stringMatching(why) });
     const { vkey: _v, ...noVkey } = policyOf(1, 1).witnesses[0];
-    expect(policyToTlog({ ...policyOf(1, 1), witnesses: [noVkey] })).toMatchObject({ ok: false, code: 'malformed_policy', detail: expect.stringMatching(/no vkey/) });
+    expect(policyToTlog({ ...policyOf(1, 1), witnesses: [noVkey] })).toMatchObject({
+      ok: false,
+      code: 'malformed_policy',
+      detail: expect.stringMatching(/no vkey/),
+    });
   });
 });
 
@@ -72,7 +106,26 @@ describe('tlog-policy and tlog-proof readers on hostile text', () => {
   it('never throw: any text is a policy, a proof, or a named refusal', async () => {
     const { default: fc } = await import('fast-check');
     const { parseTlogProof } = await import('./tlog-proof.ts');
-    const lines = fc.array(fc.oneof(fc.constantFrom('log ', 'witness ', 'group ', 'quorum ', 'c2sp.org/tlog-proof@v1', 'extra ', 'index ', '#cookwala {', '', logVkey, 'none', 'all'), fc.string({ maxLength: 30 })), { maxLength: 12 });
+    const lines = fc.array(
+      fc.oneof(
+        fc.constantFrom(
+          'log ',
+          'witness ',
+          'group ',
+          'quorum ',
+          'c2sp.org/tlog-proof@v1',
+          'extra ',
+          'index ',
+          '#cookwala {',
+          '',
+          logVkey,
+          'none',
+          'all',
+        ),
+        fc.string({ maxLength: 30 }),
+      ),
+      { maxLength: 12 },
+    );
     fc.assert(
       fc.property(lines, (ls) => {
         const text = ls.join('\n');

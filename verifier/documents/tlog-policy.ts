@@ -31,7 +31,8 @@ export const QUORUM_GROUP = 'cookwala-quorum';
 const META = '#cookwala ';
 const EPOCH = '1970-01-01T00:00:00.000Z';
 
-const bad = (detail: string, line?: number): Result<never> => fail('malformed_policy', line === undefined ? detail : `line ${line}: ${detail}`, line === undefined ? {} : { line });
+const bad = (detail: string, line?: number): Result<never> =>
+  fail('malformed_policy', line === undefined ? detail : `line ${line}: ${detail}`, line === undefined ? {} : { line });
 
 /** A tlog-policy witness name for each witness: its kid when usable, else w<i>; unique, never `none` or the group name. */
 function witnessNames(ws: readonly KeyRecord[]): string[] {
@@ -55,10 +56,14 @@ export function policyToTlog(p: WitnessPolicy): Result<string> {
   const log = logVkeyOf(p.log, p.sequencer);
   if (!log.ok) return bad(`the sequencer key cannot be a tlog-policy log key: ${log.detail}`);
   const names = witnessNames(p.witnesses);
-  const out = [`# Witness policy of ${p.log} (c2sp.org/tlog-policy), written by cookwala policy to-tlog.\n`, `# The #cookwala lines keep the Cookwala KeyRecords; other tools read them as comments.\n`];
+  const out = [
+    `# Witness policy of ${p.log} (c2sp.org/tlog-policy), written by cookwala policy to-tlog.\n`,
+    `# The #cookwala lines keep the Cookwala KeyRecords; other tools read them as comments.\n`,
+  ];
   out.push(meta(p.sequencer), `log ${log.value}\n`);
   for (const [i, w] of p.witnesses.entries()) {
-    if (w.vkey === undefined) return bad(`witness ${w.kid} has no vkey (its cosignature/v1 key), so a tlog-policy verifier could not count it`);
+    if (w.vkey === undefined)
+      return bad(`witness ${w.kid} has no vkey (its cosignature/v1 key), so a tlog-policy verifier could not count it`);
     const { vkey, url, ...rest } = w;
     out.push(meta(rest), `witness ${names[i]} ${vkey}${url ? ` ${url}` : ''}\n`);
   }
@@ -97,7 +102,8 @@ export function policyFromTlog(text: string | Uint8Array): Result<WitnessPolicy>
   if (bytes.length > MAX_POLICY_BYTES) return bad(`a policy of ${bytes.length} bytes exceeds ${MAX_POLICY_BYTES}`);
   for (let i = 0; i < bytes.length; i++) {
     const b = bytes[i];
-    if (!(b === 0x09 || b === 0x0a || (b >= 0x20 && b <= 0x7e) || b >= 0x80)) return bad(`octet 0x${b.toString(16).padStart(2, '0')} at byte ${i} is not allowed (tab, newline, 0x20-0x7E, 0x80-0xFF only)`);
+    if (!(b === 0x09 || b === 0x0a || (b >= 0x20 && b <= 0x7e) || b >= 0x80))
+      return bad(`octet 0x${b.toString(16).padStart(2, '0')} at byte ${i} is not allowed (tab, newline, 0x20-0x7E, 0x80-0xFF only)`);
   }
   const decoded = typeof text === 'string' ? ok(text) : decodeUtf8(text);
   if (!decoded.ok) return bad('the policy text is not UTF-8 (names and comments are compared as UTF-8 here)');
@@ -138,7 +144,8 @@ export function policyFromTlog(text: string | Uint8Array): Result<WitnessPolicy>
       if (!k.ok) return bad(`witness ${name} vkey: ${k.detail}`, n);
       if (k.value.type !== SIG_COSIGNATURE_V1) return bad(`witness ${name}: only cosignature/v1 keys (type 0x04) can be checked here`, n);
       const raw = toBase64url(k.value.publicKey);
-      if (witnesses.some((w) => toBase64url(w.key.publicKey) === raw) || (log && toBase64url(log.key.publicKey) === raw)) return bad(`witness ${name} duplicates another key`, n);
+      if (witnesses.some((w) => toBase64url(w.key.publicKey) === raw) || (log && toBase64url(log.key.publicKey) === raw))
+        return bad(`witness ${name} duplicates another key`, n);
       defs.set(name, { kind: 'witness', index: witnesses.length });
       witnesses.push({ name, key: k.value, url: f[3], meta: m.value });
     } else if (word === 'group') {
@@ -165,19 +172,43 @@ export function policyFromTlog(text: string | Uint8Array): Result<WitnessPolicy>
   else {
     const d = defs.get(quorum)!;
     if (d.kind === 'witness') {
-      if (witnesses.length !== 1) return bad(`quorum ${quorum} names one witness of ${witnesses.length}; a WitnessPolicy counts any k of all its witnesses`);
+      if (witnesses.length !== 1)
+        return bad(`quorum ${quorum} names one witness of ${witnesses.length}; a WitnessPolicy counts any k of all its witnesses`);
       k = 1;
     } else {
       const all = new Set(witnesses.map((w) => w.name));
-      if (d.members!.some((x) => defs.get(x)!.kind !== 'witness') || d.members!.length !== all.size) return bad(`quorum group ${quorum} is not one group over all ${all.size} witnesses; nested or partial groups have no WitnessPolicy form`);
+      if (d.members!.some((x) => defs.get(x)!.kind !== 'witness') || d.members!.length !== all.size)
+        return bad(
+          `quorum group ${quorum} is not one group over all ${all.size} witnesses; nested or partial groups have no WitnessPolicy form`,
+        );
       k = d.k!;
     }
   }
   const origin = log.key.name;
   const seqKey = toBase64url(log.key.publicKey);
-  const sequencer = (sameRawKey(log.meta, log.key) ? log.meta : { kind: 'KeyRecord', kid: `seq-${toBase64url(sha256(log.key.publicKey)).slice(0, 8)}`, alg: 'EdDSA', publicKey: seqKey, owner: 'cookwala:sequencer', role: 'sequencer', validFrom: EPOCH }) as unknown as KeyRecord;
+  const sequencer = (sameRawKey(log.meta, log.key)
+    ? log.meta
+    : {
+        kind: 'KeyRecord',
+        kid: `seq-${toBase64url(sha256(log.key.publicKey)).slice(0, 8)}`,
+        alg: 'EdDSA',
+        publicKey: seqKey,
+        owner: 'cookwala:sequencer',
+        role: 'sequencer',
+        validFrom: EPOCH,
+      }) as unknown as KeyRecord;
   const ws = witnesses.map((w) => {
-    const base = (w.meta && typeof w.meta.publicKey === 'string' ? w.meta : { kind: 'KeyRecord', kid: w.name, alg: 'EdDSA', publicKey: toBase64url(w.key.publicKey), owner: w.key.name, role: 'witness', validFrom: EPOCH }) as unknown as KeyRecord;
+    const base = (w.meta && typeof w.meta.publicKey === 'string'
+      ? w.meta
+      : {
+          kind: 'KeyRecord',
+          kid: w.name,
+          alg: 'EdDSA',
+          publicKey: toBase64url(w.key.publicKey),
+          owner: w.key.name,
+          role: 'witness',
+          validFrom: EPOCH,
+        }) as unknown as KeyRecord;
     const vkey = `${w.key.name}+${w.key.keyId}+${toBase64Std(concatBytes(Uint8Array.of(SIG_COSIGNATURE_V1), w.key.publicKey))}`;
     return { ...base, vkey, ...(w.url ? { url: w.url } : {}) };
   });

@@ -100,7 +100,11 @@ export function parseTlogProof(text: string | Uint8Array): Result<TlogProof> {
 }
 
 /** Verify a tlog-proof of one entry against the auditor's policy (and key cache for the entry signature). */
-export function verifyTlogProof(text: string | Uint8Array, policy: WitnessPolicy, opts: { keys?: readonly KeyRecord[]; backend?: CryptoBackend; allowLegacy?: boolean } = {}): Result<TlogProofVerdict> {
+export function verifyTlogProof(
+  text: string | Uint8Array,
+  policy: WitnessPolicy,
+  opts: { keys?: readonly KeyRecord[]; backend?: CryptoBackend; allowLegacy?: boolean } = {},
+): Result<TlogProofVerdict> {
   const p = parseTlogProof(text);
   if (!p.ok) return p;
   const { extra, index, proof, note } = p.value;
@@ -132,10 +136,23 @@ export function verifyTlogProof(text: string | Uint8Array, policy: WitnessPolicy
   const v = verifyCheckpointNote(note, vkeys, { origin: policy.log, backend: opts.backend });
   if (!v.ok) return v;
   const logName = logVkey.value.slice(0, logVkey.value.indexOf('+'));
-  if (!v.value.note.verified.some((s) => s.type !== SIG_COSIGNATURE_V1 && s.name === logName)) return fail('unknown_key', 'the checkpoint carries no signature by the log key of the policy');
-  const witnesses = [...new Set(v.value.note.verified.filter((s) => s.type === SIG_COSIGNATURE_V1).map((s) => witnessKeys.get(`${s.name}+${s.keyId}`)).filter((k): k is string => k !== undefined))];
+  if (!v.value.note.verified.some((s) => s.type !== SIG_COSIGNATURE_V1 && s.name === logName))
+    return fail('unknown_key', 'the checkpoint carries no signature by the log key of the policy');
+  const witnesses = [
+    ...new Set(
+      v.value.note.verified
+        .filter((s) => s.type === SIG_COSIGNATURE_V1)
+        .map((s) => witnessKeys.get(`${s.name}+${s.keyId}`))
+        .filter((k): k is string => k !== undefined),
+    ),
+  ];
   const size = v.value.checkpoint.size;
-  if (witnesses.length < policy.quorum) return fail('quorum_not_met', `checkpoint ${size}: ${witnesses.length} of ${policy.quorum} witness cosignatures`, { witnesses, quorum: policy.quorum, seq: size });
+  if (witnesses.length < policy.quorum)
+    return fail('quorum_not_met', `checkpoint ${size}: ${witnesses.length} of ${policy.quorum} witness cosignatures`, {
+      witnesses,
+      quorum: policy.quorum,
+      seq: size,
+    });
   // 4. The inclusion of the leaf in the signed root.
   const inc = verifyInclusion(hashLeaf(entryLeaf(e)), index, size, proof, v.value.checkpoint.rootHash);
   if (!inc.ok) return { ...inc, detail: `entry ${e.seq} in the checkpoint of size ${size}: ${inc.detail}`, seq: e.seq };
@@ -143,13 +160,25 @@ export function verifyTlogProof(text: string | Uint8Array, policy: WitnessPolicy
   const keys = [policy.sequencer, ...(opts.keys ?? [])];
   const kid = e.eventSignature.kid;
   const key = keys.find((k) => k.kid === kid);
-  const verdict: TlogProofVerdict = { log: e.log, seq: e.seq, eventHash: e.eventHash, checkpoint: { size, witnesses }, signedBy: undefined };
+  const verdict: TlogProofVerdict = {
+    log: e.log,
+    seq: e.seq,
+    eventHash: e.eventHash,
+    checkpoint: { size, witnesses },
+    signedBy: undefined,
+  };
   if (!key) {
     verdict.signatureNotChecked = `no trusted key for ${kid} (give the device keys with --keys)`;
     return ok(verdict);
   }
   const bySequencer = key === policy.sequencer;
-  const sig = verifyEntryEventSignature(e, (k) => keys.find((x) => x.kid === k), bySequencer ? { backend: opts.backend, allowLegacy: opts.allowLegacy, role: 'sequencer', checkSource: false } : { backend: opts.backend, allowLegacy: opts.allowLegacy });
+  const sig = verifyEntryEventSignature(
+    e,
+    (k) => keys.find((x) => x.kid === k),
+    bySequencer
+      ? { backend: opts.backend, allowLegacy: opts.allowLegacy, role: 'sequencer', checkSource: false }
+      : { backend: opts.backend, allowLegacy: opts.allowLegacy },
+  );
   if (!sig.ok) return { ...sig, seq: e.seq };
   verdict.signedBy = kid;
   return ok(verdict);

@@ -13,7 +13,16 @@ import { isDeepStrictEqual } from 'node:util';
 import canonicalizeLib from 'canonicalize';
 import { canonicalBytes, canonicalize, canonicalizeSlow } from './jcs.ts';
 import { documentHash, jsonHash, type JsonObject } from '../documents/document-hash.ts';
-import { FAST_PATH_KEYS, jsonDocument, jsonDocumentWith, jsonTree, renderJson, sameJson, SPECIAL_KEYS, valueOf } from '../../testkit/json-arbitraries.ts';
+import {
+  FAST_PATH_KEYS,
+  jsonDocument,
+  jsonDocumentWith,
+  jsonTree,
+  renderJson,
+  sameJson,
+  SPECIAL_KEYS,
+  valueOf,
+} from '../../testkit/json-arbitraries.ts';
 import { topicDir } from '../../conformance/vectors-dir.ts';
 
 const JCS = topicDir('jcs');
@@ -58,7 +67,10 @@ describe(`JCS vectors in ${JCS}`, () => {
   });
 
   it('number-samples.json: expected strings, and failure where expected is null', () => {
-    const cases = JSON.parse(readFileSync(join(JCS, 'number-samples.json'), 'utf8')).cases as { ieeeHex: string; expected: string | null }[];
+    const cases = JSON.parse(readFileSync(join(JCS, 'number-samples.json'), 'utf8')).cases as {
+      ieeeHex: string;
+      expected: string | null;
+    }[];
     for (const c of cases) {
       const r = canonicalize(doubleFromHex(c.ieeeHex));
       if (c.expected === null) expect(r.ok, c.ieeeHex).toBe(false);
@@ -69,7 +81,10 @@ describe(`JCS vectors in ${JCS}`, () => {
 
 describe('canonicalize', () => {
   it('sorts members by UTF-16 code units and drops insignificant whitespace', () => {
-    expect(canonicalize({ b: 1, a: [true, null, 'x'], '\u20ac': 0, '\ud83d\ude00': 1, é: 2 })).toEqual({ ok: true, value: '{"a":[true,null,"x"],"b":1,"é":2,"€":0,"😀":1}' });
+    expect(canonicalize({ b: 1, a: [true, null, 'x'], '\u20ac': 0, '\ud83d\ude00': 1, é: 2 })).toEqual({
+      ok: true,
+      value: '{"a":[true,null,"x"],"b":1,"é":2,"€":0,"😀":1}',
+    });
   });
 
   it('writes numbers in their shortest ECMAScript form', () => {
@@ -77,7 +92,8 @@ describe('canonicalize', () => {
   });
 
   it('refuses NaN and Infinity with noncanonical_number', () => {
-    for (const v of [NaN, Infinity, -Infinity, { a: [NaN] }]) expect(canonicalize(v)).toMatchObject({ ok: false, code: 'noncanonical_number' });
+    for (const v of [NaN, Infinity, -Infinity, { a: [NaN] }])
+      expect(canonicalize(v)).toMatchObject({ ok: false, code: 'noncanonical_number' });
   });
 
   it('refuses a top-level value with no JSON form', () => {
@@ -116,7 +132,11 @@ describe('JCS properties', () => {
         const once = canonicalize(parsed);
         if (!once.ok) throw new Error(once.detail);
         expect(canonicalize(JSON.parse(once.value))).toEqual(once);
-        const reversed = JSON.parse(JSON.stringify(parsed, (_k, x) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).reverse()) : x)));
+        const reversed = JSON.parse(
+          JSON.stringify(parsed, (_k, x) =>
+            x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).reverse()) : x,
+          ),
+        );
         expect(canonicalize(reversed)).toEqual(once);
       }),
       { numRuns: 500 },
@@ -150,7 +170,11 @@ describe('the fast path and the package agree', () => {
     expect(canonicalize(v)).toEqual(canonicalizeSlow(v));
   };
   it('on random JSON, with lone surrogates, control characters and integer-like member names', () => {
-    const text = fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), fc.constantFrom('10', '9', '01', '-1', 'a\\ud800', '\u0001', '\u2028', ''));
+    const text = fc.oneof(
+      fc.string({ unit: 'binary' }),
+      fc.string({ unit: 'grapheme' }),
+      fc.constantFrom('10', '9', '01', '-1', 'a\\ud800', '\u0001', '\u2028', ''),
+    );
     const json = fc.letrec((tie) => ({
       value: fc.oneof({ maxDepth: 4 }, text, fc.double(), fc.integer(), fc.boolean(), fc.constant(null), tie('array'), tie('object')),
       array: fc.array(tie('value'), { maxLength: 5 }),
@@ -159,8 +183,19 @@ describe('the fast path and the package agree', () => {
     fc.assert(fc.property(json, same), { numRuns: 2000 });
   });
   it('on values that are not plain JSON', () => {
-    fc.assert(fc.property(fc.anything({ withBoxedValues: true, withNullPrototype: true, withSparseArray: true, withBigInt: true }), same), { numRuns: 1000 });
-    for (const v of [{ a: undefined, b: 1 }, { toJSON: () => 1 }, [undefined], new Date(0), { b: Object.create(null) }, { x: -0 }, [1e21, 1e-7, 5e-324]]) same(v);
+    fc.assert(fc.property(fc.anything({ withBoxedValues: true, withNullPrototype: true, withSparseArray: true, withBigInt: true }), same), {
+      numRuns: 1000,
+    });
+    for (const v of [
+      { a: undefined, b: 1 },
+      { toJSON: () => 1 },
+      [undefined],
+      new Date(0),
+      { b: Object.create(null) },
+      { x: -0 },
+      [1e21, 1e-7, 5e-324],
+    ])
+      same(v);
     let deep: unknown = 1;
     for (let i = 0; i < 20000; i++) deep = [deep];
     same(deep);
@@ -213,7 +248,13 @@ describe('canonical form without loss (no member dropped, renamed or reordered)'
     // hashedView copies a document that has a hash member: the copy must keep __proto__ too.
     const withHash = JSON.parse('{"a":1,"hash":"sha256:00","__proto__":{"x":1}}');
     expect(documentHash(withHash as JsonObject)).toBe(documentHash(injected as JsonObject));
-    for (const t of ['{"__proto__":null}', '{"__proto__":{"__proto__":{"toString":1}}}', '[{"__proto__":1,"constructor":{"prototype":2}}]', '{"b":{"__proto__":"x"},"a":[{"__proto__":0}]}']) check(JSON.parse(t));
+    for (const t of [
+      '{"__proto__":null}',
+      '{"__proto__":{"__proto__":{"toString":1}}}',
+      '[{"__proto__":1,"constructor":{"prototype":2}}]',
+      '{"b":{"__proto__":"x"},"a":[{"__proto__":0}]}',
+    ])
+      check(JSON.parse(t));
   });
 
   it('every special name on its own and all together (fast path and package)', () => {
@@ -248,6 +289,9 @@ describe('canonical form without loss (no member dropped, renamed or reordered)'
   });
 
   it('property: nested documents (any tree with the special names) keep every member', () => {
-    fc.assert(fc.property(jsonTree, (t) => check(JSON.parse(renderJson(t)))), { numRuns: 1000 });
+    fc.assert(
+      fc.property(jsonTree, (t) => check(JSON.parse(renderJson(t)))),
+      { numRuns: 1000 },
+    );
   });
 });

@@ -32,7 +32,15 @@ describe('parseJson: refusals', () => {
   });
 
   it('does not mistake names that only look alike, or quotes inside strings, for duplicates', () => {
-    for (const text of ['{"a":"x\\"a\\":1","b":1}', '{"a\\\\":1,"a":2}', '{"a":{"a":{"a":1}}}', '[{"a":1},{"a":1}]', '{"1":1,"01":2,"1.0":3}', '{"A":1,"a":2}', '{"e\\u0301":1,"\\u00e9":2}']) {
+    for (const text of [
+      '{"a":"x\\"a\\":1","b":1}',
+      '{"a\\\\":1,"a":2}',
+      '{"a":{"a":{"a":1}}}',
+      '[{"a":1},{"a":1}]',
+      '{"1":1,"01":2,"1.0":3}',
+      '{"A":1,"a":2}',
+      '{"e\\u0301":1,"\\u00e9":2}',
+    ]) {
       expect(parseJson(text), text).toEqual({ ok: true, value: JSON.parse(text) });
     }
   });

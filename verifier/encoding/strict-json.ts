@@ -101,10 +101,17 @@ function countMembers(text: string, maxDepth: number, maxValues: number, maxCont
     }
     if (c === COLON) colons++;
     else if (c === COMMA) {
-      if (++commas + containers >= maxValues) return fail('too_many_values', `JSON text with more than ${maxValues} values (at offset ${i})`, { offset: i, maxValues });
+      if (++commas + containers >= maxValues)
+        return fail('too_many_values', `JSON text with more than ${maxValues} values (at offset ${i})`, { offset: i, maxValues });
     } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
-      if (++depth > maxDepth) return fail('too_deep', `JSON nested deeper than ${maxDepth} levels (at offset ${i})`, { offset: i, maxDepth });
-      if (++containers > maxContainers || commas + containers >= maxValues) return fail('too_many_values', `JSON text with more than ${containers > maxContainers ? `${maxContainers} objects and arrays` : `${maxValues} values`} (at offset ${i})`, { offset: i, maxValues, maxContainers });
+      if (++depth > maxDepth)
+        return fail('too_deep', `JSON nested deeper than ${maxDepth} levels (at offset ${i})`, { offset: i, maxDepth });
+      if (++containers > maxContainers || commas + containers >= maxValues)
+        return fail(
+          'too_many_values',
+          `JSON text with more than ${containers > maxContainers ? `${maxContainers} objects and arrays` : `${maxValues} values`} (at offset ${i})`,
+          { offset: i, maxValues, maxContainers },
+        );
     } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) depth--;
     i++;
   }
@@ -153,7 +160,11 @@ function findDuplicate(text: string): Failure | undefined {
         f.at = name;
         if (again) {
           const path = pointer(stack, depth);
-          return fail('duplicate_member', `the member ${JSON.stringify(name.slice(0, 60))} appears twice in one object (at ${path.slice(0, 200)})`, { path, offset: i });
+          return fail(
+            'duplicate_member',
+            `the member ${JSON.stringify(name.slice(0, 60))} appears twice in one object (at ${path.slice(0, 200)})`,
+            { path, offset: i },
+          );
         }
       }
       i = q + 1;
@@ -181,7 +192,8 @@ export function parseJson(text: string, limits: JsonLimits = {}): Result<unknown
   if (typeof text !== 'string') return fail('bad_json', 'JSON text is a string');
   const maxLength = limits.maxLength ?? MAX_JSON_LENGTH;
   const maxDepth = limits.maxDepth ?? MAX_JSON_DEPTH;
-  if (text.length > maxLength) return fail('body_too_large', `JSON text of ${text.length} characters, more than ${maxLength}`, { maxLength });
+  if (text.length > maxLength)
+    return fail('body_too_large', `JSON text of ${text.length} characters, more than ${maxLength}`, { maxLength });
   const written = countMembers(text, maxDepth, limits.maxValues ?? MAX_JSON_VALUES, limits.maxContainers ?? MAX_JSON_CONTAINERS);
   if (typeof written !== 'number') return written;
   let value: unknown;

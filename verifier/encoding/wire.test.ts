@@ -2,7 +2,24 @@
 // UTC times with milliseconds; one spelling per value.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { bytesEqual, concatBytes, formatHash, formatTime, fromBase64url, fromHex, fromUtf8, isBase64url, isHashString, isTime, parseHash, textToBase64url, timeMs, toBase64url, toHex, utf8 } from './wire.ts';
+import {
+  bytesEqual,
+  concatBytes,
+  formatHash,
+  formatTime,
+  fromBase64url,
+  fromHex,
+  fromUtf8,
+  isBase64url,
+  isHashString,
+  isTime,
+  parseHash,
+  textToBase64url,
+  timeMs,
+  toBase64url,
+  toHex,
+  utf8,
+} from './wire.ts';
 
 describe('base64url', () => {
   it('round-trips any bytes and matches Buffer', () => {
@@ -19,15 +36,20 @@ describe('base64url', () => {
 
   it('isBase64url accepts exactly what fromBase64url decodes', () => {
     const chars = fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_+/= '.split(''));
-    fc.assert(fc.property(fc.string({ unit: chars, maxLength: 12 }), (s) => {
-      expect(isBase64url(s)).toBe(fromBase64url(s).ok);
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.string({ unit: chars, maxLength: 12 }), (s) => {
+        expect(isBase64url(s)).toBe(fromBase64url(s).ok);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('textToBase64url is base64url of the UTF-8 of the text', () => {
-    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), (t) => {
-      expect(textToBase64url(t)).toBe(toBase64url(utf8(t)));
-    }));
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), (t) => {
+        expect(textToBase64url(t)).toBe(toBase64url(utf8(t)));
+      }),
+    );
   });
 
   it('encodes a subarray view, not the whole buffer', () => {
@@ -70,7 +92,18 @@ describe('times', () => {
   it('accepts only RFC 3339 UTC with Z and exactly three fraction digits, on real dates', () => {
     expect(isTime('2026-11-30T10:00:00.123Z')).toBe(true);
     expect(isTime('2028-02-29T23:59:59.999Z')).toBe(true);
-    for (const t of ['2026-11-30T10:00:00Z', '2026-11-30T10:00:00.12Z', '2026-11-30T10:00:00.1234Z', '2026-11-30T10:00:00.123+00:00', '2026-11-30t10:00:00.123z', '2026-02-30T00:00:00.000Z', '2026-11-30T24:00:00.000Z', '2026-11-30 10:00:00.000Z', 1, null]) {
+    for (const t of [
+      '2026-11-30T10:00:00Z',
+      '2026-11-30T10:00:00.12Z',
+      '2026-11-30T10:00:00.1234Z',
+      '2026-11-30T10:00:00.123+00:00',
+      '2026-11-30t10:00:00.123z',
+      '2026-02-30T00:00:00.000Z',
+      '2026-11-30T24:00:00.000Z',
+      '2026-11-30 10:00:00.000Z',
+      1,
+      null,
+    ]) {
       expect(isTime(t), String(t)).toBe(false);
     }
   });
@@ -84,13 +117,23 @@ describe('times', () => {
 });
 
 describe('bytes', () => {
-  it('utf8 gives TextEncoder\'s bytes (lone surrogates included) as a plain Uint8Array whose slice copies', () => {
+  it("utf8 gives TextEncoder's bytes (lone surrogates included) as a plain Uint8Array whose slice copies", () => {
     const te = new TextEncoder();
-    fc.assert(fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), fc.string({ unit: 'grapheme', maxLength: 200 }), fc.constant('a\ud800b\udc00')), (t) => {
-      const b = utf8(t);
-      expect(Object.getPrototypeOf(b)).toBe(Uint8Array.prototype);
-      expect(bytesEqual(b, te.encode(t))).toBe(true);
-    }), { numRuns: 1000 });
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 200 }),
+          fc.string({ unit: 'grapheme', maxLength: 200 }),
+          fc.constant('a\ud800b\udc00'),
+        ),
+        (t) => {
+          const b = utf8(t);
+          expect(Object.getPrototypeOf(b)).toBe(Uint8Array.prototype);
+          expect(bytesEqual(b, te.encode(t))).toBe(true);
+        },
+      ),
+      { numRuns: 1000 },
+    );
     const b = utf8('abc');
     const c = b.slice();
     c[0] = 0x7a;
@@ -112,26 +155,45 @@ describe('bytes', () => {
 
 describe('fast paths agree with the reference definitions', () => {
   it('isTime equals "Date.parse round-trips through toISOString" for random strings near the format', () => {
-    const ref = (s: string) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(s) && Number.isFinite(Date.parse(s)) && new Date(Date.parse(s)).toISOString() === s;
+    const ref = (s: string) =>
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(s) &&
+      Number.isFinite(Date.parse(s)) &&
+      new Date(Date.parse(s)).toISOString() === s;
     const digits = (n: number) => fc.array(fc.integer({ min: 0, max: 9 }), { minLength: n, maxLength: n }).map((a) => a.join(''));
-    const near = fc.tuple(digits(4), digits(2), digits(2), digits(2), digits(2), digits(2), digits(3)).map(([y, mo, d, h, mi, se, ms]) => `${y}-${mo}-${d}T${h}:${mi}:${se}.${ms}Z`);
-    fc.assert(fc.property(near, (s) => {
-      expect(isTime(s), s).toBe(ref(s));
-    }), { numRuns: 5000 });
-    fc.assert(fc.property(fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }), (d) => {
-      expect(isTime(d.toISOString())).toBe(true);
-    }), { numRuns: 2000 });
+    const near = fc
+      .tuple(digits(4), digits(2), digits(2), digits(2), digits(2), digits(2), digits(3))
+      .map(([y, mo, d, h, mi, se, ms]) => `${y}-${mo}-${d}T${h}:${mi}:${se}.${ms}Z`);
+    fc.assert(
+      fc.property(near, (s) => {
+        expect(isTime(s), s).toBe(ref(s));
+      }),
+      { numRuns: 5000 },
+    );
+    fc.assert(
+      fc.property(fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }), (d) => {
+        expect(isTime(d.toISOString())).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
   });
   it('fromBase64url accepts exactly what Buffer re-encodes to the same string', () => {
-    fc.assert(fc.property(fc.string({ unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'), maxLength: 12 }), (s) => {
-      const canonical = s.length % 4 !== 1 && Buffer.from(Buffer.from(s, 'base64url')).toString('base64url') === s;
-      expect(fromBase64url(s).ok, s).toBe(canonical);
-    }), { numRuns: 5000 });
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'), maxLength: 12 }),
+        (s) => {
+          const canonical = s.length % 4 !== 1 && Buffer.from(Buffer.from(s, 'base64url')).toString('base64url') === s;
+          expect(fromBase64url(s).ok, s).toBe(canonical);
+        },
+      ),
+      { numRuns: 5000 },
+    );
   });
   it('toHex equals Buffer hex on views', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 64 }), fc.nat(8), (b, off) => {
-      const v = b.subarray(Math.min(off, b.length));
-      expect(toHex(v)).toBe(Buffer.from(v).toString('hex'));
-    }));
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), fc.nat(8), (b, off) => {
+        const v = b.subarray(Math.min(off, b.length));
+        expect(toHex(v)).toBe(Buffer.from(v).toString('hex'));
+      }),
+    );
   });
 });

@@ -18,7 +18,10 @@ type BufferLike = { from(a: Uint8Array | string, enc?: string): Uint8Array & { t
 const NodeBuffer = (globalThis as { Buffer?: BufferLike }).Buffer;
 
 export function toBase64url(bytes: Uint8Array): string {
-  if (NodeBuffer) return NodeBuffer.from(bytes.buffer instanceof ArrayBuffer ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : bytes).toString('base64url');
+  if (NodeBuffer)
+    return NodeBuffer.from(
+      bytes.buffer instanceof ArrayBuffer ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : bytes,
+    ).toString('base64url');
   let out = '';
   let i = 0;
   for (; i + 2 < bytes.length; i += 3) {
@@ -71,7 +74,10 @@ export function fromBase64url(s: string): Result<Uint8Array> {
 }
 
 export function toHex(bytes: Uint8Array): string {
-  if (NodeBuffer) return NodeBuffer.from(bytes.buffer instanceof ArrayBuffer ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : bytes).toString('hex');
+  if (NodeBuffer)
+    return NodeBuffer.from(
+      bytes.buffer instanceof ArrayBuffer ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : bytes,
+    ).toString('hex');
   let s = '';
   for (const b of bytes) s += (b < 16 ? '0' : '') + b.toString(16);
   return s;

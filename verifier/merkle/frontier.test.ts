@@ -12,9 +12,16 @@ describe('createFrontier', () => {
   it('append returns the leaf and every node it completes', () => {
     const f = createFrontier();
     expect(f.append(leaf(0)).map((n) => n.id)).toEqual([[0, 0]]);
-    expect(f.append(leaf(1)).map((n) => n.id)).toEqual([[0, 1], [1, 0]]);
+    expect(f.append(leaf(1)).map((n) => n.id)).toEqual([
+      [0, 1],
+      [1, 0],
+    ]);
     expect(f.append(leaf(2)).map((n) => n.id)).toEqual([[0, 2]]);
-    expect(f.append(leaf(3)).map((n) => n.id)).toEqual([[0, 3], [1, 1], [2, 0]]);
+    expect(f.append(leaf(3)).map((n) => n.id)).toEqual([
+      [0, 3],
+      [1, 1],
+      [2, 0],
+    ]);
     expect(f.size).toBe(4);
   });
 
@@ -66,7 +73,12 @@ describe('createFrontier', () => {
     expect(() => createFrontier(6, nodes)).toThrow(TypeError);
     expect(() => createFrontier(7, nodes.slice(1))).toThrow(TypeError);
     expect(() => createFrontier(7, [{ id: [0, 5], hash: nodes[2].hash }, nodes[1], nodes[0]])).toThrow(TypeError);
-    expect(() => createFrontier(7, nodes.map((n, i) => (i === 0 ? { ...n, hash: n.hash.slice(1) } : n)))).toThrow(TypeError);
+    expect(() =>
+      createFrontier(
+        7,
+        nodes.map((n, i) => (i === 0 ? { ...n, hash: n.hash.slice(1) } : n)),
+      ),
+    ).toThrow(TypeError);
     expect(() => createFrontier(-1)).toThrow(TypeError);
     expect(() => a.append(new Uint8Array(31))).toThrow(TypeError);
     // Order of the restored nodes does not matter, only the set.
@@ -77,6 +89,11 @@ describe('createFrontier', () => {
     const t = createMemoryTree();
     for (let i = 0; i < 5; i++) t.append(leaf(i));
     await expect(t.getNodes([[1, 2]])).rejects.toThrow(RangeError);
-    await expect(t.getNodes([[0, 4], [2, 0]])).resolves.toHaveLength(2);
+    await expect(
+      t.getNodes([
+        [0, 4],
+        [2, 0],
+      ]),
+    ).resolves.toHaveLength(2);
   });
 });

@@ -7,8 +7,22 @@ import { describe, expect, it } from 'vitest';
 import { toHex } from '../encoding/wire.ts';
 import { ProtocolError } from '../errors.ts';
 import {
-  EMPTY_ROOT, consistencyPlan, consistencyProof, createMemoryTree, hashChildren, hashLeaf, inclusionPlan, inclusionProof,
-  rootAt, rootFromInclusion, rootPlan, verifyConsistency, verifyInclusion, type Hash32, type NodeId, type NodeReader,
+  EMPTY_ROOT,
+  consistencyPlan,
+  consistencyProof,
+  createMemoryTree,
+  hashChildren,
+  hashLeaf,
+  inclusionPlan,
+  inclusionProof,
+  rootAt,
+  rootFromInclusion,
+  rootPlan,
+  verifyConsistency,
+  verifyInclusion,
+  type Hash32,
+  type NodeId,
+  type NodeReader,
 } from './index.ts';
 import { sha256 } from '../crypto/default.ts';
 
@@ -54,7 +68,10 @@ describe('roots and proofs equal the recursive RFC 6962 definitions', () => {
   it('rootAt equals MTH for every size 0..300 and random sizes to 3000', async () => {
     expect(toHex(await rootAt(tree, 0))).toBe(toHex(EMPTY_ROOT));
     for (let n = 1; n <= 300; n++) expect(toHex(await rootAt(tree, n))).toBe(toHex(mth(0, n)));
-    await fc.assert(fc.asyncProperty(fc.integer({ min: 1, max: MAX }), async (n) => toHex(await rootAt(tree, n)) === toHex(mth(0, n))), { numRuns: 200 });
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: MAX }), async (n) => toHex(await rootAt(tree, n)) === toHex(mth(0, n))),
+      { numRuns: 200 },
+    );
   });
 
   it('inclusion proofs equal PATH and verify', async () => {
@@ -114,7 +131,9 @@ describe('verification rejects every mutation', () => {
     return c;
   };
   it('inclusion: flipped bit, wrong index or size, truncated or extended proof', async () => {
-    const cases = fc.integer({ min: 2, max: MAX }).chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 0, max: n - 1 }), fc.nat(), fc.integer({ min: 0, max: 255 })));
+    const cases = fc
+      .integer({ min: 2, max: MAX })
+      .chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 0, max: n - 1 }), fc.nat(), fc.integer({ min: 0, max: 255 })));
     await fc.assert(
       fc.asyncProperty(cases, async ([n, i, pick, bit]) => {
         const proof = await inclusionProof(tree, i, n);
@@ -122,7 +141,17 @@ describe('verification rejects every mutation', () => {
         const bad = (r: { ok: boolean; code?: string }) => r.ok === false && r.code === 'bad_proof';
         if (proof.length > 0) {
           const j = pick % proof.length;
-          expect(bad(verifyInclusion(leaves[i], i, n, proof.map((h, k) => (k === j ? flip(h, bit) : h)), root))).toBe(true);
+          expect(
+            bad(
+              verifyInclusion(
+                leaves[i],
+                i,
+                n,
+                proof.map((h, k) => (k === j ? flip(h, bit) : h)),
+                root,
+              ),
+            ),
+          ).toBe(true);
           expect(bad(verifyInclusion(leaves[i], i, n, proof.slice(0, -1), root))).toBe(true);
         }
         expect(bad(verifyInclusion(flip(leaves[i], bit), i, n, proof, root))).toBe(true);
@@ -137,7 +166,9 @@ describe('verification rejects every mutation', () => {
   });
 
   it('consistency: flipped bit, swapped roots, truncated or extended proof', async () => {
-    const cases = fc.integer({ min: 2, max: MAX }).chain((n) => fc.tuple(fc.integer({ min: 1, max: n - 1 }), fc.constant(n), fc.nat(), fc.integer({ min: 0, max: 255 })));
+    const cases = fc
+      .integer({ min: 2, max: MAX })
+      .chain((n) => fc.tuple(fc.integer({ min: 1, max: n - 1 }), fc.constant(n), fc.nat(), fc.integer({ min: 0, max: 255 })));
     await fc.assert(
       fc.asyncProperty(cases, async ([m, n, pick, bit]) => {
         const proof = await consistencyProof(tree, m, n);
@@ -145,7 +176,17 @@ describe('verification rejects every mutation', () => {
         const r2 = mth(0, n);
         const bad = (r: { ok: boolean }) => !r.ok;
         const j = pick % proof.length;
-        expect(bad(verifyConsistency(m, n, proof.map((h, k) => (k === j ? flip(h, bit) : h)), r1, r2))).toBe(true);
+        expect(
+          bad(
+            verifyConsistency(
+              m,
+              n,
+              proof.map((h, k) => (k === j ? flip(h, bit) : h)),
+              r1,
+              r2,
+            ),
+          ),
+        ).toBe(true);
         expect(bad(verifyConsistency(m, n, proof.slice(0, -1), r1, r2))).toBe(true);
         expect(bad(verifyConsistency(m, n, [...proof, r1], r1, r2))).toBe(true);
         expect(bad(verifyConsistency(m, n, proof, flip(r1, bit), r2))).toBe(true);

@@ -131,7 +131,8 @@ export function combineShape(shape: Shape, hashes: readonly Hash32[]): Hash32[] 
   let at = 0;
   for (const g of shape.groups) {
     const part = hashes.slice(at, at + g);
-    for (const h of part) if (!(h instanceof Uint8Array) || h.length !== 32) throw new Error('node reader returned a hash that is not 32 bytes');
+    for (const h of part)
+      if (!(h instanceof Uint8Array) || h.length !== 32) throw new Error('node reader returned a hash that is not 32 bytes');
     out.push(g === 1 ? part[0] : foldRight(part));
     at += g;
   }

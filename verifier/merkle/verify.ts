@@ -58,7 +58,8 @@ export function verifyInclusion(leafHash: Hash32, index: number, size: number, p
   if (badHash(root)) return fail('bad_proof', 'the root is not 32 bytes');
   const r = rootFromInclusion(leafHash, index, size, proof);
   if (!r.ok) return r;
-  if (!bytesEqual(r.value, root)) return fail('bad_proof', `the inclusion proof for leaf ${index} does not lead to the root of tree size ${size}`);
+  if (!bytesEqual(r.value, root))
+    return fail('bad_proof', `the inclusion proof for leaf ${index} does not lead to the root of tree size ${size}`);
   return ok(true);
 }
 

@@ -9,7 +9,16 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeCookwalasig, encodeCookwalasig } from '../cloudevent/read.ts';
 import { bytesEqual, decodeUtf8, fromUtf8, utf8 } from '../encoding/wire.ts';
-import { createNoteSigner, formatSignerKey, parseNote, signNote, SIG_COSIGNATURE_V1, SIG_ED25519, verifyCheckpointNote, verifyNote } from './index.ts';
+import {
+  createNoteSigner,
+  formatSignerKey,
+  parseNote,
+  signNote,
+  SIG_COSIGNATURE_V1,
+  SIG_ED25519,
+  verifyCheckpointNote,
+  verifyNote,
+} from './index.ts';
 
 const BOM = '\uFEFF';
 const PKCS8_ED25519 = Buffer.from('302e020100300506032b657004220420', 'hex');
@@ -19,7 +28,10 @@ function independentKey(name: string, seedByte: number, type = SIG_ED25519) {
   const seed = Buffer.alloc(32, seedByte);
   const priv = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, seed]), format: 'der', type: 'pkcs8' });
   const pub = createPublicKey(priv).export({ format: 'der', type: 'spki' }).subarray(-32);
-  const keyId = createHash('sha256').update(Buffer.concat([Buffer.from(name + '\n', 'utf8'), Buffer.of(type), pub])).digest().subarray(0, 4);
+  const keyId = createHash('sha256')
+    .update(Buffer.concat([Buffer.from(name + '\n', 'utf8'), Buffer.of(type), pub]))
+    .digest()
+    .subarray(0, 4);
   return {
     name,
     seed,
@@ -110,7 +122,11 @@ describe('a note verifies over the bytes received', () => {
   it('bytes that are not UTF-8 exactly (overlong newline, CESU surrogate, truncated) are malformed_note, not repaired', () => {
     const good = independentNote(bytesOf('text\n'), peter);
     const tail = good.subarray(5);
-    for (const bad of [Buffer.from([0x74, 0xc0, 0x8a]), Buffer.from([0x74, 0xed, 0xa0, 0x80, 0x0a]), Buffer.from([0x74, 0xe2, 0x82, 0x0a])]) {
+    for (const bad of [
+      Buffer.from([0x74, 0xc0, 0x8a]),
+      Buffer.from([0x74, 0xed, 0xa0, 0x80, 0x0a]),
+      Buffer.from([0x74, 0xe2, 0x82, 0x0a]),
+    ]) {
       const note = Buffer.concat([bad, tail]);
       expect(verdict(verifyNote(new Uint8Array(note), [peter.vkey]))).toBe('malformed_note');
     }
@@ -118,7 +134,9 @@ describe('a note verifies over the bytes received', () => {
 
   it('property: any text (with or without a leading BOM) signed independently verifies as bytes over exactly those bytes', () => {
     const line = fc.string({ unit: 'grapheme', maxLength: 30 }).map((s) => s.replace(/[\u0000-\u001f]/g, ''));
-    const text = fc.tuple(fc.boolean(), fc.array(line, { minLength: 1, maxLength: 5 })).map(([bom, ls]) => (bom ? BOM : '') + ls.join('\n') + '\n');
+    const text = fc
+      .tuple(fc.boolean(), fc.array(line, { minLength: 1, maxLength: 5 }))
+      .map(([bom, ls]) => (bom ? BOM : '') + ls.join('\n') + '\n');
     fc.assert(
       fc.property(text, (t) => {
         const textBytes = bytesOf(t);

@@ -11,11 +11,17 @@ describe('checkpoint bodies', () => {
   it('format and parse round-trip', () => {
     const line = fc.string({ minLength: 1, maxLength: 30 }).filter((s) => !/[\u0000-\u001f]/.test(s));
     fc.assert(
-      fc.property(line, fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.array(line, { maxLength: 3 }), (origin, size, rootHash, extensions) => {
-        const text = formatCheckpointBody({ origin, size, rootHash, extensions });
-        const r = parseCheckpointBody(text);
-        expect(r.ok && r.value).toEqual({ origin, size, rootHash, extensions });
-      }),
+      fc.property(
+        line,
+        fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        fc.array(line, { maxLength: 3 }),
+        (origin, size, rootHash, extensions) => {
+          const text = formatCheckpointBody({ origin, size, rootHash, extensions });
+          const r = parseCheckpointBody(text);
+          expect(r.ok && r.value).toEqual({ origin, size, rootHash, extensions });
+        },
+      ),
       { numRuns: 200 },
     );
   });

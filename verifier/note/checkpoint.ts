@@ -28,7 +28,8 @@ export function parseCheckpointBody(text: string, opts: { origin?: string } = {}
   if (lines.length < 3) return fail('malformed_note', `checkpoint: ${lines.length} lines, at least 3 needed (origin, size, root hash)`);
   const [origin, sizeLine, hashLine, ...extensions] = lines;
   if (origin === '') return fail('malformed_note', 'checkpoint: empty origin line');
-  if (!SIZE_RE.test(sizeLine)) return fail('malformed_note', `checkpoint: tree size ${JSON.stringify(sizeLine.slice(0, 40))} is not a decimal without leading zeros`);
+  if (!SIZE_RE.test(sizeLine))
+    return fail('malformed_note', `checkpoint: tree size ${JSON.stringify(sizeLine.slice(0, 40))} is not a decimal without leading zeros`);
   const size = Number(sizeLine);
   if (!Number.isSafeInteger(size)) return fail('malformed_note', `checkpoint: tree size ${sizeLine} is beyond 2^53 - 1`);
   const hash = fromBase64Std(hashLine);

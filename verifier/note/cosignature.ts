@@ -30,14 +30,16 @@ export function cosignatureMessage(body: string | Uint8Array, timestamp: number)
 
 /** Split the signature bytes of a cosignature line (after the 4-byte key ID). */
 export function parseCosignature(sig: Uint8Array): Result<Cosignature> {
-  if (sig.length !== COSIGNATURE_V1_BYTES) return fail('malformed_note', `a cosignature/v1 signature is ${COSIGNATURE_V1_BYTES} bytes, got ${sig.length}`);
+  if (sig.length !== COSIGNATURE_V1_BYTES)
+    return fail('malformed_note', `a cosignature/v1 signature is ${COSIGNATURE_V1_BYTES} bytes, got ${sig.length}`);
   const t = new DataView(sig.buffer, sig.byteOffset, 8).getBigUint64(0);
   if (t > BigInt(Number.MAX_SAFE_INTEGER)) return fail('malformed_note', `cosignature timestamp ${t} is beyond 2^53 - 1 seconds`);
   return ok({ timestamp: Number(t), signature: sig.slice(8) });
 }
 
 export function encodeCosignature(c: Cosignature): Uint8Array {
-  if (!isTimestamp(c.timestamp) || c.signature.length !== 64) throw new TypeError('a cosignature is a safe timestamp and a 64-byte signature');
+  if (!isTimestamp(c.timestamp) || c.signature.length !== 64)
+    throw new TypeError('a cosignature is a safe timestamp and a 64-byte signature');
   const out = new Uint8Array(COSIGNATURE_V1_BYTES);
   new DataView(out.buffer).setBigUint64(0, BigInt(c.timestamp));
   out.set(c.signature, 8);

@@ -105,10 +105,16 @@ export function formatVerifierKey(name: string, type: number, publicKey: Uint8Ar
 
 export function createNoteVerifier(key: string | VerifierKey, backend: CryptoBackend = defaultBackend()): Result<NoteVerifier> {
   // An object is re-read through its vkey spelling, so its key ID and support are checked too.
-  const parsed = parseVerifierKey(typeof key === 'string' ? key : `${key.name}+${key.keyId}+${toBase64Std(concatBytes(Uint8Array.of(key.type), key.publicKey))}`);
+  const parsed = parseVerifierKey(
+    typeof key === 'string' ? key : `${key.name}+${key.keyId}+${toBase64Std(concatBytes(Uint8Array.of(key.type), key.publicKey))}`,
+  );
   if (!parsed.ok) return parsed;
   const { name, keyId, type, publicKey, supported } = parsed.value;
-  if (!supported) return fail('unsupported_alg', `signed-note signature type 0x${type.toString(16).padStart(2, '0')} of key ${name}+${keyId} cannot be verified here`);
+  if (!supported)
+    return fail(
+      'unsupported_alg',
+      `signed-note signature type 0x${type.toString(16).padStart(2, '0')} of key ${name}+${keyId} cannot be verified here`,
+    );
   let verify: (text: Uint8Array, sig: Uint8Array) => boolean;
   if (type === SIG_ED25519) {
     verify = (text, sig) => sig.length === 64 && verifyEd25519(backend, publicKey, text, sig);
@@ -140,7 +146,10 @@ export function createNoteVerifier(key: string | VerifierKey, backend: CryptoBac
 }
 
 /** Parse an skey (Ed25519 0x01 or cosignature/v1 0x04) and check its key ID. */
-export function parseSignerKey(skey: string, backend: CryptoBackend = defaultBackend()): Result<{ name: string; keyId: string; type: number; seed: Uint8Array; publicKey: Uint8Array }> {
+export function parseSignerKey(
+  skey: string,
+  backend: CryptoBackend = defaultBackend(),
+): Result<{ name: string; keyId: string; type: number; seed: Uint8Array; publicKey: Uint8Array }> {
   if (typeof skey !== 'string' || !skey.startsWith('PRIVATE+KEY+')) return bad('an skey starts with PRIVATE+KEY+');
   const rest = skey.slice('PRIVATE+KEY+'.length);
   const p1 = rest.indexOf('+');
@@ -152,7 +161,8 @@ export function parseSignerKey(skey: string, backend: CryptoBackend = defaultBac
   const material = fromBase64Std(rest.slice(p2 + 1));
   if (!material.ok || material.value.length !== 33) return bad('skey material is not base64 of a type byte and a 32-byte seed');
   const type = material.value[0];
-  if (type !== SIG_ED25519 && type !== SIG_COSIGNATURE_V1) return fail('unsupported_alg', `skey type 0x${type.toString(16)} cannot sign here`);
+  if (type !== SIG_ED25519 && type !== SIG_COSIGNATURE_V1)
+    return fail('unsupported_alg', `skey type 0x${type.toString(16)} cannot sign here`);
   const seed = material.value.slice(1);
   const publicKey = backend.ed25519PublicKey(seed);
   if (noteKeyId(name, type, publicKey) !== id.toLowerCase()) return bad('skey key ID does not match its key');
@@ -163,7 +173,10 @@ export function parseSignerKey(skey: string, backend: CryptoBackend = defaultBac
  * A signer from an skey. A cosignature/v1 signer stamps POSIX seconds from `now` (milliseconds,
  * default Date.now) and signs the cosignature message; callers give it checkpoint bodies only.
  */
-export function createNoteSigner(skey: string, opts: { backend?: CryptoBackend; now?: () => number } = {}): Result<NoteSigner & { vkey: string }> {
+export function createNoteSigner(
+  skey: string,
+  opts: { backend?: CryptoBackend; now?: () => number } = {},
+): Result<NoteSigner & { vkey: string }> {
   const backend = opts.backend ?? defaultBackend();
   const k = parseSignerKey(skey, backend);
   if (!k.ok) return k;
@@ -172,7 +185,10 @@ export function createNoteSigner(skey: string, opts: { backend?: CryptoBackend; 
   if (type === SIG_ED25519) return ok({ name, keyId, type, vkey, sign: (text) => backend.ed25519Sign(seed, text) });
   const now = opts.now ?? Date.now;
   return ok({
-    name, keyId, type, vkey,
+    name,
+    keyId,
+    type,
+    vkey,
     sign(text) {
       const timestamp = Math.floor(now() / 1000);
       return encodeCosignature({ timestamp, signature: backend.ed25519Sign(seed, cosignatureMessage(text, timestamp)) });
@@ -182,6 +198,7 @@ export function createNoteSigner(skey: string, opts: { backend?: CryptoBackend; 
 
 /** An skey string for an Ed25519 seed (tests and `cookwala keys`). */
 export function formatSignerKey(name: string, type: number, seed: Uint8Array, backend: CryptoBackend = defaultBackend()): string {
-  if (!isValidKeyName(name) || seed.length !== 32 || (type !== SIG_ED25519 && type !== SIG_COSIGNATURE_V1)) throw new TypeError('an skey needs a valid name, type 0x01 or 0x04, and a 32-byte seed');
+  if (!isValidKeyName(name) || seed.length !== 32 || (type !== SIG_ED25519 && type !== SIG_COSIGNATURE_V1))
+    throw new TypeError('an skey needs a valid name, type 0x01 or 0x04, and a 32-byte seed');
   return `PRIVATE+KEY+${name}+${noteKeyId(name, type, backend.ed25519PublicKey(seed))}+${toBase64Std(concatBytes(Uint8Array.of(type), seed))}`;
 }

@@ -8,9 +8,25 @@ import { createNobleBackend } from '../crypto/noble.ts';
 import { createNodeBackend } from '../crypto/node.ts';
 import { concatBytes, fromUtf8, utf8 } from '../encoding/wire.ts';
 import {
-  cosignatureMessage, createNoteSigner, createNoteVerifier, encodeCosignature, formatSignerKey, formatVerifierKey,
-  noteKeyId, parseCosignature, parseNote, parseSignerKey, parseVerifierKey, signNote, toBase64Std, verifyCheckpointNote, verifyNote,
-  SIG_COSIGNATURE_V1, SIG_ECDSA, SIG_ED25519, type NoteSigner,
+  cosignatureMessage,
+  createNoteSigner,
+  createNoteVerifier,
+  encodeCosignature,
+  formatSignerKey,
+  formatVerifierKey,
+  noteKeyId,
+  parseCosignature,
+  parseNote,
+  parseSignerKey,
+  parseVerifierKey,
+  signNote,
+  toBase64Std,
+  verifyCheckpointNote,
+  verifyNote,
+  SIG_COSIGNATURE_V1,
+  SIG_ECDSA,
+  SIG_ED25519,
+  type NoteSigner,
 } from './index.ts';
 import { ecdsaDerToRaw, ecdsaRawToDer, p256Spki } from './ecdsa.ts';
 import { checkSignedNoteFile } from '../../conformance/checks/signed-note.ts';
@@ -36,7 +52,10 @@ const code = (r: { ok: boolean; code?: string }) => (r.ok ? 'ok' : r.code);
 
 describe('sign and verify', () => {
   const noteText = fc
-    .array(fc.string({ unit: 'grapheme', maxLength: 40 }).map((s) => s.replace(/[\u0000-\u001f]/g, '')), { minLength: 1, maxLength: 6 })
+    .array(
+      fc.string({ unit: 'grapheme', maxLength: 40 }).map((s) => s.replace(/[\u0000-\u001f]/g, '')),
+      { minLength: 1, maxLength: 6 },
+    )
     .map((lines) => lines.join('\n') + '\n');
 
   it('any text round-trips, with each signer verified', () => {
@@ -181,8 +200,19 @@ describe('verifier and signer keys', () => {
 
   it('refuses malformed vkeys', () => {
     const [n, id, k] = alice.vkey.split('+');
-    for (const bad of ['', 'name', `${n}+${id}`, `${n}+${id}+`, `+${id}+${k}`, `a b+${id}+${k}`, `${n}+${id.slice(1)}+${k}`, `${n}+0x${id.slice(2)}+${k}`,
-      `${n}+${id}+${k}=`, `${n}+00000000+${k}`, `${n}+${id}+${toBase64Std(Uint8Array.of(1))}`]) {
+    for (const bad of [
+      '',
+      'name',
+      `${n}+${id}`,
+      `${n}+${id}+`,
+      `+${id}+${k}`,
+      `a b+${id}+${k}`,
+      `${n}+${id.slice(1)}+${k}`,
+      `${n}+0x${id.slice(2)}+${k}`,
+      `${n}+${id}+${k}=`,
+      `${n}+00000000+${k}`,
+      `${n}+${id}+${toBase64Std(Uint8Array.of(1))}`,
+    ]) {
       expect(code(parseVerifierKey(bad))).toBe('malformed_vkey');
     }
   });
@@ -266,7 +296,33 @@ describe('ECDSA P-256 (type 0x02)', () => {
   });
 
   it('P-384 and compressed keys parse as unsupported', () => {
-    const p384 = Uint8Array.from([0x30, 0x76, 0x30, 0x10, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x22, 0x03, 0x62, 0x00, 0x04, ...new Uint8Array(96).fill(1)]);
+    const p384 = Uint8Array.from([
+      0x30,
+      0x76,
+      0x30,
+      0x10,
+      0x06,
+      0x07,
+      0x2a,
+      0x86,
+      0x48,
+      0xce,
+      0x3d,
+      0x02,
+      0x01,
+      0x06,
+      0x05,
+      0x2b,
+      0x81,
+      0x04,
+      0x00,
+      0x22,
+      0x03,
+      0x62,
+      0x00,
+      0x04,
+      ...new Uint8Array(96).fill(1),
+    ]);
     const r = parseVerifierKey(formatVerifierKey('x', SIG_ECDSA, p384));
     expect(r.ok && r.value.supported).toBe(false);
   });
@@ -279,14 +335,26 @@ describe('checkSignedNoteFile', () => {
       keys: [{ name: alice.name, vkey: alice.vkey, keyId: alice.keyId, signatureType: 1 }],
       invalidVkeys: [{ vkey: 'nope', reason: 'r' }],
       cases: [
-        { id: 'ok', note, verifierKeys: [alice.vkey], expected: 'valid', expectedText: 'hi\n', expectedVerified: [`${alice.name}+${alice.keyId}`] },
+        {
+          id: 'ok',
+          note,
+          verifierKeys: [alice.vkey],
+          expected: 'valid',
+          expectedText: 'hi\n',
+          expectedVerified: [`${alice.name}+${alice.keyId}`],
+        },
         { id: 'wrong', note, verifierKeys: [alice.vkey], expected: 'invalid' },
         { id: 'detail', note, verifierKeys: [alice.vkey], expected: 'valid', expectedText: 'ho\n' },
       ],
       bodies: [{ id: 'b', body: CHECKPOINT, expected: 'valid', treeSize: '42' }],
     });
     expect(checks.map((c) => [c.id, c.pass])).toEqual([
-      [`keys[${alice.name}]`, true], ['invalidVkeys[r]', true], ['cases[ok]', true], ['cases[wrong]', false], ['cases[detail]', false], ['bodies[b]', true],
+      [`keys[${alice.name}]`, true],
+      ['invalidVkeys[r]', true],
+      ['cases[ok]', true],
+      ['cases[wrong]', false],
+      ['cases[detail]', false],
+      ['bodies[b]', true],
     ]);
   });
 });

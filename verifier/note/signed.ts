@@ -114,7 +114,11 @@ export function parseNote(note: string | Uint8Array): Result<ParsedNote> {
 }
 
 /** Verify a note against the caller's keys (vkey strings or NoteVerifiers). */
-export function verifyNote(note: string | Uint8Array, verifiers: ReadonlyArray<string | NoteVerifier>, opts: { backend?: CryptoBackend } = {}): Result<VerifiedNote> {
+export function verifyNote(
+  note: string | Uint8Array,
+  verifiers: ReadonlyArray<string | NoteVerifier>,
+  opts: { backend?: CryptoBackend } = {},
+): Result<VerifiedNote> {
   const known = new Map<string, NoteVerifier>();
   const given = new Map<string, string | NoteVerifier>();
   for (const v of verifiers) {
@@ -161,7 +165,8 @@ export function signNote(text: string, signers: readonly NoteSigner[]): Result<s
   const problem = textProblem(text);
   if (problem) return malformed(problem);
   if (signers.length === 0 || signers.length > MAX_SIGNATURES) return malformed(`a note needs 1 to ${MAX_SIGNATURES} signatures`);
-  if (signers.some((s) => s.type === SIG_COSIGNATURE_V1) && !parseCheckpointBody(text).ok) return malformed('cosignature/v1 signs checkpoint bodies only');
+  if (signers.some((s) => s.type === SIG_COSIGNATURE_V1) && !parseCheckpointBody(text).ok)
+    return malformed('cosignature/v1 signs checkpoint bodies only');
   const bytes = utf8(text);
   const lines = signers.map((s) => {
     const id = Uint8Array.from(s.keyId.match(/../g)?.map((h) => parseInt(h, 16)) ?? []);

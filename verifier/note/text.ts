@@ -23,5 +23,7 @@ export function textProblem(s: string): string | undefined {
 }
 
 export function isValidKeyName(name: string): boolean {
-  return typeof name === 'string' && name.length > 0 && !name.includes('+') && !WHITE_SPACE_RE.test(name) && textProblem(name) === undefined;
+  return (
+    typeof name === 'string' && name.length > 0 && !name.includes('+') && !WHITE_SPACE_RE.test(name) && textProblem(name) === undefined
+  );
 }

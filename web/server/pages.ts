@@ -30,7 +30,10 @@ export async function sendPage(reply: FastifyReply, name: PageName, dir = DIST_D
   const p = await readPage(dir, name);
   reply.header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer').header('cache-control', 'no-cache');
   if (!p) {
-    return reply.status(503).type('text/plain; charset=utf-8').send(`The ${name} page is not built. Run \`npm run build:web\` (or \`npm install\`) in the cookwala-log checkout, then reload.\n`);
+    return reply
+      .status(503)
+      .type('text/plain; charset=utf-8')
+      .send(`The ${name} page is not built. Run \`npm run build:web\` (or \`npm install\`) in the cookwala-log checkout, then reload.\n`);
   }
   reply.header('content-security-policy', `${p.csp}; frame-ancestors 'none'`);
   return reply.type('text/html; charset=utf-8').send(p.html);

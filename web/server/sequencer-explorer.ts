@@ -25,10 +25,16 @@ const page = (summary: string) =>
     responses: {
       ...errors(),
       200: json('the page (self-contained HTML, with its Content-Security-Policy header)', { type: 'string' }, ['text/html']),
-      503: { description: 'the pages are not built (text/plain), or the sequencer is stopping (problem+json)', content: { 'text/plain': { schema: { type: 'string' } }, 'application/problem+json': { schema: ref('Problem') } } },
+      503: {
+        description: 'the pages are not built (text/plain), or the sequencer is stopping (problem+json)',
+        content: { 'text/plain': { schema: { type: 'string' } }, 'application/problem+json': { schema: ref('Problem') } },
+      },
     },
   });
-const POLICY = describe({ summary: 'The witness policy in force for the log (what the explorer checks checkpoints with)', responses: { 200: json('the WitnessPolicy document', ref('WitnessPolicy')), ...errors('bad_request', 'not_found') } });
+const POLICY = describe({
+  summary: 'The witness policy in force for the log (what the explorer checks checkpoints with)',
+  responses: { 200: json('the WitnessPolicy document', ref('WitnessPolicy')), ...errors('bad_request', 'not_found') },
+});
 const WITNESSES = describe({
   summary: "The policy's witnesses, what each witness connection last answered, and the sequencer's C2SP vkey",
   responses: { 200: json('what the sequencer says (not proof)', ref('Witnesses')), ...errors('bad_request', 'not_found') },
@@ -44,7 +50,13 @@ export interface WitnessesAnswer {
   publisher: null | {
     quorumMissing: boolean;
     reason: string | null;
-    connections: Array<{ addr: string; kid: string | null; knownSeq: number | null; lastCosignedSeq: number | null; lastError: string | null }>;
+    connections: Array<{
+      addr: string;
+      kid: string | null;
+      knownSeq: number | null;
+      lastCosignedSeq: number | null;
+      lastError: string | null;
+    }>;
   };
   /** The C2SP signed-note verifier key of the sequencer for this log (key name = origin). */
   vkey: string | null;
@@ -52,7 +64,9 @@ export interface WitnessesAnswer {
 
 export function registerExplorer(app: FastifyInstance, ctx: SequencerContext): void {
   app.get('/', { schema: page('The log explorer (web/)') }, async (_request, reply) => sendPage(reply, 'explorer'));
-  app.get('/verifier.html', { schema: page('The offline verifier page (works saved to disk; no network)') }, async (_request, reply) => sendPage(reply, 'verifier'));
+  app.get('/verifier.html', { schema: page('The offline verifier page (works saved to disk; no network)') }, async (_request, reply) =>
+    sendPage(reply, 'verifier'),
+  );
 
   app.get('/v1/logs/:log/policy', { schema: { params: LOG_PARAMS, ...POLICY } }, async (request, reply) => {
     const h = hostedLog(ctx, request.params);
@@ -76,7 +90,13 @@ export function registerExplorer(app: FastifyInstance, ctx: SequencerContext): v
         ? {
             quorumMissing: st.quorumMissing,
             reason: st.reason ?? null,
-            connections: st.witnesses.map((w) => ({ addr: w.addr, kid: w.kid ?? null, knownSeq: w.knownSeq ?? null, lastCosignedSeq: w.lastCosignedSeq ?? null, lastError: w.lastError ?? null })),
+            connections: st.witnesses.map((w) => ({
+              addr: w.addr,
+              kid: w.kid ?? null,
+              knownSeq: w.knownSeq ?? null,
+              lastCosignedSeq: w.lastCosignedSeq ?? null,
+              lastError: w.lastError ?? null,
+            })),
           }
         : null,
       vkey: pub?.ok ? formatVerifierKey(h.origin, SIG_ED25519, pub.value) : null,

@@ -19,9 +19,23 @@ const seqSigner = signerFor('EdDSA', 'seq-1', 81);
 const skey = formatSignerKey('w.example', SIG_COSIGNATURE_V1, seed(82));
 const cosigner = createNoteSigner(skey, { now: () => Date.parse('2026-11-30T10:00:09.000Z') });
 if (!cosigner.ok) throw new Error(cosigner.detail);
-const witnessKey = (url: string): KeyRecord => ({ ...keyFor(signerFor('EdDSA', 'w-1', 82), 'witness', 'w.example'), vkey: cosigner.value.vkey, url });
-const cp = withLogNoteSignature(buildCheckpoint({ log: LOG, seq: 9, head: fakeHash('ab'), root: fakeHash('cd') }, seqSigner, at(1)), seqSigner, at(1));
-const req = { type: 'add-checkpoint' as const, oldSeq: 4, consistency: [fakeHash('01'), fakeHash('02')], headProof: [], checkpoint: addCosignature(cp, cosignCheckpoint(cp, signerFor('EdDSA', 'w-9', 90), at(2))) };
+const witnessKey = (url: string): KeyRecord => ({
+  ...keyFor(signerFor('EdDSA', 'w-1', 82), 'witness', 'w.example'),
+  vkey: cosigner.value.vkey,
+  url,
+});
+const cp = withLogNoteSignature(
+  buildCheckpoint({ log: LOG, seq: 9, head: fakeHash('ab'), root: fakeHash('cd') }, seqSigner, at(1)),
+  seqSigner,
+  at(1),
+);
+const req = {
+  type: 'add-checkpoint' as const,
+  oldSeq: 4,
+  consistency: [fakeHash('01'), fakeHash('02')],
+  headProof: [],
+  checkpoint: addCosignature(cp, cosignCheckpoint(cp, signerFor('EdDSA', 'w-9', 90), at(2))),
+};
 
 let server: Server | undefined;
 afterEach(() => new Promise<void>((r) => (server ? server.close(() => r()) : r())));
@@ -54,7 +68,9 @@ describe('the C2SP witness HTTP client', () => {
     const body = addCheckpointBody(req);
     const note = checkpointToNote({ ...cp, signature: cp.signature.filter((s) => s.alg === 'note-ed25519') });
     if (!body.ok || !note.ok) throw new Error('no body');
-    expect(body.value).toBe(`old 4\n${Buffer.alloc(31).toString('base64').slice(0, 0)}${Buffer.from(fakeHash('01').slice(7), 'hex').toString('base64')}\n${Buffer.from(fakeHash('02').slice(7), 'hex').toString('base64')}\n\n${note.value}`);
+    expect(body.value).toBe(
+      `old 4\n${Buffer.alloc(31).toString('base64').slice(0, 0)}${Buffer.from(fakeHash('01').slice(7), 'hex').toString('base64')}\n${Buffer.from(fakeHash('02').slice(7), 'hex').toString('base64')}\n\n${note.value}`,
+    );
     expect(body.value.match(/\u2014 /g)).toHaveLength(1);
     expect(addCheckpointBody({ ...req, consistency: Array(64).fill(fakeHash('01')) })).toMatchObject({ ok: false, code: 'bad_request' });
     const s = await serve([{ status: 409, body: '7\n', type: 'text/x.tlog.size' }]);
@@ -71,27 +87,58 @@ describe('the C2SP witness HTTP client', () => {
     const other = createNoteSigner(formatSignerKey('other.example', SIG_COSIGNATURE_V1, seed(83)));
     if (!other.ok) throw new Error(other.detail);
     const foreign = (signNote(body.value, [other.value]) as { ok: true; value: string }).value.split('\n\n')[1];
-    const s = await serve([{ status: 200, body: line }, { status: 200, body: tampered }, { status: 200, body: foreign }, { status: 200, body: '' }]);
+    const s = await serve([
+      { status: 200, body: line },
+      { status: 200, body: tampered },
+      { status: 200, body: foreign },
+      { status: 200, body: '' },
+    ]);
     const { c } = conn(s.url);
-    expect(await c.request(req)).toMatchObject({ ok: true, value: { ok: true, cosignature: { alg: 'cosignature/v1', kid: `w.example+${cosigner.value.keyId}`, signedAt: '2026-11-30T10:00:09.000Z' } } });
+    expect(await c.request(req)).toMatchObject({
+      ok: true,
+      value: {
+        ok: true,
+        cosignature: { alg: 'cosignature/v1', kid: `w.example+${cosigner.value.keyId}`, signedAt: '2026-11-30T10:00:09.000Z' },
+      },
+    });
     expect(await c.request(req)).toMatchObject({ ok: true, value: { ok: false, code: 'bad_signature' } });
     expect(await c.request(req)).toMatchObject({ ok: true, value: { ok: false, code: 'unknown_key' } });
     expect(await c.request(req)).toMatchObject({ ok: true, value: { ok: false, code: 'bad_signature' } }); // no signature line at all
   });
 
   it('maps the refusals: 409 without a size and 422 inconsistent, 403 bad_signature, 404 unknown_log, 400 bad_request', async () => {
-    const s = await serve([{ status: 409, body: 'conflict' }, { status: 409, body: '12', type: 'text/x.tlog.size' }, { status: 422 }, { status: 403 }, { status: 404 }, { status: 400 }, { status: 502 }]);
+    const s = await serve([
+      { status: 409, body: 'conflict' },
+      { status: 409, body: '12', type: 'text/x.tlog.size' },
+      { status: 422 },
+      { status: 403 },
+      { status: 404 },
+      { status: 400 },
+      { status: 502 },
+    ]);
     const { c } = conn(s.url);
     const codes = [];
     for (let i = 0; i < 7; i++) {
       const r = await c.request(req);
       codes.push(r.ok && !r.value.ok ? r.value.code : 'cosigned');
     }
-    expect(codes).toEqual(['inconsistent', 'inconsistent', 'inconsistent', 'bad_signature', 'unknown_log', 'bad_request', 'witness_unavailable']);
+    expect(codes).toEqual([
+      'inconsistent',
+      'inconsistent',
+      'inconsistent',
+      'bad_signature',
+      'unknown_log',
+      'bad_request',
+      'witness_unavailable',
+    ]);
   });
 
   it('backs off on 429 for Retry-After, then gives up with rate_limited', async () => {
-    const s = await serve([{ status: 429, headers: { 'retry-after': '2' } }, { status: 429 }, { status: 429, headers: { 'retry-after': '99999' } }]);
+    const s = await serve([
+      { status: 429, headers: { 'retry-after': '2' } },
+      { status: 429 },
+      { status: 429, headers: { 'retry-after': '99999' } },
+    ]);
     const { c, waits } = conn(s.url, 2);
     expect(await c.request(req)).toMatchObject({ ok: true, value: { ok: false, code: 'rate_limited', status: 429 } });
     expect(waits).toEqual([2000, 1000]);

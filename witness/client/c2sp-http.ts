@@ -20,7 +20,13 @@
 import { fail, ok, type Result } from '../../verifier/errors.ts';
 import { parseHash } from '../../verifier/encoding/wire.ts';
 import { toBase64Std } from '../../verifier/note/base64.ts';
-import { checkpointToNote, cosignaturesFromWitnessReply, verifyCheckpointC2spCosignature, witnessCosignatureKey, type C2spSignature } from '../../verifier/documents/checkpoint-c2sp.ts';
+import {
+  checkpointToNote,
+  cosignaturesFromWitnessReply,
+  verifyCheckpointC2spCosignature,
+  witnessCosignatureKey,
+  type C2spSignature,
+} from '../../verifier/documents/checkpoint-c2sp.ts';
 import type { Checkpoint } from '../../verifier/documents/checkpoint.ts';
 import type { KeyRecord } from '../../verifier/documents/keys.ts';
 import type { AddCheckpointRequest } from '../wire/messages.ts';
@@ -32,8 +38,7 @@ export const MAX_REPLY_BYTES = 64 * 1024;
 export const MAX_PROOF_LINES = 63;
 
 export type C2spReply =
-  | { ok: true; cosignature: C2spSignature }
-  | { ok: false; code: string; detail: string; knownSeq?: number; status?: number };
+  { ok: true; cosignature: C2spSignature } | { ok: false; code: string; detail: string; knownSeq?: number; status?: number };
 
 export interface C2spWitnessConnection {
   /** The submission prefix, as configured. */
@@ -71,7 +76,11 @@ export function c2spWitnessesOf(policy: { witnesses: KeyRecord[] }): KeyRecord[]
 
 /** The tlog-witness add-checkpoint request body for one of our requests. */
 export function addCheckpointBody(req: Pick<AddCheckpointRequest, 'oldSeq' | 'consistency' | 'checkpoint'>): Result<string> {
-  if (req.consistency.length > MAX_PROOF_LINES) return fail('bad_request', `a consistency proof of ${req.consistency.length} hashes is more than tlog-witness allows (${MAX_PROOF_LINES})`);
+  if (req.consistency.length > MAX_PROOF_LINES)
+    return fail(
+      'bad_request',
+      `a consistency proof of ${req.consistency.length} hashes is more than tlog-witness allows (${MAX_PROOF_LINES})`,
+    );
   const lines: string[] = [];
   for (const h of req.consistency) {
     const b = parseHash(h);
@@ -126,7 +135,12 @@ export function createC2spWitnessConnection(o: C2spWitnessOptions): C2spWitnessC
   let closed = false;
   const aborts = new Set<AbortController>();
 
-  const failure = (outcome: string, code: string, detail: string, extra: { knownSeq?: number; status?: number } = {}): Result<C2spReply> => {
+  const failure = (
+    outcome: string,
+    code: string,
+    detail: string,
+    extra: { knownSeq?: number; status?: number } = {},
+  ): Result<C2spReply> => {
     o.metrics?.inc('cookwala_c2sp_witness_errors_total', { ...labels, outcome });
     return ok({ ok: false, code, detail: `${w.kid} (${endpoint}): ${detail}`, ...extra });
   };
@@ -172,19 +186,43 @@ export function createC2spWitnessConnection(o: C2spWitnessOptions): C2spWitnessC
         const m = type === 'text/x.tlog.size' ? /^(0|[1-9][0-9]{0,15})\n$/.exec(text) : null;
         if (m && Number.isSafeInteger(Number(m[1]))) {
           o.metrics?.inc('cookwala_c2sp_witness_errors_total', { ...labels, outcome: 'conflict' });
-          return ok({ ok: false, code: 'conflict', detail: `${w.kid}: the witness's latest cosigned size is ${m[1]}`, knownSeq: Number(m[1]), status: 409 });
+          return ok({
+            ok: false,
+            code: 'conflict',
+            detail: `${w.kid}: the witness's latest cosigned size is ${m[1]}`,
+            knownSeq: Number(m[1]),
+            status: 409,
+          });
         }
-        logger.error({ event: 'witness_error', seq: cp.seq, status: 409, outcome: 'inconsistent', body: text.slice(0, 200) }, `C2SP witness ${w.kid} answered 409 without a tree size to seq ${cp.seq}: inconsistency or fork evidence`);
-        return failure('inconsistent', 'inconsistent', `409 without a text/x.tlog.size body (${type || 'no content type'})`, { status: 409 });
+        logger.error(
+          { event: 'witness_error', seq: cp.seq, status: 409, outcome: 'inconsistent', body: text.slice(0, 200) },
+          `C2SP witness ${w.kid} answered 409 without a tree size to seq ${cp.seq}: inconsistency or fork evidence`,
+        );
+        return failure('inconsistent', 'inconsistent', `409 without a text/x.tlog.size body (${type || 'no content type'})`, {
+          status: 409,
+        });
       }
       case 422:
-        logger.error({ event: 'witness_error', seq: cp.seq, status: 422, outcome: 'inconsistent', body: text.slice(0, 200) }, `C2SP witness ${w.kid} refused seq ${cp.seq} as inconsistent (422): inconsistency or fork evidence`);
-        return failure('inconsistent', 'inconsistent', `422: the witness finds seq ${cp.seq} inconsistent with what it cosigned`, { status: 422 });
+        logger.error(
+          { event: 'witness_error', seq: cp.seq, status: 422, outcome: 'inconsistent', body: text.slice(0, 200) },
+          `C2SP witness ${w.kid} refused seq ${cp.seq} as inconsistent (422): inconsistency or fork evidence`,
+        );
+        return failure('inconsistent', 'inconsistent', `422: the witness finds seq ${cp.seq} inconsistent with what it cosigned`, {
+          status: 422,
+        });
       case 403:
-        logger.warn({ event: 'witness_error', seq: cp.seq, status: 403, outcome: 'misconfigured' }, `C2SP witness ${w.kid} does not trust our log key (403): misconfiguration; give it the log vkey`);
-        return failure('misconfigured', 'bad_signature', '403: no signature from a key the witness trusts for this origin', { status: 403 });
+        logger.warn(
+          { event: 'witness_error', seq: cp.seq, status: 403, outcome: 'misconfigured' },
+          `C2SP witness ${w.kid} does not trust our log key (403): misconfiguration; give it the log vkey`,
+        );
+        return failure('misconfigured', 'bad_signature', '403: no signature from a key the witness trusts for this origin', {
+          status: 403,
+        });
       case 404:
-        logger.warn({ event: 'witness_error', seq: cp.seq, status: 404, outcome: 'misconfigured' }, `C2SP witness ${w.kid} does not know origin ${cp.log} (404): misconfiguration; ask its operator to add the log`);
+        logger.warn(
+          { event: 'witness_error', seq: cp.seq, status: 404, outcome: 'misconfigured' },
+          `C2SP witness ${w.kid} does not know origin ${cp.log} (404): misconfiguration; ask its operator to add the log`,
+        );
         return failure('misconfigured', 'unknown_log', `404: the witness does not know origin ${cp.log}`, { status: 404 });
       case 400:
         return failure('bad_request', 'bad_request', `400: ${text.slice(0, 200)}`, { status: 400 });
@@ -213,7 +251,10 @@ export function createC2spWitnessConnection(o: C2spWitnessOptions): C2spWitnessC
         const wait = Math.min((r as { retryMs: number }).retryMs, o.maxBackoffMs ?? 30_000);
         if (attempt >= max) return failure('rate_limited', 'rate_limited', `429 after ${max + 1} attempts`, { status: 429 });
         o.metrics?.inc('cookwala_c2sp_witness_errors_total', { ...labels, outcome: 'rate_limited' });
-        logger.warn({ event: 'witness_error', status: 429, outcome: 'rate_limited', retryInMs: wait }, `C2SP witness ${w.kid} asked us to back off (429): retrying in ${wait} ms`);
+        logger.warn(
+          { event: 'witness_error', status: 429, outcome: 'rate_limited', retryInMs: wait },
+          `C2SP witness ${w.kid} asked us to back off (429): retrying in ${wait} ms`,
+        );
         await sleep(wait);
       }
     },

@@ -108,7 +108,10 @@ export function createWitnessConnection(node: P2pNode, addr: string, opts: Conne
       }
       const bytes = encodeMessage(req);
       return new Promise<Result<Reply>>((resolve) => {
-        const timer = setTimeout(() => drop(ch, `no reply in ${ropts.timeoutMs ?? opts.timeoutMs ?? 5000} ms`), ropts.timeoutMs ?? opts.timeoutMs ?? 5000);
+        const timer = setTimeout(
+          () => drop(ch, `no reply in ${ropts.timeoutMs ?? opts.timeoutMs ?? 5000} ms`),
+          ropts.timeoutMs ?? opts.timeoutMs ?? 5000,
+        );
         waiters.push({ resolve, timer });
         ch.send(bytes).catch((e) => drop(ch, `send: ${(e as Error).message}`));
       });

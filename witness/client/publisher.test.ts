@@ -32,7 +32,10 @@ beforeAll(async () => {
   for (const [i, k] of keys.entries()) {
     const st = await openStateStore(join(dir, `w${i}`));
     states.push(st);
-    const w = createWitness({ state: st, signer: k.signer, keyRecord: k.keyRecord }, { peerKey: await generateKeyPair('Ed25519'), listen: ['/ip4/127.0.0.1/tcp/0'], logs: [{ log: ORIGIN, sequencer: log.keyRecord }] });
+    const w = createWitness(
+      { state: st, signer: k.signer, keyRecord: k.keyRecord },
+      { peerKey: await generateKeyPair('Ed25519'), listen: ['/ip4/127.0.0.1/tcp/0'], logs: [{ log: ORIGIN, sequencer: log.keyRecord }] },
+    );
     witnesses.push(w);
     addrs.push((await w.start()).multiaddrs[0]);
   }
@@ -46,7 +49,13 @@ afterAll(async () => {
   await removeDir(dir);
 });
 
-const policy = (quorum: number): WitnessPolicy => ({ kind: 'WitnessPolicy', log: ORIGIN, sequencer: log.keyRecord, witnesses: keys.map((k) => k.keyRecord), quorum });
+const policy = (quorum: number): WitnessPolicy => ({
+  kind: 'WitnessPolicy',
+  log: ORIGIN,
+  sequencer: log.keyRecord,
+  witnesses: keys.map((k) => k.keyRecord),
+  quorum,
+});
 
 function metricsSpy() {
   const values = new Map<string, number>();
@@ -62,7 +71,12 @@ describe('checkpoint publisher', () => {
   it('resynchronises through conflict, publishes at quorum and keeps the late cosignature', async () => {
     log.append(6);
     // Witness 0 already cosigned seq 6 (say, before the sequencer restarted): it will answer conflict.
-    const r0 = await processAddCheckpoint(await log.request(0), { state: states[0], logs: { get: () => ({ log: ORIGIN, sequencer: log.keyRecord }) }, signer: keys[0].signer, clock: Date.now });
+    const r0 = await processAddCheckpoint(await log.request(0), {
+      state: states[0],
+      logs: { get: () => ({ log: ORIGIN, sequencer: log.keyRecord }) },
+      signer: keys[0].signer,
+      clock: Date.now,
+    });
     expect(r0.ok).toBe(true);
     log.append(5);
     conns = addrs.map((a) => createWitnessConnection(node, a));
@@ -99,11 +113,14 @@ describe('checkpoint publisher', () => {
     const out = await pub.publish(await log.checkpoint());
     expect(out).toBeDefined();
     const first = new Map(out!.signature.slice(1).map((s) => [s.kid, s.signedAt]));
-    const fresher = await waitFor(() => {
-      const cp = store.checkpoints.get(old + 2);
-      const later = cp?.signature.slice(1).filter((s) => first.has(s.kid) && s.signedAt > first.get(s.kid)!);
-      return later && later.length >= 2 ? cp : undefined;
-    }, { timeoutMs: 10_000, what: 'fresh cosignatures' });
+    const fresher = await waitFor(
+      () => {
+        const cp = store.checkpoints.get(old + 2);
+        const later = cp?.signature.slice(1).filter((s) => first.has(s.kid) && s.signedAt > first.get(s.kid)!);
+        return later && later.length >= 2 ? cp : undefined;
+      },
+      { timeoutMs: 10_000, what: 'fresh cosignatures' },
+    );
     expect(verifyCheckpoint(fresher, policy(2)).ok).toBe(true);
     expect(pub.latest()!.hash).toBe(out!.hash);
     await pub.close();
@@ -124,7 +141,10 @@ describe('checkpoint publisher', () => {
       close: async () => undefined,
     }));
     const logs = captureLogger('sequencer');
-    const pub = createCheckpointPublisher({ store: fakeStore(log), policy: policy(2), witnesses: cut, logger: logs.logger }, { resubmitMs: 0 });
+    const pub = createCheckpointPublisher(
+      { store: fakeStore(log), policy: policy(2), witnesses: cut, logger: logs.logger },
+      { resubmitMs: 0 },
+    );
     log.append(1);
     expect(await pub.publish(await log.checkpoint())).toBeDefined();
     down.add(1);
@@ -138,8 +158,12 @@ describe('checkpoint publisher', () => {
     expect(logs.events('quorum_lost')).toEqual([expect.objectContaining({ level: 'warn', log: ORIGIN, event: 'quorum_lost' })]);
     expect(logs.events('quorum_restored')).toEqual([expect.objectContaining({ level: 'info', log: ORIGIN, event: 'quorum_restored' })]);
     // One witness_error when witness 1 went away, not one per unpublished checkpoint.
-    expect(logs.events('witness_error')).toEqual([expect.objectContaining({ code: 'witness_unavailable', witness: cut[1].addr, log: ORIGIN })]);
-    expect(logs.records.findIndex((r) => r.event === 'quorum_lost')).toBeLessThan(logs.records.findIndex((r) => r.event === 'quorum_restored'));
+    expect(logs.events('witness_error')).toEqual([
+      expect.objectContaining({ code: 'witness_unavailable', witness: cut[1].addr, log: ORIGIN }),
+    ]);
+    expect(logs.records.findIndex((r) => r.event === 'quorum_lost')).toBeLessThan(
+      logs.records.findIndex((r) => r.event === 'quorum_restored'),
+    );
     await pub.close();
   });
 
@@ -147,7 +171,10 @@ describe('checkpoint publisher', () => {
     const store = fakeStore(log);
     const metrics = metricsSpy();
     const logs = captureLogger('sequencer');
-    const pub = createCheckpointPublisher({ store, policy: policy(2), witnesses: conns, logger: logs.logger, metrics }, { resubmitMs: 0, timeoutMs: 2000 });
+    const pub = createCheckpointPublisher(
+      { store, policy: policy(2), witnesses: conns, logger: logs.logger, metrics },
+      { resubmitMs: 0, timeoutMs: 2000 },
+    );
     await witnesses[2].stop();
     const from = log.size;
     log.append(3);
@@ -162,7 +189,15 @@ describe('checkpoint publisher', () => {
     expect(pub.status()).toMatchObject({ quorumMissing: true });
     expect(pub.status().reason).toMatch(/1 of 2 cosignatures/);
     expect(pub.status().witnesses[2].lastError).toMatch(/^witness_unavailable: /);
-    expect(logs.events('quorum_lost')).toEqual([expect.objectContaining({ level: 'warn', service: 'sequencer', log: ORIGIN, quorum: 2, reason: expect.stringMatching(/1 of 2 cosignatures/) })]);
+    expect(logs.events('quorum_lost')).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        service: 'sequencer',
+        log: ORIGIN,
+        quorum: 2,
+        reason: expect.stringMatching(/1 of 2 cosignatures/),
+      }),
+    ]);
     expect(logs.events('witness_error').map((r) => r.code)).toEqual(['witness_unavailable', 'witness_unavailable']);
     expect(pub.latest()?.seq).toBe(from + 3);
     await pub.close();

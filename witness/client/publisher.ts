@@ -21,7 +21,14 @@
 import { fail, type Result } from '../../verifier/errors.ts';
 import { addCosignature, verifyCheckpoint, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
 import { verifyHashSignature } from '../../verifier/documents/signature.ts';
-import { COSIGNATURE_V1, NOTE_ED25519, verifyCheckpointC2spCosignature, witnessCosignatureKey, type C2spSignature, type CheckpointSignature } from '../../verifier/documents/checkpoint-c2sp.ts';
+import {
+  COSIGNATURE_V1,
+  NOTE_ED25519,
+  verifyCheckpointC2spCosignature,
+  witnessCosignatureKey,
+  type C2spSignature,
+  type CheckpointSignature,
+} from '../../verifier/documents/checkpoint-c2sp.ts';
 import type { LogDescriptor } from '../../verifier/documents/log-descriptor.ts';
 import type { WitnessPolicy } from '../../verifier/documents/policy.ts';
 import type { AddCheckpointRequest } from '../wire/messages.ts';
@@ -124,7 +131,15 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
   const logger = (deps.logger ?? silentLogger()).child({ log: deps.policy.log });
   const clock = deps.clock ?? Date.now;
   const labels = { log: deps.policy.log };
-  const peers: Peer[] = deps.witnesses.map((conn) => ({ conn, known: undefined, lastCosigned: undefined, lastError: undefined, loggedCode: undefined, kid: undefined, chain: Promise.resolve() }));
+  const peers: Peer[] = deps.witnesses.map((conn) => ({
+    conn,
+    known: undefined,
+    lastCosigned: undefined,
+    lastError: undefined,
+    loggedCode: undefined,
+    kid: undefined,
+    chain: Promise.resolve(),
+  }));
   let newest: Checkpoint | undefined;
   let latest: Checkpoint | undefined;
   let lastRoundAt = 0;
@@ -180,7 +195,11 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
         p.known = k;
         continue;
       }
-      if (r.code === 'fork_detected') logger.error({ event: 'fork_detected', seq: cp.seq, witness: p.conn.addr, source: 'witness', detail: r.detail }, `witness ${p.conn.addr} holds another checkpoint at seq ${cp.seq}: ${r.detail}`);
+      if (r.code === 'fork_detected')
+        logger.error(
+          { event: 'fork_detected', seq: cp.seq, witness: p.conn.addr, source: 'witness', detail: r.detail },
+          `witness ${p.conn.addr} holds another checkpoint at seq ${cp.seq}: ${r.detail}`,
+        );
       return r;
     }
     return fail('conflict', `witness ${p.conn.addr} kept moving`);
@@ -200,9 +219,14 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
     const c2sp = sig.alg === COSIGNATURE_V1;
     const key = deps.policy.witnesses.find((k) => (c2sp ? c2spKid(k) === sig.kid : k.kid === sig.kid));
     if (!key) return false;
-    const v = c2sp ? verifyCheckpointC2spCosignature(round.cp, sig as C2spSignature, key) : verifyHashSignature(round.cp.hash, 'Checkpoint', sig, key, { role: 'witness' });
+    const v = c2sp
+      ? verifyCheckpointC2spCosignature(round.cp, sig as C2spSignature, key)
+      : verifyHashSignature(round.cp.hash, 'Checkpoint', sig, key, { role: 'witness' });
     if (!v.ok) {
-      logger.warn({ event: 'witness_error', kid: sig.kid, code: v.code, detail: v.detail }, `ignored a cosignature by ${sig.kid}: ${v.code}`);
+      logger.warn(
+        { event: 'witness_error', kid: sig.kid, code: v.code, detail: v.detail },
+        `ignored a cosignature by ${sig.kid}: ${v.code}`,
+      );
       return false;
     }
     round.cp = addCosignature(round.cp, sig);
@@ -234,7 +258,10 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
       if (r.ok) p.loggedCode = undefined;
       else if (r.code !== 'fork_detected' && r.code !== p.loggedCode) {
         p.loggedCode = r.code;
-        logger.warn({ event: 'witness_error', seq: cp.seq, witness: p.conn.addr, code: r.code, detail: r.detail }, `witness ${p.conn.addr}: ${r.code}`);
+        logger.warn(
+          { event: 'witness_error', seq: cp.seq, witness: p.conn.addr, code: r.code, detail: r.detail },
+          `witness ${p.conn.addr}: ${r.code}`,
+        );
       }
       if (r.ok && accept(round, r.value)) tryQuorum();
       return r;
@@ -242,7 +269,9 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
     void Promise.all(asks).then(async (results) => {
       if (!round.published) {
         const have = round.cp.signature.length - ownSignatures(round.cp).length;
-        const why = results.map((r, i) => `${peers[i].conn.addr.split('/p2p/')[1]?.slice(-8) ?? peers[i].conn.addr}: ${r.ok ? 'cosigned' : r.code}`).join(', ');
+        const why = results
+          .map((r, i) => `${peers[i].conn.addr.split('/p2p/')[1]?.slice(-8) ?? peers[i].conn.addr}: ${r.ok ? 'cosigned' : r.code}`)
+          .join(', ');
         setMissing(`seq ${cp.seq}: ${have} of ${quorum} cosignatures (${why})`);
         resolve(undefined);
         return;
@@ -271,19 +300,31 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
     status: () => ({
       quorumMissing: reason !== undefined,
       reason,
-      witnesses: peers.map((p) => ({ addr: p.conn.addr, knownSeq: p.known, lastCosignedSeq: p.lastCosigned, lastError: p.lastError, kid: p.kid })),
+      witnesses: peers.map((p) => ({
+        addr: p.conn.addr,
+        knownSeq: p.known,
+        lastCosignedSeq: p.lastCosigned,
+        lastError: p.lastError,
+        kid: p.kid,
+      })),
     }),
     start() {
       const every = opts.resubmitMs ?? 30_000;
       if (timer || every <= 0) return;
-      timer = setInterval(() => {
-        const cp = latest;
-        if (!cp || closed || clock() - lastRoundAt < every || (newest && newest.seq > cp.seq)) return;
-        // Same checkpoint, fresh cosignatures; the result is persisted like late ones.
-        void runRound(cp).then(async (out) => {
-          if (out && !closed) await deps.store.putCheckpoint(out).catch((e) => logger.warn({ event: 'witness_error', seq: out.seq, err: e }, 'keeping re-submitted cosignatures failed'));
-        });
-      }, Math.max(100, Math.min(every, 5000)));
+      timer = setInterval(
+        () => {
+          const cp = latest;
+          if (!cp || closed || clock() - lastRoundAt < every || (newest && newest.seq > cp.seq)) return;
+          // Same checkpoint, fresh cosignatures; the result is persisted like late ones.
+          void runRound(cp).then(async (out) => {
+            if (out && !closed)
+              await deps.store
+                .putCheckpoint(out)
+                .catch((e) => logger.warn({ event: 'witness_error', seq: out.seq, err: e }, 'keeping re-submitted cosignatures failed'));
+          });
+        },
+        Math.max(100, Math.min(every, 5000)),
+      );
       timer.unref();
     },
     async close() {
@@ -293,4 +334,3 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
     },
   };
 }
-

@@ -59,7 +59,11 @@ export async function createSequencerWitnessing(opts: SequencerWitnessingOptions
   const logger = opts.logger ?? silentLogger();
   let node: P2pNode | undefined;
   if (opts.peers.length > 0) {
-    node = await createP2pNode({ privateKey: await loadOrCreatePeerKey(opts.peerKeyPath), listen: opts.listen ?? ['/ip4/127.0.0.1/tcp/0'], topics: TOPICS });
+    node = await createP2pNode({
+      privateKey: await loadOrCreatePeerKey(opts.peerKeyPath),
+      listen: opts.listen ?? ['/ip4/127.0.0.1/tcp/0'],
+      topics: TOPICS,
+    });
     await node.start();
   }
   const stopDialing = node ? keepConnected(node, opts.peers, 2000) : () => {};
@@ -90,9 +94,14 @@ export async function createSequencerWitnessing(opts: SequencerWitnessingOptions
       }
       // Witnesses of this policy only: a peer list may serve several logs with other policies.
       // The policy's C2SP witnesses get one HTTP connection each, for this log.
-      const http = c2spWitnessesOf(policy).map((witness) => createC2spWitnessConnection({ witness, origin: policy.log, logger, metrics: opts.metrics, timeoutMs: opts.timeoutMs }));
+      const http = c2spWitnessesOf(policy).map((witness) =>
+        createC2spWitnessConnection({ witness, origin: policy.log, logger, metrics: opts.metrics, timeoutMs: opts.timeoutMs }),
+      );
       c2spConnections.push(...http);
-      const p = createCheckpointPublisher({ store: lazy, policy, witnesses: [...connections, ...http], gossip, logger, metrics: opts.metrics }, { timeoutMs: opts.timeoutMs, resubmitMs: opts.resubmitMs });
+      const p = createCheckpointPublisher(
+        { store: lazy, policy, witnesses: [...connections, ...http], gossip, logger, metrics: opts.metrics },
+        { timeoutMs: opts.timeoutMs, resubmitMs: opts.resubmitMs },
+      );
       p.start();
       publishers.push(p);
       return p;
@@ -120,7 +129,9 @@ export interface StartWitnessingOptions {
 export interface WitnessHook {
   readonly witnessing: SequencerWitnessing;
   /** The sequencer's `publisherFor(origin, policy)`; stores are looked up when first needed. */
-  publisherFor(store: (origin: string) => PublisherStore | undefined): (origin: string, policy: WitnessPolicy | undefined) => CheckpointPublisherImpl | undefined;
+  publisherFor(
+    store: (origin: string) => PublisherStore | undefined,
+  ): (origin: string, policy: WitnessPolicy | undefined) => CheckpointPublisherImpl | undefined;
   close(): Promise<void>;
 }
 
@@ -136,15 +147,40 @@ export async function startWitnessing(o: StartWitnessingOptions): Promise<Witnes
   const peers = readWitnessPeers(o.witnessPeers);
   const http = c2spWitnessesOf(o.policy);
   if (peers.length === 0 && http.length === 0) {
-    logger.warn({ event: 'quorum_lost', log: o.policy.log, quorum: o.policy.quorum, reason: 'config.witnessPeers is empty and no policy witness has url and vkey' }, `the policy for ${o.policy.log} asks for ${o.policy.quorum} witness cosignatures but config.witnessPeers is empty and no policy witness has a C2SP url and vkey: no checkpoint will be published`);
+    logger.warn(
+      {
+        event: 'quorum_lost',
+        log: o.policy.log,
+        quorum: o.policy.quorum,
+        reason: 'config.witnessPeers is empty and no policy witness has url and vkey',
+      },
+      `the policy for ${o.policy.log} asks for ${o.policy.quorum} witness cosignatures but config.witnessPeers is empty and no policy witness has a C2SP url and vkey: no checkpoint will be published`,
+    );
     o.metrics?.set('cookwala_quorum_missing', 1, { log: o.policy.log });
     return undefined;
   }
-  const witnessing = await createSequencerWitnessing({ peerKeyPath: join(o.dataDir, 'peer.key'), peers, logger, metrics: o.metrics, timeoutMs: o.timeoutMs, resubmitMs: o.resubmitMs });
-  logger.info({ log: o.policy.log, witnesses: peers, c2spWitnesses: http.map((w) => w.url), quorum: o.policy.quorum, multiaddrs: witnessing.multiaddrs() }, `witnessing ${o.policy.log} with ${peers.length} libp2p witness peer(s) and ${http.length} C2SP witness(es), quorum ${o.policy.quorum}`);
+  const witnessing = await createSequencerWitnessing({
+    peerKeyPath: join(o.dataDir, 'peer.key'),
+    peers,
+    logger,
+    metrics: o.metrics,
+    timeoutMs: o.timeoutMs,
+    resubmitMs: o.resubmitMs,
+  });
+  logger.info(
+    {
+      log: o.policy.log,
+      witnesses: peers,
+      c2spWitnesses: http.map((w) => w.url),
+      quorum: o.policy.quorum,
+      multiaddrs: witnessing.multiaddrs(),
+    },
+    `witnessing ${o.policy.log} with ${peers.length} libp2p witness peer(s) and ${http.length} C2SP witness(es), quorum ${o.policy.quorum}`,
+  );
   return {
     witnessing,
-    publisherFor: (store) => (origin, policy) => (policy && policy.quorum > 0 ? witnessing.publisherFor(policy, () => store(origin)) : undefined),
+    publisherFor: (store) => (origin, policy) =>
+      policy && policy.quorum > 0 ? witnessing.publisherFor(policy, () => store(origin)) : undefined,
     close: () => witnessing.close(),
   };
 }

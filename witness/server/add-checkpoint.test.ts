@@ -37,10 +37,25 @@ function deps(state: StateStore, log: FakeLog, extra: Partial<WitnessDeps> = {})
   const admitted = new Map<string, AdmittedLog>([[log.origin, { log: log.origin, sequencer: log.keyRecord }]]);
   const forks: ForkProof[] = [];
   const now = { t: Date.parse('2026-01-01T00:00:00.000Z') };
-  return { state, logs: { get: (o) => admitted.get(o) }, signer: witnessKey.signer, clock: () => now.t, onFork: (fp) => void forks.push(fp), forks, now, ...extra };
+  return {
+    state,
+    logs: { get: (o) => admitted.get(o) },
+    signer: witnessKey.signer,
+    clock: () => now.t,
+    onFork: (fp) => void forks.push(fp),
+    forks,
+    now,
+    ...extra,
+  };
 }
 
-const policyFor = (log: FakeLog) => ({ kind: 'WitnessPolicy' as const, log: log.origin, sequencer: log.keyRecord, witnesses: [witnessKey.keyRecord], quorum: 1 });
+const policyFor = (log: FakeLog) => ({
+  kind: 'WitnessPolicy' as const,
+  log: log.origin,
+  sequencer: log.keyRecord,
+  witnesses: [witnessKey.keyRecord],
+  quorum: 1,
+});
 
 describe('processAddCheckpoint', () => {
   it('cosigns a first checkpoint with its descriptor, then a consistent extension; the cosignature verifies', async () => {
@@ -66,7 +81,11 @@ describe('processAddCheckpoint', () => {
     expect(cp0.root).toBe(formatHash(EMPTY_ROOT));
     expect((await processAddCheckpoint(await log.request(0, cp0), d)).ok).toBe(true);
     const d2 = deps(await tempStore(), log);
-    const bad = buildCheckpoint({ log: ORIGIN, seq: 0, head: formatHash(new Uint8Array(32)), root: cp0.root }, log.signer, formatTime(Date.now()));
+    const bad = buildCheckpoint(
+      { log: ORIGIN, seq: 0, head: formatHash(new Uint8Array(32)), root: cp0.root },
+      log.signer,
+      formatTime(Date.now()),
+    );
     const r = await processAddCheckpoint(await log.request(0, bad), d2);
     expect(r.ok ? 'ok' : r.code).toBe('inconsistent');
   });
@@ -152,7 +171,11 @@ describe('processAddCheckpoint', () => {
       expect(r.ok ? 'ok' : r.code).toBe('inconsistent');
     }
     // A validly signed checkpoint whose head is entry 15's, not 16's.
-    const wrongHead = buildCheckpoint({ log: ORIGIN, seq: 16, head: log.heads[15], root: await log.rootAt(16) }, log.signer, formatTime(Date.now()));
+    const wrongHead = buildCheckpoint(
+      { log: ORIGIN, seq: 16, head: log.heads[15], root: await log.rootAt(16) },
+      log.signer,
+      formatTime(Date.now()),
+    );
     const r = await processAddCheckpoint(await log.request(7, wrongHead), d);
     expect(r.ok ? 'ok' : r.code).toBe('inconsistent');
     // A tree that does not extend the cosigned one.
@@ -232,7 +255,14 @@ describe('processAddCheckpoint', () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     let stalls = 0;
-    const d = deps(state, log, { hooks: { afterCheck: async () => { stalls++; if (stalls === 1) await gate; } } });
+    const d = deps(state, log, {
+      hooks: {
+        afterCheck: async () => {
+          stalls++;
+          if (stalls === 1) await gate;
+        },
+      },
+    });
     const p1 = processAddCheckpoint(await log.request(3), d);
     const p2 = processAddCheckpoint(await evil.request(3), d);
     await new Promise((r) => setTimeout(r, 50));
@@ -295,7 +325,12 @@ describe('processAddCheckpoint', () => {
     const log = createFakeLog(ORIGIN);
     const d = deps(await tempStore(), log);
     log.append(2);
-    const cp: Checkpoint = addCosignature(await log.checkpoint(), { alg: 'EdDSA', kid: 'wit-x', signedAt: formatTime(Date.now()), sig: 'AAAA' });
+    const cp: Checkpoint = addCosignature(await log.checkpoint(), {
+      alg: 'EdDSA',
+      kid: 'wit-x',
+      signedAt: formatTime(Date.now()),
+      sig: 'AAAA',
+    });
     expect((await processAddCheckpoint(await log.request(0, cp), d)).ok).toBe(true);
     expect((await d.state.get(ORIGIN))?.checkpoint?.signature).toHaveLength(1);
   });

@@ -30,7 +30,12 @@ import type { KeyedLock } from './mutex.ts';
 import type { WitnessCosigner } from './note-cosigner.ts';
 import type { NoteCosignatureObject } from '../wire/messages.ts';
 import { formatCheckpointBody } from '../../verifier/note/index.ts';
-import { NOTE_ED25519, noteSignatureLine, verifyCheckpointNoteSignature, type C2spSignature } from '../../verifier/documents/checkpoint-c2sp.ts';
+import {
+  NOTE_ED25519,
+  noteSignatureLine,
+  verifyCheckpointNoteSignature,
+  type C2spSignature,
+} from '../../verifier/documents/checkpoint-c2sp.ts';
 
 export interface AdmittedLog {
   log: string;
@@ -132,7 +137,8 @@ function decide(req: AddCheckpointRequest, admitted: AdmittedLog, state: LogStat
   if (cp.seq === state.seq) {
     // Without a stored JSON checkpoint (the state came from a C2SP note) the fork is refused but
     // cannot be written as a ForkProof; the note is in the state for whoever needs it.
-    if (!sameTree(cp, state)) return { kind: 'fork', fp: state.checkpoint ? buildForkProof(state.checkpoint, stripCosignatures(cp)) : undefined };
+    if (!sameTree(cp, state))
+      return { kind: 'fork', fp: state.checkpoint ? buildForkProof(state.checkpoint, stripCosignatures(cp)) : undefined };
     // The same tree again: a fresh cosignature (C2SP: re-cosigning keeps timestamps fresh). The
     // checkpoint stored is the one cosigned now, whose hash may differ (x- members), so the stored
     // pair (checkpoint, cosignature) always verifies.
@@ -143,10 +149,19 @@ function decide(req: AddCheckpointRequest, admitted: AdmittedLog, state: LogStat
   // A descriptor sent again must be the one first seen: another genesis under the same key is
   // another log wearing this origin.
   if (req.descriptor && state.descriptorHash && req.descriptor.hash !== state.descriptorHash) {
-    return { kind: 'refuse', failure: fail('descriptor_mismatch', `descriptor ${req.descriptor.hash} is not the one this witness follows (${state.descriptorHash})`, { knownSeq: state.seq }) };
+    return {
+      kind: 'refuse',
+      failure: fail(
+        'descriptor_mismatch',
+        `descriptor ${req.descriptor.hash} is not the one this witness follows (${state.descriptorHash})`,
+        { knownSeq: state.seq },
+      ),
+    };
   }
-  if (cp.seq < state.seq) return { kind: 'refuse', failure: fail('conflict', `seq ${cp.seq} is older than the cosigned ${state.seq}`, { knownSeq: state.seq }) };
-  if (req.oldSeq !== state.seq) return { kind: 'refuse', failure: fail('conflict', `oldSeq ${req.oldSeq}, the witness has ${state.seq}`, { knownSeq: state.seq }) };
+  if (cp.seq < state.seq)
+    return { kind: 'refuse', failure: fail('conflict', `seq ${cp.seq} is older than the cosigned ${state.seq}`, { knownSeq: state.seq }) };
+  if (req.oldSeq !== state.seq)
+    return { kind: 'refuse', failure: fail('conflict', `oldSeq ${req.oldSeq}, the witness has ${state.seq}`, { knownSeq: state.seq }) };
   const p = checkProofs(req, state.root);
   if (!p.ok) return { kind: 'refuse', failure: p };
   return { kind: 'cosign', next: { ...base, descriptorHash: state.descriptorHash }, expectedVersion: state.version };
@@ -182,7 +197,10 @@ export function c2spBodyOf(cp: Pick<Checkpoint, 'log' | 'seq' | 'root'>): string
 }
 
 /** processAddCheckpoint with, when deps.cosigner is set, the cosignature/v1 form as well. */
-export async function processAddCheckpointBoth(req: AddCheckpointRequest, deps: WitnessDeps): Promise<Result<{ cosignature: Signature; noteCosignature?: NoteCosignatureObject }>> {
+export async function processAddCheckpointBoth(
+  req: AddCheckpointRequest,
+  deps: WitnessDeps,
+): Promise<Result<{ cosignature: Signature; noteCosignature?: NoteCosignatureObject }>> {
   const cp = req.checkpoint;
   const admitted = deps.logs.get(cp.log);
   if (!admitted) return fail('unknown_log', `this witness does not follow ${cp.log}`);
@@ -199,7 +217,11 @@ export async function processAddCheckpointBoth(req: AddCheckpointRequest, deps: 
       if (d.kind === 'fork') {
         if (d.fp && (await deps.state.putFork(d.fp))) await deps.onFork?.(d.fp);
         const extra = d.fp ? { knownSeq: state!.seq, forkProof: d.fp } : { knownSeq: state!.seq };
-        return fail('fork_detected', `seq ${cp.seq}: head/root ${cp.head}/${cp.root} differ from the cosigned ${state!.head ?? '(no head: cosigned as a C2SP note)'}/${state!.root}`, extra);
+        return fail(
+          'fork_detected',
+          `seq ${cp.seq}: head/root ${cp.head}/${cp.root} differ from the cosigned ${state!.head ?? '(no head: cosigned as a C2SP note)'}/${state!.root}`,
+          extra,
+        );
       }
       await deps.hooks?.afterCheck?.(req);
       const now = deps.clock();

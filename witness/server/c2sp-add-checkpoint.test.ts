@@ -32,10 +32,19 @@ const enc = (s: string) => new TextEncoder().encode(s);
 async function setup(logs: SpecLog[], cookwala: ReturnType<typeof createFakeLog>[] = []) {
   const state = await openStateStore(await tmp.make());
   stores.push(state);
-  const reg = createLogRegistry(cookwala.map((l) => ({ log: l.origin, sequencer: l.keyRecord })), logs.map((l) => ({ origin: l.origin, vkey: l.signer.vkey })));
+  const reg = createLogRegistry(
+    cookwala.map((l) => ({ log: l.origin, sequencer: l.keyRecord })),
+    logs.map((l) => ({ origin: l.origin, vkey: l.signer.vkey })),
+  );
   if (!reg.ok) throw new Error(reg.detail);
   const evidence: string[] = [];
-  const deps: C2spWitnessDeps = { state, logKeys: reg.value, cosigner, clock: () => Date.parse('2026-12-01T09:00:00.000Z'), onEvidence: (e) => void evidence.push(e.code) };
+  const deps: C2spWitnessDeps = {
+    state,
+    logKeys: reg.value,
+    cosigner,
+    clock: () => Date.parse('2026-12-01T09:00:00.000Z'),
+    onEvidence: (e) => void evidence.push(e.code),
+  };
   const submit = async (body: string) => c2spAnswer(await processC2spAddCheckpoint(enc(body), deps));
   return { state, deps, submit, evidence };
 }
@@ -144,7 +153,8 @@ describe('regression: a witness vkey whose base64 key holds a "+"', () => {
   it('verifies with the spec client (which once split the vkey at every "+")', async () => {
     // Deterministic keys: the first test key name whose vkey's key part contains '+'.
     let c = cosigner;
-    for (let i = 0; !c.vkey.slice(c.vkey.indexOf('+', c.vkey.indexOf('+') + 1) + 1).includes('+'); i++) c = createWitnessCosigner('witness.test/plus', testKey(`plus-${i}`, 'witness').signer);
+    for (let i = 0; !c.vkey.slice(c.vkey.indexOf('+', c.vkey.indexOf('+') + 1) + 1).includes('+'); i++)
+      c = createWitnessCosigner('witness.test/plus', testKey(`plus-${i}`, 'witness').signer);
     const log = new SpecLog('example.com/plus').append(2);
     const line = `\u2014 ${c.cosign(enc(log.body(2)), Date.parse('2026-12-01T09:00:00.000Z')).line}\n`;
     expect(verifySpecCosignature(line, c.vkey, log.body(2))).toBe(Date.parse('2026-12-01T09:00:00.000Z') / 1000);
@@ -155,7 +165,13 @@ describe('one state for both protocols (a Cookwala log)', () => {
   it('libp2p and C2SP advance the same state; the libp2p reply carries a cosignature/v1 that verifies', async () => {
     const fake = createFakeLog('kitchen.example.org/missions/c2sp-both', 'c2sp-both-seq');
     const { deps: cdeps, state, submit } = await setup([], [fake]);
-    const wdeps: WitnessDeps = { state, logs: { get: (o) => (o === fake.origin ? { log: o, sequencer: fake.keyRecord } : undefined) }, signer: witnessKey.signer, clock: cdeps.clock, cosigner };
+    const wdeps: WitnessDeps = {
+      state,
+      logs: { get: (o) => (o === fake.origin ? { log: o, sequencer: fake.keyRecord } : undefined) },
+      signer: witnessKey.signer,
+      clock: cdeps.clock,
+      cosigner,
+    };
     fake.append(7);
     const cp3 = await fake.checkpoint(3);
     const r1 = await processAddCheckpointBoth(await fake.request(0, cp3), wdeps);
@@ -166,7 +182,11 @@ describe('one state for both protocols (a Cookwala log)', () => {
     expect(n.kid).toBe(`witness.test/w1+${cosigner.keyId}`);
     expect(n.signedAt).toBe('2026-12-01T09:00:00.000Z');
     const t = Date.parse(n.signedAt) / 1000;
-    const raw = Buffer.concat([Buffer.from(cosigner.keyId, 'hex'), Buffer.alloc(8), Buffer.from(fromBase64url(n.sig).ok ? (fromBase64url(n.sig) as { value: Uint8Array }).value : [])]);
+    const raw = Buffer.concat([
+      Buffer.from(cosigner.keyId, 'hex'),
+      Buffer.alloc(8),
+      Buffer.from(fromBase64url(n.sig).ok ? (fromBase64url(n.sig) as { value: Uint8Array }).value : []),
+    ]);
     raw.writeBigUInt64BE(BigInt(t), 4);
     const rendered = `${c2spBodyOf(cp3)}\n\u2014 witness.test/w1 ${raw.toString('base64')}\n`;
     expect(verifyNote(rendered, [cosigner.vkey]).ok).toBe(true);
@@ -178,10 +198,12 @@ describe('one state for both protocols (a Cookwala log)', () => {
     expect(noteSigner.ok && noteSigner.value.vkey).toBe((logVkeyOf(fake.origin, fake.keyRecord) as { value: string }).value);
     if (!noteSigner.ok) return;
     const cp5 = await fake.checkpoint(5);
-    const proof35 = (await fake.request(3, cp5)).consistency.map((h) => Buffer.from((parseHash(h) as { value: Uint8Array }).value).toString('base64'));
+    const proof35 = (await fake.request(3, cp5)).consistency.map((h) =>
+      Buffer.from((parseHash(h) as { value: Uint8Array }).value).toString('base64'),
+    );
     const note5 = signNote(c2spBodyOf(cp5), [noteSigner.value]);
     if (!note5.ok) throw new Error(note5.detail);
-    expect((await submit(`old 0\n\n${note5.value}`))).toEqual({ status: 409, contentType: 'text/x.tlog.size', body: '3\n' });
+    expect(await submit(`old 0\n\n${note5.value}`)).toEqual({ status: 409, contentType: 'text/x.tlog.size', body: '3\n' });
     expect((await submit(`old 3\n${proof35.map((p) => p + '\n').join('')}\n${note5.value}`)).status).toBe(200);
     const s5 = (await state.get(fake.origin))!;
     expect([s5.seq, s5.head, s5.descriptorHash]).toEqual([5, undefined, fake.descriptor.hash]);
@@ -202,7 +224,13 @@ describe('one state for both protocols (a Cookwala log)', () => {
   it('a libp2p checkpoint carrying the log note signature is kept as a signed note for the monitoring read', async () => {
     const fake = createFakeLog('kitchen.example.org/missions/c2sp-note', 'c2sp-note-seq');
     const { state } = await setup([], [fake]);
-    const wdeps: WitnessDeps = { state, logs: { get: (o) => (o === fake.origin ? { log: o, sequencer: fake.keyRecord } : undefined) }, signer: witnessKey.signer, clock: () => Date.parse('2026-12-01T09:00:00.000Z'), cosigner };
+    const wdeps: WitnessDeps = {
+      state,
+      logs: { get: (o) => (o === fake.origin ? { log: o, sequencer: fake.keyRecord } : undefined) },
+      signer: witnessKey.signer,
+      clock: () => Date.parse('2026-12-01T09:00:00.000Z'),
+      cosigner,
+    };
     fake.append(2);
     const plain = await fake.checkpoint(2);
     expect((await processAddCheckpointBoth(await fake.request(0, plain), wdeps)).ok).toBe(true);

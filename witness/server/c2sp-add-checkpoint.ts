@@ -92,7 +92,8 @@ export function parseC2spAddCheckpointBody(body: Uint8Array): Result<C2spAddChec
   const first = nextLine();
   if (first === undefined) return fail('bad_request', 'the body has no old size line ending in a newline');
   const m = OLD_RE.exec(first);
-  if (!m) return fail('bad_request', `the first line is not "old <size>" (decimal, no leading zeros): ${JSON.stringify(first.slice(0, 40))}`);
+  if (!m)
+    return fail('bad_request', `the first line is not "old <size>" (decimal, no leading zeros): ${JSON.stringify(first.slice(0, 40))}`);
   const oldSize = Number(m[1]);
   if (!Number.isSafeInteger(oldSize)) return fail('bad_request', `old size ${m[1].slice(0, 30)} is beyond 2^53 - 1`);
   const proof: Hash32[] = [];
@@ -102,7 +103,8 @@ export function parseC2spAddCheckpointBody(body: Uint8Array): Result<C2spAddChec
     if (line === '') break;
     if (proof.length === MAX_C2SP_PROOF_LINES) return fail('bad_request', `more than ${MAX_C2SP_PROOF_LINES} consistency proof lines`);
     const h = fromBase64Std(line);
-    if (!h.ok || h.value.length !== 32) return fail('bad_request', `consistency proof line ${proof.length + 1} is not the base64 of a 32-byte hash`);
+    if (!h.ok || h.value.length !== 32)
+      return fail('bad_request', `consistency proof line ${proof.length + 1} is not the base64 of a 32-byte hash`);
     proof.push(h.value as Hash32);
   }
   if (pos >= body.length) return malformed('no checkpoint after the empty line');
@@ -113,15 +115,15 @@ function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
-type Decision =
-  | { kind: 'cosign'; expectedVersion: number; sameSize: boolean }
-  | { kind: 'refuse'; failure: Failure; evidence: boolean };
+type Decision = { kind: 'cosign'; expectedVersion: number; sameSize: boolean } | { kind: 'refuse'; failure: Failure; evidence: boolean };
 
 function decide(req: C2spAddCheckpointRequest, size: number, root: Uint8Array, state: LogState | undefined): Decision {
   const stored = state?.seq ?? 0;
   const refuse = (failure: Failure, evidence = true): Decision => ({ kind: 'refuse', failure, evidence });
-  if (req.oldSize !== stored) return refuse(fail('conflict', `old ${req.oldSize}, the witness last cosigned size ${stored}`, { knownSeq: stored }), false);
-  if (size === 0 && !bytesEqual(root, EMPTY_ROOT)) return refuse(fail('inconsistent', 'a checkpoint of size 0 has the root of the empty tree'));
+  if (req.oldSize !== stored)
+    return refuse(fail('conflict', `old ${req.oldSize}, the witness last cosigned size ${stored}`, { knownSeq: stored }), false);
+  if (size === 0 && !bytesEqual(root, EMPTY_ROOT))
+    return refuse(fail('inconsistent', 'a checkpoint of size 0 has the root of the empty tree'));
   if (req.oldSize === 0) {
     if (req.proof.length !== 0) return refuse(fail('inconsistent', 'old size 0 takes an empty consistency proof'));
     return { kind: 'cosign', expectedVersion: state?.version ?? 0, sameSize: size === 0 && state !== undefined };
@@ -129,7 +131,9 @@ function decide(req: C2spAddCheckpointRequest, size: number, root: Uint8Array, s
   const oldRoot = parseHash(state!.root);
   if (!oldRoot.ok) return refuse(fail('witness_unavailable', `stored root of ${state!.log} unreadable`), false);
   if (size === req.oldSize && !bytesEqual(root, oldRoot.value)) {
-    return refuse(fail('fork_detected', `size ${size}: root ${formatHash(root)} differs from the cosigned ${state!.root}`, { knownSeq: stored }));
+    return refuse(
+      fail('fork_detected', `size ${size}: root ${formatHash(root)} differs from the cosigned ${state!.root}`, { knownSeq: stored }),
+    );
   }
   const c = verifyConsistency(req.oldSize, size, req.proof, oldRoot.value, root as Hash32);
   if (!c.ok) return refuse(fail('inconsistent', `consistency ${req.oldSize} -> ${size}: ${c.detail}`));
@@ -155,7 +159,9 @@ export async function processC2spAddCheckpoint(body: Uint8Array, deps: C2spWitne
 
   // The signed checkpoint we keep: its text, the log signatures that verified, then our line.
   const verified = new Set(v.value.verified.map((s) => `${s.name}+${s.keyId}`));
-  const logLines = [...new Set(parsed.value.signatures.filter((s) => verified.has(`${s.name}+${s.keyId}`)).map((s) => `\u2014 ${s.line}\n`))];
+  const logLines = [
+    ...new Set(parsed.value.signatures.filter((s) => verified.has(`${s.name}+${s.keyId}`)).map((s) => `\u2014 ${s.line}\n`)),
+  ];
   const signedText = `${parsed.value.text}\n${logLines.join('')}`;
 
   const lock = deps.lock ?? deps.state.lock;
@@ -171,10 +177,18 @@ export async function processC2spAddCheckpoint(body: Uint8Array, deps: C2spWitne
       await deps.hooks?.afterCheck?.(origin);
       const now = deps.clock();
       const c = deps.cosigner.cosign(parsed.value.textBytes, now);
-      const next: Omit<LogState, 'version'> = { log: origin, seq: size, root: formatHash(rootHash), updatedAt: formatTime(now), note: `${signedText}\u2014 ${c.line}\n`, noteCosignature: c.line };
+      const next: Omit<LogState, 'version'> = {
+        log: origin,
+        seq: size,
+        root: formatHash(rootHash),
+        updatedAt: formatTime(now),
+        note: `${signedText}\u2014 ${c.line}\n`,
+        noteCosignature: c.line,
+      };
       // The same tree again keeps what the libp2p protocol knew about it (head, JSON checkpoint).
       if (d.sameSize && state) {
-        for (const k of ['head', 'checkpoint', 'cosignature'] as const) if (state[k] !== undefined) (next as Record<string, unknown>)[k] = state[k];
+        for (const k of ['head', 'checkpoint', 'cosignature'] as const)
+          if (state[k] !== undefined) (next as Record<string, unknown>)[k] = state[k];
       }
       if (state?.descriptorHash !== undefined) next.descriptorHash = state.descriptorHash;
       const committed = await deps.state.commit(next, d.expectedVersion);
@@ -203,7 +217,8 @@ export interface C2spHttpAnswer {
  */
 export function c2spAnswer(r: Result<C2spCosigned>): C2spHttpAnswer {
   if (r.ok) return { status: 200, contentType: 'text/plain; charset=utf-8', body: r.value.lines };
-  if (r.code === 'conflict') return { status: 409, contentType: 'text/x.tlog.size', body: `${typeof r.knownSeq === 'number' ? r.knownSeq : 0}\n` };
+  if (r.code === 'conflict')
+    return { status: 409, contentType: 'text/x.tlog.size', body: `${typeof r.knownSeq === 'number' ? r.knownSeq : 0}\n` };
   const status: Record<string, number> = {
     unknown_log: 404,
     unknown_key: 403,

@@ -14,7 +14,13 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { sha256 } from '../../verifier/crypto/default.ts';
 import { toHex, utf8 } from '../../verifier/encoding/wire.ts';
-import { c2spAnswer, MAX_C2SP_BODY_BYTES, processC2spAddCheckpoint, type C2spCosigned, type C2spWitnessDeps } from './c2sp-add-checkpoint.ts';
+import {
+  c2spAnswer,
+  MAX_C2SP_BODY_BYTES,
+  processC2spAddCheckpoint,
+  type C2spCosigned,
+  type C2spWitnessDeps,
+} from './c2sp-add-checkpoint.ts';
 import type { Result } from '../../verifier/errors.ts';
 
 export interface C2spHttpDeps {
@@ -53,8 +59,10 @@ export function registerC2spRoutes(app: FastifyInstance, deps: C2spHttpDeps): vo
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_C2SP_BODY_BYTES }, (_req, body, done) => done(null, body));
     scope.setErrorHandler((err, _req, reply) => {
       const e = err as { statusCode?: number; code?: string; message?: string };
-      if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || e.statusCode === 413) return send(reply, 413, 'text/plain; charset=utf-8', `body_too_large: at most ${MAX_C2SP_BODY_BYTES} bytes\n`);
-      if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return send(reply, 400, 'text/plain; charset=utf-8', `bad_request: ${String(e.message).slice(0, 200)}\n`);
+      if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || e.statusCode === 413)
+        return send(reply, 413, 'text/plain; charset=utf-8', `body_too_large: at most ${MAX_C2SP_BODY_BYTES} bytes\n`);
+      if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500)
+        return send(reply, 400, 'text/plain; charset=utf-8', `bad_request: ${String(e.message).slice(0, 200)}\n`);
       return send(reply, 503, 'text/plain; charset=utf-8', `witness_unavailable: ${String(e.message).slice(0, 200)}\n`);
     });
     scope.post('/add-checkpoint', { bodyLimit: MAX_C2SP_BODY_BYTES }, async (req, reply) => {
@@ -71,7 +79,8 @@ export function registerC2spRoutes(app: FastifyInstance, deps: C2spHttpDeps): vo
     const h = req.params.hash;
     const origin = ORIGIN_HASH_RE.test(h) ? lookup(h) : undefined;
     const state = origin === undefined ? undefined : await deps.witness.state.get(origin);
-    if (!state?.note) return send(reply, 404, 'text/plain; charset=utf-8', 'not_found: this witness has cosigned no checkpoint for that origin hash\n');
+    if (!state?.note)
+      return send(reply, 404, 'text/plain; charset=utf-8', 'not_found: this witness has cosigned no checkpoint for that origin hash\n');
     return send(reply, 200, 'text/plain; charset=utf-8', state.note);
   });
 }

@@ -30,7 +30,9 @@ const LIST = (entries: string) => `#\n# A test list, in the shape of the network
 
 describe('logs/v0', () => {
   it('parses the format: comments, blank lines, optional origin (default: the vkey name), CRLF', () => {
-    const text = LIST(`vkey ${a.vkey}\nqpd 86400\ncontact ops@a.example\n\n  # comment\nvkey ${b.vkey}\r\norigin b.example/other-origin\r\nqpd 24\r\ncontact sysadmin (at) b.example\r\n`);
+    const text = LIST(
+      `vkey ${a.vkey}\nqpd 86400\ncontact ops@a.example\n\n  # comment\nvkey ${b.vkey}\r\norigin b.example/other-origin\r\nqpd 24\r\ncontact sysadmin (at) b.example\r\n`,
+    );
     const r = parseLogListV0(text);
     expect(r.ok && r.value).toEqual([
       { vkey: a.vkey, origin: 'a.example/log', qpd: 86400, contact: 'ops@a.example' },
@@ -50,7 +52,10 @@ describe('logs/v0', () => {
     ['an incomplete last log', `logs/v0\nvkey ${a.vkey}\nqpd 1\n`],
     ['no contact details', `logs/v0\nvkey ${a.vkey}\nqpd 1\ncontact\n`],
     ['a truncated vkey', `logs/v0\nvkey ${a.vkey.replace(/\+[^+]+$/, '')}+AQ==\nqpd 1\ncontact x\n`],
-    ['a witness (cosignature/v1) key as a log key', `logs/v0\nvkey ${createWitnessCosigner('w.example/w1', testKey('ll-w', 'witness').signer).vkey}\nqpd 1\ncontact x\n`],
+    [
+      'a witness (cosignature/v1) key as a log key',
+      `logs/v0\nvkey ${createWitnessCosigner('w.example/w1', testKey('ll-w', 'witness').signer).vkey}\nqpd 1\ncontact x\n`,
+    ],
   ])('refuses %s', (_name, text) => {
     expect(parseLogListV0(text).ok).toBe(false);
   });
@@ -109,7 +114,12 @@ describe('admission is add-only', () => {
     const a2 = specSigner('a.example/log');
     await writeFile(listPath, LIST(`vkey ${a2.vkey}\nqpd 24\ncontact a\n\nvkey ${c.vkey}\nqpd 24\ncontact c\n`));
     const refused: string[] = [];
-    const s2 = await refreshLogLists({ lists: [listPath], registry: reg2, state, onRefused: (o, _s, d) => void refused.push(`${o}: ${d}`) });
+    const s2 = await refreshLogLists({
+      lists: [listPath],
+      registry: reg2,
+      state,
+      onRefused: (o, _s, d) => void refused.push(`${o}: ${d}`),
+    });
     expect(s2).toEqual({ added: 1, refused: 1, failed: 0 });
     expect(refused[0]).toMatch(/^a\.example\/log: listed with vkey/);
     expect([reg2.vkeyOf('a.example/log'), reg2.vkeyOf('b.example/log'), reg2.vkeyOf('c.example/log')]).toEqual([a.vkey, b.vkey, c.vkey]);
@@ -117,7 +127,12 @@ describe('admission is add-only', () => {
     // An unreadable or malformed list changes nothing.
     await writeFile(listPath, 'logs/v9\n');
     const errors: string[] = [];
-    const s3 = await refreshLogLists({ lists: [listPath, join(dir, 'missing')], registry: reg2, state, onError: (s) => void errors.push(s) });
+    const s3 = await refreshLogLists({
+      lists: [listPath, join(dir, 'missing')],
+      registry: reg2,
+      state,
+      onError: (s) => void errors.push(s),
+    });
     expect(s3).toEqual({ added: 0, refused: 0, failed: 2 });
     expect(reg2.size()).toBe(3);
     expect((await state.admissions()).map((x) => x.origin).sort()).toEqual(['a.example/log', 'b.example/log', 'c.example/log']);

@@ -40,7 +40,8 @@ const MAX_ORIGIN_CHARS = 1024;
 export function checkLogVkey(vkey: string, backend?: CryptoBackend): Result<NoteVerifier> {
   const k = parseVerifierKey(vkey);
   if (!k.ok) return k;
-  if (k.value.type === SIG_COSIGNATURE_V1) return fail('key_role_mismatch', `${k.value.name}+${k.value.keyId} is a cosignature/v1 (witness) key, not a log key`);
+  if (k.value.type === SIG_COSIGNATURE_V1)
+    return fail('key_role_mismatch', `${k.value.name}+${k.value.keyId} is a cosignature/v1 (witness) key, not a log key`);
   return createNoteVerifier(vkey, backend);
 }
 
@@ -133,15 +134,23 @@ export interface LogRegistry {
 }
 
 /** The registry over the Cookwala logs (by KeyRecord) and the C2SP logs (by vkey) of a witness. */
-export function createLogRegistry(cookwala: readonly AdmittedLog[], c2sp: readonly C2spLog[], backend?: CryptoBackend): Result<LogRegistry> {
+export function createLogRegistry(
+  cookwala: readonly AdmittedLog[],
+  c2sp: readonly C2spLog[],
+  backend?: CryptoBackend,
+): Result<LogRegistry> {
   const map = new Map<string, { vkey: string; verifiers: NoteVerifier[] }>();
   const admit = (l: C2spLog): Result<{ added: boolean }> => {
     const have = map.get(l.origin);
     if (have) {
       if (have.vkey === l.vkey) return ok({ added: false });
-      return fail('descriptor_mismatch', `${l.origin} is admitted with vkey ${have.vkey}; a witness does not switch a log's key (offered ${l.vkey.slice(0, 200)})`);
+      return fail(
+        'descriptor_mismatch',
+        `${l.origin} is admitted with vkey ${have.vkey}; a witness does not switch a log's key (offered ${l.vkey.slice(0, 200)})`,
+      );
     }
-    if (!originOk(l.origin)) return fail('invalid_document', `origin ${JSON.stringify(String(l.origin).slice(0, 80))} is not an origin line`);
+    if (!originOk(l.origin))
+      return fail('invalid_document', `origin ${JSON.stringify(String(l.origin).slice(0, 80))} is not an origin line`);
     const v = checkLogVkey(l.vkey, backend);
     if (!v.ok) return v;
     map.set(l.origin, { vkey: l.vkey, verifiers: [v.value] });

@@ -42,7 +42,8 @@ export const DEFAULT_WITNESS_CONFIG: Readonly<Omit<WitnessConfig, 'name' | 'logs
 const MEMBERS = new Set(['kind', 'name', 'listen', 'bootstrap', 'httpHost', 'httpPort', 'logs', 'c2spName', 'c2spLogs', 'logLists']);
 
 function stringList(x: unknown, where: string): Result<string[]> {
-  if (!Array.isArray(x) || x.some((s) => typeof s !== 'string' || s.length === 0 || s.length > 1024)) return fail('invalid_document', `${where} is an array of multiaddr strings`);
+  if (!Array.isArray(x) || x.some((s) => typeof s !== 'string' || s.length === 0 || s.length > 1024))
+    return fail('invalid_document', `${where} is an array of multiaddr strings`);
   return ok(x as string[]);
 }
 
@@ -64,13 +65,15 @@ export function readWitnessConfig(json: unknown): Result<WitnessConfig> {
   for (const k of Object.keys(o)) if (!MEMBERS.has(k) && !isVendorMember(k)) return fail('unknown_field', `witness.${k}`);
   if (o.kind !== 'WitnessConfig') return fail('invalid_document', 'witness.kind is "WitnessConfig"');
   const c = { ...DEFAULT_WITNESS_CONFIG, name: 'witness', logs: [], ...o } as WitnessConfig;
-  if (typeof c.name !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(c.name)) return fail('invalid_document', 'witness.name is 1-64 of [A-Za-z0-9._-]');
+  if (typeof c.name !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(c.name))
+    return fail('invalid_document', 'witness.name is 1-64 of [A-Za-z0-9._-]');
   for (const k of ['listen', 'bootstrap'] as const) {
     const r = stringList(c[k], `witness.${k}`);
     if (!r.ok) return r;
   }
   if (typeof c.httpHost !== 'string' || c.httpHost.length === 0) return fail('invalid_document', 'witness.httpHost is a host');
-  if (!Number.isSafeInteger(c.httpPort) || c.httpPort < 0 || c.httpPort > 65535) return fail('invalid_document', 'witness.httpPort is a port (0: any free one)');
+  if (!Number.isSafeInteger(c.httpPort) || c.httpPort < 0 || c.httpPort > 65535)
+    return fail('invalid_document', 'witness.httpPort is a port (0: any free one)');
   if (!Array.isArray(c.logs)) return fail('invalid_document', 'witness.logs is an array');
   const seen = new Set<string>();
   const logs: AdmittedLog[] = [];
@@ -81,7 +84,8 @@ export function readWitnessConfig(json: unknown): Result<WitnessConfig> {
     seen.add(r.value.log);
     logs.push(r.value);
   }
-  if (c.c2spName !== undefined && (!isValidKeyName(c.c2spName) || c.c2spName.length > 256)) return fail('invalid_document', 'witness.c2spName is a note key name (no spaces or +)');
+  if (c.c2spName !== undefined && (!isValidKeyName(c.c2spName) || c.c2spName.length > 256))
+    return fail('invalid_document', 'witness.c2spName is a note key name (no spaces or +)');
   const c2spLogs: C2spLog[] = [];
   if (c.c2spLogs !== undefined) {
     if (!Array.isArray(c.c2spLogs)) return fail('invalid_document', 'witness.c2spLogs is an array of {origin, vkey}');
@@ -104,7 +108,11 @@ export function readWitnessConfig(json: unknown): Result<WitnessConfig> {
 export function admitC2spLog(c: WitnessConfig, entry: C2spLog): Result<{ config: WitnessConfig; changed: boolean }> {
   const r = readC2spLog(entry, 'log');
   if (!r.ok) return r;
-  if (c.logs.some((l) => l.log === entry.origin)) return fail('descriptor_mismatch', `${entry.origin} is admitted as a Cookwala log by its sequencer key; its vkey follows from that key`);
+  if (c.logs.some((l) => l.log === entry.origin))
+    return fail(
+      'descriptor_mismatch',
+      `${entry.origin} is admitted as a Cookwala log by its sequencer key; its vkey follows from that key`,
+    );
   const list = c.c2spLogs ?? [];
   const have = list.find((l) => l.origin === entry.origin);
   if (have) {
@@ -124,11 +132,18 @@ export function admitLog(c: WitnessConfig, entry: AdmittedLog): Result<{ config:
   if (!origin.ok) return fail('invalid_origin', `--log: ${origin.detail}`);
   const have = c.logs.find((l) => l.log === entry.log);
   if (have) {
-    if (have.sequencer.publicKey === entry.sequencer.publicKey && have.sequencer.kid === entry.sequencer.kid && have.sequencer.alg === entry.sequencer.alg) {
+    if (
+      have.sequencer.publicKey === entry.sequencer.publicKey &&
+      have.sequencer.kid === entry.sequencer.kid &&
+      have.sequencer.alg === entry.sequencer.alg
+    ) {
       if (JSON.stringify(have.sequencer) === JSON.stringify(entry.sequencer)) return ok({ config: c, changed: false });
       return ok({ config: { ...c, logs: c.logs.map((l) => (l.log === entry.log ? entry : l)) }, changed: true });
     }
-    return fail('descriptor_mismatch', `${entry.log} is already admitted with key ${have.sequencer.kid}; a witness does not switch a log's key`);
+    return fail(
+      'descriptor_mismatch',
+      `${entry.log} is already admitted with key ${have.sequencer.kid}; a witness does not switch a log's key`,
+    );
   }
   return ok({ config: { ...c, logs: [...c.logs, entry] }, changed: true });
 }

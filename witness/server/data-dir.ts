@@ -12,7 +12,14 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ProtocolError, type Result } from '../../verifier/errors.ts';
-import { createSigner, generateSecretKey, keyRecordOf, signDocument, type SecretKey, type Signer } from '../../verifier/documents/signature.ts';
+import {
+  createSigner,
+  generateSecretKey,
+  keyRecordOf,
+  signDocument,
+  type SecretKey,
+  type Signer,
+} from '../../verifier/documents/signature.ts';
 import { formatTime, toBase64url } from '../../verifier/encoding/wire.ts';
 import { sha256 } from '../../verifier/crypto/default.ts';
 import { readDocument } from '../../verifier/documents/read.ts';
@@ -59,7 +66,8 @@ async function ensureKey(dir: string, name: string, now: () => number, created: 
   if ((await readJsonFile(keyPath)) === undefined) {
     const fresh = generateSecretKey('EdDSA', 'pending');
     const kid = witnessKid(createSigner(fresh).publicKey);
-    if (await writeFileOnce(keyPath, JSON.stringify({ alg: 'EdDSA', kid, secretKey: fresh.secretKey }) + '\n', 0o600)) created.push(WITNESS_FILES.key);
+    if (await writeFileOnce(keyPath, JSON.stringify({ alg: 'EdDSA', kid, secretKey: fresh.secretKey }) + '\n', 0o600))
+      created.push(WITNESS_FILES.key);
   }
   const signer = createSigner(readSecretKey(await readJsonFile(keyPath), keyPath));
   const recPath = join(dir, WITNESS_FILES.keyRecord);
@@ -73,7 +81,8 @@ async function ensureKey(dir: string, name: string, now: () => number, created: 
 
 function readSecretKey(j: unknown, path: string): SecretKey {
   const k = j as SecretKey;
-  if (!k || k.alg !== 'EdDSA' || typeof k.kid !== 'string' || typeof k.secretKey !== 'string') throw new ProtocolError('invalid_document', `${path} is {"alg":"EdDSA","kid":…,"secretKey":…}`);
+  if (!k || k.alg !== 'EdDSA' || typeof k.kid !== 'string' || typeof k.secretKey !== 'string')
+    throw new ProtocolError('invalid_document', `${path} is {"alg":"EdDSA","kid":…,"secretKey":…}`);
   return k;
 }
 
@@ -119,7 +128,8 @@ export async function loadWitnessDir(dir: string): Promise<WitnessDataDir> {
   const recPath = join(dir, WITNESS_FILES.keyRecord);
   const rec = readDocument('KeyRecord', await readJsonFile(recPath)) as Result<KeyRecord>;
   if (!rec.ok) throw new ProtocolError(rec.code, `${recPath}: ${rec.detail}`);
-  if (rec.value.kid !== signer.kid || rec.value.publicKey !== toBase64url(signer.publicKey)) throw new ProtocolError('descriptor_mismatch', `${recPath} is not the record of ${keyPath}`);
+  if (rec.value.kid !== signer.kid || rec.value.publicKey !== toBase64url(signer.publicKey))
+    throw new ProtocolError('descriptor_mismatch', `${recPath} is not the record of ${keyPath}`);
   return { dir, config: c.value, signer, keyRecord: rec.value };
 }
 

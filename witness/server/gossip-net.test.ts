@@ -30,7 +30,13 @@ beforeAll(async () => {
     states.push(st);
     const w = createWitness(
       { state: st, signer: k.signer, keyRecord: k.keyRecord },
-      { peerKey: await generateKeyPair('Ed25519'), listen: ['/ip4/127.0.0.1/tcp/0'], bootstrap: prev ? [prev] : [], logs: [{ log: ORIGIN, sequencer: log.keyRecord }], gossipDelayMs: 10 },
+      {
+        peerKey: await generateKeyPair('Ed25519'),
+        listen: ['/ip4/127.0.0.1/tcp/0'],
+        bootstrap: prev ? [prev] : [],
+        logs: [{ log: ORIGIN, sequencer: log.keyRecord }],
+        gossipDelayMs: 10,
+      },
     );
     ws.push(w);
     prev = (await w.start()).multiaddrs[0];
@@ -42,7 +48,10 @@ beforeAll(async () => {
   // Every hop must know its neighbour subscribes to both topics before anything is published,
   // or under load the first publications can go nowhere.
   const subs = (n: P2pNode, t: string) => n.services.pubsub.getSubscribers(t).length;
-  await waitFor(() => (TOPICS.every((t) => subs(ws[0].node!, t) >= 2 && subs(ws[1].node!, t) >= 1 && subs(rogue, t) >= 1) ? true : undefined), { timeoutMs: 20_000, what: 'gossip mesh' });
+  await waitFor(
+    () => (TOPICS.every((t) => subs(ws[0].node!, t) >= 2 && subs(ws[1].node!, t) >= 1 && subs(rogue, t) >= 1) ? true : undefined),
+    { timeoutMs: 20_000, what: 'gossip mesh' },
+  );
 });
 
 afterAll(async () => {
@@ -56,7 +65,8 @@ const count = (w: Witness, topic: string, verdict: string) => w.metrics.value('c
 
 describe('gossip between witnesses', () => {
   it('rejects invalid messages without forwarding them, forwards valid ones, and spreads a fork', async () => {
-    const pub = (topic: string, x: unknown) => rogue.services.pubsub.publish(topic, typeof x === 'string' ? new TextEncoder().encode(x) : encodeMessage(x));
+    const pub = (topic: string, x: unknown) =>
+      rogue.services.pubsub.publish(topic, typeof x === 'string' ? new TextEncoder().encode(x) : encodeMessage(x));
     log.append(5);
     const good = await log.checkpoint();
     const impostor = createFakeLog(ORIGIN, 'impostor');
@@ -65,10 +75,17 @@ describe('gossip between witnesses', () => {
     await pub(CHECKPOINT_TOPIC, { ...good, extra: 1 });
     await pub(CHECKPOINT_TOPIC, await impostor.checkpoint());
     await pub(FORK_TOPIC, { kind: 'ForkProof', log: ORIGIN, a: good, b: good });
-    await waitFor(async () => ((await count(ws[0], CHECKPOINT_TOPIC, 'reject')) >= 3 && (await count(ws[0], FORK_TOPIC, 'reject')) >= 1 ? true : undefined), { timeoutMs: 10_000, what: 'w1 rejects' });
+    await waitFor(
+      async () =>
+        (await count(ws[0], CHECKPOINT_TOPIC, 'reject')) >= 3 && (await count(ws[0], FORK_TOPIC, 'reject')) >= 1 ? true : undefined,
+      { timeoutMs: 10_000, what: 'w1 rejects' },
+    );
     // A valid message after the invalid ones: when it has reached w2, the invalid ones would have too.
     await pub(CHECKPOINT_TOPIC, good);
-    await waitFor(async () => ((await count(ws[1], CHECKPOINT_TOPIC, 'accept')) >= 1 ? true : undefined), { timeoutMs: 10_000, what: 'w2 receives the valid checkpoint' });
+    await waitFor(async () => ((await count(ws[1], CHECKPOINT_TOPIC, 'accept')) >= 1 ? true : undefined), {
+      timeoutMs: 10_000,
+      what: 'w2 receives the valid checkpoint',
+    });
     expect(await count(ws[1], CHECKPOINT_TOPIC, 'reject')).toBe(0);
     expect(await count(ws[1], FORK_TOPIC, 'reject')).toBe(0);
 
@@ -79,11 +96,14 @@ describe('gossip between witnesses', () => {
     alt.append(5);
     await pub(CHECKPOINT_TOPIC, await alt.checkpoint());
     for (const w of ws) {
-      const forks = await waitFor(async () => {
-        const res = await w.app.inject({ method: 'GET', url: '/v1/forks' });
-        const f = res.json().forks;
-        return f.length > 0 ? f : undefined;
-      }, { timeoutMs: 10_000, what: 'fork known to every witness' });
+      const forks = await waitFor(
+        async () => {
+          const res = await w.app.inject({ method: 'GET', url: '/v1/forks' });
+          const f = res.json().forks;
+          return f.length > 0 ? f : undefined;
+        },
+        { timeoutMs: 10_000, what: 'fork known to every witness' },
+      );
       expect(verifyForkProof(forks[0], log.keyRecord).ok).toBe(true);
     }
     // Nothing crashed: both still answer.

@@ -18,7 +18,16 @@ async function setup() {
   log.append(5);
   const cosigned = await log.checkpoint();
   const w = testKey('gw', 'witness');
-  const state: LogState = { log: ORIGIN, seq: 5, root: cosigned.root, head: cosigned.head, checkpoint: cosigned, cosignature: cosignCheckpoint(cosigned, w.signer, formatTime(Date.now())), version: 1, updatedAt: formatTime(Date.now()) };
+  const state: LogState = {
+    log: ORIGIN,
+    seq: 5,
+    root: cosigned.root,
+    head: cosigned.head,
+    checkpoint: cosigned,
+    cosignature: cosignCheckpoint(cosigned, w.signer, formatTime(Date.now())),
+    version: 1,
+    updatedAt: formatTime(Date.now()),
+  };
   const admitted = new Map<string, AdmittedLog>([[ORIGIN, { log: ORIGIN, sequencer: log.keyRecord }]]);
   const deps = { logs: { get: (o: string) => admitted.get(o) }, state: { get: async (o: string) => (o === ORIGIN ? state : undefined) } };
   return { log, cosigned, deps, w };
@@ -39,10 +48,16 @@ describe('gossip judgement', () => {
     expect((await judgeCheckpoint(encodeMessage({ ...cosigned, root: formatHash(new Uint8Array(32)) }), deps)).verdict).toBe('reject');
     const other = createFakeLog('example.org/not-followed');
     other.append(1);
-    expect(await judgeCheckpoint(encodeMessage(await other.checkpoint()), deps)).toMatchObject({ verdict: 'ignore', reason: 'unknown_log' });
+    expect(await judgeCheckpoint(encodeMessage(await other.checkpoint()), deps)).toMatchObject({
+      verdict: 'ignore',
+      reason: 'unknown_log',
+    });
     const impostor = createFakeLog(ORIGIN, 'impostor');
     impostor.append(5);
-    expect(await judgeCheckpoint(encodeMessage(await impostor.checkpoint()), deps)).toMatchObject({ verdict: 'reject', reason: 'bad_signature' });
+    expect(await judgeCheckpoint(encodeMessage(await impostor.checkpoint()), deps)).toMatchObject({
+      verdict: 'reject',
+      reason: 'bad_signature',
+    });
   });
 
   it('a conflicting checkpoint at our seq yields a ForkProof', async () => {
@@ -70,7 +85,17 @@ describe('gossip judgement', () => {
     const impostor = createFakeLog(ORIGIN, 'impostor');
     impostor.append(5);
     expect(judgeFork(encodeMessage(buildForkProof(cosigned, await impostor.checkpoint())), deps).verdict).toBe('reject');
-    expect(judgeFork(encodeMessage({ ...fp, log: 'example.org/unknown', a: { ...fp.a, log: 'example.org/unknown' }, b: { ...fp.b, log: 'example.org/unknown' } }), deps).verdict).toBe('ignore');
+    expect(
+      judgeFork(
+        encodeMessage({
+          ...fp,
+          log: 'example.org/unknown',
+          a: { ...fp.a, log: 'example.org/unknown' },
+          b: { ...fp.b, log: 'example.org/unknown' },
+        }),
+        deps,
+      ).verdict,
+    ).toBe('ignore');
     expect(judgeFork(new TextEncoder().encode('[]'), deps).verdict).toBe('reject');
     void log;
   });

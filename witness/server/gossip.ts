@@ -60,7 +60,12 @@ export async function judgeCheckpoint(data: Uint8Array, deps: JudgeDeps): Promis
   const state = await deps.state.get(cp.log);
   // A state advanced by a C2SP note has no head or JSON checkpoint: compare roots, prove nothing.
   if (state && state.seq === cp.seq && ((state.head !== undefined && state.head !== cp.head) || state.root !== cp.root)) {
-    return { verdict: 'accept', reason: 'fork_detected', checkpoint: cp, ...(state.checkpoint ? { fork: buildForkProof(state.checkpoint, stripCosignatures(cp)) } : {}) };
+    return {
+      verdict: 'accept',
+      reason: 'fork_detected',
+      checkpoint: cp,
+      ...(state.checkpoint ? { fork: buildForkProof(state.checkpoint, stripCosignatures(cp)) } : {}),
+    };
   }
   return { verdict: 'accept', reason: 'ok', checkpoint: cp };
 }

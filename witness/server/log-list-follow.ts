@@ -91,7 +91,11 @@ export async function refreshLogLists(deps: FollowDeps): Promise<RefreshSummary>
       if (known === e.vkey) continue;
       if (known !== undefined) {
         sum.refused++;
-        deps.onRefused?.(e.origin, source, `listed with vkey ${e.vkey}, admitted with ${known}: refused (a witness never changes a log's key)`);
+        deps.onRefused?.(
+          e.origin,
+          source,
+          `listed with vkey ${e.vkey}, admitted with ${known}: refused (a witness never changes a log's key)`,
+        );
         continue;
       }
       // Durable first: an admission the witness may cosign under is one it will still know after a crash.

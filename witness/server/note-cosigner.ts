@@ -14,7 +14,15 @@
 
 import { concatBytes, formatTime, toBase64url } from '../../verifier/encoding/wire.ts';
 import type { Signer } from '../../verifier/documents/signature.ts';
-import { cosignatureMessage, encodeCosignature, formatVerifierKey, noteKeyId, SIG_COSIGNATURE_V1, toBase64Std, isValidKeyName } from '../../verifier/note/index.ts';
+import {
+  cosignatureMessage,
+  encodeCosignature,
+  formatVerifierKey,
+  noteKeyId,
+  SIG_COSIGNATURE_V1,
+  toBase64Std,
+  isValidKeyName,
+} from '../../verifier/note/index.ts';
 
 import type { NoteCosignatureObject } from '../wire/messages.ts';
 
@@ -50,7 +58,11 @@ export function createWitnessCosigner(name: string, signer: Signer): WitnessCosi
       const timestamp = Math.max(1, Math.floor(nowMs / 1000));
       const signature = signer.sign(cosignatureMessage(body, timestamp));
       const line = `${name} ${toBase64Std(concatBytes(idBytes, encodeCosignature({ timestamp, signature })))}`;
-      return { line, timestamp, object: { alg: 'cosignature/v1', kid: `${name}+${keyId}`, signedAt: formatTime(timestamp * 1000), sig: toBase64url(signature) } };
+      return {
+        line,
+        timestamp,
+        object: { alg: 'cosignature/v1', kid: `${name}+${keyId}`, signedAt: formatTime(timestamp * 1000), sig: toBase64url(signature) },
+      };
     },
   };
 }

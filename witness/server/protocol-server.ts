@@ -74,7 +74,8 @@ export async function serveStream(stream: Stream, remotePeer: string, handle: Fr
 export async function registerWitnessProtocol(node: P2pNode, handle: FrameHandler, opts: ServeOptions = {}): Promise<void> {
   await node.handle(
     WITNESS_PROTOCOL,
-    (stream: Stream, connection: Connection) => serveStream(stream, connection.remotePeer.toString(), handle, opts).catch((e) => opts.onError?.(e as Error)),
+    (stream: Stream, connection: Connection) =>
+      serveStream(stream, connection.remotePeer.toString(), handle, opts).catch((e) => opts.onError?.(e as Error)),
     { maxInboundStreams: 64 },
   );
 }

@@ -29,7 +29,12 @@ beforeAll(async () => {
   state = await openStateStore(join(dir, 'state'));
   witness = createWitness(
     { state, signer: wkey.signer, keyRecord: wkey.keyRecord },
-    { peerKey: await generateKeyPair('Ed25519'), listen: ['/ip4/127.0.0.1/tcp/0'], httpPort: 0, logs: [{ log: ORIGIN, sequencer: log.keyRecord }] },
+    {
+      peerKey: await generateKeyPair('Ed25519'),
+      listen: ['/ip4/127.0.0.1/tcp/0'],
+      httpPort: 0,
+      logs: [{ log: ORIGIN, sequencer: log.keyRecord }],
+    },
   );
   const info = await witness.start();
   addr = info.multiaddrs[0];
@@ -69,7 +74,8 @@ describe('witness protocol over libp2p', () => {
     const sigs = replies.map(cosignatureOf);
     expect(sigs.every((s) => s.ok)).toBe(true);
     const policy = { kind: 'WitnessPolicy' as const, log: ORIGIN, sequencer: log.keyRecord, witnesses: [wkey.keyRecord], quorum: 1 };
-    for (const [i, s] of sigs.entries()) if (s.ok) expect(verifyCheckpoint(addCosignature(cps[i].checkpoint, s.value), policy).ok).toBe(true);
+    for (const [i, s] of sigs.entries())
+      if (s.ok) expect(verifyCheckpoint(addCosignature(cps[i].checkpoint, s.value), policy).ok).toBe(true);
     // A conflict reply carries knownSeq for the resend.
     const known = log.size;
     log.append(1);
@@ -100,7 +106,10 @@ describe('witness protocol over libp2p', () => {
 
   it('an oversized frame is answered message_too_large and the stream closed; a bad varint malformed_frame', async () => {
     const big = await rawExchange(encodeVarint(MAX_FRAME_BYTES + 1));
-    expect('frame' in big.first && parseReply(big.first.frame)).toMatchObject({ ok: true, value: { ok: false, code: 'message_too_large' } });
+    expect('frame' in big.first && parseReply(big.first.frame)).toMatchObject({
+      ok: true,
+      value: { ok: false, code: 'message_too_large' },
+    });
     expect('end' in big.second).toBe(true);
     const bad = await rawExchange(Uint8Array.from([0x80, 0x80, 0x00]));
     expect('frame' in bad.first && parseReply(bad.first.frame)).toMatchObject({ ok: true, value: { ok: false, code: 'malformed_frame' } });

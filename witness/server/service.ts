@@ -91,7 +91,8 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
   const reg = createLogRegistry(opts.logs, opts.c2sp?.logs ?? []);
   if (!reg.ok) throw new TypeError(`witness logs: ${reg.code}: ${reg.detail}`);
   const registry = reg.value;
-  const cosigner: WitnessCosigner | undefined = deps.signer.alg === 'EdDSA' ? createWitnessCosigner(opts.c2sp?.name ?? deps.keyRecord.kid, deps.signer) : undefined;
+  const cosigner: WitnessCosigner | undefined =
+    deps.signer.alg === 'EdDSA' ? createWitnessCosigner(opts.c2sp?.name ?? deps.keyRecord.kid, deps.signer) : undefined;
   let listTimer: NodeJS.Timeout | undefined;
   metrics.set('cookwala_witness_logs', registry.size());
   let node: P2pNode | undefined;
@@ -118,7 +119,10 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
 
   const recordFork = async (fp: ForkProof, source: 'request' | 'gossip', republish: boolean) => {
     metrics.inc('cookwala_witness_forks_total', { log: fp.log, source });
-    logger.warn({ event: 'fork_detected', log: fp.log, seq: fp.a.seq, heads: [fp.a.head, fp.b.head], source }, `fork of ${fp.log} at seq ${fp.a.seq}: two checkpoints signed by its sequencer key`);
+    logger.warn(
+      { event: 'fork_detected', log: fp.log, seq: fp.a.seq, heads: [fp.a.head, fp.b.head], source },
+      `fork of ${fp.log} at seq ${fp.a.seq}: two checkpoints signed by its sequencer key`,
+    );
     if (republish) await publish(FORK_TOPIC, fp);
   };
 
@@ -147,7 +151,9 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
       return failureReply(req);
     }
     const r = await processAddCheckpointBoth(req.value, wdeps);
-    const reply: Reply = r.ok ? { ok: true, cosignature: r.value.cosignature, ...(r.value.noteCosignature ? { noteCosignature: r.value.noteCosignature } : {}) } : failureReply(r);
+    const reply: Reply = r.ok
+      ? { ok: true, cosignature: r.value.cosignature, ...(r.value.noteCosignature ? { noteCosignature: r.value.noteCosignature } : {}) }
+      : failureReply(r);
     metrics.inc('cookwala_witness_requests_total', { code: reply.ok ? 'ok' : reply.code });
     if (reply.ok) afterCosign(req.value, reply);
     return reply;
@@ -198,7 +204,11 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
     cosigner,
     clock,
     hooks: opts.c2sp?.hooks,
-    onEvidence: (e) => logger.warn({ event: 'c2sp_refused', log: e.origin, code: e.code, note: e.note }, `C2SP checkpoint of ${e.origin} refused (${e.code}): ${e.detail}`),
+    onEvidence: (e) =>
+      logger.warn(
+        { event: 'c2sp_refused', log: e.origin, code: e.code, note: e.note },
+        `C2SP checkpoint of ${e.origin} refused (${e.code}): ${e.detail}`,
+      ),
   };
   if (c2spDeps) {
     registerC2spRoutes(app, {
@@ -223,7 +233,8 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
       state: deps.state,
       clock,
       onAdded: (origin, source) => logger.info({ event: 'log_admitted', log: origin, source }, `admitted ${origin} from ${source}`),
-      onRefused: (origin, source, detail) => logger.warn({ event: 'log_list_refused', log: origin, source }, `${source}: ${origin}: ${detail}`),
+      onRefused: (origin, source, detail) =>
+        logger.warn({ event: 'log_list_refused', log: origin, source }, `${source}: ${origin}: ${detail}`),
       onError: (source, detail) => logger.warn({ event: 'log_list_error', source }, `log list ${source}: ${detail}`),
     });
     metrics.set('cookwala_witness_logs', registry.size());
@@ -252,13 +263,22 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
     pubsub.topicValidators.set(CHECKPOINT_TOPIC, validator(judgeCheckpointMessage, CHECKPOINT_TOPIC));
     pubsub.topicValidators.set(FORK_TOPIC, validator(judgeForkMessage, FORK_TOPIC));
     for (const t of TOPICS) pubsub.subscribe(t);
-    await registerWitnessProtocol(node, (frame) => handleFrame(frame), { onError: (e) => logger.warn({ event: 'witness_error', err: e }, `stream: ${e.message}`) });
+    await registerWitnessProtocol(node, (frame) => handleFrame(frame), {
+      onError: (e) => logger.warn({ event: 'witness_error', err: e }, `stream: ${e.message}`),
+    });
     stopDialing = keepConnected(node, opts.bootstrap ?? [], opts.redialMs ?? 2000);
     // Logs learned from lists before serving: stored ones first, then a fresh read of each list.
-    await restoreAdmissions({ registry, state: deps.state, onRefused: (o, src, d) => logger.warn({ event: 'log_list_refused', log: o, source: src }, d) });
+    await restoreAdmissions({
+      registry,
+      state: deps.state,
+      onRefused: (o, src, d) => logger.warn({ event: 'log_list_refused', log: o, source: src }, d),
+    });
     await followLists();
     if ((opts.c2sp?.logLists ?? []).length > 0) {
-      listTimer = setInterval(() => void followLists().catch((e) => logger.error({ event: 'witness_error', err: e }, 'log list refresh failed')), opts.c2sp?.logListRefreshMs ?? 3_600_000);
+      listTimer = setInterval(
+        () => void followLists().catch((e) => logger.error({ event: 'witness_error', err: e }, 'log list refresh failed')),
+        opts.c2sp?.logListRefreshMs ?? 3_600_000,
+      );
       listTimer.unref();
     }
     if (opts.httpPort !== undefined) httpUrl = await app.listen({ host: opts.httpHost ?? '127.0.0.1', port: opts.httpPort });

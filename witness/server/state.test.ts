@@ -15,7 +15,15 @@ async function stateFor(origin: string, seq: number): Promise<Omit<LogState, 've
   const log = createFakeLog(origin);
   log.append(seq);
   const cp = await log.checkpoint();
-  return { log: origin, seq, root: cp.root, head: cp.head, checkpoint: cp, cosignature: cosignCheckpoint(cp, testKey('s', 'witness').signer, cp.signature[0].signedAt), updatedAt: cp.signature[0].signedAt };
+  return {
+    log: origin,
+    seq,
+    root: cp.root,
+    head: cp.head,
+    checkpoint: cp,
+    cosignature: cosignCheckpoint(cp, testKey('s', 'witness').signer, cp.signature[0].signedAt),
+    updatedAt: cp.signature[0].signedAt,
+  };
 }
 
 describe('witness state store', () => {

@@ -23,7 +23,13 @@ describe('witness status API', () => {
     const seq = testKey('status-seq', 'sequencer');
     let broken = false;
     const app = buildStatusApp({
-      state: { ...state, forks: async () => { if (broken) throw new Error('disk gone'); return state.forks(); } } as StateStore,
+      state: {
+        ...state,
+        forks: async () => {
+          if (broken) throw new Error('disk gone');
+          return state.forks();
+        },
+      } as StateStore,
       logs: () => [{ log: 'status.example/l', sequencer: seq.keyRecord }],
       keyRecord: k.keyRecord,
       metrics: async () => '# none\n',
@@ -34,7 +40,12 @@ describe('witness status API', () => {
     const nf = await app.inject({ method: 'GET', url: '/v1/nothing?x=1' });
     expect(nf.statusCode).toBe(404);
     expect(nf.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(nf.json()).toMatchObject({ code: 'not_found', status: 404, type: 'urn:cookwala:reason:not_found', title: REASONS.not_found.meaning });
+    expect(nf.json()).toMatchObject({
+      code: 'not_found',
+      status: 404,
+      type: 'urn:cookwala:reason:not_found',
+      title: REASONS.not_found.meaning,
+    });
     broken = true;
     const down = await app.inject({ method: 'GET', url: '/v1/forks' });
     expect(down.statusCode).toBe(503);

@@ -32,13 +32,20 @@ export interface StatusDeps {
 }
 
 export function buildStatusApp(deps: StatusDeps): FastifyInstance {
-  const logging = deps.logger ? { loggerInstance: deps.logger as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: true }) } : { logger: false };
-  const app = Fastify({ ...boundedServerOptions(), ...logging, ajv: { customOptions: { removeAdditional: false, useDefaults: false, coerceTypes: false } } });
+  const logging = deps.logger
+    ? { loggerInstance: deps.logger as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: true }) }
+    : { logger: false };
+  const app = Fastify({
+    ...boundedServerOptions(),
+    ...logging,
+    ajv: { customOptions: { removeAdditional: false, useDefaults: false, coerceTypes: false } },
+  });
   capConnections(app.server);
   app.setNotFoundHandler((req, reply) => sendProblem(reply, fail('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)));
   // A read that fails here is the witness's store failing: say so with the witness's own code.
   app.setErrorHandler((err, _req, reply) => {
-    if (((err as { statusCode?: number }).statusCode ?? 500) >= 500) deps.logger?.error({ event: 'witness_error', err }, 'a status API read failed');
+    if (((err as { statusCode?: number }).statusCode ?? 500) >= 500)
+      deps.logger?.error({ event: 'witness_error', err }, 'a status API read failed');
     return sendProblem(reply, fail('witness_unavailable', (err as Error).message));
   });
 
@@ -59,7 +66,17 @@ export function buildStatusApp(deps: StatusDeps): FastifyInstance {
     });
     // A log whose admission was removed from the config keeps its state: show it too.
     for (const s of states.values()) {
-      if (!logs.some((l) => l.log === s.log)) logs.push({ log: s.log, sequencer: s.checkpoint?.signature[0]?.kid ?? '', descriptor: s.descriptorHash ?? null, seq: s.seq, root: s.root, head: s.head ?? null, updatedAt: s.updatedAt, checkpoint: s.checkpoint && s.cosignature ? addCosignature(s.checkpoint, s.cosignature) : null });
+      if (!logs.some((l) => l.log === s.log))
+        logs.push({
+          log: s.log,
+          sequencer: s.checkpoint?.signature[0]?.kid ?? '',
+          descriptor: s.descriptorHash ?? null,
+          seq: s.seq,
+          root: s.root,
+          head: s.head ?? null,
+          updatedAt: s.updatedAt,
+          checkpoint: s.checkpoint && s.cosignature ? addCosignature(s.checkpoint, s.cosignature) : null,
+        });
     }
     return { ...(deps.info?.() ?? {}), logs };
   });

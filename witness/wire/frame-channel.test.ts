@@ -15,23 +15,27 @@ const frameOf = (n: NextFrame) => ('frame' in n ? [...n.frame] : n);
 describe('frame channel', () => {
   it('delivers any frames split at any points, then the end', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.uint8Array({ maxLength: 300 }), { maxLength: 6 }), fc.array(fc.nat(2000), { maxLength: 5 }), async (payloads, cuts) => {
-        const [a, b] = await streamPair();
-        const ch = createFrameChannel(b);
-        const wire = concat(payloads.map((p) => encodeFrame(p)));
-        const points = [...new Set(cuts.map((c) => c % (wire.length + 1)))].sort((x, y) => x - y);
-        let prev = 0;
-        for (const p of [...points, wire.length]) {
-          if (p > prev) a.send(wire.subarray(prev, p));
-          prev = p;
-        }
-        await a.close();
-        const got: unknown[] = [];
-        for (let i = 0; i < payloads.length; i++) got.push(frameOf(await ch.next()));
-        expect(got).toEqual(payloads.map((p) => [...p]));
-        expect(await ch.next()).toEqual({ end: true });
-        await ch.close();
-      }),
+      fc.asyncProperty(
+        fc.array(fc.uint8Array({ maxLength: 300 }), { maxLength: 6 }),
+        fc.array(fc.nat(2000), { maxLength: 5 }),
+        async (payloads, cuts) => {
+          const [a, b] = await streamPair();
+          const ch = createFrameChannel(b);
+          const wire = concat(payloads.map((p) => encodeFrame(p)));
+          const points = [...new Set(cuts.map((c) => c % (wire.length + 1)))].sort((x, y) => x - y);
+          let prev = 0;
+          for (const p of [...points, wire.length]) {
+            if (p > prev) a.send(wire.subarray(prev, p));
+            prev = p;
+          }
+          await a.close();
+          const got: unknown[] = [];
+          for (let i = 0; i < payloads.length; i++) got.push(frameOf(await ch.next()));
+          expect(got).toEqual(payloads.map((p) => [...p]));
+          expect(await ch.next()).toEqual({ end: true });
+          await ch.close();
+        },
+      ),
       { numRuns: 40 },
     );
   });

@@ -31,7 +31,11 @@ describe('frame prefix', () => {
 
   it('takes exactly 1 MiB and refuses one byte more at the length prefix', () => {
     expect(readFramePrefix(bytes(encodeFrame(new Uint8Array(MAX_FRAME_BYTES))))).toEqual({ len: MAX_FRAME_BYTES, prefix: 3 });
-    expect(readFramePrefix(bytes(encodeVarint(MAX_FRAME_BYTES + 1)))).toMatchObject({ ok: false, code: 'message_too_large', limit: MAX_FRAME_BYTES });
+    expect(readFramePrefix(bytes(encodeVarint(MAX_FRAME_BYTES + 1)))).toMatchObject({
+      ok: false,
+      code: 'message_too_large',
+      limit: MAX_FRAME_BYTES,
+    });
     expect(readFramePrefix(bytes(encodeVarint(101)), 100)).toMatchObject({ ok: false, code: 'message_too_large' });
     expect(() => encodeFrame(new Uint8Array(MAX_FRAME_BYTES + 1))).toThrow(RangeError);
   });

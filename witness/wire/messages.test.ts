@@ -84,15 +84,31 @@ describe('witness frames are read as I-JSON', () => {
     const log = createFakeLog('example.org/m');
     log.append(2);
     const text = JSON.stringify(await log.request(0));
-    expect(parseRequest(bytes(inject(text, '"checkpoint":{', '"__proto__":{"seq":9},')))).toMatchObject({ ok: false, code: 'unknown_field', path: '/__proto__' });
-    expect(parseRequest(bytes(inject(text, '"checkpoint":{', '"toString":1,')))).toMatchObject({ ok: false, code: 'unknown_field', path: '/toString' });
+    expect(parseRequest(bytes(inject(text, '"checkpoint":{', '"__proto__":{"seq":9},')))).toMatchObject({
+      ok: false,
+      code: 'unknown_field',
+      path: '/__proto__',
+    });
+    expect(parseRequest(bytes(inject(text, '"checkpoint":{', '"toString":1,')))).toMatchObject({
+      ok: false,
+      code: 'unknown_field',
+      path: '/toString',
+    });
     expect(parseRequest(bytes(inject(text, '{', '"constructor":{},')))).toMatchObject({ ok: false, code: 'unknown_field' });
     expect(parseRequest(bytes(inject(text, '{', '"__proto__":{},')))).toMatchObject({ ok: false, code: 'unknown_field' });
   });
 
   it('refuses a reply with a member twice, and nesting past the frame bound with too_deep', () => {
-    expect(parseReply(bytes('{"ok":false,"code":"conflict","detail":"x","knownSeq":3,"knownSeq":9}'))).toMatchObject({ ok: false, code: 'duplicate_member', path: '/knownSeq' });
-    expect(parseReply(bytes('{"ok":true,"ok":false,"code":"conflict"}'))).toMatchObject({ ok: false, code: 'duplicate_member', path: '/ok' });
+    expect(parseReply(bytes('{"ok":false,"code":"conflict","detail":"x","knownSeq":3,"knownSeq":9}'))).toMatchObject({
+      ok: false,
+      code: 'duplicate_member',
+      path: '/knownSeq',
+    });
+    expect(parseReply(bytes('{"ok":true,"ok":false,"code":"conflict"}'))).toMatchObject({
+      ok: false,
+      code: 'duplicate_member',
+      path: '/ok',
+    });
     const deep = '{"type":"add-checkpoint","x-a-b":' + '['.repeat(70) + ']'.repeat(70) + '}';
     expect(parseRequest(bytes(deep))).toMatchObject({ ok: false, code: 'too_deep' });
   });
@@ -102,7 +118,10 @@ describe('the cosignature/v1 form in replies (DESIGN §4)', () => {
   const cosignature = { alg: 'EdDSA', kid: 'wit-abc', signedAt: '2026-12-01T09:00:00.123Z', sig: 'A'.repeat(86) };
   const note = { alg: 'cosignature/v1', kid: 'witness.example/w1+0123abcd', signedAt: '2026-12-01T09:00:00.000Z', sig: 'B'.repeat(86) };
   it('reads a reply with a noteCosignature and one without', () => {
-    expect(parseReply(encodeMessage({ ok: true, cosignature, noteCosignature: note }))).toEqual({ ok: true, value: { ok: true, cosignature, noteCosignature: note } });
+    expect(parseReply(encodeMessage({ ok: true, cosignature, noteCosignature: note }))).toEqual({
+      ok: true,
+      value: { ok: true, cosignature, noteCosignature: note },
+    });
     expect(parseReply(encodeMessage({ ok: true, cosignature }))).toEqual({ ok: true, value: { ok: true, cosignature } });
   });
   it.each([

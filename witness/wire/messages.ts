@@ -82,14 +82,21 @@ export function readRequest(json: unknown): Result<AddCheckpointRequest> {
   for (const k of Object.keys(json)) {
     if (!REQUEST_MEMBERS.has(k) && !isVendorMember(k)) return fail('unknown_field', `request.${k.slice(0, 60)}`);
   }
-  if (!Number.isSafeInteger(json.oldSeq) || (json.oldSeq as number) < 0) return fail('invalid_document', 'oldSeq is a non-negative integer');
+  if (!Number.isSafeInteger(json.oldSeq) || (json.oldSeq as number) < 0)
+    return fail('invalid_document', 'oldSeq is a non-negative integer');
   const consistency = readProof(json.consistency, 'consistency');
   if (!consistency.ok) return consistency;
   const headProof = readProof(json.headProof, 'headProof');
   if (!headProof.ok) return headProof;
   const cp = readDocument('Checkpoint', json.checkpoint) as Result<Checkpoint>;
   if (!cp.ok) return cp;
-  const req: AddCheckpointRequest = { type: 'add-checkpoint', oldSeq: json.oldSeq as number, consistency: consistency.value, headProof: headProof.value, checkpoint: cp.value };
+  const req: AddCheckpointRequest = {
+    type: 'add-checkpoint',
+    oldSeq: json.oldSeq as number,
+    consistency: consistency.value,
+    headProof: headProof.value,
+    checkpoint: cp.value,
+  };
   if (json.descriptor !== undefined) {
     const d = readDocument('Log', json.descriptor) as Result<LogDescriptor>;
     if (!d.ok) return d;
@@ -118,11 +125,16 @@ export function failureReply(f: Failure): Reply {
 
 /** Shape of a cosignature/v1 object; its signature is checked by whoever holds the witness's vkey. */
 export function readNoteCosignatureObject(x: unknown): Result<NoteCosignatureObject> {
-  if (!isObject(x) || x.alg !== 'cosignature/v1') return fail('invalid_document', 'noteCosignature is {alg:"cosignature/v1", kid, signedAt, sig}');
-  for (const k of Object.keys(x)) if (!['alg', 'kid', 'signedAt', 'sig'].includes(k)) return fail('unknown_field', `noteCosignature.${k.slice(0, 60)}`);
-  if (typeof x.kid !== 'string' || !/^[^\s+]{1,512}\+[0-9a-f]{8}$/.test(x.kid)) return fail('invalid_document', 'noteCosignature.kid is <name>+<8 hex key id>');
-  if (!isTime(x.signedAt) || !x.signedAt.endsWith('.000Z')) return fail('invalid_document', 'noteCosignature.signedAt is a time in whole seconds');
-  if (typeof x.sig !== 'string' || !/^[A-Za-z0-9_-]{86}$/.test(x.sig)) return fail('invalid_document', 'noteCosignature.sig is the base64url of a 64-byte signature');
+  if (!isObject(x) || x.alg !== 'cosignature/v1')
+    return fail('invalid_document', 'noteCosignature is {alg:"cosignature/v1", kid, signedAt, sig}');
+  for (const k of Object.keys(x))
+    if (!['alg', 'kid', 'signedAt', 'sig'].includes(k)) return fail('unknown_field', `noteCosignature.${k.slice(0, 60)}`);
+  if (typeof x.kid !== 'string' || !/^[^\s+]{1,512}\+[0-9a-f]{8}$/.test(x.kid))
+    return fail('invalid_document', 'noteCosignature.kid is <name>+<8 hex key id>');
+  if (!isTime(x.signedAt) || !x.signedAt.endsWith('.000Z'))
+    return fail('invalid_document', 'noteCosignature.signedAt is a time in whole seconds');
+  if (typeof x.sig !== 'string' || !/^[A-Za-z0-9_-]{86}$/.test(x.sig))
+    return fail('invalid_document', 'noteCosignature.sig is the base64url of a 64-byte signature');
   return ok({ alg: 'cosignature/v1', kid: x.kid, signedAt: x.signedAt, sig: x.sig });
 }
 

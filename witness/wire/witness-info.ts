@@ -33,13 +33,19 @@ export interface CardConfig {
   httpPort: number;
 }
 
-export function infoFromConfig(config: CardConfig, peerKey: PrivateKey, keyRecord: KeyRecord): { info: WitnessInfoCard; unknownPorts: boolean } {
+export function infoFromConfig(
+  config: CardConfig,
+  peerKey: PrivateKey,
+  keyRecord: KeyRecord,
+): { info: WitnessInfoCard; unknownPorts: boolean } {
   const peerId = peerIdOf(peerKey);
   const fixed = config.listen.filter((a) => !/\/tcp\/0(\/|$)/.test(a));
   const info: WitnessInfoCard = {
     peerId,
     multiaddrs: fixed.map((a) => (a.includes('/p2p/') ? a : `${a}/p2p/${peerId}`)),
-    ...(config.httpPort > 0 ? { http: `http://${config.httpHost.includes(':') ? `[${config.httpHost}]` : config.httpHost}:${config.httpPort}` } : {}),
+    ...(config.httpPort > 0
+      ? { http: `http://${config.httpHost.includes(':') ? `[${config.httpHost}]` : config.httpHost}:${config.httpPort}` }
+      : {}),
     keyRecord,
   };
   return { info, unknownPorts: fixed.length < config.listen.length || config.httpPort === 0 };
@@ -48,13 +54,17 @@ export function infoFromConfig(config: CardConfig, peerKey: PrivateKey, keyRecor
 /** Read a witness-info.json (or a witness's /.well-known/cookwala.json plus what it told us). */
 export function readWitnessInfo(json: unknown): Result<WitnessInfoCard> {
   const j = json as Record<string, unknown> | null;
-  if (!j || typeof j !== 'object' || Array.isArray(j)) return fail('invalid_document', 'a witness-info.json is {peerId, multiaddrs, keyRecord}');
+  if (!j || typeof j !== 'object' || Array.isArray(j))
+    return fail('invalid_document', 'a witness-info.json is {peerId, multiaddrs, keyRecord}');
   const key = readDocument('KeyRecord', j.keyRecord) as Result<KeyRecord>;
   if (!key.ok) return fail(key.code, `keyRecord: ${key.detail}`);
   if (key.value.role !== 'witness') return fail('key_role_mismatch', `keyRecord has role ${key.value.role}, not witness`);
-  if (typeof j.peerId !== 'string' || !/^[1-9A-HJ-NP-Za-km-z]{20,128}$/.test(j.peerId)) return fail('invalid_document', 'peerId is a libp2p peer id');
+  if (typeof j.peerId !== 'string' || !/^[1-9A-HJ-NP-Za-km-z]{20,128}$/.test(j.peerId))
+    return fail('invalid_document', 'peerId is a libp2p peer id');
   const addrs = j.multiaddrs;
-  if (!Array.isArray(addrs) || addrs.length > 64 || addrs.some((a) => typeof a !== 'string' || a.length > 1024 || !a.startsWith('/'))) return fail('invalid_document', 'multiaddrs is an array of multiaddr strings');
-  if (j.http !== undefined && (typeof j.http !== 'string' || !/^https?:\/\//.test(j.http))) return fail('invalid_document', 'http is an http(s) URL');
+  if (!Array.isArray(addrs) || addrs.length > 64 || addrs.some((a) => typeof a !== 'string' || a.length > 1024 || !a.startsWith('/')))
+    return fail('invalid_document', 'multiaddrs is an array of multiaddr strings');
+  if (j.http !== undefined && (typeof j.http !== 'string' || !/^https?:\/\//.test(j.http)))
+    return fail('invalid_document', 'http is an http(s) URL');
   return ok({ peerId: j.peerId, multiaddrs: addrs as string[], ...(j.http ? { http: j.http as string } : {}), keyRecord: key.value });
 }

@@ -47,11 +47,21 @@ export const SCHEMA_BUNDLE = {
       },
       ['maxClockSkewMs', 'maxDeliveryDelayMs'],
     ),
-    Signature: closed({ alg: ref('alg'), kid: ref('name'), signedAt: ref('time'), sig: ref('base64url') }, ['alg', 'kid', 'signedAt', 'sig']),
+    Signature: closed({ alg: ref('alg'), kid: ref('name'), signedAt: ref('time'), sig: ref('base64url') }, [
+      'alg',
+      'kid',
+      'signedAt',
+      'sig',
+    ]),
     // A checkpoint's signature array also holds C2SP signatures over its C2SP form (DESIGN §4, §7a):
     // the log's note signature (note-ed25519) and witness cosignatures (cosignature/v1).
     CheckpointSignature: closed(
-      { alg: { type: 'string', enum: ['EdDSA', 'ES256', 'note-ed25519', 'cosignature/v1'] }, kid: ref('name'), signedAt: ref('time'), sig: ref('base64url') },
+      {
+        alg: { type: 'string', enum: ['EdDSA', 'ES256', 'note-ed25519', 'cosignature/v1'] },
+        kid: ref('name'),
+        signedAt: ref('time'),
+        sig: ref('base64url'),
+      },
       ['alg', 'kid', 'signedAt', 'sig'],
     ),
     KeyRecord: closed(
@@ -125,7 +135,12 @@ export const SCHEMA_BUNDLE = {
       },
       ['kind', 'log', 'seq', 'head', 'root', 'hash', 'signature'],
     ),
-    ForkProof: closed({ kind: { const: 'ForkProof' }, log: ref('origin'), a: ref('Checkpoint'), b: ref('Checkpoint') }, ['kind', 'log', 'a', 'b']),
+    ForkProof: closed({ kind: { const: 'ForkProof' }, log: ref('origin'), a: ref('Checkpoint'), b: ref('Checkpoint') }, [
+      'kind',
+      'log',
+      'a',
+      'b',
+    ]),
     WitnessPolicy: closed(
       {
         kind: { const: 'WitnessPolicy' },

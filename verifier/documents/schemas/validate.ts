@@ -84,6 +84,11 @@ function classify(errors: ErrorObject[]): Failure {
   const first = errors[0];
   if (!first) return fail('invalid_document', 'the document breaks its schema');
   const path = first.instancePath || '/';
-  const what = first.keyword === 'format' ? `is not a valid ${String(first.params.format)}` : first.keyword === 'enum' ? `${first.message} (${(first.params.allowedValues as unknown[]).join(', ')})` : first.message;
+  const what =
+    first.keyword === 'format'
+      ? `is not a valid ${String(first.params.format)}`
+      : first.keyword === 'enum'
+        ? `${first.message} (${(first.params.allowedValues as unknown[]).join(', ')})`
+        : first.message;
   return fail('invalid_document', `${path}: ${what}`, { path });
 }

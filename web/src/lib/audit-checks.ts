@@ -80,7 +80,12 @@ export interface BundleCheckOptions {
 }
 
 /** `cookwala verify BUNDLE --policy P [--keys K] --json`, streaming the bundle. */
-export async function checkBundle(bundle: NamedSource, policyFile: NamedSource, keysFile: NamedSource | undefined, o: BundleCheckOptions = {}): Promise<BundleReport | Unusable> {
+export async function checkBundle(
+  bundle: NamedSource,
+  policyFile: NamedSource,
+  keysFile: NamedSource | undefined,
+  o: BundleCheckOptions = {},
+): Promise<BundleReport | Unusable> {
   let policy: WitnessPolicy;
   let keys: KeyRecord[];
   let first: string | undefined;
@@ -99,21 +104,39 @@ export async function checkBundle(bundle: NamedSource, policyFile: NamedSource, 
   // The verifier names what is wrong with the header; a header refused here gives no read-ahead.
   const hj = first === undefined ? undefined : parseJson(first);
   const h = hj?.ok ? (hj.value as { checkpoints?: unknown } | null) : undefined;
-  if (h && Number.isSafeInteger(h.checkpoints)) ahead = await readCheckpointSeqsAhead(bundle, h.checkpoints as number).catch(() => undefined);
-  const v = createBundleVerifier({ policy, keys, allowLegacy: o.allowLegacy, requireWitnessed: o.requireWitnessed, checkpointSeqs: ahead, verifyBatch: o.verifyBatch, idSalt: o.idSalt });
+  if (h && Number.isSafeInteger(h.checkpoints))
+    ahead = await readCheckpointSeqsAhead(bundle, h.checkpoints as number).catch(() => undefined);
+  const v = createBundleVerifier({
+    policy,
+    keys,
+    allowLegacy: o.allowLegacy,
+    requireWitnessed: o.requireWitnessed,
+    checkpointSeqs: ahead,
+    verifyBatch: o.verifyBatch,
+    idSalt: o.idSalt,
+  });
   let bytes = 0;
   const total = bundle.size;
-  await forEachLine(bundle, (text, flags) => (v.stopped ? false : v.line(text, flags)), (n) => {
-    bytes += n;
-    o.onProgress?.(bytes, total, v.progress.entries);
-  });
+  await forEachLine(
+    bundle,
+    (text, flags) => (v.stopped ? false : v.line(text, flags)),
+    (n) => {
+      bytes += n;
+      o.onProgress?.(bytes, total, v.progress.entries);
+    },
+  );
   return v.end();
 }
 
 /** What `cookwala verify-event --json` prints: {valid, …the result}. */
 export type EventProofOutput = { valid: boolean } & Record<string, unknown>;
 
-export async function checkEventProof(proofFile: NamedSource, policyFile: NamedSource, keysFile: NamedSource | undefined, o: { allowLegacy?: boolean } = {}): Promise<EventProofOutput | Unusable> {
+export async function checkEventProof(
+  proofFile: NamedSource,
+  policyFile: NamedSource,
+  keysFile: NamedSource | undefined,
+  o: { allowLegacy?: boolean } = {},
+): Promise<EventProofOutput | Unusable> {
   let policy: WitnessPolicy;
   let keys: KeyRecord[];
   let proof: unknown;
@@ -164,7 +187,8 @@ export async function checkForkProof(proofFile: NamedSource, trustFile: NamedSou
   } catch (e) {
     return unusable(e);
   }
-  if (trust.log !== undefined && fp.log !== trust.log) return { proven: false, log: fp.log, code: 'log_mismatch', detail: `the proof is about ${fp.log}, the policy about ${trust.log}` };
+  if (trust.log !== undefined && fp.log !== trust.log)
+    return { proven: false, log: fp.log, code: 'log_mismatch', detail: `the proof is about ${fp.log}, the policy about ${trust.log}` };
   const v = verifyForkProof(fp, trust.key);
   if (!v.ok) return { proven: false, log: fp.log, seq: fp.a.seq, code: v.code, detail: v.detail };
   return { proven: true, ...v.value };

@@ -10,7 +10,12 @@ const MAX_BYTES = 32 << 20;
 
 export class HttpError extends Error {
   override readonly name = 'HttpError';
-  constructor(readonly status: number, readonly code: string | undefined, readonly body: unknown, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string | undefined,
+    readonly body: unknown,
+    message: string,
+  ) {
     super(message);
   }
 }

@@ -53,7 +53,11 @@ export interface ByteSource {
  * Calls `onLine` for each line in order, awaiting it when it returns a promise; returning `false`
  * stops the reading. `onBytes` is told each chunk's size as it is read.
  */
-export async function forEachLine(src: ByteSource, onLine: (text: string, flags: LineFlags) => Promise<void> | undefined | false, onBytes?: (n: number) => void): Promise<void> {
+export async function forEachLine(
+  src: ByteSource,
+  onLine: (text: string, flags: LineFlags) => Promise<void> | undefined | false,
+  onBytes?: (n: number) => void,
+): Promise<void> {
   const reader = src.stream().getReader();
   let carry: Uint8Array[] = [];
   let carried = 0;

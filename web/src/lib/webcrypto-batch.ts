@@ -79,7 +79,9 @@ const hex = (s: string) => Uint8Array.from(s.match(/../g) ?? [], (x) => parseInt
 /** RFC 8032 §7.1 TEST 1: the empty message. */
 const TEST1 = {
   pub: hex('d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a'),
-  sig: hex('e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b'),
+  sig: hex(
+    'e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b',
+  ),
 };
 
 /** true when this WebCrypto verifies Ed25519 correctly (a good signature yes, a tampered one no). */

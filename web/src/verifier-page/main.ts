@@ -55,7 +55,12 @@ function showSlots(): void {
   const ready = state.evidence !== undefined && state.policy !== undefined;
   byId<HTMLButtonElement>('verify').disabled = !ready;
   const ev = state.evidence?.kind;
-  fill(byId('policy-hint'), ev === 'fork-proof' ? 'For a fork proof: the witness policy, or the sequencer’s KeyRecord alone.' : 'The witness policy you trust (from the log operator, checked out of band).');
+  fill(
+    byId('policy-hint'),
+    ev === 'fork-proof'
+      ? 'For a fork proof: the witness policy, or the sequencer’s KeyRecord alone.'
+      : 'The witness policy you trust (from the log operator, checked out of band).',
+  );
 }
 
 async function place(files: Iterable<File>, into?: Slot): Promise<void> {
@@ -83,7 +88,16 @@ function showError(msg: string): void {
   setBusy(false);
   const out = byId('result');
   out.hidden = false;
-  fill(out, h('div', { class: 'verdict bad', role: 'status' }, h('span', { id: 'verdict' }, 'ERROR'), h('span', { class: 'verdict-sub' }, 'the verifier itself failed: please report it')), h('pre', { class: 'error' }, msg));
+  fill(
+    out,
+    h(
+      'div',
+      { class: 'verdict bad', role: 'status' },
+      h('span', { id: 'verdict' }, 'ERROR'),
+      h('span', { class: 'verdict-sub' }, 'the verifier itself failed: please report it'),
+    ),
+    h('pre', { class: 'error' }, msg),
+  );
 }
 
 let started = 0;
@@ -123,7 +137,12 @@ function cancel(): void {
 function onWorker(m: WorkerMessage): void {
   if (m.type === 'ready') {
     cryptoPath = m.crypto;
-    fill(byId('crypto'), m.crypto === 'webcrypto' ? 'Signatures: WebCrypto Ed25519 and ECDSA (native), after the same key and signature rules as the CLI.' : 'Signatures: @noble (this browser has no usable WebCrypto Ed25519), after the same rules as the CLI.');
+    fill(
+      byId('crypto'),
+      m.crypto === 'webcrypto'
+        ? 'Signatures: WebCrypto Ed25519 and ECDSA (native), after the same key and signature rules as the CLI.'
+        : 'Signatures: @noble (this browser has no usable WebCrypto Ed25519), after the same rules as the CLI.',
+    );
     return;
   }
   if (m.type === 'progress') {
@@ -131,7 +150,10 @@ function onWorker(m: WorkerMessage): void {
     p.max = Math.max(1, m.total);
     p.value = m.bytes;
     const s = (performance.now() - started) / 1000;
-    fill(byId('progress-text'), `${Math.floor((100 * m.bytes) / Math.max(1, m.total))}% — ${bytes(m.bytes)} of ${bytes(m.total)}, ${m.entries} entries${s > 0.5 ? `, ${Math.round(m.entries / s)} entries/s` : ''}`);
+    fill(
+      byId('progress-text'),
+      `${Math.floor((100 * m.bytes) / Math.max(1, m.total))}% — ${bytes(m.bytes)} of ${bytes(m.total)}, ${m.entries} entries${s > 0.5 ? `, ${Math.round(m.entries / s)} entries/s` : ''}`,
+    );
     return;
   }
   if (m.type === 'error') return showError(m.message);
@@ -142,7 +164,10 @@ function onWorker(m: WorkerMessage): void {
   if (m.type === 'bundle-result') {
     json = m.report;
     const rate = 'entries' in m.report && m.ms > 1000 ? `, ${Math.round((m.report.entries * 1000) / m.ms)} entries/s` : '';
-    view = renderBundleReport(m.report, `Checked in ${secs} s${rate} in this browser (signatures: ${m.crypto === 'webcrypto' ? 'WebCrypto' : '@noble'}); nothing was sent anywhere.`);
+    view = renderBundleReport(
+      m.report,
+      `Checked in ${secs} s${rate} in this browser (signatures: ${m.crypto === 'webcrypto' ? 'WebCrypto' : '@noble'}); nothing was sent anywhere.`,
+    );
   } else if (m.type === 'event-result') {
     json = m.output;
     view = renderEventProof(m.output, `Checked in ${secs} s in this browser; nothing was sent anywhere.`);
@@ -156,11 +181,31 @@ function onWorker(m: WorkerMessage): void {
   out.hidden = false;
   out.dataset.exitCode = String(exit);
   out.dataset.crypto = cryptoPath ?? m.crypto;
-  const cmd = currentKind === 'bundle' ? 'cookwala verify --json' : currentKind === 'event-proof' ? 'cookwala verify-event --json' : 'cookwala verify-fork --json';
-  fill(out,
+  const cmd =
+    currentKind === 'bundle'
+      ? 'cookwala verify --json'
+      : currentKind === 'event-proof'
+        ? 'cookwala verify-event --json'
+        : 'cookwala verify-fork --json';
+  fill(
+    out,
     view,
-    h('div', { class: 'actions' }, h('button', { type: 'button', id: 'download', onclick: () => download(`${currentKind}-report.json`, lastJson) }, 'Download the report (JSON)')),
-    h('details', {}, h('summary', {}, `The report as JSON (what ${cmd} prints; exit code ${exit})`), h('pre', { id: 'report-json', class: 'json' }, lastJson)));
+    h(
+      'div',
+      { class: 'actions' },
+      h(
+        'button',
+        { type: 'button', id: 'download', onclick: () => download(`${currentKind}-report.json`, lastJson) },
+        'Download the report (JSON)',
+      ),
+    ),
+    h(
+      'details',
+      {},
+      h('summary', {}, `The report as JSON (what ${cmd} prints; exit code ${exit})`),
+      h('pre', { id: 'report-json', class: 'json' }, lastJson),
+    ),
+  );
   byId('verdict').focus?.();
 }
 

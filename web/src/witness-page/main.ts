@@ -53,44 +53,133 @@ async function main(): Promise<void> {
   const who = byId('who');
   if (me) {
     const peer = logs.status === 'fulfilled' ? logs.value.peerId : undefined;
-    fill(who, h('dl', { class: 'facts' },
-      h('dt', {}, 'witness key'), h('dd', { id: 'witness-kid' }, h('code', {}, me.kid), ` (${me.alg}, ${me.owner})`),
-      h('dt', {}, 'public key'), h('dd', {}, h('code', { class: 'mono' }, me.publicKey)),
-      peer ? [h('dt', {}, 'libp2p peer'), h('dd', {}, h('code', { class: 'mono' }, peer))] : null),
-      h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => download(`${me.kid}.keyrecord.json`, JSON.stringify(me, null, 2) + '\n') }, 'Download the witness KeyRecord')));
+    fill(
+      who,
+      h(
+        'dl',
+        { class: 'facts' },
+        h('dt', {}, 'witness key'),
+        h('dd', { id: 'witness-kid' }, h('code', {}, me.kid), ` (${me.alg}, ${me.owner})`),
+        h('dt', {}, 'public key'),
+        h('dd', {}, h('code', { class: 'mono' }, me.publicKey)),
+        peer ? [h('dt', {}, 'libp2p peer'), h('dd', {}, h('code', { class: 'mono' }, peer))] : null,
+      ),
+      h(
+        'div',
+        { class: 'actions' },
+        h(
+          'button',
+          { type: 'button', onclick: () => download(`${me.kid}.keyrecord.json`, JSON.stringify(me, null, 2) + '\n') },
+          'Download the witness KeyRecord',
+        ),
+      ),
+    );
   } else fill(who, h('p', { class: 'error' }, wk.status === 'rejected' ? String((wk.reason as Error).message) : 'no key'));
 
   const box = byId('followed');
   if (logs.status === 'rejected') fill(box, h('p', { class: 'error' }, String((logs.reason as Error).message)));
-  else if (logs.value.logs.length === 0) fill(box, h('p', { class: 'note' }, 'This witness follows no log yet (logs are admitted by its configuration).'));
+  else if (logs.value.logs.length === 0)
+    fill(box, h('p', { class: 'note' }, 'This witness follows no log yet (logs are admitted by its configuration).'));
   else {
-    fill(box, h('div', { class: 'table-wrap' }, h('table', { class: 'stack', id: 'log-table' },
-      h('thead', {}, h('tr', {}, ...['log', 'sequencer key', 'last cosigned', 'root', 'cosignature'].map((c) => h('th', { scope: 'col' }, c)))),
-      h('tbody', {}, ...logs.value.logs.map((l) => h('tr', { 'data-log': l.log },
-        h('td', { 'data-label': 'log', class: 'wrap' }, h('code', {}, l.log)),
-        h('td', { 'data-label': 'sequencer' }, h('code', {}, l.sequencer)),
-        h('td', { 'data-label': 'last cosigned' }, l.seq === null ? 'nothing yet' : `seq ${l.seq}`, l.updatedAt ? h('div', { class: 'note' }, `${l.updatedAt} (${age(l.updatedAt)})`) : null),
-        h('td', { 'data-label': 'root' }, l.root ? shortHash(l.root) : ''),
-        h('td', { 'data-label': 'cosignature' }, l.checkpoint ? ownCosignature(l.checkpoint, me) : ''),
-      ))))));
+    fill(
+      box,
+      h(
+        'div',
+        { class: 'table-wrap' },
+        h(
+          'table',
+          { class: 'stack', id: 'log-table' },
+          h(
+            'thead',
+            {},
+            h('tr', {}, ...['log', 'sequencer key', 'last cosigned', 'root', 'cosignature'].map((c) => h('th', { scope: 'col' }, c))),
+          ),
+          h(
+            'tbody',
+            {},
+            ...logs.value.logs.map((l) =>
+              h(
+                'tr',
+                { 'data-log': l.log },
+                h('td', { 'data-label': 'log', class: 'wrap' }, h('code', {}, l.log)),
+                h('td', { 'data-label': 'sequencer' }, h('code', {}, l.sequencer)),
+                h(
+                  'td',
+                  { 'data-label': 'last cosigned' },
+                  l.seq === null ? 'nothing yet' : `seq ${l.seq}`,
+                  l.updatedAt ? h('div', { class: 'note' }, `${l.updatedAt} (${age(l.updatedAt)})`) : null,
+                ),
+                h('td', { 'data-label': 'root' }, l.root ? shortHash(l.root) : ''),
+                h('td', { 'data-label': 'cosignature' }, l.checkpoint ? ownCosignature(l.checkpoint, me) : ''),
+              ),
+            ),
+          ),
+        ),
+      ),
+    );
   }
 
   const fbox = byId('forks');
   if (forks.status === 'rejected') fill(fbox, h('p', { class: 'error' }, String((forks.reason as Error).message)));
-  else if (forks.value.forks.length === 0) fill(fbox, h('p', { id: 'no-forks' }, badge('good', 'none'), ' No fork proof: every checkpoint this witness has seen is consistent with the others.'));
+  else if (forks.value.forks.length === 0)
+    fill(
+      fbox,
+      h(
+        'p',
+        { id: 'no-forks' },
+        badge('good', 'none'),
+        ' No fork proof: every checkpoint this witness has seen is consistent with the others.',
+      ),
+    );
   else {
-    fill(fbox,
-      h('p', {}, badge('bad', `${forks.value.forks.length} fork proof(s)`), ' Each pair of checkpoints is signed by one sequencer key at one seq with different trees: the sequencer showed different logs to different parties.'),
-      h('div', { class: 'table-wrap' }, h('table', { class: 'stack', id: 'fork-table' },
-        h('thead', {}, h('tr', {}, ...['log', 'seq', 'a', 'b', ''].map((c) => h('th', { scope: 'col' }, c)))),
-        h('tbody', {}, ...forks.value.forks.map((f, i) => h('tr', {},
-          h('td', { 'data-label': 'log', class: 'wrap' }, h('code', {}, f.log)),
-          h('td', { 'data-label': 'seq' }, f.a.seq),
-          h('td', { 'data-label': 'a' }, 'root ', shortHash(f.a.root), h('div', {}, 'head ', shortHash(f.a.head))),
-          h('td', { 'data-label': 'b' }, 'root ', shortHash(f.b.root), h('div', {}, 'head ', shortHash(f.b.head))),
-          h('td', { 'data-label': '' }, h('button', { type: 'button', onclick: () => download(`fork-proof-${i + 1}.json`, JSON.stringify(f, null, 2) + '\n') }, 'Download')),
-        ))))),
-      h('p', { class: 'note' }, 'Check a fork proof offline with the verifier page or ', h('code', {}, 'cookwala verify-fork PROOF --policy POLICY'), ': the sequencer key must come from your policy, not from this page.'));
+    fill(
+      fbox,
+      h(
+        'p',
+        {},
+        badge('bad', `${forks.value.forks.length} fork proof(s)`),
+        ' Each pair of checkpoints is signed by one sequencer key at one seq with different trees: the sequencer showed different logs to different parties.',
+      ),
+      h(
+        'div',
+        { class: 'table-wrap' },
+        h(
+          'table',
+          { class: 'stack', id: 'fork-table' },
+          h('thead', {}, h('tr', {}, ...['log', 'seq', 'a', 'b', ''].map((c) => h('th', { scope: 'col' }, c)))),
+          h(
+            'tbody',
+            {},
+            ...forks.value.forks.map((f, i) =>
+              h(
+                'tr',
+                {},
+                h('td', { 'data-label': 'log', class: 'wrap' }, h('code', {}, f.log)),
+                h('td', { 'data-label': 'seq' }, f.a.seq),
+                h('td', { 'data-label': 'a' }, 'root ', shortHash(f.a.root), h('div', {}, 'head ', shortHash(f.a.head))),
+                h('td', { 'data-label': 'b' }, 'root ', shortHash(f.b.root), h('div', {}, 'head ', shortHash(f.b.head))),
+                h(
+                  'td',
+                  { 'data-label': '' },
+                  h(
+                    'button',
+                    { type: 'button', onclick: () => download(`fork-proof-${i + 1}.json`, JSON.stringify(f, null, 2) + '\n') },
+                    'Download',
+                  ),
+                ),
+              ),
+            ),
+          ),
+        ),
+      ),
+      h(
+        'p',
+        { class: 'note' },
+        'Check a fork proof offline with the verifier page or ',
+        h('code', {}, 'cookwala verify-fork PROOF --policy POLICY'),
+        ': the sequencer key must come from your policy, not from this page.',
+      ),
+    );
   }
 }
 
