@@ -60,8 +60,8 @@ export async function verifyBundleFile(path: string, o: VerifyFileOptions): Prom
     const whole = parseJson(await readFile(path, 'utf8').catch(() => ''));
     if (whole.ok) doc = whole.value;
   }
-  // The header is not signed: only when the signed descriptor names the same other log is this
-  // another log's bundle (exit 2); a header alone naming another log is tampering, for the report.
+  // The header is not signed: a header naming another log while the signed descriptor below it
+  // names the policy's log is tampering, for the report; otherwise it is another log's bundle (exit 2).
   const dj = second === undefined ? undefined : parseJson(second);
   const descriptorLog = dj?.ok && dj.value !== null && typeof dj.value === 'object' ? (dj.value as { log?: unknown }).log : undefined;
   const wrong = wrongInput(path, doc, policy.log, o.policyPath, descriptorLog);
@@ -117,7 +117,7 @@ export function wrongInput(
     return `${path} is a fork proof, not an audit bundle: check it with \`cookwala verify-fork ${path} --policy ${policyPath}\``;
   if (j.kind === 'WitnessPolicy' || j.kind === 'KeyCache')
     return `${path} is a ${j.kind}, not an audit bundle: give the bundle (\`cookwala export\` writes one) first and the ${j.kind === 'KeyCache' ? 'key cache as --keys' : 'policy as --policy'}`;
-  if (j.type === 'cookwala-audit-bundle' && typeof j.log === 'string' && j.log !== policyLog && descriptorLog === j.log)
+  if (j.type === 'cookwala-audit-bundle' && typeof j.log === 'string' && j.log !== policyLog && descriptorLog !== policyLog)
     return `${path} is the bundle of log ${j.log}, but ${policyPath} is the policy of ${policyLog}: pass the policy of ${j.log} as --policy`;
   return undefined;
 }
