@@ -16,6 +16,7 @@
 // the in-memory head moves only after a commit; after a failure whose outcome is unknown the
 // store gives up the lease and reloads from the database when it wins it again.
 
+import { checkCheckpointFits, checkCheckpointShape } from '../checkpoint-checks.ts';
 import pg from 'pg';
 import { ProtocolError } from '../../verifier/errors.ts';
 import { formatHash, isHashString } from '../../verifier/encoding/wire.ts';
@@ -408,31 +409,9 @@ class PgStore extends StoreReader<PgKv> implements PostgresLogStore {
       this.exclusive(async () => {
         this.assertLeader();
         const { desc } = this.initialized();
-        if (
-          !cp ||
-          cp.kind !== 'Checkpoint' ||
-          !Number.isSafeInteger(cp.seq) ||
-          cp.seq < 0 ||
-          !isHashString(cp.head) ||
-          !isHashString(cp.root) ||
-          !isHashString(cp.hash) ||
-          !Array.isArray(cp.signature) ||
-          cp.signature.length === 0
-        ) {
-          throw new ProtocolError('invalid_document', 'a Checkpoint with seq, head, root, hash and at least the sequencer signature');
-        }
-        if (cp.log !== desc.log) throw new ProtocolError('log_mismatch', `checkpoint of log ${cp.log}, store holds ${desc.log}`);
+        checkCheckpointShape(cp, desc.log);
         const stored = await this.checkpoint(cp.seq);
-        if (stored && (stored.head !== cp.head || stored.root !== cp.root)) {
-          throw new ProtocolError('fork_detected', `seq ${cp.seq} already has a checkpoint with head ${stored.head} root ${stored.root}`, {
-            seq: cp.seq,
-            stored,
-          });
-        }
-        if (cp.seq > this.cur!.seq)
-          throw new ProtocolError('store_behind_checkpoint', `checkpoint seq ${cp.seq} is beyond the head ${this.cur!.seq}`, {
-            seq: cp.seq,
-          });
+        checkCheckpointFits(cp, stored, this.cur!.seq);
         const why = await this.disagreement(cp);
         if (why) throw new ProtocolError('rewrite_detected', `checkpoint disagrees with the stored entries: ${why}`, { seq: cp.seq });
         await this.write('checkpoint', [{ type: 'put', key: checkpointKey(cp.seq), value: encodeJson(mergeCosignatures(cp, stored)) }]);
