@@ -7,10 +7,11 @@
 // retries of acknowledged events under a new Idempotency-Key (each must be answered 200 with the
 // seq first acknowledged). A request whose answer is lost (a kill) is resent unchanged until
 // answered. At random moments one of the three processes (drawn from the seed) is SIGKILLed and
-// restarted; after each restart the whole log is checked from the sequencer's HTTP API: every
-// acknowledged event exactly once at its acknowledged seq, seqs 1..n without a gap, every entry
-// hash, link and device signature, the Merkle root at every checkpoint observed so far rebuilt
-// leaf by leaf, one head per checkpoint seq (no fork), the published checkpoint never moving back,
+// restarted; after each restart the log is checked from the sequencer's HTTP API (testkit/soak-
+// audit.ts: the new entries in full, a sample of older ones, the whole log every FULL_EVERY kills
+// and at the end): every acknowledged event exactly once at its acknowledged seq, seqs 1..n without
+// a gap, every entry hash, link and device signature, the Merkle root at every checkpoint observed
+// so far rebuilt leaf by leaf, one head per checkpoint seq (no fork), the published checkpoint never moving back,
 // the witness's stored seq for the log never moving back, and no temp file of a dead process left
 // in the data directories. At the end the executor is stopped and its store read: every event it
 // wrote is in the log once or still pending in its outbox (none lost). Bounded: stops after
@@ -26,15 +27,13 @@ import { readWitnessPolicy } from '../verifier/documents/policy.ts';
 import type { KeyRecord } from '../verifier/documents/keys.ts';
 import type { Entry } from '../verifier/documents/entry.ts';
 import type { Checkpoint } from '../verifier/documents/checkpoint.ts';
-import type { CloudEvent } from '../verifier/cloudevent/read.ts';
 import { openExecutorStore } from '../executor/store.ts';
 import { prng } from '../executor/missions.ts';
 import { readLogLines } from '../platform/logger.ts';
 import { deviceKey, type TestKey } from './keys.ts';
 import { eventStream } from './events.ts';
 import { freePort } from './net.ts';
-import { checkChain } from './executor.ts';
-import { rebuildLog } from './verify-log.ts';
+import { createLogAudit, type AuditAck } from './soak-audit.ts';
 import { readInfo } from './witness-procs.ts';
 import { makeTempDir, removeDir } from './tmp.ts';
 import { changes, waitFor } from './wait.ts';
@@ -62,6 +61,8 @@ export interface SoakSummary {
   byMode: Record<'single' | 'batch' | 'binary' | 'retry', number>;
   entries: number;
   checks: number;
+  /** Checks that re-read the whole log from seq 1 (the others read what is new, and a sample). */
+  fullChecks: number;
   publishedSeq: number;
   witnessSeq: number;
   executorEvents: { written: number; logged: number; pending: number };
@@ -115,11 +116,10 @@ function spawnProc(args: string[]): Proc {
 const listening = (l: string) => readLogLines(l).some((r) => r.event === 'listening');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Ack {
-  ce: CloudEvent;
-  seq: number;
-  hash: string;
-}
+type Ack = AuditAck;
+
+/** Every FULL_EVERY kills (and at the end) the check re-reads the whole log from seq 1. */
+const FULL_EVERY = 50;
 
 export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
   const seed = o.seed ?? Date.now() % 1e9;
@@ -145,6 +145,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
     byMode: { single: 0, batch: 0, binary: 0, retry: 0 },
     entries: 0,
     checks: 0,
+    fullChecks: 0,
     publishedSeq: 0,
     witnessSeq: 0,
     executorEvents: { written: 0, logged: 0, pending: 0 },
@@ -247,8 +248,12 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
     const acks: Ack[] = [];
     let stop = false;
     const progress = new Set<() => void>();
+    const acksOf = new Map<string, Ack[]>();
     const acked = (a: Ack, mode: keyof SoakSummary['byMode']) => {
       acks.push(a);
+      const mine = acksOf.get(a.ce.source);
+      if (mine) mine.push(a);
+      else acksOf.set(a.ce.source, [a]);
       summary.byMode[mode]++;
       for (const l of [...progress]) l();
     };
@@ -288,7 +293,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
         const mode = (['single', 'batch', 'binary', 'retry'] as const)[n % 4];
         const key = `${d.record.kid}-${n++}`;
         if (mode === 'retry') {
-          const mine = acks.filter((a) => a.ce.source === d.owner);
+          const mine = acksOf.get(d.owner) ?? [];
           if (mine.length === 0) continue;
           const a = mine[Math.floor(rnd() * mine.length)];
           const r = await send({ 'content-type': 'application/cloudevents+json', 'idempotency-key': `${key}-again` }, JSON.stringify(a.ce));
@@ -328,20 +333,31 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
     const load = devices.map((d, i) => client(d, i));
 
     // --- checks
-    /** The whole log, page by page (the entries route answers at most 10,000 a call). */
+    /** One page of entries from `from` (to `to`, or at most 10,000: the entries route's page). */
+    const readPage = async (from: number, to?: number): Promise<{ entries: Entry[]; head: number }> => {
+      const res = await fetch(`${base}/v1/logs/${enc}/entries?from=${from}${to === undefined ? '' : `&to=${to}`}`);
+      const entries = (await res.text())
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l) as Entry);
+      return { entries, head: Number(res.headers.get('cookwala-head') ?? 0) };
+    };
+    /** The whole log, page by page. */
     const allEntries = async (): Promise<Entry[]> => {
       const out: Entry[] = [];
       for (;;) {
-        const res = await fetch(`${base}/v1/logs/${enc}/entries?from=${out.length + 1}`);
-        const page = (await res.text())
-          .split('\n')
-          .filter((l) => l.trim() !== '')
-          .map((l) => JSON.parse(l) as Entry);
-        out.push(...page);
-        const head = Number(res.headers.get('cookwala-head') ?? 0);
-        if (page.length === 0 || out.length >= head) return out;
+        const page = await readPage(out.length + 1);
+        out.push(...page.entries);
+        if (page.entries.length === 0 || out.length >= page.head) return out;
       }
     };
+    const descriptor = (await (await fetch(`${base}/v1/logs/${enc}`)).json()) as { hash: string };
+    const audit = createLogAudit({
+      descriptorHash: descriptor.hash,
+      keys: devices.map((x) => x.record),
+      readPage,
+      sample: (size) => Array.from({ length: Math.min(size, 8) }, () => 1 + Math.floor(rnd() * size)),
+    });
     const observed = new Map<number, Checkpoint>();
     let publishedSeq = 0;
     let witnessSeq = 0;
@@ -370,33 +386,14 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
         if (m && !alive.includes(Number(m[1]))) fail(`a temp file of a dead process is left: ${e}`);
       }
     };
-    const check = async (after: string) => {
+    const check = async (after: string, full: boolean) => {
       summary.checks++;
       // Everything acknowledged or observed before the log is read must be in what is read.
       const acksNow = acks.slice();
       const observedNow = [...observed.values()];
-      const d = (await (await fetch(`${base}/v1/logs/${enc}`)).json()) as { hash: string };
-      const entries = await allEntries();
-      summary.entries = entries.length;
-      entries.forEach((e, i) => e.seq !== i + 1 && fail(`gap: entry ${i + 1} has seq ${e.seq}`));
-      const problem = checkChain(
-        d.hash,
-        entries,
-        devices.map((x) => x.record),
-      );
-      if (problem) fail(`after ${after}: chain: ${problem}`);
-      const rebuilt = rebuildLog(d.hash, entries);
-      for (const cp of observedNow)
-        if (cp.seq > entries.length || rebuilt.roots[cp.seq] !== cp.root)
-          fail(`after ${after}: checkpoint ${cp.seq} root is not the rebuilt tree's`);
-      const where = new Map<string, number[]>();
-      for (const e of entries) where.set(`${e.ce.source} ${e.ce.id}`, [...(where.get(`${e.ce.source} ${e.ce.id}`) ?? []), e.seq]);
-      for (const s of where.values()) if (s.length > 1) fail(`after ${after}: one event at seqs ${s.join(',')}`);
-      for (const a of acksNow) {
-        const s = where.get(`${a.ce.source} ${a.ce.id}`);
-        if (!s || s.length !== 1 || s[0] !== a.seq || entries[a.seq - 1].hash !== a.hash)
-          fail(`after ${after}: acknowledged ${a.ce.id} at ${a.seq} is at ${s?.join(',') ?? 'nowhere'}`);
-      }
+      for (const f of await audit.check(acksNow, observedNow, full, after)) fail(f);
+      summary.entries = audit.size;
+      summary.fullChecks = audit.fullChecks;
       if (witnessHttp) {
         try {
           const w = (await (await fetch(`${witnessHttp}/v1/logs`)).json()) as { logs: Array<{ log: string; seq: number | null }> };
@@ -436,7 +433,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
         break;
       }
       const tr = Date.now();
-      await check(`kill ${summary.kills.total} (${kind})`);
+      await check(`kill ${summary.kills.total} (${kind})`, summary.kills.total % FULL_EVERY === 0);
       say(`kill ${summary.kills.total} ${kind}: waited+killed+restarted in ${tr - tk} ms, checked in ${Date.now() - tr} ms`);
       if (summary.kills.total % 10 === 0)
         say(
@@ -450,7 +447,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
     summary.publishedSeq = publishedSeq;
     summary.witnessSeq = witnessSeq;
     if (failures.length > 0) return summary;
-    await check('the end');
+    await check('the end', true);
 
     // --- the executor's events: each in the log once, or still pending in its outbox
     executor.proc.kill('SIGTERM');
@@ -494,5 +491,5 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
 
 /** The one summary line `npm run soak` ends with. */
 export function summaryLine(s: SoakSummary): string {
-  return `soak: ${s.kills.total} kills (sequencer ${s.kills.sequencer}, witness ${s.kills.witness}, executor ${s.kills.executor}) in ${Math.round(s.durationMs / 1000)} s = ${s.killsPerMinute} kills/min; ${s.acknowledged} acknowledged (single ${s.byMode.single}, batch ${s.byMode.batch}, binary ${s.byMode.binary}; ${s.byMode.retry} retries answered 200), ${s.entries} entries, ${s.checks} checks, published seq ${s.publishedSeq}, witness seq ${s.witnessSeq}; executor events ${s.executorEvents.written} written, ${s.executorEvents.logged} logged, ${s.executorEvents.pending} pending; ${s.failures.length === 0 ? 'no loss, duplicate, gap, fork, rollback or stale temp file' : `${s.failures.length} FAILURES`} (seed ${s.seed})`;
+  return `soak: ${s.kills.total} kills (sequencer ${s.kills.sequencer}, witness ${s.kills.witness}, executor ${s.kills.executor}) in ${Math.round(s.durationMs / 1000)} s = ${s.killsPerMinute} kills/min; ${s.acknowledged} acknowledged (single ${s.byMode.single}, batch ${s.byMode.batch}, binary ${s.byMode.binary}; ${s.byMode.retry} retries answered 200), ${s.entries} entries, ${s.checks} checks (${s.fullChecks} of the whole log), published seq ${s.publishedSeq}, witness seq ${s.witnessSeq}; executor events ${s.executorEvents.written} written, ${s.executorEvents.logged} logged, ${s.executorEvents.pending} pending; ${s.failures.length === 0 ? 'no loss, duplicate, gap, fork, rollback or stale temp file' : `${s.failures.length} FAILURES`} (seed ${s.seed})`;
 }
