@@ -33,6 +33,9 @@ export async function buildRound(logs: FakeLog[], entries: number): Promise<AddC
   return out;
 }
 
+/** Failures by code (with the first detail of each), printed by the bench so a failure is never only a count. */
+export const failureCodes = new Map<string, { n: number; detail: string }>();
+
 /** Send all requests over `conns` (log i always on conn i % n, in order), WINDOW in flight per conn; returns the failures. */
 export async function drive(conns: ReturnType<typeof createWitnessConnection>[], reqs: AddCheckpointRequest[]): Promise<number> {
   let failures = 0;
@@ -42,7 +45,13 @@ export async function drive(conns: ReturnType<typeof createWitnessConnection>[],
       const inflight = new Set<Promise<void>>();
       for (const { c, r } of lane) {
         const p: Promise<void> = c.request(r, { timeoutMs: 60_000 }).then((x) => {
-          if (!cosignatureOf(x).ok) failures++;
+          const c = cosignatureOf(x);
+          if (!c.ok) {
+            failures++;
+            const f = failureCodes.get(c.code) ?? { n: 0, detail: c.detail.slice(0, 200) };
+            f.n++;
+            failureCodes.set(c.code, f);
+          }
           inflight.delete(p);
         });
         inflight.add(p);
@@ -62,7 +71,7 @@ async function main(addr: string, nLogs: number, rounds: number, streams: number
   const conns = clients.map((n) => createWitnessConnection(n, addr));
   try {
     const first = await drive(conns, await buildRound(logs, 4));
-    if (first > 0) throw new Error(`${first} first-contact requests failed`);
+    if (first > 0) throw new Error(`${first} first-contact requests failed: ${JSON.stringify(Object.fromEntries(failureCodes))}`);
     const planned: AddCheckpointRequest[][] = [];
     for (let r = 0; r < rounds; r++) planned.push(await buildRound(logs, 3));
     process.stdout.write(JSON.stringify({ phase: 'start' }) + '\n');
@@ -70,7 +79,8 @@ async function main(addr: string, nLogs: number, rounds: number, streams: number
     let failures = 0;
     for (const reqs of planned) failures += await drive(conns, reqs);
     const ms = performance.now() - t0;
-    process.stdout.write(JSON.stringify({ phase: 'done', ms, failures, requests: rounds * nLogs }) + '\n');
+    const codes = Object.fromEntries(failureCodes);
+    process.stdout.write(JSON.stringify({ phase: 'done', ms, failures, codes, requests: rounds * nLogs }) + '\n');
   } finally {
     for (const c of conns) await c.close();
     for (const n of clients) await n.stop();

@@ -67,7 +67,9 @@ async function du(dir: string): Promise<number> {
   return n;
 }
 
-function runClients(addr: string, logs: number): Promise<{ ms: number; failures: number; requests: number }> {
+type ClientRun = { ms: number; failures: number; codes: Record<string, { n: number; detail: string }>; requests: number };
+
+function runClients(addr: string, logs: number): Promise<ClientRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -75,14 +77,14 @@ function runClients(addr: string, logs: number): Promise<{ ms: number; failures:
       { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
     );
     let buf = '';
-    let done: { ms: number; failures: number; requests: number } | undefined;
+    let done: ClientRun | undefined;
     child.stdout.on('data', (d) => {
       buf += d;
       let i;
       while ((i = buf.indexOf('\n')) >= 0) {
-        const m = JSON.parse(buf.slice(0, i)) as { phase: string; ms?: number; failures?: number; requests?: number };
+        const m = JSON.parse(buf.slice(0, i)) as Partial<ClientRun> & { phase: string };
         buf = buf.slice(i + 1);
-        if (m.phase === 'done') done = { ms: m.ms!, failures: m.failures!, requests: m.requests! };
+        if (m.phase === 'done') done = { ms: m.ms!, failures: m.failures!, codes: m.codes ?? {}, requests: m.requests! };
       }
     });
     child.on('error', reject);
@@ -117,6 +119,7 @@ export async function run(ctx: { quick: boolean; logs?: number }): Promise<Recor
       addCheckpointPerSec: perSec,
       requests: c.requests,
       failures: c.failures,
+      failureCodes: c.codes,
       streams: STREAMS,
       peakRssMB: Math.max(m1.hwmMB, m2.hwmMB),
       rssAfterRestartMB: m2.rssMB,

@@ -65,10 +65,13 @@ export function logVkey(origin: string, publicKey: Uint8Array): string {
   return formatVerifierKey(origin, SIG_ED25519, publicKey);
 }
 
-/** The log's vkey from the sequencer's KeyRecord (EdDSA only). */
-export function logVkeyOf(origin: string, sequencer: Pick<KeyRecord, 'alg' | 'publicKey'>): Result<string> {
+/**
+ * The log's vkey from the sequencer's KeyRecord (EdDSA only). keyRule false: the key is only
+ * formatted, its Ed25519 rule left to the note verifier made from the vkey (keys.ts publicKeyBytes).
+ */
+export function logVkeyOf(origin: string, sequencer: Pick<KeyRecord, 'alg' | 'publicKey'>, keyRule = true): Result<string> {
   if (sequencer.alg !== 'EdDSA') return fail('unsupported_alg', `a C2SP log key is Ed25519; the sequencer key is ${sequencer.alg}`);
-  const pub = publicKeyBytes(sequencer);
+  const pub = publicKeyBytes(sequencer, keyRule);
   if (!pub.ok) return pub;
   return ok(logVkey(origin, pub.value));
 }

@@ -37,6 +37,8 @@ export interface DocumentOf {
 export interface ReadOptions {
   /** Read documents declaring coreVersion 0.2.0 (bare-hash signatures, reported as weaker). */
   allowLegacy?: boolean;
+  /** 'on-use': a KeyRecord's Ed25519 key rule waits for the key's first signature check (keys.ts publicKeyBytes). */
+  keyRule?: 'now' | 'on-use';
 }
 
 /** The Core versions this reader accepts: any patch of 0.2 (Core §9). */
@@ -77,7 +79,7 @@ export function readDocument<K extends DocumentKind>(kind: K, json: unknown, opt
   const s = schemaValidator().validate(kind, json);
   if (!s.ok) return s;
   if (kind === 'KeyRecord') {
-    const k = validKeyRecordShape(json as KeyRecord);
+    const k = validKeyRecordShape(json as KeyRecord, opts.keyRule !== 'on-use');
     if (!k.ok) return { ...k, path: '/' };
   }
   if (kind === 'KeyCache') {

@@ -47,19 +47,24 @@ function stringList(x: unknown, where: string): Result<string[]> {
   return ok(x as string[]);
 }
 
-export function readAdmittedLog(json: unknown, where = 'log'): Result<AdmittedLog> {
+export function readAdmittedLog(json: unknown, where = 'log', keyRule: 'now' | 'on-use' = 'now'): Result<AdmittedLog> {
   const l = json as Record<string, unknown>;
   if (!l || typeof l !== 'object' || Array.isArray(l)) return fail('invalid_document', `${where} is {log, sequencer}`);
   for (const k of Object.keys(l)) if (k !== 'log' && k !== 'sequencer' && !isVendorMember(k)) return fail('unknown_field', `${where}.${k}`);
   const origin = checkOrigin(l.log);
   if (!origin.ok) return fail('invalid_origin', `${where}.log: ${origin.detail}`);
-  const key = readDocument('KeyRecord', l.sequencer) as Result<KeyRecord>;
+  const key = readDocument('KeyRecord', l.sequencer, { keyRule }) as Result<KeyRecord>;
   if (!key.ok) return fail(key.code, `${where}.sequencer: ${key.detail}`);
   if (key.value.role !== 'sequencer') return fail('key_role_mismatch', `${where}.sequencer has role ${key.value.role}`);
   return ok({ log: origin.value, sequencer: key.value });
 }
 
-export function readWitnessConfig(json: unknown): Result<WitnessConfig> {
+/**
+ * keyRule 'on-use' (loading and saving the witness's own config): the admitted keys were checked
+ * by the key rule when admitted (add-log, a log list), so it is not run again for each of them;
+ * a key that fails it (a hand-edited config) is refused at its first checkpoint (bad_signature: weak_key …).
+ */
+export function readWitnessConfig(json: unknown, keyRule: 'now' | 'on-use' = 'now'): Result<WitnessConfig> {
   const o = json as Record<string, unknown>;
   if (!o || typeof o !== 'object' || Array.isArray(o)) return fail('invalid_document', 'witness config is a JSON object');
   for (const k of Object.keys(o)) if (!MEMBERS.has(k) && !isVendorMember(k)) return fail('unknown_field', `witness.${k}`);
@@ -78,7 +83,7 @@ export function readWitnessConfig(json: unknown): Result<WitnessConfig> {
   const seen = new Set<string>();
   const logs: AdmittedLog[] = [];
   for (const [i, l] of c.logs.entries()) {
-    const r = readAdmittedLog(l, `witness.logs[${i}]`);
+    const r = readAdmittedLog(l, `witness.logs[${i}]`, keyRule);
     if (!r.ok) return r;
     if (seen.has(r.value.log)) return fail('invalid_document', `witness.logs names ${r.value.log} twice`);
     seen.add(r.value.log);

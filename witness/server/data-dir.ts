@@ -107,7 +107,7 @@ export async function initWitnessDir(dir: string, opts: WitnessInitOptions = {})
     await writeFileDurable(cfgPath, JSON.stringify(config, null, 2) + '\n');
     created.push(WITNESS_FILES.config);
   } else {
-    const r = readWitnessConfig(existing);
+    const r = readWitnessConfig(existing, 'on-use');
     if (!r.ok) throw new ProtocolError(r.code, `${cfgPath}: ${r.detail}`);
     name = r.value.name;
   }
@@ -119,7 +119,7 @@ export async function loadWitnessDir(dir: string): Promise<WitnessDataDir> {
   const cfgPath = join(dir, WITNESS_FILES.config);
   const j = await readJsonFile(cfgPath);
   if (j === undefined) throw new ProtocolError('not_found', `${cfgPath} is missing; run \`cookwala witness init --data ${dir}\``);
-  const c = readWitnessConfig(j);
+  const c = readWitnessConfig(j, 'on-use');
   if (!c.ok) throw new ProtocolError(c.code, `${cfgPath}: ${c.detail}`);
   const keyPath = join(dir, WITNESS_FILES.key);
   const k = await readJsonFile(keyPath);
@@ -134,7 +134,7 @@ export async function loadWitnessDir(dir: string): Promise<WitnessDataDir> {
 }
 
 export async function saveWitnessConfig(dir: string, config: WitnessConfig): Promise<void> {
-  const r = readWitnessConfig(config);
+  const r = readWitnessConfig(config, 'on-use');
   if (!r.ok) throw ProtocolError.from(r);
   await writeFileDurable(join(dir, WITNESS_FILES.config), JSON.stringify(config, null, 2) + '\n');
 }
