@@ -42,7 +42,13 @@ describe('the key rule of admitted keys', () => {
     expect(readWitnessConfig(config(log.keyRecord)).ok).toBe(true);
     // The C2SP registry derives the vkey without the rule and makes the verifier on first use:
     // a weak key yields none (every note signature of that log is refused), a sound one one.
-    const reg = createLogRegistry([{ log: ORIGIN, sequencer: weakRecord }, { log: 'example.org/ok', sequencer: log.keyRecord }], []);
+    const reg = createLogRegistry(
+      [
+        { log: ORIGIN, sequencer: weakRecord },
+        { log: 'example.org/ok', sequencer: log.keyRecord },
+      ],
+      [],
+    );
     if (!reg.ok) throw new Error(reg.detail);
     expect(reg.value.vkeyOf(ORIGIN)).toMatch(/^example\.org\/missions\/m-weak\+[0-9a-f]{8}\+/);
     expect(reg.value.get(ORIGIN)).toEqual([]);
