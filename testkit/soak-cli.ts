@@ -13,7 +13,17 @@ if (!Number.isSafeInteger(kills) || kills < 1 || !(minutes > 0)) {
   process.stderr.write('usage: npm run soak -- [--kills N] [--minutes M] [--seed S]\n');
   process.exit(2);
 }
+// Ctrl-C or a SIGTERM ends the run cleanly: no more kills, the final checks, every child process
+// stopped and the temp dirs removed (a second signal exits at once).
+const stopping = new AbortController();
+for (const sig of ['SIGINT', 'SIGTERM'] as const)
+  process.on(sig, () => {
+    if (stopping.signal.aborted) process.exit(130);
+    process.stderr.write(`soak: ${sig}: stopping after the current kill\n`);
+    stopping.abort();
+  });
 const s = await runSoak({
+  signal: stopping.signal,
   kills,
   durationMs: minutes * 60_000,
   seed: values.seed === undefined ? undefined : Number(values.seed),

@@ -50,6 +50,8 @@ export interface SoakOptions {
   order?: Array<'sequencer' | 'witness' | 'executor'>;
   /** Progress lines (the CLI prints them); silent by default. */
   say?: (line: string) => void;
+  /** Aborted (the CLI's SIGINT/SIGTERM): no more kills; the final checks run and every child is stopped. */
+  signal?: AbortSignal;
 }
 
 export interface SoakSummary {
@@ -243,7 +245,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
     };
     await startExecutor();
 
-    say(`soak: set up in ${Date.now() - tStart} ms`);
+    say(`soak: set up in ${Date.now() - tStart} ms in ${root}`);
     // --- load: four device outboxes, mixed modes
     const acks: Ack[] = [];
     let stop = false;
@@ -413,7 +415,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
     };
 
     // --- kills
-    while (summary.kills.total < o.kills && Date.now() - t0 < o.durationMs && failures.length === 0) {
+    while (summary.kills.total < o.kills && Date.now() - t0 < o.durationMs && failures.length === 0 && !o.signal?.aborted) {
       await moreAcks();
       const r = rnd();
       const kind = o.order ? o.order[summary.kills.total % o.order.length] : r < 0.5 ? 'sequencer' : r < 0.75 ? 'witness' : 'executor';
