@@ -95,7 +95,7 @@ export function readWitnessConfig(json: unknown, keyRule: 'now' | 'on-use' = 'no
   if (c.c2spLogs !== undefined) {
     if (!Array.isArray(c.c2spLogs)) return fail('invalid_document', 'witness.c2spLogs is an array of {origin, vkey}');
     for (const [i, l] of c.c2spLogs.entries()) {
-      const r = readC2spLog(l, `witness.c2spLogs[${i}]`);
+      const r = readC2spLog(l, `witness.c2spLogs[${i}]`, keyRule);
       if (!r.ok) return r;
       if (seen.has(r.value.origin)) return fail('invalid_document', `witness.c2spLogs names ${r.value.origin}, already admitted`);
       seen.add(r.value.origin);
