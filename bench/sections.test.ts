@@ -1,27 +1,86 @@
 // Smoke test of the bench sections (the measured runs are `npm run bench`): each quick run
-// completes against the real parts (LevelDB, HTTP, libp2p, hypercore) and reports the keys that
-// bench/run.ts tabulates, as positive numbers. No figure is compared with a target here: speed is
-// measured, never asserted. The verify section is left to `npm run bench -- --quick` (its quick run
-// generates 10^5 events); its generator and reader are tested in verifier/bundle/verifier.test.ts.
+// completes against the real parts (LevelDB, HTTP, libp2p, hypercore, a verify child process) and
+// reports the keys that bench/run.ts tabulates: the figures as positive numbers, the pair summaries
+// of issue 16 (median ratio, spreads, limitsAgree) with their types. No figure is compared with a
+// target here: speed is measured, never asserted. The verify section runs on small bundles
+// (2,000 and 5,000 events) without its hostile inputs (bench/verify-hostile.ts, 256 MB lines).
 import { describe, expect, it } from 'vitest';
+import { limitsDisagree } from './run.ts';
 
 const positive = (r: Record<string, unknown>, keys: string[]) => {
   for (const k of keys) expect(r[k], k).toBeGreaterThan(0);
 };
+/** The summary of interleaved pairs (bench/pairs.ts) as a section reports it. */
+const pairSummary = (r: Record<string, unknown>, at: string) => {
+  expect(r.ratioToVerifyLimit ?? r.ratioToHypercore, `${at}: ratio`).toBeGreaterThan(0);
+  const spread = r.ratioSpread as [number, number];
+  expect(spread, `${at}: ratioSpread`).toHaveLength(2);
+  expect(spread[0], `${at}: ratioSpread`).toBeGreaterThan(0);
+  expect(spread[0]).toBeLessThanOrEqual(spread[1]);
+  expect(r.limitSpread, `${at}: limitSpread`).toBeGreaterThanOrEqual(1);
+  expect(typeof r.limitsAgree, `${at}: limitsAgree`).toBe('boolean');
+};
 
 describe('bench sections (quick smoke)', () => {
-  it('append and proof', async () => {
+  it('append (both synced, both unsynced, CPU per block, in pairs) and proof', async () => {
     const m = await import('./append.ts');
-    positive(await m.run({ quick: true }), ['logstoreBlocksPerSec', 'hypercoreBlocksPerSec', 'ratioToHypercore']);
+    const r = await m.run({ quick: true });
+    positive(r, [
+      'logstoreBlocksPerSec',
+      'hypercoreBlocksPerSec',
+      'ratioToHypercore',
+      'syncedRatioToHypercore',
+      'unsyncedRatioToHypercore',
+      'cpuPerBlockRatioToHypercore',
+      'logstoreCpuUsPerBlock',
+      'hypercoreCpuUsPerBlock',
+      'pairs',
+    ]);
+    pairSummary(r, 'append');
+    for (const mode of ['synced', 'unsynced'] as const) {
+      const x = r[mode] as Record<string, unknown>;
+      pairSummary(x, mode);
+      positive(x, ['logstoreBlocksPerSec', 'hypercoreBlocksPerSec', 'logstoreCpuUsPerBlock', 'hypercoreCpuUsPerBlock']);
+      expect(x.pairs as unknown[]).toHaveLength(r.pairs as number);
+    }
+    // hypercore's synced runs fdatasync'd its WAL once per awaited append (50 batches a run)
+    const hs = r.hypercoreSync as { walSyncs: number; walFiles: number };
+    expect(hs.walSyncs).toBe((r.pairs as number) * ((r.blocksPerRun as number) / 100));
+    expect(hs.walFiles).toBeGreaterThanOrEqual(r.pairs as number);
     positive(await m.runProof({ quick: true }), ['inclusionMs', 'bytes']);
-  }, 120_000);
+  }, 180_000);
 
-  it('ingest', async () => {
-    positive(await (await import('./ingest.ts')).run({ quick: true }), ['eventsPerSec', 'verifyPerSecAllCores', 'ratioToVerifyLimit']);
-  }, 120_000);
+  it('ingest: batch and single posts in pairs with the limit, single-post latency', async () => {
+    const r = await (await import('./ingest.ts')).run({ quick: true });
+    positive(r, [
+      'eventsPerSec',
+      'verifyPerSecAllCores',
+      'ratioToVerifyLimit',
+      'singleEventsPerSec',
+      'singleP50Ms',
+      'singleP99Ms',
+      'pairs',
+    ]);
+    expect(r.pairs).toBeGreaterThanOrEqual(3);
+    pairSummary(r, 'ingest');
+    for (const mode of ['batch', 'single'] as const) {
+      const x = r[mode] as Record<string, unknown>;
+      pairSummary(x, mode);
+      expect(x.pairs as unknown[]).toHaveLength(r.pairs as number);
+      expect(x.p50Ms as number).toBeLessThanOrEqual(x.p99Ms as number);
+    }
+  }, 180_000);
 
-  it('checkpoint and witness', async () => {
-    positive(await (await import('./checkpoint.ts')).run({ quick: true }), ['p50Ms', 'p99Ms']);
+  it('verify: pairs of (limit, verify child), peak RSS of the child', async () => {
+    const r = await (await import('./verify.ts')).run({ quick: true, sizes: [2_000, 5_000], hostile: false });
+    positive(r, ['eventsPerSec', 'verifyPerSecAllCores', 'ratioToVerifyLimit', 'peakRssMB', 'medianPairPeakRssMB', 'rssGrowth', 'pairs']);
+    expect(r.pairs).toBe(3);
+    pairSummary(r, 'verify');
+    expect(r.peakRssMB as number).toBeGreaterThanOrEqual(r.medianPairPeakRssMB as number);
+  }, 180_000);
+
+  it('checkpoint (reports the interval it used) and witness', async () => {
+    positive(await (await import('./checkpoint.ts')).run({ quick: true }), ['p50Ms', 'p99Ms', 'intervalMs']);
     positive(await (await import('./witness.ts')).run({ quick: true }), ['addCheckpointPerSec']);
   }, 120_000);
 
@@ -30,4 +89,13 @@ describe('bench sections (quick smoke)', () => {
     positive(r, ['witnessAddCheckpointPerSec', 'witnessRequests', 'checkpointP50Ms', 'checkpointP99Ms']);
     expect(r.witnessFailures).toBe(0);
   }, 120_000);
+
+  it('the table names every section whose limits disagreed by more than 20%, and only those', () => {
+    const lines = limitsDisagree({
+      ingest: { limitsAgree: true, batch: { limitsAgree: false, limitSpread: 1.4 }, single: { limitsAgree: true } },
+      verify: { limitsAgree: true, limitSpread: 1.1 },
+      append: { limitsAgree: false, limitSpread: 1.3, pairs: [{ limitsAgree: false }] },
+    });
+    expect(lines).toEqual(['ingest: ingest.batch (limitSpread 1.4)', 'append: append (limitSpread 1.3)']);
+  });
 });

@@ -1,8 +1,9 @@
 // bench/verify-child.ts: one verification run for bench/verify.ts, in its own process so that its
 // peak memory is its own: `node --import tsx bench/verify-child.ts BUNDLE POLICY [WORKERS]` runs
 // exactly what `cookwala verify` runs (verifyBundleFile: streaming reader, worker pool) and prints
-// one JSON line {ms, entries, exitCode, failures, peakRssMB}, peakRssMB being the kernel's high-water
-// mark of resident memory (VmHWM; process.resourceUsage().maxRSS where /proc is absent).
+// one JSON line {ms, cpuMs, entries, exitCode, failures, peakRssMB}: cpuMs is the CPU time of the
+// whole process (every thread: reader, workers, GC), peakRssMB the kernel's high-water mark of
+// resident memory (VmHWM, workers included; process.resourceUsage().maxRSS where /proc is absent).
 
 import { readFileSync } from 'node:fs';
 import { verifyBundleFile } from '../verifier/cli/verify.ts';
@@ -18,10 +19,18 @@ function peakRssMB(): number {
 }
 
 const [file, policy, workers] = process.argv.slice(2);
+const cpu0 = process.cpuUsage();
 const t0 = performance.now();
 const r = await verifyBundleFile(file, { policyPath: policy, workers: workers === undefined ? undefined : Number(workers) });
 const ms = performance.now() - t0;
+const cpu = process.cpuUsage(cpu0);
 process.stdout.write(
-  JSON.stringify({ ms: Math.round(ms), entries: r.entries, exitCode: r.exitCode, failures: r.failuresTotal, peakRssMB: peakRssMB() }) +
-    '\n',
+  JSON.stringify({
+    ms: Math.round(ms),
+    cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+    entries: r.entries,
+    exitCode: r.exitCode,
+    failures: r.failuresTotal,
+    peakRssMB: peakRssMB(),
+  }) + '\n',
 );
