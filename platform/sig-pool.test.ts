@@ -3,7 +3,7 @@
 // refuses work once closed.
 import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createSigPool, type SigItem } from './sig-pool.ts';
+import { createSigPool, MAX_JOBS_PER_WORKER, type SigItem } from './sig-pool.ts';
 import { verifyRaw } from '../verifier/documents/signature.ts';
 import { createNodeBackend } from '../verifier/crypto/node.ts';
 import { T8, identityForgery, keyOf, signScalar } from '../testkit/ed25519-adversarial.ts';
@@ -133,6 +133,37 @@ describe('sig-pool', () => {
     expect(res.every((r) => r.length === 1 && r[0] === true)).toBe(true);
     expect(pool.stats.items - before.items).toBe(100);
     expect(pool.stats.messages - before.messages).toBeLessThanOrEqual(2);
+  });
+
+  it('while its worker holds MAX_JOBS_PER_WORKER messages, single items wait and go out together', async () => {
+    const p = createSigPool({ size: 1 });
+    try {
+      const seed = new Uint8Array(32).fill(6);
+      // Large calls in turns of their own, up to the worker's limit: one message each.
+      const big = (tag: number) => Array.from({ length: 400 }, (_, i) => edItem(seed, Uint8Array.of(tag, i & 0xff, i >> 8)));
+      const large: Array<Promise<boolean[]>> = [];
+      for (let j = 0; j < MAX_JOBS_PER_WORKER; j++) {
+        large.push(p.verify(big(j + 1)));
+        await new Promise((r) => setImmediate(r));
+      }
+      expect(p.stats.messages).toBe(MAX_JOBS_PER_WORKER);
+      // Eleven single-item calls (the last one forged), each in a turn of its own, while hundreds
+      // of verifications are owed.
+      const bad = { ...edItem(seed, Uint8Array.of(4)), msg: Uint8Array.of(5) };
+      const singles: Array<Promise<boolean[]>> = [];
+      for (let i = 0; i < 11; i++) {
+        singles.push(p.verify([i < 10 ? edItem(seed, Uint8Array.of(3, i)) : bad]));
+        await new Promise((r) => setImmediate(r));
+      }
+      for (const l of await Promise.all(large)) expect(l.every(Boolean)).toBe(true);
+      expect(await Promise.all(singles)).toEqual([...new Array(10).fill([true]), [false]]);
+      expect(p.stats.items).toBe(400 * MAX_JOBS_PER_WORKER + 11);
+      // The waiting calls went out together as answers came back (one message each would be 11
+      // more): one message when the first answer came, at most one more for a call made after it.
+      expect(p.stats.messages).toBeLessThanOrEqual(MAX_JOBS_PER_WORKER + 2);
+    } finally {
+      await p.close();
+    }
   });
 
   it('answers an empty call, and refuses work once closed', async () => {

@@ -1,10 +1,14 @@
 // Group commit on a real store: concurrent submits share synced batches; dedup and per-subject
 // order are judged against the store AND the items already accepted into the same group; a failed
 // write answers internal_error to every waiter, calls onFatal and refuses further work; exclusive
-// work runs between groups; sequencedAt never goes backwards; close() drains then refuses.
+// work runs between groups; sequencedAt never goes backwards; close() drains then refuses; device
+// signatures reach the store in the member order of its compact entry form.
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { openLogStore, type LogStore } from '../logstore/index.ts';
-import { createCommitter, type Candidate } from './committer.ts';
+import { createCommitter, storedOrder, type Candidate } from './committer.ts';
+import { encodeEntry } from '../logstore/entry-codec.ts';
+import { verifyEntryHash } from '../verifier/documents/entry.ts';
+import type { Signature } from '../verifier/documents/signature.ts';
 import { createManualClock } from '../testkit/clock.ts';
 import { tempDirs } from '../testkit/tmp.ts';
 import { deviceKey } from '../testkit/keys.ts';
@@ -156,4 +160,23 @@ it('keeps per-subject order right when the subject cache evicts', async () => {
   // a fresh committer (restart) reads every subject from the store
   const c2 = createCommitter({ store, log: LOG, clock: createManualClock() });
   expect((await c2.submit([ev('d9', 'd', 9)]))[0]).toMatchObject({ ok: false, code: 'out_of_order', expected: 4 });
+});
+
+it("hands the store each device signature in its compact entry form's member order, hash unchanged", async () => {
+  const store = await newStore();
+  const c = createCommitter({ store, log: LOG, clock: createManualClock() });
+  const cd = ev('compact', 's-compact', 1);
+  expect(Object.keys(cd.signature)).toEqual(['alg', 'kid', 'sig', 'signedAt']); // JCS order, as decoded
+  const [o] = await c.submit([cd]);
+  expect(o.ok).toBe(true);
+  const e = (await store.getEntry(1))!;
+  expect(Object.keys(e.eventSignature)).toEqual(['alg', 'kid', 'signedAt', 'sig']);
+  expect(encodeEntry(e)[0]).toBe(0x01); // the binary form, not JSON text ('{')
+  expect(e.eventSignature).toEqual(cd.signature);
+  expect(verifyEntryHash(e)).toEqual({ ok: true, value: true });
+  expect(o.ok && o.hash).toBe(e.hash);
+  // Other member sets are handed over as they are.
+  const odd = { ...cd.signature, 'x-v-note': 'n' } as unknown as Signature;
+  expect(storedOrder(odd)).toBe(odd);
+  expect(storedOrder(e.eventSignature)).toBe(e.eventSignature);
 });

@@ -113,7 +113,7 @@ export function createCommitter(o: CommitterOptions): Committer {
       sequencedAt: at,
       ce: entryCeOf(c.ce),
       eventHash: c.eventHash,
-      eventSignature: c.signature,
+      eventSignature: storedOrder(c.signature),
     });
     const item: AppendItem = { entry, payload: c.ce, dedup: { source: c.ce.source, id: c.ce.id } };
     if (hasOrder(c.ce)) item.subject = { subject: c.ce.subject!, cookwalaseq: c.ce.cookwalaseq! };
@@ -366,6 +366,20 @@ export function createCommitter(o: CommitterOptions): Committer {
       while (running) await running;
     },
   };
+}
+
+/**
+ * The signature with its members in the order the log store's compact entry form expects (alg,
+ * kid, signedAt, sig: logstore/entry-codec.ts); a signature decoded from a cookwalasig comes in
+ * JCS order (sig before signedAt), which the store would keep as JSON text, twice the bytes. The
+ * entry hash does not depend on member order. Any other member set is handed over as it is.
+ */
+const STORED_ORDER = ['alg', 'kid', 'signedAt', 'sig'];
+
+export function storedOrder(s: Signature): Signature {
+  const keys = Object.keys(s);
+  if (keys.length !== 4 || keys[2] === 'signedAt' || !STORED_ORDER.every((k) => keys.includes(k))) return s;
+  return { alg: s.alg, kid: s.kid, signedAt: s.signedAt, sig: s.sig };
 }
 
 function hasOrder(ce: CloudEvent): boolean {

@@ -17,8 +17,12 @@ import {
   type CloudEvent,
 } from './read.ts';
 import { computeHash } from '../documents/document-hash.ts';
-import { signHash } from '../documents/signature.ts';
-import { toBase64url, utf8 } from '../encoding/wire.ts';
+import { parseSignature, signHash, type Signature } from '../documents/signature.ts';
+import { fromBase64url, fromUtf8, toBase64url, utf8 } from '../encoding/wire.ts';
+import { parseJson } from '../encoding/strict-json.ts';
+import { canonicalize } from '../encoding/jcs.ts';
+import { fail, ok, type Result } from '../errors.ts';
+import fc from 'fast-check';
 import { at, DEVICE, keyFor, lookupOf, sampleEvent, signerFor } from '../../testkit/verifier-fixtures.ts';
 import { topicDir } from '../../conformance/vectors-dir.ts';
 
@@ -212,6 +216,68 @@ describe('normalizeBinaryExtensions and eventHash', () => {
   });
 });
 
+describe('eventHash writes the canonical text directly', () => {
+  /** The filtered copy hashed by computeHash (what eventHash did before writing the text itself). */
+  function viaCopy(ce: Record<string, unknown>): Result<string> {
+    if (!ce || typeof ce !== 'object' || Array.isArray(ce)) return fail('invalid_event', 'not an object');
+    const view: Record<string, unknown> = {};
+    for (const k of Object.keys(ce)) {
+      const v = ce[k];
+      if (k === 'cookwalasig' || v === undefined) continue;
+      if (k !== 'data' && v === null) continue;
+      if (k !== 'data' && typeof v === 'object') return fail('invalid_event', 'object attribute');
+      Object.defineProperty(view, k, { value: v, enumerable: true, writable: true, configurable: true });
+    }
+    if (view.specversion !== '1.0') return fail('invalid_event', 'specversion');
+    return computeHash(view as never);
+  }
+  const text = fc.oneof(
+    fc.string({ maxLength: 8 }),
+    fc.string({ unit: 'binary', maxLength: 6 }),
+    fc.constantFrom('', '"', '\\', '\u0001', '\u2028', '\ud800', '😀', '10', '__proto__'),
+  );
+  const scalar = fc.oneof(text, fc.integer(), fc.double(), fc.boolean(), fc.constant(null));
+  const event = fc
+    .record({
+      extra: fc.dictionary(fc.oneof(text, fc.constantFrom('10', '9', 'a1', 'zz')), scalar, { maxKeys: 4 }),
+      data: fc.option(fc.jsonValue({ maxDepth: 3 }), { nil: undefined }),
+      id: text,
+      subject: fc.option(text, { nil: undefined }),
+    })
+    .map(({ extra, data, id, subject }) => {
+      const ce: Record<string, unknown> = JSON.parse(JSON.stringify(extra));
+      Object.assign(ce, { specversion: '1.0', id, source: 'urn:dev:1', type: 't', cookwalasig: 'AAAA' });
+      if (subject !== undefined) ce.subject = subject;
+      if (data !== undefined) ce.data = data;
+      return ce;
+    });
+
+  it('property: the same hash, or the same refusal, as hashing the filtered copy', () => {
+    fc.assert(
+      fc.property(event, (ce) => {
+        const want = viaCopy(ce);
+        const got = eventHash(ce as CloudEvent);
+        expect(got.ok).toBe(want.ok);
+        if (want.ok) expect(got).toEqual(want);
+        else if (!got.ok) expect(got.code).toBe(want.code);
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('fixed cases: integer-like and __proto__ names, null attributes, data null, -0 and escapes', () => {
+    for (const t of [
+      '{"specversion":"1.0","id":"a","source":"s","type":"t","10":"x","9":true,"__proto__":"p","data":null}',
+      '{"specversion":"1.0","id":"a\\u0041","source":"s","type":"t","subject":null,"data":{"b":[1,-0,"\\u00e9"]}}',
+      '{"specversion":"1.0","id":"a","source":"s","type":"t","x":-0,"data":"text"}',
+    ]) {
+      const ce = JSON.parse(t);
+      expect(eventHash(ce)).toEqual(viaCopy(ce));
+    }
+    expect(eventHash({ id: 'a' } as never)).toMatchObject({ ok: false, code: 'invalid_event' });
+  });
+});
+
 describe('cookwalasig', () => {
   const signer = signerFor('ES256', 'dev-2', 22);
   const sig = signHash('sha256:' + '1'.repeat(64), 'Event', signer, at(1));
@@ -236,6 +302,66 @@ describe('cookwalasig', () => {
     expect(decodeCookwalasig(encodeCookwalasig({ ...sig, extra: 1 } as never))).toMatchObject({ code: 'unknown_field' });
     expect(decodeCookwalasig(encodeCookwalasig({ ...sig, alg: 'none' } as never))).toMatchObject({ code: 'unsupported_alg' });
     expect(decodeCookwalasig(5 as unknown as string)).toMatchObject({ code: 'malformed_signature' });
+  });
+
+  /** The strict reading alone (what decodeCookwalasig did before its one-pass shortcut). */
+  function strictReference(s: string): Result<Signature> {
+    const b = fromBase64url(s);
+    if (!b.ok) return fail('malformed_signature', 'cookwalasig is not base64url without padding');
+    let text: string;
+    try {
+      text = fromUtf8(b.value);
+    } catch {
+      return fail('malformed_signature', 'cookwalasig is not UTF-8');
+    }
+    const json = parseJson(text);
+    if (!json.ok)
+      return json.code === 'duplicate_member'
+        ? { ...json, detail: `cookwalasig: ${json.detail}` }
+        : fail('malformed_signature', 'cookwalasig does not decode to JSON');
+    const p = parseSignature(json.value);
+    if (!p.ok) return p;
+    const c = canonicalize(p.value);
+    if (!c.ok || c.value !== text) return fail('malformed_signature', 'cookwalasig is not the JCS form of its Signature');
+    return ok(p.value);
+  }
+
+  it("property: the one-pass reading gives the strict reading's value or code on near-miss texts", () => {
+    const enc = (text: string) => toBase64url(utf8(text));
+    const piece = fc.oneof(
+      fc.constantFrom('EdDSA', 'ES256', 'none', sig.kid, sig.sig, sig.signedAt, at(2), '', 'k\u00e9', 'a"b', 'a\\b', '\u0001', '\ud800'),
+      fc.string({ maxLength: 6 }),
+    );
+    const text = fc.oneof(
+      // a well-formed signature, maybe with one member changed
+      fc
+        .record({ alg: piece, kid: piece, sig: piece, signedAt: piece })
+        .map((o) => JSON.stringify({ alg: o.alg, kid: o.kid, sig: o.sig, signedAt: o.signedAt })),
+      fc.constant(JSON.stringify({ alg: sig.alg, kid: sig.kid, sig: sig.sig, signedAt: sig.signedAt })),
+      // the right text bent: whitespace, reordering, a repeated name, nesting, an extra member
+      fc.constantFrom(
+        `{"alg":"${sig.alg}","kid":"${sig.kid}","kid":"${sig.kid}","sig":"${sig.sig}","signedAt":"${sig.signedAt}"}`,
+        `{"alg":"${sig.alg}","kid":"${sig.kid}","sig":"${sig.sig}","signedAt":"${sig.signedAt}","x-v-n":[1]}`,
+        `{"alg":"${sig.alg}","kid":"${sig.kid}","sig":"${sig.sig}","signedAt":"${sig.signedAt}","x-v-n":{"a":1}}`,
+        `{"alg":"${sig.alg}","kid":"k\\u0041","sig":"${sig.sig}","signedAt":"${sig.signedAt}"}`,
+        `{"alg":"${sig.alg}","kid":"${sig.kid}","signedAt":"${sig.signedAt}","sig":"${sig.sig}"}`,
+        ` {"alg":"${sig.alg}","kid":"${sig.kid}","sig":"${sig.sig}","signedAt":"${sig.signedAt}"}`,
+        `{"alg":"${sig.alg}","kid":"${sig.kid}","sig":"${sig.sig}","signedAt":"${sig.signedAt}"}x`,
+        `[{"alg":"${sig.alg}","kid":"${sig.kid}","sig":"${sig.sig}","signedAt":"${sig.signedAt}"}]`,
+        `{"alg":"${sig.alg}","kid":1,"sig":"${sig.sig}","signedAt":"${sig.signedAt}"}`,
+      ),
+    );
+    fc.assert(
+      fc.property(text, (t) => {
+        const s = enc(t);
+        expect(decodeCookwalasig(s)).toEqual(strictReference(s));
+      }),
+      { numRuns: 1000 },
+    );
+    // The usual text is taken by the shortcut and equals the strict value.
+    const s = encodeCookwalasig(sig);
+    expect(decodeCookwalasig(s)).toEqual(strictReference(s));
+    expect(strictReference(s).ok).toBe(true);
   });
 });
 

@@ -15,6 +15,7 @@ import { parseJson } from '../encoding/strict-json.ts';
 import { canonicalize } from '../encoding/jcs.ts';
 import { fromBase64url, fromUtf8, isBase64url, isTime, textToBase64url } from '../encoding/wire.ts';
 import { computeHash, type JsonObject } from '../documents/document-hash.ts';
+import { defaultBackend } from '../crypto/default.ts';
 import { parseSignature, signHash, verifyHashSignature, type Signature, type Signer, type VerifyOptions } from '../documents/signature.ts';
 import type { KeyRecord } from '../documents/keys.ts';
 import { fromBase64, isAbsoluteUri, isJsonMediaType, isMediaType, isRfc3339, isUriReference, toBase64 } from './format.ts';
@@ -155,11 +156,15 @@ export function normalizeBinaryExtensions(ce: object, opts: { headers?: Record<s
 /**
  * The event hash (DESIGN §4): the document hash of the JSON-format event without `cookwalasig`
  * and without attributes set to null. Binary `data` or an object-valued attribute is refused:
- * normalize first (normalizeBinaryExtensions), so one event has one hash.
+ * normalize first (normalizeBinaryExtensions), so one event has one hash. The canonical text is
+ * written directly from the event (no filtered copy): the top-level members in sorted order, a
+ * string as itself in quotes when it needs no escape, `data` through canonicalize; on anything
+ * less plain (an escape, a non-finite number, a `data` with no fast form) the filtered copy is
+ * canonicalized instead, so the bytes, and every refusal, are those of computeHash(view).
  */
 export function eventHash(ce: CloudEvent): Result<string> {
   if (!isObject(ce)) return bad('a CloudEvent is a JSON object');
-  const view: JsonObject = {};
+  const names: string[] = [];
   for (const k of Object.keys(ce)) {
     const v = ce[k];
     if (k === 'cookwalasig' || v === undefined) continue;
@@ -167,16 +172,73 @@ export function eventHash(ce: CloudEvent): Result<string> {
       if (binaryBytes(v)) return bad('binary data is carried as data_base64 in the JSON format');
     } else if (v === null) continue;
     else if (typeof v === 'object') return bad(`attribute ${k} has an object value`);
-    setMember(view, k, v);
+    names.push(k);
   }
-  if (view.specversion !== '1.0') return bad('specversion is "1.0"');
+  if (!names.includes('specversion') || ce.specversion !== '1.0') return bad('specversion is "1.0"');
+  const text = directText(ce, names.sort());
+  if (text !== undefined) return ok('sha256:' + defaultBackend().sha256Hex(text));
+  const view: JsonObject = {};
+  for (const k of names) setMember(view, k, ce[k]);
   return computeHash(view);
+}
+
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** JCS of the named members of `ce` (names sorted), or undefined when not sure (see eventHash). */
+function directText(ce: CloudEvent, names: readonly string[]): string | undefined {
+  let text = '{';
+  for (let i = 0; i < names.length; i++) {
+    const k = names[i];
+    const v = ce[k];
+    if (NEEDS_ESCAPE.test(k)) return undefined;
+    let part: string;
+    if (typeof v === 'string') {
+      if (NEEDS_ESCAPE.test(v)) return undefined;
+      part = '"' + v + '"';
+    } else if (typeof v === 'boolean') part = v ? 'true' : 'false';
+    else if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return undefined;
+      part = JSON.stringify(v);
+    } else if (v === null) part = 'null';
+    else {
+      const c = canonicalize(v);
+      if (!c.ok) return undefined;
+      part = c.value;
+    }
+    text += (i === 0 ? '"' : ',"') + k + '":' + part;
+  }
+  return text + '}';
 }
 
 export function encodeCookwalasig(sig: Signature): string {
   const c = canonicalize(sig);
   if (!c.ok) throw new TypeError(`${c.code}: ${c.detail}`);
   return textToBase64url(c.value);
+}
+
+const SIGNATURE_JCS_KEYS = 'alg,kid,sig,signedAt';
+
+/**
+ * The usual cookwalasig in one pass: a flat object of exactly the four Signature members, already
+ * in JCS form. Only text that opens no nested object or array and is short is tried (so JSON.parse
+ * meets no hostile nesting), and the value is taken only when the text is byte for byte the JCS
+ * of a valid Signature, which also rules out a repeated name; anything else goes to the strict
+ * path below, which names the fault. Same value and same verdict as the strict path.
+ */
+function usualSignature(text: string): Signature | undefined {
+  if (text.length > 1024 || text.charCodeAt(0) !== 0x7b || text.indexOf('{', 1) >= 0 || text.indexOf('[') >= 0) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!v || typeof v !== 'object' || Object.keys(v).join() !== SIGNATURE_JCS_KEYS) return undefined;
+  const p = parseSignature(v);
+  if (!p.ok) return undefined;
+  const { alg, kid, sig, signedAt } = p.value;
+  for (const x of [alg, kid, sig, signedAt]) if (typeof x !== 'string' || NEEDS_ESCAPE.test(x)) return undefined;
+  return text === `{"alg":"${alg}","kid":"${kid}","sig":"${sig}","signedAt":"${signedAt}"}` ? p.value : undefined;
 }
 
 /** Strict: base64url of UTF-8 of exactly the JCS form of a valid Signature object. */
@@ -190,6 +252,8 @@ export function decodeCookwalasig(s: string): Result<Signature> {
   } catch {
     return fail('malformed_signature', 'cookwalasig is not UTF-8');
   }
+  const usual = usualSignature(text);
+  if (usual) return ok(usual);
   const json = parseJson(text);
   if (!json.ok)
     return json.code === 'duplicate_member'

@@ -1,8 +1,19 @@
 // Log entries (DESIGN §4): the entry hash, the chain rule, the Merkle leaf, and the device
-// signature over the event hash, which still verifies once the payload is gone.
+// signature over the event hash, which still verifies once the payload is gone; the direct JCS
+// writer buildEntry uses (entryCanonicalText) agrees with the generic one or defers to it.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { buildEntry, checkLink, entryCeOf, entryLeaf, verifyEntryEventSignature, verifyEntryHash, type Entry } from './entry.ts';
+import {
+  buildEntry,
+  checkLink,
+  entryCanonicalText,
+  entryCeOf,
+  entryLeaf,
+  verifyEntryEventSignature,
+  verifyEntryHash,
+  type Entry,
+} from './entry.ts';
+import { canonicalize } from '../encoding/jcs.ts';
 import { decodeCookwalasig, eventHash, signEvent, type CloudEvent } from '../cloudevent/read.ts';
 import { buildLogDescriptor } from './log-descriptor.ts';
 import { computeHash, type JsonObject } from './document-hash.ts';
@@ -182,5 +193,91 @@ describe('verifyEntryEventSignature', () => {
     const x = entryFor(erased, e);
     expect(verifyEntryEventSignature(x, lookupOf(seqKey))).toMatchObject({ ok: false, code: 'key_role_mismatch' });
     expect(verifyEntryEventSignature(x, lookupOf(seqKey), { role: 'sequencer', checkSource: false }).ok).toBe(true);
+  });
+});
+
+describe('entryCanonicalText (the direct JCS writer buildEntry uses)', () => {
+  const text = fc.oneof(
+    fc.string({ unit: 'binary', maxLength: 12 }),
+    fc.string({ unit: 'grapheme', maxLength: 8 }),
+    fc.constantFrom('', '"', '\\', '\\u0041', '\u0001', '\u2028', '\ud800', 'a\udfff', '😀', 'x-y', '</script>'),
+  );
+  const maybe = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
+  const body = fc.record({
+    kind: fc.constantFrom('Event', 'Other'),
+    log: text,
+    seq: fc.oneof(fc.nat(), fc.constantFrom(0, -1, 2 ** 53, 1.5, Number.MAX_SAFE_INTEGER)),
+    prev: text,
+    sequencedAt: text,
+    ce: fc.record({ source: text, id: text, type: text, subject: maybe(text), cookwalaseq: maybe(fc.oneof(fc.nat(), fc.constant(-0))) }),
+    eventHash: text,
+    eventSignature: fc.oneof(
+      fc.record({ alg: text, kid: text, signedAt: text, sig: text }),
+      fc.record({ alg: text, kid: text, sig: text, signedAt: text }),
+      fc.record({ alg: text, kid: text, sig: text, signedAt: text, 'x-v-n': text }),
+    ),
+  });
+  // Drop members set to undefined (a built entry never holds one), as buildEntry's callers do.
+  const clean = (b: Record<string, unknown>) => {
+    const ce = b.ce as Record<string, unknown>;
+    for (const k of Object.keys(ce)) if (ce[k] === undefined) delete ce[k];
+    return b as unknown as Omit<Entry, 'hash'>;
+  };
+
+  it('property: equals the generic canonical form, or defers (undefined) where it is not sure', () => {
+    fc.assert(
+      fc.property(body, (raw) => {
+        const b = clean(raw);
+        const direct = entryCanonicalText(b);
+        const generic = canonicalize(b);
+        if (direct !== undefined) expect(generic).toEqual({ ok: true, value: direct });
+        // The usual shape is never deferred: plain strings, integer seqs, the four signature members.
+        const plain = (s: unknown) => typeof s === 'string' && !/["\\\u0000-\u001f\ud800-\udfff]/.test(s);
+        const sig = b.eventSignature as unknown as Record<string, unknown>;
+        const ce = b.ce as unknown as Record<string, unknown>;
+        const usual =
+          b.kind === 'Event' &&
+          Number.isSafeInteger(b.seq) &&
+          Object.keys(sig).length === 4 &&
+          [b.log, b.prev, b.sequencedAt, b.eventHash, ...Object.values(sig), ce.source, ce.id, ce.type].every(plain) &&
+          (ce.subject === undefined || plain(ce.subject));
+        if (usual) expect(direct).toBeDefined();
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('buildEntry hashes exactly what computeHash hashes, on the usual shape and on the deferred ones', () => {
+    const [e] = chain(1);
+    const { hash: _h, kind: _k, ...fields } = e;
+    const variants: Array<Omit<Entry, 'kind' | 'hash'>> = [
+      fields,
+      { ...fields, ce: { ...fields.ce, subject: 'caf\u00e9 \u0007 "q"' } },
+      { ...fields, ce: { source: fields.ce.source, id: fields.ce.id, type: fields.ce.type } },
+      { ...fields, eventSignature: { ...fields.eventSignature, 'x-vendor-note': { a: [1] } } as unknown as Entry['eventSignature'] },
+      { ...fields, log: 'lone \ud800 half' },
+    ];
+    for (const v of variants) {
+      if (v.log.includes('\ud800')) {
+        expect(() => buildEntry(v)).toThrow(TypeError); // no canonical form: refused, never hashed as something else
+        continue;
+      }
+      const built = buildEntry(v);
+      const { hash, ...rest } = built;
+      expect(computeHash(rest as unknown as JsonObject)).toEqual({ ok: true, value: hash });
+      expect(verifyEntryHash(built)).toEqual({ ok: true, value: true });
+    }
+    expect(entryCanonicalText({ ...fields, kind: 'Event' })).toBeDefined();
+  });
+
+  it('keeps the signature member order it is given (the hash does not depend on it)', () => {
+    const [e] = chain(1);
+    const { hash: _h, kind: _k, ...fields } = e;
+    const s = fields.eventSignature;
+    const a = buildEntry({ ...fields, eventSignature: { alg: s.alg, kid: s.kid, signedAt: s.signedAt, sig: s.sig } });
+    const b = buildEntry({ ...fields, eventSignature: { alg: s.alg, kid: s.kid, sig: s.sig, signedAt: s.signedAt } });
+    expect(Object.keys(a.eventSignature)).toEqual(['alg', 'kid', 'signedAt', 'sig']);
+    expect(Object.keys(b.eventSignature)).toEqual(['alg', 'kid', 'sig', 'signedAt']);
+    expect(a.hash).toBe(b.hash);
   });
 });
