@@ -1,16 +1,18 @@
 // bench/c2sp-witness-client.ts: the C2SP logs of the `c2sp` section's witness measurement, in their
 // own process so the figure is the witness's CPU, not also its clients'. `node --import tsx
-// bench/c2sp-witness-client.ts URL LOGS ROUNDS SOCKETS PREFIX` builds LOGS independent C2SP logs
+// bench/c2sp-witness-client.ts URL LOGS ROUNDS SOCKETS PREFIX [PHASES]` builds LOGS independent C2SP logs
 // (testkit/c2sp-log.ts: node:crypto Ed25519 notes, RFC 6962 proofs; keys derived from the names,
 // so the witness process admits the same vkeys), gives each its first cosignature (old 0),
-// builds ROUNDS rounds of add-checkpoint bodies (each log grown by 3) before the clock starts,
-// prints {"phase":"start"}, POSTs them over SOCKETS keep-alive connections (WINDOW in flight;
+// builds PHASES x ROUNDS rounds of add-checkpoint bodies (each log grown by 3) before any clock
+// starts, and per phase (with PHASES > 1 after {"phase":"ready"} and a "go" line on stdin: the
+// bench measures its limit in between, interleaved pairs) prints {"phase":"start"}, POSTs them over SOCKETS keep-alive connections (WINDOW in flight;
 // one log's requests in order), and prints {"phase":"done", ms, failures, requests, statuses}.
 
 import { Agent, request } from 'node:http';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { SpecLog, specSigner } from '../testkit/c2sp-log.ts';
+import { stdinLines } from './witness-client.ts';
 
 export const WINDOW = 256;
 
@@ -67,29 +69,43 @@ function round(logs: SpecLog[], grow: number, sizes: number[]): Buffer[] {
   });
 }
 
-async function main(base: string, n: number, rounds: number, sockets: number, prefix: string): Promise<void> {
+async function main(base: string, n: number, rounds: number, sockets: number, prefix: string, phases: number): Promise<void> {
   const url = new URL(base);
   const agent = new Agent({ keepAlive: true, maxSockets: sockets });
   const logs = c2spBenchLogs(prefix, n);
   const sizes = logs.map(() => 0);
+  const nextLine = phases > 1 ? stdinLines() : undefined;
   const first = await drive(agent, url, round(logs, 4, sizes));
   if ((first[200] ?? 0) !== n) throw new Error(`first contact: ${JSON.stringify(first)}`);
-  const planned: Buffer[][] = [];
-  for (let r = 0; r < rounds; r++) planned.push(round(logs, 3, sizes));
-  process.stdout.write(JSON.stringify({ phase: 'start' }) + '\n');
-  const t0 = performance.now();
-  const statuses: Record<number, number> = {};
-  for (const bodies of planned)
-    for (const [s, c] of Object.entries(await drive(agent, url, bodies))) statuses[Number(s)] = (statuses[Number(s)] ?? 0) + c;
-  const ms = performance.now() - t0;
-  const requests = rounds * n;
-  process.stdout.write(JSON.stringify({ phase: 'done', ms, requests, failures: requests - (statuses[200] ?? 0), statuses }) + '\n');
+  const planned: Buffer[][][] = [];
+  for (let p = 0; p < phases; p++) {
+    const phase: Buffer[][] = [];
+    for (let r = 0; r < rounds; r++) phase.push(round(logs, 3, sizes));
+    planned.push(phase);
+  }
+  for (let p = 0; p < phases; p++) {
+    // With several phases, each waits for the bench's "go" (it measures its limit meanwhile).
+    if (nextLine) {
+      process.stdout.write(JSON.stringify({ phase: 'ready', index: p }) + '\n');
+      if ((await nextLine()) !== 'go') throw new Error('the bench process went away');
+    }
+    process.stdout.write(JSON.stringify({ phase: 'start', index: p }) + '\n');
+    const t0 = performance.now();
+    const statuses: Record<number, number> = {};
+    for (const bodies of planned[p])
+      for (const [s, c] of Object.entries(await drive(agent, url, bodies))) statuses[Number(s)] = (statuses[Number(s)] ?? 0) + c;
+    const ms = performance.now() - t0;
+    const requests = rounds * n;
+    process.stdout.write(
+      JSON.stringify({ phase: 'done', index: p, ms, requests, failures: requests - (statuses[200] ?? 0), statuses }) + '\n',
+    );
+  }
   agent.destroy();
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [url, logs, rounds, sockets, prefix] = process.argv.slice(2);
-  main(url, Number(logs), Number(rounds), Number(sockets), prefix).then(
+  const [url, logs, rounds, sockets, prefix, phases] = process.argv.slice(2);
+  main(url, Number(logs), Number(rounds), Number(sockets), prefix, Number(phases ?? 1)).then(
     () => process.exit(0),
     (e) => {
       process.stderr.write(`c2sp-witness-client: ${(e as Error).stack ?? e}\n`);

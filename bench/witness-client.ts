@@ -1,12 +1,17 @@
 // bench/witness-client.ts: the fake sequencers of the `witness` section, in their own process so
 // that the figure is the witness's own CPU and not also its clients' (in a deployment sequencers
 // are other machines). `node --import tsx --import ./bin/polyfill.ts bench/witness-client.ts
-// MULTIADDR LOGS ROUNDS STREAMS PREFIX` builds LOGS fake logs named PREFIX-i (their keys derive
-// from their names, so the witness process admits the same ones), gives every log its first
-// contact (descriptor, oldSeq 0) and builds ROUNDS rounds of requests before the clock starts, then
-// prints {"phase":"start"}, sends the rounds over STREAMS persistent libp2p streams (log i always
-// on stream i % STREAMS, WINDOW in flight per stream), and prints {"phase":"done", ms, failures,
-// requests}. Also exports buildRound and drive for the in-process half of bench/witness.ts.
+// MULTIADDR LOGS ROUNDS STREAMS PREFIX [PHASES]` builds LOGS fake logs named PREFIX-i (their keys
+// derive from their names, so the witness process admits the same ones), gives every log its first
+// contact (descriptor, oldSeq 0) and builds PHASES x ROUNDS rounds of requests before any clock
+// starts; then per phase (with PHASES > 1 first printing {"phase":"ready"} and waiting for a "go"
+// line on stdin, so bench/witness.ts measures its limit between phases: interleaved pairs) it
+// prints {"phase":"start"}, sends the phase's rounds over STREAMS persistent libp2p streams (log i
+// always on stream i % STREAMS, WINDOW in flight per stream), printing {"phase":"round", round, ms,
+// failures, requests} after each and {"phase":"done", ms, failures, codes, requests} at the end.
+// With COOKWALA_BENCH_REPORT=1 every cosignature of the second and later rounds is printed
+// ({"phase":"cosigned", log, seq}: bench/witness-scale.ts kills the witness mid-round and checks
+// each against the state left). Also exports buildRound and drive for bench/witness.ts.
 
 import '../bin/polyfill.ts';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +22,9 @@ import type { AddCheckpointRequest } from '../witness/wire/messages.ts';
 import { createFakeLog, type FakeLog } from '../testkit/witness.ts';
 
 export const WINDOW = 256;
+const REPORT = process.env.COOKWALA_BENCH_REPORT === '1';
+/** Reports start with the second timed round (the first is the throughput figure). */
+let reportRound = false;
 
 export function fakeLogs(prefix: string, n: number): FakeLog[] {
   return Array.from({ length: n }, (_, i) => createFakeLog(`bench.example.org/${prefix}-${i}`, `bench-seq-${prefix}-${i}`));
@@ -46,6 +54,10 @@ export async function drive(conns: ReturnType<typeof createWitnessConnection>[],
       for (const { c, r } of lane) {
         const p: Promise<void> = c.request(r, { timeoutMs: 60_000 }).then((x) => {
           const c = cosignatureOf(x);
+          // COOKWALA_BENCH_REPORT=1: every cosignature received is reported (the witnessScale
+          // kill step checks each against the state the killed witness left).
+          if (c.ok && REPORT && reportRound)
+            process.stdout.write(JSON.stringify({ phase: 'cosigned', log: r.checkpoint.log, seq: r.checkpoint.seq }) + '\n');
           if (!c.ok) {
             failures++;
             const f = failureCodes.get(c.code) ?? { n: 0, detail: c.detail.slice(0, 200) };
@@ -63,24 +75,71 @@ export async function drive(conns: ReturnType<typeof createWitnessConnection>[],
   return failures;
 }
 
-async function main(addr: string, nLogs: number, rounds: number, streams: number, prefix: string): Promise<void> {
+/** Lines from stdin, one at a time: the bench process says "go" before each timed phase. */
+export function stdinLines(): () => Promise<string | undefined> {
+  let buf = '';
+  const lines: string[] = [];
+  let wake: (() => void) | undefined;
+  let ended = false;
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', (d: string) => {
+    buf += d;
+    let i;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      lines.push(buf.slice(0, i));
+      buf = buf.slice(i + 1);
+    }
+    wake?.();
+  });
+  process.stdin.on('end', () => {
+    ended = true;
+    wake?.();
+  });
+  return async () => {
+    while (lines.length === 0 && !ended) await new Promise<void>((r) => (wake = r));
+    return lines.shift();
+  };
+}
+
+async function main(addr: string, nLogs: number, rounds: number, streams: number, prefix: string, phases: number): Promise<void> {
   const logs = fakeLogs(prefix, nLogs);
   const clients = await Promise.all(
     Array.from({ length: streams }, async () => createP2pNode({ privateKey: await generateKeyPair('Ed25519'), listen: [] })),
   );
   const conns = clients.map((n) => createWitnessConnection(n, addr));
+  const nextLine = phases > 1 ? stdinLines() : undefined;
   try {
     const first = await drive(conns, await buildRound(logs, 4));
     if (first > 0) throw new Error(`${first} first-contact requests failed: ${JSON.stringify(Object.fromEntries(failureCodes))}`);
-    const planned: AddCheckpointRequest[][] = [];
-    for (let r = 0; r < rounds; r++) planned.push(await buildRound(logs, 3));
-    process.stdout.write(JSON.stringify({ phase: 'start' }) + '\n');
-    const t0 = performance.now();
-    let failures = 0;
-    for (const reqs of planned) failures += await drive(conns, reqs);
-    const ms = performance.now() - t0;
-    const codes = Object.fromEntries(failureCodes);
-    process.stdout.write(JSON.stringify({ phase: 'done', ms, failures, codes, requests: rounds * nLogs }) + '\n');
+    const planned: AddCheckpointRequest[][][] = [];
+    for (let p = 0; p < phases; p++) {
+      const phase: AddCheckpointRequest[][] = [];
+      for (let r = 0; r < rounds; r++) phase.push(await buildRound(logs, 3));
+      planned.push(phase);
+    }
+    for (let p = 0; p < phases; p++) {
+      // With several phases, each waits for the bench's "go" (it measures its limit meanwhile).
+      if (nextLine) {
+        process.stdout.write(JSON.stringify({ phase: 'ready', index: p }) + '\n');
+        if ((await nextLine()) !== 'go') throw new Error('the bench process went away');
+      }
+      process.stdout.write(JSON.stringify({ phase: 'start', index: p }) + '\n');
+      const t0 = performance.now();
+      let failures = 0;
+      for (const [i, reqs] of planned[p].entries()) {
+        const r0 = performance.now();
+        const f = await drive(conns, reqs);
+        failures += f;
+        const round = p * rounds + i;
+        process.stdout.write(
+          JSON.stringify({ phase: 'round', round, ms: performance.now() - r0, failures: f, requests: reqs.length }) + '\n',
+        );
+        reportRound = true;
+      }
+      const ms = performance.now() - t0;
+      const codes = Object.fromEntries(failureCodes);
+      process.stdout.write(JSON.stringify({ phase: 'done', index: p, ms, failures, codes, requests: rounds * nLogs }) + '\n');
+    }
   } finally {
     for (const c of conns) await c.close();
     for (const n of clients) await n.stop();
@@ -88,8 +147,8 @@ async function main(addr: string, nLogs: number, rounds: number, streams: number
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [addr, logs, rounds, streams, prefix] = process.argv.slice(2);
-  main(addr, Number(logs), Number(rounds), Number(streams), prefix).then(
+  const [addr, logs, rounds, streams, prefix, phases] = process.argv.slice(2);
+  main(addr, Number(logs), Number(rounds), Number(streams), prefix, Number(phases ?? 1)).then(
     () => process.exit(0),
     (e) => {
       process.stderr.write(`witness-client: ${(e as Error).stack ?? e}\n`);

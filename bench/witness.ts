@@ -3,16 +3,23 @@
 // (TCP, noise, yamux), on persistent streams (a few client streams, as several sequencers would
 // hold), with the real state store (every cosignature after a synced LevelDB commit; concurrent
 // requests share a batch). The fake sequencers run in a child process (bench/witness-client.ts)
-// and build their requests (sequencer signatures, consistency and head proofs) before the clock
-// starts, so the figure is the witness's CPU, not also its clients'. Also reported: the synced
-// batches the state store wrote, the same kind of requests decided in process without libp2p
-// (`inProcessPerSec`, another 1,000 logs) to show what the transport costs, and this run's
-// physical limit for one core: node:crypto Ed25519 verify + sign pairs per second (each request
-// needs one of each: the sequencer's signature and our cosignature), with the ratio to it, so a
-// loaded machine shows as a low limit rather than as a slow witness.
+// and build their requests (sequencer signatures, consistency and head proofs) before any clock
+// starts, so the figure is the witness's CPU, not also its clients'. The ratio comes from
+// interleaved pairs (bench/pairs.ts, issue 16 §1): this run's one-core crypto limit of one request
+// (1 Ed25519 verify + 2 signs, JCS and cosignature/v1, + its proof hashing; the witness decides on
+// one event loop), then one timed phase of the child, PAIRS times; the median pair is reported
+// with the spreads, and the ratio to the narrower verify + sign limit beside it. Also reported:
+// the ratio per CPU-second of the witness's process (`cpuRatioToCryptoLimit`: on a shared machine
+// the client child and neighbours take CPU from the witness during a phase but not during the limit,
+// so this one shows the witness's own overhead), the synced batches the state store wrote, and the
+// same kind of requests decided in process
+// without libp2p (`inProcessPerSec`, another 1,000 logs) to show what the transport costs.
+// COOKWALA_BENCH_CPU_PROF=DIR writes a CPU profile of each timed phase (the witness's process).
 
 import '../bin/polyfill.ts';
 import { spawn } from 'node:child_process';
+import { Session } from 'node:inspector/promises';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKeyPair } from '@libp2p/crypto/keys';
@@ -22,6 +29,9 @@ import { encodeMessage } from '../witness/wire/messages.ts';
 import { testKey } from '../testkit/witness.ts';
 import { defaultBackend } from '../verifier/crypto/default.ts';
 import { buildRound, fakeLogs } from './witness-client.ts';
+import { DEFAULT_PAIRS, measurePairs } from './pairs.ts';
+import { hashLeaf, verifyConsistency, verifyInclusion } from '../verifier/merkle/index.ts';
+import type { AddCheckpointRequest } from '../witness/wire/messages.ts';
 import { makeTempDir, removeDir } from '../testkit/tmp.ts';
 
 export interface BenchCtx {
@@ -30,88 +40,209 @@ export interface BenchCtx {
 
 const LOGS = 1000;
 const STREAMS = 4;
+const PAIRS = DEFAULT_PAIRS;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-interface ClientRun {
-  ms: number;
-  failures: number;
-  requests: number;
+/**
+ * COOKWALA_BENCH_CPU_PROF=DIR: a CPU profile of this (the witness's) process over each timed
+ * client phase, written to DIR/<name>-<phase>.cpuprofile (`node /work/notes/topprof.cjs FILE`).
+ */
+const profiler = (() => {
+  const dir = process.env.COOKWALA_BENCH_CPU_PROF;
+  let session: Session | undefined;
+  return {
+    async start() {
+      if (!dir) return;
+      session = new Session();
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.start');
+    },
+    async stop(name: string) {
+      if (!session) return;
+      const s = session;
+      session = undefined;
+      const { profile } = await s.post('Profiler.stop');
+      s.disconnect();
+      mkdirSync(dir!, { recursive: true });
+      writeFileSync(join(dir!, `${name}.cpuprofile`), JSON.stringify(profile));
+    },
+  };
+})();
+
+export interface PhaseRun {
+  /** The child's "done" line: ms, failures, requests and whatever else it reports. */
+  done: { ms: number; failures: number; requests: number } & Record<string, unknown>;
+  /** Synced batches and records the state store wrote during the phase. */
   batches: number;
   records: number;
+  /** CPU time (user + system, all threads) of this, the witness's, process during the phase. */
+  cpuMs: number;
 }
 
-/** Run the fake sequencers in a child process; state stats are read when it starts and ends its timed phase. */
-function runClients(addr: string, rounds: number, prefix: string, state: StateStore): Promise<ClientRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        '--import',
-        './bin/polyfill.ts',
-        'bench/witness-client.ts',
-        addr,
-        String(LOGS),
-        String(rounds),
-        String(STREAMS),
-        prefix,
-      ],
-      {
-        cwd: ROOT,
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    let buf = '';
-    let before = state.stats();
-    let done: ClientRun | undefined;
-    child.stdout.on('data', (d) => {
-      buf += d;
-      let i;
-      while ((i = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, i);
-        buf = buf.slice(i + 1);
-        const m = JSON.parse(line) as { phase: string; ms?: number; failures?: number; requests?: number };
-        if (m.phase === 'start') before = state.stats();
-        if (m.phase === 'done') {
-          const after = state.stats();
-          done = {
-            ms: m.ms!,
-            failures: m.failures!,
-            requests: m.requests!,
-            batches: after.batches - before.batches,
-            records: after.records - before.records,
-          };
-        }
-      }
-    });
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 && done ? resolve(done) : reject(new Error(`witness-client exited ${code}`))));
+export interface ClientSession {
+  /** Resolves when the child is set up and waits for its next phase (so a limit measured now runs alone). */
+  ready(): Promise<void>;
+  /** Let the child run its next timed phase; resolves with that phase's figures. */
+  phase(): Promise<PhaseRun>;
+  /** Resolves once the child exited cleanly (after its last phase). */
+  closed: Promise<void>;
+}
+
+/**
+ * A bench client child (`node --import tsx --import ./bin/polyfill.ts <args>`) that prints
+ * {"phase":"ready"} and waits for "go" on its stdin before each timed phase, then prints
+ * {"phase":"start"} and {"phase":"done", ms, failures, requests, …}; the state store's stats are
+ * read at start and done (and the witness process is CPU-profiled in between, see `profiler`).
+ * Shared by bench/witness.ts and bench/c2sp.ts.
+ */
+export function startPhasedClient(args: string[], state: StateStore, name: string): ClientSession {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './bin/polyfill.ts', ...args], {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
+  let buf = '';
+  let before = state.stats();
+  let cpuBefore = process.cpuUsage();
+  let ready: () => void = () => {};
+  let readyNow = new Promise<void>((r) => (ready = r));
+  let waiting: { resolve: (r: PhaseRun) => void; reject: (e: Error) => void } | undefined;
+  let failed: Error | undefined;
+  let phases = 0;
+  child.stdout!.on('data', (d) => {
+    buf += d;
+    let i;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      const m = JSON.parse(line) as PhaseRun['done'] & { phase: string };
+      if (m.phase === 'ready') ready();
+      if (m.phase === 'start') {
+        before = state.stats();
+        cpuBefore = process.cpuUsage();
+        void profiler.start();
+      }
+      if (m.phase === 'done') {
+        void profiler.stop(`${name}-${phases++}`);
+        const after = state.stats();
+        const cpu = process.cpuUsage(cpuBefore);
+        const w = waiting;
+        waiting = undefined;
+        w?.resolve({
+          done: m,
+          batches: after.batches - before.batches,
+          records: after.records - before.records,
+          cpuMs: (cpu.user + cpu.system) / 1000,
+        });
+      }
+    }
+  });
+  const closed = new Promise<void>((resolve, reject) => {
+    const die = (e: Error) => {
+      failed = e;
+      waiting?.reject(e);
+      waiting = undefined;
+      ready();
+      reject(e);
+    };
+    child.on('error', die);
+    child.on('close', (code) => (code === 0 ? resolve() : die(new Error(`${args[0]} exited ${code}`))));
+  });
+  closed.catch(() => {});
+  return {
+    closed,
+    async ready() {
+      await readyNow;
+      if (failed) throw failed;
+    },
+    async phase() {
+      await readyNow;
+      if (failed) throw failed;
+      readyNow = new Promise<void>((r) => (ready = r));
+      const p = new Promise<PhaseRun>((resolve, reject) => (waiting = { resolve, reject }));
+      child.stdin!.write('go\n');
+      return p;
+    },
+  };
 }
 
-/** One core's Ed25519 verify+sign pairs per second over checkpoint-sized signing headers. */
-function cryptoLimitPerSec(ms = 1000): number {
+/**
+ * Requests per CPU-second of the witness's process (all its threads) over the limit per CPU-second
+ * of the same process, per pair: how
+ * much of the witness's own CPU goes to the cryptography, whatever share of the machine it got (the
+ * client child and any neighbour compete with it during a phase, not during the limit). Median and spread.
+ */
+export function cpuRatioSummary(ratios: number[]): { cpuRatioToCryptoLimit: number; cpuRatioSpread: [number, number] } {
+  const r = [...ratios].sort((a, b) => a - b).map((x) => Math.round(x * 1000) / 1000);
+  return { cpuRatioToCryptoLimit: r[Math.floor((r.length - 1) / 2)], cpuRatioSpread: [r[0], r[r.length - 1]] };
+}
+
+/** Per-second rate of `op` over about `ms` milliseconds, in batches of 50. */
+function ratePerSec(op: () => void, ms: number): number {
+  let n = 0;
+  const t0 = performance.now();
+  while (performance.now() - t0 < ms) {
+    for (let i = 0; i < 50; i++) op();
+    n += 50;
+  }
+  return (n / (performance.now() - t0)) * 1000;
+}
+
+export interface CryptoLimit {
+  /** What one request needs: 1 verify + 2 signs (JCS and cosignature/v1) + its proof hashing. */
+  perSec: number;
+  /** The older, narrower definition: 1 verify + 1 sign pairs per second. */
+  verifySignPerSec: number;
+  /** perSec per CPU-second of this process (what it would be with a core to itself). */
+  perCpuSec: number;
+}
+
+/**
+ * This run's one-core crypto limit of one add-checkpoint (the witness decides on one event loop,
+ * so one core is what it can use): the sequencer's Ed25519 signature over the checkpoint's signing
+ * header verified, two cosignatures made (the JCS one and the cosignature/v1 one over the C2SP
+ * body: every libp2p cosignature comes in both forms, DESIGN §7a), and the request's consistency and
+ * head proofs checked (hashing). Measured part by part on `sample`, a request like the bench's.
+ */
+function cryptoLimit(sample: AddCheckpointRequest & { oldRoot: string }, ms = 1000): CryptoLimit {
   const k = testKey('bench-limit', 'witness');
   const msg = encodeMessage({
     alg: 'EdDSA',
-    hash: 'sha256:' + '0'.repeat(64),
+    hash: sample.checkpoint.hash,
     kid: k.signer.kid,
     kind: 'Checkpoint',
     signedAt: new Date().toISOString(),
   });
+  const note = new TextEncoder().encode(
+    `cosignature/v1\ntime 1764579600\n${sample.checkpoint.log}\n${sample.checkpoint.seq}\n${'A'.repeat(43)}=\n`,
+  );
   const sig = k.signer.sign(msg);
   const backend = defaultBackend();
-  let n = 0;
-  const t0 = performance.now();
-  while (performance.now() - t0 < ms) {
-    for (let i = 0; i < 50; i++) {
-      backend.ed25519Verify(k.signer.publicKey, msg, sig);
-      k.signer.sign(msg);
-    }
-    n += 50;
-  }
-  return Math.round((n / (performance.now() - t0)) * 1000);
+  const hex = (h: string) => Buffer.from(h.slice(7), 'hex');
+  const root1 = hex(sample.oldRoot);
+  const root2 = hex(sample.checkpoint.root);
+  const consistency = sample.consistency.map(hex);
+  const headProof = sample.headProof.map(hex);
+  const leaf = hex(sample.checkpoint.head);
+  const third = ms / 3;
+  const cpu0 = process.cpuUsage();
+  const wall0 = performance.now();
+  const verify = ratePerSec(() => backend.ed25519Verify(k.signer.publicKey, msg, sig), third);
+  const sign = ratePerSec(() => {
+    k.signer.sign(msg);
+    k.signer.sign(note);
+  }, third);
+  const hashing = ratePerSec(() => {
+    if (!verifyConsistency(sample.oldSeq, sample.checkpoint.seq, consistency, root1, root2).ok) throw new Error('bad sample proof');
+    if (!verifyInclusion(hashLeaf(leaf), sample.checkpoint.seq - 1, sample.checkpoint.seq, headProof, root2).ok)
+      throw new Error('bad sample proof');
+  }, third);
+  const cpu = process.cpuUsage(cpu0);
+  const perSec = 1 / (1 / verify + 1 / sign + 1 / hashing);
+  const verifySignPerSec = 1 / (1 / verify + 1 / (2 * sign));
+  // Per CPU-second: scaled by wall time over the CPU time this process got while measuring.
+  const perCpuSec = (perSec * (performance.now() - wall0)) / ((cpu.user + cpu.system) / 1000);
+  return { perSec: Math.round(perSec), verifySignPerSec: Math.round(verifySignPerSec), perCpuSec: Math.round(perCpuSec) };
 }
 
 export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
@@ -128,31 +259,76 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
   );
   const info = await witness.start();
   try {
-    const net = await runClients(info.multiaddrs[0], rounds, remote, state);
-
     // The same kind of decisions without the transport (frames straight into the witness), on
-    // logs of their own: first contact untimed, then one timed round.
+    // logs of their own: first contact untimed, then one timed round. Its last request is also
+    // the sample the limit is measured on (a request grown by 3 entries, as the bench's are).
     const decide = async (reqs: Awaited<ReturnType<typeof buildRound>>) =>
       (await Promise.all(reqs.map((r) => witness.handleFrame(encodeMessage(r))))).filter((r) => !r.ok).length;
     const firstLocal = await decide(await buildRound(local, 4));
+    const last = local[local.length - 1];
+    const oldRoot = await last.rootAt(last.size);
     const round = await buildRound(local, 3);
+    const sample = { ...round[round.length - 1], oldRoot };
     const t1 = performance.now();
     const localFailures = firstLocal + (await decide(round));
     const localMs = performance.now() - t1;
 
-    const limit = cryptoLimitPerSec();
-    const perSec = Math.round((net.requests / net.ms) * 1000);
+    // Interleaved pairs (bench/pairs.ts): limit, then a timed phase of the child, PAIRS times.
+    const clients = startPhasedClient(
+      ['bench/witness-client.ts', info.multiaddrs[0], String(LOGS), String(rounds), String(STREAMS), remote, String(PAIRS)],
+      state,
+      remote,
+    );
+    await clients.ready();
+    let failures = 0;
+    const verifySign: number[] = [];
+    const pairLimits: number[] = [];
+    const cpuRatios: number[] = [];
+    const pairs = await measurePairs<{ requests: number; batches: number; records: number; ratioToVerifySignLimit: number }>(
+      PAIRS,
+      async () => {
+        const l = cryptoLimit(sample);
+        verifySign.push(l.verifySignPerSec);
+        pairLimits.push(l.perCpuSec);
+        return l.perSec;
+      },
+      async (i) => {
+        const r = await clients.phase();
+        failures += r.done.failures;
+        const perSec = Math.round((r.done.requests / r.done.ms) * 1000);
+        cpuRatios.push(r.done.requests / (r.cpuMs / 1000) / pairLimits[i]);
+        return {
+          value: perSec,
+          extra: {
+            requests: r.done.requests,
+            batches: r.batches,
+            records: r.records,
+            ratioToVerifySignLimit: Math.round((perSec / verifySign[i]) * 1000) / 1000,
+          },
+        };
+      },
+    );
+    await clients.closed;
+    const m = pairs.median;
     return {
-      addCheckpointPerSec: perSec,
-      cryptoLimitPerSec: limit,
-      ratioToCryptoLimit: Math.round((perSec / limit) * 100) / 100,
+      addCheckpointPerSec: m.figure,
+      cryptoLimitPerSec: m.limit,
+      ratioToCryptoLimit: pairs.ratio,
+      ratioSpread: pairs.ratioSpread,
+      limitSpread: pairs.limitSpread,
+      limitsAgree: pairs.limitsAgree,
+      pairs: pairs.pairs.map((p) => ({ limit: p.limit, figure: p.figure, ratio: p.ratio })),
+      cryptoLimit: 'one core: 1 Ed25519 verify + 2 signs (JCS, cosignature/v1) + proof hashing per request',
+      verifySignLimitPerSec: verifySign[pairs.pairs.indexOf(m)],
+      ratioToVerifySignLimit: m.extra!.ratioToVerifySignLimit,
+      ...cpuRatioSummary(cpuRatios),
       logs: LOGS,
-      requests: net.requests,
-      failures: net.failures + localFailures,
+      requests: m.extra!.requests,
+      failures: failures + localFailures,
       streams: STREAMS,
       clients: 'child process',
-      syncedBatches: net.batches,
-      recordsPerBatch: Math.round((net.records / Math.max(1, net.batches)) * 10) / 10,
+      syncedBatches: m.extra!.batches,
+      recordsPerBatch: Math.round((m.extra!.records / Math.max(1, m.extra!.batches)) * 10) / 10,
       inProcessPerSec: Math.round((LOGS / localMs) * 1000),
     };
   } finally {

@@ -7,6 +7,7 @@ import {
   addCosignature,
   buildCheckpoint,
   cosignCheckpoint,
+  cosignVerifiedCheckpoint,
   verifyCheckpoint,
   verifyCheckpointSequencerSignature,
   type Checkpoint,
@@ -47,6 +48,21 @@ describe('buildCheckpoint, cosignCheckpoint, addCosignature', () => {
     const c = buildCheckpoint(f, seqSigner, at(1));
     expect(() => cosignCheckpoint({ ...c, seq: 2 }, ws[0], at(2))).toThrow(TypeError);
     expect(() => cosignCheckpoint(c, ws[0], 'later')).toThrow(TypeError);
+  });
+
+  it('cosignVerifiedCheckpoint over the verified hash is the same cosignature as cosignCheckpoint', () => {
+    const c = buildCheckpoint({ log: LOG, seq: 3, head: fakeHash('3'), root: fakeHash('4') }, seqSigner, at(1));
+    const v = verifyCheckpointSequencerSignature(c, seqKey);
+    if (!v.ok) throw new Error(v.detail);
+    // Ed25519 is deterministic: identical bytes; ES256 is not, so that one is checked by verifying.
+    expect(cosignVerifiedCheckpoint(v.value, ws[0], at(2))).toEqual(cosignCheckpoint(c, ws[0], at(2)));
+    const withTwo = addCosignature(
+      addCosignature(c, cosignVerifiedCheckpoint(v.value, ws[0], at(2))),
+      cosignVerifiedCheckpoint(v.value, ws[1], at(2)),
+    );
+    expect(verifyCheckpoint(withTwo, policy)).toMatchObject({ ok: true, value: { witnesses: ['w-1', 'w-2'] } });
+    expect(() => cosignVerifiedCheckpoint({ hash: 'sha256:00' }, ws[0], at(2))).toThrow(TypeError);
+    expect(() => cosignVerifiedCheckpoint(v.value, ws[0], 'later')).toThrow(TypeError);
   });
 
   it('addCosignature: one per kid, the later signedAt wins, signature[0] never replaced, input unchanged', () => {

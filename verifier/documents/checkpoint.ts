@@ -120,6 +120,17 @@ export function cosignCheckpoint(cp: Checkpoint, signer: Signer, signedAt: strin
 }
 
 /**
+ * A witness cosignature over the hash verifyCheckpointSequencerSignature just recomputed and
+ * matched to the checkpoint's `hash` member: the same signature as cosignCheckpoint without
+ * canonicalising and hashing the checkpoint a second time (the witness's hot path).
+ */
+export function cosignVerifiedCheckpoint(verified: { hash: string }, signer: Signer, signedAt: string): Signature {
+  if (!isTime(signedAt)) throw new TypeError('signedAt is an RFC 3339 UTC time with milliseconds');
+  if (!isHashString(verified.hash)) throw new TypeError('not a verified checkpoint hash');
+  return signHash(verified.hash, CHECKPOINT_KIND, signer, signedAt);
+}
+
+/**
  * Add a cosignature, one per kid: a new kid is appended; for a kid already present the later
  * signedAt wins (a witness refreshing its cosignature); the sequencer's signature[0] is never
  * replaced. Returns a new checkpoint; the argument is not changed.

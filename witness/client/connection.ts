@@ -3,7 +3,8 @@
 // pipelined on it and replies matched first-in first-out (the server answers in order). A
 // request that gets no reply in `timeoutMs` poisons the stream (a late reply would be matched to
 // the wrong request), so the stream is aborted and every pending request fails with
-// `witness_unavailable`; the caller decides whether to ask again.
+// `witness_unavailable`; the caller decides whether to ask again. Requests made in one turn leave
+// in one write (one yamux frame, one noise message), still in the order their replies are matched.
 // Invariant: a reply is handed out only after parseReply checked its shape; what it means (a
 // cosignature that verifies, a knownSeq to resend from) is the publisher's to judge.
 
@@ -40,6 +41,13 @@ export function createWitnessConnection(node: P2pNode, addr: string, opts: Conne
   let opening: Promise<FrameChannel> | undefined;
   let waiters: Waiter[] = [];
   let closed = false;
+  /** Requests encoded in this turn, sent in one write (in order, as their waiters were queued). */
+  let outbox: { ch: FrameChannel; frames: Uint8Array[] } | undefined;
+  const flushOutbox = () => {
+    const o = outbox;
+    outbox = undefined;
+    if (o) o.ch.sendMany(o.frames).catch((e) => drop(o.ch, `send: ${(e as Error).message}`));
+  };
 
   const failAll = (detail: string) => {
     const ws = waiters;
@@ -52,6 +60,7 @@ export function createWitnessConnection(node: P2pNode, addr: string, opts: Conne
 
   const drop = (ch: FrameChannel, why: string) => {
     if (channel === ch) channel = undefined;
+    if (outbox?.ch === ch) outbox = undefined;
     ch.abort(new Error(why));
     failAll(why);
   };
@@ -113,11 +122,17 @@ export function createWitnessConnection(node: P2pNode, addr: string, opts: Conne
           ropts.timeoutMs ?? opts.timeoutMs ?? 5000,
         );
         waiters.push({ resolve, timer });
-        ch.send(bytes).catch((e) => drop(ch, `send: ${(e as Error).message}`));
+        if (outbox && outbox.ch !== ch) flushOutbox();
+        if (outbox) outbox.frames.push(bytes);
+        else {
+          outbox = { ch, frames: [bytes] };
+          queueMicrotask(flushOutbox);
+        }
       });
     },
     async close() {
       closed = true;
+      outbox = undefined;
       const ch = channel;
       channel = undefined;
       failAll('client closed');

@@ -16,11 +16,11 @@
 // Left out: rate limiting (the transport's job) and C2SP's text wire format (c2sp-add-checkpoint.ts).
 
 import { fail, ok, type Result } from '../../verifier/errors.ts';
-import { formatHash, formatTime, parseHash } from '../../verifier/encoding/wire.ts';
+import { formatHash, formatTime, isHashString } from '../../verifier/encoding/wire.ts';
 import type { Signature, Signer } from '../../verifier/documents/signature.ts';
 import type { CryptoBackend } from '../../verifier/crypto/default.ts';
 import type { KeyRecord } from '../../verifier/documents/keys.ts';
-import { cosignCheckpoint, verifyCheckpointSequencerSignature, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
+import { cosignVerifiedCheckpoint, verifyCheckpointSequencerSignature, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
 import { buildForkProof, type ForkProof } from '../../verifier/documents/fork-proof.ts';
 import { EMPTY_ROOT, hashLeaf, verifyConsistency, verifyInclusion, type Hash32 } from '../../verifier/merkle/index.ts';
 import { verifyLogDescriptor, type LogDescriptor } from '../../verifier/documents/log-descriptor.ts';
@@ -63,6 +63,12 @@ export interface WitnessDeps {
 const MAX_ATTEMPTS = 3;
 
 const emptyRootHash = (): string => formatHash(EMPTY_ROOT);
+
+/** `sha256:<64 lowercase hex>` to its 32 bytes; the same check as wire.ts parseHash, decoded by Buffer (fast, Node only). */
+export function parseHash(s: unknown): Result<Uint8Array> {
+  if (!isHashString(s)) return fail('invalid_hash', `not sha256:<64 hex>: ${String(s).slice(0, 80)}`);
+  return ok(Buffer.from(s.slice(7), 'hex'));
+}
 
 function hashes(list: string[]): Result<Hash32[]> {
   const out: Hash32[] = [];
@@ -226,7 +232,7 @@ export async function processAddCheckpointBoth(
       await deps.hooks?.afterCheck?.(req);
       const now = deps.clock();
       const signedAt = formatTime(now);
-      const cosignature = cosignCheckpoint(cp, deps.signer, signedAt);
+      const cosignature = cosignVerifiedCheckpoint(sig.value, deps.signer, signedAt);
       const body = c2spBodyOf(cp);
       const note = deps.cosigner?.cosign(new TextEncoder().encode(body), now);
       const next: Omit<LogState, 'version'> = { ...d.next, cosignature, updatedAt: signedAt };

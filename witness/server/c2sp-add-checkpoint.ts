@@ -23,13 +23,14 @@
 // Left out: sign-subtree (optional in the spec), rate limits (the transport's), bastions.
 
 import { fail, ok, type Failure, type Result } from '../../verifier/errors.ts';
-import { formatHash, formatTime, parseHash } from '../../verifier/encoding/wire.ts';
+import { formatHash, formatTime } from '../../verifier/encoding/wire.ts';
 import type { CryptoBackend } from '../../verifier/crypto/default.ts';
 import { EMPTY_ROOT, verifyConsistency, type Hash32 } from '../../verifier/merkle/index.ts';
 import { fromBase64Std, parseCheckpointBody, parseNote, verifyNote, type NoteVerifier } from '../../verifier/note/index.ts';
 import type { LogState, StateStore } from './state.ts';
 import type { KeyedLock } from './mutex.ts';
 import type { WitnessCosigner } from './note-cosigner.ts';
+import { parseHash } from './add-checkpoint.ts';
 
 /** The most consistency proof lines a client may send (tlog-witness). */
 export const MAX_C2SP_PROOF_LINES = 63;

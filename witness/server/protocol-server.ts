@@ -1,7 +1,8 @@
 // witness/server/protocol-server.ts: the serving end of `/cookwala/witness/1.0.0` over libp2p 3
 // (DESIGN §7, §15). One long-lived stream per client carries many requests; requests on a stream
 // are decided concurrently (so a sequencer with many logs gets group commit) but replies go back
-// in request order, so the client matches them first-in first-out without ids.
+// in request order, so the client matches them first-in first-out without ids; replies already
+// decided when the writer runs leave in one write (fewer yamux frames and noise messages).
 // Invariants: every handler closes its stream in `finally` (libp2p caps inbound streams at 32); a
 // framing error (`message_too_large`, `malformed_frame`) is answered after the replies already
 // owed and then the stream is closed; a handler that throws answers `witness_unavailable` and the
@@ -24,8 +25,10 @@ export interface ServeOptions {
 export async function serveStream(stream: Stream, remotePeer: string, handle: FrameHandler, opts: ServeOptions = {}): Promise<void> {
   const ch = createFrameChannel(stream, { maxFrame: opts.maxFrame });
   const maxInFlight = opts.maxInFlight ?? 64;
-  const owed: Promise<Reply>[] = [];
+  /** Replies owed in request order; `reply` is set as soon as its request is decided. */
+  const owed: Array<{ p: Promise<Reply>; reply?: Reply }> = [];
   let writer = Promise.resolve();
+  let pumping = false;
   let writeFailed = false;
   const safe = async (frame: Uint8Array): Promise<Reply> => {
     try {
@@ -35,25 +38,43 @@ export async function serveStream(stream: Stream, remotePeer: string, handle: Fr
       return failureReply(fail('witness_unavailable', 'the witness could not decide this request'));
     }
   };
-  const enqueueReply = (p: Promise<Reply>) => {
-    owed.push(p);
-    writer = writer.then(async () => {
-      const reply = await p;
-      void owed.shift(); // p, just awaited
-      if (writeFailed) return;
+  // One writer per stream: waits for the oldest owed reply, then sends it together with every
+  // reply already decided behind it in one write (one yamux frame, one noise message), in order.
+  const pump = async (): Promise<void> => {
+    for (;;) {
+      if (owed.length === 0) {
+        pumping = false; // no await between the check and this: a reply enqueued later starts a new pump
+        return;
+      }
+      await owed[0].p;
+      // Decisions that finish in this turn (a group commit resolves many at once) join the write.
+      if (owed.length > 1) await new Promise((r) => setImmediate(r));
+      const batch: Uint8Array[] = [];
+      while (owed.length > 0 && owed[0].reply !== undefined) batch.push(encodeMessage(owed.shift()!.reply!));
+      if (writeFailed) continue;
       try {
-        await ch.send(encodeMessage(reply));
+        await ch.sendMany(batch);
       } catch (e) {
         writeFailed = true;
         opts.onError?.(e as Error);
       }
-    });
+    }
+  };
+  const enqueueReply = (p: Promise<Reply>) => {
+    const o: { p: Promise<Reply>; reply?: Reply } = { p };
+    // Registered before the writer awaits p, so it has run by the time the writer resumes.
+    void p.then((r) => (o.reply = r));
+    owed.push(o);
+    if (!pumping) {
+      pumping = true;
+      writer = pump();
+    }
   };
   try {
     for (;;) {
       // Bounded: each wait lets the writer send (and drop) at least the oldest decided reply.
       while (owed.length >= maxInFlight && !writeFailed) {
-        await owed[0];
+        await owed[0].p;
         await new Promise((r) => setImmediate(r));
       }
       const n = await ch.next();

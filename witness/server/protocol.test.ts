@@ -135,6 +135,8 @@ describe('witness protocol over libp2p', () => {
     const m = await witness.app.inject({ method: 'GET', url: '/metrics' });
     expect(m.body).toMatch(/cookwala_witness_requests_total\{code="bad_json"\} 1/);
     expect(m.body).toMatch(/cookwala_witness_cosignatures_total \d+/);
+    // The per-log seq gauge is filled in when /metrics renders (not per request): the latest seq.
+    expect(m.body).toContain(`cookwala_witness_log_seq{log="${ORIGIN}"} ${log.size}`);
     expect((await witness.app.inject({ method: 'GET', url: '/nope' })).statusCode).toBe(404);
   });
 });

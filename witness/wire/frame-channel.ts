@@ -22,6 +22,8 @@ export type NextFrame = { frame: Uint8Array } | { end: true } | { error: Failure
 export interface FrameChannel {
   next(): Promise<NextFrame>;
   send(payload: Uint8Array): Promise<void>;
+  /** Several frames in one write (one stream chunk); the same limit per frame as send. */
+  sendMany(payloads: Uint8Array[]): Promise<void>;
   close(): Promise<void>;
   abort(e: Error): void;
   readonly open: boolean;
@@ -73,6 +75,11 @@ export function createFrameChannel(stream: Stream, opts: FrameChannelOptions = {
     async send(payload) {
       if (payload.length > max) throw new RangeError(`frame of ${payload.length} bytes exceeds ${max}`);
       await lp.write(payload);
+    },
+    async sendMany(payloads) {
+      for (const p of payloads) if (p.length > max) throw new RangeError(`frame of ${p.length} bytes exceeds ${max}`);
+      if (payloads.length === 1) await lp.write(payloads[0]);
+      else if (payloads.length > 1) await lp.writeV(payloads);
     },
     async close() {
       finish({ end: true });

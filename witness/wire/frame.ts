@@ -75,10 +75,13 @@ export function readFramePrefix(bytes: PrefixBytes, max = MAX_FRAME_BYTES): Pref
  * lpStream's `lengthDecoder`: the length, or RangeError while the prefix is incomplete (lpStream
  * then reads one more byte), or FramingError for a prefix that can never be valid.
  */
+/** Thrown for every incomplete prefix (lpStream only tests instanceof): one made once, no stack captured per frame. */
+const INCOMPLETE_PREFIX = new RangeError('incomplete length prefix');
+
 export function frameLengthDecoder(max = MAX_FRAME_BYTES): (bytes: PrefixBytes) => number {
   return (bytes) => {
     const r = readFramePrefix(bytes, max);
-    if ('incomplete' in r) throw new RangeError('incomplete length prefix');
+    if ('incomplete' in r) throw INCOMPLETE_PREFIX;
     if ('ok' in r) throw new FramingError(r);
     return r.len;
   };

@@ -1,0 +1,83 @@
+// serveStream (protocol-server.ts) over a real @libp2p/utils stream pair: requests decided out of
+// order are still answered in request order, and replies already decided leave together in one
+// write (the write coalescing of issue 16) without changing what the client reads; the client's
+// requests of one turn (connection.ts) likewise leave as one chunk and are read as separate frames.
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { streamPair } from '@libp2p/utils';
+import { serveStream } from './protocol-server.ts';
+import { createFrameChannel } from '../wire/frame-channel.ts';
+import { encodeMessage, parseReply, type Reply } from '../wire/messages.ts';
+
+const te = new TextEncoder();
+const td = new TextDecoder();
+
+describe('serveStream', () => {
+  it('answers in request order whatever order the decisions finish in, coalescing decided replies', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc
+          .integer({ min: 1, max: 40 })
+          .chain((n) => fc.tuple(fc.constant(n), fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n }))),
+        async ([n, order]) => {
+          const [a, b] = await streamPair();
+          const decided: Array<(r: Reply) => void> = [];
+          const arrived: number[] = [];
+          let allArrived!: () => void;
+          const all = new Promise<void>((r) => (allArrived = r));
+          const served = serveStream(
+            b,
+            'peer',
+            (frame) =>
+              new Promise<Reply>((resolve) => {
+                const i = Number(td.decode(frame));
+                decided[i] = resolve;
+                arrived.push(i);
+                if (arrived.length === n) allArrived();
+              }),
+            { maxInFlight: 64 },
+          );
+          const client = createFrameChannel(a);
+          // All requests in one write, as connection.ts sends the requests of one turn.
+          await client.sendMany(Array.from({ length: n }, (_, i) => te.encode(String(i))));
+          await all;
+          const chunks: number[] = [];
+          a.addEventListener('message', (e) => chunks.push((e as unknown as { data: { byteLength: number } }).data.byteLength));
+          for (const i of order) decided[i]({ ok: false, code: 'conflict', detail: `reply ${i}` } as Reply);
+          const got: string[] = [];
+          for (let i = 0; i < n; i++) {
+            const f = await client.next();
+            if (!('frame' in f)) throw new Error(`no reply ${i}`);
+            const r = parseReply(f.frame);
+            got.push(r.ok && !r.value.ok ? r.value.detail : 'unreadable');
+          }
+          expect(got).toEqual(Array.from({ length: n }, (_, i) => `reply ${i}`));
+          // Decided in one turn, the n replies left in one write.
+          expect(chunks.length).toBe(1);
+          await client.close();
+          await served;
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+
+  it('a frame channel sends several frames in one write and refuses one over the limit before writing any', async () => {
+    const [a, b] = await streamPair();
+    const chunks: number[] = [];
+    b.addEventListener('message', (e) => chunks.push((e as unknown as { data: { byteLength: number } }).data.byteLength));
+    const tx = createFrameChannel(a, { maxFrame: 100 });
+    const rx = createFrameChannel(b, { maxFrame: 100 });
+    await expect(tx.sendMany([encodeMessage({ x: 1 }), new Uint8Array(101)])).rejects.toThrow(RangeError);
+    await tx.sendMany([encodeMessage({ x: 1 }), encodeMessage({ x: 2 }), encodeMessage({ x: 3 })]);
+    const frames: unknown[] = [];
+    for (let i = 0; i < 3; i++) {
+      const f = await rx.next();
+      frames.push('frame' in f ? JSON.parse(td.decode(f.frame)) : f);
+    }
+    expect(frames).toEqual([{ x: 1 }, { x: 2 }, { x: 3 }]);
+    expect(chunks.length).toBe(1);
+    await tx.close();
+    await rx.close();
+  });
+});
