@@ -194,7 +194,8 @@ export async function run(ctx: { quick: boolean; logs?: number }): Promise<Recor
     // it, so spawn -> `listening` is the whole admission of the list.
     const listPath = join(dir, 'logs-v0.txt');
     const lines = ['logs/v0'];
-    for (let i = 0; i < n; i++) lines.push(`vkey ${formatVerifierKey(`bench.example.org/listed-${i}`, SIG_ED25519, rawEd25519Pub())}`, 'qpd 24', 'contact bench');
+    for (let i = 0; i < n; i++)
+      lines.push(`vkey ${formatVerifierKey(`bench.example.org/listed-${i}`, SIG_ED25519, rawEd25519Pub())}`, 'qpd 24', 'contact bench');
     await writeFile(listPath, lines.join('\n') + '\n');
     const listBytes = (await stat(listPath)).size;
     await writeFile(cfgPath, JSON.stringify({ ...JSON.parse(await readFile(cfgPath, 'utf8')), logLists: [listPath] }) + '\n');
