@@ -1,4 +1,4 @@
-// bench/append.ts: the `append` and `proof` sections of bench/results.json (DESIGN §13, issue 16
+// bench/append.ts: the `append` and `proof` sections of bench/results.json (DESIGN §13
 // item 4). append: the same 600-byte blocks, in batches of 100, each append awaited, appended (a) to
 // the logstore as entries whose payload is a CloudEvent carrying the block (data_base64), every
 // batch ONE LevelDB batch with entries, payloads, dedup index, Merkle nodes and head, and (b) to
@@ -333,7 +333,7 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
   const synced = summariseMode(modes.synced);
   const unsynced = summariseMode(modes.unsynced);
   return {
-    // headline: equal durability, both synced per batch (the issue 16 targets)
+    // headline: equal durability, both synced per batch (the DESIGN §13 targets)
     ratioToHypercore: synced.ratioToHypercore,
     syncedRatioToHypercore: synced.ratioToHypercore,
     unsyncedRatioToHypercore: unsynced.ratioToHypercore,

@@ -1,4 +1,4 @@
-// bench/ingest.ts: the `ingest` section of bench/results.json (DESIGN §13, issue 16 items 1-2). A
+// bench/ingest.ts: the `ingest` section of bench/results.json (DESIGN §13). A
 // real `cookwala sequencer` child process listens on 127.0.0.1; this process plays many devices
 // over keep-alive HTTP (node:http Agent): single structured posts and batches of 100, every event
 // signed by its device with a registered Ed25519 key (signed before the clock starts), every

@@ -1,4 +1,4 @@
-// bench/verify.ts: the `verify` section of bench/results.json (DESIGN §13, issue 16 items 1 and 3):
+// bench/verify.ts: the `verify` section of bench/results.json (DESIGN §13):
 // the offline verifier over generated bundles (testkit/log-generator.ts: real signatures, erasures,
 // checkpoints cosigned by 3 witnesses) of 10^5 and 10^6 events (quick: 10^4 and 10^5), each
 // verified in a child process (bench/verify-child.ts, the code path of `cookwala verify`) that
@@ -149,7 +149,7 @@ export async function run(ctx: VerifyBenchCtx): Promise<Record<string, unknown>>
         bundleMB: Math.round(r.bytes / 1e5) / 10,
         generateMs: r.genMs,
       })),
-      // hostilePeakRssMB and the hostile cases (bench/verify-hostile.ts, issue 14)
+      // hostilePeakRssMB and the hostile cases (bench/verify-hostile.ts)
       ...(ctx.hostile === false ? {} : await runHostile(ctx)),
     };
   } finally {

@@ -5,7 +5,7 @@
 // requests share a batch). The fake sequencers run in a child process (bench/witness-client.ts)
 // and build their requests (sequencer signatures, consistency and head proofs) before any clock
 // starts, so the figure is the witness's CPU, not also its clients'. The ratio comes from
-// interleaved pairs (bench/pairs.ts, issue 16 §1): this run's one-core crypto limit of one request
+// interleaved pairs (bench/pairs.ts): this run's one-core crypto limit of one request
 // (1 Ed25519 verify + 2 signs, JCS and cosignature/v1, + its proof hashing; the witness decides on
 // one event loop), then one timed phase of the child, PAIRS times; the median pair is reported
 // with the spreads, and the ratio to the narrower verify + sign limit beside it. Also reported:

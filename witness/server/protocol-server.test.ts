@@ -1,7 +1,7 @@
 // serveStream (protocol-server.ts) over a real @libp2p/utils stream pair: requests decided out of
 // order are still answered in request order, and replies already decided leave together in one
-// write (the write coalescing of issue 16) without changing what the client reads; the client's
-// requests of one turn (connection.ts) likewise leave as one chunk and are read as separate frames.
+// write (write coalescing) without changing what the client reads; the client's
+// requests of one turn (witness/client/connection.ts) likewise leave as one chunk and are read as separate frames.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { streamPair } from '@libp2p/utils';
@@ -38,7 +38,7 @@ describe('serveStream', () => {
             { maxInFlight: 64 },
           );
           const client = createFrameChannel(a);
-          // All requests in one write, as connection.ts sends the requests of one turn.
+          // All requests in one write, as witness/client/connection.ts sends the requests of one turn.
           await client.sendMany(Array.from({ length: n }, (_, i) => te.encode(String(i))));
           await all;
           const chunks: number[] = [];
