@@ -10,8 +10,10 @@
 //   - an idle connection is closed after 5 s between requests (keepAliveTimeout) and after 30 s of
 //     silence in one (connectionTimeout); at most 1,000 requests a connection (maxRequestsPerSocket);
 //     Node checks the timeouts every second (connectionsCheckingInterval), not every 30;
-//   - at most 4,096 open connections in all and 512 from one address: the next one gets 503
-//     too_many_connections and is closed (Node's own maxConnections would drop it without a word).
+//   - at most 4,096 open connections in all and 512 from one address: the next one from that
+//     address gets 503 too_many_connections and is closed (Node's own maxConnections would drop it
+//     without a word); at the overall cap the connection held longest without a complete request
+//     is shed (503) to make room, so slow connections from many addresses cannot lock others out;
 //     capConnections is the sequencer's and the witness's; the executor (loopback only) takes the
 //     timeouts but no cap, so a local stop is never answered 503.
 // Every error Node's HTTP parser or fastify's router raises before a route runs (clientError:
@@ -35,6 +37,8 @@ export interface HttpLimits {
   maxRequestsPerSocket: number;
   maxConnections: number;
   maxConnectionsPerClient: number;
+  /** At the overall cap, a connection with no complete request this old may be shed for a new one. */
+  shedAfterMs: number;
 }
 
 export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = Object.freeze({
@@ -46,6 +50,7 @@ export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = Object.freeze({
   maxRequestsPerSocket: 1000,
   maxConnections: 4096,
   maxConnectionsPerClient: 512,
+  shedAfterMs: 1000,
 });
 
 /** The problem+json of `f` as a whole HTTP/1.1 response, for a socket no reply object owns. */
@@ -108,39 +113,71 @@ export function boundedServerOptions(limits: Partial<HttpLimits> = {}): Partial<
 export interface ConnectionCaps {
   readonly open: number;
   readonly refused: number;
+  /** Connections closed to make room: held open without a complete request for the longest. */
+  readonly shed: number;
+}
+
+/** Answer 503 too_many_connections on a raw socket and close it. */
+function refuseSocket(socket: Socket, detail: string): void {
+  socket.on('error', () => undefined);
+  socket.end(rawProblemResponse(fail('too_many_connections', detail)));
+  socket.destroySoon?.();
+  setTimeout(() => socket.destroy(), 1000).unref();
 }
 
 /**
- * Caps open connections on `server`, in all and per remote address: one over either cap is
- * answered 503 too_many_connections and closed at once, before any byte of it is parsed.
+ * Caps open connections on `server`, in all and per remote address. One over the per-address cap
+ * is answered 503 too_many_connections and closed at once, before any byte of it is parsed. At the
+ * overall cap the server sheds before it refuses: the connection that has been open longest
+ * without completing a request (older than shedAfterMs) is answered 503 and closed, and the new
+ * one is taken. So slow connections from many addresses (each under its per-address cap) cannot
+ * lock well-behaved clients out until the headers timeout frees them: a client whose request
+ * arrives promptly is never the oldest incomplete one. Only when no connection can be shed is the
+ * new one refused.
  */
 export function capConnections(server: Server, limits: Partial<HttpLimits> = {}): ConnectionCaps {
   const l = { ...DEFAULT_HTTP_LIMITS, ...limits };
   const perClient = new Map<string, number>();
+  /** Connections with no complete request yet, oldest first (a Map keeps insertion order). */
+  const incomplete = new Map<Socket, number>();
   let open = 0;
   let refused = 0;
+  let shed = 0;
+  server.on('request', (req: { socket: Socket }) => void incomplete.delete(req.socket));
+  const shedOne = (): boolean => {
+    const now = Date.now();
+    for (const [s, at] of incomplete) {
+      if (now - at < l.shedAfterMs) return false;
+      incomplete.delete(s);
+      if (s.destroyed) continue;
+      shed++;
+      refuseSocket(s, `the server holds ${open} connections, its limit; this one sent no complete request in ${now - at} ms`);
+      return true;
+    }
+    return false;
+  };
   // prepend: before the HTTP server's own listener attaches a parser to the socket.
   server.prependListener('connection', (socket: Socket) => {
     const who = socket.remoteAddress ?? '?';
     const mine = perClient.get(who) ?? 0;
-    if (open >= l.maxConnections || mine >= l.maxConnectionsPerClient) {
+    if (mine >= l.maxConnectionsPerClient || (open >= l.maxConnections && !shedOne())) {
       refused++;
-      const f = fail(
-        'too_many_connections',
-        open >= l.maxConnections
-          ? `the server holds ${open} connections, its limit`
-          : `this address holds ${mine} connections, the limit per client`,
+      refuseSocket(
+        socket,
+        mine >= l.maxConnectionsPerClient
+          ? `this address holds ${mine} connections, the limit per client`
+          : `the server holds ${open} connections, its limit`,
       );
-      socket.on('error', () => undefined);
-      socket.end(rawProblemResponse(f));
-      socket.destroySoon?.();
-      setTimeout(() => socket.destroy(), 1000).unref();
       return;
     }
+    // A shed connection counts until its close event; the new one is admitted now (at most one
+    // over the cap for the second the shed one takes to close).
     open++;
     perClient.set(who, mine + 1);
+    incomplete.set(socket, Date.now());
     socket.once('close', () => {
       open--;
+      incomplete.delete(socket);
       const n = (perClient.get(who) ?? 1) - 1;
       if (n <= 0) perClient.delete(who);
       else perClient.set(who, n);
@@ -152,6 +189,9 @@ export function capConnections(server: Server, limits: Partial<HttpLimits> = {})
     },
     get refused() {
       return refused;
+    },
+    get shed() {
+      return shed;
     },
   };
 }

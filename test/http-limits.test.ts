@@ -13,7 +13,9 @@ let port: number;
 beforeAll(async () => {
   t = await startSequencer({
     listen: true,
-    deps: { httpLimits: { headersTimeoutMs: 600, requestTimeoutMs: 1200, maxConnectionsPerClient: 12, maxConnections: 100 } },
+    deps: {
+      httpLimits: { headersTimeoutMs: 600, requestTimeoutMs: 1200, maxConnectionsPerClient: 12, maxConnections: 100, shedAfterMs: 0 },
+    },
   });
   port = Number(new URL(t.url!).port);
 });
@@ -21,8 +23,8 @@ afterAll(async () => {
   await t.close();
 });
 
-async function open(): Promise<Socket> {
-  const s = connect(port, '127.0.0.1');
+async function open(from?: string, to = port): Promise<Socket> {
+  const s = connect({ port: to, host: '127.0.0.1', ...(from ? { localAddress: from } : {}) });
   s.on('error', () => undefined);
   await once(s, 'connect');
   return s;
@@ -79,5 +81,41 @@ describe('HTTP connection bounds', () => {
     const closed = held.slice(1).map((h) => once(h, 'close'));
     for (const h of held.slice(1)) h.destroy();
     await Promise.all(closed);
+  });
+
+  it('at the overall cap, the connection held longest without a request is shed (503) for a new one, and a prompt client is served', async () => {
+    // Its own sequencer: a cap of 24 in all, 12 per address, shedding at once (shedAfterMs 0).
+    const t2 = await startSequencer({
+      listen: true,
+      deps: {
+        httpLimits: { headersTimeoutMs: 60_000, requestTimeoutMs: 60_000, maxConnectionsPerClient: 12, maxConnections: 24, shedAfterMs: 0 },
+      },
+    });
+    try {
+      const p2 = Number(new URL(t2.url!).port);
+      // 24 slow connections from two addresses, each sending half a request line and then nothing.
+      const slow: Socket[] = [];
+      for (const from of ['127.0.0.3', '127.0.0.4'])
+        for (let i = 0; i < 12; i++) {
+          const s = await open(from, p2);
+          s.write('GET /.well-known/cookwala.json HTTP/1.1\r\nHo');
+          slow.push(s);
+        }
+      const firstAnswer = answer(slow[0]);
+      // A well-behaved client from a third address: taken, the oldest slow one shed.
+      const good = await open('127.0.0.5', p2);
+      const goodAnswer = answer(good);
+      good.write('GET /.well-known/cookwala.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      expect(await goodAnswer).toMatch(/^HTTP\/1\.1 200 /);
+      const shedText = await firstAnswer;
+      expect(shedText).toMatch(/^HTTP\/1\.1 503 /);
+      expect(codeOf(shedText)).toBe('too_many_connections');
+      expect(shedText).toMatch(/sent no complete request/);
+      const closed = slow.slice(1).map((h) => once(h, 'close'));
+      for (const h of slow.slice(1)) h.destroy();
+      await Promise.all(closed);
+    } finally {
+      await t2.close();
+    }
   });
 });
