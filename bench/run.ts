@@ -3,7 +3,7 @@
 // bench/results.json (merged: sections not run keep their last result) and prints a table of the
 // targets of DESIGN §13, plus a line for every section
 // whose limits disagreed by more than 20% (a `limitsAgree: false` anywhere in its result). A
-// `--quick` run writes bench/results.quick.json (untracked) instead, never bench/results.json, so
+// `--quick` run writes its own untracked file instead (QUICK_RESULTS below), never bench/results.json, so
 // results.json and the README table always hold full runs. A section that fails records its error
 // instead of stopping the others.
 
