@@ -12,8 +12,10 @@ import {
   consistencyProof as merkleConsistency,
   inclusionProof as merkleInclusion,
   rootAt as merkleRootAt,
+  type Frontier,
   type NodeReader,
 } from '../verifier/merkle/index.ts';
+import { planErase, type AppendPlan } from './append-plan.ts';
 import type { AppendItem, Checkpoint, CloudEvent, Entry, ErasureRecord, Head, LogDescriptor, PayloadRecord } from './types.ts';
 import {
   checkpointKey,
@@ -109,6 +111,28 @@ export abstract class StoreReader<D extends KvRead = DB> {
     for await (const [k, v] of this.db.iterator({ gte: payloadKey(r[0]), lte: payloadKey(r[1]) })) {
       yield { seq: seqOfKey(k), event: decodePayload(v) };
     }
+  }
+
+  /**
+   * The plan of an erasure (append-plan.ts planErase) from what is stored: the entry at `seq`, whether
+   * its payload is present, erased or absent, and no other entry with the erasure entry's (source,
+   * id). Shared by both drivers; each writes the plan's ops its own way.
+   */
+  protected async planErasure(
+    state: { desc: LogDescriptor; head: Head; frontier: Frontier },
+    seq: number,
+    record: ErasureRecord,
+    erasedEntry: AppendItem,
+  ): Promise<AppendPlan & { record: ErasureRecord }> {
+    const valid = Number.isSafeInteger(seq) && seq >= 1;
+    const entry = valid ? await this.getEntry(seq) : undefined;
+    const [p, x] = valid ? await this.db.getMany([payloadKey(seq), erasureKey(seq)]) : [undefined, undefined];
+    const payload = p ? 'present' : x ? 'erased' : 'absent';
+    const plan = planErase({ mode: state.desc.mode, log: state.desc.log, ...state, seq, record, entry, payload, item: erasedEntry });
+    if (!plan.ok) throw ProtocolError.from(plan);
+    const clash = await this.lookupItem(erasedEntry);
+    if (clash) throw new ProtocolError('duplicate_id', `(source, id) of the erasure entry is already at seq ${clash.seq}`, clash);
+    return plan.value;
   }
 
   protected async lookupItem(item: AppendItem): Promise<{ seq: number; eventHash: string } | undefined> {

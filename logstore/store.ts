@@ -18,9 +18,9 @@ import { formatHash, isHashString } from '../verifier/encoding/wire.ts';
 import { addCosignature } from '../verifier/documents/checkpoint.ts';
 import { EMPTY_ROOT, createFrontier, rootPlan, type Frontier } from '../verifier/merkle/index.ts';
 import type { AppendItem, Checkpoint, ErasureRecord, FaultHooks, Head, LogDescriptor, LogStore, OpenOptions, WriteKind } from './types.ts';
-import { STORE_FORMAT, checkpointKey, erasureKey, familyRange, payloadKey, seqOfKey, singleKey, wipeKey, P } from './keys.ts';
+import { STORE_FORMAT, checkpointKey, familyRange, payloadKey, seqOfKey, singleKey, wipeKey, P } from './keys.ts';
 import { decodeHead, decodeJson, encodeHead, encodeJson } from './values.ts';
-import { planErase, type Op } from './append-plan.ts';
+import type { Op } from './append-plan.ts';
 import { createAppendQueue } from './append-queue.ts';
 import { StoreReader, type DB } from './store-read.ts';
 import { openLevel } from '../platform/level-open.ts';
@@ -230,19 +230,11 @@ class Store extends StoreReader implements LogStore {
       this.refuseClosed() ??
       this.exclusive(async () => {
         this.assertWritable();
-        const { desc, head, frontier } = this.initialized();
-        const valid = Number.isSafeInteger(seq) && seq >= 1;
-        const entry = valid ? await this.getEntry(seq) : undefined;
-        const [p, x] = valid ? await this.db.getMany([payloadKey(seq), erasureKey(seq)]) : [undefined, undefined];
-        const payload = p ? 'present' : x ? 'erased' : 'absent';
-        const plan = planErase({ mode: desc.mode, log: desc.log, head, frontier, seq, record, entry, payload, item: erasedEntry });
-        if (!plan.ok) throw ProtocolError.from(plan);
-        const clash = await this.lookupItem(erasedEntry);
-        if (clash) throw new ProtocolError('duplicate_id', `(source, id) of the erasure entry is already at seq ${clash.seq}`, clash);
+        const plan = await this.planErasure(this.initialized(), seq, record, erasedEntry);
         await this.compactPayload(seq);
-        await this.write('erase', plan.value.ops);
-        this.cur = plan.value.head;
-        this.frontier = plan.value.frontier;
+        await this.write('erase', plan.ops);
+        this.cur = plan.head;
+        this.frontier = plan.frontier;
         await this.compactPayload(seq);
         await this.db.del(wipeKey(seq), { sync: true });
         return { ...this.cur };

@@ -22,9 +22,9 @@ import { ProtocolError } from '../../verifier/errors.ts';
 import { formatHash, isHashString } from '../../verifier/encoding/wire.ts';
 import { EMPTY_ROOT, createFrontier, rootPlan, type Frontier } from '../../verifier/merkle/index.ts';
 import type { AppendItem, Checkpoint, ErasureRecord, FaultHooks, Head, LogDescriptor, LogStore, WriteKind } from '../types.ts';
-import { STORE_FORMAT, checkpointKey, erasureKey, familyRange, payloadKey, seqOfKey, singleKey, wipeKey, P } from '../keys.ts';
+import { STORE_FORMAT, checkpointKey, familyRange, seqOfKey, singleKey, wipeKey, P } from '../keys.ts';
 import { decodeHead, decodeJson, encodeHead, encodeJson } from '../values.ts';
-import { planErase, type Op } from '../append-plan.ts';
+import type { Op } from '../append-plan.ts';
 import { createAppendQueue } from '../append-queue.ts';
 import { StoreReader } from '../store-read.ts';
 import { mergeCosignatures } from '../store.ts';
@@ -370,18 +370,10 @@ class PgStore extends StoreReader<PgKv> implements PostgresLogStore {
       this.refuseClosed() ??
       this.exclusive(async () => {
         this.assertLeader();
-        const { desc, head, frontier } = this.initialized();
-        const valid = Number.isSafeInteger(seq) && seq >= 1;
-        const entry = valid ? await this.getEntry(seq) : undefined;
-        const [p, x] = valid ? await this.db.getMany([payloadKey(seq), erasureKey(seq)]) : [undefined, undefined];
-        const payload = p ? 'present' : x ? 'erased' : 'absent';
-        const plan = planErase({ mode: desc.mode, log: desc.log, head, frontier, seq, record, entry, payload, item: erasedEntry });
-        if (!plan.ok) throw ProtocolError.from(plan);
-        const clash = await this.lookupItem(erasedEntry);
-        if (clash) throw new ProtocolError('duplicate_id', `(source, id) of the erasure entry is already at seq ${clash.seq}`, clash);
-        await this.write('erase', plan.value.ops);
-        this.cur = plan.value.head;
-        this.frontier = plan.value.frontier;
+        const plan = await this.planErasure(this.initialized(), seq, record, erasedEntry);
+        await this.write('erase', plan.ops);
+        this.cur = plan.head;
+        this.frontier = plan.frontier;
         await this.wipe([seq]);
         return { ...this.cur };
       })
