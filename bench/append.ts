@@ -21,6 +21,12 @@
 // every fresh store (a fresh store's head is the same every time); their build rate is reported
 // apart. The fsync limit of the machine (synced LevelDB batches/s, before and after) bounds any
 // store that awaits an fsync per batch of 100.
+// layoutPrototype (bench only): what fewer keys per entry (tiles and bundles) would save in
+// LevelDB alone. The same planned batches (the store's own planGroup over the bench's entries) are
+// written, synced, to a bare LevelDB as (a) the store writes them now (node, entry, payload and
+// dedup key per entry: ~401 keys per batch of 100) and (b) bundled (one value each for the
+// batch's entries, payloads and Merkle nodes, dedup keys and head kept: ~104 keys, same bytes), in
+// interleaved pairs; reported is LevelDB-side CPU per block of each (the planning is untimed).
 // proof: inclusion proofs from a store of n = 10^7 leaves (10^6 with --quick), built through the
 // bulk path (synthetic leaf hashes; the tree, node keys and head are the real ones).
 
@@ -30,6 +36,9 @@ import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { Level } from 'level';
 import { openLogStore, type AppendItem, type LogStore } from '../logstore/index.ts';
+import { planGroup } from '../logstore/group-commit.ts';
+import { P } from '../logstore/keys.ts';
+import { createFrontier } from '../verifier/merkle/index.ts';
 import { bulkLoadTree } from '../logstore/bulk-load.ts';
 import { TEST_LOG, makeDescriptor, makeItems, removeDir, tempDir } from '../testkit/logstore.ts';
 import { parseHash } from '../verifier/encoding/wire.ts';
@@ -242,6 +251,82 @@ async function syncedBatchesPerSec(ms: number): Promise<number> {
   }
 }
 
+type KV = { key: Buffer; value: Buffer };
+
+/** The bench's batches as the store would write them (planGroup on a fresh store's head), and bundled. */
+function plannedBatches(items: AppendItem[][], head: { seq: number; hash: string; root: string }): { small: KV[][]; bundled: KV[][] } {
+  let h = head;
+  let f = createFrontier(0, []);
+  const small: KV[][] = [];
+  const bundled: KV[][] = [];
+  items.forEach((batch, b) => {
+    const p = planGroup(TEST_LOG, h, f, [batch], new Map());
+    if (!p.outcomes[0].ok) throw new Error(`layout prototype: batch ${b} refused: ${p.outcomes[0].error.message}`);
+    h = p.head;
+    f = p.frontier;
+    const ops = p.ops as KV[];
+    small.push(ops);
+    const kept: KV[] = [];
+    const families = new Map<number, Buffer[]>();
+    for (const o of ops) {
+      if (o.key[0] === P.entry || o.key[0] === P.payload || o.key[0] === P.node) {
+        const vs = families.get(o.key[0]) ?? [];
+        vs.push(o.value);
+        families.set(o.key[0], vs);
+      } else kept.push(o);
+    }
+    // one key per family and batch ('E'/'P'/'N' + u64 batch number: not the store's prefixes)
+    for (const [prefix, vs] of families) {
+      const key = Buffer.alloc(9);
+      key[0] = prefix - 0x20;
+      key.writeUInt32BE(b, 5);
+      kept.push({ key, value: Buffer.concat(vs) });
+    }
+    bundled.push(kept);
+  });
+  return { small, bundled };
+}
+
+/** CPU per block of writing these batches, each one synced chained batch, to a fresh LevelDB (the store's options). */
+async function levelCpuPerBlock(batches: KV[][]): Promise<number> {
+  const dir = tempDir('cookwala-bench-layout-');
+  const db = new Level<Buffer, Buffer>(dir, { keyEncoding: 'buffer', valueEncoding: 'buffer', writeBufferSize: 32 * 1024 * 1024 });
+  try {
+    await db.open();
+    const c = cpuNow();
+    for (const ops of batches) {
+      const batch = db.batch();
+      for (const o of ops) batch.put(o.key, o.value);
+      await batch.write({ sync: true });
+    }
+    return round((cpuNow() - c) / (batches.length * BATCH), 2);
+  } finally {
+    await db.close();
+    removeDir(dir);
+  }
+}
+
+async function layoutPrototype(items: AppendItem[][], head: { seq: number; hash: string; root: string }, nPairs: number) {
+  const { small, bundled } = plannedBatches(items, head);
+  await levelCpuPerBlock(small); // warm-up
+  const pairs: Pair[] = [];
+  for (let i = 0; i < nPairs; i++) {
+    const now = await levelCpuPerBlock(small);
+    const fewer = await levelCpuPerBlock(bundled);
+    pairs.push({ limit: now, figure: fewer, ratio: round(fewer / now, 3) });
+  }
+  const r = summarisePairs(pairs);
+  return {
+    keysPerBatchNow: small[0].length,
+    keysPerBatchBundled: bundled[0].length,
+    levelCpuUsPerBlockNow: r.median.limit,
+    levelCpuUsPerBlockBundled: r.median.figure,
+    cpuRatioBundledToNow: r.ratio,
+    cpuRatioSpread: r.ratioSpread,
+    note: 'bench-only prototype: LevelDB-side CPU per block (chained batch puts + synced write), planning untimed; not the store layout',
+  };
+}
+
 interface ModeRuns {
   blocks: Array<Pair<{ logstore: RunResult; hypercore: RunResult }>>;
   cpu: Array<Pair>;
@@ -276,12 +361,12 @@ function summariseMode(r: ModeRuns) {
 }
 
 /** The head of a fresh store of the bench's descriptor (the same for every fresh store). */
-async function freshHead(): Promise<{ seq: number; hash: string }> {
+async function freshHead(): Promise<{ seq: number; hash: string; root: string }> {
   const dir = tempDir('cookwala-bench-head-');
   try {
     const s = await openLogStore(dir);
     await s.init(makeDescriptor('full'));
-    const head = { seq: 0, hash: s.head().hash };
+    const head = s.head();
     await s.close();
     return head;
   } finally {
@@ -297,7 +382,8 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
   // The entries, built once (untimed): every run appends them to a fresh store of the same descriptor.
   const tb = performance.now();
   const items: AppendItem[][] = [];
-  let tip = await freshHead();
+  const head0 = await freshHead();
+  let tip = { seq: head0.seq, hash: head0.hash };
   for (let b = 0; b < batches; b++) {
     const batch = makeItems(TEST_LOG, tip, BATCH, { block: blocks[b % blocks.length], prefix: 'b-' });
     tip = { seq: batch[BATCH - 1].entry.seq, hash: batch[BATCH - 1].entry.hash };
@@ -330,6 +416,7 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
       });
     }
   const fsync = (fsyncBefore + (await syncedBatchesPerSec(ctx.quick ? 1000 : 3000))) / 2;
+  const layout = await layoutPrototype(items, head0, nPairs);
   const synced = summariseMode(modes.synced);
   const unsynced = summariseMode(modes.unsynced);
   return {
@@ -355,6 +442,7 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
     fsyncBoundBlocksPerSec: round(fsync * BATCH),
     ratioToFsyncBound: round(synced.logstoreBlocksPerSec / (fsync * BATCH), 2),
     entryBuildPerSec: round((perRun * 1000) / buildMs),
+    layoutPrototype: layout,
     hypercoreSync: {
       how: 'fdatasync of RocksDB current WAL (rocks.currentWalFile()) after every awaited append; directory fsync on a new WAL',
       walSyncs,

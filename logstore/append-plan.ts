@@ -3,20 +3,25 @@
 // the new leaves into a COPY of the frontier, and returns the exact LevelDB operations (entries,
 // payloads, indexes, one node key per leaf, the new head) plus the new head and frontier. The store
 // then writes the ops as one synced batch and swaps head and frontier only after the write, so a
-// refused plan or a failed write changes nothing in memory. Leaves out: reading the database (the
-// append queue checks the dedup index on disk, the store reads the entry an erasure names) and
-// signature checks (entries come from the sequencer, which verified the events). Invariant: the returned ops
-// never contain a node or head that does not follow from exactly these entries.
+// refused plan or a failed write changes nothing in memory. Each check is done once per entry on
+// this hot path: the entry encoder checks the hash shapes while it writes the binary
+// form, the leaf and the dedup value are read from that form, and the dedup keys come computed
+// from the group planner. Leaves out: reading the database (the append queue checks the dedup
+// index on disk, the store reads the entry an erasure names) and signature checks (entries come
+// from the sequencer, which verified the events). Invariant: the returned ops never contain a node
+// or head that does not follow from exactly these entries, and a refused plan adds no op to a
+// shared batch.
 
 import { fail, ok, type Result } from '../verifier/errors.ts';
 import { isHashString, isTime, formatHash } from '../verifier/encoding/wire.ts';
 import { checkLink } from '../verifier/documents/entry.ts';
 import { createFrontier, hashLeaf, type Frontier } from '../verifier/merkle/index.ts';
 import type { AppendItem, ErasureRecord, Entry, Head } from './types.ts';
-import { dedupKey, entryKey, erasureKey, nodeKey, payloadKey, singleKey, subjectKey, wipeKey } from './keys.ts';
-import { encodeDedup, encodeHead, encodeJson, encodeU64 } from './values.ts';
+import { dedupKey, entryKey, erasureKey, nodeKey, payloadKey, singleKey, subjectKey, wipeKey, writeU64 } from './keys.ts';
+import { encodeHead, encodeJson, encodeU64 } from './values.ts';
 import { packCompleted } from './tree-nodes.ts';
-import { encodeEntry } from './entry-codec.ts';
+import { allocValue } from './slab.ts';
+import { BINARY_HASH_AT, BINARY_EVENT_HASH_AT, encodeEntry, isBinaryEntry } from './entry-codec.ts';
 import { encodePayload } from './payload-codec.ts';
 
 export const ERASED_TYPE = 'cookwala.log.erased';
@@ -39,76 +44,121 @@ function copyFrontier(f: Frontier): Frontier {
   return createFrontier(f.size, f.nodes());
 }
 
-export function planAppend(log: string, head: Head, frontier: Frontier, items: readonly AppendItem[]): Result<AppendPlan> {
+/** A dedup key as written (`buf`) and as a Set/Map key (`str`, its latin1 text); see dedupKeyOf. */
+export interface DedupKey {
+  buf: Buffer;
+  str: string;
+}
+
+/** The dedup key of one item, computed once per append and shared by the queue, the group and the plan; undefined without a well-formed pair. */
+export function dedupKeyOf(item: AppendItem | undefined): DedupKey | undefined {
+  const d = item?.dedup;
+  if (!d || typeof d.source !== 'string' || typeof d.id !== 'string') return undefined;
+  const buf = dedupKey(d.source, d.id);
+  return { buf, str: buf.toString('latin1') };
+}
+
+/**
+ * `dedupKeys[i]`, when given, must be dedupKeyOf(items[i]) (the group planner computes them once).
+ * `out`, when given, receives the ops instead of a new array (the group planner's batch).
+ */
+export function planAppend(
+  log: string,
+  head: Head,
+  frontier: Frontier,
+  items: readonly AppendItem[],
+  dedupKeys?: ReadonlyArray<DedupKey | undefined>,
+  out?: Op[],
+): Result<AppendPlan> {
   if (frontier.size !== head.seq) throw new Error(`logstore: frontier size ${frontier.size} != head seq ${head.seq}`);
   const f = copyFrontier(frontier);
-  const ops: Op[] = [];
-  const seenDedup = new Set<string>();
-  const lastBySubject = new Map<string, number>();
-  let prev = { seq: head.seq, hash: head.hash };
+  const ops: Op[] = out ?? [];
+  const start = ops.length;
+  const refuse = <T>(r: Result<T>): Result<AppendPlan> => {
+    ops.length = start; // a refused append leaves nothing in a shared batch
+    return r as Result<AppendPlan>;
+  };
+  let seenDedup: Set<string> | undefined;
+  let lastBySubject: Map<string, number> | undefined;
+  // prevHash is always a well-formed hash string: the head's (checked when it was written) or the
+  // hash of an entry accepted below (checked by the encoder or by isHashString).
+  let prevSeq = head.seq;
+  let prevHash = head.hash;
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
     const e: Entry | undefined = item?.entry;
-    if (!e || typeof e !== 'object') return fail('invalid_document', `item ${i} has no entry`);
+    if (!e || typeof e !== 'object') return refuse(fail('invalid_document', `item ${i} has no entry`));
     if (e.log !== log)
-      return fail('log_mismatch', `entry ${e.seq} names log ${JSON.stringify(e.log)}, this store holds ${JSON.stringify(log)}`, {
-        seq: e.seq,
-      });
-    const link = checkLink(prev, e);
-    if (!link.ok) return link;
-    if (!isHashString(e.hash) || !isHashString(e.eventHash))
-      return fail('invalid_hash', `entry ${e.seq} hash or eventHash malformed`, { seq: e.seq });
-    const leafIndex = e.seq - 1;
-    // The leaf data is entryLeaf(e), the 32 raw bytes of the entry hash; decoded here with
-    // Buffer's hex codec, several times faster on this hot path (store.test.ts checks they agree).
-    ops.push({
-      type: 'put',
-      key: nodeKey(leafIndex),
-      value: packCompleted(leafIndex, f.append(hashLeaf(Buffer.from(e.hash.slice(7), 'hex')))),
-    });
-    let entryBytes: Buffer;
+      return refuse(
+        fail('log_mismatch', `entry ${e.seq} names log ${JSON.stringify(e.log)}, this store holds ${JSON.stringify(log)}`, {
+          seq: e.seq,
+        }),
+      );
+    if (e.seq !== prevSeq + 1 || e.prev !== prevHash) return refuse(checkLink({ seq: prevSeq, hash: prevHash }, e));
+    let entryBytes: Buffer | undefined;
+    let encodeError: unknown;
     try {
-      entryBytes = encodeEntry(e);
+      entryBytes = encodeEntry(e, prevHash);
     } catch (err) {
-      return fail('invalid_document', `entry ${e.seq}: ${(err as Error).message}`, { seq: e.seq });
+      encodeError = err;
     }
+    // The binary form is only taken for well-formed hashes, so only the JSON form needs the check.
+    const binary = entryBytes !== undefined && isBinaryEntry(entryBytes);
+    if (!binary && (!isHashString(e.hash) || !isHashString(e.eventHash)))
+      return refuse(fail('invalid_hash', `entry ${e.seq} hash or eventHash malformed`, { seq: e.seq }));
+    if (entryBytes === undefined)
+      return refuse(fail('invalid_document', `entry ${e.seq}: ${(encodeError as Error).message}`, { seq: e.seq }));
+    const leafIndex = e.seq - 1;
+    // The leaf data is entryLeaf(e), the 32 raw bytes of the entry hash: read from the binary form
+    // (or decoded with Buffer's hex codec), several times faster on this hot path than parseHash
+    // (store.test.ts checks they agree).
+    const leaf = binary ? entryBytes.subarray(BINARY_HASH_AT, BINARY_HASH_AT + 32) : Buffer.from(e.hash.slice(7), 'hex');
+    ops.push({ type: 'put', key: nodeKey(leafIndex), value: packCompleted(leafIndex, f.append(hashLeaf(leaf))) });
     ops.push({ type: 'put', key: entryKey(e.seq), value: entryBytes });
     if (item.payload !== undefined) {
       let payloadBytes: Buffer;
       try {
         payloadBytes = encodePayload(item.payload);
       } catch (err) {
-        return fail('invalid_event', `payload of entry ${e.seq}: ${(err as Error).message}`, { seq: e.seq });
+        return refuse(fail('invalid_event', `payload of entry ${e.seq}: ${(err as Error).message}`, { seq: e.seq }));
       }
       ops.push({ type: 'put', key: payloadKey(e.seq), value: payloadBytes });
     }
     if (item.dedup !== undefined) {
-      const { source, id } = item.dedup;
-      if (typeof source !== 'string' || typeof id !== 'string')
-        return fail('bad_request', `entry ${e.seq}: dedup source and id must be strings`);
-      const key = dedupKey(source, id);
-      const k = key.toString('latin1');
-      if (seenDedup.has(k))
-        return fail('duplicate_id', `(source, id) = (${JSON.stringify(source)}, ${JSON.stringify(id)}) twice in one append`, {
-          seq: e.seq,
-          source,
-          id,
-        });
-      seenDedup.add(k);
-      ops.push({ type: 'put', key, value: encodeDedup(e.seq, e.eventHash) });
+      const dk = dedupKeys ? dedupKeys[i] : dedupKeyOf(item);
+      if (dk === undefined) return refuse(fail('bad_request', `entry ${e.seq}: dedup source and id must be strings`));
+      seenDedup ??= new Set<string>();
+      if (seenDedup.has(dk.str)) {
+        const { source, id } = item.dedup;
+        return refuse(
+          fail('duplicate_id', `(source, id) = (${JSON.stringify(source)}, ${JSON.stringify(id)}) twice in one append`, {
+            seq: e.seq,
+            source,
+            id,
+          }),
+        );
+      }
+      seenDedup.add(dk.str);
+      const value = allocValue(40);
+      writeU64(value, e.seq, 0);
+      if (binary) entryBytes.copy(value, 8, BINARY_EVENT_HASH_AT, BINARY_EVENT_HASH_AT + 32);
+      else value.write(e.eventHash.slice(7), 8, 'hex');
+      ops.push({ type: 'put', key: dk.buf, value });
     }
     if (item.subject !== undefined) {
       const { subject, cookwalaseq } = item.subject;
       if (typeof subject !== 'string' || !Number.isSafeInteger(cookwalaseq) || cookwalaseq < 0) {
-        return fail('bad_request', `entry ${e.seq}: subject index needs a string subject and a non-negative integer cookwalaseq`);
+        return refuse(fail('bad_request', `entry ${e.seq}: subject index needs a string subject and a non-negative integer cookwalaseq`));
       }
       // Only the subject's last cookwalaseq in this batch matters: one put per subject, not per event.
-      lastBySubject.set(subject, cookwalaseq);
+      (lastBySubject ??= new Map<string, number>()).set(subject, cookwalaseq);
     }
-    prev = { seq: e.seq, hash: e.hash };
+    prevSeq = e.seq;
+    prevHash = e.hash;
   }
-  for (const [subject, cookwalaseq] of lastBySubject) ops.push({ type: 'put', key: subjectKey(subject), value: encodeU64(cookwalaseq) });
-  const newHead: Head = { seq: prev.seq, hash: prev.hash, root: formatHash(f.root()) };
+  if (lastBySubject)
+    for (const [subject, cookwalaseq] of lastBySubject) ops.push({ type: 'put', key: subjectKey(subject), value: encodeU64(cookwalaseq) });
+  const newHead: Head = { seq: prevSeq, hash: prevHash, root: formatHash(f.root()) };
   return ok({ ops, head: newHead, frontier: f });
 }
 

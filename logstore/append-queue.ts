@@ -12,7 +12,7 @@
 import type { Frontier } from '../verifier/merkle/index.ts';
 import type { AppendItem, Head } from './types.ts';
 import type { Op } from './append-plan.ts';
-import { dedupKeysOf, planGroup, type Outcome } from './group-commit.ts';
+import { memberKeysOf, planGroup, type Outcome } from './group-commit.ts';
 
 export interface AppendQueueDeps {
   /** Runs fn after every write the store was asked for earlier. */
@@ -81,7 +81,7 @@ export function createAppendQueue(deps: AppendQueueDeps): { append(items: Append
       for (const w of queued.splice(0)) w.reject(e);
       return;
     }
-    let pending = new Set<string>();
+    const pending = new Set<string>();
     let inflight: Promise<unknown> = Promise.resolve();
     let writing = false;
     let failed: unknown;
@@ -100,13 +100,17 @@ export function createAppendQueue(deps: AppendQueueDeps): { append(items: Append
       try {
         // Read the dedup index on LevelDB's thread while this one plans; a clash on disk (rare:
         // the sequencer looks ids up first) re-plans the group without the refused appends.
-        const keys = [...new Set(members.flatMap(dedupKeysOf))];
-        const reading = keys.length ? deps.readIndex(keys.map((k) => Buffer.from(k, 'latin1'))) : Promise.resolve([]);
+        // Each dedup key is computed once (memberKeysOf) for the read and both plans.
+        const memberKeys = memberKeysOf(members);
+        const byStr = new Map<string, Buffer>();
+        for (const ks of memberKeys) for (const k of ks) if (k !== undefined) byStr.set(k.str, k.buf);
+        const keys = [...byStr.keys()];
+        const reading = keys.length ? deps.readIndex([...byStr.values()]) : Promise.resolve([]);
         reading.catch(() => undefined);
-        plan = planGroup(planned.log, planned.head, planned.frontier, members, new Map(), pending);
+        plan = planGroup(planned.log, planned.head, planned.frontier, members, new Map(), pending, memberKeys);
         const stored = new Map<string, Uint8Array>();
         (await reading).forEach((v, i) => v && stored.set(keys[i], v));
-        if (stored.size > 0) plan = planGroup(planned.log, planned.head, planned.frontier, members, stored, pending);
+        if (stored.size > 0) plan = planGroup(planned.log, planned.head, planned.frontier, members, stored, pending, memberKeys);
       } catch (e) {
         for (const w of group) w.reject(e);
         continue;
@@ -124,7 +128,7 @@ export function createAppendQueue(deps: AppendQueueDeps): { append(items: Append
       }
       const p = plan;
       planned = { log: planned.log, head: p.head, frontier: p.frontier };
-      pending = p.seen;
+      for (const k of p.added) pending.add(k);
       writing = true;
       inflight = deps.write(p.ops).then(
         () => {

@@ -3,115 +3,172 @@
 // base64url signature of a known alg) is stored in binary: hashes as 32 raw bytes, times as
 // milliseconds, strings length-prefixed; `kind`, `log` and `seq` are not stored at all (the kind
 // is always Event, the log is the store's, the seq is the key). Anything else is stored as its
-// JSON text, so no entry is ever refused or changed by the codec. Leaves out: checking the entry
-// hash (the sequencer built it). Invariant: decodeEntry(encodeEntry(e), e.log, e.seq) deep-equals
+// JSON text, so no entry is ever refused or changed by the codec. The binary form is only taken
+// when prev, eventHash and hash are well-formed `sha256:` strings (checked as they are written), so
+// the append plan relies on it for that check and reads the raw hashes at fixed offsets. Leaves
+// out: checking the entry hash (the sequencer built it). Invariant: decodeEntry(encodeEntry(e), e.log, e.seq) deep-equals
 // e, members in buildEntry's order (codecs.test.ts, fast-check).
 
-import { formatHash, isHashString, isTime } from '../verifier/encoding/wire.ts';
+import { formatHash, isTime } from '../verifier/encoding/wire.ts';
 import type { Entry, EntryCe } from '../verifier/documents/entry.ts';
-import type { Signature } from '../verifier/documents/signature.ts';
 import { isWellFormed, readU64, writeU64 } from './keys.ts';
+import { allocValue } from './slab.ts';
 
 const BINARY = 0x01;
 const JSON_OPEN = 0x7b; // '{'
 const ALGS = ['EdDSA', 'ES256'] as const;
-const ENTRY_KEYS = 'kind,log,seq,prev,sequencedAt,ce,eventHash,eventSignature,hash';
-const SIG_KEYS = 'alg,kid,signedAt,sig';
+const ENTRY_KEYS = ['kind', 'log', 'seq', 'prev', 'sequencedAt', 'ce', 'eventHash', 'eventSignature', 'hash'];
+const SIG_KEYS = ['alg', 'kid', 'signedAt', 'sig'];
 const HAS_SUBJECT = 1;
 const HAS_COOKWALASEQ = 2;
+/** Where the binary form keeps the raw hashes (the append plan reads the leaf and eventHash there). */
+export const BINARY_EVENT_HASH_AT = 35;
+export const BINARY_HASH_AT = 67;
 
-// The entries of one append usually share sequencedAt; remembering the last time checked saves
-// most of the parsing (isTime parses and re-formats to prove the spelling canonical).
-let lastTime = '';
-let lastMs = 0;
+/** Is `b` the binary form (then its raw hashes sit at the BINARY_*_AT offsets)? */
+export const isBinaryEntry = (b: Uint8Array): boolean => b[0] === BINARY;
 
-function canonicalMs(t: unknown): number | undefined {
-  if (t === lastTime) return lastMs;
-  if (!isTime(t)) return undefined;
-  const ms = Date.parse(t);
-  if (ms < 0) return undefined;
-  lastTime = t;
-  lastMs = ms;
-  return ms;
+// The entries of one append usually share sequencedAt, and the events of one device often share
+// signedAt; remembering the last time checked of each saves most of the parsing (isTime parses
+// and re-formats to prove the spelling canonical).
+function timeCache(): (t: unknown) => number | undefined {
+  let last = '';
+  let lastMs = 0;
+  return (t) => {
+    if (t === last) return lastMs;
+    if (!isTime(t)) return undefined;
+    const ms = Date.parse(t);
+    if (ms < 0) return undefined;
+    last = t;
+    lastMs = ms;
+    return ms;
+  };
+}
+const sequencedMsOf = timeCache();
+const signedMsOf = timeCache();
+
+/** Own members exactly `keys`, in that order (for...in: no array built; an inherited enumerable member fails, so the entry takes the JSON form). */
+function keysAre(o: object, keys: readonly string[]): boolean {
+  let i = 0;
+  for (const k in o) if (k !== keys[i++]) return false;
+  return i === keys.length;
 }
 
 function ceFits(ce: EntryCe): boolean {
   if (!ce || typeof ce !== 'object') return false;
-  const keys = Object.keys(ce);
-  const want = ['source', 'id', 'type'];
-  if (ce.subject !== undefined) want.push('subject');
-  if (ce.cookwalaseq !== undefined) want.push('cookwalaseq');
-  if (keys.join() !== want.join()) return false;
+  const k = Object.keys(ce);
+  if (k.length < 3 || k[0] !== 'source' || k[1] !== 'id' || k[2] !== 'type') return false;
+  let i = 3;
+  if (ce.subject !== undefined && k[i++] !== 'subject') return false;
+  if (ce.cookwalaseq !== undefined && k[i++] !== 'cookwalaseq') return false;
+  if (i !== k.length) return false;
   if (typeof ce.source !== 'string' || typeof ce.id !== 'string' || typeof ce.type !== 'string') return false;
   if (ce.subject !== undefined && typeof ce.subject !== 'string') return false;
   return ce.cookwalaseq === undefined || (Number.isSafeInteger(ce.cookwalaseq) && ce.cookwalaseq >= 0);
 }
 
-function sigBytes(s: Signature): Buffer | undefined {
-  if (!s || typeof s !== 'object' || Object.keys(s).join() !== SIG_KEYS || typeof s.kid !== 'string' || typeof s.sig !== 'string')
-    return undefined;
-  if (!ALGS.includes(s.alg as (typeof ALGS)[number])) return undefined;
-  const raw = Buffer.from(s.sig, 'base64url');
-  return raw.length < 256 && raw.toString('base64url') === s.sig ? raw : undefined;
-}
-
-/** The binary form when `e` has exactly buildEntry's shape, else undefined. */
-function binaryParts(
-  e: Entry,
-): { sig: Buffer; strings: string[]; lengths: number[]; flags: number; sequencedMs: number; signedMs: number } | undefined {
-  if (Object.keys(e).join() !== ENTRY_KEYS || e.kind !== 'Event') return undefined;
-  if (!isHashString(e.prev) || !isHashString(e.eventHash) || !isHashString(e.hash) || !ceFits(e.ce)) return undefined;
-  const sequencedMs = canonicalMs(e.sequencedAt);
-  const sig = sigBytes(e.eventSignature);
-  const signedMs = sig && canonicalMs(e.eventSignature.signedAt);
-  if (sequencedMs === undefined || signedMs === undefined || !sig) return undefined;
-  const strings = [e.ce.source, e.ce.id, e.ce.type, e.eventSignature.kid];
-  if (e.ce.subject !== undefined) strings.push(e.ce.subject);
+/** UTF-8 length of a string the binary form can carry (well formed, at most 0xffff bytes), else -1. */
+function strLen(x: string): number {
   // UTF-8 cannot carry a lone surrogate (it would come back as U+FFFD); JSON can (as \udXXX).
-  if (!strings.every(isWellFormed)) return undefined;
-  const lengths = strings.map((x) => Buffer.byteLength(x, 'utf8'));
-  if (lengths.some((n) => n > 0xffff)) return undefined;
-  return {
-    sig,
-    strings,
-    lengths,
-    flags: (e.ce.subject !== undefined ? HAS_SUBJECT : 0) | (e.ce.cookwalaseq !== undefined ? HAS_COOKWALASEQ : 0),
-    sequencedMs,
-    signedMs,
-  };
+  if (!isWellFormed(x)) return -1;
+  const n = Buffer.byteLength(x, 'utf8');
+  return n > 0xffff ? -1 : n;
 }
 
 /**
  * [0x01][flags u8][alg u8][prev 32][eventHash 32][hash 32][sequencedAt u64 ms][signedAt u64 ms]
  * [cookwalaseq u64, if flagged][sig: u8 length + bytes][source, id, type, kid, subject?: u16
- * length + UTF-8 each]. Otherwise the JSON text (which starts with '{').
+ * length + UTF-8 each], when `e` has exactly buildEntry's shape (no other members, canonical
+ * times, a canonical base64url signature of a known alg); else undefined. One pass: checks, then
+ * one allocation and straight writes.
  */
-export function encodeEntry(e: Entry): Buffer {
-  const parts = binaryParts(e);
-  if (!parts) return Buffer.from(JSON.stringify(e), 'utf8');
-  const { sig, strings, lengths, flags, sequencedMs, signedMs } = parts;
-  let size = 1 + 1 + 1 + 96 + 16 + (flags & HAS_COOKWALASEQ ? 8 : 0) + 1 + sig.length;
-  for (const n of lengths) size += 2 + n;
-  const b = Buffer.allocUnsafe(size);
-  let o = 0;
-  b[o++] = BINARY;
-  b[o++] = flags;
-  b[o++] = ALGS.indexOf(e.eventSignature.alg as (typeof ALGS)[number]);
-  for (const h of [e.prev, e.eventHash, e.hash]) o += b.write(h.slice(7), o, 'hex');
+function encodeBinary(e: Entry, checkedPrev: string | undefined): Buffer | undefined {
+  if (!keysAre(e, ENTRY_KEYS) || e.kind !== 'Event') return undefined;
+  if (!ceFits(e.ce)) return undefined;
+  const s = e.eventSignature;
+  if (!s || typeof s !== 'object' || !keysAre(s, SIG_KEYS) || typeof s.kid !== 'string' || typeof s.sig !== 'string') return undefined;
+  const alg = s.alg === 'EdDSA' ? 0 : s.alg === 'ES256' ? 1 : -1;
+  if (alg < 0) return undefined;
+  const sequencedMs = sequencedMsOf(e.sequencedAt);
+  const signedMs = signedMsOf(s.signedAt);
+  if (sequencedMs === undefined || signedMs === undefined) return undefined;
+  // A canonical unpadded base64url text of n bytes has ceil(4n/3) characters; checked by round trip below.
+  const sigLen = Math.floor((s.sig.length * 3) / 4);
+  if (sigLen >= 256) return undefined;
+  const ce = e.ce;
+  const nSource = strLen(ce.source);
+  const nId = strLen(ce.id);
+  const nType = strLen(ce.type);
+  const nKid = strLen(s.kid);
+  const nSubject = ce.subject === undefined ? 0 : strLen(ce.subject);
+  if (nSource < 0 || nId < 0 || nType < 0 || nKid < 0 || nSubject < 0) return undefined;
+  const flags = (ce.subject !== undefined ? HAS_SUBJECT : 0) | (ce.cookwalaseq !== undefined ? HAS_COOKWALASEQ : 0);
+  const size =
+    1 +
+    1 +
+    1 +
+    96 +
+    16 +
+    (flags & HAS_COOKWALASEQ ? 8 : 0) +
+    1 +
+    sigLen +
+    8 +
+    nSource +
+    nId +
+    nType +
+    nKid +
+    (flags & HAS_SUBJECT ? 2 + nSubject : 0);
+  const b = allocValue(size);
+  b[0] = BINARY;
+  b[1] = flags;
+  b[2] = alg;
+  if (e.prev === checkedPrev) b.write(checkedPrev.slice(7), 3, 'hex');
+  else if (!putHash(b, 3, e.prev)) return undefined;
+  if (!putHash(b, BINARY_EVENT_HASH_AT, e.eventHash) || !putHash(b, BINARY_HASH_AT, e.hash)) return undefined;
+  let o = 99;
   writeU64(b, sequencedMs, o);
   writeU64(b, signedMs, o + 8);
   o += 16;
   if (flags & HAS_COOKWALASEQ) {
-    writeU64(b, e.ce.cookwalaseq!, o);
+    writeU64(b, ce.cookwalaseq!, o);
     o += 8;
   }
-  b[o++] = sig.length;
-  o += sig.copy(b, o);
-  strings.forEach((x, i) => {
-    b.writeUInt16BE(lengths[i], o);
-    o += 2 + b.write(x, o + 2, lengths[i], 'utf8');
-  });
+  b[o++] = sigLen;
+  if (b.write(s.sig, o, sigLen, 'base64url') !== sigLen || b.toString('base64url', o, o + sigLen) !== s.sig) return undefined;
+  o += sigLen;
+  o = putStr(b, o, ce.source, nSource);
+  o = putStr(b, o, ce.id, nId);
+  o = putStr(b, o, ce.type, nType);
+  o = putStr(b, o, s.kid, nKid);
+  if (flags & HAS_SUBJECT) o = putStr(b, o, ce.subject!, nSubject);
   return b;
+}
+
+/**
+ * Writes the 32 bytes of a `sha256:` + 64 lowercase hex string at `o`; false for anything else
+ * (the same strings as isHashString: Buffer's hex decoder stops at the first non-hex pair, and
+ * what it wrote must read back as the same lowercase text). Cheaper than the regexp plus a decode.
+ */
+function putHash(b: Buffer, o: number, h: unknown): boolean {
+  if (typeof h !== 'string' || h.length !== 71 || !h.startsWith('sha256:')) return false;
+  const hex = h.slice(7);
+  return b.write(hex, o, 32, 'hex') === 32 && b.toString('hex', o, o + 32) === hex;
+}
+
+function putStr(b: Buffer, o: number, x: string, n: number): number {
+  b[o] = n >>> 8;
+  b[o + 1] = n & 0xff;
+  return o + 2 + b.write(x, o + 2, n, 'utf8');
+}
+
+/**
+ * The binary form (see encodeBinary) when `e` has exactly buildEntry's shape, else the JSON text
+ * (which starts with '{'). `checkedPrev`: a hash string the caller has already found well formed
+ * (the append plan passes the previous entry's hash, which `e.prev` must equal), so an equal
+ * `prev` is not checked again.
+ */
+export function encodeEntry(e: Entry, checkedPrev?: string): Buffer {
+  return encodeBinary(e, checkedPrev) ?? Buffer.from(JSON.stringify(e), 'utf8');
 }
 
 export function decodeEntry(v: Uint8Array, log: string, seq: number): Entry {

@@ -12,9 +12,8 @@
 import { ProtocolError } from '../verifier/errors.ts';
 import type { Frontier } from '../verifier/merkle/index.ts';
 import type { AppendItem, Head } from './types.ts';
-import { dedupKey } from './keys.ts';
 import { decodeDedup } from './values.ts';
-import { headOp, planAppend, type Op } from './append-plan.ts';
+import { dedupKeyOf, headOp, planAppend, type DedupKey, type Op } from './append-plan.ts';
 
 export type Outcome = { ok: true; head: Head } | { ok: false; error: ProtocolError };
 
@@ -24,16 +23,23 @@ export interface GroupPlan {
   head: Head;
   frontier: Frontier;
   outcomes: Outcome[];
-  /** `pending` plus the dedup keys of the accepted appends. */
-  seen: Set<string>;
+  /** The dedup keys (latin1 strings) of the accepted appends; the caller adds them to its `pending`. */
+  added: string[];
+}
+
+/** Per append, per item: its dedup key (dedupKeyOf), computed once and shared by the index read and the plans. */
+export type MemberKeys = Array<Array<DedupKey | undefined>>;
+
+export function memberKeysOf(members: ReadonlyArray<readonly AppendItem[]>): MemberKeys {
+  return members.map((items) => items.map(dedupKeyOf));
 }
 
 /** The dedup keys (latin1 strings, for Map/Set use) an append would write; malformed pairs skipped (planAppend refuses them). */
 export function dedupKeysOf(items: readonly AppendItem[]): string[] {
   const out: string[] = [];
   for (const it of items) {
-    const d = it?.dedup;
-    if (d && typeof d.source === 'string' && typeof d.id === 'string') out.push(dedupKey(d.source, d.id).toString('latin1'));
+    const k = dedupKeyOf(it);
+    if (k) out.push(k.str);
   }
   return out;
 }
@@ -42,6 +48,7 @@ export function dedupKeysOf(items: readonly AppendItem[]): string[] {
  * Plan a group of appends. `stored` maps dedup keys already on disk to their index value, and
  * `pending` holds those of appends planned earlier but not yet durable; an append naming either
  * is refused with duplicate_id (extra: source, id, and seq, eventHash of a stored prior).
+ * `keys`, when given, is memberKeysOf(members). Neither `stored` nor `pending` is changed.
  */
 export function planGroup(
   log: string,
@@ -50,22 +57,30 @@ export function planGroup(
   members: ReadonlyArray<readonly AppendItem[]>,
   stored: ReadonlyMap<string, Uint8Array>,
   pending: ReadonlySet<string> = new Set(),
+  keys: MemberKeys = memberKeysOf(members),
 ): GroupPlan {
   const ops: Op[] = [];
-  const seen = new Set<string>(pending);
+  const seen = new Set<string>();
+  const added: string[] = [];
   const outcomes: Outcome[] = [];
   let h = head;
   let f = frontier;
-  for (const items of members) {
+  for (let m = 0; m < members.length; m++) {
+    const items = members[m];
     if (items.length === 0) {
       outcomes.push({ ok: true, head: { ...h } });
       continue;
     }
-    const keys = dedupKeysOf(items);
-    const clash = keys.find((k) => stored.has(k) || seen.has(k));
-    if (clash !== undefined) {
-      const { source, id } = items.find((it) => it.dedup && dedupKey(it.dedup.source, it.dedup.id).toString('latin1') === clash)!.dedup!;
-      const prior = stored.get(clash);
+    const mine = keys[m];
+    let clash: number = -1;
+    for (let i = 0; i < mine.length && clash < 0; i++) {
+      const k = mine[i]?.str;
+      if (k !== undefined && (stored.has(k) || pending.has(k) || seen.has(k))) clash = i;
+    }
+    if (clash >= 0) {
+      const k = mine[clash]!.str;
+      const { source, id } = items[clash].dedup!;
+      const prior = stored.get(k);
       const where = prior ? `is already at seq ${decodeDedup(prior).seq}` : 'is also in an earlier append not yet written';
       outcomes.push({
         ok: false,
@@ -77,10 +92,12 @@ export function planGroup(
       });
       continue;
     }
+    const before = ops.length;
     let plan: ReturnType<typeof planAppend>;
     try {
-      plan = planAppend(log, h, f, items);
+      plan = planAppend(log, h, f, items, mine, ops);
     } catch (e) {
+      ops.length = before;
       outcomes.push({ ok: false, error: new ProtocolError('invalid_document', (e as Error).message) });
       continue;
     }
@@ -88,12 +105,15 @@ export function planGroup(
       outcomes.push({ ok: false, error: ProtocolError.from(plan) });
       continue;
     }
-    for (const op of plan.value.ops) ops.push(op);
-    for (const k of keys) seen.add(k);
+    for (const k of mine)
+      if (k !== undefined) {
+        seen.add(k.str);
+        added.push(k.str);
+      }
     h = plan.value.head;
     f = plan.value.frontier;
     outcomes.push({ ok: true, head: { ...h } });
   }
   if (ops.length > 0) ops.push(headOp(h));
-  return { ops, head: h, frontier: f, outcomes, seen };
+  return { ops, head: h, frontier: f, outcomes, added };
 }

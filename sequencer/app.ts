@@ -188,14 +188,17 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
   // While closing, every answer asks the client to close its connection: server.close() waits
   // for keep-alive connections, and an in-flight request's connection would otherwise stay open.
   // New requests that still arrive are refused with a problem (shutting_down, 503).
+  // The per-request hooks are callback-style, not async: an async hook costs every request a
+  // promise and a microtask hop, and these four run on every request.
   let stopping = false;
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (stopping) reply.header('connection', 'close');
-    return payload;
+    done(null, payload);
   });
-  app.addHook('onRequest', async (_request, reply) => {
-    if (stopping) return sendProblem(reply, fail('shutting_down', 'the sequencer is stopping; retry later'));
-    return undefined;
+  app.addHook('onRequest', (_request, reply, done) => {
+    // An answer sent from a callback hook ends the request there: done is not called.
+    if (stopping) sendProblem(reply, fail('shutting_down', 'the sequencer is stopping; retry later'));
+    else done();
   });
   registerBodyParsers(app);
   registerProblemHandlers(app, (request, f) => {
@@ -206,14 +209,21 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
   // A route naming a hosted log holds its store open from here until its answer is sent (the log
   // host opens it on first use and closes idle ones at its cap): never closed under a request.
   const leases = new WeakMap<object, () => void>();
-  app.addHook('preHandler', async (request) => {
+  app.addHook('preHandler', (request, _reply, done) => {
     const origin = (request.params as { log?: unknown } | undefined)?.log;
-    if (typeof origin !== 'string' || !logs.has(origin)) return;
-    leases.set(request, (await logs.acquire(origin)).release);
+    if (typeof origin !== 'string' || !logs.has(origin)) return done();
+    logs.acquire(origin).then(
+      (lease) => {
+        leases.set(request, lease.release);
+        done();
+      },
+      (err: Error) => done(err),
+    );
   });
-  app.addHook('onResponse', async (request) => {
+  app.addHook('onResponse', (request, _reply, done) => {
     leases.get(request)?.();
     leases.delete(request);
+    done();
   });
   registerRoutes(app, ctx);
 

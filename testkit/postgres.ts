@@ -68,7 +68,17 @@ export async function databaseFilesContain(dbName: string, needle: Uint8Array): 
   const n = Buffer.from(needle);
   for (const f of fs.readdirSync(dir)) {
     const p = path.join(dir, f);
-    if (fs.statSync(p).isFile() && fs.readFileSync(p).indexOf(n) >= 0) return true;
+    let bytes: Buffer;
+    try {
+      if (!fs.statSync(p).isFile()) continue;
+      bytes = fs.readFileSync(p);
+    } catch (e) {
+      // PostgreSQL may unlink a file (pg_internal.init, a truncated segment) between the listing
+      // and the read: a file that is gone holds nothing.
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw e;
+    }
+    if (bytes.indexOf(n) >= 0) return true;
   }
   return false;
 }
