@@ -6,7 +6,8 @@
 // builds PHASES x ROUNDS rounds of add-checkpoint bodies (each log grown by 3) before any clock
 // starts, and per phase (with PHASES > 1 after {"phase":"ready"} and a "go" line on stdin: the
 // bench measures its limit in between, interleaved pairs) prints {"phase":"start"}, POSTs them over SOCKETS keep-alive connections (WINDOW in flight;
-// one log's requests in order), and prints {"phase":"done", ms, failures, requests, statuses}.
+// one log's requests in order), and prints {"phase":"done", ms, failures, requests, statuses,
+// clientCpuMs} (clientCpuMs: this process's CPU over the phase).
 
 import { Agent, request } from 'node:http';
 import { createHash } from 'node:crypto';
@@ -23,7 +24,12 @@ export function c2spBenchLogs(prefix: string, n: number): SpecLog[] {
   });
 }
 
-function post(agent: Agent, url: URL, body: Buffer): Promise<number> {
+/**
+ * POST one body; status code. A keep-alive socket the server closed as idle (5 s) just as we reused
+ * it fails with ECONNRESET before any answer: sent once more on a fresh socket (Node's documented
+ * pattern, `req.reusedSocket`); the witness decided nothing for a request it never read.
+ */
+function post(agent: Agent, url: URL, body: Buffer, retried = false): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -39,7 +45,10 @@ function post(agent: Agent, url: URL, body: Buffer): Promise<number> {
         res.on('end', () => resolve(res.statusCode ?? 0));
       },
     );
-    req.on('error', reject);
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      if (!retried && req.reusedSocket && e.code === 'ECONNRESET') post(agent, url, body, true).then(resolve, reject);
+      else reject(e);
+    });
     req.end(body);
   });
 }
@@ -91,13 +100,16 @@ async function main(base: string, n: number, rounds: number, sockets: number, pr
     }
     process.stdout.write(JSON.stringify({ phase: 'start', index: p }) + '\n');
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     const statuses: Record<number, number> = {};
     for (const bodies of planned[p])
       for (const [s, c] of Object.entries(await drive(agent, url, bodies))) statuses[Number(s)] = (statuses[Number(s)] ?? 0) + c;
     const ms = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
     const requests = rounds * n;
+    const clientCpuMs = (cpu.user + cpu.system) / 1000;
     process.stdout.write(
-      JSON.stringify({ phase: 'done', index: p, ms, requests, failures: requests - (statuses[200] ?? 0), statuses }) + '\n',
+      JSON.stringify({ phase: 'done', index: p, ms, requests, failures: requests - (statuses[200] ?? 0), statuses, clientCpuMs }) + '\n',
     );
   }
   agent.destroy();

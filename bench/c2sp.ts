@@ -9,7 +9,8 @@
 // consistency proof's hashing, then one timed phase of the child, PAIRS times; median pair, spreads,
 // limitsAgree), and the same per CPU-second of the witness's process (witnessCpuRatioToCryptoLimit:
 // its own overhead, whatever share of a shared machine it got). Also reported: synced batches and
-// records per batch. Left out here: the sequencer's append -> C2SP-quorum checkpoint
+// records per batch, CPU per request of the witness and of the client child, and the worker threads
+// checking the logs' note signatures (VERIFY_WORKERS, bench/witness.ts). Left out here: the sequencer's append -> C2SP-quorum checkpoint
 // latency (the sequencer side's figure; merged into this section by its own function when present).
 
 import '../bin/polyfill.ts';
@@ -18,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { generateKeyPair } from '@libp2p/crypto/keys';
 import { createWitness } from '../witness/server/service.ts';
 import { openStateStore } from '../witness/server/state.ts';
-import { cpuRatioSummary, startPhasedClient } from './witness.ts';
+import { cpuRatioSummary, startPhasedClient, VERIFY_WORKERS } from './witness.ts';
 import { DEFAULT_PAIRS, measurePairs } from './pairs.ts';
 import { verifyConsistency } from '../verifier/merkle/index.ts';
 import { testKey } from '../testkit/witness.ts';
@@ -80,6 +81,7 @@ export async function runWitness(ctx: { quick: boolean }): Promise<Record<string
       peerKey: await generateKeyPair('Ed25519'),
       listen: ['/ip4/127.0.0.1/tcp/0'],
       httpPort: 0,
+      verifyWorkers: VERIFY_WORKERS,
       logs: [],
       c2sp: { name: 'bench.example.org/w1', logs: c2spLogs },
     },
@@ -101,7 +103,13 @@ export async function runWitness(ctx: { quick: boolean }): Promise<Record<string
     const statuses: Record<string, number> = {};
     const limits: number[] = [];
     const cpuRatios: number[] = [];
-    const pairs = await measurePairs<{ requests: number; batches: number; records: number }>(
+    const pairs = await measurePairs<{
+      requests: number;
+      batches: number;
+      records: number;
+      cpuUsPerRequest: number;
+      clientCpuUsPerRequest?: number;
+    }>(
       PAIRS,
       async () => {
         const l = cryptoLimitPerSec(sample);
@@ -115,7 +123,15 @@ export async function runWitness(ctx: { quick: boolean }): Promise<Record<string
         for (const [k, v] of Object.entries(r.done.statuses as Record<string, number>)) statuses[k] = (statuses[k] ?? 0) + v;
         return {
           value: Math.round((r.done.requests / r.done.ms) * 1000),
-          extra: { requests: r.done.requests, batches: r.batches, records: r.records },
+          extra: {
+            requests: r.done.requests,
+            batches: r.batches,
+            records: r.records,
+            cpuUsPerRequest: Math.round((r.cpuMs * 1000) / r.done.requests),
+            ...(typeof r.done.clientCpuMs === 'number'
+              ? { clientCpuUsPerRequest: Math.round((r.done.clientCpuMs * 1000) / r.done.requests) }
+              : {}),
+          },
         };
       },
     );
@@ -131,6 +147,10 @@ export async function runWitness(ctx: { quick: boolean }): Promise<Record<string
       witnessPairs: pairs.pairs.map((p) => ({ limit: p.limit, figure: p.figure, ratio: p.ratio })),
       ...Object.fromEntries(Object.entries(cpuRatioSummary(cpuRatios)).map(([k, v]) => [`witness${k[0].toUpperCase()}${k.slice(1)}`, v])),
       witnessCryptoLimit: 'one core: 1 Ed25519 verify + 1 sign (cosignature/v1) + consistency-proof hashing per request',
+      // CPU (all threads) per request of the witness's process and of the client child, median pair.
+      witnessCpuUsPerRequest: m.extra!.cpuUsPerRequest,
+      witnessClientCpuUsPerRequest: m.extra!.clientCpuUsPerRequest,
+      witnessVerifyWorkers: VERIFY_WORKERS,
       witnessLogs: LOGS,
       witnessRequests: m.extra!.requests,
       witnessFailures: failures,

@@ -125,6 +125,7 @@ async function main(addr: string, nLogs: number, rounds: number, streams: number
       }
       process.stdout.write(JSON.stringify({ phase: 'start', index: p }) + '\n');
       const t0 = performance.now();
+      const cpu0 = process.cpuUsage();
       let failures = 0;
       for (const [i, reqs] of planned[p].entries()) {
         const r0 = performance.now();
@@ -137,8 +138,10 @@ async function main(addr: string, nLogs: number, rounds: number, streams: number
         reportRound = true;
       }
       const ms = performance.now() - t0;
+      const cpu = process.cpuUsage(cpu0);
       const codes = Object.fromEntries(failureCodes);
-      process.stdout.write(JSON.stringify({ phase: 'done', index: p, ms, failures, codes, requests: rounds * nLogs }) + '\n');
+      const clientCpuMs = (cpu.user + cpu.system) / 1000;
+      process.stdout.write(JSON.stringify({ phase: 'done', index: p, ms, failures, codes, requests: rounds * nLogs, clientCpuMs }) + '\n');
     }
   } finally {
     for (const c of conns) await c.close();

@@ -12,6 +12,7 @@
 // line on stdout (platform/logger.ts; level from COOKWALA_LOG_LEVEL): `listening` with peerId,
 // multiaddrs, the status URL and the KeyRecord, then `fork_detected`, `witness_error`, `shutdown`.
 
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { parseFlags, runCli, UsageError } from '../platform/args.ts';
@@ -185,6 +186,8 @@ async function cmdRun(argv: string[]): Promise<number> {
       httpPort: d.config.httpPort,
       logs: d.config.logs,
       c2sp: { name: d.config.c2spName ?? d.config.name, logs: d.config.c2spLogs ?? [], logLists: d.config.logLists ?? [] },
+      // Sequencer and note signatures are checked on a worker when there is a core for it (issue 16).
+      verifyWorkers: availableParallelism() > 1 ? 1 : 0,
     },
   );
   let stop!: (sig: string) => void;

@@ -13,14 +13,17 @@
 // With a C2SP cosigner in deps, the same cosignature is also made as cosignature/v1 over the
 // checkpoint's C2SP body (processAddCheckpointBoth; DESIGN §4). A state advanced by a C2SP note
 // (c2sp-add-checkpoint.ts, same lock and commit) has no head: the same-seq check compares roots.
+// With deps.offThread the sequencer signature is checked on a worker, with the inline result.
 // Left out: rate limiting (the transport's job) and C2SP's text wire format (c2sp-add-checkpoint.ts).
 
 import { fail, ok, type Result } from '../../verifier/errors.ts';
-import { formatHash, formatTime, isHashString } from '../../verifier/encoding/wire.ts';
+import { formatHash, formatTime, utf8 } from '../../verifier/encoding/wire.ts';
+import { hashTextBytes } from '../wire/hash-text.ts';
 import type { Signature, Signer } from '../../verifier/documents/signature.ts';
 import type { CryptoBackend } from '../../verifier/crypto/default.ts';
 import type { KeyRecord } from '../../verifier/documents/keys.ts';
-import { cosignVerifiedCheckpoint, verifyCheckpointSequencerSignature, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
+import { verifyCheckpointSequencerSignature, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
+import { cosignCheckpoint } from './checkpoint-cosigner.ts';
 import { buildForkProof, type ForkProof } from '../../verifier/documents/fork-proof.ts';
 import { EMPTY_ROOT, hashLeaf, verifyConsistency, verifyInclusion, type Hash32 } from '../../verifier/merkle/index.ts';
 import { verifyLogDescriptor, type LogDescriptor } from '../../verifier/documents/log-descriptor.ts';
@@ -29,6 +32,7 @@ import type { LogState, StateStore } from './state.ts';
 import type { KeyedLock } from './mutex.ts';
 import type { WitnessCosigner } from './note-cosigner.ts';
 import type { NoteCosignatureObject } from '../wire/messages.ts';
+import type { OffThreadVerifier } from './off-thread-verify.ts';
 import { formatCheckpointBody } from '../../verifier/note/index.ts';
 import {
   NOTE_ED25519,
@@ -57,6 +61,8 @@ export interface WitnessDeps {
   /** Our C2SP cosigner: when given, every cosignature also comes as cosignature/v1 (DESIGN §4). */
   cosigner?: WitnessCosigner;
   backend?: CryptoBackend;
+  /** The sequencer's signature checked on a worker (off-thread-verify.ts); same result as inline. */
+  offThread?: OffThreadVerifier;
 }
 
 /** How often a request is decided again after losing the compare-and-set to a racing writer. */
@@ -64,10 +70,11 @@ const MAX_ATTEMPTS = 3;
 
 const emptyRootHash = (): string => formatHash(EMPTY_ROOT);
 
-/** `sha256:<64 lowercase hex>` to its 32 bytes; the same check as wire.ts parseHash, decoded by Buffer (fast, Node only). */
+/** `sha256:<64 lowercase hex>` to its 32 bytes; the same check as wire.ts parseHash, in one pass (witness/wire/hash-text.ts). */
 export function parseHash(s: unknown): Result<Uint8Array> {
-  if (!isHashString(s)) return fail('invalid_hash', `not sha256:<64 hex>: ${String(s).slice(0, 80)}`);
-  return ok(Buffer.from(s.slice(7), 'hex'));
+  const b = hashTextBytes(s);
+  if (b === undefined) return fail('invalid_hash', `not sha256:<64 hex>: ${String(s).slice(0, 80)}`);
+  return ok(b);
 }
 
 function hashes(list: string[]): Result<Hash32[]> {
@@ -210,7 +217,9 @@ export async function processAddCheckpointBoth(
   const cp = req.checkpoint;
   const admitted = deps.logs.get(cp.log);
   if (!admitted) return fail('unknown_log', `this witness does not follow ${cp.log}`);
-  const sig = verifyCheckpointSequencerSignature(cp, admitted.sequencer, { backend: deps.backend });
+  const sig = deps.offThread
+    ? await deps.offThread.check((backend) => verifyCheckpointSequencerSignature(cp, admitted.sequencer, { backend }))
+    : verifyCheckpointSequencerSignature(cp, admitted.sequencer, { backend: deps.backend });
   if (!sig.ok) return fail('bad_signature', `${sig.code}: ${sig.detail}`);
 
   const lock = deps.lock ?? deps.state.lock;
@@ -232,9 +241,9 @@ export async function processAddCheckpointBoth(
       await deps.hooks?.afterCheck?.(req);
       const now = deps.clock();
       const signedAt = formatTime(now);
-      const cosignature = cosignVerifiedCheckpoint(sig.value, deps.signer, signedAt);
+      const cosignature = cosignCheckpoint(sig.value, deps.signer, signedAt);
       const body = c2spBodyOf(cp);
-      const note = deps.cosigner?.cosign(new TextEncoder().encode(body), now);
+      const note = deps.cosigner?.cosign(utf8(body), now);
       const next: Omit<LogState, 'version'> = { ...d.next, cosignature, updatedAt: signedAt };
       if (note) {
         // With the log's own note signature in the checkpoint (DESIGN §4), the monitoring read can

@@ -20,17 +20,20 @@
 // leaves only after the state is synced; the note is verified over the bytes received. The state
 // keeps the signed checkpoint we cosigned (text, the log's verified signature lines, our line).
 // A refused checkpoint that is validly signed by the log (422) is handed to onEvidence.
+// With deps.offThread the note's signatures are checked on a worker, with the inline result.
 // Left out: sign-subtree (optional in the spec), rate limits (the transport's), bastions.
 
 import { fail, ok, type Failure, type Result } from '../../verifier/errors.ts';
 import { formatHash, formatTime } from '../../verifier/encoding/wire.ts';
 import type { CryptoBackend } from '../../verifier/crypto/default.ts';
 import { EMPTY_ROOT, verifyConsistency, type Hash32 } from '../../verifier/merkle/index.ts';
-import { fromBase64Std, parseCheckpointBody, parseNote, verifyNote, type NoteVerifier } from '../../verifier/note/index.ts';
+import { parseCheckpointBody, parseNote, verifyNote, type NoteVerifier } from '../../verifier/note/index.ts';
+import { hashFromBase64Std } from '../wire/hash-text.ts';
 import type { LogState, StateStore } from './state.ts';
 import type { KeyedLock } from './mutex.ts';
 import type { WitnessCosigner } from './note-cosigner.ts';
 import { parseHash } from './add-checkpoint.ts';
+import type { OffThreadVerifier } from './off-thread-verify.ts';
 
 /** The most consistency proof lines a client may send (tlog-witness). */
 export const MAX_C2SP_PROOF_LINES = 63;
@@ -56,6 +59,11 @@ export interface C2spWitnessDeps {
   /** A validly signed checkpoint that was refused as inconsistent or in conflict (may prove misbehaviour). */
   onEvidence?: (e: { origin: string; code: string; detail: string; note: string }) => void;
   backend?: CryptoBackend;
+  /**
+   * The log's note signatures checked on a worker (off-thread-verify.ts; same result as inline).
+   * The registry's note verifiers must then be made with offThread.backend.
+   */
+  offThread?: OffThreadVerifier;
 }
 
 export interface C2spCosigned {
@@ -103,10 +111,10 @@ export function parseC2spAddCheckpointBody(body: Uint8Array): Result<C2spAddChec
     if (line === undefined) return fail('bad_request', 'no empty line after the consistency proof');
     if (line === '') break;
     if (proof.length === MAX_C2SP_PROOF_LINES) return fail('bad_request', `more than ${MAX_C2SP_PROOF_LINES} consistency proof lines`);
-    const h = fromBase64Std(line);
-    if (!h.ok || h.value.length !== 32)
-      return fail('bad_request', `consistency proof line ${proof.length + 1} is not the base64 of a 32-byte hash`);
-    proof.push(h.value as Hash32);
+    // Exactly the lines fromBase64Std decodes to 32 bytes (witness/wire/hash-text.ts), in one pass.
+    const h = hashFromBase64Std(line);
+    if (h === undefined) return fail('bad_request', `consistency proof line ${proof.length + 1} is not the base64 of a 32-byte hash`);
+    proof.push(h as Hash32);
   }
   if (pos >= body.length) return malformed('no checkpoint after the empty line');
   return ok({ oldSize, proof, note: body.slice(pos) });
@@ -152,7 +160,9 @@ export async function processC2spAddCheckpoint(body: Uint8Array, deps: C2spWitne
   const { origin, size, rootHash } = cp.value;
   const keys = deps.logKeys.get(origin);
   if (!keys || keys.length === 0) return fail('unknown_log', `this witness does not follow ${origin}`);
-  const v = verifyNote(req.value.note, keys, { backend: deps.backend });
+  const v = deps.offThread
+    ? await deps.offThread.check((backend) => verifyNote(req.value.note, keys, { backend }))
+    : verifyNote(req.value.note, keys, { backend: deps.backend });
   // unknown_key (no trusted signature) and bad_signature (a known key's fails) are 403; a note
   // that cannot be parsed was refused above (400).
   if (!v.ok) return v;

@@ -50,6 +50,17 @@ export function createWitnessCosigner(name: string, signer: Signer): WitnessCosi
   const keyId = noteKeyId(name, SIG_COSIGNATURE_V1, signer.publicKey);
   const idBytes = Uint8Array.from(keyId.match(/../g)!.map((h) => parseInt(h, 16)));
   const vkey = formatVerifierKey(name, SIG_COSIGNATURE_V1, signer.publicKey);
+  const kid = `${name}+${keyId}`;
+  // Whole seconds: consecutive cosignatures mostly share one, so its RFC 3339 form is kept.
+  let lastTs = -1;
+  let lastSignedAt = '';
+  const signedAtOf = (ts: number): string => {
+    if (ts !== lastTs) {
+      lastSignedAt = formatTime(ts * 1000);
+      lastTs = ts;
+    }
+    return lastSignedAt;
+  };
   return {
     name,
     keyId,
@@ -61,7 +72,7 @@ export function createWitnessCosigner(name: string, signer: Signer): WitnessCosi
       return {
         line,
         timestamp,
-        object: { alg: 'cosignature/v1', kid: `${name}+${keyId}`, signedAt: formatTime(timestamp * 1000), sig: toBase64url(signature) },
+        object: { alg: 'cosignature/v1', kid, signedAt: signedAtOf(timestamp), sig: toBase64url(signature) },
       };
     },
   };

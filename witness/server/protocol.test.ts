@@ -1,6 +1,6 @@
 // The witness protocol over real libp2p (TCP on 127.0.0.1, noise, yamux) in one process: a
 // persistent stream with pipelined requests, every framing fault answered or closed, the node
-// still serving afterwards, and the status API.
+// still serving afterwards, and the status API; the sequencer's signatures checked on a worker.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { generateKeyPair } from '@libp2p/crypto/keys';
@@ -34,6 +34,8 @@ beforeAll(async () => {
       listen: ['/ip4/127.0.0.1/tcp/0'],
       httpPort: 0,
       logs: [{ log: ORIGIN, sequencer: log.keyRecord }],
+      // As the CLI runs it on more than one core: signatures checked on a worker (add-checkpoint.test.ts covers inline).
+      verifyWorkers: 1,
     },
   );
   const info = await witness.start();
@@ -85,7 +87,7 @@ describe('witness protocol over libp2p', () => {
     await conn.close();
   });
 
-  it('bad JSON, unknown types and unknown logs get a code and the stream stays usable', async () => {
+  it('bad JSON, unknown types, unknown logs and bad signatures get a code and the stream stays usable', async () => {
     const stream = await client.dialProtocol(parseMultiaddr(addr), WITNESS_PROTOCOL);
     const ch = createFrameChannel(stream);
     const ask = async (bytes: Uint8Array) => {
@@ -101,6 +103,13 @@ describe('witness protocol over libp2p', () => {
     other.append(1);
     expect(await ask(encodeMessage(await other.request(0)))).toBe('unknown_log');
     expect(await ask(encodeMessage({ type: 'add-checkpoint', oldSeq: 0 }))).toBe('invalid_document');
+    // The followed log's kid, a signature that does not verify: the worker's no, bad_signature.
+    const req = await log.request(log.size);
+    const s0 = req.checkpoint.signature[0];
+    const broken = { ...s0, sig: (s0.sig[0] === 'A' ? 'B' : 'A') + s0.sig.slice(1) };
+    const forged = { ...req, checkpoint: { ...req.checkpoint, signature: [broken] } };
+    expect(await ask(encodeMessage(forged))).toBe('bad_signature');
+    expect(await ask(encodeMessage(req))).toBe('ok');
     await ch.close();
   });
 

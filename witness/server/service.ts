@@ -5,6 +5,8 @@
 // (c2sp-http.ts: POST /add-checkpoint, GET /<sha256(origin)>/checkpoint; DESIGN §7a) over the same
 // state, with logs from the config and from followed logs/v0 lists (log-list-follow.ts). Every
 // libp2p cosignature also comes as cosignature/v1. Nothing listens until start(); only the CLI calls it.
+// With verifyWorkers > 0 the sequencers' and logs' signatures are checked on worker threads
+// (off-thread-verify.ts over platform/sig-pool.ts; same decisions), closed by stop().
 // A witness gossips every checkpoint it cosigns (debounced per log), not only what sequencers
 // publish: a sequencer that shows different witnesses different trees cannot also keep them
 // from telling each other, so a split view surfaces as a ForkProof within a gossip round.
@@ -35,6 +37,9 @@ import type { C2spWitnessDeps } from './c2sp-add-checkpoint.ts';
 import { registerC2spRoutes } from './c2sp-http.ts';
 import { refreshLogLists, restoreAdmissions } from './log-list-follow.ts';
 import { processAddCheckpointBoth } from './add-checkpoint.ts';
+import { createSigPool } from '../../platform/sig-pool.ts';
+import { defaultBackend } from '../../verifier/crypto/default.ts';
+import { createOffThreadVerifier } from './off-thread-verify.ts';
 
 export interface WitnessServiceDeps {
   state: StateStore;
@@ -57,6 +62,12 @@ export interface WitnessOptions {
   /** Delay before gossiping a cosigned checkpoint; later cosignatures for the log replace it. */
   gossipDelayMs?: number;
   redialMs?: number;
+  /**
+   * Worker threads that check the sequencer's checkpoint signature (libp2p) and the log's note
+   * signature (C2SP) off the event loop (off-thread-verify.ts, platform/sig-pool.ts); 0 (default)
+   * checks them inline. Same decisions either way.
+   */
+  verifyWorkers?: number;
   /** The C2SP side (DESIGN §7a): cosigner name, logs admitted by vkey, followed logs/v0 lists. */
   c2sp?: { name?: string; logs?: C2spLog[]; logLists?: string[]; logListRefreshMs?: number; hooks?: C2spWitnessDeps['hooks'] };
 }
@@ -88,7 +99,9 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
   const admitted = new Map(opts.logs.map((l) => [l.log, l]));
   const logs = { get: (origin: string) => admitted.get(origin) };
   // C2SP (DESIGN §7a): every Cookwala log by its sequencer key's note form, C2SP logs by vkey.
-  const reg = createLogRegistry(opts.logs, opts.c2sp?.logs ?? []);
+  const pool = (opts.verifyWorkers ?? 0) > 0 ? createSigPool({ size: opts.verifyWorkers }) : undefined;
+  const offThread = pool ? createOffThreadVerifier(pool, defaultBackend()) : undefined;
+  const reg = createLogRegistry(opts.logs, opts.c2sp?.logs ?? [], offThread?.backend);
   if (!reg.ok) throw new TypeError(`witness logs: ${reg.code}: ${reg.detail}`);
   const registry = reg.value;
   const cosigner: WitnessCosigner | undefined =
@@ -134,6 +147,7 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
     hooks: deps.hooks,
     onFork: (fp) => recordFork(fp, 'request', true),
     cosigner,
+    offThread,
   };
 
   // The per-log seq gauge is set when /metrics renders, not per request: a labelled prom-client
@@ -212,6 +226,7 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
     logKeys: registry,
     cosigner,
     clock,
+    offThread,
     hooks: opts.c2sp?.hooks,
     onEvidence: (e) =>
       logger.warn(
@@ -264,6 +279,7 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
     if (listTimer) clearInterval(listTimer);
     await app.close();
     await node?.stop();
+    await pool?.close();
   };
 
   const startAll = async (): Promise<WitnessInfo> => {
