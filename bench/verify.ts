@@ -30,6 +30,10 @@ interface ChildResult {
   failures: number;
   peakRssMB: number;
   cpuMs?: number;
+  startRssMB?: number;
+  heapMB?: number;
+  externalMB?: number;
+  idSetBytes?: number;
 }
 
 async function writeBundle(dir: string, events: number): Promise<{ file: string; policy: string; genMs: number; bytes: number }> {
@@ -146,6 +150,11 @@ export async function run(ctx: VerifyBenchCtx): Promise<Record<string, unknown>>
         eventsPerSec: Math.round((r.events * 1000) / r.ms),
         cpuMs: r.cpuMs,
         peakRssMB: r.peakRssMB,
+        // what the peak is made of: Node + tsx + modules before verifying, main heap, ArrayBuffers
+        startRssMB: r.startRssMB,
+        heapMB: r.heapMB,
+        externalMB: r.externalMB,
+        idSetBytes: r.idSetBytes,
         bundleMB: Math.round(r.bytes / 1e5) / 10,
         generateMs: r.genMs,
       })),

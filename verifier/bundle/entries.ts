@@ -14,13 +14,15 @@
 // (signed_in_future, delivery_too_late); the running maximum of sequencedAt (and the first seq
 // holding it) is handed to the checkpoint section with each recorded root, which bounds it by
 // the witnesses' cosignature times (checkpoints.ts) without keeping any entry.
-// Memory: O(log n) frontier, the id set (id-set.ts), one number per subject, 48 bytes per
-// missing payload. Left out: checkpoints (checkpoints.ts).
+// Memory: O(log n) frontier, the id set (id-set.ts: flat when the caller injects a spill sink, as
+// `cookwala verify` does; its duplicates are then confirmed and reported by finishIds() at the end,
+// with the same failure as when found on the way), one number per subject, 48 bytes per missing
+// payload. Left out: checkpoints (checkpoints.ts).
 
 import type { FailureLog, ErasedPayload } from './report.ts';
 import type { Trust } from './trust.ts';
 import type { SigQueue } from './signature-batches.ts';
-import { createIdSet } from './id-set.ts';
+import { createIdSet, type IdSpillOptions } from './id-set.ts';
 import { createMissingPayloads } from './missing-payloads.ts';
 import { readPayloadLine } from './format.ts';
 import { readDocument } from '../documents/read.ts';
@@ -61,6 +63,8 @@ export interface EntryCheckerOptions {
   allowLegacy?: boolean;
   backend?: CryptoBackend;
   idSalt?: Uint8Array;
+  /** Where the (source, id) set spills beyond its table (id-set.ts); without it, all in memory. */
+  idSpill?: IdSpillOptions;
   maxErasedListed?: number;
 }
 
@@ -74,7 +78,7 @@ export function createEntryChecker(o: EntryCheckerOptions) {
   const f = o.failures;
   const backend = o.backend ?? defaultBackend();
   const frontier = createFrontier();
-  const ids = createIdSet({ backend, salt: o.idSalt });
+  const ids = createIdSet({ backend, salt: o.idSalt, spill: o.idSpill });
   const subjects = new Map<string, number>();
   const missing = createMissingPayloads();
   const signatures = createEntrySignatures({ failures: f, trust: o.trust, sigs: o.sigs, backend, allowLegacy: o.allowLegacy });
@@ -103,6 +107,10 @@ export function createEntryChecker(o: EntryCheckerOptions) {
 
   const bad = (r: Failure, line: number, seq?: number, more: Record<string, unknown> = {}) =>
     f.add({ kind: r.code, seq, line, detail: r.detail, ...more });
+
+  /** The one duplicate_id failure, found on the way (in memory) or at the end (spilled). */
+  const duplicate = (seq: number, line: number, source: string, id: string) =>
+    f.add({ kind: 'duplicate_id', seq, line, found: { source, id }, detail: `entry ${seq}: (source, id) was already sequenced` });
 
   function closePending(): void {
     const p = pending;
@@ -276,15 +284,8 @@ export function createEntryChecker(o: EntryCheckerOptions) {
       if (!recomputed.ok && r.ok) bad(recomputed, line, seq);
       if (!r.ok || !recomputed.ok) return undefined;
       const e = r.value;
-      if (!ids.add(e.ce.source, e.ce.id)) {
-        f.add({
-          kind: 'duplicate_id',
-          seq,
-          line,
-          found: { source: e.ce.source, id: e.ce.id },
-          detail: `entry ${seq}: (source, id) was already sequenced`,
-        });
-      }
+      if (!ids.add(e.ce.source, e.ce.id, seq, line)) duplicate(seq, line, e.ce.source, e.ce.id);
+      const idWait = ids.wait();
       const { subject, cookwalaseq } = e.ce;
       if (subject !== undefined && cookwalaseq !== undefined) {
         const prevSeq = subjects.get(subject);
@@ -302,7 +303,8 @@ export function createEntryChecker(o: EntryCheckerOptions) {
       }
       const s = signatures.check(e, line);
       pending = { entry: e, line, sequencerSigned: s.sequencerSigned };
-      return s.wait;
+      if (!idWait) return s.wait;
+      return s.wait ? Promise.all([idWait, s.wait]).then(() => undefined) : idWait;
     },
 
     payload(json: Record<string, unknown>, line: number): void {
@@ -376,6 +378,16 @@ export function createEntryChecker(o: EntryCheckerOptions) {
       });
     },
 
+    /** Confirms and reports the duplicates a spilled id set holds, and removes its files. */
+    finishIds(): Promise<void> {
+      return ids.finish((d) => duplicate(d.seq, d.line, d.source, d.id));
+    },
+
+    /** Removes the id set's spill files (a run that ends without finishIds). */
+    disposeIds(): Promise<void> {
+      return ids.dispose();
+    },
+
     get lastSeq() {
       return last.seq;
     },
@@ -409,6 +421,8 @@ export function createEntryChecker(o: EntryCheckerOptions) {
         subjects: subjects.size,
         legacy: signatures.legacy,
         idSetBytes: ids.bytes,
+        idSpilledAfter: ids.spilledAfter,
+        idRuns: ids.runsWritten,
         missingPayloads: missing.count,
         erasedList: erased,
       };

@@ -3,7 +3,9 @@
 // log. It reads the header and the checkpoint seqs ahead (bundle-file.ts), streams the file
 // line by line into the pure verifier (verifier/bundle/verifier.ts), checks device signatures on all cores
 // through the worker pool (platform/sig-pool.ts), and prints the human summary or, with --json, the same
-// report as JSON. A progress bar goes to stderr only when stderr is a terminal. Exit 0 valid,
+// report as JSON. The (source, id) set spills sorted runs to a private temp directory
+// (spill-dir.ts, removed when the run ends however it ends), so memory stays flat at any length
+// and every duplicate is confirmed exactly. A progress bar goes to stderr only when stderr is a terminal. Exit 0 valid,
 // 1 invalid, 2 unusable input (unreadable file, policy or key cache; a header of another type or
 // major version). No network: trust comes from the policy and the key cache alone.
 
@@ -15,8 +17,10 @@ import { createSigPool } from '../../platform/sig-pool.ts';
 import { createBundleVerifier } from '../bundle/verifier.ts';
 import { parseJson } from '../encoding/strict-json.ts';
 import { formatReport, type BundleReport } from '../bundle/report.ts';
+import { createSpillDir } from './spill-dir.ts';
+import type { IdSpillOptions } from '../bundle/id-set.ts';
 
-const USAGE = `usage: cookwala verify BUNDLE --policy POLICY [--keys CACHE] [--json] [--allow-legacy-signatures] [--require-witnessed] [--workers N]
+const USAGE = `usage: cookwala verify BUNDLE --policy POLICY [--keys CACHE] [--json] [--allow-legacy-signatures] [--require-witnessed] [--workers N] [--spill-dir DIR]
 
 Verify an audit bundle (NDJSON) offline, in one streaming pass and constant memory.
   --policy POLICY             the witness policy to trust (sequencer key, witnesses, quorum)
@@ -26,6 +30,9 @@ Verify an audit bundle (NDJSON) offline, in one streaming pass and constant memo
   --workers N                 signature worker threads (default: all cores; 0 = inline)
   --require-witnessed         fail when entries follow the last checkpoint that meets the policy
                               (by default they are reported as not yet witnessed)
+  --spill-dir DIR             where the (source, id) check spills past about 600,000 entries
+                              (default the system temp directory; about 80 bytes per entry,
+                              removed when the run ends)
 Exit 0 valid, 1 invalid, 2 unusable input.`;
 
 export interface VerifyFileOptions {
@@ -35,6 +42,10 @@ export interface VerifyFileOptions {
   requireWitnessed?: boolean;
   workers?: number;
   onProgress?: (bytes: number, total: number, entries: number) => void;
+  /** Parent of the (source, id) set's spill directory (default os.tmpdir()). */
+  spillDir?: string;
+  /** Sizes of the (source, id) set (tests use tiny ones to spill often). */
+  idSet?: Omit<IdSpillOptions, 'sink'>;
 }
 
 /** Verify one bundle file; throws InputError for unusable policy, key cache or bundle file. */
@@ -68,6 +79,8 @@ export async function verifyBundleFile(path: string, o: VerifyFileOptions): Prom
   if (wrong) throw new InputError(wrong);
   if (h && Number.isSafeInteger(h.checkpoints)) ahead = await readCheckpointSeqsAhead(path, h.checkpoints as number).catch(() => undefined);
   const pool = o.workers === 0 ? undefined : createSigPool({ size: o.workers });
+  // The (source, id) set keeps flat memory by spilling sorted runs here (removed in the finally).
+  const spill = createSpillDir(o.spillDir);
   try {
     const v = createBundleVerifier({
       policy,
@@ -76,6 +89,7 @@ export async function verifyBundleFile(path: string, o: VerifyFileOptions): Prom
       requireWitnessed: o.requireWitnessed,
       checkpointSeqs: ahead,
       verifyBatch: pool ? (items) => pool.verify(items) : undefined,
+      idSpill: { ...o.idSet, sink: spill },
     });
     let bytes = 0;
     try {
@@ -95,6 +109,7 @@ export async function verifyBundleFile(path: string, o: VerifyFileOptions): Prom
     return await v.end();
   } finally {
     await pool?.close();
+    await spill.dispose();
   }
 }
 
@@ -148,6 +163,7 @@ export async function run(argv: string[]): Promise<number> {
       'allow-legacy-signatures': { type: 'boolean' },
       'require-witnessed': { type: 'boolean' },
       workers: { type: 'string' },
+      'spill-dir': { type: 'string' },
     });
     if (positionals.length !== 1) throw new UsageError('give exactly one BUNDLE file');
     if (!values.policy) throw new UsageError('--policy POLICY is required');
@@ -163,6 +179,7 @@ export async function run(argv: string[]): Promise<number> {
         allowLegacy: values['allow-legacy-signatures'],
         requireWitnessed: values['require-witnessed'],
         workers,
+        spillDir: values['spill-dir'],
         onProgress: bar.update,
       });
     } catch (e) {
