@@ -8,7 +8,6 @@
 // every 100 ms over the DevTools protocol (Runtime.getHeapUsage on the worker target), and the
 // page's; the bundle's size is given beside it, since streaming must keep the heap well below it.
 
-import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { stat, writeFile } from 'node:fs/promises';
 import { once } from 'node:events';
@@ -18,6 +17,7 @@ import { chromium } from 'playwright-core';
 import { generateLog } from '../testkit/log-generator.ts';
 import { ensureWebBuilt, DIST } from '../web/build.ts';
 import { makeTempDir, removeDir } from '../testkit/tmp.ts';
+import { runJsonChild } from './json-child.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CHROMIUM = '/usr/bin/chromium';
@@ -58,21 +58,7 @@ async function writeBundle(dir: string, events: number): Promise<{ file: string;
 }
 
 function cliVerify(file: string, policy: string): Promise<{ ms: number; entries: number; exitCode: number; peakRssMB: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'verify-child.ts'), file, policy], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      try {
-        resolve(JSON.parse(out.trim().split('\n').pop() as string));
-      } catch {
-        reject(new Error(`verify child exited ${code}: ${out.slice(0, 300)}`));
-      }
-    });
-  });
+  return runJsonChild(join(HERE, 'verify-child.ts'), [file, policy], 'verify');
 }
 
 interface PageRun {

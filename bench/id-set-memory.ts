@@ -7,11 +7,11 @@
 // and the largest heapTotalMB, externalMB, arrayBuffersMB sampled every 100 ms}.
 // baseRssMB is the child's high-water mark before the first pair. Invariant: both duplicates found.
 
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createIdSet } from '../verifier/bundle/id-set.ts';
 import { createSpillDir } from '../verifier/cli/spill-dir.ts';
+import { runJsonChild } from './json-child.ts';
 
 const hwmMB = () => {
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
@@ -68,21 +68,7 @@ async function child(pairs: number, mode: string): Promise<void> {
 }
 
 export function measureIdSet(pairs: number, mode: 'spill' | 'memory'): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    const c = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', String(pairs), mode], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    c.stdout.on('data', (d) => (out += d));
-    c.on('error', reject);
-    c.on('close', (code) => {
-      try {
-        resolve(JSON.parse(out.trim().split('\n').pop() as string));
-      } catch {
-        reject(new Error(`id-set child exited ${code}: ${out.slice(0, 300)}`));
-      }
-    });
-  });
+  return runJsonChild(fileURLToPath(import.meta.url), ['--child', String(pairs), mode], 'id-set');
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

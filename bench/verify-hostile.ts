@@ -9,7 +9,6 @@
 // figure is the largest peak of them all; the target is <= 256 MB. Leaves out the valid-bundle
 // figures (bench/verify.ts).
 
-import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { once } from 'node:events';
@@ -17,6 +16,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateLog } from '../testkit/log-generator.ts';
 import { makeTempDir, removeDir } from '../testkit/tmp.ts';
+import { runJsonChild } from './json-child.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -28,21 +28,7 @@ interface ChildResult {
 }
 
 function verifyInChild(file: string, policy: string): Promise<ChildResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'verify-child.ts'), file, policy], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      try {
-        resolve(JSON.parse(out.trim().split('\n').pop() as string));
-      } catch {
-        reject(new Error(`verify child exited ${code}: ${out.slice(0, 300)}`));
-      }
-    });
-  });
+  return runJsonChild(join(HERE, 'verify-child.ts'), [file, policy], 'verify');
 }
 
 /** Writes `parts` (strings, or [unit, count] repeated) in 1 MiB pieces. */

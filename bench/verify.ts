@@ -9,7 +9,6 @@
 // the largest peak of the verify child over all runs of the largest bundle. Targets: ratio >= 0.9,
 // peak RSS <= 256 MB and flat as the bundle grows. The hostile inputs are bench/verify-hostile.ts.
 
-import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { rm, writeFile, stat } from 'node:fs/promises';
 import { once } from 'node:events';
@@ -20,6 +19,7 @@ import { verifyPerSecAllCores } from './crypto.ts';
 import { measurePairs } from './pairs.ts';
 import { runHostile } from './verify-hostile.ts';
 import { makeTempDir, removeDir } from '../testkit/tmp.ts';
+import { runJsonChild } from './json-child.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -63,21 +63,7 @@ async function writeBundle(dir: string, events: number): Promise<{ file: string;
 }
 
 function verifyInChild(file: string, policy: string): Promise<ChildResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'verify-child.ts'), file, policy], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      try {
-        resolve(JSON.parse(out.trim().split('\n').pop() as string));
-      } catch {
-        reject(new Error(`verify child exited ${code}: ${out.slice(0, 300)}`));
-      }
-    });
-  });
+  return runJsonChild(join(HERE, 'verify-child.ts'), [file, policy], 'verify');
 }
 
 export interface VerifyBenchCtx {

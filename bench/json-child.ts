@@ -1,0 +1,23 @@
+// bench/json-child.ts: one measurement in a child process of its own, so that its peak memory and
+// CPU time are its own (the verify, browser and id-set sections): `node --import tsx SCRIPT ARGS`
+// with stderr passed through, resolved with the JSON of the last line the child printed on stdout.
+// Leaves out: timeouts (each child bounds its own work). A child that prints no JSON line rejects
+// with its exit code and the start of what it printed.
+
+import { spawn } from 'node:child_process';
+
+export function runJsonChild<T>(script: string, args: readonly string[], what: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      try {
+        resolve(JSON.parse(out.trim().split('\n').pop() as string) as T);
+      } catch {
+        reject(new Error(`${what} child exited ${code}: ${out.slice(0, 300)}`));
+      }
+    });
+  });
+}
