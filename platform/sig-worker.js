@@ -7,9 +7,10 @@
 // (sig-pool.test.ts proves it). The one Ed25519 rule (verifier/crypto/ed25519-rules.ts) is applied by sig-pool.ts
 // on the main thread before an item is sent here, so this file needs no BigInt point arithmetic.
 //
-// Message in:  { id, meta: Uint32Array(7 * n), data: Uint8Array } where item i is
-//   meta[7i..7i+6] = [alg (0 EdDSA, 1 ES256, other: unknown), pubOff, pubLen, msgOff, msgLen, sigOff, sigLen]
-// Message out: { id, ok: Uint8Array(n) } with 1 for a valid signature; both buffers transferred.
+// Message in: one Uint8Array `m` over a transferred ArrayBuffer (byteOffset 0): Uint32 words
+//   [id, n, then for item i: alg (0 EdDSA, 1 ES256, other: unknown), pubOff, pubLen, msgOff, msgLen, sigOff, sigLen]
+//   followed by the bytes the offsets (from the start of the buffer) point into.
+// Message out: one Uint8Array(4 + n), transferred: the Uint32 id, then per item 1 for a valid signature.
 
 import { parentPort } from 'node:worker_threads';
 import { createPublicKey, verify } from 'node:crypto';
@@ -53,16 +54,19 @@ function verifyOne(alg, pub, msg, sig) {
 }
 
 parentPort.on('message', (m) => {
-  const { id, meta, data } = m;
-  const n = meta.length / 7;
-  const out = new Uint8Array(n);
-  const buf = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const words = new Uint32Array(m.buffer, 0, 2);
+  const id = words[0];
+  const n = words[1];
+  const meta = new Uint32Array(m.buffer, 0, 2 + 7 * n);
+  const out = new Uint8Array(4 + n);
+  new Uint32Array(out.buffer, 0, 1)[0] = id;
+  const buf = Buffer.from(m.buffer, 0, m.byteLength);
   for (let i = 0; i < n; i++) {
-    const o = 7 * i;
+    const o = 2 + 7 * i;
     const pub = buf.subarray(meta[o + 1], meta[o + 1] + meta[o + 2]);
     const msg = buf.subarray(meta[o + 3], meta[o + 3] + meta[o + 4]);
     const sig = buf.subarray(meta[o + 5], meta[o + 5] + meta[o + 6]);
-    out[i] = verifyOne(meta[o], pub, msg, sig) ? 1 : 0;
+    out[4 + i] = verifyOne(meta[o], pub, msg, sig) ? 1 : 0;
   }
-  parentPort.postMessage({ id, ok: out }, [out.buffer]);
+  parentPort.postMessage(out, [out.buffer]);
 });

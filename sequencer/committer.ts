@@ -106,15 +106,20 @@ export function createCommitter(o: CommitterOptions): Committer {
   }
 
   function appendItemOf(c: Candidate, prev: { seq: number; hash: string }, at: string): AppendItem {
-    const entry = buildEntry({
-      log: o.log,
-      seq: prev.seq + 1,
-      prev: prev.hash,
-      sequencedAt: at,
-      ce: entryCeOf(c.ce),
-      eventHash: c.eventHash,
-      eventSignature: storedOrder(c.signature),
-    });
+    const sig = storedOrder(c.signature);
+    // Both objects are made here for this entry alone, so buildEntry need not copy them again.
+    const entry = buildEntry(
+      {
+        log: o.log,
+        seq: prev.seq + 1,
+        prev: prev.hash,
+        sequencedAt: at,
+        ce: entryCeOf(c.ce),
+        eventHash: c.eventHash,
+        eventSignature: sig === c.signature ? { ...sig } : sig,
+      },
+      true,
+    );
     const item: AppendItem = { entry, payload: c.ce, dedup: { source: c.ce.source, id: c.ce.id } };
     if (hasOrder(c.ce)) item.subject = { subject: c.ce.subject!, cookwalaseq: c.ce.cookwalaseq! };
     return item;

@@ -1,5 +1,5 @@
 // verifier/cli/spill-dir.ts: the Node spill sink of the (source, id) set (verifier/bundle/id-set.ts,
-// id-spill.ts) for `cookwala verify`: a private directory made under the given parent (default
+// verifier/bundle/id-spill.ts) for `cookwala verify`: a private directory made under the given parent (default
 // os.tmpdir()) on the first file, never before (a bundle whose pairs fit the 1 MiB side-write
 // buffer, about 15,000 entries, touches no disk), one file per run and one side file, each opened once for appending and reading at
 // offsets. dispose() closes every handle and removes the directory recursively; the caller runs it

@@ -62,6 +62,7 @@ export function isMediaType(s: unknown): s is string {
 
 /** json-format §3.1: JSON content is a media subtype `json` or one ending in `+json`. */
 export function isJsonMediaType(s: string): boolean {
+  if (s === 'application/json') return true; // the usual value, without the parse below
   const essence = s.split(';', 1)[0].trim().toLowerCase();
   const subtype = essence.slice(essence.indexOf('/') + 1);
   return subtype === 'json' || subtype.endsWith('+json');

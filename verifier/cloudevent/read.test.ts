@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { CloudEvent as SdkEvent, HTTP } from 'cloudevents';
 import {
   decodeCookwalasig,
+  flatText,
   encodeCookwalasig,
   eventHash,
   normalizeBinaryExtensions,
@@ -20,7 +21,8 @@ import { computeHash } from '../documents/document-hash.ts';
 import { parseSignature, signHash, type Signature } from '../documents/signature.ts';
 import { fromBase64url, fromUtf8, toBase64url, utf8 } from '../encoding/wire.ts';
 import { parseJson } from '../encoding/strict-json.ts';
-import { canonicalize } from '../encoding/jcs.ts';
+import { canonicalize, canonicalizeSlow } from '../encoding/jcs.ts';
+import { setMember } from '../encoding/own-member.ts';
 import { fail, ok, type Result } from '../errors.ts';
 import fc from 'fast-check';
 import { at, DEVICE, keyFor, lookupOf, sampleEvent, signerFor } from '../../testkit/verifier-fixtures.ts';
@@ -349,6 +351,15 @@ describe('cookwalasig', () => {
         `{"alg":"${sig.alg}","kid":"${sig.kid}","sig":"${sig.sig}","signedAt":"${sig.signedAt}"}x`,
         `[{"alg":"${sig.alg}","kid":"${sig.kid}","sig":"${sig.sig}","signedAt":"${sig.signedAt}"}]`,
         `{"alg":"${sig.alg}","kid":1,"sig":"${sig.sig}","signedAt":"${sig.signedAt}"}`,
+        // texts that fool a scanner looking for the separators: a separator inside a value, a
+        // second closing, a member cut short, an empty value, a name without its value
+        `{"alg":"${sig.alg}","kid":"x","kid":"${sig.kid}","sig":"${sig.sig}","signedAt":"${sig.signedAt}"}`,
+        `{"alg":"${sig.alg}","kid":"${sig.kid}","sig":"${sig.sig}","signedAt":"${sig.signedAt}"}"}`,
+        `{"alg":"${sig.alg}","kid":"${sig.kid}","sig":"${sig.sig}","signedAt":"${sig.signedAt}","x":"y"}`,
+        `{"alg":"${sig.alg}","kid":"${sig.kid}","sig":"${sig.sig}","signedAt":"}`,
+        `{"alg":"${sig.alg}","kid":"","sig":"${sig.sig}","signedAt":"${sig.signedAt}"}`,
+        `{"alg":"${sig.alg}","kid":"${sig.kid}","sig":"${sig.sig}","signedAt"}`,
+        `{"alg":"${sig.alg}","kid":"${sig.kid}","sig":"${sig.sig}\"","signedAt":"${sig.signedAt}"}`,
       ),
     );
     fc.assert(
@@ -436,5 +447,54 @@ describe('signEvent and verifyEventSignature', () => {
     const s = signerFor('EdDSA', 'd', 1);
     expect(() => signEvent(sampleEvent(), s, '2026-11-30T10:00:00Z')).toThrow(TypeError);
     expect(() => signEvent({ ...sampleEvent(), data: Buffer.from([1]) }, s, at(1))).toThrow(TypeError);
+  });
+});
+
+describe('flatText (the direct JCS of a flat data object inside eventHash)', () => {
+  it('property: undefined, or the text of the canonicalize package itself', () => {
+    const name = fc.oneof(
+      fc.constantFrom(
+        'step',
+        'tempC',
+        'medium',
+        '__proto__',
+        'constructor',
+        '1a',
+        '9',
+        '',
+        'a"b',
+        'a\\b',
+        '\u0001',
+        '\ud800',
+        'é',
+        'B',
+        'b',
+      ),
+      fc.string({ maxLength: 4 }),
+    );
+    const value = fc.oneof(
+      fc.string({ maxLength: 6 }),
+      fc.constantFrom('a"b', 'a\\b', '\u0001', '\ud800', '\u2028', 'é', -0, 1e21, 1e-7, NaN, Infinity, true, false, null, undefined),
+      fc.double(),
+      fc.integer(),
+      fc.constant({ a: 1 }),
+      fc.constant([1]),
+    );
+    const obj = fc.array(fc.tuple(name, value), { maxLength: 6 }).map((pairs) => {
+      const o: Record<string, unknown> = {};
+      for (const [k, v] of pairs) setMember(o, k, v);
+      return o;
+    });
+    fc.assert(
+      fc.property(fc.oneof(obj, value), (v) => {
+        const t = flatText(v);
+        if (t === undefined) return;
+        const ref = canonicalizeSlow(v);
+        expect(ref.ok && ref.value).toBe(t);
+      }),
+      { numRuns: 3000 },
+    );
+    expect(flatText({ step: 1, tempC: 92.5, medium: 'water' })).toBe('{"medium":"water","step":1,"tempC":92.5}');
+    expect(flatText({ a: { b: 1 } })).toBeUndefined();
   });
 });

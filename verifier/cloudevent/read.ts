@@ -13,7 +13,7 @@ import { fail, ok, type Result } from '../errors.ts';
 import { setMember } from '../encoding/own-member.ts';
 import { parseJson } from '../encoding/strict-json.ts';
 import { canonicalize } from '../encoding/jcs.ts';
-import { fromBase64url, fromUtf8, isBase64url, isTime, textToBase64url } from '../encoding/wire.ts';
+import { isBase64url, isTime, textToBase64url, utf8OfBase64url } from '../encoding/wire.ts';
 import { computeHash, type JsonObject } from '../documents/document-hash.ts';
 import { defaultBackend } from '../crypto/default.ts';
 import { parseSignature, signHash, verifyHashSignature, type Signature, type Signer, type VerifyOptions } from '../documents/signature.ts';
@@ -184,6 +184,36 @@ export function eventHash(ce: CloudEvent): Result<string> {
 
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
+/**
+ * JCS of the usual `data`: a plain object whose members are strings needing no escape, finite
+ * numbers, booleans or null, under names that need no escape and do not start with a digit (V8
+ * would enumerate those first). Undefined for anything else, which canonicalize then decides; the
+ * text is the one canonicalize gives (read.test.ts compares them on random values).
+ */
+export function flatText(v: unknown): string | undefined {
+  if (v === null || typeof v !== 'object' || Object.getPrototypeOf(v) !== Object.prototype) return undefined;
+  const keys = Object.keys(v).sort();
+  let text = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    const c = k.charCodeAt(0);
+    if ((c >= 48 && c <= 57) || NEEDS_ESCAPE.test(k)) return undefined;
+    const x = (v as Record<string, unknown>)[k];
+    let part: string;
+    if (typeof x === 'string') {
+      if (NEEDS_ESCAPE.test(x)) return undefined;
+      part = '"' + x + '"';
+    } else if (typeof x === 'number') {
+      if (!Number.isFinite(x)) return undefined;
+      part = JSON.stringify(x);
+    } else if (typeof x === 'boolean') part = x ? 'true' : 'false';
+    else if (x === null) part = 'null';
+    else return undefined;
+    text += (i === 0 ? '"' : ',"') + k + '":' + part;
+  }
+  return text + '}';
+}
+
 /** JCS of the named members of `ce` (names sorted), or undefined when not sure (see eventHash). */
 function directText(ce: CloudEvent, names: readonly string[]): string | undefined {
   let text = '{';
@@ -201,9 +231,13 @@ function directText(ce: CloudEvent, names: readonly string[]): string | undefine
       part = JSON.stringify(v);
     } else if (v === null) part = 'null';
     else {
-      const c = canonicalize(v);
-      if (!c.ok) return undefined;
-      part = c.value;
+      const flat = flatText(v);
+      if (flat !== undefined) part = flat;
+      else {
+        const c = canonicalize(v);
+        if (!c.ok) return undefined;
+        part = c.value;
+      }
     }
     text += (i === 0 ? '"' : ',"') + k + '":' + part;
   }
@@ -216,42 +250,52 @@ export function encodeCookwalasig(sig: Signature): string {
   return textToBase64url(c.value);
 }
 
-const SIGNATURE_JCS_KEYS = 'alg,kid,sig,signedAt';
+const SIG_OPEN = '{"alg":"';
+const SIG_KID = '","kid":"';
+const SIG_SIG = '","sig":"';
+const SIG_SIGNED_AT = '","signedAt":"';
+
+/** The string between `from` and the next quote, when `text` continues there with `next`; else undefined. */
+function between(text: string, from: number, next: string): string | undefined {
+  const q = text.indexOf('"', from);
+  if (q < 0 || !text.startsWith(next, q)) return undefined;
+  return text.slice(from, q);
+}
 
 /**
- * The usual cookwalasig in one pass: a flat object of exactly the four Signature members, already
- * in JCS form. Only text that opens no nested object or array and is short is tried (so JSON.parse
- * meets no hostile nesting), and the value is taken only when the text is byte for byte the JCS
- * of a valid Signature, which also rules out a repeated name; anything else goes to the strict
- * path below, which names the fault. Same value and same verdict as the strict path.
+ * The usual cookwalasig in one pass: text that is literally
+ * {"alg":"…","kid":"…","sig":"…","signedAt":"…"} with four strings that hold no quote, backslash,
+ * control character or lone surrogate, which is exactly the JCS form of that object (so no name
+ * repeats and JSON.parse would read those four strings). Its value is taken only when it is a
+ * valid Signature; anything else goes to the strict path below, which names the fault. Same value
+ * and same verdict as the strict path (read.test.ts compares both on random texts).
  */
 function usualSignature(text: string): Signature | undefined {
-  if (text.length > 1024 || text.charCodeAt(0) !== 0x7b || text.indexOf('{', 1) >= 0 || text.indexOf('[') >= 0) return undefined;
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (!v || typeof v !== 'object' || Object.keys(v).join() !== SIGNATURE_JCS_KEYS) return undefined;
-  const p = parseSignature(v);
-  if (!p.ok) return undefined;
-  const { alg, kid, sig, signedAt } = p.value;
-  for (const x of [alg, kid, sig, signedAt]) if (typeof x !== 'string' || NEEDS_ESCAPE.test(x)) return undefined;
-  return text === `{"alg":"${alg}","kid":"${kid}","sig":"${sig}","signedAt":"${signedAt}"}` ? p.value : undefined;
+  if (text.length > 1024 || !text.startsWith(SIG_OPEN) || !text.endsWith('"}')) return undefined;
+  let at = SIG_OPEN.length;
+  const alg = between(text, at, SIG_KID);
+  if (alg === undefined) return undefined;
+  at += alg.length + SIG_KID.length;
+  const kid = between(text, at, SIG_SIG);
+  if (kid === undefined) return undefined;
+  at += kid.length + SIG_SIG.length;
+  const sig = between(text, at, SIG_SIGNED_AT);
+  if (sig === undefined) return undefined;
+  at += sig.length + SIG_SIGNED_AT.length;
+  const signedAt = between(text, at, '"}');
+  if (signedAt === undefined || at + signedAt.length + 2 !== text.length) return undefined;
+  if (NEEDS_ESCAPE.test(alg) || NEEDS_ESCAPE.test(kid) || NEEDS_ESCAPE.test(sig) || NEEDS_ESCAPE.test(signedAt)) return undefined;
+  const p = parseSignature({ alg, kid, sig, signedAt });
+  return p.ok ? p.value : undefined;
 }
 
 /** Strict: base64url of UTF-8 of exactly the JCS form of a valid Signature object. */
 export function decodeCookwalasig(s: string): Result<Signature> {
   if (typeof s !== 'string') return fail('malformed_signature', 'cookwalasig is a string');
-  const b = fromBase64url(s);
-  if (!b.ok) return fail('malformed_signature', 'cookwalasig is not base64url without padding');
-  let text: string;
-  try {
-    text = fromUtf8(b.value);
-  } catch {
-    return fail('malformed_signature', 'cookwalasig is not UTF-8');
-  }
+  if (!isBase64url(s)) return fail('malformed_signature', 'cookwalasig is not base64url without padding');
+  const t = utf8OfBase64url(s);
+  if (!t.ok) return fail('malformed_signature', 'cookwalasig is not UTF-8');
+  const text = t.value;
   const usual = usualSignature(text);
   if (usual) return ok(usual);
   const json = parseJson(text);

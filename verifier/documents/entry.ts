@@ -82,25 +82,43 @@ export function entryCanonicalText(b: Omit<Entry, 'hash'>): string | undefined {
   const hasSeq = c.cookwalaseq !== undefined;
   if (!onlyMembers(c, CE_NAMES, 3 + (hasSubject ? 1 : 0) + (hasSeq ? 1 : 0)) || !onlyMembers(g, SIGNATURE_NAMES, 4)) return undefined;
   if (hasSeq && !Number.isSafeInteger(c.cookwalaseq)) return undefined;
-  const parts = [
-    hasSeq ? '{"cookwalaseq":' + JSON.stringify(c.cookwalaseq) + ',"id":' : '{"id":',
-    jsonString(c.id),
-    ',"source":',
-    jsonString(c.source),
-    hasSubject ? ',"subject":' : '',
-    hasSubject ? jsonString(c.subject) : '',
-    ',"type":',
-    jsonString(c.type),
-    '}',
-  ];
-  const strings = [b.eventHash, g.alg, g.kid, g.sig, g.signedAt, b.log, b.prev, b.sequencedAt].map(jsonString);
-  for (const x of parts) if (x === undefined) return undefined;
-  for (const x of strings) if (x === undefined) return undefined;
-  const [eventHash, alg, kid, sig, signedAt, log, prev, sequencedAt] = strings as string[];
+  // Written piece by piece (no arrays of parts: this runs once per sequenced event).
+  const id = jsonString(c.id);
+  const source = jsonString(c.source);
+  const subject = hasSubject ? jsonString(c.subject) : '';
+  const type = jsonString(c.type);
+  const eventHash = jsonString(b.eventHash);
+  const alg = jsonString(g.alg);
+  const kid = jsonString(g.kid);
+  const sig = jsonString(g.sig);
+  const signedAt = jsonString(g.signedAt);
+  const log = jsonString(b.log);
+  const prev = jsonString(b.prev);
+  const sequencedAt = jsonString(b.sequencedAt);
+  if (
+    id === undefined ||
+    source === undefined ||
+    subject === undefined ||
+    type === undefined ||
+    eventHash === undefined ||
+    alg === undefined ||
+    kid === undefined ||
+    sig === undefined ||
+    signedAt === undefined ||
+    log === undefined ||
+    prev === undefined ||
+    sequencedAt === undefined
+  )
+    return undefined;
   const text =
-    '{"ce":' +
-    parts.join('') +
-    ',"eventHash":' +
+    (hasSeq ? '{"ce":{"cookwalaseq":' + JSON.stringify(c.cookwalaseq) + ',"id":' : '{"ce":{"id":') +
+    id +
+    ',"source":' +
+    source +
+    (hasSubject ? ',"subject":' + subject : '') +
+    ',"type":' +
+    type +
+    '},"eventHash":' +
     eventHash +
     ',"eventSignature":{"alg":' +
     alg +
@@ -126,23 +144,31 @@ export function entryCanonicalText(b: Omit<Entry, 'hash'>): string | undefined {
 /**
  * Build an entry and compute its hash. Throws only for a value with no canonical JSON form. The
  * entry's members keep the order given (the signature's too), so a caller may hand over the
- * order its store encodes best; the hash does not depend on it.
+ * order its store encodes best; the hash does not depend on it. The entry is the one object
+ * built here, its hash filled in last; `ce` and `eventSignature` are copied unless `owned` says
+ * the caller made them for this entry alone (the sequencer's committer does).
  */
-export function buildEntry(f: Omit<Entry, 'kind' | 'hash'>): Entry {
-  const body = {
+export function buildEntry(f: Omit<Entry, 'kind' | 'hash'>, owned = false): Entry {
+  const entry: Entry = {
     kind: 'Event' as const,
     log: f.log,
     seq: f.seq,
     prev: f.prev,
     sequencedAt: f.sequencedAt,
-    ce: { ...f.ce },
+    ce: owned ? f.ce : { ...f.ce },
     eventHash: f.eventHash,
-    eventSignature: { ...f.eventSignature },
+    eventSignature: owned ? f.eventSignature : { ...f.eventSignature },
+    hash: '',
   };
-  const text = entryCanonicalText(body);
-  const h = text === undefined ? computeHash(body as unknown as JsonObject) : ok('sha256:' + defaultBackend().sha256Hex(text));
-  if (!h.ok) throw new TypeError(`${h.code}: ${h.detail}`);
-  return { ...body, hash: h.value };
+  const text = entryCanonicalText(entry);
+  if (text !== undefined) entry.hash = 'sha256:' + defaultBackend().sha256Hex(text);
+  else {
+    const { hash: _h, ...body } = entry;
+    const h = computeHash(body as unknown as JsonObject);
+    if (!h.ok) throw new TypeError(`${h.code}: ${h.detail}`);
+    entry.hash = h.value;
+  }
+  return entry;
 }
 
 /** The recomputed hash equals `hash` (entry_hash_mismatch; invalid_hash for a malformed one). */

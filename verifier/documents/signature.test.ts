@@ -217,6 +217,33 @@ describe('signing header and signer', () => {
     expect(signingHeader({ alg: 'EdDSA', kid: 'k', signedAt: T0 }, fakeHash('c'))).not.toHaveProperty('kind');
   });
 
+  it('property: the direct header writer gives the bytes of JCS, or defers to it (escapes, extra members, non-strings)', () => {
+    const piece = fc.oneof(
+      fc.constantFrom('EdDSA', 'ES256', 'k', T0, fakeHash('e'), 'Event', '', 'a"b', 'a\\b', '\u0001', '\ud800', 'k\u00e9', '\u2028'),
+      fc.string({ maxLength: 6 }),
+      fc.integer(),
+    );
+    const header = fc
+      .record(
+        { alg: piece, hash: piece, kid: piece, kind: piece, signedAt: piece, extra: piece },
+        { requiredKeys: ['alg', 'hash', 'kid', 'signedAt'] },
+      )
+      .map((o) => {
+        const { extra, ...h } = o;
+        return extra === undefined || typeof extra === 'number' ? h : { ...h, [`x-${extra.length}`]: extra };
+      });
+    fc.assert(
+      fc.property(header, (h) => {
+        const c = canonicalize(h);
+        if (!c.ok) expect(() => signingHeaderBytes(h as never)).toThrow(TypeError);
+        else expect(Buffer.from(signingHeaderBytes(h as never)).toString('utf8')).toBe(c.value);
+      }),
+      { numRuns: 2000 },
+    );
+    // A lone surrogate is never written directly: JCS refuses it.
+    expect(() => signingHeaderBytes({ alg: 'EdDSA', hash: fakeHash('e'), kid: '\ud800', signedAt: T0 })).toThrow(TypeError);
+  });
+
   it('EdDSA signatures are identical on both backends; ES256 on noble is deterministic (RFC 6979)', () => {
     const [node, noble] = BACKENDS;
     const a = signHash(fakeHash('d'), 'Log', signerFor('EdDSA', 'k', 3, node), T0);

@@ -23,7 +23,29 @@ export function signingHeader(sig: Pick<Signature, 'alg' | 'kid' | 'signedAt'>, 
   return h;
 }
 
+/** A string JSON writes as itself between quotes, and JCS accepts (no lone surrogate). */
+const PLAIN_STRING = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+const plain = (x: unknown): x is string => typeof x === 'string' && PLAIN_STRING.test(x);
+
+/**
+ * UTF-8(JCS(h)). The usual header (a plain object of exactly alg, hash, kid, signedAt and perhaps
+ * kind, every one a string that needs no escape) is written directly in RFC 8785 member order;
+ * anything else goes through canonicalBytes. Same bytes either way (signature.test.ts).
+ */
 export function signingHeaderBytes(h: SigningHeader): Uint8Array {
+  const kind = h.kind;
+  if (
+    Object.getPrototypeOf(h) === Object.prototype &&
+    Object.keys(h).length === (kind === undefined ? 4 : 5) &&
+    plain(h.alg) &&
+    plain(h.hash) &&
+    plain(h.kid) &&
+    plain(h.signedAt) &&
+    (kind === undefined || plain(kind))
+  ) {
+    const k = kind === undefined ? '' : '"kind":"' + kind + '",';
+    return utf8('{"alg":"' + h.alg + '","hash":"' + h.hash + '","kid":"' + h.kid + '",' + k + '"signedAt":"' + h.signedAt + '"}');
+  }
   return canonicalBytes(h);
 }
 

@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import {
   bytesEqual,
   concatBytes,
+  decodeUtf8,
   formatHash,
   formatTime,
   fromBase64url,
@@ -18,6 +19,7 @@ import {
   timeMs,
   toBase64url,
   toHex,
+  utf8OfBase64url,
   utf8,
 } from './wire.ts';
 
@@ -195,5 +197,34 @@ describe('fast paths agree with the reference definitions', () => {
         expect(toHex(v)).toBe(Buffer.from(v).toString('hex'));
       }),
     );
+  });
+});
+
+describe('utf8OfBase64url (the text of a cookwalasig)', () => {
+  /** The two-step reading it replaces. */
+  const reference = (s: string) => {
+    const b = fromBase64url(s);
+    return b.ok ? decodeUtf8(b.value) : b;
+  };
+  it('property: the same text or the same verdict as fromBase64url then decodeUtf8', () => {
+    const bytes = fc.oneof(
+      fc.uint8Array({ maxLength: 40 }),
+      fc.string({ unit: 'binary', maxLength: 20 }).map((t) => new TextEncoder().encode(t)),
+      fc.constantFrom(Uint8Array.from([0xef, 0xbb, 0xbf, 0x41]), Uint8Array.from([0xc0, 0x80]), Uint8Array.from([0xed, 0xa0, 0x80])),
+    );
+    const text = fc.oneof(
+      bytes.map((b) => toBase64url(b)),
+      bytes.map((b) => toBase64url(b) + 'A'),
+      bytes.map((b) => Buffer.from(b).toString('base64')),
+      fc.string({ maxLength: 12 }),
+    );
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(utf8OfBase64url(t)).toEqual(reference(t));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(utf8OfBase64url(toBase64url(new TextEncoder().encode('{"a":"é"}')))).toEqual({ ok: true, value: '{"a":"é"}' });
+    expect(utf8OfBase64url(toBase64url(Uint8Array.from([0xff])))).toMatchObject({ ok: false, code: 'bad_request' });
   });
 });

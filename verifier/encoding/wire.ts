@@ -73,6 +73,24 @@ export function fromBase64url(s: string): Result<Uint8Array> {
   return ok(bytes);
 }
 
+const NON_ASCII = /[^\u0000-\u007f]/;
+
+/**
+ * The text of the UTF-8 bytes that s spells in base64url: fromBase64url then decodeUtf8, with
+ * their verdicts (bad_request and their details). Under Node, bytes that are all ASCII (the usual
+ * cookwalasig) become text in one native pass, skipping the byte copy and the UTF-8 decoder:
+ * for ASCII the two decodings agree.
+ */
+export function utf8OfBase64url(s: string): Result<string> {
+  if (!NodeBuffer || !base64urlShape(s) || !canonicalTail(s)) {
+    const b = fromBase64url(s);
+    return b.ok ? decodeUtf8(b.value) : b;
+  }
+  const b = NodeBuffer.from(s, 'base64url');
+  const text = b.toString('latin1');
+  return NON_ASCII.test(text) ? decodeUtf8(b) : ok(text);
+}
+
 export function toHex(bytes: Uint8Array): string {
   if (NodeBuffer)
     return NodeBuffer.from(
