@@ -61,10 +61,27 @@ export function startLease(o: LeaseOptions): Lease {
     return c;
   }
 
+  // Ending the lease session: the lock is given back explicitly first (bounded by leaseMs, for a
+  // session that hangs), so that once `ending` settles the server has released it and a standby's
+  // next round can win it; the session's end alone releases it a moment after the socket closes.
+  let ending: Promise<void> = Promise.resolve();
+  function endSession(c: pg.Client): Promise<void> {
+    let t: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((r) => (t = setTimeout(r, Math.max(1, Math.floor(o.leaseMs)))));
+    const unlock = c.query('SELECT pg_advisory_unlock_all()').then(
+      () => undefined,
+      () => undefined,
+    );
+    return Promise.race([unlock, bound])
+      .then(() => c.end())
+      .catch(() => undefined)
+      .finally(() => clearTimeout(t));
+  }
+
   function lose(why: string): void {
     const c = conn;
     conn = undefined;
-    c?.end().catch(() => undefined);
+    if (c) ending = endSession(c);
     leader = undefined; // unknown until the next round reads the lease row
     if (epoch !== undefined) {
       epoch = undefined;
@@ -140,7 +157,8 @@ export function startLease(o: LeaseOptions): Lease {
       const c = conn;
       conn = undefined;
       epoch = undefined;
-      await c?.end().catch(() => undefined);
+      if (c) ending = endSession(c);
+      await ending;
     },
   };
 }
