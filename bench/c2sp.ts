@@ -10,7 +10,9 @@
 // limitsAgree), and the same per CPU-second of the witness's process (witnessCpuRatioToCryptoLimit:
 // its own overhead, whatever share of a shared machine it got). Also reported: synced batches and
 // records per batch, CPU per request of the witness and of the client child, and the worker threads
-// checking the logs' note signatures (VERIFY_WORKERS, bench/witness.ts). Left out here: the sequencer's append -> C2SP-quorum checkpoint
+// checking the logs' note signatures (VERIFY_WORKERS, bench/witness.ts), the signing worker making our
+// cosignature/v1 lines (SIGN_WORKER), and the event loop's busy time and the main thread's own CPU per
+// request (witnessLoopUsPerRequest, witnessMainCpuUsPerRequestPairs). Left out here: the sequencer's append -> C2SP-quorum checkpoint
 // latency (the sequencer side's figure; merged into this section by its own function when present).
 
 import '../bin/polyfill.ts';
@@ -19,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { generateKeyPair } from '@libp2p/crypto/keys';
 import { createWitness } from '../witness/server/service.ts';
 import { openStateStore } from '../witness/server/state.ts';
-import { cpuRatioSummary, startPhasedClient, VERIFY_WORKERS } from './witness.ts';
+import { benchWitnessKey, cpuRatioSummary, SIGN_WORKER, startPhasedClient, VERIFY_WORKERS } from './witness.ts';
 import { DEFAULT_PAIRS, measurePairs } from './pairs.ts';
 import { verifyConsistency } from '../verifier/merkle/index.ts';
 import { testKey } from '../testkit/witness.ts';
@@ -73,15 +75,16 @@ export async function runWitness(ctx: { quick: boolean }): Promise<Record<string
   const dir = await makeTempDir('cookwala-bench-c2sp-');
   const prefix = 'w';
   const state = await openStateStore(join(dir, 'state'));
-  const wkey = testKey('bench-c2sp-witness', 'witness');
+  const wkey = benchWitnessKey('bench-c2sp-witness');
   const c2spLogs = c2spBenchLogs(prefix, LOGS).map((l) => ({ origin: l.origin, vkey: l.signer.vkey }));
   const witness = createWitness(
-    { state, signer: wkey.signer, keyRecord: wkey.keyRecord },
+    { state, signer: wkey.signer, secretKey: wkey.secretKey, keyRecord: wkey.keyRecord },
     {
       peerKey: await generateKeyPair('Ed25519'),
       listen: ['/ip4/127.0.0.1/tcp/0'],
       httpPort: 0,
       verifyWorkers: VERIFY_WORKERS,
+      signWorker: SIGN_WORKER,
       logs: [],
       c2sp: { name: 'bench.example.org/w1', logs: c2spLogs },
     },
@@ -108,6 +111,8 @@ export async function runWitness(ctx: { quick: boolean }): Promise<Record<string
       batches: number;
       records: number;
       cpuUsPerRequest: number;
+      loopUsPerRequest: number;
+      mainCpuUsPerRequest: number;
       clientCpuUsPerRequest?: number;
     }>(
       PAIRS,
@@ -128,6 +133,8 @@ export async function runWitness(ctx: { quick: boolean }): Promise<Record<string
             batches: r.batches,
             records: r.records,
             cpuUsPerRequest: Math.round((r.cpuMs * 1000) / r.done.requests),
+            loopUsPerRequest: Math.round((r.loopMs * 1000) / r.done.requests),
+            mainCpuUsPerRequest: r.mainCpuMs === undefined ? -1 : Math.round((r.mainCpuMs * 1000) / r.done.requests),
             ...(typeof r.done.clientCpuMs === 'number'
               ? { clientCpuUsPerRequest: Math.round((r.done.clientCpuMs * 1000) / r.done.requests) }
               : {}),
@@ -149,8 +156,13 @@ export async function runWitness(ctx: { quick: boolean }): Promise<Record<string
       witnessCryptoLimit: 'one core: 1 Ed25519 verify + 1 sign (cosignature/v1) + consistency-proof hashing per request',
       // CPU (all threads) per request of the witness's process and of the client child, median pair.
       witnessCpuUsPerRequest: m.extra!.cpuUsPerRequest,
+      witnessLoopUsPerRequest: m.extra!.loopUsPerRequest,
+      witnessLoopUsPerRequestPairs: pairs.pairs.map((p) => p.extra!.loopUsPerRequest),
+      witnessMainCpuUsPerRequestPairs: pairs.pairs.map((p) => p.extra!.mainCpuUsPerRequest),
+      witnessCpuUsPerRequestPairs: pairs.pairs.map((p) => p.extra!.cpuUsPerRequest),
       witnessClientCpuUsPerRequest: m.extra!.clientCpuUsPerRequest,
       witnessVerifyWorkers: VERIFY_WORKERS,
+      witnessSignWorker: SIGN_WORKER,
       witnessLogs: LOGS,
       witnessRequests: m.extra!.requests,
       witnessFailures: failures,

@@ -20,12 +20,18 @@
 // the wall-clock ratio may pass what the event loop alone could reach, while `cpuRatioToCryptoLimit`
 // (all threads) and `cpuUsPerRequest` stay the overhead figures; `clientCpuUsPerRequest` is the
 // child's. COOKWALA_BENCH_VERIFY_WORKERS=0 checks them inline.
+// The witness's cosignatures are signed on its signing worker (witness/server/signing-worker.ts,
+// as the CLI does on more than one core); COOKWALA_BENCH_SIGN_WORKER=0 signs them inline.
+// `loopUsPerRequest` is the event loop's busy time per request (performance.eventLoopUtilization):
+// what the witness's one event loop can decide per second, whichever threads do the crypto.
+// `mainCpuUsPerRequestPairs` is the main thread's own CPU per request (/proc, 10 ms ticks): the
+// event loop's cost without the time a shared machine kept it waiting.
 // COOKWALA_BENCH_CPU_PROF=DIR writes a CPU profile of each timed phase (the witness's process).
 
 import '../bin/polyfill.ts';
 import { spawn } from 'node:child_process';
 import { Session } from 'node:inspector/promises';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKeyPair } from '@libp2p/crypto/keys';
@@ -33,6 +39,10 @@ import { createWitness } from '../witness/server/service.ts';
 import { openStateStore, type StateStore } from '../witness/server/state.ts';
 import { encodeMessage } from '../witness/wire/messages.ts';
 import { testKey } from '../testkit/witness.ts';
+import { createHash } from 'node:crypto';
+import { createSigner, keyRecordOf, type SecretKey, type Signer } from '../verifier/documents/signature.ts';
+import type { KeyRecord } from '../verifier/documents/keys.ts';
+import { toBase64url } from '../verifier/encoding/wire.ts';
 import { defaultBackend } from '../verifier/crypto/default.ts';
 import { buildRound, fakeLogs } from './witness-client.ts';
 import { DEFAULT_PAIRS, measurePairs } from './pairs.ts';
@@ -53,6 +63,20 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
  * runs on a machine with more than one core). COOKWALA_BENCH_VERIFY_WORKERS=0 checks them inline.
  */
 export const VERIFY_WORKERS = Number(process.env.COOKWALA_BENCH_VERIFY_WORKERS ?? 1);
+/** Cosignatures signed on the witness's signing worker (createWitness signWorker), as the CLI on >1 core. */
+export const SIGN_WORKER = process.env.COOKWALA_BENCH_SIGN_WORKER !== '0';
+
+/** A witness key with its secret (the signing worker needs it), deterministic per name. */
+export function benchWitnessKey(name: string): { secretKey: SecretKey; signer: Signer; keyRecord: KeyRecord } {
+  const seed = createHash('sha256').update(`cookwala-bench-key:${name}`).digest();
+  const secretKey: SecretKey = { alg: 'EdDSA', kid: `wit-${name}`, secretKey: toBase64url(seed) };
+  const signer = createSigner(secretKey);
+  return {
+    secretKey,
+    signer,
+    keyRecord: keyRecordOf(signer, { owner: `bench:${name}`, role: 'witness', validFrom: '2026-01-01T00:00:00.000Z' }),
+  };
+}
 
 /**
  * COOKWALA_BENCH_CPU_PROF=DIR: a CPU profile of this (the witness's) process over each timed
@@ -60,6 +84,8 @@ export const VERIFY_WORKERS = Number(process.env.COOKWALA_BENCH_VERIFY_WORKERS ?
  */
 const profiler = (() => {
   const dir = process.env.COOKWALA_BENCH_CPU_PROF;
+  // COOKWALA_BENCH_HEAP_PROF=1 with it: a sampling heap profile (collected objects included) too.
+  const heap = process.env.COOKWALA_BENCH_HEAP_PROF === '1';
   let session: Session | undefined;
   return {
     async start() {
@@ -68,18 +94,61 @@ const profiler = (() => {
       session.connect();
       await session.post('Profiler.enable');
       await session.post('Profiler.start');
+      if (heap)
+        await session.post('HeapProfiler.startSampling', {
+          samplingInterval: 1024,
+          includeObjectsCollectedByMajorGC: true,
+          includeObjectsCollectedByMinorGC: true,
+        } as never);
     },
     async stop(name: string) {
       if (!session) return;
       const s = session;
       session = undefined;
       const { profile } = await s.post('Profiler.stop');
+      const sampled = heap ? ((await s.post('HeapProfiler.stopSampling')) as { profile: unknown }).profile : undefined;
       s.disconnect();
       mkdirSync(dir!, { recursive: true });
       writeFileSync(join(dir!, `${name}.cpuprofile`), JSON.stringify(profile));
+      if (sampled) writeFileSync(join(dir!, `${name}.heapprofile`), JSON.stringify(sampled));
     },
   };
 })();
+
+/**
+ * CPU ms of this process's main thread (the event loop) alone, from /proc (Linux: utime + stime of
+ * the task whose id is the pid, in clock ticks of 10 ms); undefined elsewhere. Unlike the event
+ * loop's busy time it does not count time the thread was ready but not running (a shared machine).
+ */
+export function mainThreadCpuMs(): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU ms per thread of this process, by `name#tid` (/proc/self/task/*: comm, utime + stime); Linux only. */
+function threadCpuMs(): Map<string, number> {
+  const out = new Map<string, number>();
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      try {
+        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+        const name = `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}#${tid}${tid === String(process.pid) ? ' (main)' : ''}`;
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        out.set(name, (out.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) * 10);
+      } catch {
+        // the thread ended
+      }
+    }
+  } catch {
+    // not Linux
+  }
+  return out;
+}
 
 export interface PhaseRun {
   /** The child's "done" line: ms, failures, requests and whatever else it reports. */
@@ -89,6 +158,10 @@ export interface PhaseRun {
   records: number;
   /** CPU time (user + system, all threads) of this, the witness's, process during the phase. */
   cpuMs: number;
+  /** Busy time of this process's event loop during the phase (eventLoopUtilization active). */
+  loopMs: number;
+  /** CPU time of the main thread alone during the phase (mainThreadCpuMs), when known. */
+  mainCpuMs?: number;
 }
 
 export interface ClientSession {
@@ -115,6 +188,11 @@ export function startPhasedClient(args: string[], state: StateStore, name: strin
   let buf = '';
   let before = state.stats();
   let cpuBefore = process.cpuUsage();
+  let eluBefore = performance.eventLoopUtilization();
+  let mainBefore = mainThreadCpuMs();
+  // COOKWALA_BENCH_THREADS=1: each phase's CPU per request by thread name, on stderr.
+  const perThread = process.env.COOKWALA_BENCH_THREADS === '1';
+  let threadsBefore = perThread ? threadCpuMs() : new Map<string, number>();
   let ready: () => void = () => {};
   let readyNow = new Promise<void>((r) => (ready = r));
   let waiting: { resolve: (r: PhaseRun) => void; reject: (e: Error) => void } | undefined;
@@ -131,12 +209,25 @@ export function startPhasedClient(args: string[], state: StateStore, name: strin
       if (m.phase === 'start') {
         before = state.stats();
         cpuBefore = process.cpuUsage();
+        eluBefore = performance.eventLoopUtilization();
+        mainBefore = mainThreadCpuMs();
+        if (perThread) threadsBefore = threadCpuMs();
         void profiler.start();
       }
       if (m.phase === 'done') {
         void profiler.stop(`${name}-${phases++}`);
         const after = state.stats();
         const cpu = process.cpuUsage(cpuBefore);
+        const elu = performance.eventLoopUtilization(eluBefore);
+        const mainAfter = mainThreadCpuMs();
+        if (perThread) {
+          const us: Record<string, number> = {};
+          for (const [k, v] of threadCpuMs()) {
+            const d = v - (threadsBefore.get(k) ?? 0);
+            if (d > 0) us[k] = Math.round((d * 1000) / m.requests);
+          }
+          process.stderr.write(`threads ${name}-${phases}: CPU us per request ${JSON.stringify(us)}\n`);
+        }
         const w = waiting;
         waiting = undefined;
         w?.resolve({
@@ -144,6 +235,8 @@ export function startPhasedClient(args: string[], state: StateStore, name: strin
           batches: after.batches - before.batches,
           records: after.records - before.records,
           cpuMs: (cpu.user + cpu.system) / 1000,
+          loopMs: elu.active,
+          ...(mainAfter !== undefined && mainBefore !== undefined ? { mainCpuMs: mainAfter - mainBefore } : {}),
         });
       }
     }
@@ -261,12 +354,18 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
   const dir = await makeTempDir('cookwala-bench-witness-');
   const remote = 'net';
   const local = fakeLogs('local', LOGS);
-  const wkey = testKey('bench-witness', 'witness');
+  const wkey = benchWitnessKey('bench-witness');
   const state = await openStateStore(join(dir, 'state'));
   const admitted = [...fakeLogs(remote, LOGS), ...local].map((l) => ({ log: l.origin, sequencer: l.keyRecord }));
   const witness = createWitness(
-    { state, signer: wkey.signer, keyRecord: wkey.keyRecord },
-    { peerKey: await generateKeyPair('Ed25519'), listen: ['/ip4/127.0.0.1/tcp/0'], logs: admitted, verifyWorkers: VERIFY_WORKERS },
+    { state, signer: wkey.signer, secretKey: wkey.secretKey, keyRecord: wkey.keyRecord },
+    {
+      peerKey: await generateKeyPair('Ed25519'),
+      listen: ['/ip4/127.0.0.1/tcp/0'],
+      logs: admitted,
+      verifyWorkers: VERIFY_WORKERS,
+      signWorker: SIGN_WORKER,
+    },
   );
   const info = await witness.start();
   try {
@@ -301,6 +400,8 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
       records: number;
       ratioToVerifySignLimit: number;
       cpuUsPerRequest: number;
+      loopUsPerRequest: number;
+      mainCpuUsPerRequest: number;
       clientCpuUsPerRequest?: number;
     }>(
       PAIRS,
@@ -323,6 +424,8 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
             records: r.records,
             ratioToVerifySignLimit: Math.round((perSec / verifySign[i]) * 1000) / 1000,
             cpuUsPerRequest: Math.round((r.cpuMs * 1000) / r.done.requests),
+            loopUsPerRequest: Math.round((r.loopMs * 1000) / r.done.requests),
+            mainCpuUsPerRequest: r.mainCpuMs === undefined ? -1 : Math.round((r.mainCpuMs * 1000) / r.done.requests),
             ...(typeof r.done.clientCpuMs === 'number'
               ? { clientCpuUsPerRequest: Math.round((r.done.clientCpuMs * 1000) / r.done.requests) }
               : {}),
@@ -346,8 +449,14 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
       ...cpuRatioSummary(cpuRatios),
       // CPU (all threads) per request of the witness's process and of the client child, median pair.
       cpuUsPerRequest: m.extra!.cpuUsPerRequest,
+      loopUsPerRequest: m.extra!.loopUsPerRequest,
+      loopUsPerRequestPairs: pairs.pairs.map((p) => p.extra!.loopUsPerRequest),
+      // The main thread's own CPU per request (the event loop's cost; /proc, 10 ms ticks), per pair.
+      mainCpuUsPerRequestPairs: pairs.pairs.map((p) => p.extra!.mainCpuUsPerRequest),
+      cpuUsPerRequestPairs: pairs.pairs.map((p) => p.extra!.cpuUsPerRequest),
       clientCpuUsPerRequest: m.extra!.clientCpuUsPerRequest,
       verifyWorkers: VERIFY_WORKERS,
+      signWorker: SIGN_WORKER,
       logs: LOGS,
       requests: m.extra!.requests,
       failures: failures + localFailures,

@@ -177,7 +177,7 @@ async function cmdRun(argv: string[]): Promise<number> {
   const state = await openStateStore(join(dir, WITNESS_FILES.state));
   const logger = createLogger({ service: 'witness', level: process.env.COOKWALA_LOG_LEVEL }).child({ witness: d.config.name });
   const witness = createWitness(
-    { state, signer: d.signer, keyRecord: d.keyRecord, logger },
+    { state, signer: d.signer, secretKey: d.secretKey, keyRecord: d.keyRecord, logger },
     {
       peerKey,
       listen: d.config.listen,
@@ -188,6 +188,8 @@ async function cmdRun(argv: string[]): Promise<number> {
       c2sp: { name: d.config.c2spName ?? d.config.name, logs: d.config.c2spLogs ?? [], logLists: d.config.logLists ?? [] },
       // Sequencer and note signatures are checked on a worker when there is a core for it (issue 16).
       verifyWorkers: availableParallelism() > 1 ? 1 : 0,
+      // And our cosignatures are signed on a worker holding the witness key (signing-worker.ts).
+      signWorker: availableParallelism() > 1,
     },
   );
   let stop!: (sig: string) => void;

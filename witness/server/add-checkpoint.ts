@@ -13,7 +13,8 @@
 // With a C2SP cosigner in deps, the same cosignature is also made as cosignature/v1 over the
 // checkpoint's C2SP body (processAddCheckpointBoth; DESIGN §4). A state advanced by a C2SP note
 // (c2sp-add-checkpoint.ts, same lock and commit) has no head: the same-seq check compares roots.
-// With deps.offThread the sequencer signature is checked on a worker, with the inline result.
+// With deps.offThread the sequencer signature is checked on a worker, with the inline result; with
+// deps.signWorker our signatures are made on a worker once decided (the same bytes; still before the commit).
 // Left out: rate limiting (the transport's job) and C2SP's text wire format (c2sp-add-checkpoint.ts).
 
 import { fail, ok, type Result } from '../../verifier/errors.ts';
@@ -23,7 +24,8 @@ import type { Signature, Signer } from '../../verifier/documents/signature.ts';
 import type { CryptoBackend } from '../../verifier/crypto/default.ts';
 import type { KeyRecord } from '../../verifier/documents/keys.ts';
 import { verifyCheckpointSequencerSignature, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
-import { cosignCheckpoint } from './checkpoint-cosigner.ts';
+import { cosignatureHeaderBytes, cosignatureOf } from './checkpoint-cosigner.ts';
+import { signWith, type SigningWorker } from './signing-worker.ts';
 import { buildForkProof, type ForkProof } from '../../verifier/documents/fork-proof.ts';
 import { EMPTY_ROOT, hashLeaf, verifyConsistency, verifyInclusion, type Hash32 } from '../../verifier/merkle/index.ts';
 import { verifyLogDescriptor, type LogDescriptor } from '../../verifier/documents/log-descriptor.ts';
@@ -63,6 +65,8 @@ export interface WitnessDeps {
   backend?: CryptoBackend;
   /** The sequencer's signature checked on a worker (off-thread-verify.ts); same result as inline. */
   offThread?: OffThreadVerifier;
+  /** Our cosignatures signed on a worker holding `signer`'s key (signing-worker.ts); same bytes as inline. */
+  signWorker?: SigningWorker;
 }
 
 /** How often a request is decided again after losing the compare-and-set to a racing writer. */
@@ -241,9 +245,14 @@ export async function processAddCheckpointBoth(
       await deps.hooks?.afterCheck?.(req);
       const now = deps.clock();
       const signedAt = formatTime(now);
-      const cosignature = cosignCheckpoint(sig.value, deps.signer, signedAt);
+      // Decided: sign now (on the worker when there is one, both signatures in one message); the
+      // signatures go into the state record, which is committed before anything is answered.
+      const header = cosignatureHeaderBytes(deps.signer, sig.value.hash, signedAt);
       const body = c2spBodyOf(cp);
-      const note = deps.cosigner?.cosign(utf8(body), now);
+      const noteMsg = deps.cosigner?.message(utf8(body), now);
+      const sigs = await signWith(deps.signWorker, deps.signer, noteMsg ? [header, noteMsg.msg] : [header]);
+      const cosignature = cosignatureOf(deps.signer, signedAt, sigs[0]);
+      const note = noteMsg && deps.cosigner!.finish(noteMsg.timestamp, sigs[1]);
       const next: Omit<LogState, 'version'> = { ...d.next, cosignature, updatedAt: signedAt };
       if (note) {
         // With the log's own note signature in the checkpoint (DESIGN §4), the monitoring read can

@@ -20,7 +20,8 @@
 // leaves only after the state is synced; the note is verified over the bytes received. The state
 // keeps the signed checkpoint we cosigned (text, the log's verified signature lines, our line).
 // A refused checkpoint that is validly signed by the log (422) is handed to onEvidence.
-// With deps.offThread the note's signatures are checked on a worker, with the inline result.
+// With deps.offThread the note's signatures are checked on a worker, with the inline result; with
+// deps.signWorker our line is signed on a worker once decided (the same bytes; still before the commit).
 // Left out: sign-subtree (optional in the spec), rate limits (the transport's), bastions.
 
 import { fail, ok, type Failure, type Result } from '../../verifier/errors.ts';
@@ -34,6 +35,8 @@ import type { KeyedLock } from './mutex.ts';
 import type { WitnessCosigner } from './note-cosigner.ts';
 import { parseHash } from './add-checkpoint.ts';
 import type { OffThreadVerifier } from './off-thread-verify.ts';
+import { signWith, type SigningWorker } from './signing-worker.ts';
+import type { Signer } from '../../verifier/documents/signature.ts';
 
 /** The most consistency proof lines a client may send (tlog-witness). */
 export const MAX_C2SP_PROOF_LINES = 63;
@@ -64,6 +67,8 @@ export interface C2spWitnessDeps {
    * The registry's note verifiers must then be made with offThread.backend.
    */
   offThread?: OffThreadVerifier;
+  /** Our cosignature/v1 signed on a worker (signing-worker.ts) holding `signer`'s key, the cosigner's; same bytes. */
+  signWorker?: { worker: SigningWorker; signer: Signer };
 }
 
 export interface C2spCosigned {
@@ -187,7 +192,13 @@ export async function processC2spAddCheckpoint(body: Uint8Array, deps: C2spWitne
       }
       await deps.hooks?.afterCheck?.(origin);
       const now = deps.clock();
-      const c = deps.cosigner.cosign(parsed.value.textBytes, now);
+      // Decided: sign now (on the worker when there is one); committed before it is answered.
+      let c;
+      if (deps.signWorker) {
+        const m = deps.cosigner.message(parsed.value.textBytes, now);
+        const [s] = await signWith(deps.signWorker.worker, deps.signWorker.signer, [m.msg]);
+        c = deps.cosigner.finish(m.timestamp, s);
+      } else c = deps.cosigner.cosign(parsed.value.textBytes, now);
       const next: Omit<LogState, 'version'> = {
         log: origin,
         seq: size,

@@ -6,6 +6,7 @@
 // (RFC 8785 §3.2.2.2), so the text is `{"alg":…,"hash":…,"kid":…,"kind":"Checkpoint","signedAt":…}`;
 // the part fixed by the signer (alg, kid) is written once per signer. checkpoint-cosigner.test.ts
 // proves the bytes equal signingHeaderBytes for any kid, hash and time.
+// cosignatureOf wraps a signature made elsewhere (signing-worker.ts) over those same bytes.
 // Left out: verifying (verifier/documents/signature.ts does that). Invariant: the hash and the
 // time are checked (a programmer error otherwise, as in cosignVerifiedCheckpoint), so nothing
 // but the fixed shape can be signed.
@@ -42,8 +43,12 @@ export function cosignatureHeaderBytes(signer: Signer, hash: string, signedAt: s
   return utf8(`${t.head}${hash}${t.middle}${signedAt}"}`);
 }
 
+/** The Signature made of `sig`, the signer's signature over cosignatureHeaderBytes(signer, hash, signedAt). */
+export function cosignatureOf(signer: Signer, signedAt: string, sig: Uint8Array): Signature {
+  return { alg: signer.alg, kid: signer.kid, signedAt, sig: toBase64url(sig) };
+}
+
 /** cosignVerifiedCheckpoint(verified, signer, signedAt), the same Signature. */
 export function cosignCheckpoint(verified: { hash: string }, signer: Signer, signedAt: string): Signature {
-  const sig = signer.sign(cosignatureHeaderBytes(signer, verified.hash, signedAt));
-  return { alg: signer.alg, kid: signer.kid, signedAt, sig: toBase64url(sig) };
+  return cosignatureOf(signer, signedAt, signer.sign(cosignatureHeaderBytes(signer, verified.hash, signedAt)));
 }

@@ -50,6 +50,8 @@ export interface WitnessDataDir {
   dir: string;
   config: WitnessConfig;
   signer: Signer;
+  /** The key the signer signs with (the CLI hands it to the witness's signing worker). */
+  secretKey: SecretKey;
   keyRecord: KeyRecord;
 }
 
@@ -124,13 +126,14 @@ export async function loadWitnessDir(dir: string): Promise<WitnessDataDir> {
   const keyPath = join(dir, WITNESS_FILES.key);
   const k = await readJsonFile(keyPath);
   if (k === undefined) throw new ProtocolError('not_found', `${keyPath} is missing`);
-  const signer = createSigner(readSecretKey(k, keyPath));
+  const secretKey = readSecretKey(k, keyPath);
+  const signer = createSigner(secretKey);
   const recPath = join(dir, WITNESS_FILES.keyRecord);
   const rec = readDocument('KeyRecord', await readJsonFile(recPath)) as Result<KeyRecord>;
   if (!rec.ok) throw new ProtocolError(rec.code, `${recPath}: ${rec.detail}`);
   if (rec.value.kid !== signer.kid || rec.value.publicKey !== toBase64url(signer.publicKey))
     throw new ProtocolError('descriptor_mismatch', `${recPath} is not the record of ${keyPath}`);
-  return { dir, config: c.value, signer, keyRecord: rec.value };
+  return { dir, config: c.value, signer, secretKey, keyRecord: rec.value };
 }
 
 export async function saveWitnessConfig(dir: string, config: WitnessConfig): Promise<void> {

@@ -42,6 +42,10 @@ export interface WitnessCosigner {
   readonly vkey: string;
   /** Cosign a checkpoint body (its exact bytes, ending in newline) at `nowMs`. */
   cosign(body: Uint8Array, nowMs: number): NoteCosignature;
+  /** cosign in two halves, for a signature made elsewhere (signing-worker.ts): the bytes to sign… */
+  message(body: Uint8Array, nowMs: number): { timestamp: number; msg: Uint8Array };
+  /** …and the cosignature from the 64-byte signature over them; cosign = finish(message(…)). */
+  finish(timestamp: number, signature: Uint8Array): NoteCosignature;
 }
 
 export function createWitnessCosigner(name: string, signer: Signer): WitnessCosigner {
@@ -61,19 +65,27 @@ export function createWitnessCosigner(name: string, signer: Signer): WitnessCosi
     }
     return lastSignedAt;
   };
+  const message = (body: Uint8Array, nowMs: number) => {
+    const timestamp = Math.max(1, Math.floor(nowMs / 1000));
+    return { timestamp, msg: cosignatureMessage(body, timestamp) };
+  };
+  const finish = (timestamp: number, signature: Uint8Array): NoteCosignature => {
+    const line = `${name} ${toBase64Std(concatBytes(idBytes, encodeCosignature({ timestamp, signature })))}`;
+    return {
+      line,
+      timestamp,
+      object: { alg: 'cosignature/v1', kid, signedAt: signedAtOf(timestamp), sig: toBase64url(signature) },
+    };
+  };
   return {
     name,
     keyId,
     vkey,
+    message,
+    finish,
     cosign(body, nowMs) {
-      const timestamp = Math.max(1, Math.floor(nowMs / 1000));
-      const signature = signer.sign(cosignatureMessage(body, timestamp));
-      const line = `${name} ${toBase64Std(concatBytes(idBytes, encodeCosignature({ timestamp, signature })))}`;
-      return {
-        line,
-        timestamp,
-        object: { alg: 'cosignature/v1', kid, signedAt: signedAtOf(timestamp), sig: toBase64url(signature) },
-      };
+      const m = message(body, nowMs);
+      return finish(m.timestamp, signer.sign(m.msg));
     },
   };
 }

@@ -6,7 +6,9 @@
 // state, with logs from the config and from followed logs/v0 lists (log-list-follow.ts). Every
 // libp2p cosignature also comes as cosignature/v1. Nothing listens until start(); only the CLI calls it.
 // With verifyWorkers > 0 the sequencers' and logs' signatures are checked on worker threads
-// (off-thread-verify.ts over platform/sig-pool.ts; same decisions), closed by stop().
+// (off-thread-verify.ts over platform/sig-pool.ts; same decisions), closed by stop(). With
+// signWorker and the witness's secret key, its cosignatures are signed on one worker thread that
+// holds that key (signing-worker.ts; same bytes, still committed before answered), closed by stop().
 // A witness gossips every checkpoint it cosigns (debounced per log), not only what sequencers
 // publish: a sequencer that shows different witnesses different trees cannot also keep them
 // from telling each other, so a split view surfaces as a ForkProof within a gossip round.
@@ -19,7 +21,8 @@
 import type { PrivateKey } from '@libp2p/interface';
 import type { FastifyInstance } from 'fastify';
 import type { KeyRecord } from '../../verifier/documents/keys.ts';
-import type { Signer } from '../../verifier/documents/signature.ts';
+import type { SecretKey, Signature, Signer } from '../../verifier/documents/signature.ts';
+import { createSigningWorker } from './signing-worker.ts';
 import { addCosignature, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
 import type { ForkProof } from '../../verifier/documents/fork-proof.ts';
 import type { AdmittedLog, WitnessDeps } from './add-checkpoint.ts';
@@ -44,6 +47,8 @@ import { createOffThreadVerifier } from './off-thread-verify.ts';
 export interface WitnessServiceDeps {
   state: StateStore;
   signer: Signer;
+  /** The signer's secret key: needed only for opts.signWorker (the worker signs with it). */
+  secretKey?: SecretKey;
   keyRecord: KeyRecord;
   clock?: () => number;
   /** The witness's logger (platform/logger.ts); default silent. */
@@ -68,6 +73,11 @@ export interface WitnessOptions {
    * checks them inline. Same decisions either way.
    */
   verifyWorkers?: number;
+  /**
+   * Sign our cosignatures (JCS and cosignature/v1) on a worker thread holding deps.secretKey
+   * (signing-worker.ts); needs an Ed25519 key. Same bytes either way; default inline.
+   */
+  signWorker?: boolean;
   /** The C2SP side (DESIGN §7a): cosigner name, logs admitted by vkey, followed logs/v0 lists. */
   c2sp?: { name?: string; logs?: C2spLog[]; logLists?: string[]; logListRefreshMs?: number; hooks?: C2spWitnessDeps['hooks'] };
 }
@@ -101,6 +111,8 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
   // C2SP (DESIGN §7a): every Cookwala log by its sequencer key's note form, C2SP logs by vkey.
   const pool = (opts.verifyWorkers ?? 0) > 0 ? createSigPool({ size: opts.verifyWorkers }) : undefined;
   const offThread = pool ? createOffThreadVerifier(pool, defaultBackend()) : undefined;
+  if (opts.signWorker && !deps.secretKey) throw new TypeError('signWorker needs the witness secret key');
+  const signWorker = opts.signWorker && deps.secretKey ? createSigningWorker(deps.secretKey, deps.signer) : undefined;
   const reg = createLogRegistry(opts.logs, opts.c2sp?.logs ?? [], offThread?.backend);
   if (!reg.ok) throw new TypeError(`witness logs: ${reg.code}: ${reg.detail}`);
   const registry = reg.value;
@@ -111,7 +123,9 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
   let node: P2pNode | undefined;
   let httpUrl: string | undefined;
   let stopDialing = () => {};
-  const pendingGossip = new Map<string, Checkpoint>();
+  // Per log, the latest cosigned checkpoint and our cosignature, joined only when published (a
+  // later cosignature within the delay replaces it unbuilt).
+  const pendingGossip = new Map<string, [Checkpoint, Signature]>();
   let gossipTimer: NodeJS.Timeout | undefined;
 
   const publish = async (topic: string, doc: unknown) => {
@@ -127,7 +141,7 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
     gossipTimer = undefined;
     const batch = [...pendingGossip.values()];
     pendingGossip.clear();
-    for (const cp of batch) void publish(CHECKPOINT_TOPIC, cp);
+    for (const [cp, cosignature] of batch) void publish(CHECKPOINT_TOPIC, addCosignature(cp, cosignature));
   };
 
   const recordFork = async (fp: ForkProof, source: 'request' | 'gossip', republish: boolean) => {
@@ -148,6 +162,7 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
     onFork: (fp) => recordFork(fp, 'request', true),
     cosigner,
     offThread,
+    signWorker,
   };
 
   // The per-log seq gauge is set when /metrics renders, not per request: a labelled prom-client
@@ -162,7 +177,7 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
     metrics.inc('cookwala_witness_cosignatures_total');
     seqGauge.set(req.checkpoint.log, req.checkpoint.seq);
     if (!node) return;
-    pendingGossip.set(req.checkpoint.log, addCosignature(req.checkpoint, cosignature.cosignature));
+    pendingGossip.set(req.checkpoint.log, [req.checkpoint, cosignature.cosignature]);
     gossipTimer ??= setTimeout(flushGossip, opts.gossipDelayMs ?? 100);
   };
 
@@ -227,6 +242,7 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
     cosigner,
     clock,
     offThread,
+    signWorker: signWorker && { worker: signWorker, signer: deps.signer },
     hooks: opts.c2sp?.hooks,
     onEvidence: (e) =>
       logger.warn(
@@ -280,6 +296,7 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
     await app.close();
     await node?.stop();
     await pool?.close();
+    await signWorker?.close();
   };
 
   const startAll = async (): Promise<WitnessInfo> => {
