@@ -186,7 +186,7 @@ async function cmdRun(argv: string[]): Promise<number> {
       httpPort: d.config.httpPort,
       logs: d.config.logs,
       c2sp: { name: d.config.c2spName ?? d.config.name, logs: d.config.c2spLogs ?? [], logLists: d.config.logLists ?? [] },
-      // Sequencer and note signatures are checked on a worker when there is a core for it (issue 16).
+      // Sequencer and note signatures are checked on a worker when there is a core for it (DESIGN §13).
       verifyWorkers: availableParallelism() > 1 ? 1 : 0,
       // And our cosignatures are signed on a worker holding the witness key (signing-worker.ts).
       signWorker: availableParallelism() > 1,
