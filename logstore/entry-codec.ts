@@ -140,7 +140,7 @@ function encodeBinary(e: Entry, checkedPrev: string | undefined): Buffer | undef
   o = putStr(b, o, ce.id, nId);
   o = putStr(b, o, ce.type, nType);
   o = putStr(b, o, s.kid, nKid);
-  if (flags & HAS_SUBJECT) o = putStr(b, o, ce.subject!, nSubject);
+  if (flags & HAS_SUBJECT) putStr(b, o, ce.subject!, nSubject);
   return b;
 }
 

@@ -359,7 +359,7 @@ describe('cookwalasig', () => {
         `{"alg":"${sig.alg}","kid":"${sig.kid}","sig":"${sig.sig}","signedAt":"}`,
         `{"alg":"${sig.alg}","kid":"","sig":"${sig.sig}","signedAt":"${sig.signedAt}"}`,
         `{"alg":"${sig.alg}","kid":"${sig.kid}","sig":"${sig.sig}","signedAt"}`,
-        `{"alg":"${sig.alg}","kid":"${sig.kid}","sig":"${sig.sig}\"","signedAt":"${sig.signedAt}"}`,
+        `{"alg":"${sig.alg}","kid":"${sig.kid}","sig":"${sig.sig}\\"","signedAt":"${sig.signedAt}"}`,
       ),
     );
     fc.assert(

@@ -109,7 +109,11 @@ export function createSigningWorker(key: SecretKey, signer: Signer, opts: Signin
     worker ??= spawn();
     let n = 0;
     let bytes = 0;
-    for (const c of calls) for (const m of c.msgs) (n++, (bytes += m.length));
+    for (const c of calls)
+      for (const m of c.msgs) {
+        n++;
+        bytes += m.length;
+      }
     const head = 8 + 4 * n;
     const buf = new ArrayBuffer(head + bytes);
     const words = new Uint32Array(buf, 0, 2 + n);
