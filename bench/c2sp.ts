@@ -21,7 +21,15 @@ import { fileURLToPath } from 'node:url';
 import { generateKeyPair } from '@libp2p/crypto/keys';
 import { createWitness } from '../witness/server/service.ts';
 import { openStateStore } from '../witness/server/state.ts';
-import { benchWitnessKey, cpuRatioSummary, SIGN_WORKER, startPhasedClient, VERIFY_WORKERS } from './witness.ts';
+import {
+  benchWitnessKey,
+  cpuPerRequestSummary,
+  cpuRatioSummary,
+  prefixed,
+  SIGN_WORKER,
+  startPhasedClient,
+  VERIFY_WORKERS,
+} from './witness.ts';
 import { DEFAULT_PAIRS, measurePairs } from './pairs.ts';
 import { verifyConsistency } from '../verifier/merkle/index.ts';
 import { testKey } from '../testkit/witness.ts';
@@ -152,17 +160,15 @@ export async function runWitness(ctx: { quick: boolean }): Promise<Record<string
       witnessLimitSpread: pairs.limitSpread,
       witnessLimitsAgree: pairs.limitsAgree,
       witnessPairs: pairs.pairs.map((p) => ({ limit: p.limit, figure: p.figure, ratio: p.ratio })),
-      ...Object.fromEntries(Object.entries(cpuRatioSummary(cpuRatios)).map(([k, v]) => [`witness${k[0].toUpperCase()}${k.slice(1)}`, v])),
+      ...prefixed('witness', cpuRatioSummary(cpuRatios)),
       witnessCryptoLimit: 'one core: 1 Ed25519 verify + 1 sign (cosignature/v1) + consistency-proof hashing per request',
-      // CPU (all threads) per request of the witness's process and of the client child, median pair.
-      witnessCpuUsPerRequest: m.extra!.cpuUsPerRequest,
-      witnessLoopUsPerRequest: m.extra!.loopUsPerRequest,
-      witnessLoopUsPerRequestPairs: pairs.pairs.map((p) => p.extra!.loopUsPerRequest),
-      witnessMainCpuUsPerRequestPairs: pairs.pairs.map((p) => p.extra!.mainCpuUsPerRequest),
-      witnessCpuUsPerRequestPairs: pairs.pairs.map((p) => p.extra!.cpuUsPerRequest),
-      witnessClientCpuUsPerRequest: m.extra!.clientCpuUsPerRequest,
-      witnessVerifyWorkers: VERIFY_WORKERS,
-      witnessSignWorker: SIGN_WORKER,
+      ...prefixed(
+        'witness',
+        cpuPerRequestSummary(
+          m.extra!,
+          pairs.pairs.map((p) => p.extra!),
+        ),
+      ),
       witnessLogs: LOGS,
       witnessRequests: m.extra!.requests,
       witnessFailures: failures,

@@ -281,6 +281,38 @@ export function cpuRatioSummary(ratios: number[]): { cpuRatioToCryptoLimit: numb
   return { cpuRatioToCryptoLimit: r[Math.floor((r.length - 1) / 2)], cpuRatioSpread: [r[0], r[r.length - 1]] };
 }
 
+/** What a pair records of the witness's CPU per request (see the header for each figure). */
+export interface CpuPerRequest {
+  cpuUsPerRequest: number;
+  loopUsPerRequest: number;
+  mainCpuUsPerRequest: number;
+  clientCpuUsPerRequest?: number;
+}
+
+/**
+ * The CPU-per-request fields of a section: the median pair's (all threads, the event loop, the
+ * client child) and every pair's, and how the witness ran (its worker threads). The C2SP section
+ * reports the same fields under a `witness` prefix (prefixed()).
+ */
+export function cpuPerRequestSummary(median: CpuPerRequest, all: readonly CpuPerRequest[]): Record<string, unknown> {
+  return {
+    cpuUsPerRequest: median.cpuUsPerRequest,
+    loopUsPerRequest: median.loopUsPerRequest,
+    loopUsPerRequestPairs: all.map((p) => p.loopUsPerRequest),
+    // The main thread's own CPU per request (the event loop's cost; /proc, 10 ms ticks), per pair.
+    mainCpuUsPerRequestPairs: all.map((p) => p.mainCpuUsPerRequest),
+    cpuUsPerRequestPairs: all.map((p) => p.cpuUsPerRequest),
+    clientCpuUsPerRequest: median.clientCpuUsPerRequest,
+    verifyWorkers: VERIFY_WORKERS,
+    signWorker: SIGN_WORKER,
+  };
+}
+
+/** `o` with every key as `prefix` + Key (the C2SP section's witness figures). */
+export function prefixed(prefix: string, o: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [`${prefix}${k[0].toUpperCase()}${k.slice(1)}`, v]));
+}
+
 /** Per-second rate of `op` over about `ms` milliseconds, in batches of 50. */
 function ratePerSec(op: () => void, ms: number): number {
   let n = 0;
@@ -447,16 +479,10 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
       verifySignLimitPerSec: verifySign[pairs.pairs.indexOf(m)],
       ratioToVerifySignLimit: m.extra!.ratioToVerifySignLimit,
       ...cpuRatioSummary(cpuRatios),
-      // CPU (all threads) per request of the witness's process and of the client child, median pair.
-      cpuUsPerRequest: m.extra!.cpuUsPerRequest,
-      loopUsPerRequest: m.extra!.loopUsPerRequest,
-      loopUsPerRequestPairs: pairs.pairs.map((p) => p.extra!.loopUsPerRequest),
-      // The main thread's own CPU per request (the event loop's cost; /proc, 10 ms ticks), per pair.
-      mainCpuUsPerRequestPairs: pairs.pairs.map((p) => p.extra!.mainCpuUsPerRequest),
-      cpuUsPerRequestPairs: pairs.pairs.map((p) => p.extra!.cpuUsPerRequest),
-      clientCpuUsPerRequest: m.extra!.clientCpuUsPerRequest,
-      verifyWorkers: VERIFY_WORKERS,
-      signWorker: SIGN_WORKER,
+      ...cpuPerRequestSummary(
+        m.extra!,
+        pairs.pairs.map((p) => p.extra!),
+      ),
       logs: LOGS,
       requests: m.extra!.requests,
       failures: failures + localFailures,
