@@ -1,5 +1,5 @@
-// bench/append.ts: the `append` and `proof` sections of bench/results.json (DESIGN §13
-// item 4). append: the same 600-byte blocks, in batches of 100, each append awaited, appended (a) to
+// bench/append.ts: the `append` section of bench/results.json (DESIGN §13
+// item 4): the same 600-byte blocks, in batches of 100, each append awaited, appended (a) to
 // the logstore as entries whose payload is a CloudEvent carrying the block (data_base64), every
 // batch ONE LevelDB batch with entries, payloads, dedup index, Merkle nodes and head, and (b) to
 // hypercore 11 (`core.append(arrayOf100Buffers)`, its RocksDB storage, hypercore-storage 3), on
@@ -21,14 +21,8 @@
 // every fresh store (a fresh store's head is the same every time); their build rate is reported
 // apart. The fsync limit of the machine (synced LevelDB batches/s, before and after) bounds any
 // store that awaits an fsync per batch of 100.
-// layoutPrototype (bench only): what fewer keys per entry (tiles and bundles) would save in
-// LevelDB alone. The same planned batches (the store's own planGroup over the bench's entries) are
-// written, synced, to a bare LevelDB as (a) the store writes them now (node, entry, payload and
-// dedup key per entry: ~401 keys per batch of 100) and (b) bundled (one value each for the
-// batch's entries, payloads and Merkle nodes, dedup keys and head kept: ~104 keys, same bytes), in
-// interleaved pairs; reported is LevelDB-side CPU per block of each (the planning is untimed).
-// proof: inclusion proofs from a store of n = 10^7 leaves (10^6 with --quick), built through the
-// bulk path (synthetic leaf hashes; the tree, node keys and head are the real ones).
+// layoutPrototype: bench/append-layout.ts.
+// The `proof` section is bench/proof.ts.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -36,14 +30,10 @@ import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { Level } from 'level';
 import { openLogStore, type AppendItem, type LogStore } from '../logstore/index.ts';
-import { planGroup } from '../logstore/group-commit.ts';
-import { P } from '../logstore/keys.ts';
-import { createFrontier } from '../verifier/merkle/index.ts';
-import { bulkLoadTree } from '../logstore/bulk-load.ts';
 import { TEST_LOG, makeDescriptor, makeItems, removeDir, tempDir } from '../testkit/logstore.ts';
-import { parseHash } from '../verifier/encoding/wire.ts';
-import { verifyInclusion, type Hash32 } from '../verifier/merkle/index.ts';
 import { summarisePairs, type Pair, type PairsResult } from './pairs.ts';
+import { cpuNow, dirBytes, round } from './store-measure.ts';
+import { layoutPrototype } from './append-layout.ts';
 
 export interface BenchCtx {
   quick: boolean;
@@ -51,17 +41,6 @@ export interface BenchCtx {
 
 const BATCH = 100;
 const BLOCK = 600;
-
-function dirBytes(dir: string): number {
-  let n = 0;
-  for (const name of fs.readdirSync(dir, { recursive: true }) as string[]) {
-    const st = fs.statSync(path.join(dir, name));
-    if (st.isFile()) n += st.size;
-  }
-  return n;
-}
-
-const round = (x: number, d = 0) => Math.round(x * 10 ** d) / 10 ** d;
 
 // hypercore and hypercore-storage ship no typings; this is the part of their API the bench uses.
 interface RocksLike {
@@ -163,11 +142,6 @@ interface RunResult {
   bytesPerBlock: number;
 }
 
-const cpuNow = () => {
-  const c = process.cpuUsage();
-  return c.user + c.system;
-};
-
 /** One run of the logstore on a fresh store: every batch appended and awaited. */
 async function runLogstore(batches: AppendItem[][], synced: boolean): Promise<RunResult> {
   const dir = tempDir('cookwala-bench-logstore-');
@@ -249,82 +223,6 @@ async function syncedBatchesPerSec(ms: number): Promise<number> {
     await db.close();
     removeDir(dir);
   }
-}
-
-type KV = { key: Buffer; value: Buffer };
-
-/** The bench's batches as the store would write them (planGroup on a fresh store's head), and bundled. */
-function plannedBatches(items: AppendItem[][], head: { seq: number; hash: string; root: string }): { small: KV[][]; bundled: KV[][] } {
-  let h = head;
-  let f = createFrontier(0, []);
-  const small: KV[][] = [];
-  const bundled: KV[][] = [];
-  items.forEach((batch, b) => {
-    const p = planGroup(TEST_LOG, h, f, [batch], new Map());
-    if (!p.outcomes[0].ok) throw new Error(`layout prototype: batch ${b} refused: ${p.outcomes[0].error.message}`);
-    h = p.head;
-    f = p.frontier;
-    const ops = p.ops as KV[];
-    small.push(ops);
-    const kept: KV[] = [];
-    const families = new Map<number, Buffer[]>();
-    for (const o of ops) {
-      if (o.key[0] === P.entry || o.key[0] === P.payload || o.key[0] === P.node) {
-        const vs = families.get(o.key[0]) ?? [];
-        vs.push(o.value);
-        families.set(o.key[0], vs);
-      } else kept.push(o);
-    }
-    // one key per family and batch ('E'/'P'/'N' + u64 batch number: not the store's prefixes)
-    for (const [prefix, vs] of families) {
-      const key = Buffer.alloc(9);
-      key[0] = prefix - 0x20;
-      key.writeUInt32BE(b, 5);
-      kept.push({ key, value: Buffer.concat(vs) });
-    }
-    bundled.push(kept);
-  });
-  return { small, bundled };
-}
-
-/** CPU per block of writing these batches, each one synced chained batch, to a fresh LevelDB (the store's options). */
-async function levelCpuPerBlock(batches: KV[][]): Promise<number> {
-  const dir = tempDir('cookwala-bench-layout-');
-  const db = new Level<Buffer, Buffer>(dir, { keyEncoding: 'buffer', valueEncoding: 'buffer', writeBufferSize: 32 * 1024 * 1024 });
-  try {
-    await db.open();
-    const c = cpuNow();
-    for (const ops of batches) {
-      const batch = db.batch();
-      for (const o of ops) batch.put(o.key, o.value);
-      await batch.write({ sync: true });
-    }
-    return round((cpuNow() - c) / (batches.length * BATCH), 2);
-  } finally {
-    await db.close();
-    removeDir(dir);
-  }
-}
-
-async function layoutPrototype(items: AppendItem[][], head: { seq: number; hash: string; root: string }, nPairs: number) {
-  const { small, bundled } = plannedBatches(items, head);
-  await levelCpuPerBlock(small); // warm-up
-  const pairs: Pair[] = [];
-  for (let i = 0; i < nPairs; i++) {
-    const now = await levelCpuPerBlock(small);
-    const fewer = await levelCpuPerBlock(bundled);
-    pairs.push({ limit: now, figure: fewer, ratio: round(fewer / now, 3) });
-  }
-  const r = summarisePairs(pairs);
-  return {
-    keysPerBatchNow: small[0].length,
-    keysPerBatchBundled: bundled[0].length,
-    levelCpuUsPerBlockNow: r.median.limit,
-    levelCpuUsPerBlockBundled: r.median.figure,
-    cpuRatioBundledToNow: r.ratio,
-    cpuRatioSpread: r.ratioSpread,
-    note: 'bench-only prototype: LevelDB-side CPU per block (chained batch puts + synced write), planning untimed; not the store layout',
-  };
 }
 
 interface ModeRuns {
@@ -454,67 +352,8 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
   };
 }
 
-/** Synthetic leaf hashes: distinct, cheap, reproducible (the proof bench times reads, not hashing). */
-function syntheticLeaf(i: number): Hash32 {
-  const b = Buffer.alloc(32, 0x5a);
-  b.writeUInt32BE(Math.floor(i / 2 ** 32), 0);
-  b.writeUInt32BE(i % 2 ** 32, 4);
-  return b;
-}
-
-export async function runProof(ctx: BenchCtx): Promise<Record<string, unknown>> {
-  const n = ctx.quick ? 1_000_000 : 10_000_000;
-  const samples = ctx.quick ? 2_000 : 5_000;
-  const dir = tempDir('cookwala-bench-proof-');
-  try {
-    const tb = performance.now();
-    const { root } = await bulkLoadTree(dir, makeDescriptor('full'), n, syntheticLeaf, 'sha256:' + 'ee'.repeat(32));
-    const buildSeconds = (performance.now() - tb) / 1000;
-    const s = await openLogStore(dir);
-    try {
-      if (s.head().root !== root) throw new Error('reopened root differs from the bulk-built root');
-      const rootRaw = (parseHash(root) as { value: Uint8Array }).value;
-      const seqs = Array.from({ length: samples }, () => 1 + Math.floor(Math.random() * n));
-      for (const seq of seqs.slice(0, 200)) await s.inclusionProof(seq, n); // warm-up
-      const times: number[] = [];
-      const proofs: string[][] = [];
-      for (const seq of seqs) {
-        const t = performance.now();
-        proofs.push(await s.inclusionProof(seq, n));
-        times.push(performance.now() - t);
-      }
-      let maxLen = 0;
-      for (let i = 0; i < seqs.length; i++) {
-        const proof = proofs[i].map((h) => (parseHash(h) as { value: Uint8Array }).value);
-        if (!verifyInclusion(syntheticLeaf(seqs[i] - 1), seqs[i] - 1, n, proof, rootRaw).ok)
-          throw new Error(`proof for seq ${seqs[i]} does not verify`);
-        maxLen = Math.max(maxLen, proof.length);
-      }
-      times.sort((a, b) => a - b);
-      const mean = times.reduce((a, b) => a + b, 0) / times.length;
-      return {
-        inclusionMs: round(mean, 4),
-        inclusionP50Ms: round(times[Math.floor(times.length * 0.5)], 4),
-        inclusionP99Ms: round(times[Math.floor(times.length * 0.99)], 4),
-        bytes: 32 * maxLen,
-        bytesTarget: 32 * Math.ceil(Math.log2(n)),
-        n,
-        samples,
-        nodeKeys: n,
-        storeBytes: dirBytes(dir),
-        buildSeconds: round(buildSeconds, 1),
-        note: ctx.quick ? 'quick run: n = 10^6, not the 10^7 of the target' : 'n = 10^7',
-      };
-    } finally {
-      await s.close();
-    }
-  } finally {
-    removeDir(dir);
-  }
-}
-
 if (import.meta.url === `file://${process.argv[1]}`) {
   const quick = process.argv.includes('--quick');
-  const out = { append: await run({ quick }), proof: await runProof({ quick }) };
+  const out = { append: await run({ quick }) };
   console.log(JSON.stringify(out, null, 2));
 }

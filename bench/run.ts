@@ -23,7 +23,7 @@ const QUICK_RESULTS = join(here, 'results.quick.json');
 const SECTIONS: Record<string, () => Promise<Section>> = {
   crypto: () => import('./crypto.ts'),
   append: () => import('./append.ts'),
-  proof: async () => ({ run: (await import('./append.ts')).runProof }),
+  proof: async () => ({ run: (await import('./proof.ts')).runProof }),
   ingest: () => import('./ingest.ts'),
   verify: () => import('./verify.ts'),
   // only the hostile inputs of the verify section (issue 14); merged into results.verify

@@ -47,7 +47,7 @@ describe('bench sections (quick smoke)', () => {
     const hs = r.hypercoreSync as { walSyncs: number; walFiles: number };
     expect(hs.walSyncs).toBe((r.pairs as number) * ((r.blocksPerRun as number) / 100));
     expect(hs.walFiles).toBeGreaterThanOrEqual(r.pairs as number);
-    positive(await m.runProof({ quick: true }), ['inclusionMs', 'bytes']);
+    positive(await (await import('./proof.ts')).runProof({ quick: true }), ['inclusionMs', 'bytes']);
   }, 180_000);
 
   it('ingest: batch and single posts in pairs with the limit, single-post latency', async () => {
