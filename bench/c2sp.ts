@@ -29,7 +29,7 @@ import {
   SIGN_WORKER,
   startPhasedClient,
   VERIFY_WORKERS,
-} from './witness.ts';
+} from './witness-harness.ts';
 import { DEFAULT_PAIRS, measurePairs } from './pairs.ts';
 import { verifyConsistency } from '../verifier/merkle/index.ts';
 import { testKey } from '../testkit/witness.ts';
