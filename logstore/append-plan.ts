@@ -17,10 +17,9 @@ import { isHashString, isTime, formatHash } from '../verifier/encoding/wire.ts';
 import { checkLink } from '../verifier/documents/entry.ts';
 import { createFrontier, hashLeaf, type Frontier } from '../verifier/merkle/index.ts';
 import type { AppendItem, ErasureRecord, Entry, Head } from './types.ts';
-import { dedupKey, entryKey, erasureKey, nodeKey, payloadKey, singleKey, subjectKey, wipeKey, writeU64 } from './keys.ts';
-import { encodeHead, encodeJson, encodeU64 } from './values.ts';
+import { dedupKey, entryKey, erasureKey, nodeKey, payloadKey, singleKey, subjectKey, wipeKey } from './keys.ts';
+import { encodeDedup, encodeHead, encodeJson, encodeU64 } from './values.ts';
 import { packCompleted } from './tree-nodes.ts';
-import { allocValue } from './slab.ts';
 import { BINARY_HASH_AT, BINARY_EVENT_HASH_AT, encodeEntry, isBinaryEntry } from './entry-codec.ts';
 import { encodePayload } from './payload-codec.ts';
 
@@ -139,11 +138,8 @@ export function planAppend(
         );
       }
       seenDedup.add(dk.str);
-      const value = allocValue(40);
-      writeU64(value, e.seq, 0);
-      if (binary) entryBytes.copy(value, 8, BINARY_EVENT_HASH_AT, BINARY_EVENT_HASH_AT + 32);
-      else value.write(e.eventHash.slice(7), 8, 'hex');
-      ops.push({ type: 'put', key: dk.buf, value });
+      const eventHash = binary ? entryBytes.subarray(BINARY_EVENT_HASH_AT, BINARY_EVENT_HASH_AT + 32) : e.eventHash;
+      ops.push({ type: 'put', key: dk.buf, value: encodeDedup(e.seq, eventHash) });
     }
     if (item.subject !== undefined) {
       const { subject, cookwalaseq } = item.subject;

@@ -34,16 +34,6 @@ export function memberKeysOf(members: ReadonlyArray<readonly AppendItem[]>): Mem
   return members.map((items) => items.map(dedupKeyOf));
 }
 
-/** The dedup keys (latin1 strings, for Map/Set use) an append would write; malformed pairs skipped (planAppend refuses them). */
-export function dedupKeysOf(items: readonly AppendItem[]): string[] {
-  const out: string[] = [];
-  for (const it of items) {
-    const k = dedupKeyOf(it);
-    if (k) out.push(k.str);
-  }
-  return out;
-}
-
 /**
  * Plan a group of appends. `stored` maps dedup keys already on disk to their index value, and
  * `pending` holds those of appends planned earlier but not yet durable; an append naming either

@@ -7,6 +7,7 @@
 
 import { formatHash, isHashString } from '../verifier/encoding/wire.ts';
 import { readU64, writeU64 } from './keys.ts';
+import { allocValue } from './slab.ts';
 
 export interface HeadRecord {
   seq: number;
@@ -36,11 +37,17 @@ export function decodeHead(b: Uint8Array): HeadRecord {
   return { seq: readU64(b, 0), hash: formatHash(b.subarray(8, 40)), root: formatHash(b.subarray(40, 72)) };
 }
 
-/** `eventHash` must already be a well-formed hash string (the append plan checks it). */
-export function encodeDedup(seq: number, eventHash: string): Buffer {
-  const b = Buffer.allocUnsafe(40);
+/**
+ * [seq u64][eventHash 32]. `eventHash` is a well-formed hash string (the append plan checks it) or
+ * its 32 raw bytes (the plan reads them from the entry's binary form).
+ */
+export function encodeDedup(seq: number, eventHash: string | Uint8Array): Buffer {
+  const b = allocValue(40);
   writeU64(b, seq, 0);
-  if (b.write(eventHash.slice(7), 8, 'hex') !== 32) throw new TypeError('eventHash is not 32 bytes of hex');
+  if (typeof eventHash !== 'string') {
+    if (eventHash.length !== 32) throw new TypeError('eventHash is not 32 bytes');
+    b.set(eventHash, 8);
+  } else if (b.write(eventHash.slice(7), 8, 'hex') !== 32) throw new TypeError('eventHash is not 32 bytes of hex');
   return b;
 }
 
