@@ -1,7 +1,7 @@
 // The witness's JSON cosignature (checkpoint-cosigner.ts) against the verifier's: the header
 // bytes equal signingHeaderBytes for any kid (escapes, non-ASCII, astral), hash and time; the
 // Signature equals cosignVerifiedCheckpoint's and verifies with verifyHashSignature; a signer
-// replaced by another (another kid) gets its own template; a non-hash or non-time throws.
+// replaced by another (another kid) signs its own kid; a non-hash or non-time throws.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { formatTime } from '../../verifier/encoding/wire.ts';
