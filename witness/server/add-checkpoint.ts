@@ -18,8 +18,7 @@
 // Left out: rate limiting (the transport's job) and C2SP's text wire format (c2sp-add-checkpoint.ts).
 
 import { fail, ok, type Result } from '../../verifier/errors.ts';
-import { formatHash, formatTime, utf8 } from '../../verifier/encoding/wire.ts';
-import { hashTextBytes } from '../wire/hash-text.ts';
+import { formatHash, formatTime, parseHash, utf8 } from '../../verifier/encoding/wire.ts';
 import type { Signature, Signer } from '../../verifier/documents/signature.ts';
 import type { CryptoBackend } from '../../verifier/crypto/default.ts';
 import type { KeyRecord } from '../../verifier/documents/keys.ts';
@@ -73,13 +72,6 @@ export interface WitnessDeps {
 const MAX_ATTEMPTS = 3;
 
 const emptyRootHash = (): string => formatHash(EMPTY_ROOT);
-
-/** `sha256:<64 lowercase hex>` to its 32 bytes; the same check as wire.ts parseHash, in one pass (witness/wire/hash-text.ts). */
-export function parseHash(s: unknown): Result<Uint8Array> {
-  const b = hashTextBytes(s);
-  if (b === undefined) return fail('invalid_hash', `not sha256:<64 hex>: ${String(s).slice(0, 80)}`);
-  return ok(b);
-}
 
 function hashes(list: string[]): Result<Hash32[]> {
   const out: Hash32[] = [];

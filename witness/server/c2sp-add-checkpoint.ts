@@ -33,7 +33,7 @@ import { hashFromBase64Std } from '../wire/hash-text.ts';
 import type { LogState, StateStore } from './state.ts';
 import type { KeyedLock } from './mutex.ts';
 import type { WitnessCosigner } from './note-cosigner.ts';
-import { parseHash } from './add-checkpoint.ts';
+import { parseHash } from '../../verifier/encoding/wire.ts';
 import type { OffThreadVerifier } from './off-thread-verify.ts';
 import { signWith, type SigningWorker } from './signing-worker.ts';
 import type { Signer } from '../../verifier/documents/signature.ts';

@@ -1,40 +1,8 @@
-// witness/wire/hash-text.ts: the `sha256:<64 lowercase hex>` hash strings of the witness protocol
-// (Core 0.2 §2, verifier/encoding/wire.ts HASH_RE) read with a character loop instead of a regular
-// expression followed by a hex decode: a request carries a dozen or more of them (consistency and
-// head proofs, root, head), each read when the request is checked and again when its proofs are.
-// Accepts exactly what verifier/encoding/wire.ts isHashString accepts (hash-text.test.ts checks
-// both against each other); nothing else (no uppercase hex, no other prefix, no other length).
-// Also the C2SP form of a 32-byte hash, a line of strict standard base64 (a tlog-witness
-// consistency proof line): exactly the lines verifier/note/base64.ts fromBase64Std decodes to 32
-// bytes (44 characters, one `=`, zero trailing bits), decoded in one pass. Pure code.
-
-const PREFIX = 'sha256:';
-/** Hex digit values for char codes 0..127; -1 for everything that is not 0-9 or a-f. */
-const HEX = new Int8Array(128).fill(-1);
-for (let i = 0; i < 10; i++) HEX[48 + i] = i;
-for (let i = 0; i < 6; i++) HEX[97 + i] = 10 + i;
-
-const digit = (c: number): number => (c < 128 ? HEX[c] : -1);
-
-/** True when `s` is `sha256:` followed by exactly 64 lowercase hex digits (as isHashString). */
-export function isHashText(s: unknown): s is string {
-  if (typeof s !== 'string' || s.length !== 71 || !s.startsWith(PREFIX)) return false;
-  for (let i = 7; i < 71; i++) if (digit(s.charCodeAt(i)) < 0) return false;
-  return true;
-}
-
-/** The 32 bytes of a hash string, or undefined when it is not one (the same acceptance as isHashText). */
-export function hashTextBytes(s: unknown): Uint8Array | undefined {
-  if (typeof s !== 'string' || s.length !== 71 || !s.startsWith(PREFIX)) return undefined;
-  const out = new Uint8Array(32);
-  for (let i = 0; i < 32; i++) {
-    const hi = digit(s.charCodeAt(7 + 2 * i));
-    const lo = digit(s.charCodeAt(8 + 2 * i));
-    if ((hi | lo) < 0) return undefined;
-    out[i] = (hi << 4) | lo;
-  }
-  return out;
-}
+// witness/wire/hash-text.ts: the C2SP form of a 32-byte hash, a line of strict standard base64
+// (a tlog-witness consistency proof line, C2SP tlog-witness), decoded in one pass: exactly the
+// lines verifier/note/base64.ts fromBase64Std decodes to 32 bytes (44 characters, one `=`, zero
+// trailing bits; hash-text.test.ts checks both against each other). The `sha256:` hash strings of
+// the libp2p protocol are read by verifier/encoding/wire.ts parseHash. Pure code.
 
 /** Standard base64 alphabet values for char codes 0..127; -1 elsewhere (`=` included). */
 const B64 = new Int8Array(128).fill(-1);

@@ -8,8 +8,7 @@
 // project speaks JSON; verifier/note/index.ts covers the text formats for interop).
 
 import { fail, isReasonCode, ok, type Failure, type ReasonCode, type Result } from '../../verifier/errors.ts';
-import { fromUtf8, isTime, utf8 } from '../../verifier/encoding/wire.ts';
-import { isHashText } from './hash-text.ts';
+import { fromUtf8, isHashString, isTime, utf8 } from '../../verifier/encoding/wire.ts';
 import { readDocument } from '../../verifier/documents/read.ts';
 import { MAX_JSON_DEPTH, parseJson } from '../../verifier/encoding/strict-json.ts';
 import type { Checkpoint } from '../../verifier/documents/checkpoint.ts';
@@ -71,7 +70,7 @@ function isObject(x: unknown): x is Record<string, unknown> {
 function readProof(x: unknown, name: string): Result<string[]> {
   if (!Array.isArray(x)) return fail('invalid_document', `${name} is an array of hash strings`);
   if (x.length > MAX_PROOF_HASHES) return fail('invalid_document', `${name} has ${x.length} hashes (max ${MAX_PROOF_HASHES})`);
-  for (const h of x) if (!isHashText(h)) return fail('invalid_hash', `${name} holds ${String(h).slice(0, 80)}`);
+  for (const h of x) if (!isHashString(h)) return fail('invalid_hash', `${name} holds ${String(h).slice(0, 80)}`);
   return ok(x as string[]);
 }
 
