@@ -1,10 +1,11 @@
-// bench/run.ts: `npm run bench [-- --quick] [-- --only a,b]`. Runs every section of DESIGN §13 in
+// bench/run.ts: `npm run bench [-- --quick] [-- --only a,b] [-- --out FILE]`. Runs every section of DESIGN §13 in
 // one process run, each measuring against limits measured in the same run, writes
 // bench/results.json (merged: sections not run keep their last result) and prints a table of the
 // targets of DESIGN §13, plus a line for every section
 // whose limits disagreed by more than 20% (a `limitsAgree: false` anywhere in its result). A
 // `--quick` run writes its own untracked file instead (QUICK_RESULTS below), never bench/results.json, so
-// results.json and the README table always hold full runs. A section that fails records its error
+// results.json and the README table always hold full runs (`--out FILE` names another file, for
+// people measuring side by side). A section that fails records its error
 // instead of stopping the others.
 
 import { readFile, writeFile } from 'node:fs/promises';
@@ -125,7 +126,8 @@ export async function main(argv: string[]): Promise<number> {
     onlyIdx >= 0
       ? argv[onlyIdx + 1].split(',')
       : Object.keys(SECTIONS).filter((s) => s !== 'verifyHostile' && s !== 'c2spCheckpoint' && s !== 'verify7'); // the verify and c2sp sections run them
-  const file = quick ? QUICK_RESULTS : RESULTS;
+  const outIdx = argv.indexOf('--out');
+  const file = outIdx >= 0 ? argv[outIdx + 1] : quick ? QUICK_RESULTS : RESULTS;
   let results: Record<string, unknown> = {};
   try {
     results = JSON.parse(await readFile(file, 'utf8'));
