@@ -2,12 +2,12 @@
 // PostgreSQL database, the same LogStore interface and the same bytes as the LevelDB driver: it
 // shares the append and erasure plans (logstore/append-plan.ts), the group-commit queue (logstore/append-queue.ts)
 // and the read side (logstore/store-read.ts) over the tables of pg-kv.ts. Several processes may open the
-// same log: the lease (lease.ts) makes exactly one the leader; the others are standbys whose
-// writes are refused with not_leader (carrying the leader's address) and whose reads follow the
-// database's durable head. On winning the lease the store reloads everything (descriptor, head,
-// Merkle frontier) from the database under the new epoch, finishes interrupted erasures and
-// refuses to run behind its latest signed checkpoint (store_behind_checkpoint), as the LevelDB
-// store does at open. Erasure deletes the payload row in the erasure's transaction, then VACUUM
+// same log: the lease (lease.ts, driven by leased-store.ts, which also fences every write by the
+// epoch) makes exactly one the leader; the others are standbys whose writes are refused with
+// not_leader (carrying the leader's address) and whose reads follow the database's durable head.
+// On winning the lease the store reloads everything (descriptor, head, Merkle frontier) from the
+// database under the new epoch, finishes interrupted erasures and refuses to run behind its
+// latest signed checkpoint (store_behind_checkpoint), as the LevelDB store does at open. Erasure deletes the payload row in the erasure's transaction, then VACUUM
 // FULL rewrites the log's payload table and its TOAST table so the bytes leave the relation files
 // (a 'w' mark in the same transaction makes a crash in between redo the wipe at the next load).
 // Leaves out: the bytes PostgreSQL keeps outside the relation files (WAL segments until they are
@@ -21,15 +21,14 @@ import pg from 'pg';
 import { ProtocolError } from '../../verifier/errors.ts';
 import { formatHash, isHashString } from '../../verifier/encoding/wire.ts';
 import { EMPTY_ROOT, createFrontier, rootPlan, type Frontier } from '../../verifier/merkle/index.ts';
-import type { AppendItem, Checkpoint, ErasureRecord, FaultHooks, Head, LogDescriptor, LogStore, WriteKind } from '../types.ts';
+import type { AppendItem, Checkpoint, ErasureRecord, FaultHooks, Head, LogDescriptor, LogStore } from '../types.ts';
 import { STORE_FORMAT, checkpointKey, familyRange, seqOfKey, singleKey, wipeKey, P } from '../keys.ts';
 import { decodeHead, decodeJson, encodeHead, encodeJson } from '../values.ts';
 import type { Op } from '../append-plan.ts';
 import { createAppendQueue } from '../append-queue.ts';
-import { StoreReader } from '../store-read.ts';
 import { mergeCosignatures } from '../store.ts';
 import { PgKv, ensureSchema, logIdOf } from './pg-kv.ts';
-import { startLease, type Lease } from './lease.ts';
+import { LeasedStore } from './leased-store.ts';
 
 export interface PostgresStoreOptions {
   /** postgres://user@host:port/db */
@@ -103,27 +102,19 @@ export async function openPostgresLogStore(o: PostgresStoreOptions): Promise<Pos
   }
 }
 
-class PgStore extends StoreReader<PgKv> implements PostgresLogStore {
-  private frontier: Frontier | undefined;
-  private tail: Promise<unknown> = Promise.resolve();
+class PgStore extends LeasedStore implements PostgresLogStore {
   private readonly appender: ReturnType<typeof createAppendQueue>;
-  private lease: Lease | undefined;
-  private myEpoch: number | undefined;
-  private gen = 0;
   private closed = false;
-  private leaderWaiters: Array<() => void> = [];
-  /** Why the last won lease could not be used (load refused); cleared by a good load. */
-  loadError: unknown;
 
   constructor(
     readonly dir: string,
-    private readonly origin: string,
+    origin: string,
     db: PgKv,
     private readonly pool: pg.Pool,
-    private readonly faults: FaultHooks | undefined,
+    faults: FaultHooks | undefined,
     private readonly address: string | undefined,
   ) {
-    super(db);
+    super(db, origin, faults);
     this.appender = createAppendQueue({
       exclusive: (fn) => this.exclusive(fn),
       state: () => {
@@ -140,78 +131,8 @@ class PgStore extends StoreReader<PgKv> implements PostgresLogStore {
     });
   }
 
-  startLease(x: { url: string; logId: number; holder: string; address?: string; leaseMs: number; onError?(e: unknown): void }): void {
-    this.lease = startLease({
-      connectionString: x.url,
-      logId: x.logId,
-      holder: x.holder,
-      address: x.address,
-      leaseMs: x.leaseMs,
-      onAcquire: (epoch) =>
-        this.exclusive(async () => {
-          this.frontier = undefined;
-          this.myEpoch = epoch;
-          try {
-            await this.load();
-          } catch (e) {
-            this.myEpoch = undefined;
-            this.loadError = e;
-            throw e;
-          }
-          this.loadError = undefined;
-          this.gen++;
-          for (const w of this.leaderWaiters.splice(0)) w();
-        }),
-      onLose: () => {
-        this.myEpoch = undefined;
-        this.frontier = undefined;
-      },
-      onStandby: () => this.refresh(),
-      onError: (e) => x.onError?.(e),
-    });
-  }
-
-  role(): 'leader' | 'standby' {
-    return this.myEpoch !== undefined ? 'leader' : 'standby';
-  }
-
-  epoch(): number | undefined {
-    return this.role() === 'leader' ? this.myEpoch : undefined;
-  }
-
-  generation(): number {
-    return this.gen;
-  }
-
-  leader(): { holder: string | null; address: string | null } | undefined {
-    return this.lease?.leader();
-  }
-
-  leaseRound(): Promise<void> {
-    return this.lease ? this.lease.round() : Promise.resolve();
-  }
-
-  waitLeader(ms: number): Promise<void> {
-    if (this.role() === 'leader') return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const t = setTimeout(
-        () =>
-          reject(
-            new ProtocolError('not_leader', `did not win the lease of ${this.origin} within ${ms} ms`, {
-              leader: this.leader()?.address ?? undefined,
-            }),
-          ),
-        ms,
-      );
-      this.leaderWaiters.push(() => {
-        clearTimeout(t);
-        resolve();
-      });
-    });
-  }
-
   /** Standby read view: the durable descriptor and head as the database has them now. */
-  async refresh(): Promise<void> {
+  override async refresh(): Promise<void> {
     const [d, h] = await this.db.getMany([singleKey.descriptor, singleKey.head]);
     if (this.role() === 'leader') return;
     if (d) this.desc = decodeJson<LogDescriptor>(d);
@@ -219,7 +140,7 @@ class PgStore extends StoreReader<PgKv> implements PostgresLogStore {
   }
 
   /** The state at the durable head, under a freshly won lease (the LevelDB store's open checks). */
-  private async load(): Promise<void> {
+  protected override async load(): Promise<void> {
     const [v, d, h] = await this.db.getMany([singleKey.version, singleKey.descriptor, singleKey.head]);
     if (v && Buffer.from(v).toString('utf8') !== STORE_FORMAT) {
       throw new ProtocolError(
@@ -268,63 +189,13 @@ class PgStore extends StoreReader<PgKv> implements PostgresLogStore {
     return { ...this.headNow() };
   }
 
-  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.tail.then(fn, fn);
-    this.tail = run.catch(() => undefined);
-    return run;
-  }
-
   private refuseClosed(): Promise<never> | undefined {
     return this.closed ? Promise.reject(new Error('logstore: closed')) : undefined;
-  }
-
-  private notLeader(why: string): ProtocolError {
-    const l = this.leader();
-    return new ProtocolError('not_leader', `${this.origin}: ${why}`, { leader: l?.address ?? undefined });
-  }
-
-  private assertLeader(): number {
-    const e = this.epoch();
-    if (e === undefined) throw this.notLeader('this process is a standby (another sequencer holds the lease)');
-    return e;
   }
 
   private initialized(): { desc: LogDescriptor; head: Head; frontier: Frontier } {
     if (!this.desc || !this.cur || !this.frontier) throw new Error('logstore: not initialized (call init with the log descriptor)');
     return { desc: this.desc, head: this.cur, frontier: this.frontier };
-  }
-
-  /**
-   * One fenced transaction. A refusal by the fence writes nothing; any other failure leaves the
-   * outcome unknown to this process, so it gives up the lease (the next leader, maybe this one,
-   * reloads the truth from the database) and reports not_leader: a retry is safe (dedup).
-   */
-  private async write(kind: WriteKind, ops: Op[]): Promise<void> {
-    const epoch = this.assertLeader();
-    await this.faults?.beforeWrite?.(kind);
-    try {
-      await this.db.write(ops, epoch);
-    } catch (e) {
-      if (e instanceof ProtocolError && e.code === 'not_leader') {
-        this.giveUp(e.detail);
-        throw e;
-      }
-      this.giveUp(`${kind} failed: ${(e as Error).message}`);
-      throw this.notLeader(`${kind} transaction failed (${(e as Error).message}); outcome unknown, lease given up; retry`);
-    }
-    try {
-      await this.faults?.afterWrite?.(kind);
-    } catch (e) {
-      this.giveUp(`after ${kind}: ${(e as Error).message}`);
-      throw e;
-    }
-  }
-
-  /** Stop leading: drop the lease session (the lock goes with it); a later round may win again and reload. */
-  private giveUp(why: string): void {
-    this.myEpoch = undefined;
-    this.frontier = undefined;
-    this.lease?.drop(why);
   }
 
   init(d: LogDescriptor): Promise<void> {

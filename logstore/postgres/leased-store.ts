@@ -1,0 +1,162 @@
+// logstore/postgres/leased-store.ts: the leadership half of the PostgreSQL log store (DESIGN §6,
+// §12a): the lease (lease.ts) decides which process leads; on winning it this base runs the
+// store's reload under the new epoch (and keeps the error when the state is not one to sequence
+// on), on losing it forgets the Merkle frontier, and as a standby it lets the store follow the
+// database's durable head. Every write is one transaction fenced by the epoch (pg-kv.ts); one
+// whose outcome is unknown gives up the lease and is reported as not_leader (carrying the
+// leader's address), so a retry is safe (dedup). Store operations run one at a time (exclusive).
+// Left out: what is loaded and written (store.ts), the election itself (lease.ts). Invariant: a
+// process writes only under the epoch it holds, and the frontier exists only while it leads.
+
+import { ProtocolError } from '../../verifier/errors.ts';
+import type { Frontier } from '../../verifier/merkle/index.ts';
+import type { FaultHooks, WriteKind } from '../types.ts';
+import type { Op } from '../append-plan.ts';
+import { StoreReader } from '../store-read.ts';
+import type { PgKv } from './pg-kv.ts';
+import { startLease, type Lease } from './lease.ts';
+
+export abstract class LeasedStore extends StoreReader<PgKv> {
+  /** The Merkle frontier at the head; held only while leading (a reload rebuilds it). */
+  protected frontier: Frontier | undefined;
+  protected tail: Promise<unknown> = Promise.resolve();
+  protected lease: Lease | undefined;
+  protected myEpoch: number | undefined;
+  private gen = 0;
+  private leaderWaiters: Array<() => void> = [];
+  /** Why the last won lease could not be used (load refused); cleared by a good load. */
+  loadError: unknown;
+
+  constructor(
+    db: PgKv,
+    protected readonly origin: string,
+    private readonly faults: FaultHooks | undefined,
+  ) {
+    super(db);
+  }
+
+  /** The state at the durable head, under a freshly won lease. */
+  protected abstract load(): Promise<void>;
+  /** Standby read view: follow the database's durable head. */
+  abstract refresh(): Promise<void>;
+
+  startLease(x: { url: string; logId: number; holder: string; address?: string; leaseMs: number; onError?(e: unknown): void }): void {
+    this.lease = startLease({
+      connectionString: x.url,
+      logId: x.logId,
+      holder: x.holder,
+      address: x.address,
+      leaseMs: x.leaseMs,
+      onAcquire: (epoch) =>
+        this.exclusive(async () => {
+          this.frontier = undefined;
+          this.myEpoch = epoch;
+          try {
+            await this.load();
+          } catch (e) {
+            this.myEpoch = undefined;
+            this.loadError = e;
+            throw e;
+          }
+          this.loadError = undefined;
+          this.gen++;
+          for (const w of this.leaderWaiters.splice(0)) w();
+        }),
+      onLose: () => {
+        this.myEpoch = undefined;
+        this.frontier = undefined;
+      },
+      onStandby: () => this.refresh(),
+      onError: (e) => x.onError?.(e),
+    });
+  }
+
+  role(): 'leader' | 'standby' {
+    return this.myEpoch !== undefined ? 'leader' : 'standby';
+  }
+
+  epoch(): number | undefined {
+    return this.role() === 'leader' ? this.myEpoch : undefined;
+  }
+
+  generation(): number {
+    return this.gen;
+  }
+
+  leader(): { holder: string | null; address: string | null } | undefined {
+    return this.lease?.leader();
+  }
+
+  leaseRound(): Promise<void> {
+    return this.lease ? this.lease.round() : Promise.resolve();
+  }
+
+  waitLeader(ms: number): Promise<void> {
+    if (this.role() === 'leader') return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const t = setTimeout(
+        () =>
+          reject(
+            new ProtocolError('not_leader', `did not win the lease of ${this.origin} within ${ms} ms`, {
+              leader: this.leader()?.address ?? undefined,
+            }),
+          ),
+        ms,
+      );
+      this.leaderWaiters.push(() => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+  }
+
+  protected exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(fn, fn);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private notLeader(why: string): ProtocolError {
+    const l = this.leader();
+    return new ProtocolError('not_leader', `${this.origin}: ${why}`, { leader: l?.address ?? undefined });
+  }
+
+  protected assertLeader(): number {
+    const e = this.epoch();
+    if (e === undefined) throw this.notLeader('this process is a standby (another sequencer holds the lease)');
+    return e;
+  }
+
+  /**
+   * One fenced transaction. A refusal by the fence writes nothing; any other failure leaves the
+   * outcome unknown to this process, so it gives up the lease (the next leader, maybe this one,
+   * reloads the truth from the database) and reports not_leader: a retry is safe (dedup).
+   */
+  protected async write(kind: WriteKind, ops: Op[]): Promise<void> {
+    const epoch = this.assertLeader();
+    await this.faults?.beforeWrite?.(kind);
+    try {
+      await this.db.write(ops, epoch);
+    } catch (e) {
+      if (e instanceof ProtocolError && e.code === 'not_leader') {
+        this.giveUp(e.detail);
+        throw e;
+      }
+      this.giveUp(`${kind} failed: ${(e as Error).message}`);
+      throw this.notLeader(`${kind} transaction failed (${(e as Error).message}); outcome unknown, lease given up; retry`);
+    }
+    try {
+      await this.faults?.afterWrite?.(kind);
+    } catch (e) {
+      this.giveUp(`after ${kind}: ${(e as Error).message}`);
+      throw e;
+    }
+  }
+
+  /** Stop leading: drop the lease session (the lock goes with it); a later round may win again and reload. */
+  private giveUp(why: string): void {
+    this.myEpoch = undefined;
+    this.frontier = undefined;
+    this.lease?.drop(why);
+  }
+}
