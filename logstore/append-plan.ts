@@ -58,6 +58,18 @@ export function dedupKeyOf(item: AppendItem | undefined): DedupKey | undefined {
 }
 
 /**
+ * The stored form of an item's payload: the caller's own JSON text when it gave one that the
+ * payload codec would store as JSON text too (no binary data to keep as raw bytes), else
+ * encodePayload. decodePayload reads both the same way (JSON.parse of text starting with `{`).
+ */
+function payloadOf(item: AppendItem): Buffer {
+  const t = item.payloadText;
+  if (t !== undefined && t.length > 0 && t[0] === 0x7b && typeof item.payload?.data_base64 !== 'string')
+    return Buffer.isBuffer(t) ? t : Buffer.from(t.buffer, t.byteOffset, t.byteLength);
+  return encodePayload(item.payload!);
+}
+
+/**
  * `dedupKeys[i]`, when given, must be dedupKeyOf(items[i]) (the group planner computes them once).
  * `out`, when given, receives the ops instead of a new array (the group planner's batch).
  */
@@ -117,7 +129,7 @@ export function planAppend(
     if (item.payload !== undefined) {
       let payloadBytes: Buffer;
       try {
-        payloadBytes = encodePayload(item.payload);
+        payloadBytes = payloadOf(item);
       } catch (err) {
         return refuse(fail('invalid_event', `payload of entry ${e.seq}: ${(err as Error).message}`, { seq: e.seq }));
       }

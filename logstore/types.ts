@@ -16,6 +16,12 @@ export interface AppendItem {
   entry: Entry;
   /** The event, stored apart and keyed by seq; absent when there is none. */
   payload?: CloudEvent;
+  /**
+   * The payload's JSON text as the caller received it (UTF-8, starting with `{`), stored as it is
+   * instead of being written again from `payload`; the caller vouches that JSON.parse of it gives
+   * `payload`, member order included (the sequencer passes the bytes it parsed the event from).
+   */
+  payloadText?: Uint8Array;
   /** (source, id) index -> {seq, eventHash}; a pair already indexed is refused. */
   dedup?: { source: string; id: string };
   /** Per-subject index of the last cookwalaseq. */

@@ -1,6 +1,7 @@
 // The worker pool gives exactly verifyRaw()'s verdict (node:crypto backend) for valid, corrupted,
 // malformed and non-canonical signatures of both algorithms, coalesces calls made in one turn, and
-// refuses work once closed.
+// refuses work once closed. Items handed over as text (msgText, the signing header's JSON) get the
+// verdict of their UTF-8 bytes, mixed with byte items in one call, on workers and inline.
 import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createSigPool, MAX_JOBS_PER_WORKER, type SigItem } from './sig-pool.ts';
@@ -85,6 +86,27 @@ describe('sig-pool', () => {
       }),
       { numRuns: 40 },
     );
+  });
+
+  it('takes the signed bytes as text (msgText): the verdict of their UTF-8, beside byte items in one call', async () => {
+    const inline = createSigPool({ size: 0 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(seedArb, fc.string({ unit: 'grapheme', maxLength: 60 }), mutArb, fc.boolean()), { minLength: 1, maxLength: 30 }),
+        async (rows) => {
+          const items = rows.map(([s, text, mut, asText]) => {
+            const it = mutate(edItem(s, new TextEncoder().encode(text)), mut);
+            // Only an unchanged message can travel as its text (a flipped bit may not be UTF-8).
+            return asText && mut[0] !== 2 ? { alg: it.alg, publicKey: it.publicKey, msgText: text, sig: it.sig } : it;
+          });
+          const want = items.map((it) => raw('msg' in it ? it : { ...it, msg: new TextEncoder().encode(it.msgText) }));
+          expect(await pool.verify(items)).toEqual(want);
+          expect(await inline.verify(items)).toEqual(want);
+        },
+      ),
+      { numRuns: 30 },
+    );
+    await inline.close();
   });
 
   it('equals verifyRaw for ES256 items, including high-S twins (valid) and wrong lengths', async () => {

@@ -2,7 +2,8 @@
 // sequencer's ingest and the offline verifier. A pool of worker_threads (default size
 // os.availableParallelism()) runs sig-worker.js, plain JS on node:crypto, so no loader is needed
 // in the worker. Callers build the signed bytes themselves (verifier/documents/signature.ts signingHeaderBytes) and
-// hand over raw {alg, publicKey, msg, sig}; the pool only answers true/false, with the same
+// hand over raw {alg, publicKey, msg, sig}, or the text of those bytes (signingHeaderText) as msgText, which the
+// pool writes as UTF-8 straight into the worker message; the pool only answers true/false, with the same
 // verdict as verifier/documents/signature.ts verifyRaw() on the node:crypto backend (sig-pool.test.ts proves it).
 // Calls made in the same event-loop turn are coalesced and packed into one transferred buffer per
 // worker, so a request carrying one event costs no message of its own. While every worker already
@@ -20,6 +21,7 @@ import { availableParallelism } from 'node:os';
 import { verifyRaw } from '../verifier/documents/signature.ts';
 import { ed25519InputsPass } from '../verifier/crypto/ed25519-rules.ts';
 import type { Alg } from '../verifier/documents/keys.ts';
+import { utf8 } from '../verifier/encoding/wire.ts';
 
 export interface SigItem {
   alg: Alg | string;
@@ -28,10 +30,23 @@ export interface SigItem {
   sig: Uint8Array;
 }
 
+/**
+ * A SigItem whose signed bytes are the UTF-8 of `msgText` (signingHeaderText): the pool writes
+ * them straight into the worker message, so no byte array is built per item first.
+ */
+export interface SigTextItem {
+  alg: Alg | string;
+  publicKey: Uint8Array;
+  msgText: string;
+  sig: Uint8Array;
+}
+
+type AnyItem = SigItem | SigTextItem;
+
 export interface SigPool {
   readonly size: number;
   /** One boolean per item, in order; never rejects for a bad signature, only if the pool closed or a worker died. */
-  verify(items: readonly SigItem[]): Promise<boolean[]>;
+  verify(items: readonly AnyItem[]): Promise<boolean[]>;
   /** Items handed to workers so far (for metrics and tests). */
   readonly stats: { items: number; messages: number };
   close(): Promise<void>;
@@ -45,7 +60,7 @@ export interface SigPoolOptions {
 }
 
 interface Call {
-  items: readonly SigItem[];
+  items: readonly AnyItem[];
   out: boolean[];
   left: number;
   resolve: (v: boolean[]) => void;
@@ -133,13 +148,15 @@ export function createSigPool(opts: SigPoolOptions = {}): SigPool {
     const n = part.length;
     const head = 4 * (2 + 7 * n);
     let bytes = head;
+    const msgLens = new Array<number>(n);
     for (let k = 0; k < n; k++) {
       const it = part[k][0].items[part[k][1]];
-      bytes += it.publicKey.length + it.msg.length + it.sig.length;
+      msgLens[k] = 'msg' in it ? it.msg.length : Buffer.byteLength(it.msgText, 'utf8');
+      bytes += it.publicKey.length + msgLens[k] + it.sig.length;
     }
     const buf = new ArrayBuffer(bytes);
     const meta = new Uint32Array(buf, 0, 2 + 7 * n);
-    const data = new Uint8Array(buf);
+    const data = Buffer.from(buf);
     const id = nextId++;
     meta[0] = id;
     meta[1] = n;
@@ -153,9 +170,10 @@ export function createSigPool(opts: SigPoolOptions = {}): SigPool {
       data.set(it.publicKey, off);
       off += it.publicKey.length;
       meta[o + 3] = off;
-      meta[o + 4] = it.msg.length;
-      data.set(it.msg, off);
-      off += it.msg.length;
+      meta[o + 4] = msgLens[k];
+      if ('msg' in it) data.set(it.msg, off);
+      else data.write(it.msgText, off, msgLens[k], 'utf8');
+      off += msgLens[k];
       meta[o + 5] = off;
       meta[o + 6] = it.sig.length;
       data.set(it.sig, off);
@@ -166,7 +184,7 @@ export function createSigPool(opts: SigPoolOptions = {}): SigPool {
     stats.items += n;
     stats.messages++;
     settleOwed(n);
-    slot.worker.postMessage(data, [buf]);
+    slot.worker.postMessage(new Uint8Array(buf), [buf]);
   }
 
   function flush(): void {
@@ -195,7 +213,11 @@ export function createSigPool(opts: SigPoolOptions = {}): SigPool {
       if (items.length === 0) return Promise.resolve([]);
       if (size === 0)
         return Promise.resolve(
-          items.map((it) => (it.alg === 'EdDSA' || it.alg === 'ES256') && verifyRaw(it.alg, it.publicKey, it.msg, it.sig)),
+          items.map(
+            (it) =>
+              (it.alg === 'EdDSA' || it.alg === 'ES256') &&
+              verifyRaw(it.alg, it.publicKey, 'msg' in it ? it.msg : utf8(it.msgText), it.sig),
+          ),
         );
       return new Promise<boolean[]>((resolve, reject) => {
         queued.push({ items, out: new Array<boolean>(items.length), left: items.length, resolve, reject });

@@ -10,9 +10,9 @@
 // bundle reader, which wraps an event once in its payload line, allows the same one more.
 
 import type { FastifyInstance } from 'fastify';
-import { fail, ProtocolError, type Result } from '../verifier/errors.ts';
+import { fail, ok, ProtocolError, type Result } from '../verifier/errors.ts';
 import { fromUtf8 } from '../verifier/encoding/wire.ts';
-import { MAX_JSON_DEPTH, parseJson } from '../verifier/encoding/strict-json.ts';
+import { MAX_JSON_DEPTH, parseJson, parseJsonArrayElements } from '../verifier/encoding/strict-json.ts';
 import { isBinaryMode } from './binary-event.ts';
 
 declare module 'fastify' {
@@ -40,6 +40,31 @@ export function jsonBody(raw: Uint8Array | undefined | null): Result<unknown> {
     return fail('bad_json', 'the body is not UTF-8');
   }
   return parseJson(text, { maxDepth: MAX_JSON_DEPTH + (opensArray(raw) ? 1 : 0) });
+}
+
+/**
+ * jsonBody, and for an array of objects (a batch) each element's own bytes, which JSON.parse reads
+ * as that element again (the sequencer stores them as the event's payload instead of writing the
+ * event again; logstore/types.ts AppendItem.payloadText). Views into `raw` when the body is ASCII,
+ * else each element's text encoded again.
+ */
+export function jsonBodyElements(raw: Uint8Array | undefined | null): Result<{ value: unknown; elements: Uint8Array[] | undefined }> {
+  if (!raw || raw.length === 0) return fail('bad_json', 'the body is empty');
+  let text: string;
+  try {
+    text = fromUtf8(raw);
+  } catch {
+    return fail('bad_json', 'the body is not UTF-8');
+  }
+  const r = parseJsonArrayElements(text, { maxDepth: MAX_JSON_DEPTH + (opensArray(raw) ? 1 : 0) });
+  if (!r.ok) return r;
+  const spans = r.value.spans;
+  if (!spans) return ok({ value: r.value.value, elements: undefined });
+  // Every byte ASCII exactly when the text has as many code units as the body has bytes.
+  const ascii = raw.length === text.length;
+  const b = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+  const elements = spans.map(([s, e]) => (ascii ? b.subarray(s, e) : Buffer.from(text.slice(s, e), 'utf8')));
+  return ok({ value: r.value.value, elements });
 }
 
 export function registerBodyParsers(app: FastifyInstance): void {

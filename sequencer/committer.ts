@@ -32,6 +32,8 @@ export interface Candidate {
   ce: CloudEvent;
   eventHash: string;
   signature: Signature;
+  /** The event's own JSON text as received (JSON.parse of it gives `ce`), stored as its payload. */
+  payloadText?: Uint8Array;
   /** The time window against the entry's sequencedAt (ms); absent for the sequencer's own events. */
   timeCheck?(sequencedAtMs: number): Result<true>;
 }
@@ -121,6 +123,7 @@ export function createCommitter(o: CommitterOptions): Committer {
       true,
     );
     const item: AppendItem = { entry, payload: c.ce, dedup: { source: c.ce.source, id: c.ce.id } };
+    if (c.payloadText !== undefined) item.payloadText = c.payloadText;
     if (hasOrder(c.ce)) item.subject = { subject: c.ce.subject!, cookwalaseq: c.ce.cookwalaseq! };
     return item;
   }

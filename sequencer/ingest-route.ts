@@ -12,7 +12,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import { fail, ok, ProtocolError, type Failure, type Result } from '../verifier/errors.ts';
-import { jsonBody } from './body-parsers.ts';
+import { jsonBody, jsonBodyElements } from './body-parsers.ts';
 import { hostedLog, LOG_PARAMS, type SequencerContext } from './context.ts';
 import { requestFingerprint, type Answer } from './idempotency.ts';
 import { isBinaryMode, readBinaryEvent, type Headers } from './binary-event.ts';
@@ -25,7 +25,9 @@ import { CE_BATCH, CE_JSON, errors } from './api-schemas.ts';
 
 const MAX_IDEMPOTENCY_KEY = 255;
 
-type Parsed = { batch: false; event: Result<unknown> } | { batch: true; events: Array<Result<unknown>> };
+/** `texts[i]`, when present, is event i's own JSON text as received (its stored payload). */
+type Parsed =
+  { batch: false; event: Result<unknown>; text?: Uint8Array } | { batch: true; events: Array<Result<unknown>>; texts?: Uint8Array[] };
 
 function mediaType(headers: Headers): string {
   return String(headers['content-type'] ?? '')
@@ -38,14 +40,17 @@ function mediaType(headers: Headers): string {
 export function parseIngestBody(headers: Headers, raw: Uint8Array | undefined, parsedJson: unknown): Result<Parsed> {
   const mt = mediaType(headers);
   if (mt === 'application/cloudevents-batch+json') {
-    const j = jsonBody(raw);
+    const j = jsonBodyElements(raw);
     if (!j.ok) return j;
-    if (!Array.isArray(j.value)) return fail('invalid_event', 'a batch (application/cloudevents-batch+json) is a JSON array of events');
-    return ok({ batch: true, events: j.value.map((e) => ok(e)) });
+    const events = j.value.value;
+    if (!Array.isArray(events)) return fail('invalid_event', 'a batch (application/cloudevents-batch+json) is a JSON array of events');
+    return ok({ batch: true, events: events.map((e) => ok(e)), texts: j.value.elements });
   }
   if (mt === 'application/cloudevents+json') {
     const j = jsonBody(raw);
-    return j.ok ? ok({ batch: false, event: j }) : j;
+    if (!j.ok) return j;
+    // The body is the event's own text when it starts with the object (JSON whitespace may follow it).
+    return ok({ batch: false, event: j, text: raw && raw[0] === 0x7b ? raw : undefined });
   }
   if (isBinaryMode(headers)) {
     const ev = readBinaryEvent(headers, raw);
@@ -163,11 +168,11 @@ export function registerIngestRoute(app: FastifyInstance, ctx: SequencerContext)
             afterAppend,
           };
           if (p.value.batch) {
-            const results = await ingestEvents(deps, p.value.events);
+            const results = await ingestEvents(deps, p.value.events, p.value.texts);
             answer = { status: 200, body: { results } };
             keep = results.every((r) => r.status < 300);
           } else {
-            const [r] = await ingestEvents(deps, [p.value.event]);
+            const [r] = await ingestEvents(deps, [p.value.event], p.value.text && [p.value.text]);
             answer = singleAnswer(r);
             keep = answer.status < 300;
           }

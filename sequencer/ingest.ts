@@ -9,7 +9,7 @@
 // that a late retry of a stored event still gets its 200; a heartbeat's signedAt within
 // maxClockSkew of now on both sides (it is never queued, and an old one says nothing about now).
 // Only events inside the window count as a sign of life. The signed bytes come from verifier/documents/signature.ts
-// (signingHeaderBytes over {alg, hash: eventHash, kid, kind:"Event", signedAt}), the one encoder
+// (signingHeaderText, whose UTF-8 is signingHeaderBytes, over {alg, hash: eventHash, kid, kind:"Event", signedAt}), the one encoder
 // shared with signers; only the raw verification runs in the pool, with all events of a request
 // in one call. Verified heartbeats (and every verified event inside the window) update liveness;
 // heartbeats are not appended. All good events of one call go to the same group commit. The types only the
@@ -27,9 +27,9 @@ import {
   type TimePrecision,
 } from '../verifier/documents/time-bounds.ts';
 import type { Clock } from '../platform/clock.ts';
-import { signingHeader, signingHeaderBytes, type Signature } from '../verifier/documents/signature.ts';
+import { signingHeader, signingHeaderText, type Signature } from '../verifier/documents/signature.ts';
 import { decodeCookwalasig, eventHash, EVENT_KIND, readCloudEvent, type CloudEvent } from '../verifier/cloudevent/read.ts';
-import type { SigItem, SigPool } from '../platform/sig-pool.ts';
+import type { SigPool, SigTextItem } from '../platform/sig-pool.ts';
 import type { Candidate, Committer } from './committer.ts';
 import type { DeviceKeyRegistry } from './device-keys.ts';
 import type { Liveness } from './liveness.ts';
@@ -65,9 +65,11 @@ interface Pending {
   hash: string;
   sig: Signature;
   key: KeyRecord;
+  /** The event's own JSON text as received, when the caller has it. */
+  text: Uint8Array | undefined;
 }
 
-type Stage = { done: ItemResult } | { pending: Pending; item: SigItem };
+type Stage = { done: ItemResult } | { pending: Pending; item: SigTextItem };
 
 function failed(f: Failure): ItemResult {
   const { ok: _ok, ...rest } = f;
@@ -75,7 +77,7 @@ function failed(f: Failure): ItemResult {
 }
 
 /** Everything that can be decided before the signature check. */
-function prepare(json: Result<unknown>, keys: DeviceKeyRegistry): Stage {
+function prepare(json: Result<unknown>, keys: DeviceKeyRegistry, text: Uint8Array | undefined): Stage {
   if (!json.ok) return { done: failed(json) };
   const r = readCloudEvent(json.value);
   if (!r.ok) return { done: failed(r) };
@@ -96,13 +98,20 @@ function prepare(json: Result<unknown>, keys: DeviceKeyRegistry): Stage {
     return { done: failed(fail('bad_signature', `signature alg ${sig.value.alg} is not the key's ${key.alg}`)) };
   const raw = fromBase64url(sig.value.sig);
   if (!raw.ok) return { done: failed(fail('malformed_signature', 'sig is not base64url')) };
-  const msg = signingHeaderBytes(signingHeader(sig.value, hash.value, EVENT_KIND));
-  return { pending: { ce, hash: hash.value, sig: sig.value, key }, item: { alg: key.alg, publicKey: pub, msg, sig: raw.value } };
+  const msgText = signingHeaderText(signingHeader(sig.value, hash.value, EVENT_KIND));
+  return { pending: { ce, hash: hash.value, sig: sig.value, key, text }, item: { alg: key.alg, publicKey: pub, msgText, sig: raw.value } };
 }
 
-/** Judge and sequence events; one result per input, in order. */
-export async function ingestEvents(d: IngestDeps, inputs: ReadonlyArray<Result<unknown>>): Promise<ItemResult[]> {
-  const stages = inputs.map((j) => prepare(j, d.keys));
+/**
+ * Judge and sequence events; one result per input, in order. `texts[i]`, when given, is the JSON
+ * text inputs[i] was parsed from (JSON.parse of it gives that value): it is stored as the payload.
+ */
+export async function ingestEvents(
+  d: IngestDeps,
+  inputs: ReadonlyArray<Result<unknown>>,
+  texts?: ReadonlyArray<Uint8Array | undefined>,
+): Promise<ItemResult[]> {
+  const stages = inputs.map((j, i) => prepare(j, d.keys, texts?.[i]));
   const toVerify = stages.filter((s): s is Extract<Stage, { pending: Pending }> => 'pending' in s);
   const verdicts = await d.pool.verify(toVerify.map((s) => s.item));
   const results: Array<ItemResult | undefined> = new Array(stages.length);
@@ -111,7 +120,7 @@ export async function ingestEvents(d: IngestDeps, inputs: ReadonlyArray<Result<u
   let v = 0;
   stages.forEach((s, i) => {
     if ('done' in s) return void (results[i] = s.done);
-    const { ce, hash, sig, key } = s.pending;
+    const { ce, hash, sig, key, text } = s.pending;
     if (!verdicts[v++])
       return void (results[i] = failed(
         fail('bad_signature', `the signature by ${sig.kid} does not verify over this event`, { kid: sig.kid }),
@@ -139,7 +148,13 @@ export async function ingestEvents(d: IngestDeps, inputs: ReadonlyArray<Result<u
       return void (results[i] = { status: 200, heartbeat: true, eventHash: hash });
     }
     if (checkSignedAt(signedAtMs, d.clock.now(), bounds, revokedAtMs).ok) d.liveness.seen(d.log, ce.source);
-    candidates.push({ ce, eventHash: hash, signature: sig, timeCheck: (atMs) => checkSignedAt(signedAtMs, atMs, bounds, revokedAtMs) });
+    candidates.push({
+      ce,
+      eventHash: hash,
+      signature: sig,
+      payloadText: text,
+      timeCheck: (atMs) => checkSignedAt(signedAtMs, atMs, bounds, revokedAtMs),
+    });
     slots.push(i);
   });
   const outcomes = await d.committer.submit(candidates);

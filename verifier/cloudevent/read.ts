@@ -165,6 +165,7 @@ export function normalizeBinaryExtensions(ce: object, opts: { headers?: Record<s
 export function eventHash(ce: CloudEvent): Result<string> {
   if (!isObject(ce)) return bad('a CloudEvent is a JSON object');
   const names: string[] = [];
+  let specversion = false;
   for (const k of Object.keys(ce)) {
     const v = ce[k];
     if (k === 'cookwalasig' || v === undefined) continue;
@@ -172,10 +173,12 @@ export function eventHash(ce: CloudEvent): Result<string> {
       if (binaryBytes(v)) return bad('binary data is carried as data_base64 in the JSON format');
     } else if (v === null) continue;
     else if (typeof v === 'object') return bad(`attribute ${k} has an object value`);
+    if (k === 'specversion') specversion = true;
     names.push(k);
   }
-  if (!names.includes('specversion') || ce.specversion !== '1.0') return bad('specversion is "1.0"');
-  const text = directText(ce, names.sort());
+  if (!specversion || ce.specversion !== '1.0') return bad('specversion is "1.0"');
+  sortNames(names);
+  const text = directText(ce, names);
   if (text !== undefined) return ok('sha256:' + defaultBackend().sha256Hex(text));
   const view: JsonObject = {};
   for (const k of names) setMember(view, k, ce[k]);
@@ -185,6 +188,20 @@ export function eventHash(ce: CloudEvent): Result<string> {
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**
+ * Sorts member names in place by UTF-16 code units, as Array.prototype.sort does without a
+ * comparator (RFC 8785 §3.2.3). Insertion sort: an event has about ten names, and the built-in
+ * sort allocates a work array per call (measured: about 1 KB per event hash, a third of its garbage).
+ */
+function sortNames(a: string[]): void {
+  for (let i = 1; i < a.length; i++) {
+    const x = a[i];
+    let j = i - 1;
+    for (; j >= 0 && a[j] > x; j--) a[j + 1] = a[j];
+    a[j + 1] = x;
+  }
+}
+
+/**
  * JCS of the usual `data`: a plain object whose members are strings needing no escape, finite
  * numbers, booleans or null, under names that need no escape and do not start with a digit (V8
  * would enumerate those first). Undefined for anything else, which canonicalize then decides; the
@@ -192,7 +209,8 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
  */
 export function flatText(v: unknown): string | undefined {
   if (v === null || typeof v !== 'object' || Object.getPrototypeOf(v) !== Object.prototype) return undefined;
-  const keys = Object.keys(v).sort();
+  const keys = Object.keys(v);
+  sortNames(keys);
   let text = '{';
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i];
@@ -205,7 +223,7 @@ export function flatText(v: unknown): string | undefined {
       part = '"' + x + '"';
     } else if (typeof x === 'number') {
       if (!Number.isFinite(x)) return undefined;
-      part = JSON.stringify(x);
+      part = String(x); // a finite number: the same text as JSON.stringify (-0 too)
     } else if (typeof x === 'boolean') part = x ? 'true' : 'false';
     else if (x === null) part = 'null';
     else return undefined;
@@ -221,25 +239,25 @@ function directText(ce: CloudEvent, names: readonly string[]): string | undefine
     const k = names[i];
     const v = ce[k];
     if (NEEDS_ESCAPE.test(k)) return undefined;
-    let part: string;
+    // Appended piece by piece to one text (no intermediate part strings).
+    text += i === 0 ? '"' + k + '":' : ',"' + k + '":';
     if (typeof v === 'string') {
       if (NEEDS_ESCAPE.test(v)) return undefined;
-      part = '"' + v + '"';
-    } else if (typeof v === 'boolean') part = v ? 'true' : 'false';
+      text += '"' + v + '"';
+    } else if (typeof v === 'boolean') text += v ? 'true' : 'false';
     else if (typeof v === 'number') {
       if (!Number.isFinite(v)) return undefined;
-      part = JSON.stringify(v);
-    } else if (v === null) part = 'null';
+      text += String(v);
+    } else if (v === null) text += 'null';
     else {
       const flat = flatText(v);
-      if (flat !== undefined) part = flat;
+      if (flat !== undefined) text += flat;
       else {
         const c = canonicalize(v);
         if (!c.ok) return undefined;
-        part = c.value;
+        text += c.value;
       }
     }
-    text += (i === 0 ? '"' : ',"') + k + '":' + part;
   }
   return text + '}';
 }

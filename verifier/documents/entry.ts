@@ -49,10 +49,9 @@ export function entryCeOf(ce: CloudEvent): EntryCe {
 /** Characters JSON.stringify would escape (and lone-surrogate halves): such a string is not copied as is. */
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
-/** A string's JSON form; undefined for anything else. */
-function jsonString(s: unknown): string | undefined {
-  if (typeof s !== 'string') return undefined;
-  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : '"' + s + '"';
+/** A string that JSON writes as itself between quotes. */
+function plain(s: unknown): s is string {
+  return typeof s === 'string' && !NEEDS_ESCAPE.test(s);
 }
 
 const CE_NAMES = new Set(['source', 'id', 'type', 'subject', 'cookwalaseq']);
@@ -69,8 +68,8 @@ function onlyMembers(o: object, names: ReadonlySet<string>, n: number): boolean 
 /**
  * The JCS text of an entry without its hash, written directly for the shape buildEntry makes (the
  * member names below in RFC 8785 order), or undefined when any member is not of that shape (a
- * vendor member in the signature, an extra attribute, a number where a string belongs, an escape
- * that may be a lone surrogate): then the generic canonicalization decides. entry.test.ts checks
+ * vendor member in the signature, an extra attribute, a number where a string belongs, a string
+ * that needs an escape): then the generic canonicalization decides. entry.test.ts checks
  * the two agree byte for byte on random entries.
  */
 export function entryCanonicalText(b: Omit<Entry, 'hash'>): string | undefined {
@@ -82,63 +81,30 @@ export function entryCanonicalText(b: Omit<Entry, 'hash'>): string | undefined {
   const hasSeq = c.cookwalaseq !== undefined;
   if (!onlyMembers(c, CE_NAMES, 3 + (hasSubject ? 1 : 0) + (hasSeq ? 1 : 0)) || !onlyMembers(g, SIGNATURE_NAMES, 4)) return undefined;
   if (hasSeq && !Number.isSafeInteger(c.cookwalaseq)) return undefined;
-  // Written piece by piece (no arrays of parts: this runs once per sequenced event).
-  const id = jsonString(c.id);
-  const source = jsonString(c.source);
-  const subject = hasSubject ? jsonString(c.subject) : '';
-  const type = jsonString(c.type);
-  const eventHash = jsonString(b.eventHash);
-  const alg = jsonString(g.alg);
-  const kid = jsonString(g.kid);
-  const sig = jsonString(g.sig);
-  const signedAt = jsonString(g.signedAt);
-  const log = jsonString(b.log);
-  const prev = jsonString(b.prev);
-  const sequencedAt = jsonString(b.sequencedAt);
+  // Every string a plain one (no escape needed, so none can hide a lone surrogate): the text in one
+  // template, each string between the quotes of its literal (this runs once per sequenced event).
+  // Anything else, even a string JSON would merely escape, goes to the generic path.
+  const { id, source, subject, type } = c;
+  const { alg, kid, sig, signedAt } = g;
+  const { eventHash, log, prev, sequencedAt } = b;
   if (
-    id === undefined ||
-    source === undefined ||
-    subject === undefined ||
-    type === undefined ||
-    eventHash === undefined ||
-    alg === undefined ||
-    kid === undefined ||
-    sig === undefined ||
-    signedAt === undefined ||
-    log === undefined ||
-    prev === undefined ||
-    sequencedAt === undefined
+    !plain(id) ||
+    !plain(source) ||
+    (hasSubject && !plain(subject)) ||
+    !plain(type) ||
+    !plain(eventHash) ||
+    !plain(alg) ||
+    !plain(kid) ||
+    !plain(sig) ||
+    !plain(signedAt) ||
+    !plain(log) ||
+    !plain(prev) ||
+    !plain(sequencedAt)
   )
     return undefined;
-  const text =
-    (hasSeq ? '{"ce":{"cookwalaseq":' + JSON.stringify(c.cookwalaseq) + ',"id":' : '{"ce":{"id":') +
-    id +
-    ',"source":' +
-    source +
-    (hasSubject ? ',"subject":' + subject : '') +
-    ',"type":' +
-    type +
-    '},"eventHash":' +
-    eventHash +
-    ',"eventSignature":{"alg":' +
-    alg +
-    ',"kid":' +
-    kid +
-    ',"sig":' +
-    sig +
-    ',"signedAt":' +
-    signedAt +
-    '},"kind":"Event","log":' +
-    log +
-    ',"prev":' +
-    prev +
-    ',"seq":' +
-    JSON.stringify(b.seq) +
-    ',"sequencedAt":' +
-    sequencedAt +
-    '}';
-  // A \u escape (a control character, or a lone surrogate JCS refuses): the generic path decides.
-  return text.includes('\\u') ? undefined : text;
+  return `{"ce":{${hasSeq ? `"cookwalaseq":${String(c.cookwalaseq)},` : ''}"id":"${id}","source":"${source}",${
+    hasSubject ? `"subject":"${subject as string}",` : ''
+  }"type":"${type}"},"eventHash":"${eventHash}","eventSignature":{"alg":"${alg}","kid":"${kid}","sig":"${sig}","signedAt":"${signedAt}"},"kind":"Event","log":"${log}","prev":"${prev}","seq":${String(b.seq)},"sequencedAt":"${sequencedAt}"}`;
 }
 
 /**

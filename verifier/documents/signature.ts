@@ -5,7 +5,7 @@
 // hash string; those verify only when the caller passes `allowLegacy`, and the result says so.
 
 import { fail, ok, type Result } from '../errors.ts';
-import { canonicalBytes } from '../encoding/jcs.ts';
+import { canonicalize } from '../encoding/jcs.ts';
 import { fromBase64url, isBase64url, isHashString, isTime, toBase64url, utf8 } from '../encoding/wire.ts';
 import { defaultBackend, type CryptoBackend } from '../crypto/default.ts';
 import { checkKeyValidAt, publicKeyBytes, type Alg, type KeyRecord, type KeyRole } from './keys.ts';
@@ -30,9 +30,17 @@ const plain = (x: unknown): x is string => typeof x === 'string' && PLAIN_STRING
 /**
  * UTF-8(JCS(h)). The usual header (a plain object of exactly alg, hash, kid, signedAt and perhaps
  * kind, every one a string that needs no escape) is written directly in RFC 8785 member order;
- * anything else goes through canonicalBytes. Same bytes either way (signature.test.ts).
+ * anything else goes through canonicalize. Same bytes either way (signature.test.ts).
  */
 export function signingHeaderBytes(h: SigningHeader): Uint8Array {
+  return utf8(signingHeaderText(h));
+}
+
+/**
+ * The text whose UTF-8 is signingHeaderBytes(h), for a caller that writes the bytes into a buffer
+ * of its own (the signature pool). Throws as signingHeaderBytes does, for a header with no JCS form.
+ */
+export function signingHeaderText(h: SigningHeader): string {
   const kind = h.kind;
   if (
     Object.getPrototypeOf(h) === Object.prototype &&
@@ -43,10 +51,13 @@ export function signingHeaderBytes(h: SigningHeader): Uint8Array {
     plain(h.signedAt) &&
     (kind === undefined || plain(kind))
   ) {
-    const k = kind === undefined ? '' : '"kind":"' + kind + '",';
-    return utf8('{"alg":"' + h.alg + '","hash":"' + h.hash + '","kid":"' + h.kid + '",' + k + '"signedAt":"' + h.signedAt + '"}');
+    return kind === undefined
+      ? `{"alg":"${h.alg}","hash":"${h.hash}","kid":"${h.kid}","signedAt":"${h.signedAt}"}`
+      : `{"alg":"${h.alg}","hash":"${h.hash}","kid":"${h.kid}","kind":"${kind}","signedAt":"${h.signedAt}"}`;
   }
-  return canonicalBytes(h);
+  const c = canonicalize(h);
+  if (!c.ok) throw new TypeError(`${c.code}: ${c.detail}`);
+  return c.value;
 }
 
 export interface Signer {

@@ -2,10 +2,12 @@
 // its JSON Pointer, too_deep at the bound, body_too_large, bad_json first), `__proto__` kept as an
 // own ordinary member; properties on documents that always carry the special names: without
 // duplicates it returns exactly what JSON.parse returns, in any spelling; with one injected
-// duplicate (plain or \u-escaped) it refuses and names the right path.
+// duplicate (plain or \u-escaped) it refuses and names the right path. parseJsonArrayElements:
+// each element's text of an array of objects parses to that element again, in any spelling, and
+// every other value has no spans; the refusals are parseJson's.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { MAX_JSON_DEPTH, parseJson } from './strict-json.ts';
+import { MAX_JSON_DEPTH, parseJson, parseJsonArrayElements } from './strict-json.ts';
 import { injectDuplicate, jsonDocument, jsonTree, renderJson, sameJson, SPECIAL_KEYS, valueOf } from '../../testkit/json-arbitraries.ts';
 
 const code = (r: { ok: boolean; code?: string }) => (r.ok ? 'ok' : r.code);
@@ -150,5 +152,48 @@ describe('parseJson: the member count is only a filter', () => {
     } finally {
       delete (Object.prototype as Record<string, unknown>).polluted;
     }
+  });
+});
+
+describe('parseJsonArrayElements: the text of each element of an array of objects', () => {
+  const style = fc.record({ space: fc.constantFrom('', ' ', '\n\t '), escapeNames: fc.boolean() });
+
+  it('gives spans whose text JSON.parse reads as that element again, in any spelling', () => {
+    fc.assert(
+      fc.property(fc.array(jsonDocument, { maxLength: 6 }), style, (docs, st) => {
+        const text = renderJson(docs, st);
+        const r = parseJsonArrayElements(text);
+        if (!r.ok) throw new Error(`${r.code}: ${r.detail}`);
+        expect(sameJson(r.value.value, JSON.parse(text))).toBe(true);
+        const spans = r.value.spans!;
+        expect(spans).toHaveLength(docs.length);
+        spans.forEach(([s, e], i) => {
+          expect(text[s]).toBe('{');
+          expect(text[e - 1]).toBe('}');
+          expect(sameJson(JSON.parse(text.slice(s, e)), (r.value.value as unknown[])[i])).toBe(true);
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('has no spans for anything but an array of objects, and refuses as parseJson does', () => {
+    for (const text of ['{"a":[{"b":1}]}', '[{"a":1},2]', '[[{"a":1}]]', '[{"a":1},[]]', '"x"', '[]']) {
+      const r = parseJsonArrayElements(text);
+      expect(r.ok, text).toBe(true);
+      expect(r.ok && r.value.spans, text).toEqual(text === '[]' ? [] : undefined);
+    }
+    expect(parseJsonArrayElements(' [ {"a":"}]{"} , {"b":[{}]} ] ')).toEqual({
+      ok: true,
+      value: {
+        value: [{ a: '}]{' }, { b: [{}] }],
+        spans: [
+          [3, 14],
+          [17, 27],
+        ],
+      },
+    });
+    for (const text of ['[{"a":1,"a":2}]', '[{"a":1}', '[' + '{"a":'.repeat(70) + '1' + '}'.repeat(70) + ']'])
+      expect(parseJsonArrayElements(text)).toEqual(parseJson(text));
   });
 });

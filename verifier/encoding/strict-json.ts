@@ -84,8 +84,9 @@ function closingQuote(text: string, i: number): number {
  * The first pass, on any text (it never throws): too_deep, or the number of name separators
  * (colons outside strings), which in JSON text is the number of members written.
  */
-function countMembers(text: string, maxDepth: number, maxValues: number, maxContainers: number): Failure | number {
+function countMembers(text: string, maxDepth: number, maxValues: number, maxContainers: number, spans?: number[]): Failure | number {
   let depth = 0;
+  let topArray = false;
   let colons = 0;
   let commas = 0;
   let containers = 0;
@@ -104,6 +105,8 @@ function countMembers(text: string, maxDepth: number, maxValues: number, maxCont
       if (++commas + containers >= maxValues)
         return fail('too_many_values', `JSON text with more than ${maxValues} values (at offset ${i})`, { offset: i, maxValues });
     } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      if (depth === 0) topArray = c === OPEN_ARRAY;
+      else if (depth === 1 && topArray && c === OPEN_OBJECT && spans) spans.push(i);
       if (++depth > maxDepth)
         return fail('too_deep', `JSON nested deeper than ${maxDepth} levels (at offset ${i})`, { offset: i, maxDepth });
       if (++containers > maxContainers || commas + containers >= maxValues)
@@ -112,7 +115,9 @@ function countMembers(text: string, maxDepth: number, maxValues: number, maxCont
           `JSON text with more than ${containers > maxContainers ? `${maxContainers} objects and arrays` : `${maxValues} values`} (at offset ${i})`,
           { offset: i, maxValues, maxContainers },
         );
-    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) depth--;
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+      if (--depth === 1 && topArray && c === CLOSE_OBJECT && spans) spans.push(i + 1);
+    }
     i++;
   }
   return colons;
@@ -189,12 +194,43 @@ function findDuplicate(text: string): Failure | undefined {
 
 /** JSON text to a value under I-JSON's rules; bad_json, too_deep, too_many_values, body_too_large, duplicate_member. */
 export function parseJson(text: string, limits: JsonLimits = {}): Result<unknown> {
+  return parseJsonWith(text, limits);
+}
+
+/**
+ * parseJson, and for a top-level array whose elements are all objects, where each element's text
+ * lies: `[start, end)` offsets into `text` (UTF-16 code units), one pair per element, in order;
+ * undefined for any other value. JSON.parse of `text.slice(start, end)` gives that element again
+ * (strict-json.test.ts checks it), so a caller may keep an element's own text instead of writing
+ * it again. The offsets come from the first pass, which runs anyway.
+ */
+export function parseJsonArrayElements(
+  text: string,
+  limits: JsonLimits = {},
+): Result<{ value: unknown; spans: Array<[number, number]> | undefined }> {
+  const flat: number[] = [];
+  const r = parseJsonWith(text, limits, flat);
+  if (!r.ok) return r;
+  const v = r.value;
+  let spans: Array<[number, number]> | undefined;
+  if (Array.isArray(v) && flat.length === 2 * v.length) {
+    spans = new Array<[number, number]>(v.length);
+    for (let i = 0; i < v.length && spans; i++) {
+      const e: unknown = v[i];
+      if (e === null || typeof e !== 'object' || Array.isArray(e)) spans = undefined;
+      else spans[i] = [flat[2 * i], flat[2 * i + 1]];
+    }
+  }
+  return ok({ value: v, spans });
+}
+
+function parseJsonWith(text: string, limits: JsonLimits, spans?: number[]): Result<unknown> {
   if (typeof text !== 'string') return fail('bad_json', 'JSON text is a string');
   const maxLength = limits.maxLength ?? MAX_JSON_LENGTH;
   const maxDepth = limits.maxDepth ?? MAX_JSON_DEPTH;
   if (text.length > maxLength)
     return fail('body_too_large', `JSON text of ${text.length} characters, more than ${maxLength}`, { maxLength });
-  const written = countMembers(text, maxDepth, limits.maxValues ?? MAX_JSON_VALUES, limits.maxContainers ?? MAX_JSON_CONTAINERS);
+  const written = countMembers(text, maxDepth, limits.maxValues ?? MAX_JSON_VALUES, limits.maxContainers ?? MAX_JSON_CONTAINERS, spans);
   if (typeof written !== 'number') return written;
   let value: unknown;
   try {
