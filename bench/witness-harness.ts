@@ -143,7 +143,10 @@ export interface ClientSession {
  * Shared by bench/witness.ts and bench/c2sp.ts.
  */
 export function startPhasedClient(args: string[], state: StateStore, name: string): ClientSession {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './bin/polyfill.ts', ...args], {
+  // COOKWALA_BENCH_CLIENT_PROF=DIR: a CPU profile of the client child too (its whole life).
+  const clientProf = process.env.COOKWALA_BENCH_CLIENT_PROF;
+  const profArgs = clientProf ? ['--cpu-prof', `--cpu-prof-dir=${clientProf}`] : [];
+  const child = spawn(process.execPath, [...profArgs, '--import', 'tsx', '--import', './bin/polyfill.ts', ...args], {
     cwd: ROOT,
     stdio: ['pipe', 'pipe', 'inherit'],
   });

@@ -3,8 +3,12 @@
 // pipelined on it and replies matched first-in first-out (the server answers in order). A
 // request that gets no reply in `timeoutMs` poisons the stream (a late reply would be matched to
 // the wrong request), so the stream is aborted and every pending request fails with
-// `witness_unavailable`; the caller decides whether to ask again. Requests made in one turn leave
-// in one write (one yamux frame, one noise message), still in the order their replies are matched.
+// `witness_unavailable`; the caller decides whether to ask again. Requests made in one event-loop
+// turn leave in one write (one yamux frame, one noise message), still in the order their replies
+// are matched: the write waits for setImmediate, not a microtask, so the requests a caller makes
+// while a chunk of replies is read (one per reply, when it keeps a window full) join one write
+// instead of leaving one or two at a time (so the witness decrypts and demultiplexes
+// one message per chunk, not per request).
 // Invariant: a reply is handed out only after parseReply checked its shape; what it means (a
 // cosignature that verifies, a knownSeq to resend from) is the publisher's to judge.
 
@@ -41,7 +45,7 @@ export function createWitnessConnection(node: P2pNode, addr: string, opts: Conne
   let opening: Promise<FrameChannel> | undefined;
   let waiters: Waiter[] = [];
   let closed = false;
-  /** Requests encoded in this turn, sent in one write (in order, as their waiters were queued). */
+  /** Requests encoded in this event-loop turn, sent in one write (in order, as their waiters were queued). */
   let outbox: { ch: FrameChannel; frames: Uint8Array[] } | undefined;
   const flushOutbox = () => {
     const o = outbox;
@@ -126,7 +130,7 @@ export function createWitnessConnection(node: P2pNode, addr: string, opts: Conne
         if (outbox) outbox.frames.push(bytes);
         else {
           outbox = { ch, frames: [bytes] };
-          queueMicrotask(flushOutbox);
+          setImmediate(flushOutbox);
         }
       });
     },

@@ -1,6 +1,7 @@
 // serveStream (protocol-server.ts) over a real @libp2p/utils stream pair: requests decided out of
 // order are still answered in request order, and replies already decided leave together in one
-// write (write coalescing) without changing what the client reads; the client's
+// write (write coalescing) without changing what the client reads; no more than maxInFlightBytes of
+// unanswered requests are read; the client's
 // requests of one turn (witness/client/connection.ts) likewise leave as one chunk and are read as separate frames.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -60,6 +61,66 @@ describe('serveStream', () => {
       ),
       { numRuns: 25 },
     );
+  });
+
+  it('reads no further while the unanswered frames hold maxInFlightBytes, and on once the oldest is answered', async () => {
+    const [a, b] = await streamPair();
+    const events: string[] = [];
+    const answer: Array<() => void> = [];
+    let arrivals = 0;
+    let onArrival: () => void = () => {};
+    const served = serveStream(
+      b,
+      'peer',
+      (frame) =>
+        new Promise<Reply>((resolve) => {
+          const i = Number(td.decode(frame).trim());
+          events.push(`in ${i}`);
+          answer[i] = () => {
+            events.push(`out ${i}`);
+            resolve({ ok: false, code: 'conflict', detail: `reply ${i}` } as Reply);
+          };
+          arrivals++;
+          onArrival();
+        }),
+      { maxInFlightBytes: 1000 },
+    );
+    const client = createFrameChannel(a);
+    const frames = Array.from({ length: 10 }, (_, i) => te.encode(String(i).padEnd(300)));
+    const wireBytes = frames.reduce((n, f) => n + f.length + 2, 0); // 2-byte length prefixes
+    let delivered = 0;
+    const allDelivered = new Promise<void>((r) =>
+      b.addEventListener('message', (e) => {
+        delivered += (e as unknown as { data: { byteLength: number } }).data.byteLength;
+        if (delivered >= wireBytes) r();
+      }),
+    );
+    const arrived = (n: number) => new Promise<void>((r) => (onArrival = () => arrivals >= n && r()));
+    const firstFour = arrived(4);
+    // Ten 300-byte requests at once: four (1,200 bytes) reach the handler, then one per answer.
+    await client.sendMany(frames);
+    await firstFour;
+    await allDelivered;
+    // Every byte is at the server and reading buffered bytes takes no macrotask: it stopped at four.
+    await new Promise((r) => setImmediate(r));
+    expect(arrivals).toBe(4);
+    for (let i = 0; i < 6; i++) {
+      const next = arrived(5 + i);
+      answer[i]();
+      await next;
+    }
+    for (let i = 6; i < 10; i++) answer[i]();
+    const got: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const f = await client.next();
+      const r = 'frame' in f ? parseReply(f.frame) : undefined;
+      got.push(r?.ok && !r.value.ok ? r.value.detail : 'unreadable');
+    }
+    expect(got).toEqual(Array.from({ length: 10 }, (_, i) => `reply ${i}`));
+    // Request j >= 4 reached the handler only after request j - 4 was answered.
+    for (let j = 4; j < 10; j++) expect(events.indexOf(`in ${j}`)).toBeGreaterThan(events.indexOf(`out ${j - 4}`));
+    await client.close();
+    await served;
   });
 
   it('a frame channel sends several frames in one write and refuses one over the limit before writing any', async () => {

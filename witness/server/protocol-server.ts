@@ -6,7 +6,13 @@
 // Invariants: every handler closes its stream in `finally` (libp2p caps inbound streams at 32); a
 // framing error (`message_too_large`, `malformed_frame`) is answered after the replies already
 // owed and then the stream is closed; a handler that throws answers `witness_unavailable` and the
-// node keeps running. At most `maxInFlight` requests per stream are undecided at a time.
+// node keeps running. At most `maxInFlight` requests (256) and `maxInFlightBytes` of request
+// frames (8 MiB, or one frame over it) per stream are unanswered at a time: the bytes bound what a
+// peer can make us hold (64 streams a connection; 64 frames of 1 MiB were 64 MiB a stream); the
+// count lets one sequencer's round of small requests be decided together, so that group commit,
+// the verify and signing workers and the reply writes share their fixed costs over more requests
+// (measured: a count of 64 cost about 9% more CPU per request, 16% on the main thread, on the
+// bench's 1,000 logs over 4 streams; interleaved runs).
 
 import type { Connection, Stream } from '@libp2p/interface';
 import { encodeMessage, failureReply, WITNESS_PROTOCOL, type Reply } from '../wire/messages.ts';
@@ -17,16 +23,22 @@ import { fail } from '../../verifier/errors.ts';
 export type FrameHandler = (frame: Uint8Array, remotePeer: string) => Promise<Reply>;
 
 export interface ServeOptions {
+  /** Unanswered requests per stream before reading pauses (default 256). */
   maxInFlight?: number;
+  /** Bytes of unanswered request frames per stream before reading pauses (default 8 MiB). */
+  maxInFlightBytes?: number;
   maxFrame?: number;
   onError?: (e: Error) => void;
 }
 
 export async function serveStream(stream: Stream, remotePeer: string, handle: FrameHandler, opts: ServeOptions = {}): Promise<void> {
   const ch = createFrameChannel(stream, { maxFrame: opts.maxFrame });
-  const maxInFlight = opts.maxInFlight ?? 64;
+  const maxInFlight = opts.maxInFlight ?? 256;
+  const maxInFlightBytes = opts.maxInFlightBytes ?? 8 * 1024 * 1024;
   /** Replies owed in request order; `reply` is set as soon as its request is decided. */
-  const owed: Array<{ p: Promise<Reply>; reply?: Reply }> = [];
+  const owed: Array<{ p: Promise<Reply>; reply?: Reply; bytes: number }> = [];
+  /** Frame bytes of the requests in `owed`. */
+  let owedBytes = 0;
   let writer = Promise.resolve();
   let pumping = false;
   let writeFailed = false;
@@ -50,7 +62,11 @@ export async function serveStream(stream: Stream, remotePeer: string, handle: Fr
       // Decisions that finish in this turn (a group commit resolves many at once) join the write.
       if (owed.length > 1) await new Promise((r) => setImmediate(r));
       const batch: Uint8Array[] = [];
-      while (owed.length > 0 && owed[0].reply !== undefined) batch.push(encodeMessage(owed.shift()!.reply!));
+      while (owed.length > 0 && owed[0].reply !== undefined) {
+        const o = owed.shift()!;
+        owedBytes -= o.bytes;
+        batch.push(encodeMessage(o.reply!));
+      }
       if (writeFailed) continue;
       try {
         await ch.sendMany(batch);
@@ -60,8 +76,9 @@ export async function serveStream(stream: Stream, remotePeer: string, handle: Fr
       }
     }
   };
-  const enqueueReply = (p: Promise<Reply>) => {
-    const o: { p: Promise<Reply>; reply?: Reply } = { p };
+  const enqueueReply = (p: Promise<Reply>, bytes = 0) => {
+    const o: { p: Promise<Reply>; reply?: Reply; bytes: number } = { p, bytes };
+    owedBytes += bytes;
     // Registered before the writer awaits p, so it has run by the time the writer resumes.
     void p.then((r) => (o.reply = r));
     owed.push(o);
@@ -73,7 +90,7 @@ export async function serveStream(stream: Stream, remotePeer: string, handle: Fr
   try {
     for (;;) {
       // Bounded: each wait lets the writer send (and drop) at least the oldest decided reply.
-      while (owed.length >= maxInFlight && !writeFailed) {
+      while ((owed.length >= maxInFlight || (owedBytes >= maxInFlightBytes && owed.length > 0)) && !writeFailed) {
         await owed[0].p;
         await new Promise((r) => setImmediate(r));
       }
@@ -83,7 +100,7 @@ export async function serveStream(stream: Stream, remotePeer: string, handle: Fr
         enqueueReply(Promise.resolve(failureReply(n.error)));
         break;
       }
-      enqueueReply(safe(n.frame));
+      enqueueReply(safe(n.frame), n.frame.length);
       if (writeFailed) break;
     }
     await writer;

@@ -44,13 +44,23 @@ export function createFrameChannel(stream: Stream, opts: FrameChannelOptions = {
     maxBufferSize: opts.maxBufferedBytes ?? 4 * MAX_FRAME_BYTES,
   });
   let done: NextFrame | undefined;
-  let endNow!: () => void;
-  const ended = new Promise<NextFrame>((r) => (endNow = () => r({ end: true })));
+  /**
+   * The read in progress, answered `{end}` at once by close() or abort(). One slot, since reads
+   * never overlap: a Promise.race against an "ended" promise per read would leave one reaction
+   * per frame on that promise for the stream's whole life (memory and GC work growing per request).
+   */
+  let waiting: ((n: NextFrame) => void) | undefined;
   let reading: Promise<NextFrame> = Promise.resolve({ end: true });
 
   const finish = (n: NextFrame): NextFrame => {
     done ??= n;
     return done;
+  };
+
+  const endNow = () => {
+    const w = waiting;
+    waiting = undefined;
+    w?.({ end: true });
   };
 
   const readOne = async (): Promise<NextFrame> => {
@@ -64,12 +74,23 @@ export function createFrameChannel(stream: Stream, opts: FrameChannelOptions = {
     }
   };
 
+  const readOrEnd = (): Promise<NextFrame> => {
+    if (done) return Promise.resolve(done);
+    return new Promise<NextFrame>((resolve) => {
+      waiting = resolve;
+      void readOne().then((n) => {
+        if (waiting === resolve) waiting = undefined;
+        resolve(n);
+      });
+    });
+  };
+
   return {
     get open() {
       return done === undefined && stream.status === 'open';
     },
     next() {
-      reading = reading.then(() => Promise.race([readOne(), ended]));
+      reading = reading.then(readOrEnd);
       return reading;
     },
     async send(payload) {
