@@ -2,8 +2,8 @@
 // DESIGN §4). An event carrying binary data (`data_base64`, canonical standard base64) keeps the
 // data as raw bytes after its JSON text, with "" in the data_base64 member as the placeholder, so
 // the stored bytes are 3/4 of the base64 and the member order is kept; every other event is stored
-// as its JSON text. Leaves out: validating the event (the sequencer read it strictly) and its hash.
-// Invariant: decodePayload(encodePayload(ce)) deep-equals ce, member order included.
+// as its JSON text (the text the sequencer received, when it passes it: append-plan.ts payloadOf).
+// Leaves out: validating the event (the sequencer read it strictly) and its hash. Invariant: decodePayload(encodePayload(ce)) deep-equals ce, member order included.
 
 import type { CloudEvent } from '../verifier/cloudevent/read.ts';
 import { allocValue } from './slab.ts';
