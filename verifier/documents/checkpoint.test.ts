@@ -3,9 +3,11 @@
 // sequencer's key (compared by public key, not kid), one key counted once, quorum_not_met below the
 // quorum, bad cosignatures reported without failing a met quorum.
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import {
   addCosignature,
   buildCheckpoint,
+  checkpointHashedText,
   cosignCheckpoint,
   cosignVerifiedCheckpoint,
   verifyCheckpoint,
@@ -14,6 +16,8 @@ import {
 } from './checkpoint.ts';
 import type { WitnessPolicy } from './policy.ts';
 import { readDocument } from './read.ts';
+import { canonicalize } from '../encoding/jcs.ts';
+import { computeHash, hashedView, type JsonObject } from './document-hash.ts';
 import { createNobleBackend } from '../crypto/noble.ts';
 import { at, fakeHash, keyFor, LOG, signerFor } from '../../testkit/verifier-fixtures.ts';
 
@@ -199,5 +203,58 @@ describe('verifyCheckpoint', () => {
     expect(verifyCheckpoint({ ...c, extra: 1 } as Checkpoint, policy)).toMatchObject({ ok: false, code: 'unknown_field', path: '/extra' });
     expect(verifyCheckpoint({ ...c, head: 'sha256:AB' }, policy)).toMatchObject({ ok: false, code: 'invalid_hash' });
     expect(verifyCheckpointSequencerSignature({ ...c, signature: [] }, seqKey)).toMatchObject({ ok: false, code: 'invalid_document' });
+  });
+});
+
+describe('the checkpoint hash fast path', () => {
+  const text = fc.oneof(
+    { weight: 4, arbitrary: fc.string({ maxLength: 12 }) },
+    fc.string({ unit: 'binary', maxLength: 12 }),
+    fc.constantFrom('a"b', 'a\\b', '\u0001', '\ud800', '\udc00x', '\ud83d\ude00', '\u2028', fakeHash('ab'), LOG),
+  );
+  const seq = fc.oneof(
+    { weight: 4, arbitrary: fc.nat() },
+    fc.constantFrom(-0, -1, 1.5, 2 ** 53, Number.MAX_SAFE_INTEGER, NaN),
+    fc.string({ maxLength: 3 }),
+  );
+  const extra = fc.option(fc.constantFrom('x-acme-note', 'extra', '__proto__'), { nil: undefined, freq: 4 });
+  const kind = fc.oneof({ weight: 6, arbitrary: fc.constant('Checkpoint') }, fc.constant('checkpoint'));
+
+  it('gives exactly the JCS text computeHash covers, or nothing', () => {
+    let taken = 0;
+    fc.assert(
+      fc.property(
+        fc.record({ kind, log: text, seq, head: text, root: text }),
+        fc.nat(9).map((n) => n === 0),
+        extra,
+        (body, dropHash, more) => {
+          const c: Record<string, unknown> = { ...body, hash: fakeHash('ee'), signature: [] };
+          if (dropHash) delete c.hash;
+          if (more !== undefined) Object.defineProperty(c, more, { value: 1, enumerable: true, writable: true, configurable: true });
+          const fast = checkpointHashedText(c as unknown as Checkpoint);
+          const slow = canonicalize(hashedView(c as JsonObject));
+          if (fast !== undefined) {
+            expect(dropHash || more !== undefined).toBe(false);
+            expect(slow.ok && slow.value).toBe(fast);
+            taken++;
+          }
+        },
+      ),
+      { numRuns: 1000 },
+    );
+    expect(taken, 'how often the fast path was taken').toBeGreaterThan(20);
+  });
+
+  it('is taken for a built checkpoint, and the verdicts are unchanged when it is not', () => {
+    const c = cp();
+    expect(checkpointHashedText(c)).toBeDefined();
+    const r = verifyCheckpointSequencerSignature(c, seqKey);
+    const h = computeHash(c as unknown as JsonObject);
+    expect(r.ok && h.ok && r.value.hash).toBe(h.ok && h.value);
+    // A vendor member is covered by the hash: the slow path, same verdict as before (hash_mismatch).
+    const v = { ...c, 'x-acme-note': 'n' } as Checkpoint;
+    expect(checkpointHashedText(v)).toBeUndefined();
+    const rv = verifyCheckpointSequencerSignature(v, seqKey);
+    expect(!rv.ok && rv.code).toBe('hash_mismatch');
   });
 });

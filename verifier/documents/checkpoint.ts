@@ -10,10 +10,13 @@
 // (kept last: addCosignature inserts cosignatures before it) and cosignature/v1 ones, matched to a
 // policy witness by its `vkey`. A policy witness counts once toward the quorum, by whichever of its
 // signatures (JCS cosignature or cosignature/v1) verifies; the result names each form that verified.
+// The usual checkpoint's hashed JCS text is written directly (checkpointHashedText), the same text
+// computeHash would give; anything unusual goes through computeHash.
 
 import { fail, ok, type Result } from '../errors.ts';
 import { isHashString, isTime } from '../encoding/wire.ts';
 import { computeHash, type JsonObject } from './document-hash.ts';
+import { defaultBackend } from '../crypto/default.ts';
 import { sameKey, type KeyRecord } from './keys.ts';
 import { signHash, verifyHashSignature, type Signature, type Signer, type VerifyOptions } from './signature.ts';
 import { isValidOrigin } from './log-descriptor.ts';
@@ -80,6 +83,32 @@ export interface VerifiedCheckpoint {
 
 function hashOf(cp: Checkpoint): Result<string> {
   return computeHash(cp as unknown as JsonObject);
+}
+
+/** A string JSON writes as itself between quotes (no quote, backslash, control or surrogate). */
+const PLAIN_STRING = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+const CHECKPOINT_MEMBERS = ['kind', 'log', 'seq', 'head', 'root', 'hash', 'signature'] as const;
+
+/**
+ * The JCS text computeHash covers for the usual checkpoint (a plain object of exactly the seven
+ * members, kind "Checkpoint", plain strings, a non-negative safe seq), written directly in RFC
+ * 8785 member order (head, kind, log, root, seq); undefined for anything else, which goes through
+ * computeHash. The same text either way (checkpoint.test.ts).
+ */
+export function checkpointHashedText(cp: Checkpoint): string | undefined {
+  if (Object.getPrototypeOf(cp) !== Object.prototype || Object.keys(cp).length !== CHECKPOINT_MEMBERS.length) return undefined;
+  for (const k of CHECKPOINT_MEMBERS) if (!Object.prototype.hasOwnProperty.call(cp, k)) return undefined;
+  const { kind, log, seq, head, root } = cp;
+  if (kind !== CHECKPOINT_KIND || !Number.isSafeInteger(seq) || seq < 0) return undefined;
+  for (const v of [log, head, root]) if (typeof v !== 'string' || !PLAIN_STRING.test(v)) return undefined;
+  return `{"head":"${head}","kind":"Checkpoint","log":"${log}","root":"${root}","seq":${seq}}`;
+}
+
+/** computeHash of a checkpoint, through checkpointHashedText when it applies. */
+function checkpointHash(cp: Checkpoint, backend?: VerifyOptions['backend']): Result<string> {
+  const text = checkpointHashedText(cp);
+  if (text === undefined) return computeHash(cp as unknown as JsonObject, backend);
+  return ok('sha256:' + (backend ?? defaultBackend()).sha256Hex(text));
 }
 
 /** A checkpoint signed by the sequencer. Bad arguments are programmer errors (TypeError). */
@@ -158,7 +187,7 @@ export function verifyCheckpointSequencerSignature(
 ): Result<{ hash: string; legacy: boolean }> {
   if (!Array.isArray(cp.signature) || cp.signature.length === 0)
     return fail('invalid_document', 'a checkpoint carries at least the sequencer signature', { path: '/signature' });
-  const h = computeHash(cp as unknown as JsonObject, opts.backend);
+  const h = checkpointHash(cp, opts.backend);
   if (!h.ok) return h;
   if (h.value !== cp.hash)
     return fail('hash_mismatch', `checkpoint ${cp.seq}: hash ${String(cp.hash)} is not the hash of its contents ${h.value}`, {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { checkKeyValidAt, createKeyCache, parseKeyCache, publicKeyBytes, sameKey, validKeyRecordShape, type KeyRecord } from './keys.ts';
 import { at, keyFor, signerFor, T0 } from '../../testkit/verifier-fixtures.ts';
 import { toBase64url } from '../encoding/wire.ts';
+import { IDENTITY } from '../../testkit/ed25519-adversarial.ts';
 
 const ed = signerFor('EdDSA', 'dev-1', 1);
 const p256 = signerFor('ES256', 'dev-2', 2);
@@ -96,5 +97,44 @@ describe('key cache', () => {
     expect(parseKeyCache({ kind: 'Keys', keys: [] })).toMatchObject({ code: 'invalid_document' });
     expect(parseKeyCache({ kind: 'KeyCache', keys: [{ kind: 'Other' }] })).toMatchObject({ code: 'invalid_document' });
     expect(parseKeyCache({ kind: 'KeyCache', keys: [{ ...k, publicKey: 'AA' }] })).toMatchObject({ code: 'invalid_document' });
+  });
+});
+
+describe('remembered keys and key times', () => {
+  it('a key that passed is found by its exact text only, under its own alg, and each caller gets its own copy', () => {
+    const text = toBase64url(ed.publicKey);
+    const first = publicKeyBytes({ alg: 'EdDSA', publicKey: text });
+    expect(first.ok && [...first.value]).toEqual([...ed.publicKey]);
+    if (first.ok) first.value.fill(0); // a caller scribbling on its copy changes nothing for the next
+    const again = publicKeyBytes({ alg: 'EdDSA', publicKey: text });
+    expect(again.ok && [...again.value]).toEqual([...ed.publicKey]);
+    // The same text under the other alg is decided afresh (wrong length for P-256).
+    expect(publicKeyBytes({ alg: 'ES256', publicKey: text })).toMatchObject({ ok: false, code: 'invalid_document' });
+    expect(publicKeyBytes({ alg: 'Ed448' as 'EdDSA', publicKey: text })).toMatchObject({ ok: false, code: 'unsupported_alg' });
+    // Another spelling of nearly the same text (a changed last character, non-canonical bits) is refused.
+    const last = text[text.length - 1];
+    const other = text.slice(0, -1) + (last === 'A' ? 'B' : 'A');
+    const r = publicKeyBytes({ alg: 'EdDSA', publicKey: other });
+    if (r.ok) expect([...r.value]).not.toEqual([...ed.publicKey]);
+    else expect(['invalid_document', 'weak_key']).toContain(r.code);
+  });
+
+  it('refusals are decided every time: a weak key stays weak_key, a non-time validFrom stays invalid_document', () => {
+    const identity = toBase64url(IDENTITY);
+    for (let i = 0; i < 2; i++) {
+      expect(publicKeyBytes({ alg: 'EdDSA', publicKey: identity })).toMatchObject({ ok: false, code: 'weak_key' });
+      // Without the key rule the bytes are returned, and that does not make the key pass with the rule.
+      expect(publicKeyBytes({ alg: 'EdDSA', publicKey: identity }, false).ok).toBe(true);
+    }
+    const key = keyFor(ed, 'device', 'src', { validFrom: at(0) });
+    expect(checkKeyValidAt(key, at(1)).ok).toBe(true);
+    for (const bad of ['2026-11-30T10:00:00Z', at(0).replace('Z', '+00:00'), 'garbage']) {
+      expect(checkKeyValidAt({ ...key, validFrom: bad }, at(1))).toMatchObject({ ok: false, code: 'invalid_document' });
+      expect(checkKeyValidAt({ ...key, validUntil: bad }, at(1))).toMatchObject({ ok: false, code: 'invalid_document' });
+      expect(checkKeyValidAt({ ...key, revokedAt: bad }, at(1))).toMatchObject({ ok: false, code: 'invalid_document' });
+    }
+    // A remembered time still compares as the time it spells.
+    expect(checkKeyValidAt({ ...key, validFrom: at(5) }, at(4))).toMatchObject({ ok: false, code: 'key_not_valid_at' });
+    expect(checkKeyValidAt({ ...key, validFrom: at(5) }, at(5)).ok).toBe(true);
   });
 });

@@ -4,7 +4,9 @@
 // records ({"kind":"KeyCache","keys":[…]}); reading it from a file is verifier/cli's job.
 // Every key passes publicKeyBytes(), which applies the one Ed25519 key rule (verifier/crypto/ed25519-rules.ts):
 // a small-order, mixed-order or non-canonical EdDSA key is refused with weak_key wherever a
-// KeyRecord is read (documents, policy, key cache, registration, bundles).
+// KeyRecord is read (documents, policy, key cache, registration, bundles). Keys that passed it, and
+// key record times that parsed, are remembered by their exact text in bounded maps (only passes:
+// every refusal is decided again), so a verifier checking one log's key per request decodes it once.
 
 import { fail, ok, type Result } from '../errors.ts';
 import { fromBase64url, isTime, timeMs } from '../encoding/wire.ts';
@@ -33,22 +35,52 @@ export interface KeyRecord {
   url?: string;
 }
 
+// The times of key records (few distinct strings, read on every signature) by their exact text:
+// only strings that passed isTime are kept, with timeMs of them. Bounded like the key cache.
+const KEY_TIMES_MAX = 65_536;
+const keyTimes = new Map<string, number>();
+
+/** timeMs of a key record's time, or undefined when it is not an RFC 3339 UTC time (isTime). */
+function keyTimeMs(s: unknown): number | undefined {
+  if (typeof s !== 'string') return undefined;
+  let t = keyTimes.get(s);
+  if (t === undefined) {
+    if (!isTime(s)) return undefined;
+    t = timeMs(s);
+    if (keyTimes.size >= KEY_TIMES_MAX) keyTimes.delete(keyTimes.keys().next().value as string);
+    keyTimes.set(s, t);
+  }
+  return t;
+}
+
 export function checkKeyValidAt(key: KeyRecord, signedAt: string): Result<true> {
   if (!isTime(signedAt)) return fail('invalid_document', `signedAt is not an RFC 3339 UTC time: ${signedAt}`);
   // Fail closed: a record whose times do not parse would otherwise compare as NaN and pass.
-  for (const f of ['validFrom', 'validUntil', 'revokedAt'] as const) {
-    if ((f === 'validFrom' || key[f] !== undefined) && !isTime(key[f]))
-      return fail('invalid_document', `key ${key.kid} ${f} is not an RFC 3339 UTC time`);
-  }
+  const from = keyTimeMs(key.validFrom);
+  if (from === undefined) return fail('invalid_document', `key ${key.kid} validFrom is not an RFC 3339 UTC time`);
+  const until = key.validUntil === undefined ? undefined : keyTimeMs(key.validUntil);
+  if (key.validUntil !== undefined && until === undefined)
+    return fail('invalid_document', `key ${key.kid} validUntil is not an RFC 3339 UTC time`);
+  const revoked = key.revokedAt === undefined ? undefined : keyTimeMs(key.revokedAt);
+  if (key.revokedAt !== undefined && revoked === undefined)
+    return fail('invalid_document', `key ${key.kid} revokedAt is not an RFC 3339 UTC time`);
   const t = timeMs(signedAt);
-  if (key.revokedAt !== undefined && t >= timeMs(key.revokedAt))
+  if (revoked !== undefined && t >= revoked)
     return fail('key_revoked', `key ${key.kid} revoked at ${key.revokedAt}, signedAt ${signedAt}`, { kid: key.kid });
-  if (t < timeMs(key.validFrom))
-    return fail('key_not_valid_at', `key ${key.kid} valid from ${key.validFrom}, signedAt ${signedAt}`, { kid: key.kid });
-  if (key.validUntil !== undefined && t > timeMs(key.validUntil))
+  if (t < from) return fail('key_not_valid_at', `key ${key.kid} valid from ${key.validFrom}, signedAt ${signedAt}`, { kid: key.kid });
+  if (until !== undefined && t > until)
     return fail('key_not_valid_at', `key ${key.kid} valid until ${key.validUntil}, signedAt ${signedAt}`, { kid: key.kid });
   return ok(true);
 }
+
+// Keys that passed publicKeyBytes with the key rule, per alg, by their exact base64url text (a
+// witness of 40,000 logs checks each log's key on every checkpoint: decoding it again each time
+// was a measurable part of the request). Bounded: the oldest entry goes first; about 150 bytes an entry.
+const PASSED_MAX = 65_536;
+const PASSED_EDDSA = new Map<string, Uint8Array>();
+const PASSED_ES256 = new Map<string, Uint8Array>();
+const passedOf = (alg: unknown): Map<string, Uint8Array> | undefined =>
+  alg === 'EdDSA' ? PASSED_EDDSA : alg === 'ES256' ? PASSED_ES256 : undefined;
 
 /**
  * The raw public key bytes, checked for length (Ed25519: 32; P-256: 65 uncompressed) and, for
@@ -58,6 +90,10 @@ export function checkKeyValidAt(key: KeyRecord, signedAt: string): Result<true> 
  * of 40,000 admitted logs at start-up) passes false.
  */
 export function publicKeyBytes(key: Pick<KeyRecord, 'alg' | 'publicKey'>, keyRule = true): Result<Uint8Array> {
+  // A key that passed (length and, for EdDSA, the key rule) before is found by its exact text; the
+  // caller gets its own copy, as from a decode. Only passes are kept, so every refusal is decided afresh.
+  const passed = keyRule && typeof key.publicKey === 'string' ? passedOf(key.alg)?.get(key.publicKey) : undefined;
+  if (passed !== undefined) return ok(passed.slice());
   const b = fromBase64url(key.publicKey);
   if (!b.ok) return fail('invalid_document', 'publicKey is not base64url');
   const want = key.alg === 'EdDSA' ? 32 : key.alg === 'ES256' ? 65 : -1;
@@ -66,6 +102,11 @@ export function publicKeyBytes(key: Pick<KeyRecord, 'alg' | 'publicKey'>, keyRul
   if (key.alg === 'EdDSA' && keyRule) {
     const w = checkEd25519PublicKey(b.value);
     if (!w.ok) return w;
+  }
+  if (keyRule) {
+    const m = passedOf(key.alg)!;
+    if (m.size >= PASSED_MAX) m.delete(m.keys().next().value as string);
+    m.set(key.publicKey, b.value.slice());
   }
   return ok(b.value);
 }

@@ -17,6 +17,8 @@ import {
   parseHash,
   textToBase64url,
   timeMs,
+  toBase64Std,
+  toBase64StdPortable,
   toBase64url,
   toHex,
   utf8OfBase64url,
@@ -66,6 +68,34 @@ describe('base64url', () => {
       else expect(r.ok, s).toBe(false);
       expect(isBase64url(s), s).toBe(r.ok);
     }
+  });
+});
+
+describe('standard base64', () => {
+  it('the Buffer path and the portable path give the same text, which is RFC 4648 base64', () => {
+    // RFC 4648 §10 test vectors, then any bytes (subarray views included).
+    const vectors: [string, string][] = [
+      ['', ''],
+      ['f', 'Zg=='],
+      ['fo', 'Zm8='],
+      ['foo', 'Zm9v'],
+      ['foob', 'Zm9vYg=='],
+      ['fooba', 'Zm9vYmE='],
+      ['foobar', 'Zm9vYmFy'],
+    ];
+    for (const [plain, b64] of vectors) {
+      const b = new TextEncoder().encode(plain);
+      expect(toBase64Std(b)).toBe(b64);
+      expect(toBase64StdPortable(b)).toBe(b64);
+    }
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), fc.nat(8), (bytes, cut) => {
+        const view = bytes.subarray(Math.min(cut, bytes.length));
+        const want = Buffer.from(view).toString('base64');
+        expect(toBase64Std(view)).toBe(want);
+        expect(toBase64StdPortable(view)).toBe(want);
+      }),
+    );
   });
 });
 

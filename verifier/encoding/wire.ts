@@ -2,6 +2,7 @@
 // hex; binary values (keys, signatures, salts) are base64url without padding; times are RFC 3339
 // UTC with `Z` and exactly three fraction digits. Decoders are strict: a value that would not
 // re-encode to the same string is refused, so one value has exactly one spelling on the wire.
+// Also the standard base64 encoder (padded, for C2SP text), with a portable path for browsers.
 
 import { fail, ok, type Result } from '../errors.ts';
 
@@ -31,6 +32,36 @@ export function toBase64url(bytes: Uint8Array): string {
     const n = (bytes[i] << 16) | ((bytes[i + 1] ?? 0) << 8);
     out += B64URL[n >> 18] + B64URL[(n >> 12) & 63];
     if (i + 1 < bytes.length) out += B64URL[(n >> 6) & 63];
+  }
+  return out;
+}
+
+const B64STD = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/**
+ * Standard base64 with `=` padding (RFC 4648 §4; C2SP notes and vkeys). Under Node through
+ * Buffer in one native pass; elsewhere toBase64StdPortable, which gives the same text (wire.test.ts).
+ */
+export function toBase64Std(bytes: Uint8Array): string {
+  if (NodeBuffer)
+    return NodeBuffer.from(
+      bytes.buffer instanceof ArrayBuffer ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : bytes,
+    ).toString('base64');
+  return toBase64StdPortable(bytes);
+}
+
+/** toBase64Std without Buffer (browsers): the path every runtime can take. */
+export function toBase64StdPortable(bytes: Uint8Array): string {
+  let out = '';
+  let i = 0;
+  for (; i + 2 < bytes.length; i += 3) {
+    const n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
+    out += B64STD[n >> 18] + B64STD[(n >> 12) & 63] + B64STD[(n >> 6) & 63] + B64STD[n & 63];
+  }
+  if (i < bytes.length) {
+    const n = (bytes[i] << 16) | ((bytes[i + 1] ?? 0) << 8);
+    out += B64STD[n >> 18] + B64STD[(n >> 12) & 63];
+    out += i + 1 < bytes.length ? B64STD[(n >> 6) & 63] + '=' : '==';
   }
   return out;
 }

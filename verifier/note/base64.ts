@@ -3,15 +3,15 @@
 // the transparency-dev Merkle probes). It leaves out base64url, which the Cookwala documents use
 // (verifier/encoding/wire.ts). Invariant: decoding is strict, so each byte string has exactly one accepted
 // spelling: padding is required, and non-zero trailing bits, whitespace or stray `=` are refused.
+// The encoder is wire.ts's toBase64Std (native under Node, a portable loop in browsers).
 
-import { fromBase64url, toBase64url } from '../encoding/wire.ts';
+import { fromBase64url, toBase64Std as wireToBase64Std } from '../encoding/wire.ts';
 import { fail, ok, type Result } from '../errors.ts';
 
 const STD_RE = /^[A-Za-z0-9+/]*={0,2}$/;
 
 export function toBase64Std(bytes: Uint8Array): string {
-  const u = toBase64url(bytes).replace(/-/g, '+').replace(/_/g, '/');
-  return u + '='.repeat((4 - (u.length % 4)) % 4);
+  return wireToBase64Std(bytes);
 }
 
 /** Strict standard base64; the failure code is 'bad_request' and callers re-code it in context. */

@@ -23,6 +23,7 @@ import {
   toBase64Std,
   verifyCheckpointNote,
   verifyNote,
+  verifyParsedNote,
   SIG_COSIGNATURE_V1,
   SIG_ECDSA,
   SIG_ED25519,
@@ -356,5 +357,55 @@ describe('checkSignedNoteFile', () => {
       ['cases[detail]', false],
       ['bodies[b]', true],
     ]);
+  });
+});
+
+describe('verifyParsedNote', () => {
+  const good = sign(CHECKPOINT, [alice, witness]);
+  const keys = [alice.vkey, bob.vkey, witness.vkey];
+
+  it('gives verifyNote verdicts for any note, string or bytes, mutated or not', () => {
+    const variants = fc.oneof(
+      fc.constant(good),
+      fc
+        .tuple(fc.nat(good.length - 1), fc.integer({ min: 32, max: 126 }))
+        .map(([i, c]) => good.slice(0, i) + String.fromCharCode(c) + good.slice(i + 1)),
+      fc.nat(good.length).map((i) => good.slice(0, i)),
+      fc.string({ maxLength: 120 }),
+    );
+    fc.assert(
+      fc.property(variants, fc.boolean(), fc.subarray(keys, { minLength: 0 }), (note, asBytes, vk) => {
+        const input = asBytes ? utf8(note) : note;
+        const whole = verifyNote(input, vk);
+        const p = parseNote(input);
+        if (!p.ok) {
+          expect(code(whole)).toBe(p.code);
+          return;
+        }
+        const once = verifyParsedNote(p.value, vk);
+        expect(code(once)).toBe(code(whole));
+        expect(once).toEqual(whole);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('checks the bytes parseNote sliced, not members changed afterwards, and refuses a hand-made note', () => {
+    const p = parseNote(good);
+    if (!p.ok) throw new Error(p.detail);
+    expect(verifyParsedNote(p.value, [alice.vkey]).ok).toBe(true);
+    const forged = sign('example.com/log\n43\n47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=\n', [bob]);
+    const other = parseNote(forged);
+    if (!other.ok) throw new Error(other.detail);
+    // Swap in another note's text and signatures: the verdict is still that of the note parsed.
+    const swapped = p.value;
+    swapped.text = other.value.text;
+    swapped.textBytes = other.value.textBytes;
+    swapped.signatures = other.value.signatures;
+    const r = verifyParsedNote(swapped, [bob.vkey]);
+    expect(code(r)).toBe('unknown_key');
+    const okAgain = verifyParsedNote(swapped, [alice.vkey]);
+    expect(okAgain.ok && okAgain.value.text).toBe(CHECKPOINT);
+    expect(() => verifyParsedNote({ ...other.value }, [bob.vkey])).toThrow(TypeError);
   });
 });

@@ -9,7 +9,9 @@
 // Invariant: a signature is verified over the bytes received, sliced from the note up to and
 // including the text's final newline (a leading U+FEFF and any non-ASCII included), never over
 // bytes re-encoded from decoded text; the signer signs the UTF-8 of the text it is given, which is
-// the same bytes. Base64 is strict, so a note has one spelling.
+// the same bytes. Base64 is strict, so a note has one spelling. verifyParsedNote verifies a note the
+// caller parsed already (no second parse) and accepts only what parseNote returned, read from
+// parseNote's own record of it, so the same invariant holds.
 
 import { defaultBackend, type CryptoBackend } from '../crypto/default.ts';
 import { concatBytes, decodeUtf8, toHex, utf8 } from '../encoding/wire.ts';
@@ -68,7 +70,19 @@ function lastBlankLine(b: Uint8Array): number {
   return -1;
 }
 
+/**
+ * What parseNote returned, by the object it returned: verifyParsedNote reads these, not the
+ * object's members, so the bytes it checks are the ones sliced from the note received.
+ */
+const PARSED = new WeakMap<ParsedNote, ParsedNote>();
+
 export function parseNote(note: string | Uint8Array): Result<ParsedNote> {
+  const r = parseNoteOnce(note);
+  if (r.ok) PARSED.set(r.value, { ...r.value, signatures: r.value.signatures.slice() });
+  return r;
+}
+
+function parseNoteOnce(note: string | Uint8Array): Result<ParsedNote> {
   let s: string;
   let bytes: Uint8Array;
   if (note instanceof Uint8Array) {
@@ -119,10 +133,36 @@ export function verifyNote(
   verifiers: ReadonlyArray<string | NoteVerifier>,
   opts: { backend?: CryptoBackend } = {},
 ): Result<VerifiedNote> {
+  const known = knownVerifiers(verifiers, opts.backend);
+  if (!known.ok) return known;
+  const parsed = parseNoteOnce(note);
+  if (!parsed.ok) return parsed;
+  return verifySignatures(parsed.value, known.value);
+}
+
+/**
+ * verifyNote for a note the caller already parsed with parseNote (the same verdicts, without
+ * parsing it again): `parsed` must be the very object parseNote returned (a TypeError otherwise),
+ * and its signatures are checked over the bytes parseNote sliced from the note it was given.
+ */
+export function verifyParsedNote(
+  parsed: ParsedNote,
+  verifiers: ReadonlyArray<string | NoteVerifier>,
+  opts: { backend?: CryptoBackend } = {},
+): Result<VerifiedNote> {
+  const original = PARSED.get(parsed);
+  if (original === undefined) throw new TypeError('verifyParsedNote takes a note as parseNote returned it');
+  const known = knownVerifiers(verifiers, opts.backend);
+  if (!known.ok) return known;
+  return verifySignatures(original, known.value);
+}
+
+/** The caller's keys by `<name>+<key ID>`; malformed_vkey for a bad vkey or two keys under one (name, ID). */
+function knownVerifiers(verifiers: ReadonlyArray<string | NoteVerifier>, backend?: CryptoBackend): Result<Map<string, NoteVerifier>> {
   const known = new Map<string, NoteVerifier>();
   const given = new Map<string, string | NoteVerifier>();
   for (const v of verifiers) {
-    const nv = typeof v === 'string' ? createNoteVerifier(v, opts.backend ?? defaultBackend()) : ok(v);
+    const nv = typeof v === 'string' ? createNoteVerifier(v, backend ?? defaultBackend()) : ok(v);
     if (!nv.ok) return nv;
     const k = `${nv.value.name}+${nv.value.keyId}`;
     // The same vkey (or verifier) twice is harmless; two different keys under one (name, ID) are not.
@@ -130,9 +170,11 @@ export function verifyNote(
     given.set(k, v);
     known.set(k, nv.value);
   }
-  const parsed = parseNote(note);
-  if (!parsed.ok) return parsed;
-  const { text, textBytes, signatures } = parsed.value;
+  return ok(known);
+}
+
+function verifySignatures(parsed: ParsedNote, known: Map<string, NoteVerifier>): Result<VerifiedNote> {
+  const { text, textBytes, signatures } = parsed;
   const verified: VerifiedSignature[] = [];
   const unverified: NoteSignature[] = [];
   const seenUnknown = new Set<string>();

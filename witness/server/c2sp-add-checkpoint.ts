@@ -17,8 +17,9 @@
 // root hashes are also identical ... 422", as DESIGN §7a's "2026-07 change" has it.
 // Invariants: the same per-origin lock and the same versioned commit as the libp2p protocol
 // (add-checkpoint.ts), so both protocols move one state forward and never back; the cosignature
-// leaves only after the state is synced; the note is verified over the bytes received. The state
-// keeps the signed checkpoint we cosigned (text, the log's verified signature lines, our line).
+// leaves only after the state is synced; the note is verified over the bytes received, parsed once
+// (verifyParsedNote takes parseNote's result). The state keeps the signed checkpoint we cosigned
+// (text, the log's verified signature lines, our line).
 // A refused checkpoint that is validly signed by the log (422) is handed to onEvidence.
 // With deps.offThread the note's signatures are checked on a worker, with the inline result; with
 // deps.signWorker our line is signed on a worker once decided (the same bytes; still before the commit).
@@ -28,7 +29,7 @@ import { fail, ok, type Failure, type Result } from '../../verifier/errors.ts';
 import { formatHash, formatTime } from '../../verifier/encoding/wire.ts';
 import type { CryptoBackend } from '../../verifier/crypto/default.ts';
 import { EMPTY_ROOT, verifyConsistency, type Hash32 } from '../../verifier/merkle/index.ts';
-import { parseCheckpointBody, parseNote, verifyNote, type NoteVerifier } from '../../verifier/note/index.ts';
+import { parseCheckpointBody, parseNote, verifyParsedNote, type NoteVerifier } from '../../verifier/note/index.ts';
 import { hashFromBase64Std } from '../wire/hash-text.ts';
 import type { LogState, StateStore } from './state.ts';
 import type { KeyedLock } from './mutex.ts';
@@ -166,8 +167,8 @@ export async function processC2spAddCheckpoint(body: Uint8Array, deps: C2spWitne
   const keys = deps.logKeys.get(origin);
   if (!keys || keys.length === 0) return fail('unknown_log', `this witness does not follow ${origin}`);
   const v = deps.offThread
-    ? await deps.offThread.check((backend) => verifyNote(req.value.note, keys, { backend }))
-    : verifyNote(req.value.note, keys, { backend: deps.backend });
+    ? await deps.offThread.check((backend) => verifyParsedNote(parsed.value, keys, { backend }))
+    : verifyParsedNote(parsed.value, keys, { backend: deps.backend });
   // unknown_key (no trusted signature) and bad_signature (a known key's fails) are 403; a note
   // that cannot be parsed was refused above (400).
   if (!v.ok) return v;
