@@ -13,7 +13,8 @@
 // With a C2SP cosigner in deps, the same cosignature is also made as cosignature/v1 over the
 // checkpoint's C2SP body (processAddCheckpointBoth; DESIGN §4). A state advanced by a C2SP note
 // (c2sp-add-checkpoint.ts, same lock and commit) has no head: the same-seq check compares roots.
-// With deps.offThread the sequencer signature is checked on a worker, with the inline result; with
+// With deps.offThread the sequencer signature (and the log's note signature, when the checkpoint
+// carries one) is checked on a worker, with the inline result; with
 // deps.signWorker our signatures are made on a worker once decided (the same bytes; still before the commit).
 // Left out: rate limiting (the transport's job) and C2SP's text wire format (c2sp-add-checkpoint.ts).
 
@@ -213,9 +214,14 @@ export async function processAddCheckpointBoth(
   const cp = req.checkpoint;
   const admitted = deps.logs.get(cp.log);
   if (!admitted) return fail('unknown_log', `this witness does not follow ${cp.log}`);
-  const sig = deps.offThread
-    ? await deps.offThread.check((backend) => verifyCheckpointSequencerSignature(cp, admitted.sequencer, { backend }))
-    : verifyCheckpointSequencerSignature(cp, admitted.sequencer, { backend: deps.backend });
+  // The sequencer's signature and, with a cosigner, the log's own note signature (which our
+  // sequencers send with every checkpoint): both checked in one pass, on the worker when there is one.
+  const logSignatures = (backend?: CryptoBackend): Result<{ hash: string; logLine: string | undefined }> => {
+    const s = verifyCheckpointSequencerSignature(cp, admitted.sequencer, { backend });
+    if (!s.ok) return s;
+    return ok({ hash: s.value.hash, logLine: deps.cosigner ? logNoteLine(cp, admitted, backend) : undefined });
+  };
+  const sig = deps.offThread ? await deps.offThread.check(logSignatures) : logSignatures(deps.backend);
   if (!sig.ok) return fail('bad_signature', `${sig.code}: ${sig.detail}`);
 
   const lock = deps.lock ?? deps.state.lock;
@@ -249,7 +255,7 @@ export async function processAddCheckpointBoth(
       if (note) {
         // With the log's own note signature in the checkpoint (DESIGN §4), the monitoring read can
         // serve this checkpoint as a signed note: the log's line, then ours.
-        const logLine = logNoteLine(cp, admitted, deps.backend);
+        const logLine = sig.value.logLine;
         if (logLine !== undefined) {
           next.note = `${body}\n${logLine}\u2014 ${note.line}\n`;
           next.noteCosignature = note.line;

@@ -1,7 +1,8 @@
 // Signature checks on a worker (off-thread-verify.ts, a real platform/sig-pool.ts worker): every
 // request gets the same result, code and detail, as the inline check, over a real state store:
 // first contact, extensions, a signature that does not verify, a bare-hash (legacy) signature, a
-// malformed signature, another key's signature under the right kid, an unknown log; and over C2SP
+// malformed signature, another key's signature under the right kid, an unknown log, a checkpoint
+// with the log's note signature (both go to the pool; a bad one is decided again); and over C2SP
 // notes: good, a known key's bad signature, no trusted key. A request refused before any
 // signature check (unknown log, malformed signature) sends nothing to the pool; a good one sends
 // exactly its one signature; a failed one is decided again on the event loop; results leave in
@@ -10,6 +11,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createSigPool, type SigItem } from '../../platform/sig-pool.ts';
 import { defaultBackend } from '../../verifier/crypto/default.ts';
 import { signHash } from '../../verifier/documents/signature.ts';
+import { withLogNoteSignature } from '../../verifier/documents/checkpoint.ts';
 import { fromBase64url, toBase64url, utf8 } from '../../verifier/encoding/wire.ts';
 import { createFakeLog, testKey, type FakeLog } from '../../testkit/witness.ts';
 import { tempDirs } from '../../testkit/tmp.ts';
@@ -113,6 +115,53 @@ describe('sequencer signatures off the event loop', () => {
     expect(await both(next)).toMatchObject({ ok: true });
     expect(counting.sent.length).toBe(before + 1);
     expect((await moved.state.get(log.origin))?.seq).toBe(7);
+  });
+
+  it("checks the log's note signature (sent with every checkpoint by our sequencers) on the pool too, with the inline result", async () => {
+    const log = createFakeLog('example.org/offthread/noted', 'offthread-seq-n');
+    const counting = countingPool();
+    const off = createOffThreadVerifier(counting, defaultBackend());
+    const inline = await libp2pDeps([log]);
+    const moved = await libp2pDeps([log], off);
+    const noted = (r: AddCheckpointRequest): AddCheckpointRequest => ({
+      ...r,
+      checkpoint: withLogNoteSignature(r.checkpoint, log.signer, r.checkpoint.signature[0].signedAt),
+    });
+    const both = async (req: AddCheckpointRequest) => {
+      const a = await processAddCheckpointBoth(req, inline);
+      const b = await processAddCheckpointBoth(req, moved);
+      expect(strip(b)).toEqual(strip(a));
+      // The monitoring read's note (log's line, then ours) is stored alike.
+      expect((await moved.state.get(log.origin))?.note).toEqual((await inline.state.get(log.origin))?.note);
+      return b;
+    };
+    log.append(4);
+    const first = noted(await log.request(0));
+    expect(first.checkpoint.signature).toHaveLength(2);
+    expect(await both(first)).toMatchObject({ ok: true });
+    // Both of the log's signatures went to the pool, none was checked here.
+    expect(counting.sent).toHaveLength(2);
+    expect(off.stats.again).toBe(0);
+    const stored = await moved.state.get(log.origin);
+    expect(stored?.note).toMatch(/^example\.org\/offthread\/noted\n4\n/);
+    expect(stored?.note?.split('\u2014 ')).toHaveLength(3); // the log's line and ours
+
+    // A note signature that does not verify: the worker says no, it is decided again here, and the
+    // checkpoint is cosigned without the log's line, as inline.
+    log.append(3);
+    const next = noted(await log.request(4));
+    const note = next.checkpoint.signature[1];
+    const raw = fromBase64url(note.sig);
+    if (!raw.ok) throw new Error('sig');
+    const flipped = Uint8Array.from(raw.value);
+    flipped[flipped.length - 1] ^= 1;
+    const badNote = {
+      ...next,
+      checkpoint: { ...next.checkpoint, signature: [next.checkpoint.signature[0], { ...note, sig: toBase64url(flipped) }] },
+    };
+    expect(await both(badNote)).toMatchObject({ ok: true });
+    expect(off.stats.again).toBe(1);
+    expect((await moved.state.get(log.origin))?.note).toBeUndefined();
   });
 
   it('decides concurrent requests of many logs like the inline check (group commit, one pool)', async () => {

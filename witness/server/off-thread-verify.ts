@@ -9,7 +9,7 @@
 // the same check runs again on this thread with the real backend, so the result (reason code and
 // detail, bare-hash fallback included) is exactly the one the event loop alone would give.
 // Left out: which checks to move (the callers pick: the sequencer's checkpoint signature over
-// libp2p, the log's note signature over C2SP HTTP). Outside `check` the backend is the real one.
+// libp2p with the log's note signature the checkpoint carries, the log's note over C2SP HTTP). Outside `check` the backend is the real one.
 // Invariants: a result is ok only if the pool (or the real backend) verified every signature the
 // check asked about; the recording is synchronous, so no other request's checks can mix in; checks
 // that went to the pool resolve in the order they were made, whatever order the workers answer
