@@ -1,87 +1,23 @@
-// sequencer/log-host.ts: the logs one sequencer process hosts (DESIGN §12a). Each hosted log has
-// its own LevelDB store (a second process gets store_locked), its registered device keys, a group
-// committer and a checkpointer. Many logs, one memory budget: a log's store is open only while
-// used (start-up opens the first DEFAULT_EAGER_OPEN, the rest on first acquire), at most maxOpenLogs
-// at once; at the cap the least recently used unpinned log is closed (drain, last checkpoint,
-// summary file, close), and idle ones after idleCloseMs. acquire() pins a log open until release():
-// a pinned log, so one with an append or read in flight, is never closed. Each open is granted its
-// write buffer and cache from the budget (store-budget.ts) and runs the same crash guards as a
-// start (checkpoint mark). Leaves out: sharing one LevelDB between logs. Logs come from the config at start and from
-// POST /v1/logs at run time (store and signed descriptor first, then the config file, so a crash
-// in between leaves a store that the next add adopts). Opening refuses a store behind the
-// checkpoint mark kept outside it (checkpoint-mark.ts: store_behind_checkpoint). Closing a log:
-// stop taking events, finish what was taken, sign a last checkpoint over the final durable head,
-// then close the store. Each hosted log enforces the time window its descriptor declares (or, for a
-// descriptor written before time bounds, the config's).
+// sequencer/log-host.ts: the logs one sequencer process hosts (DESIGN §12a). Each hosted log
+// (hosted-log.ts: its own store, device keys, group committer and checkpointer) is open only while
+// used: start-up opens the first DEFAULT_EAGER_OPEN, the rest on first acquire, at most
+// maxOpenLogs at once, each granted its write buffer and cache from one memory budget
+// (store-budget.ts); at the cap the least recently used unpinned log is closed (drain, last
+// checkpoint, summary file, close), and idle ones after idleCloseMs. acquire() pins a log open
+// until release(): a pinned log, so one with an append or read in flight, is never closed. Logs
+// come from the config at start and from POST /v1/logs at run time (store and signed descriptor
+// first, then the config file, so a crash in between leaves a store that the next add adopts).
+// Leaves out: sharing one LevelDB between logs; what opening and closing one log does
+// (hosted-log.ts). Invariant: a log is open at most once in this process, and never closed while pinned.
 
 import { ProtocolError } from '../verifier/errors.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
-import type { Signer } from '../verifier/documents/signature.ts';
-import type { LogDescriptor, LogMode } from '../verifier/documents/log-descriptor.ts';
-import type { TimeBounds, TimePrecision } from '../verifier/documents/time-bounds.ts';
-import type { FaultHooks, LogStore } from '../logstore/index.ts';
+import type { LogMode } from '../verifier/documents/log-descriptor.ts';
 import type { LogConfig } from './config.ts';
-import type { Clock } from '../platform/clock.ts';
-import type { Metrics } from './metrics.ts';
-import { createCommitter, type Committer } from './committer.ts';
-import type { WitnessPolicy } from '../verifier/documents/policy.ts';
-import { createCheckpointer, type CheckpointPublisher, type Checkpointer } from './checkpointer.ts';
-import { openDeviceKeys, type DeviceKeyRegistry } from './device-keys.ts';
-import { deviceKeysFile, openOrCreateLogStore } from './data-dir.ts';
-import type { StoreBackend } from './store-backend.ts';
-import { sequencerSource } from './system-events.ts';
-import { openCheckpointMark } from './checkpoint-mark.ts';
-import type { Logger } from '../platform/logger.ts';
-import { grantStore, maxStoresFor, STORE_MAX_OPEN_FILES, type StoreGrant } from './store-budget.ts';
+import { grantStore, maxStoresFor, type StoreGrant } from './store-budget.ts';
 import { readLogSummary, writeLogSummary } from './log-summary.ts';
+import { closeHostedLog, openHostedLog, type HostedLog, type LogHostDeps } from './hosted-log.ts';
 
-export interface HostedLog {
-  readonly origin: string;
-  readonly mode: LogMode;
-  readonly store: LogStore;
-  readonly descriptor: LogDescriptor;
-  /** The source of the sequencer's own events in this log. */
-  readonly source: string;
-  readonly keys: DeviceKeyRegistry;
-  /** The time window ingest enforces: the descriptor's, else the config's. */
-  readonly timeBounds: TimeBounds;
-  /** The descriptor's timePrecision (§8 open datasets): "day" = every time in the log is a UTC midnight. */
-  readonly timePrecision: TimePrecision;
-  readonly committer: Committer;
-  readonly checkpoints: Checkpointer;
-  /** The witness hook of this log (its status() feeds the explorer). */
-  readonly publisher: CheckpointPublisher;
-}
-
-export interface LogHostDeps {
-  dataDir: string;
-  signer: Signer;
-  keyRecord: KeyRecord;
-  clock: Clock;
-  metrics: Metrics;
-  logger?: Logger;
-  /** Fault injection around every store write (tests). */
-  storeFaults?: FaultHooks;
-  /** PostgreSQL instead of LevelDB under dataDir (store-backend.ts). */
-  storeBackend?: StoreBackend;
-  /** The time window new logs declare (config maxClockSkewMs, maxDeliveryDelayMs). */
-  timeBounds: TimeBounds;
-  /** The checkpoint publisher and quorum of a log (the witness hook). */
-  publishing(origin: string): { publisher: CheckpointPublisher; quorum: number; policy?: WitnessPolicy };
-  /** A store write of the log `origin` failed (once per log). */
-  onFatal(e: unknown, origin: string): void;
-  onError(e: unknown): void;
-  /** The memory budget of all stores together, bytes (store-budget.ts). Default 2 GiB. */
-  memoryBudgetBytes?: number;
-  /** At most this many stores open at once (default: what the budget allows, at most 256). */
-  maxOpenLogs?: number;
-  /** Logs opened at start, the first in config order (default 16); the others open on first use. */
-  eagerOpen?: number;
-  /** Start each log's checkpoint timer when it opens (absent: tests tick by hand). */
-  checkpointIntervalMs?: number;
-  /** Close logs unused this long (ms), checked every idleCloseMs / 2; absent: only the cap closes logs. */
-  idleCloseMs?: number;
-}
+export type { HostedLog, LogHostDeps } from './hosted-log.ts';
 
 /** What GET /v1/logs lists per log (log-summary.ts: the summary file of a log that is not open). */
 export interface LogSummary {
@@ -117,76 +53,6 @@ export interface LogHost {
   /** Open (creating when new) and host a log; log_exists if it is hosted already. */
   add(l: LogConfig): Promise<HostedLog>;
   close(): Promise<void>;
-}
-
-async function openHostedLog(d: LogHostDeps, l: LogConfig, grant: StoreGrant): Promise<HostedLog> {
-  const level = { writeBufferSize: grant.writeBufferSize, cacheSize: grant.cacheSize, maxOpenFiles: STORE_MAX_OPEN_FILES };
-  const store = await openOrCreateLogStore(d.dataDir, l, d.signer, d.clock.now, d.timeBounds, d.storeFaults, d.storeBackend, level);
-  try {
-    const descriptor = store.descriptor()!;
-    // A store rolled back with its own checkpoints (an old backup) is caught here.
-    const mark = await openCheckpointMark(d.dataDir, l.log, store);
-    const keys = await openDeviceKeys(deviceKeysFile(d.dataDir, l.log), d.signer, d.keyRecord);
-    const timePrecision: TimePrecision = descriptor.timePrecision ?? 'ms';
-    const committer = createCommitter({
-      store,
-      log: l.log,
-      clock: d.clock,
-      metrics: d.metrics,
-      timePrecision,
-      onFatal: (e) => d.onFatal(e, l.log),
-    });
-    const { publisher, quorum, policy } = d.publishing(l.log);
-    const checkpoints = await createCheckpointer({
-      store,
-      log: l.log,
-      signer: d.signer,
-      clock: d.clock,
-      publisher,
-      quorum,
-      policy,
-      metrics: d.metrics,
-      logger: d.logger?.child({ log: l.log }),
-      mark,
-      onError: d.onError,
-    });
-    d.metrics.set('cookwala_log_head_seq', store.head().seq, { log: l.log });
-    const timeBounds = descriptor.timeBounds ?? d.timeBounds;
-    return {
-      origin: l.log,
-      mode: descriptor.mode,
-      store,
-      descriptor,
-      source: sequencerSource(l.log),
-      keys,
-      timeBounds,
-      timePrecision,
-      committer,
-      checkpoints,
-      publisher,
-    };
-  } catch (e) {
-    await store.close();
-    throw e;
-  }
-}
-
-async function closeHostedLog(h: HostedLog): Promise<void> {
-  // The store is closed whatever fails before it: a log taken out of the open set must not keep
-  // its LevelDB handle (and file descriptors) behind.
-  try {
-    await h.committer.close();
-    await h.checkpoints.stop();
-    await h.checkpoints.tick();
-    // A log reopened later gets a new publisher (publishing()): this one's timers stop here.
-    await h.publisher.close?.();
-  } finally {
-    try {
-      await h.keys.close();
-    } finally {
-      await h.store.close();
-    }
-  }
 }
 
 export const DEFAULT_MEMORY_BUDGET = 2 * 1024 * 1024 * 1024;
