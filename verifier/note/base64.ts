@@ -1,9 +1,10 @@
 // verifier/note/base64.ts: standard base64 (RFC 4648 §4, alphabet with + and /, `=` padding), the
 // encoding of C2SP signed notes, vkeys and checkpoint root hashes (and of Go's JSON []byte, as in
 // the transparency-dev Merkle probes). It leaves out base64url, which the Cookwala documents use
-// (verifier/encoding/wire.ts). Invariant: decoding is strict, so each byte string has exactly one accepted
-// spelling: padding is required, and non-zero trailing bits, whitespace or stray `=` are refused.
-// The encoder is wire.ts's toBase64Std (native under Node, a portable loop in browsers).
+// (verifier/encoding/wire.ts). Invariant: decoding is strict, so each byte string has exactly one
+// accepted spelling: padding is required, and non-zero trailing bits, whitespace or stray `=` are
+// refused. The encoder is toBase64Std of verifier/encoding/wire.ts (native under Node, a portable
+// loop in browsers).
 
 import { fromBase64url, toBase64Std as wireToBase64Std } from '../encoding/wire.ts';
 import { fail, ok, type Result } from '../errors.ts';
