@@ -22,12 +22,14 @@ import { createPayloadLines } from './payload-lines.ts';
 import { createEntryClock, type LatestStamp } from './entry-time.ts';
 import { readDocument } from '../documents/read.ts';
 import { hashedView, type JsonObject } from '../documents/document-hash.ts';
+import { entryCanonicalText, type Entry } from '../documents/entry.ts';
 import { canonicalize } from '../encoding/jcs.ts';
-import { createEntrySignatures, hashString } from './entry-signatures.ts';
+import { createEntrySignatures, hashString, hexBytes } from './entry-signatures.ts';
 import { createFrontier, hashLeaf } from '../merkle/index.ts';
 import { defaultBackend, type CryptoBackend } from '../crypto/default.ts';
 import type { Failure, Result } from '../errors.ts';
 import type { TimeBounds } from '../documents/time-bounds.ts';
+import { timeMs } from '../encoding/wire.ts';
 
 export type { LatestStamp } from './entry-time.ts';
 
@@ -56,6 +58,30 @@ export interface EntryCheckerOptions {
   maxErasedListed?: number;
 }
 
+/** The members an entry line may have for the direct encoder: its own eight and `hash` (left out of the hash). */
+const ENTRY_MEMBERS: ReadonlySet<string> = new Set([
+  'kind',
+  'log',
+  'seq',
+  'prev',
+  'sequencedAt',
+  'ce',
+  'eventHash',
+  'eventSignature',
+  'hash',
+]);
+
+/**
+ * True when every member of `doc` is one of ENTRY_MEMBERS: then its hashed view is exactly what
+ * entryCanonicalText reads (it declines, with undefined, when one of the eight is missing or odd).
+ */
+function usualEntry(doc: object): boolean {
+  const keys = Object.keys(doc);
+  if (keys.length > ENTRY_MEMBERS.size) return false;
+  for (let i = 0; i < keys.length; i++) if (!ENTRY_MEMBERS.has(keys[i])) return false;
+  return true;
+}
+
 export function createEntryChecker(o: EntryCheckerOptions) {
   const f = o.failures;
   const backend = o.backend ?? defaultBackend();
@@ -65,19 +91,29 @@ export function createEntryChecker(o: EntryCheckerOptions) {
   const payloads = createPayloadLines({ failures: f, mode: o.mode, maxErasedListed: o.maxErasedListed });
   const clock = createEntryClock({ failures: f, timeBounds: o.timeBounds, timePrecision: o.timePrecision });
   const signatures = createEntrySignatures({ failures: f, trust: o.trust, sigs: o.sigs, backend, allowLegacy: o.allowLegacy });
-  let last: { seq: number; hash: string | undefined } = { seq: 0, hash: o.descriptorHash };
+  // The previous entry line: its seq and its `hash` member as written (two values, no object per entry).
+  const last: { seq: number; hash: string | undefined } = { seq: 0, hash: o.descriptorHash };
   let head = o.descriptorHash;
   let entries = 0;
   let firstBadEntry: number | undefined;
 
-  /** The Core §5 document hash as bytes and string (computeHash's rule, without a hex round trip). */
+  /**
+   * The Core §5 document hash as string and bytes (computeHash's rule). An entry of the usual shape
+   * (no member but the entry's own and `hash`) is written directly by entryCanonicalText, the
+   * sequencer's own encoder, which declines anything less plain; every other line is canonicalized
+   * generically, so the bytes hashed are those of canonicalize(hashedView(doc)) either way.
+   */
   function docHash(doc: JsonObject): Result<{ hex: string; bytes: Uint8Array }> {
     if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
       return { ok: false, code: 'invalid_document', detail: 'an entry is a JSON object' };
-    const c = canonicalize(hashedView(doc));
-    if (!c.ok) return c;
-    const bytes = backend.sha256Text(c.value);
-    return { ok: true, value: { hex: hashString(bytes), bytes } };
+    let text = usualEntry(doc) ? entryCanonicalText(doc as unknown as Entry) : undefined;
+    if (text === undefined) {
+      const c = canonicalize(hashedView(doc));
+      if (!c.ok) return c;
+      text = c.value;
+    }
+    const hex = backend.sha256Hex(text);
+    return { ok: true, value: { hex: 'sha256:' + hex, bytes: hexBytes(hex) } };
   }
 
   const bad = (r: Failure, line: number, seq?: number, more: Record<string, unknown> = {}) =>
@@ -130,13 +166,16 @@ export function createEntryChecker(o: EntryCheckerOptions) {
           detail: `entry ${seq}: prev is not the hash of ${last.seq === 0 ? 'the descriptor' : `entry ${last.seq}`}`,
         });
       }
-      last = { seq, hash: hashMember };
+      last.seq = seq;
+      last.hash = hashMember;
       if (o.log !== undefined && raw.log !== o.log)
         f.add({ kind: 'log_mismatch', seq, line, expected: o.log, found: raw.log, detail: `entry ${seq} names another log` });
-      if (r.ok) clock.check(r.value, line);
+      // signedAt is read once for the clock and the key's validity window.
+      const signedAtMs = r.ok ? timeMs(r.value.eventSignature.signedAt) : NaN;
+      if (r.ok) clock.check(r.value, line, signedAtMs);
       if (recomputed.ok) {
         head = recomputed.value.hex;
-        frontier.append(hashLeaf(recomputed.value.bytes));
+        frontier.push(hashLeaf(recomputed.value.bytes));
         if (o.wantsRoot(seq)) o.recordRoot(seq, head, hashString(frontier.root()), clock.latest);
       }
       if (!recomputed.ok && r.ok) bad(recomputed, line, seq);
@@ -159,7 +198,7 @@ export function createEntryChecker(o: EntryCheckerOptions) {
         }
         subjects.set(subject, cookwalaseq);
       }
-      const s = signatures.check(e, line);
+      const s = signatures.check(e, line, signedAtMs);
       payloads.expect(e, line, s.sequencerSigned);
       if (!idWait) return s.wait;
       return s.wait ? Promise.all([idWait, s.wait]).then(() => undefined) : idWait;

@@ -34,6 +34,14 @@ export function hashString(d: Uint8Array): string {
   return NodeBuffer ? 'sha256:' + NodeBuffer.from(d.buffer as ArrayBuffer, d.byteOffset, d.byteLength).toString('hex') : formatHash(d);
 }
 
+/** The 32 bytes of the 64 lowercase hex digits of a digest (sha256Hex's output). */
+export function hexBytes(hex: string): Uint8Array {
+  if (NodeBuffer) return NodeBuffer.from(hex, 'hex');
+  const out = new Uint8Array(hex.length >> 1);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
 /** Bytes of a base64url string the schema has already checked to be canonical. */
 function checkedBase64url(s: string): Uint8Array | undefined {
   if (NodeBuffer) return NodeBuffer.from(s, 'base64url');
@@ -51,7 +59,7 @@ interface KeyState {
 
 export interface EntrySignatures {
   /** Decide and queue the check of `e`'s signature; `wait` is backpressure to await. */
-  check(e: Entry, line: number): { wait?: Promise<void>; sequencerSigned: boolean };
+  check(e: Entry, line: number, signedAtMs?: number): { wait?: Promise<void>; sequencerSigned: boolean };
   /** Legacy signatures accepted so far (allowLegacy). */
   readonly legacy: number;
 }
@@ -85,8 +93,8 @@ export function createEntrySignatures(o: {
   }
 
   /** checkKeyValidAt's verdict, without re-reading the key's times for every entry. */
-  function validAt(key: KeyRecord, k: KeyState, signedAt: string): Result<true> {
-    const t = timeMs(signedAt);
+  function validAt(key: KeyRecord, k: KeyState, signedAt: string, signedAtMs?: number): Result<true> {
+    const t = signedAtMs ?? timeMs(signedAt);
     if (t < k.revoked && t >= k.from && t <= k.until) return { ok: true, value: true };
     return checkKeyValidAt(key, signedAt); // the exact failure (and NaN windows fail closed there)
   }
@@ -146,7 +154,8 @@ export function createEntrySignatures(o: {
   }
 
   /** Queues the device (or sequencer) signature of an entry; returns backpressure and whether the sequencer signed. */
-  function check(e: Entry, line: number): { wait?: Promise<void>; sequencerSigned: boolean } {
+  /** `signedAtMs`: timeMs(e.eventSignature.signedAt) when the caller has it already. */
+  function check(e: Entry, line: number, signedAtMs?: number): { wait?: Promise<void>; sequencerSigned: boolean } {
     const s = e.eventSignature;
     const key = o.trust.lookup(s.kid);
     const at = { seq: e.seq, line };
@@ -205,7 +214,7 @@ export function createEntrySignatures(o: {
       });
       return { sequencerSigned: false };
     }
-    const validity = validAt(key, ks, s.signedAt);
+    const validity = validAt(key, ks, s.signedAt, signedAtMs);
     const check = {
       seq: e.seq,
       line,

@@ -23,12 +23,20 @@ export function createEntryClock(o: { failures: FailureLog; timeBounds?: TimeBou
   const f = o.failures;
   let maxStampMs = -Infinity;
   let latest: LatestStamp | undefined;
-  let prevStamp: { seq: number; sequencedAt: string } | undefined;
+  // The previous entry's seq, sequencedAt and its time (kept as three values: no object per entry).
+  let prevSeq = 0;
+  let prevAt: string | undefined;
+  let prevMs = NaN;
 
-  /** The log's clock: non-decreasing sequencedAt, and signedAt within the declared bounds of it. */
-  function checkTime(e: Entry, line: number): void {
+  /**
+   * The log's clock: non-decreasing sequencedAt, and signedAt within the declared bounds of it.
+   * `signedAtMs` is timeMs(e.eventSignature.signedAt) when the caller has it already.
+   */
+  function checkTime(e: Entry, line: number, signedAtMs?: number): void {
     const stamp = timeMs(e.sequencedAt);
-    if (prevStamp !== undefined) {
+    // checkTimeOrder fails exactly when !(stamp >= prevMs) (both Date.parse): asked only then, for its failure.
+    if (prevAt !== undefined && !(stamp >= prevMs)) {
+      const prevStamp = { seq: prevSeq, sequencedAt: prevAt };
       const order = checkTimeOrder(prevStamp, e);
       if (!order.ok)
         f.add({
@@ -40,7 +48,9 @@ export function createEntryClock(o: { failures: FailureLog; timeBounds?: TimeBou
           detail: order.detail,
         });
     }
-    prevStamp = { seq: e.seq, sequencedAt: e.sequencedAt };
+    prevSeq = e.seq;
+    prevAt = e.sequencedAt;
+    prevMs = stamp;
     if (stamp > maxStampMs) {
       maxStampMs = stamp;
       latest = { ms: stamp, seq: e.seq };
@@ -55,7 +65,7 @@ export function createEntryClock(o: { failures: FailureLog; timeBounds?: TimeBou
       }
     }
     if (o.timeBounds) {
-      const w = checkSignedAt(timeMs(e.eventSignature.signedAt), stamp, o.timeBounds);
+      const w = checkSignedAt(signedAtMs ?? timeMs(e.eventSignature.signedAt), stamp, o.timeBounds);
       if (!w.ok)
         f.add({
           kind: w.code,

@@ -21,6 +21,7 @@ export interface PairDigester {
 export function createPairDigester(backend: CryptoBackend, salt: Uint8Array): PairDigester {
   const enc = new TextEncoder();
   let buf = new Uint8Array(256);
+  let view = new DataView(buf.buffer);
   buf.set(salt, 0);
   let pairEnd = 0; // end of salt || u32be(len) || source || id in buf
   const d: PairDigester = {
@@ -31,10 +32,11 @@ export function createPairDigester(backend: CryptoBackend, salt: Uint8Array): Pa
       const need = salt.length + 4 + 3 * (source.length + id.length);
       if (buf.length < need) {
         buf = new Uint8Array(2 * need);
+        view = new DataView(buf.buffer);
         buf.set(salt, 0);
       }
       const sLen = enc.encodeInto(source, buf.subarray(salt.length + 4)).written;
-      new DataView(buf.buffer).setUint32(salt.length, sLen);
+      view.setUint32(salt.length, sLen);
       const iLen = enc.encodeInto(id, buf.subarray(salt.length + 4 + sLen)).written;
       pairEnd = salt.length + 4 + sLen + iLen;
       const h = backend.sha256(buf.subarray(0, pairEnd));

@@ -13,11 +13,34 @@
 import type { FailureLog, ErasedPayload } from './report.ts';
 import { createMissingPayloads } from './missing-payloads.ts';
 import { readPayloadLine } from './format.ts';
-import { encodeCookwalasig, eventHash, readCloudEvent } from '../cloudevent/read.ts';
+import { encodeCookwalasig, eventHash, readCloudEvent, type CloudEvent } from '../cloudevent/read.ts';
 import { entryCeOf as ceOf, type Entry, type EntryCe } from '../documents/entry.ts';
 import { ERASED_TYPE } from './entry-signatures.ts';
-import { isHashString, parseHash } from '../encoding/wire.ts';
+import { isHashString, parseHash, textToBase64url } from '../encoding/wire.ts';
+import type { Signature } from '../documents/signature.ts';
 import type { Failure } from '../errors.ts';
+
+/** Characters JSON.stringify would escape (and lone-surrogate halves). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+const plain = (x: unknown): x is string => typeof x === 'string' && !NEEDS_ESCAPE.test(x);
+
+/**
+ * encodeCookwalasig(s): for the usual Signature (exactly alg, kid, sig and signedAt, each a string
+ * JSON writes as itself) its JCS text is written directly in RFC 8785 member order; any other goes
+ * to encodeCookwalasig. The same string either way (parts.test.ts compares them).
+ */
+export function cookwalasigOf(s: Signature): string {
+  if (
+    Object.getPrototypeOf(s) === Object.prototype &&
+    Object.keys(s).length === 4 &&
+    plain(s.alg) &&
+    plain(s.kid) &&
+    plain(s.sig) &&
+    plain(s.signedAt)
+  )
+    return textToBase64url(`{"alg":"${s.alg}","kid":"${s.kid}","sig":"${s.sig}","signedAt":"${s.signedAt}"}`);
+  return encodeCookwalasig(s);
+}
 
 interface Pending {
   entry: Entry;
@@ -106,8 +129,15 @@ export function createPayloadLines(o: { failures: FailureLog; mode: 'full' | 'ha
     if (erased.length < maxErased) erased.push({ seq: target, eventHash: d.eventHash as string, erasedBy: e.seq, reason: d.reason });
   }
 
-  function sameCe(a: EntryCe, b: EntryCe): boolean {
-    return a.source === b.source && a.id === b.id && a.type === b.type && a.subject === b.subject && a.cookwalaseq === b.cookwalaseq;
+  /** entryCeOf(ev) equals a, read off the event without building the copy (a null attribute is absent there). */
+  function sameCe(a: EntryCe, ev: CloudEvent): boolean {
+    return (
+      a.source === ev.source &&
+      a.id === ev.id &&
+      a.type === ev.type &&
+      a.subject === (ev.subject === null ? undefined : ev.subject) &&
+      a.cookwalaseq === (ev.cookwalaseq === null ? undefined : ev.cookwalaseq)
+    );
   }
 
   return {
@@ -153,18 +183,17 @@ export function createPayloadLines(o: { failures: FailureLog; mode: 'full' | 'ha
         });
         return;
       }
-      const attrs = ceOf(ce.value);
-      if (!sameCe(attrs, e.ce))
+      if (!sameCe(e.ce, ce.value))
         f.add({
           kind: 'payload_hash_mismatch',
           ...at,
           expected: e.ce,
-          found: attrs,
+          found: ceOf(ce.value),
           detail: `payload of entry ${e.seq}: the entry's ce attributes are not the event's`,
         });
       // decodeCookwalasig is strict (exactly the JCS form), so equal strings mean the same Signature.
       const sigText = ce.value.cookwalasig;
-      if (sigText !== undefined && sigText !== null && sigText !== encodeCookwalasig(e.eventSignature)) {
+      if (sigText !== undefined && sigText !== null && sigText !== cookwalasigOf(e.eventSignature)) {
         f.add({
           kind: 'bad_signature',
           ...at,

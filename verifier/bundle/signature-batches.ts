@@ -29,9 +29,17 @@ export interface SigQueue {
 
 export const inlineVerifyBatch: VerifyBatch = async (items) => items.map((it) => verifyRaw(it.alg, it.publicKey, it.msg, it.sig));
 
+/**
+ * Checks per batch. 128, not 512: measured on the verify child over 10^5 events (2 cores, 6
+ * interleaved pairs), about 2 us less CPU per event and a lower peak RSS (fewer checks, and the
+ * lines they hold, alive at once), with up to (maxInFlight + 1) x 128 checks still queued ahead
+ * of the workers.
+ */
+export const DEFAULT_BATCH_SIZE = 128;
+
 export function createSigQueue(opts: { verifyBatch?: VerifyBatch; batchSize?: number; maxInFlight?: number } = {}): SigQueue {
   const verifyBatch = opts.verifyBatch ?? inlineVerifyBatch;
-  const batchSize = Math.max(1, opts.batchSize ?? 512);
+  const batchSize = Math.max(1, opts.batchSize ?? DEFAULT_BATCH_SIZE);
   const maxInFlight = Math.max(1, opts.maxInFlight ?? 4);
   let items: RawCheck[] = [];
   let callbacks: Array<(good: boolean) => void> = [];

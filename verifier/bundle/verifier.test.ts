@@ -155,6 +155,23 @@ describe('bundle verifier: tampering is named with its seq', () => {
     const rw = r.failures.find((f) => f.kind === 'rewrite_detected');
     expect(rw).toMatchObject({ seq: 21, upTo: 30, firstBadEntry: 25 });
   });
+  it('an entry member outside the direct encoder is hashed generically: it changes the tree, a `signature` member does not', async () => {
+    // entries.ts writes the usual entry's canonical text directly; a line with any other member
+    // must still hash as canonicalize(hashedView(line)), so the added member reaches the root.
+    const at = entryAt(lines, 7);
+    const vendor = await verify(
+      edit(lines, at, (d) => (d['x-note'] = 'a')),
+      g.policy,
+    );
+    expect(kinds(vendor)).toEqual(expect.arrayContaining(['unknown_field@7', 'rewrite_detected@1']));
+    const signature = await verify(
+      edit(lines, at, (d) => (d.signature = { a: 1 })),
+      g.policy,
+    );
+    expect(kinds(signature)).toContain('unknown_field@7');
+    expect(signature.failureCounts.rewrite_detected).toBeUndefined();
+    expect(signature.failureCounts.chain_broken).toBeUndefined();
+  });
   it('a consistent rewrite (chain recomputed) is caught by the witnessed checkpoints, bracketed', async () => {
     const a = bundle({ events: 60, checkpointEvery: 10 });
     const b = bundle({ events: 60, checkpointEvery: 10, variantFrom: 33 });

@@ -34,6 +34,9 @@ export const MAX_LINE_BYTES = 16 << 20;
  */
 export const READ_BYTES = 256 << 10;
 
+/** The flags of an ordinary line (shared: callers only read them). */
+const NO_FLAGS: LineFlags = Object.freeze({});
+
 /**
  * Calls `onLine` for each line in order, awaiting it when it returns a promise; returning `false`
  * stops the reading. Memory: one read buffer and at most MAX_LINE_BYTES of a pending line.
@@ -47,15 +50,15 @@ export async function forEachLine(
   let carry: Buffer[] = [];
   let carried = 0;
   let skipping = false;
-  const emit = async (slice: Buffer, flags: LineFlags): Promise<boolean> => {
+  // Not an async function: a line whose callback returns no promise costs no promise and no await
+  // (undefined: go on; false: stop; a promise: await it, then go on).
+  const emit = (slice: Buffer, flags: LineFlags): Promise<void> | undefined | false => {
     const r = onLine(
       skipping ? '' : slice.toString('utf8'),
       skipping ? { ...flags, tooLong: true } : isUtf8(slice) ? flags : { ...flags, notUtf8: true },
     );
     skipping = false;
-    if (r === false) return false;
-    if (r) await r;
-    return true;
+    return r;
   };
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
@@ -70,7 +73,9 @@ export async function forEachLine(
         carry = [];
         carried = 0;
         start = nl + 1;
-        if (!(await emit(slice, {}))) return;
+        const r = emit(slice, NO_FLAGS);
+        if (r === false) return;
+        if (r) await r;
       }
       if (start < chunk.length && !skipping) {
         carry.push(Buffer.from(chunk.subarray(start)));

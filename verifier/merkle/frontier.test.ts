@@ -25,6 +25,24 @@ describe('createFrontier', () => {
     expect(f.size).toBe(4);
   });
 
+  it('push is append without the list: same size, nodes and root after every leaf (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('append', 'push'), { maxLength: 70 }), (ops) => {
+        const a = createFrontier();
+        const b = createFrontier();
+        ops.forEach((op, i) => {
+          a.append(leaf(i));
+          if (op === 'push') b.push(leaf(i));
+          else b.append(leaf(i));
+          expect(b.size).toBe(a.size);
+          expect(toHex(b.root())).toBe(toHex(a.root()));
+          expect(b.nodes().map((n) => [n.id, toHex(n.hash)])).toEqual(a.nodes().map((n) => [n.id, toHex(n.hash)]));
+        });
+      }),
+      { numRuns: 50 },
+    );
+  });
+
   it('holds rootPlan(size) and the full-tree root at every size; emits every complete node once', async () => {
     const f = createFrontier();
     const t = createMemoryTree();

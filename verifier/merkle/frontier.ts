@@ -18,6 +18,8 @@ export interface Frontier {
   readonly size: number;
   /** Append one leaf hash; returns every newly completed node, the leaf (level 0) first. */
   append(leafHash: Hash32): Array<{ id: NodeId; hash: Hash32 }>;
+  /** append without the list of completed nodes, for a reader that keeps none (the bundle verifier). */
+  push(leafHash: Hash32): void;
   root(): Hash32;
   /** The current frontier (the nodes of rootPlan(size)), for persisting and restoring. */
   nodes(): Array<{ id: NodeId; hash: Hash32 }>;
@@ -49,24 +51,33 @@ export function createFrontier(size = 0, nodes: Array<{ id: NodeId; hash: Hash32
   });
   let n = size;
 
+  /** Pushes the leaf and merges equal levels; each completed node goes to `made` when given. */
+  function add(leafHash: Hash32, made: Array<{ id: NodeId; hash: Hash32 }> | undefined): void {
+    check32(leafHash, 'leaf hash');
+    if (n >= Number.MAX_SAFE_INTEGER) throw new RangeError('tree size limit 2^53 - 1 reached');
+    made?.push({ id: [0, n], hash: leafHash });
+    stack.push({ level: 0, index: n, hash: leafHash });
+    while (stack.length >= 2 && stack[stack.length - 1].level === stack[stack.length - 2].level) {
+      const right = stack.pop() as Slot;
+      const left = stack.pop() as Slot;
+      const parent: Slot = { level: left.level + 1, index: left.index / 2, hash: hashChildren(left.hash, right.hash) };
+      stack.push(parent);
+      made?.push({ id: [parent.level, parent.index], hash: parent.hash });
+    }
+    n++;
+  }
+
   return {
     get size() {
       return n;
     },
     append(leafHash) {
-      check32(leafHash, 'leaf hash');
-      if (n >= Number.MAX_SAFE_INTEGER) throw new RangeError('tree size limit 2^53 - 1 reached');
-      const made: Array<{ id: NodeId; hash: Hash32 }> = [{ id: [0, n], hash: leafHash }];
-      stack.push({ level: 0, index: n, hash: leafHash });
-      while (stack.length >= 2 && stack[stack.length - 1].level === stack[stack.length - 2].level) {
-        const right = stack.pop() as Slot;
-        const left = stack.pop() as Slot;
-        const parent: Slot = { level: left.level + 1, index: left.index / 2, hash: hashChildren(left.hash, right.hash) };
-        stack.push(parent);
-        made.push({ id: [parent.level, parent.index], hash: parent.hash });
-      }
-      n++;
+      const made: Array<{ id: NodeId; hash: Hash32 }> = [];
+      add(leafHash, made);
       return made;
+    },
+    push(leafHash) {
+      add(leafHash, undefined);
     },
     root() {
       return stack.length === 0 ? EMPTY_ROOT.slice() : foldRight(stack.map((s) => s.hash));
