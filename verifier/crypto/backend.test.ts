@@ -36,7 +36,11 @@ describe('node:crypto and @noble agree', () => {
   it('SHA-256 is identical', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 2048 }), (d) => {
-        expect(Buffer.from(node.sha256(d))).toEqual(Buffer.from(noble.sha256(d)));
+        const h = node.sha256(d);
+        expect(Buffer.from(h)).toEqual(Buffer.from(noble.sha256(d)));
+        // A Buffer of its own 32 bytes (a caller may keep, transfer or slice it).
+        expect(Buffer.isBuffer(h) && h.byteOffset === 0 && h.buffer.byteLength === 32).toBe(true);
+        expect(Buffer.from(node.sha256(d))).toEqual(h);
       }),
       { numRuns: 200 },
     );
