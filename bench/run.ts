@@ -164,7 +164,18 @@ export async function main(argv: string[]): Promise<number> {
           checkpointMeasuredAt: new Date().toISOString(),
           checkpointQuick: quick,
         };
-      else results[name] = { ...r, quick, measuredAt: new Date().toISOString(), seconds: Math.round((Date.now() - t0) / 100) / 10 };
+      else {
+        // The opt-in 10^7 verify run (verify7) is kept when the verify section runs again: it is
+        // its own, dated, measurement.
+        const at1e7 = name === 'verify' ? (results.verify as { at1e7?: unknown } | undefined)?.at1e7 : undefined;
+        results[name] = {
+          ...r,
+          ...(at1e7 !== undefined ? { at1e7 } : {}),
+          quick,
+          measuredAt: new Date().toISOString(),
+          seconds: Math.round((Date.now() - t0) / 100) / 10,
+        };
+      }
     } catch (e) {
       results[name] = {
         error: String((e as Error)?.stack ?? e)
