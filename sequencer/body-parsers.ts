@@ -32,14 +32,18 @@ function opensArray(raw: Uint8Array): boolean {
  * too_deep as verifier/encoding/strict-json.ts (a top-level array may nest one level more: a batch).
  */
 export function jsonBody(raw: Uint8Array | undefined | null): Result<unknown> {
+  const t = bodyText(raw);
+  return t.ok ? parseJson(t.value.text, t.value.limits) : t;
+}
+
+/** The body as text and the JSON limits it is read under: bad_json when empty or not UTF-8. */
+function bodyText(raw: Uint8Array | undefined | null): Result<{ text: string; limits: { maxDepth: number } }> {
   if (!raw || raw.length === 0) return fail('bad_json', 'the body is empty');
-  let text: string;
   try {
-    text = fromUtf8(raw);
+    return ok({ text: fromUtf8(raw), limits: { maxDepth: MAX_JSON_DEPTH + (opensArray(raw) ? 1 : 0) } });
   } catch {
     return fail('bad_json', 'the body is not UTF-8');
   }
-  return parseJson(text, { maxDepth: MAX_JSON_DEPTH + (opensArray(raw) ? 1 : 0) });
 }
 
 /**
@@ -49,20 +53,16 @@ export function jsonBody(raw: Uint8Array | undefined | null): Result<unknown> {
  * else each element's text encoded again.
  */
 export function jsonBodyElements(raw: Uint8Array | undefined | null): Result<{ value: unknown; elements: Uint8Array[] | undefined }> {
-  if (!raw || raw.length === 0) return fail('bad_json', 'the body is empty');
-  let text: string;
-  try {
-    text = fromUtf8(raw);
-  } catch {
-    return fail('bad_json', 'the body is not UTF-8');
-  }
-  const r = parseJsonArrayElements(text, { maxDepth: MAX_JSON_DEPTH + (opensArray(raw) ? 1 : 0) });
+  const t = bodyText(raw);
+  if (!t.ok) return t;
+  const text = t.value.text;
+  const r = parseJsonArrayElements(text, t.value.limits);
   if (!r.ok) return r;
   const spans = r.value.spans;
   if (!spans) return ok({ value: r.value.value, elements: undefined });
   // Every byte ASCII exactly when the text has as many code units as the body has bytes.
-  const ascii = raw.length === text.length;
-  const b = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+  const ascii = raw!.length === text.length;
+  const b = Buffer.from(raw!.buffer, raw!.byteOffset, raw!.byteLength);
   const elements = spans.map(([s, e]) => (ascii ? b.subarray(s, e) : Buffer.from(text.slice(s, e), 'utf8')));
   return ok({ value: r.value.value, elements });
 }
