@@ -16,31 +16,8 @@ import { readPayloadLine } from './format.ts';
 import { encodeCookwalasig, eventHash, readCloudEvent, type CloudEvent } from '../cloudevent/read.ts';
 import { entryCeOf as ceOf, type Entry, type EntryCe } from '../documents/entry.ts';
 import { ERASED_TYPE } from './entry-signatures.ts';
-import { isHashString, parseHash, textToBase64url } from '../encoding/wire.ts';
-import type { Signature } from '../documents/signature.ts';
+import { isHashString, parseHash } from '../encoding/wire.ts';
 import type { Failure } from '../errors.ts';
-
-/** Characters JSON.stringify would escape (and lone-surrogate halves). */
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
-const plain = (x: unknown): x is string => typeof x === 'string' && !NEEDS_ESCAPE.test(x);
-
-/**
- * encodeCookwalasig(s): for the usual Signature (exactly alg, kid, sig and signedAt, each a string
- * JSON writes as itself) its JCS text is written directly in RFC 8785 member order; any other goes
- * to encodeCookwalasig. The same string either way (parts.test.ts compares them).
- */
-export function cookwalasigOf(s: Signature): string {
-  if (
-    Object.getPrototypeOf(s) === Object.prototype &&
-    Object.keys(s).length === 4 &&
-    plain(s.alg) &&
-    plain(s.kid) &&
-    plain(s.sig) &&
-    plain(s.signedAt)
-  )
-    return textToBase64url(`{"alg":"${s.alg}","kid":"${s.kid}","sig":"${s.sig}","signedAt":"${s.signedAt}"}`);
-  return encodeCookwalasig(s);
-}
 
 interface Pending {
   entry: Entry;
@@ -193,7 +170,7 @@ export function createPayloadLines(o: { failures: FailureLog; mode: 'full' | 'ha
         });
       // decodeCookwalasig is strict (exactly the JCS form), so equal strings mean the same Signature.
       const sigText = ce.value.cookwalasig;
-      if (sigText !== undefined && sigText !== null && sigText !== cookwalasigOf(e.eventSignature)) {
+      if (sigText !== undefined && sigText !== null && sigText !== encodeCookwalasig(e.eventSignature)) {
         f.add({
           kind: 'bad_signature',
           ...at,

@@ -12,7 +12,7 @@
 import { fail, ok, type Result } from '../errors.ts';
 import { setMember } from '../encoding/own-member.ts';
 import { parseJson } from '../encoding/strict-json.ts';
-import { canonicalize } from '../encoding/jcs.ts';
+import { canonicalize, isPlainJsonString } from '../encoding/jcs.ts';
 import { isBase64url, isTime, textToBase64url, utf8OfBase64url } from '../encoding/wire.ts';
 import { computeHash, type JsonObject } from '../documents/document-hash.ts';
 import { defaultBackend } from '../crypto/default.ts';
@@ -185,8 +185,6 @@ export function eventHash(ce: CloudEvent): Result<string> {
   return computeHash(view);
 }
 
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
-
 /**
  * Sorts member names in place by UTF-16 code units, as Array.prototype.sort does without a
  * comparator (RFC 8785 §3.2.3). Insertion sort: an event has about ten names, and the built-in
@@ -215,11 +213,11 @@ export function flatText(v: unknown): string | undefined {
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i];
     const c = k.charCodeAt(0);
-    if ((c >= 48 && c <= 57) || NEEDS_ESCAPE.test(k)) return undefined;
+    if ((c >= 48 && c <= 57) || !isPlainJsonString(k)) return undefined;
     const x = (v as Record<string, unknown>)[k];
     let part: string;
     if (typeof x === 'string') {
-      if (NEEDS_ESCAPE.test(x)) return undefined;
+      if (!isPlainJsonString(x)) return undefined;
       part = '"' + x + '"';
     } else if (typeof x === 'number') {
       if (!Number.isFinite(x)) return undefined;
@@ -238,11 +236,11 @@ function directText(ce: CloudEvent, names: readonly string[]): string | undefine
   for (let i = 0; i < names.length; i++) {
     const k = names[i];
     const v = ce[k];
-    if (NEEDS_ESCAPE.test(k)) return undefined;
+    if (!isPlainJsonString(k)) return undefined;
     // Appended piece by piece to one text (no intermediate part strings).
     text += i === 0 ? '"' + k + '":' : ',"' + k + '":';
     if (typeof v === 'string') {
-      if (NEEDS_ESCAPE.test(v)) return undefined;
+      if (!isPlainJsonString(v)) return undefined;
       text += '"' + v + '"';
     } else if (typeof v === 'boolean') text += v ? 'true' : 'false';
     else if (typeof v === 'number') {
@@ -263,6 +261,18 @@ function directText(ce: CloudEvent, names: readonly string[]): string | undefine
 }
 
 export function encodeCookwalasig(sig: Signature): string {
+  // The usual Signature (exactly alg, kid, sig and signedAt, each a plain string) is written
+  // directly in RFC 8785 member order; any other goes through canonicalize. Same text either way
+  // (verifier/bundle/parts.test.ts).
+  if (
+    Object.getPrototypeOf(sig) === Object.prototype &&
+    Object.keys(sig).length === 4 &&
+    isPlainJsonString(sig.alg) &&
+    isPlainJsonString(sig.kid) &&
+    isPlainJsonString(sig.sig) &&
+    isPlainJsonString(sig.signedAt)
+  )
+    return textToBase64url(`{"alg":"${sig.alg}","kid":"${sig.kid}","sig":"${sig.sig}","signedAt":"${sig.signedAt}"}`);
   const c = canonicalize(sig);
   if (!c.ok) throw new TypeError(`${c.code}: ${c.detail}`);
   return textToBase64url(c.value);
@@ -302,7 +312,7 @@ function usualSignature(text: string): Signature | undefined {
   at += sig.length + SIG_SIGNED_AT.length;
   const signedAt = between(text, at, '"}');
   if (signedAt === undefined || at + signedAt.length + 2 !== text.length) return undefined;
-  if (NEEDS_ESCAPE.test(alg) || NEEDS_ESCAPE.test(kid) || NEEDS_ESCAPE.test(sig) || NEEDS_ESCAPE.test(signedAt)) return undefined;
+  if (!isPlainJsonString(alg) || !isPlainJsonString(kid) || !isPlainJsonString(sig) || !isPlainJsonString(signedAt)) return undefined;
   const p = parseSignature({ alg, kid, sig, signedAt });
   return p.ok ? p.value : undefined;
 }

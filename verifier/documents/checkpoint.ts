@@ -16,6 +16,7 @@
 import { fail, ok, type Result } from '../errors.ts';
 import { isHashString, isTime } from '../encoding/wire.ts';
 import { computeHash, type JsonObject } from './document-hash.ts';
+import { isPlainJsonString } from '../encoding/jcs.ts';
 import { defaultBackend } from '../crypto/default.ts';
 import { sameKey, type KeyRecord } from './keys.ts';
 import { signHash, verifyHashSignature, type Signature, type Signer, type VerifyOptions } from './signature.ts';
@@ -85,8 +86,6 @@ function hashOf(cp: Checkpoint): Result<string> {
   return computeHash(cp as unknown as JsonObject);
 }
 
-/** A string JSON writes as itself between quotes (no quote, backslash, control or surrogate). */
-const PLAIN_STRING = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 const CHECKPOINT_MEMBERS = ['kind', 'log', 'seq', 'head', 'root', 'hash', 'signature'] as const;
 
 /**
@@ -100,7 +99,7 @@ export function checkpointHashedText(cp: Checkpoint): string | undefined {
   for (const k of CHECKPOINT_MEMBERS) if (!Object.prototype.hasOwnProperty.call(cp, k)) return undefined;
   const { kind, log, seq, head, root } = cp;
   if (kind !== CHECKPOINT_KIND || !Number.isSafeInteger(seq) || seq < 0) return undefined;
-  for (const v of [log, head, root]) if (typeof v !== 'string' || !PLAIN_STRING.test(v)) return undefined;
+  for (const v of [log, head, root]) if (!isPlainJsonString(v)) return undefined;
   return `{"head":"${head}","kind":"Checkpoint","log":"${log}","root":"${root}","seq":${seq}}`;
 }
 

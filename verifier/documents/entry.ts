@@ -12,6 +12,7 @@
 import { fail, ok, type Result } from '../errors.ts';
 import { parseHash } from '../encoding/wire.ts';
 import { computeHash, type JsonObject } from './document-hash.ts';
+import { isPlainJsonString } from '../encoding/jcs.ts';
 import { defaultBackend } from '../crypto/default.ts';
 import type { Signature } from './signature.ts';
 import type { KeyRecord } from './keys.ts';
@@ -44,14 +45,6 @@ export function entryCeOf(ce: CloudEvent): EntryCe {
   if (ce.subject !== undefined && ce.subject !== null) out.subject = ce.subject;
   if (ce.cookwalaseq !== undefined && ce.cookwalaseq !== null) out.cookwalaseq = ce.cookwalaseq;
   return out;
-}
-
-/** Characters JSON.stringify would escape (and lone-surrogate halves): such a string is not copied as is. */
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
-
-/** A string that JSON writes as itself between quotes. */
-function plain(s: unknown): s is string {
-  return typeof s === 'string' && !NEEDS_ESCAPE.test(s);
 }
 
 const CE_NAMES = new Set(['source', 'id', 'type', 'subject', 'cookwalaseq']);
@@ -88,18 +81,18 @@ export function entryCanonicalText(b: Omit<Entry, 'hash'>): string | undefined {
   const { alg, kid, sig, signedAt } = g;
   const { eventHash, log, prev, sequencedAt } = b;
   if (
-    !plain(id) ||
-    !plain(source) ||
-    (hasSubject && !plain(subject)) ||
-    !plain(type) ||
-    !plain(eventHash) ||
-    !plain(alg) ||
-    !plain(kid) ||
-    !plain(sig) ||
-    !plain(signedAt) ||
-    !plain(log) ||
-    !plain(prev) ||
-    !plain(sequencedAt)
+    !isPlainJsonString(id) ||
+    !isPlainJsonString(source) ||
+    (hasSubject && !isPlainJsonString(subject)) ||
+    !isPlainJsonString(type) ||
+    !isPlainJsonString(eventHash) ||
+    !isPlainJsonString(alg) ||
+    !isPlainJsonString(kid) ||
+    !isPlainJsonString(sig) ||
+    !isPlainJsonString(signedAt) ||
+    !isPlainJsonString(log) ||
+    !isPlainJsonString(prev) ||
+    !isPlainJsonString(sequencedAt)
   )
     return undefined;
   return `{"ce":{${hasSeq ? `"cookwalaseq":${String(c.cookwalaseq)},` : ''}"id":"${id}","source":"${source}",${

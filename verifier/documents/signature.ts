@@ -5,7 +5,7 @@
 // hash string; those verify only when the caller passes `allowLegacy`, and the result says so.
 
 import { fail, ok, type Result } from '../errors.ts';
-import { canonicalize } from '../encoding/jcs.ts';
+import { canonicalize, isPlainJsonString } from '../encoding/jcs.ts';
 import { fromBase64url, isBase64url, isHashString, isTime, toBase64url, utf8 } from '../encoding/wire.ts';
 import { defaultBackend, type CryptoBackend } from '../crypto/default.ts';
 import { checkKeyValidAt, publicKeyBytes, type Alg, type KeyRecord, type KeyRole } from './keys.ts';
@@ -22,10 +22,6 @@ export function signingHeader(sig: Pick<Signature, 'alg' | 'kid' | 'signedAt'>, 
   if (kind !== undefined) h.kind = kind;
   return h;
 }
-
-/** A string JSON writes as itself between quotes, and JCS accepts (no lone surrogate). */
-const PLAIN_STRING = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
-const plain = (x: unknown): x is string => typeof x === 'string' && PLAIN_STRING.test(x);
 
 /**
  * UTF-8(JCS(h)). The usual header (a plain object of exactly alg, hash, kid, signedAt and perhaps
@@ -45,11 +41,11 @@ export function signingHeaderText(h: SigningHeader): string {
   if (
     Object.getPrototypeOf(h) === Object.prototype &&
     Object.keys(h).length === (kind === undefined ? 4 : 5) &&
-    plain(h.alg) &&
-    plain(h.hash) &&
-    plain(h.kid) &&
-    plain(h.signedAt) &&
-    (kind === undefined || plain(kind))
+    isPlainJsonString(h.alg) &&
+    isPlainJsonString(h.hash) &&
+    isPlainJsonString(h.kid) &&
+    isPlainJsonString(h.signedAt) &&
+    (kind === undefined || isPlainJsonString(kind))
   ) {
     return kind === undefined
       ? `{"alg":"${h.alg}","hash":"${h.hash}","kid":"${h.kid}","signedAt":"${h.signedAt}"}`

@@ -22,6 +22,18 @@ const canonicalizeFn = canonicalizeLib as unknown as (v: unknown) => string | un
 const PLAIN = Object.prototype;
 const NOT_PLAIN = Symbol('not plain JSON');
 
+/** Characters JSON.stringify (and so JCS) would escape, and lone-surrogate halves, which JCS refuses. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * A string JCS writes as itself between two quotes (no quote, backslash, control character or
+ * surrogate half): the direct encoders of the hot paths copy only such strings, and hand anything
+ * else to canonicalize.
+ */
+export function isPlainJsonString(x: unknown): x is string {
+  return typeof x === 'string' && !NEEDS_ESCAPE.test(x);
+}
+
 /** A copy of v with every object's members in UTF-16 code unit order; throws NOT_PLAIN when unsure. */
 function sortedCopy(v: unknown): unknown {
   switch (typeof v) {
