@@ -6,7 +6,7 @@
 // Checks are syntactic and strict: a value outside the grammar is refused, never repaired.
 // Left out: IRIs (non-ASCII must be percent-encoded), and IP-literal host syntax inside `[...]`.
 
-import { fromBase64url, toBase64url } from '../encoding/wire.ts';
+import { fromBase64url, toBase64Std } from '../encoding/wire.ts';
 
 const RFC3339_RE = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
 
@@ -77,7 +77,5 @@ export function fromBase64(s: unknown): Uint8Array | undefined {
   return r.ok ? r.value : undefined;
 }
 
-export function toBase64(bytes: Uint8Array): string {
-  const u = toBase64url(bytes).replace(/-/g, '+').replace(/_/g, '/');
-  return u + '='.repeat((4 - (u.length % 4)) % 4);
-}
+/** Standard padded base64 (data_base64): the one encoder of verifier/encoding/wire.ts. */
+export const toBase64 = toBase64Std;

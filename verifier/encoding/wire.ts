@@ -17,53 +17,46 @@ type BufferLike = { from(a: Uint8Array | string, enc?: string): Uint8Array & { t
 // Buffer is used when present (Node) for speed; the loop below is the portable path.
 const NodeBuffer = (globalThis as { Buffer?: BufferLike }).Buffer;
 
-export function toBase64url(bytes: Uint8Array): string {
-  if (NodeBuffer)
-    return NodeBuffer.from(
-      bytes.buffer instanceof ArrayBuffer ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : bytes,
-    ).toString('base64url');
+/** The bytes as a Buffer-backed view for Node's native encoders (a view, never a copy of an ArrayBuffer). */
+function nativeView(bytes: Uint8Array): Uint8Array & { toString(enc: string): string } {
+  return NodeBuffer!.from(bytes.buffer instanceof ArrayBuffer ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : bytes);
+}
+
+/** The portable encoder (browsers): `alphabet` of 64 characters, `=` padding when `pad`. */
+function base64Portable(bytes: Uint8Array, alphabet: string, pad: boolean): string {
   let out = '';
   let i = 0;
   for (; i + 2 < bytes.length; i += 3) {
     const n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
-    out += B64URL[n >> 18] + B64URL[(n >> 12) & 63] + B64URL[(n >> 6) & 63] + B64URL[n & 63];
+    out += alphabet[n >> 18] + alphabet[(n >> 12) & 63] + alphabet[(n >> 6) & 63] + alphabet[n & 63];
   }
   if (i < bytes.length) {
     const n = (bytes[i] << 16) | ((bytes[i + 1] ?? 0) << 8);
-    out += B64URL[n >> 18] + B64URL[(n >> 12) & 63];
-    if (i + 1 < bytes.length) out += B64URL[(n >> 6) & 63];
+    out += alphabet[n >> 18] + alphabet[(n >> 12) & 63];
+    if (i + 1 < bytes.length) out += alphabet[(n >> 6) & 63] + (pad ? '=' : '');
+    else if (pad) out += '==';
   }
   return out;
+}
+
+export function toBase64url(bytes: Uint8Array): string {
+  return NodeBuffer ? nativeView(bytes).toString('base64url') : base64Portable(bytes, B64URL, false);
 }
 
 const B64STD = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
 /**
- * Standard base64 with `=` padding (RFC 4648 §4; C2SP notes and vkeys). Under Node through
- * Buffer in one native pass; elsewhere toBase64StdPortable, which gives the same text (wire.test.ts).
+ * Standard base64 with `=` padding (RFC 4648 §4; C2SP notes and vkeys, CloudEvents data_base64).
+ * Under Node through Buffer in one native pass; elsewhere toBase64StdPortable, which gives the
+ * same text (wire.test.ts).
  */
 export function toBase64Std(bytes: Uint8Array): string {
-  if (NodeBuffer)
-    return NodeBuffer.from(
-      bytes.buffer instanceof ArrayBuffer ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : bytes,
-    ).toString('base64');
-  return toBase64StdPortable(bytes);
+  return NodeBuffer ? nativeView(bytes).toString('base64') : toBase64StdPortable(bytes);
 }
 
 /** toBase64Std without Buffer (browsers): the path every runtime can take. */
 export function toBase64StdPortable(bytes: Uint8Array): string {
-  let out = '';
-  let i = 0;
-  for (; i + 2 < bytes.length; i += 3) {
-    const n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
-    out += B64STD[n >> 18] + B64STD[(n >> 12) & 63] + B64STD[(n >> 6) & 63] + B64STD[n & 63];
-  }
-  if (i < bytes.length) {
-    const n = (bytes[i] << 16) | ((bytes[i + 1] ?? 0) << 8);
-    out += B64STD[n >> 18] + B64STD[(n >> 12) & 63];
-    out += i + 1 < bytes.length ? B64STD[(n >> 6) & 63] + '=' : '==';
-  }
-  return out;
+  return base64Portable(bytes, B64STD, true);
 }
 
 /** The url alphabet and a length base64 can have (a lone 4n+1 character cannot be). */

@@ -6,14 +6,12 @@
 // refused. The encoder is toBase64Std of verifier/encoding/wire.ts (native under Node, a portable
 // loop in browsers).
 
-import { fromBase64url, toBase64Std as wireToBase64Std } from '../encoding/wire.ts';
+import { fromBase64url } from '../encoding/wire.ts';
 import { fail, ok, type Result } from '../errors.ts';
 
 const STD_RE = /^[A-Za-z0-9+/]*={0,2}$/;
 
-export function toBase64Std(bytes: Uint8Array): string {
-  return wireToBase64Std(bytes);
-}
+export { toBase64Std } from '../encoding/wire.ts';
 
 /** Strict standard base64; the failure code is 'bad_request' and callers re-code it in context. */
 export function fromBase64Std(s: string): Result<Uint8Array> {
