@@ -24,7 +24,7 @@ import { readDocument } from '../documents/read.ts';
 import { hashedView, type JsonObject } from '../documents/document-hash.ts';
 import { entryCanonicalText, type Entry } from '../documents/entry.ts';
 import { canonicalize } from '../encoding/jcs.ts';
-import { createEntrySignatures, hashString, hexBytes } from './entry-signatures.ts';
+import { createEntrySignatures, hashString } from './entry-signatures.ts';
 import { createFrontier, hashLeaf } from '../merkle/index.ts';
 import { defaultBackend, type CryptoBackend } from '../crypto/default.ts';
 import type { Failure, Result } from '../errors.ts';
@@ -112,8 +112,8 @@ export function createEntryChecker(o: EntryCheckerOptions) {
       if (!c.ok) return c;
       text = c.value;
     }
-    const hex = backend.sha256Hex(text);
-    return { ok: true, value: { hex: 'sha256:' + hex, bytes: hexBytes(hex) } };
+    const bytes = backend.sha256Text(text);
+    return { ok: true, value: { hex: hashString(bytes), bytes } };
   }
 
   const bad = (r: Failure, line: number, seq?: number, more: Record<string, unknown> = {}) =>

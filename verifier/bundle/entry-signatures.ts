@@ -34,14 +34,6 @@ export function hashString(d: Uint8Array): string {
   return NodeBuffer ? 'sha256:' + NodeBuffer.from(d.buffer as ArrayBuffer, d.byteOffset, d.byteLength).toString('hex') : formatHash(d);
 }
 
-/** The 32 bytes of the 64 lowercase hex digits of a digest (sha256Hex's output). */
-export function hexBytes(hex: string): Uint8Array {
-  if (NodeBuffer) return NodeBuffer.from(hex, 'hex');
-  const out = new Uint8Array(hex.length >> 1);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-  return out;
-}
-
 /** Bytes of a base64url string the schema has already checked to be canonical. */
 function checkedBase64url(s: string): Uint8Array | undefined {
   if (NodeBuffer) return NodeBuffer.from(s, 'base64url');
