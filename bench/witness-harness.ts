@@ -13,6 +13,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { StateStore } from '../witness/server/state.ts';
+import { defaultWorkers } from '../witness/server/service.ts';
 import { createHash } from 'node:crypto';
 import { createSigner, keyRecordOf, type SecretKey, type Signer } from '../verifier/documents/signature.ts';
 import type { KeyRecord } from '../verifier/documents/keys.ts';
@@ -21,12 +22,14 @@ import { toBase64url } from '../verifier/encoding/wire.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * Worker threads checking the sequencers' signatures (createWitness verifyWorkers; 1, as the CLI
- * runs on a machine with more than one core). COOKWALA_BENCH_VERIFY_WORKERS=0 checks them inline.
+ * Worker threads checking the sequencers' signatures (createWitness verifyWorkers): as many as the
+ * CLI uses on this machine (defaultWorkers). COOKWALA_BENCH_VERIFY_WORKERS=N overrides (0: inline).
  */
-export const VERIFY_WORKERS = Number(process.env.COOKWALA_BENCH_VERIFY_WORKERS ?? 1);
-/** Cosignatures signed on the witness's signing worker (createWitness signWorker), as the CLI on >1 core. */
-export const SIGN_WORKER = process.env.COOKWALA_BENCH_SIGN_WORKER !== '0';
+export const VERIFY_WORKERS = Number(process.env.COOKWALA_BENCH_VERIFY_WORKERS ?? defaultWorkers().verifyWorkers);
+/** Cosignatures signed on the witness's signing worker (createWitness signWorker), as the CLI does. */
+export const SIGN_WORKER = process.env.COOKWALA_BENCH_SIGN_WORKER
+  ? process.env.COOKWALA_BENCH_SIGN_WORKER !== '0'
+  : defaultWorkers().signWorker;
 
 /** A witness key with its secret (the signing worker needs it), deterministic per name. */
 export function benchWitnessKey(name: string): { secretKey: SecretKey; signer: Signer; keyRecord: KeyRecord } {

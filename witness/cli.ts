@@ -12,7 +12,6 @@
 // line on stdout (platform/logger.ts; level from COOKWALA_LOG_LEVEL): `listening` with peerId,
 // multiaddrs, the status URL and the KeyRecord, then `fork_detected`, `witness_error`, `shutdown`.
 
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { parseFlags, runCli, UsageError } from '../platform/args.ts';
@@ -25,7 +24,7 @@ import { createWitnessCosigner } from './server/note-cosigner.ts';
 import { initWitnessDir, loadWitnessDir, saveWitnessConfig, writeFileDurable, WITNESS_FILES } from './server/data-dir.ts';
 import { loadOrCreatePeerKey } from './wire/identity.ts';
 import { openStateStore } from './server/state.ts';
-import { createWitness } from './server/service.ts';
+import { createWitness, defaultWorkers } from './server/service.ts';
 import { infoFromConfig } from './wire/witness-info.ts';
 import {
   checkBootstrap,
@@ -186,10 +185,9 @@ async function cmdRun(argv: string[]): Promise<number> {
       httpPort: d.config.httpPort,
       logs: d.config.logs,
       c2sp: { name: d.config.c2spName ?? d.config.name, logs: d.config.c2spLogs ?? [], logLists: d.config.logLists ?? [] },
-      // Sequencer and note signatures are checked on a worker when there is a core for it (DESIGN §13).
-      verifyWorkers: availableParallelism() > 1 ? 1 : 0,
-      // And our cosignatures are signed on a worker holding the witness key (signing-worker.ts).
-      signWorker: availableParallelism() > 1,
+      // Sequencer and note signatures are checked on workers, and our cosignatures signed on one
+      // holding the witness key, when there are cores for them (defaultWorkers, DESIGN §13).
+      ...defaultWorkers(),
     },
   );
   let stop!: (sig: string) => void;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { generateKeyPair } from '@libp2p/crypto/keys';
 import { addCosignature, verifyCheckpoint } from '../../verifier/documents/checkpoint.ts';
-import { createWitness, type Witness } from './service.ts';
+import { createWitness, defaultWorkers, type Witness } from './service.ts';
 import { openStateStore, type StateStore } from './state.ts';
 import { createP2pNode, parseMultiaddr, type P2pNode } from '../wire/p2p-node.ts';
 import { createWitnessConnection, cosignatureOf } from '../client/connection.ts';
@@ -34,8 +34,10 @@ beforeAll(async () => {
       listen: ['/ip4/127.0.0.1/tcp/0'],
       httpPort: 0,
       logs: [{ log: ORIGIN, sequencer: log.keyRecord }],
-      // As the CLI runs it on more than one core: signatures checked on a worker (add-checkpoint.test.ts covers inline).
-      verifyWorkers: 1,
+      // As the CLI runs it on two cores (defaultWorkers): signatures checked on two workers, so
+      // pipelined requests are decided out of order and must still be answered in order
+      // (add-checkpoint.test.ts covers inline).
+      verifyWorkers: defaultWorkers(2).verifyWorkers,
     },
   );
   const info = await witness.start();
