@@ -5,15 +5,16 @@
 // so the witness process admits the same vkeys), gives each its first cosignature (old 0),
 // builds PHASES x ROUNDS rounds of add-checkpoint bodies (each log grown by 3) before any clock
 // starts, and per phase (with PHASES > 1 after {"phase":"ready"} and a "go" line on stdin: the
-// bench measures its limit in between, interleaved pairs) prints {"phase":"start"}, POSTs them over SOCKETS keep-alive connections (WINDOW in flight;
+// bench measures its limit in between, interleaved pairs) prints {"phase":"start"}, POSTs them over SOCKETS keep-alive
+// connections of a minimal HTTP/1.1 client (bench/raw-http-client.ts: a fraction of node:http's CPU) (WINDOW in flight;
 // one log's requests in order), and prints {"phase":"done", ms, failures, requests, statuses,
 // clientCpuMs} (clientCpuMs: this process's CPU over the phase).
 
-import { Agent, request } from 'node:http';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { SpecLog, specSigner } from '../testkit/c2sp-log.ts';
 import { stdinLines } from './witness-client.ts';
+import { createRawHttpClient, postBytes, type RawHttpClient } from './raw-http-client.ts';
 
 export const WINDOW = 256;
 
@@ -24,41 +25,12 @@ export function c2spBenchLogs(prefix: string, n: number): SpecLog[] {
   });
 }
 
-/**
- * POST one body; status code. A keep-alive socket the server closed as idle (5 s) just as we reused
- * it fails with ECONNRESET before any answer: sent once more on a fresh socket (Node's documented
- * pattern, `req.reusedSocket`); the witness decided nothing for a request it never read.
- */
-function post(agent: Agent, url: URL, body: Buffer, retried = false): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        agent,
-        host: url.hostname,
-        port: url.port,
-        path: '/add-checkpoint',
-        method: 'POST',
-        headers: { 'content-type': 'text/plain', 'content-length': body.length },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on('error', (e: NodeJS.ErrnoException) => {
-      if (!retried && req.reusedSocket && e.code === 'ECONNRESET') post(agent, url, body, true).then(resolve, reject);
-      else reject(e);
-    });
-    req.end(body);
-  });
-}
-
-/** Send one round (one body per log), WINDOW in flight; returns the status counts. */
-async function drive(agent: Agent, url: URL, bodies: Buffer[]): Promise<Record<number, number>> {
+/** Send one round (one request per log), WINDOW in flight; returns the status counts. */
+async function drive(client: RawHttpClient, requests: Buffer[]): Promise<Record<number, number>> {
   const statuses: Record<number, number> = {};
   const inflight = new Set<Promise<void>>();
-  for (const b of bodies) {
-    const p: Promise<void> = post(agent, url, b).then((s) => {
+  for (const b of requests) {
+    const p: Promise<void> = client.send(b).then((s) => {
       statuses[s] = (statuses[s] ?? 0) + 1;
       inflight.delete(p);
     });
@@ -69,27 +41,28 @@ async function drive(agent: Agent, url: URL, bodies: Buffer[]): Promise<Record<n
   return statuses;
 }
 
-function round(logs: SpecLog[], grow: number, sizes: number[]): Buffer[] {
+/** One POST /add-checkpoint per log (each grown by `grow`), as the bytes the client writes. */
+function round(url: URL, logs: SpecLog[], grow: number, sizes: number[]): Buffer[] {
   return logs.map((l, i) => {
     const old = sizes[i];
     l.append(grow);
     sizes[i] = l.leaves.length;
-    return Buffer.from(l.request(old, sizes[i]));
+    return postBytes(url.hostname, Number(url.port), '/add-checkpoint', 'text/plain', l.request(old, sizes[i]));
   });
 }
 
 async function main(base: string, n: number, rounds: number, sockets: number, prefix: string, phases: number): Promise<void> {
   const url = new URL(base);
-  const agent = new Agent({ keepAlive: true, maxSockets: sockets });
+  const client = createRawHttpClient(url.hostname, Number(url.port), sockets);
   const logs = c2spBenchLogs(prefix, n);
   const sizes = logs.map(() => 0);
   const nextLine = phases > 1 ? stdinLines() : undefined;
-  const first = await drive(agent, url, round(logs, 4, sizes));
+  const first = await drive(client, round(url, logs, 4, sizes));
   if ((first[200] ?? 0) !== n) throw new Error(`first contact: ${JSON.stringify(first)}`);
   const planned: Buffer[][][] = [];
   for (let p = 0; p < phases; p++) {
     const phase: Buffer[][] = [];
-    for (let r = 0; r < rounds; r++) phase.push(round(logs, 3, sizes));
+    for (let r = 0; r < rounds; r++) phase.push(round(url, logs, 3, sizes));
     planned.push(phase);
   }
   for (let p = 0; p < phases; p++) {
@@ -103,7 +76,7 @@ async function main(base: string, n: number, rounds: number, sockets: number, pr
     const cpu0 = process.cpuUsage();
     const statuses: Record<number, number> = {};
     for (const bodies of planned[p])
-      for (const [s, c] of Object.entries(await drive(agent, url, bodies))) statuses[Number(s)] = (statuses[Number(s)] ?? 0) + c;
+      for (const [s, c] of Object.entries(await drive(client, bodies))) statuses[Number(s)] = (statuses[Number(s)] ?? 0) + c;
     const ms = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
     const requests = rounds * n;
@@ -112,7 +85,7 @@ async function main(base: string, n: number, rounds: number, sockets: number, pr
       JSON.stringify({ phase: 'done', index: p, ms, requests, failures: requests - (statuses[200] ?? 0), statuses, clientCpuMs }) + '\n',
     );
   }
-  agent.destroy();
+  client.close();
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -81,7 +81,14 @@ describe('bench sections (quick smoke)', () => {
 
   it('checkpoint (reports the interval it used) and witness', async () => {
     positive(await (await import('./checkpoint.ts')).run({ quick: true }), ['p50Ms', 'p99Ms', 'intervalMs']);
-    positive(await (await import('./witness.ts')).run({ quick: true }), ['addCheckpointPerSec']);
+    const w = await (await import('./witness.ts')).run({ quick: true });
+    positive(w, ['addCheckpointPerSec', 'cryptoLimitPerSec']);
+    // Checkpoints with the log's note signature: every one cosigned, against a limit of two verifies.
+    const n = w.withLogNote as Record<string, unknown>;
+    positive(n, ['addCheckpointPerSec', 'cryptoLimitPerSec']);
+    expect(n.failures).toBe(0);
+    expect(n.cryptoLimit).toMatch(/^one core: 2 Ed25519 verify/);
+    expect(w.cryptoLimit).toMatch(/^one core: 1 Ed25519 verify/);
   }, 120_000);
 
   it('c2sp: the witness over tlog-witness HTTP, every request cosigned', async () => {

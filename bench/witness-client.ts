@@ -1,10 +1,10 @@
 // bench/witness-client.ts: the fake sequencers of the `witness` section, in their own process so
 // that the figure is the witness's own CPU and not also its clients' (in a deployment sequencers
 // are other machines). `node --import tsx --import ./bin/polyfill.ts bench/witness-client.ts
-// MULTIADDR LOGS ROUNDS STREAMS PREFIX [PHASES]` builds LOGS fake logs named PREFIX-i (their keys
+// MULTIADDR LOGS ROUNDS STREAMS PREFIX [PHASES] [note]` builds LOGS fake logs named PREFIX-i (their keys
 // derive from their names, so the witness process admits the same ones), gives every log its first
 // contact (descriptor, oldSeq 0) and builds PHASES x ROUNDS rounds of requests before any clock
-// starts; then per phase (with PHASES > 1 first printing {"phase":"ready"} and waiting for a "go"
+// starts (with `note`, checkpoints carrying the log's note signature too, as our sequencers send); then per phase (with PHASES > 1 first printing {"phase":"ready"} and waiting for a "go"
 // line on stdin, so bench/witness.ts measures its limit between phases: interleaved pairs) it
 // prints {"phase":"start"}, sends the phase's rounds over STREAMS persistent libp2p streams (log i
 // always on stream i % STREAMS, WINDOW in flight per stream), printing {"phase":"round", round, ms,
@@ -20,6 +20,7 @@ import { createP2pNode } from '../witness/wire/p2p-node.ts';
 import { createWitnessConnection, cosignatureOf } from '../witness/client/connection.ts';
 import type { AddCheckpointRequest } from '../witness/wire/messages.ts';
 import { createFakeLog, type FakeLog } from '../testkit/witness.ts';
+import { withLogNoteSignature } from '../verifier/documents/checkpoint.ts';
 
 export const WINDOW = 256;
 const REPORT = process.env.COOKWALA_BENCH_REPORT === '1';
@@ -30,13 +31,21 @@ export function fakeLogs(prefix: string, n: number): FakeLog[] {
   return Array.from({ length: n }, (_, i) => createFakeLog(`bench.example.org/${prefix}-${i}`, `bench-seq-${prefix}-${i}`));
 }
 
-/** One add-checkpoint request per log, each log grown by `entries` since its last request. */
-export async function buildRound(logs: FakeLog[], entries: number): Promise<AddCheckpointRequest[]> {
+/**
+ * One add-checkpoint request per log, each log grown by `entries` since its last request; with
+ * `logNote` its checkpoint also carries the log's C2SP note signature, as our sequencers send it
+ * (withLogNoteSignature, DESIGN §4): the witness then checks two signatures per request.
+ */
+export async function buildRound(logs: FakeLog[], entries: number, logNote = false): Promise<AddCheckpointRequest[]> {
   const out: AddCheckpointRequest[] = [];
   for (const l of logs) {
     const old = l.size;
     l.append(entries);
-    out.push(await l.request(old));
+    if (!logNote) out.push(await l.request(old));
+    else {
+      const cp = await l.checkpoint();
+      out.push(await l.request(old, withLogNoteSignature(cp, l.signer, cp.signature[0].signedAt)));
+    }
   }
   return out;
 }
@@ -101,7 +110,15 @@ export function stdinLines(): () => Promise<string | undefined> {
   };
 }
 
-async function main(addr: string, nLogs: number, rounds: number, streams: number, prefix: string, phases: number): Promise<void> {
+async function main(
+  addr: string,
+  nLogs: number,
+  rounds: number,
+  streams: number,
+  prefix: string,
+  phases: number,
+  logNote: boolean,
+): Promise<void> {
   const logs = fakeLogs(prefix, nLogs);
   const clients = await Promise.all(
     Array.from({ length: streams }, async () => createP2pNode({ privateKey: await generateKeyPair('Ed25519'), listen: [] })),
@@ -109,12 +126,12 @@ async function main(addr: string, nLogs: number, rounds: number, streams: number
   const conns = clients.map((n) => createWitnessConnection(n, addr));
   const nextLine = phases > 1 ? stdinLines() : undefined;
   try {
-    const first = await drive(conns, await buildRound(logs, 4));
+    const first = await drive(conns, await buildRound(logs, 4, logNote));
     if (first > 0) throw new Error(`${first} first-contact requests failed: ${JSON.stringify(Object.fromEntries(failureCodes))}`);
     const planned: AddCheckpointRequest[][][] = [];
     for (let p = 0; p < phases; p++) {
       const phase: AddCheckpointRequest[][] = [];
-      for (let r = 0; r < rounds; r++) phase.push(await buildRound(logs, 3));
+      for (let r = 0; r < rounds; r++) phase.push(await buildRound(logs, 3, logNote));
       planned.push(phase);
     }
     for (let p = 0; p < phases; p++) {
@@ -150,8 +167,8 @@ async function main(addr: string, nLogs: number, rounds: number, streams: number
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [addr, logs, rounds, streams, prefix, phases] = process.argv.slice(2);
-  main(addr, Number(logs), Number(rounds), Number(streams), prefix, Number(phases ?? 1)).then(
+  const [addr, logs, rounds, streams, prefix, phases, note] = process.argv.slice(2);
+  main(addr, Number(logs), Number(rounds), Number(streams), prefix, Number(phases ?? 1), note === 'note').then(
     () => process.exit(0),
     (e) => {
       process.stderr.write(`witness-client: ${(e as Error).stack ?? e}\n`);
