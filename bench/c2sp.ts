@@ -6,7 +6,7 @@
 // (bench/c2sp-witness-client.ts: independent node:crypto notes and proofs, built before the
 // clock starts). Target >= 0.7 of the crypto limit (DESIGN §13): measured in interleaved pairs
 // (bench/pairs.ts: this run's one-core limit of one request = 1 Ed25519 verify + 1 sign + the
-// consistency proof's hashing, then one timed phase of the child, PAIRS times; median pair, spreads,
+// consistency proof's hashing, then one timed phase of the child, PAIRS times (after an untimed warm-up phase); median pair, spreads,
 // limitsAgree), and the same per CPU-second of the witness's process (witnessCpuRatioToCryptoLimit:
 // its own overhead, whatever share of a shared machine it got). Also reported: synced batches and
 // records per batch, CPU per request of the witness and of the client child, and the worker threads
@@ -28,6 +28,7 @@ import {
   prefixed,
   SIGN_WORKER,
   startPhasedClient,
+  warmUp,
   VERIFY_WORKERS,
 } from './witness-harness.ts';
 import { DEFAULT_PAIRS, measurePairs } from './pairs.ts';
@@ -105,11 +106,12 @@ export async function runWitness(ctx: { quick: boolean }): Promise<Record<string
     const size = probe.leaves.length;
     const sample = { old: size - 3, size, proof: probe.proof(size - 3, size), oldRoot: probe.root(size - 3), root: probe.root(size) };
     const clients = startPhasedClient(
-      ['bench/c2sp-witness-client.ts', info.http!, String(LOGS), String(rounds), String(SOCKETS), prefix, String(PAIRS)],
+      ['bench/c2sp-witness-client.ts', info.http!, String(LOGS), String(rounds), String(SOCKETS), prefix, String(PAIRS + 1)],
       state,
       'c2sp',
     );
     await clients.ready();
+    await warmUp(clients);
     let failures = 0;
     const statuses: Record<string, number> = {};
     const limits: number[] = [];

@@ -239,6 +239,16 @@ export function startPhasedClient(args: string[], state: StateStore, name: strin
 }
 
 /**
+ * One untimed phase of the client before the pairs: in a section's fresh process the first
+ * phase ran cold (JIT, worker start-up; 403 µs a request against 288-304 after it), and a
+ * witness in service is warm. Every request of it must still be cosigned.
+ */
+export async function warmUp(clients: ClientSession): Promise<void> {
+  const r = await clients.phase();
+  if (r.done.failures > 0) throw new Error(`warm-up phase: ${r.done.failures} of ${r.done.requests} requests failed`);
+}
+
+/**
  * Requests per CPU-second of the witness's process (all its threads) over the limit per CPU-second
  * of the same process, per pair: how
  * much of the witness's own CPU goes to the cryptography, whatever share of the machine it got (the

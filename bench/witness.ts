@@ -7,7 +7,7 @@
 // starts, so the figure is the witness's CPU, not also its clients'. The ratio comes from
 // interleaved pairs (bench/pairs.ts): this run's one-core crypto limit of one request
 // (1 Ed25519 verify + 2 signs, JCS and cosignature/v1, + its proof hashing; the witness decides on
-// one event loop), then one timed phase of the child, PAIRS times; the median pair is reported
+// one event loop), then one timed phase of the child, PAIRS times (after one untimed warm-up phase, warmUp); the median pair is reported
 // with the spreads, and the ratio to the narrower verify + sign limit beside it. Also reported:
 // the ratio per CPU-second of the witness's process (`cpuRatioToCryptoLimit`: on a shared machine
 // the client child and neighbours take CPU from the witness during a phase but not during the limit,
@@ -53,6 +53,7 @@ import {
   cpuRatioSummary,
   SIGN_WORKER,
   startPhasedClient,
+  warmUp,
   VERIFY_WORKERS,
 } from './witness-harness.ts';
 
@@ -147,11 +148,12 @@ async function pairedPhases(
 ): Promise<Record<string, unknown> & { failures: number }> {
   // Interleaved pairs (bench/pairs.ts): limit, then a timed phase of the child, PAIRS times.
   const clients = startPhasedClient(
-    ['bench/witness-client.ts', addr, String(LOGS), String(rounds), String(STREAMS), prefix, String(PAIRS), logNote ? 'note' : 'plain'],
+    ['bench/witness-client.ts', addr, String(LOGS), String(rounds), String(STREAMS), prefix, String(PAIRS + 1), logNote ? 'note' : 'plain'],
     state,
     prefix,
   );
   await clients.ready();
+  await warmUp(clients);
   let failures = 0;
   const verifySign: number[] = [];
   const pairLimits: number[] = [];
