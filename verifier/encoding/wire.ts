@@ -96,6 +96,22 @@ export function fromBase64url(s: string): Result<Uint8Array> {
   return ok(bytes);
 }
 
+/**
+ * The bytes of a standard base64 string that verifier/note/base64.ts fromBase64Std already found
+ * strict (padded, canonical): under Node in one native pass, elsewhere through the base64url
+ * decoder. Throws on a string it was not meant to see (a programmer error).
+ */
+export function decodeCheckedBase64Std(s: string): Uint8Array {
+  return NodeBuffer ? new Uint8Array(NodeBuffer.from(s, 'base64')) : decodeCheckedBase64StdPortable(s);
+}
+
+/** decodeCheckedBase64Std without Buffer (browsers): through the base64url decoder. */
+export function decodeCheckedBase64StdPortable(s: string): Uint8Array {
+  const r = fromBase64url(s.replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_'));
+  if (!r.ok) throw new TypeError('decodeCheckedBase64Std: not strict standard base64');
+  return r.value;
+}
+
 const NON_ASCII = /[^\u0000-\u007f]/;
 
 /**

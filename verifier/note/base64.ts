@@ -6,18 +6,25 @@
 // refused. The encoder is toBase64Std of verifier/encoding/wire.ts (native under Node, a portable
 // loop in browsers).
 
-import { fromBase64url } from '../encoding/wire.ts';
+import { decodeCheckedBase64Std } from '../encoding/wire.ts';
 import { fail, ok, type Result } from '../errors.ts';
 
 const STD_RE = /^[A-Za-z0-9+/]*={0,2}$/;
+const STD_VALUE = new Int8Array(128).fill(-1);
+'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.split('').forEach((c, i) => (STD_VALUE[c.charCodeAt(0)] = i));
 
 export { toBase64Std } from '../encoding/wire.ts';
 
-/** Strict standard base64; the failure code is 'bad_request' and callers re-code it in context. */
+/**
+ * Strict standard base64; the failure code is 'bad_request' and callers re-code it in context.
+ * Shape (alphabet, length a multiple of 4, at most two `=` at the end) and canonical bits (the
+ * unused low bits of the last character before the padding are zero) are checked on the text,
+ * then it is decoded in one pass.
+ */
 export function fromBase64Std(s: string): Result<Uint8Array> {
   if (typeof s !== 'string' || s.length % 4 !== 0 || !STD_RE.test(s)) return fail('bad_request', 'not padded standard base64');
-  const body = s.replace(/=+$/, '');
-  const r = fromBase64url(body.replace(/\+/g, '-').replace(/\//g, '_'));
-  if (!r.ok) return fail('bad_request', 'non-canonical standard base64');
-  return ok(r.value);
+  const pad = s.charCodeAt(s.length - 1) !== 61 ? 0 : s.charCodeAt(s.length - 2) === 61 ? 2 : 1;
+  if (pad > 0 && (STD_VALUE[s.charCodeAt(s.length - pad - 1)] & (pad === 2 ? 0x0f : 0x03)) !== 0)
+    return fail('bad_request', 'non-canonical standard base64');
+  return ok(decodeCheckedBase64Std(s));
 }
