@@ -27,6 +27,8 @@ import {
   cpuRatioSummary,
   prefixed,
   SIGN_WORKER,
+  phaseFigures,
+  type PhaseFigures,
   startPhasedClient,
   warmUp,
   VERIFY_WORKERS,
@@ -116,15 +118,7 @@ export async function runWitness(ctx: { quick: boolean }): Promise<Record<string
     const statuses: Record<string, number> = {};
     const limits: number[] = [];
     const cpuRatios: number[] = [];
-    const pairs = await measurePairs<{
-      requests: number;
-      batches: number;
-      records: number;
-      cpuUsPerRequest: number;
-      loopUsPerRequest: number;
-      mainCpuUsPerRequest: number;
-      clientCpuUsPerRequest?: number;
-    }>(
+    const pairs = await measurePairs<PhaseFigures>(
       PAIRS,
       async () => {
         const l = cryptoLimitPerSec(sample);
@@ -138,17 +132,7 @@ export async function runWitness(ctx: { quick: boolean }): Promise<Record<string
         for (const [k, v] of Object.entries(r.done.statuses as Record<string, number>)) statuses[k] = (statuses[k] ?? 0) + v;
         return {
           value: Math.round((r.done.requests / r.done.ms) * 1000),
-          extra: {
-            requests: r.done.requests,
-            batches: r.batches,
-            records: r.records,
-            cpuUsPerRequest: Math.round((r.cpuMs * 1000) / r.done.requests),
-            loopUsPerRequest: Math.round((r.loopMs * 1000) / r.done.requests),
-            mainCpuUsPerRequest: r.mainCpuMs === undefined ? -1 : Math.round((r.mainCpuMs * 1000) / r.done.requests),
-            ...(typeof r.done.clientCpuMs === 'number'
-              ? { clientCpuUsPerRequest: Math.round((r.done.clientCpuMs * 1000) / r.done.requests) }
-              : {}),
-          },
+          extra: phaseFigures(r),
         };
       },
     );

@@ -267,6 +267,22 @@ export interface CpuPerRequest {
   clientCpuUsPerRequest?: number;
 }
 
+/** What one phase measured, per request (CpuPerRequest), with the state store's batches and records. */
+export type PhaseFigures = CpuPerRequest & { requests: number; batches: number; records: number };
+
+export function phaseFigures(r: PhaseRun): PhaseFigures {
+  const per = (ms: number) => Math.round((ms * 1000) / r.done.requests);
+  return {
+    requests: r.done.requests,
+    batches: r.batches,
+    records: r.records,
+    cpuUsPerRequest: per(r.cpuMs),
+    loopUsPerRequest: per(r.loopMs),
+    mainCpuUsPerRequest: r.mainCpuMs === undefined ? -1 : per(r.mainCpuMs),
+    ...(typeof r.done.clientCpuMs === 'number' ? { clientCpuUsPerRequest: per(r.done.clientCpuMs) } : {}),
+  };
+}
+
 /**
  * The CPU-per-request fields of a section: the median pair's (all threads, the event loop, the
  * client child) and every pair's, and how the witness ran (its worker threads). The C2SP section

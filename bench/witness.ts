@@ -52,6 +52,8 @@ import {
   cpuPerRequestSummary,
   cpuRatioSummary,
   SIGN_WORKER,
+  phaseFigures,
+  type PhaseFigures,
   startPhasedClient,
   warmUp,
   VERIFY_WORKERS,
@@ -158,16 +160,7 @@ async function pairedPhases(
   const verifySign: number[] = [];
   const pairLimits: number[] = [];
   const cpuRatios: number[] = [];
-  const pairs = await measurePairs<{
-    requests: number;
-    batches: number;
-    records: number;
-    ratioToVerifySignLimit: number;
-    cpuUsPerRequest: number;
-    loopUsPerRequest: number;
-    mainCpuUsPerRequest: number;
-    clientCpuUsPerRequest?: number;
-  }>(
+  const pairs = await measurePairs<PhaseFigures & { ratioToVerifySignLimit: number }>(
     PAIRS,
     async () => {
       const l = cryptoLimit(sample, logNote ? 2 : 1);
@@ -182,18 +175,7 @@ async function pairedPhases(
       cpuRatios.push(r.done.requests / (r.cpuMs / 1000) / pairLimits[i]);
       return {
         value: perSec,
-        extra: {
-          requests: r.done.requests,
-          batches: r.batches,
-          records: r.records,
-          ratioToVerifySignLimit: Math.round((perSec / verifySign[i]) * 1000) / 1000,
-          cpuUsPerRequest: Math.round((r.cpuMs * 1000) / r.done.requests),
-          loopUsPerRequest: Math.round((r.loopMs * 1000) / r.done.requests),
-          mainCpuUsPerRequest: r.mainCpuMs === undefined ? -1 : Math.round((r.mainCpuMs * 1000) / r.done.requests),
-          ...(typeof r.done.clientCpuMs === 'number'
-            ? { clientCpuUsPerRequest: Math.round((r.done.clientCpuMs * 1000) / r.done.requests) }
-            : {}),
-        },
+        extra: { ...phaseFigures(r), ratioToVerifySignLimit: Math.round((perSec / verifySign[i]) * 1000) / 1000 },
       };
     },
   );
