@@ -27,6 +27,7 @@ import {
   cpuRatioSummary,
   prefixed,
   SIGN_WORKER,
+  pairFigures,
   phaseFigures,
   type PhaseFigures,
   startPhasedClient,
@@ -139,13 +140,7 @@ export async function runWitness(ctx: { quick: boolean }): Promise<Record<string
     await clients.closed;
     const m = pairs.median;
     return {
-      witnessAddCheckpointPerSec: m.figure,
-      witnessCryptoLimitPerSec: m.limit,
-      witnessRatioToCryptoLimit: pairs.ratio,
-      witnessRatioSpread: pairs.ratioSpread,
-      witnessLimitSpread: pairs.limitSpread,
-      witnessLimitsAgree: pairs.limitsAgree,
-      witnessPairs: pairs.pairs.map((p) => ({ limit: p.limit, figure: p.figure, ratio: p.ratio })),
+      ...prefixed('witness', pairFigures(pairs)),
       ...prefixed('witness', cpuRatioSummary(cpuRatios)),
       witnessCryptoLimit: 'one core: 1 Ed25519 verify + 1 sign (cosignature/v1) + consistency-proof hashing per request',
       ...prefixed(

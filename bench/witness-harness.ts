@@ -18,6 +18,7 @@ import { createHash } from 'node:crypto';
 import { createSigner, keyRecordOf, type SecretKey, type Signer } from '../verifier/documents/signature.ts';
 import type { KeyRecord } from '../verifier/documents/keys.ts';
 import { toBase64url } from '../verifier/encoding/wire.ts';
+import type { PairsResult } from './pairs.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -299,6 +300,19 @@ export function cpuPerRequestSummary(median: CpuPerRequest, all: readonly CpuPer
     clientCpuUsPerRequest: median.clientCpuUsPerRequest,
     verifyWorkers: VERIFY_WORKERS,
     signWorker: SIGN_WORKER,
+  };
+}
+
+/** A witness section's pair figures: median requests/s and limit, its ratio, the spreads, every pair. */
+export function pairFigures<E>(pairs: PairsResult<E>): Record<string, unknown> {
+  return {
+    addCheckpointPerSec: pairs.median.figure,
+    cryptoLimitPerSec: pairs.median.limit,
+    ratioToCryptoLimit: pairs.ratio,
+    ratioSpread: pairs.ratioSpread,
+    limitSpread: pairs.limitSpread,
+    limitsAgree: pairs.limitsAgree,
+    pairs: pairs.pairs.map((p) => ({ limit: p.limit, figure: p.figure, ratio: p.ratio })),
   };
 }
 

@@ -52,6 +52,7 @@ import {
   cpuPerRequestSummary,
   cpuRatioSummary,
   SIGN_WORKER,
+  pairFigures,
   phaseFigures,
   type PhaseFigures,
   startPhasedClient,
@@ -182,13 +183,7 @@ async function pairedPhases(
   await clients.closed;
   const m = pairs.median;
   return {
-    addCheckpointPerSec: m.figure,
-    cryptoLimitPerSec: m.limit,
-    ratioToCryptoLimit: pairs.ratio,
-    ratioSpread: pairs.ratioSpread,
-    limitSpread: pairs.limitSpread,
-    limitsAgree: pairs.limitsAgree,
-    pairs: pairs.pairs.map((p) => ({ limit: p.limit, figure: p.figure, ratio: p.ratio })),
+    ...pairFigures(pairs),
     cryptoLimit: `one core: ${logNote ? 2 : 1} Ed25519 verify + 2 signs (JCS, cosignature/v1) + proof hashing per request`,
     verifySignLimitPerSec: verifySign[pairs.pairs.indexOf(m)],
     ratioToVerifySignLimit: m.extra!.ratioToVerifySignLimit,
