@@ -1,19 +1,20 @@
 // bench/c2sp-witness-client.ts: the C2SP logs of the `c2sp` section's witness measurement, in their
 // own process so the figure is the witness's CPU, not also its clients'. `node --import tsx
-// bench/c2sp-witness-client.ts URL LOGS ROUNDS SOCKETS PREFIX [PHASES]` builds LOGS independent C2SP logs
+// bench/c2sp-witness-client.ts URL LOGS ROUNDS SOCKETS PREFIX [PHASES] [chained|rounds]` builds LOGS independent C2SP logs
 // (testkit/c2sp-log.ts: node:crypto Ed25519 notes, RFC 6962 proofs; keys derived from the names,
 // so the witness process admits the same vkeys), gives each its first cosignature (old 0),
 // builds PHASES x ROUNDS rounds of add-checkpoint bodies (each log grown by 3) before any clock
 // starts, and per phase (with PHASES > 1 after {"phase":"ready"} and a "go" line on stdin: the
 // bench measures its limit in between, interleaved pairs) prints {"phase":"start"}, POSTs them over SOCKETS keep-alive
-// connections of a minimal HTTP/1.1 client (bench/raw-http-client.ts: a fraction of node:http's CPU) (WINDOW in flight;
-// one log's requests in order), and prints {"phase":"done", ms, failures, requests, statuses,
+// connections of a minimal HTTP/1.1 client (bench/raw-http-client.ts: a fraction of node:http's CPU), one
+// log's requests in order: with `rounds` (the default) a round at a time, WINDOW in flight; with
+// `chained` every log sends its next once its last is answered (chainLogs: no barrier). It prints {"phase":"done", ms, failures, requests, statuses,
 // clientCpuMs} (clientCpuMs: this process's CPU over the phase).
 
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { SpecLog, specSigner } from '../testkit/c2sp-log.ts';
-import { stdinLines } from './witness-client.ts';
+import { chainLogs, stdinLines } from './witness-client.ts';
 import { createRawHttpClient, postBytes, type RawHttpClient } from './raw-http-client.ts';
 
 export const WINDOW = 256;
@@ -51,7 +52,15 @@ function round(url: URL, logs: SpecLog[], grow: number, sizes: number[]): Buffer
   });
 }
 
-async function main(base: string, n: number, rounds: number, sockets: number, prefix: string, phases: number): Promise<void> {
+async function main(
+  base: string,
+  n: number,
+  rounds: number,
+  sockets: number,
+  prefix: string,
+  phases: number,
+  chained: boolean,
+): Promise<void> {
   const url = new URL(base);
   const client = createRawHttpClient(url.hostname, Number(url.port), sockets);
   const logs = c2spBenchLogs(prefix, n);
@@ -75,8 +84,14 @@ async function main(base: string, n: number, rounds: number, sockets: number, pr
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
     const statuses: Record<number, number> = {};
-    for (const bodies of planned[p])
-      for (const [s, c] of Object.entries(await drive(client, bodies))) statuses[Number(s)] = (statuses[Number(s)] ?? 0) + c;
+    if (chained)
+      await chainLogs(planned[p], async (b) => {
+        const s = await client.send(b);
+        statuses[s] = (statuses[s] ?? 0) + 1;
+      });
+    else
+      for (const bodies of planned[p])
+        for (const [s, c] of Object.entries(await drive(client, bodies))) statuses[Number(s)] = (statuses[Number(s)] ?? 0) + c;
     const ms = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
     const requests = rounds * n;
@@ -89,8 +104,10 @@ async function main(base: string, n: number, rounds: number, sockets: number, pr
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [url, logs, rounds, sockets, prefix, phases] = process.argv.slice(2);
-  main(url, Number(logs), Number(rounds), Number(sockets), prefix, Number(phases ?? 1)).then(
+  const [url, logs, rounds, sockets, prefix, phases, mode] = process.argv.slice(2);
+  if (mode !== undefined && mode !== 'chained' && mode !== 'rounds')
+    throw new Error(`c2sp-witness-client: mode ${mode}: chained or rounds`);
+  main(url, Number(logs), Number(rounds), Number(sockets), prefix, Number(phases ?? 1), mode === 'chained').then(
     () => process.exit(0),
     (e) => {
       process.stderr.write(`c2sp-witness-client: ${(e as Error).stack ?? e}\n`);

@@ -109,7 +109,7 @@ export async function runWitness(ctx: { quick: boolean }): Promise<Record<string
     const size = probe.leaves.length;
     const sample = { old: size - 3, size, proof: probe.proof(size - 3, size), oldRoot: probe.root(size - 3), root: probe.root(size) };
     const clients = startPhasedClient(
-      ['bench/c2sp-witness-client.ts', info.http!, String(LOGS), String(rounds), String(SOCKETS), prefix, String(PAIRS + 1)],
+      ['bench/c2sp-witness-client.ts', info.http!, String(LOGS), String(rounds), String(SOCKETS), prefix, String(PAIRS + 1), 'chained'],
       state,
       'c2sp',
     );

@@ -1,14 +1,16 @@
 // bench/witness-client.ts: the fake sequencers of the `witness` section, in their own process so
 // that the figure is the witness's own CPU and not also its clients' (in a deployment sequencers
 // are other machines). `node --import tsx --import ./bin/polyfill.ts bench/witness-client.ts
-// MULTIADDR LOGS ROUNDS STREAMS PREFIX [PHASES] [note]` builds LOGS fake logs named PREFIX-i (their keys
+// MULTIADDR LOGS ROUNDS STREAMS PREFIX [PHASES] [note|plain] [chained|rounds]` builds LOGS fake logs named PREFIX-i (their keys
 // derive from their names, so the witness process admits the same ones), gives every log its first
 // contact (descriptor, oldSeq 0) and builds PHASES x ROUNDS rounds of requests before any clock
 // starts (with `note`, checkpoints carrying the log's note signature too, as our sequencers send); then per phase (with PHASES > 1 first printing {"phase":"ready"} and waiting for a "go"
 // line on stdin, so bench/witness.ts measures its limit between phases: interleaved pairs) it
 // prints {"phase":"start"}, sends the phase's rounds over STREAMS persistent libp2p streams (log i
-// always on stream i % STREAMS, WINDOW in flight per stream), printing {"phase":"round", round, ms,
-// failures, requests} after each and {"phase":"done", ms, failures, codes, requests} at the end.
+// always on stream i % STREAMS), and prints {"phase":"done", ms, failures, codes, requests} at the end.
+// With `rounds` (the default) each round is sent whole (WINDOW in flight per stream) and answered
+// before the next, printing {"phase":"round", round, ms, failures, requests} after each; with
+// `chained` every log sends its next request once its last is answered (chainLogs: no barrier).
 // With COOKWALA_BENCH_REPORT=1 every cosignature of the second and later rounds is printed
 // ({"phase":"cosigned", log, seq}: bench/witness-scale.ts kills the witness mid-round and checks
 // each against the state left). Also exports buildRound and drive for bench/witness.ts.
@@ -84,6 +86,36 @@ export async function drive(conns: ReturnType<typeof createWitnessConnection>[],
   return failures;
 }
 
+/**
+ * Send every log's requests of `rounds` in round order, each as soon as the log's previous one is
+ * answered: one request in flight per log and no barrier between rounds, as independent
+ * sequencers send their checkpoints (a round barrier across all logs leaves the witness's cores
+ * idle while the round's last requests drain; the libp2p and C2SP sections both measure this way).
+ */
+export async function chainLogs<T>(rounds: readonly (readonly T[])[], send: (req: T, log: number) => Promise<void>): Promise<void> {
+  const n = rounds[0]?.length ?? 0;
+  await Promise.all(
+    Array.from({ length: n }, async (_, j) => {
+      for (const reqs of rounds) await send(reqs[j], j);
+    }),
+  );
+}
+
+/** driveChained: chainLogs over `conns` (log i always on conn i % n); returns the failures. */
+export async function driveChained(conns: ReturnType<typeof createWitnessConnection>[], rounds: AddCheckpointRequest[][]): Promise<number> {
+  let failures = 0;
+  await chainLogs(rounds, async (r, j) => {
+    const k = cosignatureOf(await conns[j % conns.length].request(r, { timeoutMs: 60_000 }));
+    if (!k.ok) {
+      failures++;
+      const f = failureCodes.get(k.code) ?? { n: 0, detail: k.detail.slice(0, 200) };
+      f.n++;
+      failureCodes.set(k.code, f);
+    }
+  });
+  return failures;
+}
+
 /** Lines from stdin, one at a time: the bench process says "go" before each timed phase. */
 export function stdinLines(): () => Promise<string | undefined> {
   let buf = '';
@@ -118,6 +150,7 @@ async function main(
   prefix: string,
   phases: number,
   logNote: boolean,
+  chained: boolean,
 ): Promise<void> {
   const logs = fakeLogs(prefix, nLogs);
   const clients = await Promise.all(
@@ -144,16 +177,18 @@ async function main(
       const t0 = performance.now();
       const cpu0 = process.cpuUsage();
       let failures = 0;
-      for (const [i, reqs] of planned[p].entries()) {
-        const r0 = performance.now();
-        const f = await drive(conns, reqs);
-        failures += f;
-        const round = p * rounds + i;
-        process.stdout.write(
-          JSON.stringify({ phase: 'round', round, ms: performance.now() - r0, failures: f, requests: reqs.length }) + '\n',
-        );
-        reportRound = true;
-      }
+      if (chained) failures = await driveChained(conns, planned[p]);
+      else
+        for (const [i, reqs] of planned[p].entries()) {
+          const r0 = performance.now();
+          const f = await drive(conns, reqs);
+          failures += f;
+          const round = p * rounds + i;
+          process.stdout.write(
+            JSON.stringify({ phase: 'round', round, ms: performance.now() - r0, failures: f, requests: reqs.length }) + '\n',
+          );
+          reportRound = true;
+        }
       const ms = performance.now() - t0;
       const cpu = process.cpuUsage(cpu0);
       const codes = Object.fromEntries(failureCodes);
@@ -167,8 +202,9 @@ async function main(
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [addr, logs, rounds, streams, prefix, phases, note] = process.argv.slice(2);
-  main(addr, Number(logs), Number(rounds), Number(streams), prefix, Number(phases ?? 1), note === 'note').then(
+  const [addr, logs, rounds, streams, prefix, phases, note, mode] = process.argv.slice(2);
+  if (mode !== undefined && mode !== 'chained' && mode !== 'rounds') throw new Error(`witness-client: mode ${mode}: chained or rounds`);
+  main(addr, Number(logs), Number(rounds), Number(streams), prefix, Number(phases ?? 1), note === 'note', mode === 'chained').then(
     () => process.exit(0),
     (e) => {
       process.stderr.write(`witness-client: ${(e as Error).stack ?? e}\n`);

@@ -151,7 +151,17 @@ async function pairedPhases(
 ): Promise<Record<string, unknown> & { failures: number }> {
   // Interleaved pairs (bench/pairs.ts): limit, then a timed phase of the child, PAIRS times.
   const clients = startPhasedClient(
-    ['bench/witness-client.ts', addr, String(LOGS), String(rounds), String(STREAMS), prefix, String(PAIRS + 1), logNote ? 'note' : 'plain'],
+    [
+      'bench/witness-client.ts',
+      addr,
+      String(LOGS),
+      String(rounds),
+      String(STREAMS),
+      prefix,
+      String(PAIRS + 1),
+      logNote ? 'note' : 'plain',
+      'chained',
+    ],
     state,
     prefix,
   );
