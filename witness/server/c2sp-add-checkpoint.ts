@@ -30,7 +30,7 @@ import { formatHash, formatTime } from '../../verifier/encoding/wire.ts';
 import type { CryptoBackend } from '../../verifier/crypto/default.ts';
 import { EMPTY_ROOT, verifyConsistency, type Hash32 } from '../../verifier/merkle/index.ts';
 import { parseCheckpointBody, parseNote, verifyParsedNote, type NoteVerifier } from '../../verifier/note/index.ts';
-import { hashFromBase64Std } from '../wire/hash-text.ts';
+import { hashFromBase64StdBytes } from '../wire/hash-text.ts';
 import type { LogState, StateStore } from './state.ts';
 import type { KeyedLock } from './mutex.ts';
 import type { WitnessCosigner } from './note-cosigner.ts';
@@ -86,39 +86,47 @@ function malformed(detail: string): Failure {
   return fail('malformed_note', detail);
 }
 
+/** The body's first line as text (printable ASCII only, else a NUL that matches nothing) and where the next begins. */
+function firstLine(body: Uint8Array): { text: string; next: number } | undefined {
+  const nl = body.indexOf(0x0a);
+  if (nl < 0) return undefined;
+  let s = '';
+  for (let i = 0; i < nl && i < 64; i++) {
+    const c = body[i];
+    if (c < 0x20 || c > 0x7e) return { text: '\u0000', next: nl + 1 };
+    s += String.fromCharCode(c);
+  }
+  // "old " and at most 16 digits fit in 64 characters; a longer line is refused as it reads.
+  if (nl > 64) s += '\u0000';
+  return { text: s, next: nl + 1 };
+}
+
 /** Split a request body into old size, proof and note bytes; strict (every line ends in \n). */
 export function parseC2spAddCheckpointBody(body: Uint8Array): Result<C2spAddCheckpointRequest> {
   if (!(body instanceof Uint8Array)) return fail('bad_request', 'the body is bytes');
   if (body.length > MAX_C2SP_BODY_BYTES) return fail('body_too_large', `a body of ${body.length} bytes exceeds ${MAX_C2SP_BODY_BYTES}`);
-  let pos = 0;
-  const nextLine = (): string | undefined => {
-    const nl = body.indexOf(0x0a, pos);
-    if (nl < 0) return undefined;
-    // Header lines are ASCII only; anything else cannot be an old-size or base64 line.
-    let s = '';
-    for (let i = pos; i < nl; i++) {
-      const c = body[i];
-      if (c < 0x20 || c > 0x7e) return '\u0000';
-      s += String.fromCharCode(c);
-    }
-    pos = nl + 1;
-    return s;
-  };
-  const first = nextLine();
+  const first = firstLine(body);
   if (first === undefined) return fail('bad_request', 'the body has no old size line ending in a newline');
-  const m = OLD_RE.exec(first);
+  let pos = first.next;
+  const m = OLD_RE.exec(first.text);
   if (!m)
-    return fail('bad_request', `the first line is not "old <size>" (decimal, no leading zeros): ${JSON.stringify(first.slice(0, 40))}`);
+    return fail(
+      'bad_request',
+      `the first line is not "old <size>" (decimal, no leading zeros): ${JSON.stringify(first.text.slice(0, 40))}`,
+    );
   const oldSize = Number(m[1]);
   if (!Number.isSafeInteger(oldSize)) return fail('bad_request', `old size ${m[1].slice(0, 30)} is beyond 2^53 - 1`);
   const proof: Hash32[] = [];
   for (;;) {
-    const line = nextLine();
-    if (line === undefined) return fail('bad_request', 'no empty line after the consistency proof');
-    if (line === '') break;
+    const nl = body.indexOf(0x0a, pos);
+    if (nl < 0) return fail('bad_request', 'no empty line after the consistency proof');
+    const start = pos;
+    pos = nl + 1;
+    if (nl === start) break;
     if (proof.length === MAX_C2SP_PROOF_LINES) return fail('bad_request', `more than ${MAX_C2SP_PROOF_LINES} consistency proof lines`);
-    // Exactly the lines fromBase64Std decodes to 32 bytes (witness/wire/hash-text.ts), in one pass.
-    const h = hashFromBase64Std(line);
+    // Exactly the lines fromBase64Std decodes to 32 bytes (witness/wire/hash-text.ts), in one pass
+    // over the body's bytes (no string per line).
+    const h = hashFromBase64StdBytes(body, start, nl);
     if (h === undefined) return fail('bad_request', `consistency proof line ${proof.length + 1} is not the base64 of a 32-byte hash`);
     proof.push(h as Hash32);
   }

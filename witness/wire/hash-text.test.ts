@@ -4,13 +4,22 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { fromBase64Std } from '../../verifier/note/base64.ts';
-import { hashFromBase64Std } from './hash-text.ts';
+import { hashFromBase64Std, hashFromBase64StdBytes } from './hash-text.ts';
 
 const agree64 = (s: string) => {
   const want = fromBase64Std(s);
   const got = hashFromBase64Std(s);
-  if (want.ok && want.value.length === 32) expect(got && [...got]).toEqual([...want.value]);
-  else expect(got).toBeUndefined();
+  // The bytes reader, on the line's UTF-8 inside a larger body, gives the same verdict.
+  const line = Buffer.from(s, 'utf8');
+  const body = Buffer.concat([Buffer.from('x\n'), line, Buffer.from('\nrest')]);
+  const fromBytes = hashFromBase64StdBytes(body, 2, 2 + line.length);
+  if (want.ok && want.value.length === 32) {
+    expect(got && [...got]).toEqual([...want.value]);
+    expect(fromBytes && [...fromBytes]).toEqual([...want.value]);
+  } else {
+    expect(got).toBeUndefined();
+    expect(fromBytes).toBeUndefined();
+  }
 };
 
 describe('base64 hash lines', () => {
