@@ -4,7 +4,7 @@
 // by vkey, with the real state store (each cosignature after a synced LevelDB commit, group
 // commit across concurrent requests). The logs run in a child process
 // (bench/c2sp-witness-client.ts: independent node:crypto notes and proofs, built before the
-// clock starts). Target >= 0.7 of the crypto limit (DESIGN §13): measured in interleaved pairs
+// clock starts; each log sends its next checkpoint once its last is answered, chainLogs). Target >= 0.7 of the crypto limit (DESIGN §13): measured in interleaved pairs
 // (bench/pairs.ts: this run's one-core limit of one request = 1 Ed25519 verify + 1 sign + the
 // consistency proof's hashing, then one timed phase of the child, PAIRS times (after an untimed warm-up phase); median pair, spreads,
 // limitsAgree), and the same per CPU-second of the witness's process (witnessCpuRatioToCryptoLimit:
