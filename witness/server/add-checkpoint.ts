@@ -6,9 +6,10 @@
 // and handed to onFork) -> older seq or oldSeq != stored (`conflict` with knownSeq) -> consistency
 // proof oldSeq->seq from the stored root and the head's inclusion proof at seq (`inconsistent`)
 // -> durable compare-and-set -> cosign.
-// Invariants: the cosignature is made only after the new state is durable (synced); a log's lock
-// is held from reading the state to the commit, and the commit's version check still refuses a
-// writer that raced through the window (then the request is decided again on the new state).
+// Invariants: a cosignature is made only once the request is decided, and answered only after the
+// state that holds it is durable (synced); a log's lock is held from reading the state to the
+// commit, and the commit's version check still refuses a writer that raced through the window
+// (then the request is decided again on the new state).
 // A proven fork takes precedence over `conflict`: the caller learns what we can prove.
 // With a C2SP cosigner in deps, the same cosignature is also made as cosignature/v1 over the
 // checkpoint's C2SP body (processAddCheckpointBoth; DESIGN §4). A state advanced by a C2SP note
