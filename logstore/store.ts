@@ -28,8 +28,6 @@ import { openLevel } from '../platform/level-open.ts';
 // `level`'s universal typings omit what only classic-level (its Node backend) has.
 type Compactable = { compactRange(start: Buffer, end: Buffer): Promise<void> };
 
-/** See OpenOptions.writeBufferSize. */
-
 /** An error that means the disk (or quota) is full: ENOSPC/EDQUOT from Node, or LevelDB's IO error text. */
 export function isNoSpace(e: unknown): boolean {
   const x = e as { code?: unknown; message?: unknown; cause?: unknown } | undefined;
@@ -38,6 +36,7 @@ export function isNoSpace(e: unknown): boolean {
   if (typeof x.message === 'string' && /no space left on device|disk quota exceeded/i.test(x.message)) return true;
   return x.cause !== undefined && x.cause !== e && isNoSpace(x.cause);
 }
+/** See OpenOptions.writeBufferSize. */
 export const DEFAULT_WRITE_BUFFER = 32 * 1024 * 1024;
 
 export async function openLogStore(dir: string, opts: OpenOptions = {}): Promise<LogStore> {
