@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { SpecLog, specSigner } from '../testkit/c2sp-log.ts';
-import { chainLogs, stdinLines } from './witness-client.ts';
+import { chainLogs, inWindow, stdinLines } from './witness-client.ts';
 import { createRawHttpClient, postBytes, type RawHttpClient } from './raw-http-client.ts';
 
 export const WINDOW = 256;
@@ -29,16 +29,10 @@ export function c2spBenchLogs(prefix: string, n: number): SpecLog[] {
 /** Send one round (one request per log), WINDOW in flight; returns the status counts. */
 async function drive(client: RawHttpClient, requests: Buffer[]): Promise<Record<number, number>> {
   const statuses: Record<number, number> = {};
-  const inflight = new Set<Promise<void>>();
-  for (const b of requests) {
-    const p: Promise<void> = client.send(b).then((s) => {
-      statuses[s] = (statuses[s] ?? 0) + 1;
-      inflight.delete(p);
-    });
-    inflight.add(p);
-    if (inflight.size >= WINDOW) await Promise.race(inflight);
-  }
-  await Promise.all(inflight);
+  await inWindow(requests, WINDOW, async (b) => {
+    const s = await client.send(b);
+    statuses[s] = (statuses[s] ?? 0) + 1;
+  });
   return statuses;
 }
 

@@ -1,7 +1,43 @@
 // bench/witness-client.ts chainLogs, the send order of the witness and C2SP sections: each log's
-// requests go in round order with one in flight per log, and no log waits for another's round.
+// requests go in round order with one in flight per log, and no log waits for another's round;
+// and inWindow, the rounds' window: items started in order, never more than the window at once.
 import { describe, expect, it } from 'vitest';
-import { chainLogs } from './witness-client.ts';
+import { chainLogs, inWindow } from './witness-client.ts';
+
+describe('inWindow', () => {
+  it('starts every item in order and keeps at most the window in flight, the window full while items wait', async () => {
+    const started: number[] = [];
+    let inFlight = 0;
+    let most = 0;
+    const waiting: Array<() => void> = [];
+    let arrived!: () => void;
+    let next = new Promise<void>((r) => (arrived = r));
+    const done = inWindow([...Array(10).keys()], 3, (i) => {
+      started.push(i);
+      most = Math.max(most, ++inFlight);
+      return new Promise<void>((resolve) => {
+        waiting.push(() => {
+          inFlight--;
+          resolve();
+        });
+        arrived();
+      });
+    });
+    // Answer the oldest one at a time: each answer lets exactly one more start.
+    for (let answered = 0; answered < 10; answered++) {
+      while (waiting.length < Math.min(3, 10 - answered)) {
+        await next;
+        next = new Promise<void>((r) => (arrived = r));
+      }
+      expect(inFlight).toBe(Math.min(3, 10 - answered));
+      waiting.shift()!();
+    }
+    await done;
+    expect(started).toEqual([...Array(10).keys()]);
+    expect(most).toBe(3);
+    await inWindow([], 3, () => Promise.reject(new Error('never called')));
+  });
+});
 
 describe('chainLogs', () => {
   it('keeps one request in flight per log, in round order, with no barrier between logs', async () => {
