@@ -44,6 +44,9 @@ export function toBase64url(bytes: Uint8Array): string {
 }
 
 const B64STD = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+/** Standard base64 alphabet values for char codes 0..127; -1 elsewhere (`=` included). Read-only. */
+export const B64STD_VALUE = new Int8Array(128).fill(-1);
+for (let i = 0; i < B64STD.length; i++) B64STD_VALUE[B64STD.charCodeAt(i)] = i;
 
 /**
  * Standard base64 with `=` padding (RFC 4648 §4; C2SP notes and vkeys, CloudEvents data_base64).

@@ -6,12 +6,10 @@
 // refused. The encoder is toBase64Std of verifier/encoding/wire.ts (native under Node, a portable
 // loop in browsers).
 
-import { decodeCheckedBase64Std } from '../encoding/wire.ts';
+import { B64STD_VALUE, decodeCheckedBase64Std } from '../encoding/wire.ts';
 import { fail, ok, type Result } from '../errors.ts';
 
 const STD_RE = /^[A-Za-z0-9+/]*={0,2}$/;
-const STD_VALUE = new Int8Array(128).fill(-1);
-'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.split('').forEach((c, i) => (STD_VALUE[c.charCodeAt(0)] = i));
 
 export { toBase64Std } from '../encoding/wire.ts';
 
@@ -24,7 +22,7 @@ export { toBase64Std } from '../encoding/wire.ts';
 export function fromBase64Std(s: string): Result<Uint8Array> {
   if (typeof s !== 'string' || s.length % 4 !== 0 || !STD_RE.test(s)) return fail('bad_request', 'not padded standard base64');
   const pad = s.charCodeAt(s.length - 1) !== 61 ? 0 : s.charCodeAt(s.length - 2) === 61 ? 2 : 1;
-  if (pad > 0 && (STD_VALUE[s.charCodeAt(s.length - pad - 1)] & (pad === 2 ? 0x0f : 0x03)) !== 0)
+  if (pad > 0 && (B64STD_VALUE[s.charCodeAt(s.length - pad - 1)] & (pad === 2 ? 0x0f : 0x03)) !== 0)
     return fail('bad_request', 'non-canonical standard base64');
   return ok(decodeCheckedBase64Std(s));
 }

@@ -4,10 +4,9 @@
 // trailing bits; hash-text.test.ts checks both against each other). The `sha256:` hash strings of
 // the libp2p protocol are read by verifier/encoding/wire.ts parseHash. Pure code.
 
-/** Standard base64 alphabet values for char codes 0..127; -1 elsewhere (`=` included). */
-const B64 = new Int8Array(128).fill(-1);
-'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.split('').forEach((c, i) => (B64[c.charCodeAt(0)] = i));
-const sextet = (c: number): number => (c < 128 ? B64[c] : -1);
+import { B64STD_VALUE } from '../../verifier/encoding/wire.ts';
+
+const sextet = (c: number): number => (c < 128 ? B64STD_VALUE[c] : -1);
 
 /**
  * The 32 bytes of a strict, padded standard-base64 line, or undefined when fromBase64Std would
