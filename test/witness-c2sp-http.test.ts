@@ -91,7 +91,7 @@ describe('C2SP tlog-witness over HTTP', () => {
   });
 
   it('reads a body whatever its content type, and bounds its size', async () => {
-    const raw = (body: Buffer, headers: Record<string, string>) =>
+    const raw = (body: Buffer | Buffer[], headers: Record<string, string>) =>
       new Promise<number>((resolve, reject) => {
         const u = new URL(`${base}/add-checkpoint`);
         const req = request(
@@ -100,7 +100,7 @@ describe('C2SP tlog-witness over HTTP', () => {
             port: u.port,
             path: u.pathname,
             method: 'POST',
-            headers: { 'content-length': String(body.length), ...headers },
+            headers: Array.isArray(body) ? headers : { 'content-length': String(body.length), ...headers },
           },
           (res) => {
             res.resume();
@@ -108,12 +108,21 @@ describe('C2SP tlog-witness over HTTP', () => {
           },
         );
         req.on('error', reject);
-        req.end(body);
+        if (Array.isArray(body)) {
+          for (const b of body) req.write(b); // chunked: no length declared
+          req.end();
+        } else req.end(body);
       });
     // No content type at all: still decided (409: the stored size is 12).
     expect(await raw(Buffer.from(log.request(0, 13)), {})).toBe(409);
     expect(await raw(Buffer.from(log.request(0, 13)), { 'content-type': 'application/octet-stream' })).toBe(409);
     expect(await raw(Buffer.alloc(300 * 1024, 0x41), { 'content-type': 'text/plain' })).toBe(413);
+    // Chunked, the bound crossed only by the third piece; then the whole request in pieces.
+    expect(await raw([Buffer.alloc(64 * 1024, 0x41), Buffer.alloc(64 * 1024, 0x41), Buffer.from('A')], {})).toBe(413);
+    const whole = Buffer.from(log.request(0, 13));
+    expect(await raw([whole.subarray(0, 5), whole.subarray(5, 60), whole.subarray(60)], {})).toBe(409);
+    expect((await fetch(`${base}/add-checkpoint?x=1`, { method: 'POST', body: log.request(0, 13) })).status).toBe(409);
+    expect((await fetch(`${base}/add-checkpoint`)).status).toBe(404); // only POST is the route
   });
 
   it('serves the signed checkpoint it last cosigned at /<sha256(origin)>/checkpoint', async () => {

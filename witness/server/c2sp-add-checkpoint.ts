@@ -140,9 +140,14 @@ function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
 
 type Decision = { kind: 'cosign'; expectedVersion: number; sameSize: boolean } | { kind: 'refuse'; failure: Failure; evidence: boolean };
 
+// A module function, not a closure in decide(): tsx names every closure it creates (keepNames), a
+// defineProperty per request.
+function refuse(failure: Failure, evidence = true): Decision {
+  return { kind: 'refuse', failure, evidence };
+}
+
 function decide(req: C2spAddCheckpointRequest, size: number, root: Uint8Array, state: LogState | undefined): Decision {
   const stored = state?.seq ?? 0;
-  const refuse = (failure: Failure, evidence = true): Decision => ({ kind: 'refuse', failure, evidence });
   if (req.oldSize !== stored)
     return refuse(fail('conflict', `old ${req.oldSize}, the witness last cosigned size ${stored}`, { knownSeq: stored }), false);
   if (size === 0 && !bytesEqual(root, EMPTY_ROOT))

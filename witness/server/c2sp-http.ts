@@ -1,7 +1,8 @@
 // witness/server/c2sp-http.ts: the C2SP tlog-witness HTTP interface of our witness (c2sp.org/
 // tlog-witness at C2SP/C2SP commit 5ba5ee830903e91240fc6f9f3a7a9293d49e69c9; DESIGN §7a), on the
 // witness's HTTP port, submission and monitoring prefix both the server root:
-//   POST /add-checkpoint              c2sp-add-checkpoint.ts decides; any request content type
+//   POST /add-checkpoint              c2sp-add-checkpoint.ts decides; any request content type;
+//                                     answered before fastify routes (platform/raw-route.ts)
 //   GET  /<sha256 hex(origin)>/checkpoint   the signed checkpoint we last cosigned for the log
 //                                     (its text, the log's signature lines we verified, our
 //                                     cosignature/v1 line), text/plain; 404 if we never did
@@ -12,6 +13,7 @@
 // Invariant: routes only adapt; every decision is made by processC2spAddCheckpoint.
 
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { routeRawPost } from '../../platform/raw-route.ts';
 import { sha256 } from '../../verifier/crypto/default.ts';
 import { toHex, utf8 } from '../../verifier/encoding/wire.ts';
 import {
@@ -53,26 +55,21 @@ export function registerC2spRoutes(app: FastifyInstance, deps: C2spHttpDeps): vo
     return undefined;
   };
 
-  void app.register(async (scope) => {
-    // Raw bytes, whatever the content type (tlog-witness names none); only in this scope.
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_C2SP_BODY_BYTES }, (_req, body, done) => done(null, body));
-    scope.setErrorHandler((err, _req, reply) => {
-      const e = err as { statusCode?: number; code?: string; message?: string };
-      if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || e.statusCode === 413)
-        return send(reply, 413, 'text/plain; charset=utf-8', `body_too_large: at most ${MAX_C2SP_BODY_BYTES} bytes\n`);
-      if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500)
-        return send(reply, 400, 'text/plain; charset=utf-8', `bad_request: ${String(e.message).slice(0, 200)}\n`);
-      return send(reply, 503, 'text/plain; charset=utf-8', `witness_unavailable: ${String(e.message).slice(0, 200)}\n`);
-    });
-    scope.post('/add-checkpoint', { bodyLimit: MAX_C2SP_BODY_BYTES }, async (req, reply) => {
+  // The hot route, on the server before fastify routes (platform/raw-route.ts: about 25 µs a
+  // request less). Raw bytes, whatever the content type (tlog-witness names none).
+  const text = 'text/plain; charset=utf-8';
+  routeRawPost(app, {
+    path: '/add-checkpoint',
+    maxBodyBytes: MAX_C2SP_BODY_BYTES,
+    handle: async (body) => {
       const t0 = performance.now();
-      const body = Buffer.isBuffer(req.body) ? new Uint8Array(req.body.buffer, req.body.byteOffset, req.body.length) : new Uint8Array(0);
       const r = await processC2spAddCheckpoint(body, deps.witness);
       deps.onResult?.(r, performance.now() - t0);
-      const a = c2spAnswer(r);
-      return send(reply, a.status, a.contentType, a.body);
-    });
+      return c2spAnswer(r);
+    },
+    tooLarge: () => ({ status: 413, contentType: text, body: `body_too_large: at most ${MAX_C2SP_BODY_BYTES} bytes\n` }),
+    failed: (err) => ({ status: 503, contentType: text, body: `witness_unavailable: ${String((err as Error)?.message).slice(0, 200)}\n` }),
+    closing: () => ({ status: 503, contentType: text, body: 'witness_unavailable: the witness is shutting down\n' }),
   });
 
   app.get<{ Params: { hash: string } }>('/:hash/checkpoint', async (req, reply) => {

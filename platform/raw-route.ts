@@ -1,0 +1,106 @@
+// platform/raw-route.ts: one hot POST route answered on fastify's own node:http server before
+// fastify routes the request (RFC 9112 framing is still node's: its parser, its header and request
+// timeouts, the connection caps of http-limits.ts all apply, as they sit on the server). Every other
+// request goes to fastify unchanged. Measured on the witness's POST /add-checkpoint (DESIGN §13,
+// bench/c2sp.ts): fastify's routing, Request/Reply objects, per-request child logger, hooks and
+// body parser cost about 25 µs of event loop a request on top of node:http's ~35, that is most of
+// what kept the C2SP witness below 0.7 of its crypto limit. Only a route that answers plain text
+// from one function of the whole body belongs here.
+// What the route gets: the complete body, at most maxBodyBytes (a Content-Length above it, or a
+// body that grows past it, is answered with tooLarge() and the connection closed; nothing is
+// decided). A body cut short never reaches handle(). A rejection of handle() is answered with
+// failed(err); once fastify starts closing (preClose), requests are answered with closing() and
+// their connections closed, as fastify itself answers 503 while it drains.
+// Invariant: fastify's request handler is taken off the server only after it was found (the first
+// `request` listener, created by fastify with the server); anything else is refused at startup.
+// Left out: other methods on the path (fastify's 404 answers them), streaming bodies, content
+// negotiation.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+
+export interface RawAnswer {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+export interface RawPostRoute {
+  /** The exact path (a query string after it is ignored, as fastify's router ignores it). */
+  path: string;
+  maxBodyBytes: number;
+  /** Decide one complete body. */
+  handle(body: Uint8Array): Promise<RawAnswer>;
+  tooLarge(): RawAnswer;
+  failed(err: unknown): RawAnswer;
+  closing(): RawAnswer;
+}
+
+type RequestListener = (this: unknown, req: IncomingMessage, res: ServerResponse) => void;
+
+function answer(res: ServerResponse, a: RawAnswer, close: boolean): void {
+  if (res.headersSent || res.destroyed) return;
+  const headers: Record<string, string | number> = {
+    'content-type': a.contentType,
+    'cache-control': 'no-store',
+    'content-length': Buffer.byteLength(a.body),
+  };
+  if (close) headers.connection = 'close';
+  res.writeHead(a.status, headers);
+  res.end(a.body);
+}
+
+function serve(route: RawPostRoute, req: IncomingMessage, res: ServerResponse): void {
+  req.on('error', () => undefined); // a client gone mid-body: nothing was decided, nothing to say
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > route.maxBodyBytes) {
+    answer(res, route.tooLarge(), true);
+    req.resume();
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let refused = false;
+  req.on('data', (chunk: Buffer) => {
+    if (refused) return;
+    size += chunk.length;
+    if (size > route.maxBodyBytes) {
+      refused = true;
+      chunks.length = 0;
+      answer(res, route.tooLarge(), true);
+    } else chunks.push(chunk);
+  });
+  req.on('end', () => {
+    if (refused) return;
+    const b = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+    route.handle(new Uint8Array(b.buffer, b.byteOffset, b.length)).then(
+      (a) => answer(res, a, false),
+      (err: unknown) => answer(res, route.failed(err), false),
+    );
+  });
+}
+
+/** Answer POST `route.path` on `app`'s server before fastify sees it; call before listen(). */
+export function routeRawPost(app: FastifyInstance, route: RawPostRoute): void {
+  const server = app.server;
+  const fastifyHandler = server.listeners('request')[0] as RequestListener | undefined;
+  // fastify 5 creates the server with its router entry point, preRouting, as the first listener.
+  if (typeof fastifyHandler !== 'function' || fastifyHandler.name !== 'preRouting')
+    throw new Error("routeRawPost: fastify's request handler is not the server's first request listener");
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  const withQuery = `${route.path}?`;
+  server.removeListener('request', fastifyHandler);
+  server.prependListener('request', function (this: unknown, req: IncomingMessage, res: ServerResponse) {
+    const url = req.url ?? '';
+    if (req.method !== 'POST' || (url !== route.path && !url.startsWith(withQuery))) return fastifyHandler.call(this, req, res);
+    if (closing) {
+      answer(res, route.closing(), true);
+      req.resume();
+      return;
+    }
+    serve(route, req, res);
+  });
+}
