@@ -3,9 +3,9 @@
 // timeouts, the connection caps of http-limits.ts all apply, as they sit on the server). Every other
 // request goes to fastify unchanged. Measured on the witness's POST /add-checkpoint (DESIGN §13,
 // bench/c2sp.ts): fastify's routing, Request/Reply objects, per-request child logger, hooks and
-// body parser cost about 25 µs of event loop a request on top of node:http's ~35, that is most of
-// what kept the C2SP witness below 0.7 of its crypto limit. Only a route that answers plain text
-// from one function of the whole body belongs here.
+// body parser cost about 25 µs of event loop a request on top of node:http's ~35, about 7% of the
+// C2SP witness's CPU a request. Only a route that answers plain text from one function of the
+// whole body belongs here.
 // What the route gets: the complete body, at most maxBodyBytes (a Content-Length above it, or a
 // body that grows past it, is answered with tooLarge() and the connection closed; nothing is
 // decided). A body cut short never reaches handle(). A rejection of handle() is answered with
