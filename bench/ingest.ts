@@ -26,6 +26,7 @@ import { deviceKey } from '../testkit/keys.ts';
 import { eventStream } from '../testkit/events.ts';
 import { freePort } from '../testkit/net.ts';
 import { readLogLines } from '../platform/logger.ts';
+import { threadCpuMs, threadCpuUsPer } from './proc-cpu.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LOG = 'bench.example/missions/ingest';
@@ -177,10 +178,13 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
       if (r.status !== 201) throw new Error(`key registration: ${r.status} ${r.body}`);
     }
     let keyN = 0;
+    // COOKWALA_BENCH_THREADS=1: each phase's sequencer CPU per event by thread name, on stderr.
+    const perThread = process.env.COOKWALA_BENCH_THREADS === '1';
     async function phase(bodies: Buffer[][], contentType: string, perBody: number): Promise<Phase> {
       const before = perBody > 1 ? await http.get('/metrics') : '';
       const cpu0 = process.cpuUsage();
       const seqCpu0 = await cpuSeconds(child.pid!);
+      const threads0 = perThread ? threadCpuMs(child.pid) : undefined;
       const latencies: number[] = [];
       const t0 = performance.now();
       await Promise.all(
@@ -200,6 +204,10 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
       const secs = (performance.now() - t0) / 1000;
       const events = bodies.reduce((a, l) => a + l.length, 0) * perBody;
       const cpu = process.cpuUsage(cpu0);
+      if (threads0) {
+        const us = threadCpuUsPer(threads0, threadCpuMs(child.pid), events);
+        process.stderr.write(`threads ${perBody > 1 ? 'batch' : 'single'}: sequencer CPU us per event ${JSON.stringify(us)}\n`);
+      }
       const p: Phase = {
         events,
         secs,

@@ -9,7 +9,7 @@
 import '../bin/polyfill.ts';
 import { spawn } from 'node:child_process';
 import { Session } from 'node:inspector/promises';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { StateStore } from '../witness/server/state.ts';
@@ -19,6 +19,7 @@ import { createSigner, keyRecordOf, type SecretKey, type Signer } from '../verif
 import type { KeyRecord } from '../verifier/documents/keys.ts';
 import { toBase64url } from '../verifier/encoding/wire.ts';
 import type { PairsResult } from './pairs.ts';
+import { threadCpuMs, threadCpuUsPer } from './proc-cpu.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -96,26 +97,6 @@ export function mainThreadCpuMs(): number | undefined {
   }
 }
 
-/** CPU ms per thread of this process, by `name#tid` (/proc/self/task/*: comm, utime + stime); Linux only. */
-function threadCpuMs(): Map<string, number> {
-  const out = new Map<string, number>();
-  try {
-    for (const tid of readdirSync('/proc/self/task')) {
-      try {
-        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-        const name = `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}#${tid}${tid === String(process.pid) ? ' (main)' : ''}`;
-        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        out.set(name, (out.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) * 10);
-      } catch {
-        // the thread ended
-      }
-    }
-  } catch {
-    // not Linux
-  }
-  return out;
-}
-
 export interface PhaseRun {
   /** The child's "done" line: ms, failures, requests and whatever else it reports. */
   done: { ms: number; failures: number; requests: number } & Record<string, unknown>;
@@ -190,11 +171,7 @@ export function startPhasedClient(args: string[], state: StateStore, name: strin
         const elu = performance.eventLoopUtilization(eluBefore);
         const mainAfter = mainThreadCpuMs();
         if (perThread) {
-          const us: Record<string, number> = {};
-          for (const [k, v] of threadCpuMs()) {
-            const d = v - (threadsBefore.get(k) ?? 0);
-            if (d > 0) us[k] = Math.round((d * 1000) / m.requests);
-          }
+          const us = threadCpuUsPer(threadsBefore, threadCpuMs(), m.requests);
           process.stderr.write(`threads ${name}-${phases}: CPU us per request ${JSON.stringify(us)}\n`);
         }
         const w = waiting;
