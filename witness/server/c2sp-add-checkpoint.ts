@@ -18,7 +18,8 @@
 // Invariants: the same per-origin lock and the same versioned commit as the libp2p protocol
 // (add-checkpoint.ts), so both protocols move one state forward and never back; the cosignature
 // leaves only after the state is synced; the note is verified over the bytes received, parsed once
-// (verifyParsedNote takes parseNote's result). The state keeps the signed checkpoint we cosigned
+// (verifyParsedNote takes parseNote's result; a second time only when a pool verdict fails and the
+// check runs again inline, off-thread-verify.ts). The state keeps the signed checkpoint we cosigned
 // (text, the log's verified signature lines, our line).
 // A refused checkpoint that is validly signed by the log (422) is handed to onEvidence.
 // With deps.offThread the note's signatures are checked on a worker, with the inline result; with
@@ -146,7 +147,12 @@ function refuse(failure: Failure, evidence = true): Decision {
   return { kind: 'refuse', failure, evidence };
 }
 
-function decide(req: C2spAddCheckpointRequest, size: number, root: Uint8Array, state: LogState | undefined): Decision {
+function decide(
+  req: Pick<C2spAddCheckpointRequest, 'oldSize' | 'proof'>,
+  size: number,
+  root: Uint8Array,
+  state: LogState | undefined,
+): Decision {
   const stored = state?.seq ?? 0;
   if (req.oldSize !== stored)
     return refuse(fail('conflict', `old ${req.oldSize}, the witness last cosigned size ${stored}`, { knownSeq: stored }), false);
@@ -168,8 +174,26 @@ function decide(req: C2spAddCheckpointRequest, size: number, root: Uint8Array, s
   return { kind: 'cosign', expectedVersion: state!.version, sameSize: size === stored };
 }
 
-/** Decide one add-checkpoint body; on ok the state is durable and the lines may be sent. */
-export async function processC2spAddCheckpoint(body: Uint8Array, deps: C2spWitnessDeps): Promise<Result<C2spCosigned>> {
+/** What a body says once its note verified: all that the decision, the signature and the commit need. */
+interface CheckedRequest {
+  oldSize: number;
+  proof: Hash32[];
+  origin: string;
+  size: number;
+  rootHash: Uint8Array;
+  /** The bytes our cosignature covers (the note's text, as received). */
+  textBytes: Uint8Array;
+  /** The signed checkpoint we keep: its text, then the log signature lines that verified. */
+  signedText: string;
+}
+
+/**
+ * Parse a body and verify its note (synchronous; the note's signatures through `backend`). Only
+ * what the rest needs leaves it, so the parsed note and body are garbage before the request's
+ * first wait (on the pool, the lock, the signer, the synced commit) and are never carried across
+ * one: what a request holds while it waits is what the collector copies.
+ */
+function checkBody(body: Uint8Array, deps: C2spWitnessDeps, backend: CryptoBackend | undefined): Result<CheckedRequest> {
   const req = parseC2spAddCheckpointBody(body);
   if (!req.ok) return req;
   const parsed = parseNote(req.value.note);
@@ -179,27 +203,43 @@ export async function processC2spAddCheckpoint(body: Uint8Array, deps: C2spWitne
   const { origin, size, rootHash } = cp.value;
   const keys = deps.logKeys.get(origin);
   if (!keys || keys.length === 0) return fail('unknown_log', `this witness does not follow ${origin}`);
-  const v = deps.offThread
-    ? await deps.offThread.check((backend) => verifyParsedNote(parsed.value, keys, { backend }))
-    : verifyParsedNote(parsed.value, keys, { backend: deps.backend });
-  // unknown_key (no trusted signature) and bad_signature (a known key's fails) are 403; a note
-  // that cannot be parsed was refused above (400).
+  // unknown_key (no trusted signature) and bad_signature (a known key's fails) are 403.
+  const v = verifyParsedNote(parsed.value, keys, { backend });
   if (!v.ok) return v;
-  if (req.value.oldSize > size) return fail('bad_request', `old size ${req.value.oldSize} is above the checkpoint size ${size}`);
-
-  // The signed checkpoint we keep: its text, the log signatures that verified, then our line.
   const verified = new Set(v.value.verified.map((s) => `${s.name}+${s.keyId}`));
   const logLines = [
     ...new Set(parsed.value.signatures.filter((s) => verified.has(`${s.name}+${s.keyId}`)).map((s) => `\u2014 ${s.line}\n`)),
   ];
-  const signedText = `${parsed.value.text}\n${logLines.join('')}`;
+  return ok({
+    oldSize: req.value.oldSize,
+    proof: req.value.proof,
+    origin,
+    size,
+    rootHash,
+    textBytes: parsed.value.textBytes,
+    signedText: `${parsed.value.text}\n${logLines.join('')}`,
+  });
+}
+
+/** Decide one add-checkpoint body; on ok the state is durable and the lines may be sent. */
+export async function processC2spAddCheckpoint(body: Uint8Array, deps: C2spWitnessDeps): Promise<Result<C2spCosigned>> {
+  // A body that cannot be parsed, or names a log we do not follow, asks for no signature check
+  // and is answered at once; the pool's verdicts stand only when every signature verified
+  // (off-thread-verify.ts decides it again inline otherwise).
+  const checked = deps.offThread
+    ? await deps.offThread.check((backend) => checkBody(body, deps, backend))
+    : checkBody(body, deps, deps.backend);
+  if (!checked.ok) return checked;
+  const req = checked.value;
+  const { origin, size, rootHash, signedText } = req;
+  if (req.oldSize > size) return fail('bad_request', `old size ${req.oldSize} is above the checkpoint size ${size}`);
 
   const lock = deps.lock ?? deps.state.lock;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const release = await lock.acquire(origin);
     try {
       const state = await deps.state.get(origin);
-      const d = decide(req.value, size, rootHash, state);
+      const d = decide(req, size, rootHash, state);
       if (d.kind === 'refuse') {
         if (d.evidence) deps.onEvidence?.({ origin, code: d.failure.code, detail: d.failure.detail, note: signedText });
         return d.failure;
@@ -209,10 +249,10 @@ export async function processC2spAddCheckpoint(body: Uint8Array, deps: C2spWitne
       // Decided: sign now (on the worker when there is one); committed before it is answered.
       let c;
       if (deps.signWorker) {
-        const m = deps.cosigner.message(parsed.value.textBytes, now);
+        const m = deps.cosigner.message(req.textBytes, now);
         const [s] = await signWith(deps.signWorker.worker, deps.signWorker.signer, [m.msg]);
         c = deps.cosigner.finish(m.timestamp, s);
-      } else c = deps.cosigner.cosign(parsed.value.textBytes, now);
+      } else c = deps.cosigner.cosign(req.textBytes, now);
       const next: Omit<LogState, 'version'> = {
         log: origin,
         seq: size,
