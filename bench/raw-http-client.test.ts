@@ -1,7 +1,7 @@
 // bench/raw-http-client.ts against a real node:http server on 127.0.0.1: status codes and
 // Content-Length bodies read across keep-alive requests, a connection the server closes after
 // each answer reopened, a request whose connection died unanswered sent once more, a chunked
-// answer refused with a clear error.
+// answer refused with a clear error; extra headers sent as given, answer bodies returned whole.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -41,6 +41,30 @@ describe('raw HTTP/1.1 bench client', () => {
     expect(statuses).toEqual(texts.map((t) => (t.startsWith('conflict') ? 409 : 200)));
     expect([...bodies].sort()).toEqual([...texts].sort());
     expect(sockets.size).toBe(2);
+  });
+
+  it('sends extra headers and returns each answer body whole (sendForBody)', async () => {
+    const port = await serve((req, res) => {
+      let b = '';
+      req.on('data', (d) => (b += d));
+      req.on('end', () => {
+        const answer = JSON.stringify({ key: req.headers['idempotency-key'], body: b, pad: 'y'.repeat(20_000) });
+        res.writeHead(201, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer) }).end(answer);
+      });
+    });
+    const c = createRawHttpClient('127.0.0.1', port, 2);
+    const answers = await Promise.all(
+      [0, 1, 2, 3].map((i) =>
+        c.sendForBody(postBytes('127.0.0.1', port, '/events', 'application/json', `e${i}`, { 'idempotency-key': `k-${i}` })),
+      ),
+    );
+    c.close();
+    answers.forEach((a, i) => {
+      expect(a.status).toBe(201);
+      const j = JSON.parse(a.body.toString('utf8')) as { key: string; body: string; pad: string };
+      expect([j.key, j.body, j.pad.length]).toEqual([`k-${i}`, `e${i}`, 20_000]);
+    });
+    expect(() => postBytes('127.0.0.1', port, '/', 'text/plain', 'a', { 'x-a': 'b\r\nx-evil: 1' })).toThrow(/break the request head/);
   });
 
   it('reopens a connection the server closed after its answer', async () => {

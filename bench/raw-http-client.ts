@@ -3,7 +3,8 @@
 // server it measures: node:http's client costs about 150 µs a request here, most of it its own
 // parser and agent. Each of SOCKETS connections carries one request at a time (no pipelining, as
 // node:http's Agent); every request's bytes (head and body) are built once, before any clock.
-// Reads only what the bench needs: the status code and a Content-Length body, which it skips.
+// Reads only what the bench needs: the status code and a Content-Length body, which `send` skips
+// and `sendForBody` returns.
 // A connection the server closed while idle is reopened; a request whose connection closed
 // before any byte of its answer arrived is sent once more on a fresh one (the server read none of
 // it, as node:http's `reusedSocket` retry assumes). Left out: chunked bodies (refused: the servers
@@ -11,26 +12,47 @@
 
 import { connect, type Socket } from 'node:net';
 
-/** A request's bytes: request line, headers and body, ready to write. */
-export function postBytes(host: string, port: number, path: string, contentType: string, text: string | Uint8Array): Buffer {
+/** A request's bytes: request line, headers (`extra` after the usual ones) and body, ready to write. */
+export function postBytes(
+  host: string,
+  port: number,
+  path: string,
+  contentType: string,
+  text: string | Uint8Array,
+  extra: Readonly<Record<string, string>> = {},
+): Buffer {
   const body = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
-  const head = `POST ${path} HTTP/1.1\r\nhost: ${host}:${port}\r\ncontent-type: ${contentType}\r\ncontent-length: ${body.length}\r\n\r\n`;
-  return Buffer.concat([Buffer.from(head, 'latin1'), body]);
+  let head = `POST ${path} HTTP/1.1\r\nhost: ${host}:${port}\r\ncontent-type: ${contentType}\r\ncontent-length: ${body.length}\r\n`;
+  for (const [k, v] of Object.entries(extra)) {
+    if (/[\r\n:]/.test(k) || /[\r\n]/.test(v)) throw new TypeError(`header ${JSON.stringify(k)} would break the request head`);
+    head += `${k}: ${v}\r\n`;
+  }
+  return Buffer.concat([Buffer.from(head + '\r\n', 'latin1'), body]);
+}
+
+export interface RawAnswer {
+  status: number;
+  body: Buffer;
 }
 
 interface Pending {
   bytes: Buffer;
-  resolve: (status: number) => void;
+  /** Whether the answer's body is kept (sendForBody) or skipped (send). */
+  keep: boolean;
+  resolve: (a: RawAnswer) => void;
   reject: (e: Error) => void;
   retried: boolean;
 }
 
 const HEAD_END = Buffer.from('\r\n\r\n');
 const MAX_HEAD = 16 * 1024;
+const EMPTY = Buffer.alloc(0);
 
 export interface RawHttpClient {
   /** Send one request's bytes (postBytes); resolves with the answer's status code. */
   send(bytes: Buffer): Promise<number>;
+  /** The same, resolving with the status and the answer's body. */
+  sendForBody(bytes: Buffer): Promise<RawAnswer>;
   close(): void;
 }
 
@@ -92,7 +114,7 @@ export function createRawHttpClient(host: string, port: number, sockets: number)
         this.sock = undefined;
         s?.end();
       }
-      p.resolve(this.status);
+      p.resolve({ status: this.status, body: p.keep ? Buffer.from(this.buf) : EMPTY });
       next(this);
     }
     onClose(s: Socket): void {
@@ -124,16 +146,18 @@ export function createRawHttpClient(host: string, port: number, sockets: number)
     if (p && !closed) c.start(p);
     else idle.push(c);
   }
+  function enqueue(bytes: Buffer, keep: boolean): Promise<RawAnswer> {
+    return new Promise<RawAnswer>((resolve, reject) => {
+      if (closed) return reject(new Error('client closed'));
+      const p: Pending = { bytes, keep, resolve, reject, retried: false };
+      const c = idle.pop();
+      if (c) c.start(p);
+      else queue.push(p);
+    });
+  }
   return {
-    send(bytes) {
-      return new Promise<number>((resolve, reject) => {
-        if (closed) return reject(new Error('client closed'));
-        const p: Pending = { bytes, resolve, reject, retried: false };
-        const c = idle.pop();
-        if (c) c.start(p);
-        else queue.push(p);
-      });
-    },
+    send: async (bytes) => (await enqueue(bytes, false)).status,
+    sendForBody: (bytes) => enqueue(bytes, true),
     close() {
       closed = true;
       for (const c of conns) c.sock?.destroy();
