@@ -189,9 +189,10 @@ interface CheckedRequest {
 
 /**
  * Parse a body and verify its note (synchronous; the note's signatures through `backend`). Only
- * what the rest needs leaves it, so the parsed note and body are garbage before the request's
- * first wait (on the pool, the lock, the signer, the synced commit) and are never carried across
- * one: what a request holds while it waits is what the collector copies.
+ * what the rest needs leaves it, so the parsed note and its intermediates are garbage before the
+ * request's first wait (on the pool, the lock, the signer, the synced commit) and are never
+ * carried across one: what a request holds while it waits is what the collector copies. (The
+ * body itself stays held by the HTTP route until the answer.)
  */
 function checkBody(body: Uint8Array, deps: C2spWitnessDeps, backend: CryptoBackend | undefined): Result<CheckedRequest> {
   const req = parseC2spAddCheckpointBody(body);
