@@ -2,14 +2,16 @@
 // [--key PATH] [--a-env K=V]… [--b-env K=V]… [--threshold 0.03] [--cores 0,1] [--out FILE]`.
 // Judges a change by measuring two builds AT THE SAME TIME, each pinned to a core of its own with
 // taskset (Linux), cores swapped every round, so both see the same noise from the host: on the
-// 2-core machine one section's ratio measured this way moves by 1-4% between rounds, where two
-// runs one after the other on both cores differed by up to 25% (README, "Measuring a change").
+// 2-core machine the same build on both sides read b/a 0.988-1.054 over four ingest rounds (C2SP
+// rounds spread to about 10%), where two runs one after the other on both cores differed by up to
+// 25% (README, `npm run bench:ab`).
 // Each side runs the section exactly as `npm run bench -- --only S --out FILE` does in its own
 // checkout (a revision gets a temporary git worktree with this checkout's node_modules linked),
 // on one core, so the figure is the one-core form of the section (its workers sized by
 // os.availableParallelism(), which honours the affinity). The compared figure is the section's
 // headline ratio (ab-summary.ts HEADLINE) or --key. Prints each round and the verdict, writes
-// bench/ab.last.json (untracked) or --out. Leaves out: the two-core figures (npm run bench).
+// an untracked file beside this one (AB_RECORD below) or --out. Leaves out: the two-core
+// figures (npm run bench), so it cannot judge worker counts.
 
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
@@ -19,6 +21,8 @@ import { fileURLToPath } from 'node:url';
 import { HEADLINE, roundOf, summariseAb, type AbRound } from './ab-summary.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** Where the last comparison's record goes without --out (listed in .gitignore). */
+const AB_RECORD = join(ROOT, 'bench', 'ab.last.json');
 
 interface Side {
   label: 'a' | 'b';
@@ -51,7 +55,7 @@ function args(argv: string[]) {
     key: one('--key'),
     threshold: Number(one('--threshold') ?? 0.03),
     cores: (one('--cores') ?? '0,1').split(',').map(Number),
-    out: one('--out') ?? join(ROOT, 'bench', 'ab.last.json'),
+    out: one('--out') ?? AB_RECORD,
     envA: envOf(many('--a-env')),
     envB: envOf(many('--b-env')),
   };
