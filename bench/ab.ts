@@ -1,5 +1,6 @@
 // bench/ab.ts: `npm run bench:ab -- --section S --a REV|DIR [--b REV|DIR] [--rounds N] [--quick]
-// [--key PATH] [--a-env K=V]… [--b-env K=V]… [--threshold 0.03] [--cores 0,1] [--out FILE]`.
+// [--key PATH [--lower-is-better]] [--a-env K=V]… [--b-env K=V]… [--threshold 0.03] [--cores 0,1]
+// [--out FILE]`.
 // Judges a change by measuring two builds AT THE SAME TIME, each pinned to a core of its own with
 // taskset (Linux), cores swapped every round, so both see the same noise from the host: on the
 // 2-core machine the same build on both sides read b/a 0.988-1.054 over four ingest rounds (C2SP
@@ -53,6 +54,7 @@ function args(argv: string[]) {
     rounds: Number(one('--rounds') ?? 4),
     quick: argv.includes('--quick'),
     key: one('--key'),
+    lowerIsBetter: argv.includes('--lower-is-better'),
     threshold: Number(one('--threshold') ?? 0.03),
     cores: (one('--cores') ?? '0,1').split(',').map(Number),
     out: one('--out') ?? AB_RECORD,
@@ -129,15 +131,19 @@ export async function main(argv: string[]): Promise<number> {
   const headline = HEADLINE[o.section];
   const key = o.key ?? headline?.key;
   if (!key) throw new Error(`section ${o.section} has no headline figure: name one with --key`);
-  const higherIsBetter = o.key ? !/cpu|ms|rss|bytes/i.test(o.key.split('.').pop()!) : headline!.higherIsBetter;
+  // A named key is a figure where higher is better unless the caller says it is a cost.
+  const higherIsBetter = o.key ? !o.lowerIsBetter : headline!.higherIsBetter;
   if (process.platform !== 'linux' || spawnSync('taskset', ['-V']).status !== 0)
     throw new Error('bench:ab pins with taskset (Linux util-linux)');
   if (o.cores.length !== 2 || o.cores.some((c) => !Number.isInteger(c) || c < 0) || availableParallelism() < 2)
     throw new Error('bench:ab needs two cores to pin the sides to (--cores C1,C2)');
   if (!Number.isInteger(o.rounds) || o.rounds < 2 || o.rounds > 20) throw new Error('--rounds is 2..20');
+  if (!(o.threshold >= 0 && o.threshold < 1)) throw new Error('--threshold is a fraction in [0, 1)');
   const sides: Side[] = [];
   try {
-    sides.push(checkout('a', o.a, o.envA), checkout('b', o.b, o.envB));
+    // one at a time, so a worktree made for a is removed even when b's checkout fails
+    sides.push(checkout('a', o.a, o.envA));
+    sides.push(checkout('b', o.b, o.envB));
     const [a, b] = sides;
     const tmp = mkdtempSync(join(tmpdir(), 'cookwala-ab-results-'));
     const rounds: AbRound[] = [];
