@@ -29,7 +29,7 @@ import { eventStream } from '../testkit/events.ts';
 import { freePort } from '../testkit/net.ts';
 import { readLogLines } from '../platform/logger.ts';
 import { threadCpuMs, threadCpuUsPer } from './proc-cpu.ts';
-import { createRawHttpClient, postBytes } from './raw-http-client.ts';
+import { createRawHttpClient, postBytes, type RawHttpClient } from './raw-http-client.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LOG = 'bench.example/missions/ingest';
@@ -41,10 +41,12 @@ export interface BenchCtx {
 
 function startSequencer(dir: string, port: number): Promise<ChildProcess> {
   const prof = process.env.COOKWALA_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.COOKWALA_BENCH_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...prof, 'bin/cookwala.js', 'sequencer', '--data', dir, '--port', String(port)], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return startChild([...prof, 'bin/cookwala.js', 'sequencer', '--data', dir, '--port', String(port)]);
+}
+
+/** A child node process of this checkout, resolved once it logs `listening`. */
+function startChild(args: string[]): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (d) => {
@@ -52,7 +54,7 @@ function startSequencer(dir: string, port: number): Promise<ChildProcess> {
       if (readLogLines(out).some((r) => r.event === 'listening')) resolve(child);
     });
     child.stderr!.on('data', (d) => (out += d));
-    child.once('exit', (code) => reject(new Error(`sequencer exited with ${code}: ${out}`)));
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${out}`)));
   });
 }
 
@@ -117,6 +119,44 @@ interface Phase {
   whereTheTimeGoes?: Record<string, number>;
 }
 
+/** A server the phases post to: the sequencer, or the floor. */
+interface Target {
+  name: string;
+  port: number;
+  pid: number;
+  raw: RawHttpClient;
+}
+
+/** CPU microseconds per event of the measured server and of this (client) process in one phase. */
+const usPerEvent = (p: Phase) => ({ server: (1e6 * p.sequencerCpu) / p.events, client: (1e6 * p.clientCpu) / p.events });
+
+/**
+ * The floor's figures (median phase by server CPU per event) against the median batch pair: on a
+ * machine the load saturates, events/s is about cores / (server + client CPU per event), so the
+ * ratio to the verify limit is about signature / (signature + the rest), where signature is
+ * cores / limit. `ratioBound` is that ratio for a sequencer whose only other work were the
+ * floor's; `budgetUsPerEvent` is what the ratio target (0.7) leaves for everything but the
+ * signature.
+ */
+function floorSummary(phases: Phase[], seqMedian: Phase, limit: number) {
+  const sorted = [...phases].sort((a, b) => usPerEvent(a).server - usPerEvent(b).server);
+  const m = sorted[Math.floor(sorted.length / 2)];
+  const f = usPerEvent(m);
+  const q = usPerEvent(seqMedian);
+  const signature = (1e6 * availableParallelism()) / limit;
+  return {
+    eventsPerSec: m.perSec,
+    cpuUsPerEvent: round(f.server, 1),
+    cpuUsPerEventSpread: [round(usPerEvent(sorted[0]).server, 1), round(usPerEvent(sorted[sorted.length - 1]).server, 1)],
+    clientCpuUsPerEvent: round(f.client, 1),
+    sequencerCpuUsPerEvent: round(q.server, 1),
+    signatureCpuUsPerEvent: round(signature, 1),
+    sequencerBesidesSignatureUsPerEvent: round(q.server - signature, 1),
+    budgetUsPerEvent: round(signature / 0.7 - signature - q.client, 1),
+    ratioBound: round(signature / (signature + f.server + f.client), 3),
+  };
+}
+
 function modeSummary(pairs: Array<Pair<Phase>>) {
   const r = summarisePairs(pairs);
   const lat = r.median.extra!.latencies;
@@ -174,8 +214,17 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
   // takes about a fifth of node:http's client CPU from the two cores the sequencer runs on.
   const http = httpClient(port, 4);
   const raw = createRawHttpClient('127.0.0.1', port, clients);
+  const sequencer: Target = { name: 'sequencer', port, pid: child.pid!, raw };
   const path = `/v1/logs/${encodeURIComponent(LOG)}`;
+  // The floor (bench/floor-server.ts) is started beside it and sits idle while the sequencer runs.
+  const floorDir = await makeTempDir('cookwala-bench-floor-');
+  let floorChild: ChildProcess | undefined;
+  let floorRaw: RawHttpClient | undefined;
   try {
+    const floorPort = await freePort();
+    floorChild = await startChild(['--import', 'tsx', 'bench/floor-server.ts', floorDir, String(floorPort)]);
+    floorRaw = createRawHttpClient('127.0.0.1', floorPort, clients);
+    const floor: Target = { name: 'floor', port: floorPort, pid: floorChild.pid!, raw: floorRaw };
     for (const d of devices) {
       const r = await http.post(`${path}/keys`, Buffer.from(JSON.stringify(d.record)), {
         'content-type': 'application/json',
@@ -186,14 +235,15 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
     let keyN = 0;
     // COOKWALA_BENCH_THREADS=1: each phase's sequencer CPU per event by thread name, on stderr.
     const perThread = process.env.COOKWALA_BENCH_THREADS === '1';
-    async function phase(bodies: Buffer[][], contentType: string, perBody: number): Promise<Phase> {
-      const before = perBody > 1 ? await http.get('/metrics') : '';
+    async function phase(bodies: Buffer[][], contentType: string, perBody: number, target: Target = sequencer): Promise<Phase> {
+      const withMetrics = perBody > 1 && target === sequencer;
+      const before = withMetrics ? await http.get('/metrics') : '';
       const cpu0 = process.cpuUsage();
-      const seqCpu0 = await cpuSeconds(child.pid!);
-      const threads0 = perThread ? threadCpuMs(child.pid) : undefined;
+      const seqCpu0 = await cpuSeconds(target.pid);
+      const threads0 = perThread ? threadCpuMs(target.pid) : undefined;
       // Every request's bytes are built before the clock starts.
       const requests = bodies.map((list) =>
-        list.map((body) => postBytes('127.0.0.1', port, `${path}/events`, contentType, body, { 'idempotency-key': `b-${keyN++}` })),
+        list.map((body) => postBytes('127.0.0.1', target.port, `${path}/events`, contentType, body, { 'idempotency-key': `b-${keyN++}` })),
       );
       const latencies: number[] = [];
       const t0 = performance.now();
@@ -202,7 +252,7 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
           for (const bytes of list) {
             const t = performance.now();
             // A single post's ack is its 201; a batch's is a 200 whose every result is 201.
-            const r = perBody === 1 ? { status: await raw.send(bytes), body: Buffer.alloc(0) } : await raw.sendForBody(bytes);
+            const r = perBody === 1 ? { status: await target.raw.send(bytes), body: Buffer.alloc(0) } : await target.raw.sendForBody(bytes);
             latencies.push(performance.now() - t);
             const text = r.body.toString('utf8');
             const ok =
@@ -217,18 +267,18 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
       const events = bodies.reduce((a, l) => a + l.length, 0) * perBody;
       const cpu = process.cpuUsage(cpu0);
       if (threads0) {
-        const us = threadCpuUsPer(threads0, threadCpuMs(child.pid), events);
-        process.stderr.write(`threads ${perBody > 1 ? 'batch' : 'single'}: sequencer CPU us per event ${JSON.stringify(us)}\n`);
+        const us = threadCpuUsPer(threads0, threadCpuMs(target.pid), events);
+        process.stderr.write(`threads ${target.name} ${perBody > 1 ? 'batch' : 'single'}: CPU us per event ${JSON.stringify(us)}\n`);
       }
       const p: Phase = {
         events,
         secs,
         perSec: Math.round(events / secs),
         clientCpu: (cpu.user + cpu.system) / 1e6,
-        sequencerCpu: (await cpuSeconds(child.pid!)) - seqCpu0,
+        sequencerCpu: (await cpuSeconds(target.pid)) - seqCpu0,
         latencies: latencies.sort((a, b) => a - b),
       };
-      if (perBody > 1) {
+      if (withMetrics) {
         const after = await http.get('/metrics');
         const d = (name: string) => metric(after, name) - metric(before, name);
         p.whereTheTimeGoes = {
@@ -244,15 +294,20 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
       return p;
     }
     // warm-up (JIT, connections, LevelDB files), not counted
-    await phase(singleBodies(2), 'application/cloudevents+json', 1);
+    const warm = singleBodies(2);
+    await phase(warm, 'application/cloudevents+json', 1);
+    await phase(warm, 'application/cloudevents+json', 1, floor);
     const pair = (limit: number, p: Phase): Pair<Phase> => ({ limit, figure: p.perSec, ratio: round(p.perSec / limit, 3), extra: p });
     const single: Array<Pair<Phase>> = [];
     const batch: Array<Pair<Phase>> = [];
+    const floorPhases: Phase[] = [];
     for (let i = 0; i < nPairs; i++) {
       const s = singleBodies();
       single.push(pair(await verifyPerSecAllCores(limitMs), await phase(s, 'application/cloudevents+json', 1)));
       const b = batchBodies();
       batch.push(pair(await verifyPerSecAllCores(limitMs), await phase(b, 'application/cloudevents-batch+json', BATCH)));
+      // The same bytes again, to the floor (new to its own database).
+      floorPhases.push(await phase(b, 'application/cloudevents-batch+json', BATCH, floor));
     }
     const sm = modeSummary(single);
     const bm = modeSummary(batch);
@@ -282,6 +337,7 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
       clients,
       events: [...single, ...batch].reduce((a, p) => a + p.extra!.events, 0),
       cores: availableParallelism(),
+      floor: floorSummary(floorPhases, bm.median, bm.verifyPerSecAllCores),
       whereTheTimeGoes: {
         batchPhase: bm.median.whereTheTimeGoes,
         singlePhase: {
@@ -294,9 +350,13 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
   } finally {
     http.close();
     raw.close();
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    floorRaw?.close();
+    for (const c of floorChild ? [child, floorChild] : [child]) {
+      c.kill('SIGTERM');
+      if (c.exitCode === null && c.signalCode === null) await new Promise((r) => c.once('exit', r));
+    }
     await rm(dir, { recursive: true, force: true });
+    await rm(floorDir, { recursive: true, force: true });
   }
 }
 
