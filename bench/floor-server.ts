@@ -39,7 +39,11 @@ const sha256 = (...parts: Buffer[]): Buffer => {
 export async function startFloorServer(dir: string, port: number): Promise<{ close(): Promise<void> }> {
   const db = new Level<Buffer, Buffer>(dir, { keyEncoding: 'buffer', valueEncoding: 'buffer', writeBufferSize: DEFAULT_WRITE_BUFFER });
   await db.open();
+  // The last seq written (entry keys are 0x65 and the seq as 8 bytes big-endian), so a restart
+  // carries on after it.
   let seq = 0;
+  for await (const k of db.keys({ gte: Buffer.from([0x65]), lt: Buffer.from([0x66]), reverse: true, limit: 1 }))
+    seq = Number(k.readBigUInt64BE(1));
   /** The RFC 6962 frontier: at most one complete subtree root per level. */
   const frontier: Array<Buffer | undefined> = [];
   const addLeaf = (entryHash: Buffer): void => {

@@ -108,7 +108,7 @@ const round = (x: number, d = 0) => Math.round(x * 10 ** d) / 10 ** d;
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 
-interface Phase {
+export interface Phase {
   events: number;
   secs: number;
   perSec: number;
@@ -138,12 +138,12 @@ const usPerEvent = (p: Phase) => ({ server: (1e6 * p.sequencerCpu) / p.events, c
  * floor's; `budgetUsPerEvent` is what the ratio target (0.7) leaves for everything but the
  * signature.
  */
-function floorSummary(phases: Phase[], seqMedian: Phase, limit: number) {
+export function floorSummary(phases: Phase[], seqMedian: Phase, limit: number, cores = availableParallelism()) {
   const sorted = [...phases].sort((a, b) => usPerEvent(a).server - usPerEvent(b).server);
   const m = sorted[Math.floor(sorted.length / 2)];
   const f = usPerEvent(m);
   const q = usPerEvent(seqMedian);
-  const signature = (1e6 * availableParallelism()) / limit;
+  const signature = (1e6 * cores) / limit;
   return {
     eventsPerSec: m.perSec,
     cpuUsPerEvent: round(f.server, 1),

@@ -69,6 +69,10 @@ describe('bench sections (quick smoke)', () => {
       expect(x.pairs as unknown[]).toHaveLength(r.pairs as number);
       expect(x.p50Ms as number).toBeLessThanOrEqual(x.p99Ms as number);
     }
+    // The floor (bench/floor-server.ts) took the same batches, every one acknowledged.
+    const f = r.floor as Record<string, unknown>;
+    positive(f, ['eventsPerSec', 'cpuUsPerEvent', 'sequencerCpuUsPerEvent', 'signatureCpuUsPerEvent', 'ratioBound']);
+    expect(f.ratioBound as number).toBeLessThan(1);
   }, 180_000);
 
   it('verify: pairs of (limit, verify child), peak RSS of the child', async () => {
