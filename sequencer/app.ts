@@ -66,6 +66,8 @@ export interface SequencerOptions {
   /** Run the checkpoint and liveness timers (default true). */
   timers?: boolean;
   idempotencyMax?: number;
+  /** Bytes of kept Idempotency-Key answers (default IDEMPOTENCY_MAX_BYTES, 64 MiB). */
+  idempotencyMaxBytes?: number;
 }
 
 export interface Sequencer {
@@ -172,7 +174,7 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
     liveness,
     pool,
     logs,
-    idempotency: createIdempotencyCache(opts.idempotencyMax),
+    idempotency: createIdempotencyCache(opts.idempotencyMax, opts.idempotencyMaxBytes),
     requireOperator: auth.requireOperator,
     async addLog(l) {
       const h = await logs.add(l);

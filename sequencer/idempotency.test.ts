@@ -1,6 +1,7 @@
 // Idempotency-Key cache: replay of the same fingerprint (also while the first is in flight),
-// conflict on another fingerprint, forgetting answers not worth replaying, LRU bound; and the
-// fingerprint covers method, path, content type, every ce-* header and the body.
+// conflict on another fingerprint, forgetting answers not worth replaying, kept answers as their
+// JSON bytes, LRU bounds on keys and on bytes; and the fingerprint covers method, path, content
+// type, every ce-* header and the body.
 import { describe, expect, it } from 'vitest';
 import { createIdempotencyCache, requestFingerprint } from './idempotency.ts';
 
@@ -12,10 +13,13 @@ describe('idempotency cache', () => {
     const b = c.begin('log', 'k1', 'fp');
     expect(b.kind).toBe('replay');
     if (a.kind !== 'new' || b.kind !== 'replay') throw new Error();
-    a.finish({ status: 201, body: { seq: 7 } }, true);
-    expect(await b.answer).toEqual({ status: 201, body: { seq: 7 } });
+    const sent = a.finish({ status: 201, body: { seq: 7 } }, true);
+    // kept as the JSON bytes sent, which the waiter and every later replay get
+    expect(sent.status).toBe(201);
+    expect(JSON.parse(sent.raw!.toString('utf8'))).toEqual({ seq: 7 });
+    expect(await b.answer).toBe(sent);
     const c2 = c.begin('log', 'k1', 'fp');
-    expect(c2.kind === 'replay' && (await c2.answer).body).toEqual({ seq: 7 });
+    expect(c2.kind === 'replay' && (await c2.answer).raw).toEqual(sent.raw);
   });
 
   it('answers conflict for another fingerprint; keys are scoped', () => {
@@ -31,7 +35,8 @@ describe('idempotency cache', () => {
     const a = c.begin('log', 'k', 'fp');
     const waiter = c.begin('log', 'k', 'fp');
     if (a.kind !== 'new' || waiter.kind !== 'replay') throw new Error();
-    a.finish({ status: 409, body: { code: 'out_of_order' } }, false);
+    const sent = a.finish({ status: 409, body: { code: 'out_of_order' } }, false);
+    expect(sent).toEqual({ status: 409, body: { code: 'out_of_order' } }); // sent as it is, not kept
     expect((await waiter.answer).status).toBe(409); // the waiter still gets the answer
     expect(c.begin('log', 'k', 'other').kind).toBe('new'); // but the key is free again
   });
@@ -48,6 +53,27 @@ describe('idempotency cache', () => {
     expect(c.size).toBe(3);
     expect(c.begin('l', 'b', 'x').kind).toBe('new'); // b was evicted
     expect(c.begin('l', 'a', 'x').kind).toBe('conflict'); // a survived
+  });
+
+  it('is bounded in bytes: the oldest kept answers go first, one too large for the bound is not kept', () => {
+    const c = createIdempotencyCache(100, 2_000);
+    const keep = (k: string, size: number) => {
+      const s = c.begin('l', k, 'fp');
+      if (s.kind !== 'new') throw new Error(k);
+      return s.finish({ status: 200, body: { results: 'x'.repeat(size) } }, true);
+    };
+    keep('a', 500);
+    keep('b', 500);
+    expect(c.size).toBe(2);
+    expect(c.bytes).toBeGreaterThan(1_000);
+    expect(c.bytes).toBeLessThanOrEqual(2_000);
+    keep('c', 500); // over 2,000 bytes with a: a goes
+    expect(c.begin('l', 'a', 'other').kind).toBe('new');
+    expect(c.begin('l', 'b', 'other').kind).toBe('conflict');
+    const big = keep('big', 5_000); // larger than the bound: answered, not kept
+    expect(big.raw!.length).toBeGreaterThan(5_000);
+    expect(c.begin('l', 'big', 'other').kind).toBe('new');
+    expect(c.bytes).toBeLessThanOrEqual(2_000);
   });
 });
 

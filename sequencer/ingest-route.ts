@@ -181,9 +181,11 @@ export function registerIngestRoute(app: FastifyInstance, ctx: SequencerContext)
         slot.finish({ status: 500, body: problemOf(fail('internal_error', 'unexpected server fault')) }, false);
         throw e;
       }
-      slot.finish(answer, keep);
+      answer = slot.finish(answer, keep);
     }
     reply.status(answer.status);
+    // A kept answer goes out as the bytes its replays get.
+    if (answer.raw) return reply.type('application/json').send(answer.raw);
     if (answer.status >= 400) reply.type(PROBLEM_TYPE);
     return answer.body;
   });

@@ -146,9 +146,23 @@ describe('refusals (every code, log unchanged)', () => {
     const before = t.headSeq();
     const replay = await t.post(ce, { key: 'idem-1' });
     expect(replay.statusCode).toBe(201);
-    expect(replay.json()).toEqual(first.json());
+    // the bytes first sent, kept as they were (sequencer/idempotency.ts)
+    expect(replay.body).toBe(first.body);
+    expect(replay.headers['content-type']).toBe(first.headers['content-type']);
+    expect(first.headers['content-type']).toMatch(/^application\/json/);
+    expect(replay.json()).toMatchObject({ seq: before, eventHash: hashOf(ce) });
     expect(t.headSeq()).toBe(before);
     await refused(s.next('exec-i2'), 'idempotency_conflict', 422, { key: 'idem-1' });
+    // a batch replays its whole answer, byte for byte, and appends nothing
+    const batch = [s.next('exec-i3'), s.next('exec-i3')];
+    const firstBatch = await t.post(batch, { key: 'idem-batch' });
+    expect(firstBatch.statusCode).toBe(200);
+    expect(firstBatch.json().results.map((x: { status: number }) => x.status)).toEqual([201, 201]);
+    const afterBatch = t.headSeq();
+    const replayBatch = await t.post(batch, { key: 'idem-batch' });
+    expect(replayBatch.statusCode).toBe(200);
+    expect(replayBatch.body).toBe(firstBatch.body);
+    expect(t.headSeq()).toBe(afterBatch);
   });
 
   it('unknown key, revoked key, key not yet valid', async () => {
