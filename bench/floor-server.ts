@@ -8,7 +8,8 @@
 // (concurrent requests share a write, as logstore/group-commit.ts does), and a JSON answer
 // ({results:[{status, seq}]} for a batch, {seq} for one event). Left out on purpose: signatures,
 // readCloudEvent, the entry document and its hash, node keys, checkpoints, metrics, logging,
-// idempotency, time windows. So its CPU per event is a floor under ours on this machine with these
+// idempotency, time windows, a (source, id) twice in one group commit, and any bound on the body
+// (it listens on 127.0.0.1 for the bench alone). So its CPU per event is a floor under ours on this machine with these
 // parts, not a design: the bench reports what it leaves of the 0.7 target's budget.
 // Usage: node --import tsx bench/floor-server.ts DATA_DIR PORT; prints a log line {"level":"info","event":"listening"}.
 

@@ -12,7 +12,9 @@
 // ratioToVerifyLimit are those of the better mode (both are reported); single posts also report
 // the latency of each request (p50/p99 of the median pair, and over all pairs). "Where the time
 // goes" comes from the sequencer's own /metrics (batch sizes, synced append latency) and the CPU
-// seconds of both processes (/proc on Linux), for the median batch pair.
+// seconds of both processes (/proc on Linux), for the median batch pair. `floor`: after each
+// batched phase the same request bytes go to bench/floor-server.ts, a second child that does only
+// what any HTTP-to-LevelDB sequencer must (floorSummary below says what is reported).
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request, Agent } from 'node:http';
