@@ -180,3 +180,130 @@ it("hands the store each device signature in its compact entry form's member ord
   expect(storedOrder(odd)).toBe(odd);
   expect(storedOrder(e.eventSignature)).toBe(e.eventSignature);
 });
+
+/**
+ * A store whose next append write waits for release(), and which says when the committer hands it
+ * its n-th append (the committer does not wait for one group's write to plan the next).
+ */
+async function heldStore() {
+  let gate: Promise<void> | undefined;
+  let open!: () => void;
+  const hold = () => void (gate = new Promise<void>((r) => (open = r)));
+  hold();
+  const store = await newStore({
+    beforeWrite: (k) => {
+      if (k !== 'append' || !gate) return;
+      const g = gate;
+      gate = undefined;
+      return g;
+    },
+  });
+  const calls: number[] = [];
+  const waiters: Array<{ n: number; resolve(): void }> = [];
+  const append = store.append.bind(store);
+  store.append = (items) => {
+    calls.push(items.length);
+    for (const w of waiters.splice(0))
+      if (calls.length >= w.n) w.resolve();
+      else waiters.push(w);
+    return append(items);
+  };
+  const handed = (n: number) => (calls.length >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve })));
+  return { store, calls, release: () => open(), handed };
+}
+
+it('hands the next group to the store while one is being written, and answers both in order', async () => {
+  const { store, calls, release, handed } = await heldStore();
+  const c = createCommitter({ store, log: LOG, clock: createManualClock() });
+  const first = c.submit([ev('p1'), ev('p2')]);
+  await handed(1);
+  const second = c.submit([ev('p3')]);
+  const third = c.submit([ev('p4', 's', 1), ev('p5', 's', 2)]);
+  await handed(2); // the first write is still held
+  expect(store.head().seq).toBe(0);
+  release();
+  const outs = [...(await first), ...(await second), ...(await third)];
+  expect(outs.map((o) => o.ok && o.status === 201 && o.seq)).toEqual([1, 2, 3, 4, 5]);
+  expect(calls).toEqual([2, 3]); // the second and third submits were one group
+  expect(store.head().seq).toBe(5);
+  expect(await store.lastSubjectSeq('s')).toBe(2);
+  for (let s = 1; s <= 5; s++) expect(verifyEntryHash((await store.getEntry(s))!)).toEqual({ ok: true, value: true });
+});
+
+it('judges again, in order, the groups refused because one before them repeated an id in flight', async () => {
+  const { store, release, handed } = await heldStore();
+  const c = createCommitter({ store, log: LOG, clock: createManualClock() });
+  const first = c.submit([ev('w')]);
+  await handed(1); // its write is held
+  // 'w' again (a retry while the first is in flight): the committer cannot know, so the store
+  // refuses that group (duplicate_id) and the group planned on top of it (chain_broken); both are
+  // judged again on the durable head, in order.
+  const dup = c.submit([ev('w'), ev('q1')]);
+  await handed(2);
+  const next = c.submit([ev('q2', 'k', 1)]);
+  await handed(3);
+  release();
+  const [w] = await first;
+  const [d, q1] = await dup;
+  const [q2] = await next;
+  expect(w).toMatchObject({ ok: true, status: 201, seq: 1 });
+  expect(d).toMatchObject({ ok: true, status: 200, seq: 1 });
+  expect(q1).toMatchObject({ ok: true, status: 201, seq: 2 });
+  expect(q2).toMatchObject({ ok: true, status: 201, seq: 3 });
+  expect(store.head().seq).toBe(3);
+  expect(await store.lastSubjectSeq('k')).toBe(1);
+});
+
+it('a failed write with a group behind it in flight: both answered internal_error, onFatal once', async () => {
+  let fail = false;
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const store = await newStore({
+    beforeWrite: (k) => (k === 'append' && fail ? held : undefined),
+    afterWrite: (k) => {
+      if (fail && k === 'append') throw new Error('disk on fire');
+    },
+  });
+  const fatal: unknown[] = [];
+  const c = createCommitter({ store, log: LOG, clock: createManualClock(), onFatal: (e) => fatal.push(e) });
+  await c.submit([ev('fine')]);
+  fail = true;
+  const seen: number[] = [];
+  const append = store.append.bind(store);
+  let second!: () => void;
+  const handedTwo = new Promise<void>((r) => (second = r));
+  store.append = (items) => {
+    seen.push(items.length);
+    if (seen.length === 2) second();
+    return append(items);
+  };
+  const a = c.submit([ev('f1')]);
+  const b = c.submit([ev('f2'), ev('f3')]);
+  const later = new Promise<void>((r) => setImmediate(r)).then(() => c.submit([ev('f4')]));
+  await handedTwo;
+  release();
+  const outs = [...(await a), ...(await b), ...(await later)];
+  expect(outs.every((o) => !o.ok && o.code === 'internal_error')).toBe(true);
+  expect(fatal).toHaveLength(1);
+  expect((fatal[0] as Error).message).toContain('disk on fire');
+  expect(store.head().seq).toBe(1);
+});
+
+it('keeps per-subject order for groups in flight when the subject cache evicts them', async () => {
+  const { store, release, handed } = await heldStore();
+  const c = createCommitter({ store, log: LOG, clock: createManualClock(), subjectCacheMax: 1 });
+  const g1 = c.submit([ev('s1', 'S', 1)]);
+  await handed(1);
+  const g2 = c.submit([ev('t1', 'T', 1)]); // evicts S from the cache while S:1 is not yet durable
+  await handed(2);
+  const g3 = c.submit([ev('s1-again', 'S', 1)]); // another event claiming S:1
+  const g4 = c.submit([ev('s2', 'S', 2)]);
+  release();
+  expect((await g1)[0]).toMatchObject({ ok: true, seq: 1 });
+  expect((await g2)[0]).toMatchObject({ ok: true, seq: 2 });
+  const [r3, r4] = [(await g3)[0], (await g4)[0]];
+  // g3 and g4 are one group: S:1 again is out of order, S:2 follows the S:1 in flight
+  expect(r3).toMatchObject({ ok: false, code: 'out_of_order', expected: 2 });
+  expect(r4).toMatchObject({ ok: true, status: 201, seq: 3 });
+  expect(await store.lastSubjectSeq('S')).toBe(2);
+});
