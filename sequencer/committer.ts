@@ -2,15 +2,8 @@
 // passed every signature and key check; one committer loop per log takes everything queued,
 // deduplicates on (source, id) and checks per-subject order against both the store and the
 // items already accepted into the same group, assigns seq and prev in memory, builds the entries,
-// and writes them with ONE synced logstore.append, then answers every waiter. Groups are
-// pipelined: the next group is planned on the head the one in flight will leave and handed to the
-// store at once, which writes them one synced batch after another (on a single-post load the
-// serial loop spent about half of each ~7 ms cycle outside the write: the dedup read, planning,
-// answering). A group that looks out of order or late, any group after a failure, and every group
-// of a shared store (PostgreSQL, whose leader may change between groups) take the serial path:
-// nothing in flight, then judged and written alone. A group refused only because one before it
-// failed (chain_broken) or because it repeats a stored (source, id) is judged again on the
-// durable head, in order. Dedup is optimistic: the store refuses a batch that
+// and writes them with ONE synced logstore.append, then answers every waiter. While a batch is
+// being written the next group accumulates. Dedup is optimistic: the store refuses a batch that
 // holds a (source, id) it already has (duplicate_id, nothing written), so ids are looked up one by
 // one only after such a refusal, or when an event looks out of order (a retry of a stored event).
 // The last cookwalaseq per subject is cached (bounded LRU): this committer is the only writer of
@@ -90,10 +83,6 @@ interface Request {
   resolve(o: Outcome[]): void;
 }
 type Task = { kind: 'group'; requests: Request[] } | { kind: 'exclusive'; run(): Promise<void> };
-/** A group handed to the store; `settled` never rejects (its waiters are answered, or it is to be judged again). */
-interface InFlight {
-  settled: Promise<void>;
-}
 
 export function createCommitter(o: CommitterOptions): Committer {
   const { store, metrics } = o;
@@ -111,113 +100,10 @@ export function createCommitter(o: CommitterOptions): Committer {
     if (!running) running = loop().finally(() => (running = undefined));
   }
 
-  /**
-   * Groups handed to the store and not yet durable, oldest first (they settle in this order).
-   * `tip` is the head the newest of them will leave; `flightSubjects` the last cookwalaseq each of
-   * them gives a subject, never evicted while they are in flight (the cache may evict, and the
-   * store's index shows only what is durable). `stale`: one of them failed, so the tip and the
-   * cached subjects may name entries that were never written; `redo` holds the groups refused only
-   * because of that failure or of a (source, id) already stored, to be judged again one by one.
-   */
-  const inflight: InFlight[] = [];
-  let tip: { seq: number; hash: string } | undefined;
-  const flightSubjects = new Map<string, number>();
-  let stale = false;
-  const redo: Request[][] = [];
-  let wake: (() => void) | undefined;
-
   async function loop(): Promise<void> {
-    for (;;) {
-      const t = tasks.shift();
-      if (t === undefined) {
-        if (stale) await drain();
-        else if (inflight.length === 0) return;
-        // Plan whatever arrives while the newest group is on its way to disk, or end with it.
-        else await Promise.race([inflight[0].settled, new Promise<void>((r) => (wake = r))]);
-        wake = undefined;
-        continue;
-      }
-      if (t.kind === 'exclusive') {
-        await drain();
-        await t.run();
-      } else if (stale || !(await pipelined(t.requests))) {
-        await drain();
-        await commitGroup(t.requests);
-      }
-    }
-  }
-
-  /** Wait until nothing is in flight; after a failure, judge the refused groups again, in order. */
-  async function drain(): Promise<void> {
-    while (inflight.length > 0) await inflight[inflight.length - 1].settled;
-    if (!stale) return;
-    stale = false;
-    tip = undefined;
-    flightSubjects.clear();
-    subjectCache.clear();
-    for (const requests of redo.splice(0)) await commitGroup(requests);
-  }
-
-  /**
-   * The group planned on the tip and handed to the store without waiting for the groups before it
-   * (the store plans and writes them one batch after another, each on the head the last leaves:
-   * logstore/types.ts LogStore.append). False, having done nothing, when the group needs the
-   * serial path: it looks out of order or late (its ids are looked up first), a group before it
-   * failed, or the store is shared (PostgreSQL: its leader may change between two groups).
-   */
-  async function pipelined(requests: Request[]): Promise<boolean> {
-    if (shared || broken !== undefined) return false;
-    const all = requests.flatMap((r) => r.items);
-    const base = await subjectBase(all);
-    const at = await sequencedAt(store.head().seq);
-    if (stale) return false;
-    const p = plan(all, [], base, at, tip ?? store.head());
-    if (p.outOfOrder || p.timeRefused) return false;
-    const n = p.appends.length;
-    if (n === 0) {
-      answer(requests, p.outcomes);
-      return true;
-    }
-    await hooks.beforeAppend?.(stats.batches + inflight.length + 1, n);
-    for (const [s, v] of p.subjects)
-      if (v !== undefined && v !== base.get(s)) {
-        flightSubjects.set(s, v);
-        remember(s, v);
-      }
-    const last = p.appends[n - 1].entry;
-    tip = { seq: last.seq, hash: last.hash };
-    const t0 = performance.now();
-    const f: InFlight = { settled: Promise.resolve() };
-    const leave = () => {
-      inflight.splice(inflight.indexOf(f), 1);
-      if (inflight.length === 0 && !stale) {
-        tip = undefined;
-        flightSubjects.clear();
-      }
-    };
-    f.settled = store.append(p.appends).then(
-      () => {
-        leave();
-        recordBatch(p, t0);
-        answer(requests, p.outcomes);
-      },
-      (e: unknown) => {
-        leave();
-        stale = true;
-        const knockOn = isDuplicateRefusal(e) || (e instanceof ProtocolError && e.code === 'chain_broken');
-        if (broken === undefined && knockOn) redo.push(requests);
-        else answer(requests, p.outcomes.fill(broken !== undefined ? brokenFailure() : failureOf(e, undefined)));
-      },
-    );
-    inflight.push(f);
-    return true;
-  }
-
-  function answer(requests: Request[], outcomes: Outcome[]): void {
-    let k = 0;
-    for (const r of requests) {
-      r.resolve(outcomes.slice(k, k + r.items.length));
-      k += r.items.length;
+    for (let t = tasks.shift(); t; t = tasks.shift()) {
+      if (t.kind === 'group') await commitGroup(t.requests);
+      else await t.run();
     }
   }
 
@@ -276,7 +162,7 @@ export function createCommitter(o: CommitterOptions): Committer {
     const missing: string[] = [];
     for (const c of all) {
       if (!hasOrder(c.ce) || base.has(c.ce.subject!)) continue;
-      const v = flightSubjects.get(c.ce.subject!) ?? subjectCache.get(c.ce.subject!);
+      const v = subjectCache.get(c.ce.subject!);
       base.set(c.ce.subject!, v);
       if (v === undefined) missing.push(c.ce.subject!);
     }
@@ -308,8 +194,8 @@ export function createCommitter(o: CommitterOptions): Committer {
     found: ReadonlyArray<{ seq: number; eventHash: string } | undefined>,
     base: Map<string, number | undefined>,
     at: string,
-    head: { seq: number; hash: string } = store.head(),
   ): Plan {
+    const head = store.head();
     let prev = { seq: head.seq, hash: head.hash };
     const subjects = new Map(base);
     const accepted = new Map<string, Entry>();
@@ -369,12 +255,6 @@ export function createCommitter(o: CommitterOptions): Committer {
     await hooks.beforeAppend?.(stats.batches + 1, n);
     const t0 = performance.now();
     await store.append(p.appends);
-    recordBatch(p, t0);
-  }
-
-  /** A group's entries are durable: count them (`t0`: when the group was handed to the store). */
-  function recordBatch(p: Plan, t0: number): void {
-    const n = p.appends.length;
     stats.batches++;
     stats.entries += n;
     metrics?.observe('cookwala_fsync_seconds', (performance.now() - t0) / 1000, labels);
@@ -428,34 +308,33 @@ export function createCommitter(o: CommitterOptions): Committer {
       for (const [s, v] of p.subjects) if (v !== undefined && v !== base.get(s)) remember(s, v);
       outcomes = p.outcomes;
     } catch (e) {
-      outcomes.fill(failureOf(e, gen));
+      // A refused or failed batch wrote nothing, but only the disk knows after a LevelDB failure.
+      // not_leader (a standby, or a lease lost: nothing written or the outcome unknown, and a retry
+      // is safe by dedup) is not fatal; nor a group planned on a head another leader then moved.
+      const moved = gen !== undefined && generationNow() !== gen;
+      const standby = (e instanceof ProtocolError && e.code === 'not_leader') || moved;
+      // A full disk that reached nothing (poisoned: false) leaves the store writable: not fatal.
+      const spaceOnly = e instanceof ProtocolError && e.code === 'disk_full' && e.extra?.poisoned === false;
+      // A shared store's truth is the database, which a write reached whole or not at all (the
+      // store gives up its lease when it cannot tell), so its failures are never fatal here.
+      if (!standby && !spaceOnly && !shared && !isDuplicateRefusal(e) && !(e instanceof ProtocolError && e.code === 'shutting_down'))
+        fatal(e);
+      const f =
+        (moved && !(e instanceof ProtocolError && e.code === 'not_leader')) || (shared && !(e instanceof ProtocolError))
+          ? fail(
+              'not_leader',
+              `this process cannot sequence the log now (${moved ? 'the lease changed hands' : (e as Error)?.message}); nothing was acknowledged, retry`,
+            )
+          : e instanceof ProtocolError
+            ? fail(e.code, e.detail, e.extra)
+            : fail('internal_error', 'the entries could not be written; nothing was acknowledged');
+      outcomes.fill(f);
     }
-    answer(requests, outcomes);
-  }
-
-  /** What the waiters of a group whose write failed hear; the failures that break the log call fatal. */
-  function failureOf(e: unknown, gen: number | undefined): Failure {
-    // A refused or failed batch wrote nothing, but only the disk knows after a LevelDB failure.
-    // not_leader (a standby, or a lease lost: nothing written or the outcome unknown, and a retry
-    // is safe by dedup) is not fatal; nor a group planned on a head another leader then moved.
-    const moved = gen !== undefined && generationNow() !== gen;
-    const standby = (e instanceof ProtocolError && e.code === 'not_leader') || moved;
-    // A full disk that reached nothing (poisoned: false) leaves the store writable: not fatal.
-    const spaceOnly = e instanceof ProtocolError && e.code === 'disk_full' && e.extra?.poisoned === false;
-    // A shared store's truth is the database, which a write reached whole or not at all (the
-    // store gives up its lease when it cannot tell), so its failures are never fatal here.
-    if (!standby && !spaceOnly && !shared && !isDuplicateRefusal(e) && !(e instanceof ProtocolError && e.code === 'shutting_down'))
-      fatal(e);
-    const f =
-      (moved && !(e instanceof ProtocolError && e.code === 'not_leader')) || (shared && !(e instanceof ProtocolError))
-        ? fail(
-            'not_leader',
-            `this process cannot sequence the log now (${moved ? 'the lease changed hands' : (e as Error)?.message}); nothing was acknowledged, retry`,
-          )
-        : e instanceof ProtocolError
-          ? fail(e.code, e.detail, e.extra)
-          : fail('internal_error', 'the entries could not be written; nothing was acknowledged');
-    return f;
+    let k = 0;
+    for (const r of requests) {
+      r.resolve(outcomes.slice(k, k + r.items.length));
+      k += r.items.length;
+    }
   }
 
   return {
@@ -470,7 +349,6 @@ export function createCommitter(o: CommitterOptions): Committer {
         if (last && last.kind === 'group') last.requests.push({ items, resolve });
         else tasks.push({ kind: 'group', requests: [{ items, resolve }] });
         kick();
-        wake?.();
       });
     },
     exclusive<T>(fn: (next: (c: Candidate) => Promise<AppendItem>) => Promise<T>): Promise<T> {
@@ -489,7 +367,6 @@ export function createCommitter(o: CommitterOptions): Committer {
           },
         });
         kick();
-        wake?.();
       });
     },
     async close() {
