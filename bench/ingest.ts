@@ -12,7 +12,10 @@
 // ratioToVerifyLimit are those of the better mode (both are reported); single posts also report
 // the latency of each request (p50/p99 of the median pair, and over all pairs). "Where the time
 // goes" comes from the sequencer's own /metrics (batch sizes, synced append latency) and the CPU
-// seconds of both processes (/proc on Linux), for the median batch pair. `floor`: after each
+// seconds of both processes (/proc on Linux), for the median batch pair, and each mode's
+// `eventLoop` from the scheduler's counters of the sequencer's main thread (bench/proc-cpu.ts: the
+// share of the wall time it ran, the share it was runnable but waited for a core, and how often an
+// event it was taken off its core). `floor`: after each
 // batched phase the same request bytes go to bench/floor-server.ts, a second child that does only
 // what any HTTP-to-LevelDB sequencer must (floorSummary below says what is reported).
 
@@ -30,7 +33,7 @@ import { deviceKey } from '../testkit/keys.ts';
 import { eventStream } from '../testkit/events.ts';
 import { freePort } from '../testkit/net.ts';
 import { readLogLines } from '../platform/logger.ts';
-import { threadCpuMs, threadCpuUsPer } from './proc-cpu.ts';
+import { mainThreadSched, schedBetween, threadCpuMs, threadCpuUsPer } from './proc-cpu.ts';
 import { createRawHttpClient, postBytes, type RawHttpClient } from './raw-http-client.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -119,6 +122,8 @@ export interface Phase {
   /** Milliseconds of every request, sorted. */
   latencies: number[];
   whereTheTimeGoes?: Record<string, number>;
+  /** The target's event loop over the phase (Linux scheduler counters, proc-cpu.ts). */
+  eventLoop?: ReturnType<typeof schedBetween>;
 }
 
 /** A server the phases post to: the sequencer, or the floor. */
@@ -175,6 +180,8 @@ function modeSummary(pairs: Array<Pair<Phase>>) {
     allPairsP50Ms: round(pct(all, 50), 2),
     allPairsP99Ms: round(pct(all, 99), 2),
     median: r.median.extra!,
+    // Its event loop in the median pair: on a core, runnable but waiting for one, taken off per event.
+    eventLoop: r.median.extra!.eventLoop,
     pairs: pairs.map((p) => ({ limit: p.limit, eventsPerSec: p.figure, ratio: p.ratio, seconds: round(p.extra!.secs, 2) })),
   };
 }
@@ -243,6 +250,7 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
       const cpu0 = process.cpuUsage();
       const seqCpu0 = await cpuSeconds(target.pid);
       const threads0 = perThread ? threadCpuMs(target.pid) : undefined;
+      const sched0 = mainThreadSched(target.pid);
       // Every request's bytes are built before the clock starts.
       const requests = bodies.map((list) =>
         list.map((body) => postBytes('127.0.0.1', target.port, `${path}/events`, contentType, body, { 'idempotency-key': `b-${keyN++}` })),
@@ -268,6 +276,7 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
       const secs = (performance.now() - t0) / 1000;
       const events = bodies.reduce((a, l) => a + l.length, 0) * perBody;
       const cpu = process.cpuUsage(cpu0);
+      const sched1 = mainThreadSched(target.pid);
       if (threads0) {
         const us = threadCpuUsPer(threads0, threadCpuMs(target.pid), events);
         process.stderr.write(`threads ${target.name} ${perBody > 1 ? 'batch' : 'single'}: CPU us per event ${JSON.stringify(us)}\n`);
@@ -279,6 +288,7 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
         clientCpu: (cpu.user + cpu.system) / 1e6,
         sequencerCpu: (await cpuSeconds(target.pid)) - seqCpu0,
         latencies: latencies.sort((a, b) => a - b),
+        eventLoop: sched0 && sched1 ? schedBetween(sched0, sched1, secs, events) : undefined,
       };
       if (withMetrics) {
         const after = await http.get('/metrics');

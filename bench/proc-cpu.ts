@@ -1,5 +1,7 @@
 // bench/proc-cpu.ts: CPU time of a process's threads from /proc (Linux: each task's comm, utime +
-// stime in clock ticks of 10 ms), for the benches' "where the time goes" (DESIGN §13). Leaves out:
+// stime in clock ticks of 10 ms), for the benches' "where the time goes" (DESIGN §13), and a main
+// thread's scheduler counters (schedstat: ns on a core and ns waiting in the run queue, as the
+// kernel's sched-stats document them; involuntary switches from status). Leaves out:
 // other systems (an empty map); a thread that ended between two readings loses its time.
 
 import { readdirSync, readFileSync } from 'node:fs';
@@ -32,4 +34,40 @@ export function threadCpuUsPer(before: Map<string, number>, after: Map<string, n
     if (d > 0) us[k] = Math.round((d * 1000) / units);
   }
   return us;
+}
+
+/** A thread's scheduler counters (Linux /proc/PID/task/TID/schedstat and status). */
+export interface SchedSample {
+  /** ns on a core, and ns runnable but waiting for one (the run queue). */
+  runNs: number;
+  waitNs: number;
+  /** times the thread was taken off its core while still runnable. */
+  involuntary: number;
+}
+
+/** The main thread's counters of process `pid`, or undefined where /proc has none. */
+export function mainThreadSched(pid: number): SchedSample | undefined {
+  try {
+    const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+    const status = readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8');
+    const inv = /^nonvoluntary_ctxt_switches:\s*(\d+)/m.exec(status);
+    if (!Number.isFinite(run) || !Number.isFinite(wait) || !inv) return undefined;
+    return { runNs: run, waitNs: wait, involuntary: Number(inv[1]) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Between two samples over `seconds` of wall time and `units` requests or events: the share of the
+ * wall time the thread was on a core, the share it was runnable but waiting for one, and how often
+ * a unit it was taken off its core while runnable.
+ */
+export function schedBetween(a: SchedSample, b: SchedSample, seconds: number, units: number) {
+  const wall = seconds * 1e9;
+  return {
+    onCoreShare: Math.round(((b.runNs - a.runNs) / wall) * 1000) / 1000,
+    runQueueWaitShare: Math.round(((b.waitNs - a.waitNs) / wall) * 1000) / 1000,
+    involuntarySwitchesPerUnit: Math.round(((b.involuntary - a.involuntary) / units) * 1000) / 1000,
+  };
 }
