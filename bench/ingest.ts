@@ -250,12 +250,12 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
       const cpu0 = process.cpuUsage();
       const seqCpu0 = await cpuSeconds(target.pid);
       const threads0 = perThread ? threadCpuMs(target.pid) : undefined;
-      const sched0 = mainThreadSched(target.pid);
       // Every request's bytes are built before the clock starts.
       const requests = bodies.map((list) =>
         list.map((body) => postBytes('127.0.0.1', target.port, `${path}/events`, contentType, body, { 'idempotency-key': `b-${keyN++}` })),
       );
       const latencies: number[] = [];
+      const sched0 = mainThreadSched(target.pid);
       const t0 = performance.now();
       await Promise.all(
         requests.map(async (list) => {
