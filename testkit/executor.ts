@@ -67,7 +67,10 @@ export async function testExecutor(
   opts: ExecutorOptions & { name?: string; clock?: ManualClock; deps?: Partial<ExecutorDeps> } = {},
 ): Promise<{ ex: Executor; clock: ManualClock; device: DeviceIdentity; waits: DeliveryWaits }> {
   const device = testDevice(opts.name ?? 'dev-t');
-  const clock = opts.clock ?? createManualClock();
+  // Delivering to a real sequencer (a real networkClock given), the device's clock starts at that
+  // clock's now: the sequencer judges signedAt against its own time (verifier/documents/time-bounds.ts,
+  // at most maxDeliveryDelay behind it), so a fixed start date would fail once real time passed it.
+  const clock = opts.clock ?? createManualClock(opts.deps?.networkClock?.now());
   const waits = deliveryWaits();
   const given = opts.delivery?.onWait;
   const delivery = {
