@@ -37,6 +37,11 @@ async function deviceLog(ex: Executor, ids: string[]): Promise<CloudEvent[]> {
   return (await Promise.all(ids.map((id) => ex.store.events(id)))).flat();
 }
 
+/** A dead letter empties the outbox too: after each drain, name any refusal before reading the log. */
+async function expectNoDeadLetters(ex: Executor): Promise<void> {
+  expect((await ex.store.deadLetters()).map((d) => `${d.code}: ${d.detail}`)).toEqual([]);
+}
+
 function expectExactlyOnce(entries: { ce: { source: string; id: string } }[], events: CloudEvent[]): void {
   const ids = entries.map((e) => `${e.ce.source} ${e.ce.id}`);
   expect(new Set(ids).size).toBe(ids.length);
@@ -70,6 +75,7 @@ describe('delivery to a real sequencer', () => {
     const b = await drive(ex, 'b', ['preparing', 'running', 'stopping']);
     const c = await drive(ex, 'c', []); // still accepted
     await waits.until(async () => (await ex.store.pendingCount()) === 0, 'drain');
+    await expectNoDeadLetters(ex);
     const { descriptorHash, entries } = await fetchLog(seq.url!, seq.log);
     expect(checkChain(descriptorHash, entries, [dev.keyRecord])).toBeUndefined();
     const mine = entries.filter((e) => e.ce.source === dev.source);
@@ -143,6 +149,7 @@ describe('delivery to a real sequencer', () => {
       async () => (await ex.store.pendingCount()) === 0 && subjectOrder((await fetchLog(seq.url!, seq.log)).entries).get(a)?.length === 4,
       'recovery',
     );
+    await expectNoDeadLetters(ex);
     expect(dropped).toBe(1);
     const { descriptorHash, entries } = await fetchLog(seq.url!, seq.log);
     expect(subjectOrder(entries).get(a)).toEqual([1, 2, 3, 4]);
@@ -170,8 +177,10 @@ describe('delivery to a real sequencer', () => {
     await ex.start();
     const a = await drive(ex, 'a', ['preparing', 'running']);
     await waits.until(async () => (await ex.store.pendingCount()) === 0, 'first delivery');
+    await expectNoDeadLetters(ex);
     expect(await ex.withdrawConsent()).toBe(true);
     await waits.until(async () => (await ex.store.pendingCount()) === 0, 'the withdrawal');
+    await expectNoDeadLetters(ex);
     await ex.service.change(a, 'completed');
     await drive(ex, 'b', ['preparing']);
     expect(await ex.heartbeats!.beat()).toBeUndefined();
@@ -233,6 +242,7 @@ describe('when the sequencer is down', () => {
     await back.app.listen({ host: '127.0.0.1', port });
     try {
       await waits.until(async () => (await ex.store.pendingCount()) === 0, 'delivery after the sequencer is back');
+      await expectNoDeadLetters(ex);
       const { descriptorHash, entries } = await fetchLog(url, seq.log);
       expect(checkChain(descriptorHash, entries, [dev.keyRecord])).toBeUndefined();
       expect(subjectOrder(entries).get(a)).toEqual([1, 2, 3, 4]);
