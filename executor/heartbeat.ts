@@ -14,6 +14,8 @@ export interface Heartbeats {
   /** Send one now (outside the schedule); resolves with the HTTP status, or undefined if not sent. */
   beat(): Promise<number | undefined>;
   sent(): number;
+  /** Scheduled beats that came due, sent or not (none is sent under consent `none`). */
+  ticks(): number;
   close(): Promise<void>;
 }
 
@@ -26,6 +28,7 @@ export function createHeartbeats(
   let closed = false;
   let n = 0;
   let sent = 0;
+  let ticks = 0;
   let inflight: Promise<unknown> = Promise.resolve();
 
   async function beat(): Promise<number | undefined> {
@@ -44,6 +47,7 @@ export function createHeartbeats(
   function arm(): void {
     if (closed) return;
     timer = deps.clock.setTimeout(() => {
+      ticks++;
       inflight = beat().finally(arm);
     }, intervalMs);
   }
@@ -54,6 +58,7 @@ export function createHeartbeats(
     },
     beat,
     sent: () => sent,
+    ticks: () => ticks,
     async close() {
       closed = true;
       deps.clock.clearTimeout(timer);

@@ -10,6 +10,7 @@ import { eventHash, type CloudEvent } from '../verifier/cloudevent/read.ts';
 import { openSequencer } from '../sequencer/app.ts';
 import { startSequencer, type TestSequencer } from '../testkit/sequencer.ts';
 import { tempDirs } from '../testkit/tmp.ts';
+import { waitFor } from '../testkit/wait.ts';
 import { systemClock } from '../platform/clock.ts';
 import { createSimulatedHardware } from '../executor/runner.ts';
 import { createSequencerClient, ensureRegistered, type FetchLike } from '../executor/sequencer-client.ts';
@@ -296,14 +297,19 @@ describe('consent none keeps everything local', () => {
     const c = await ex.service.create(SIMPLE_BODY, 'k');
     if (!c.ok) throw new Error(c.detail);
     const id = c.value.execution.id;
-    for (let i = 0; i < 50 && (await ex.service.get(id))?.status !== 'completed'; i++) {
-      clock.advance(61_000);
-      await ex.service.settle();
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    expect((await ex.service.get(id))?.status).toBe('completed');
-    await new Promise((r) => setTimeout(r, 200)); // 20 heartbeat intervals
-    expect([fetches, requests]).toEqual([0, 0]);
+    // The mission runs on the manual clock; each check moves it a minute on.
+    await waitFor(
+      async () => {
+        clock.advance(61_000);
+        await ex.service.settle();
+        return (await ex.service.get(id))?.status === 'completed';
+      },
+      { what: 'the mission to complete', intervalMs: 5 },
+    );
+    // 20 heartbeat intervals came due on the real network clock, and not one was sent.
+    const ticks = ex.heartbeats!.ticks();
+    await waitFor(() => ex.heartbeats!.ticks() >= ticks + 20, { what: '20 more heartbeat ticks', intervalMs: 10 });
+    expect([fetches, requests, ex.heartbeats!.sent()]).toEqual([0, 0, 0]);
     expect(await ex.store.pendingCount()).toBe(4); // held in the outbox, undelivered
     // The control: the same device, once it may, does talk to the sequencer.
     await ex.setConsent('research_only');
