@@ -21,7 +21,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request, Agent } from 'node:http';
-import { readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { availableParallelism } from 'node:os';
@@ -35,6 +35,7 @@ import { freePort } from '../testkit/net.ts';
 import { readLogLines } from '../platform/logger.ts';
 import { mainThreadSched, schedBetween, threadCpuMs, threadCpuUsPer } from './proc-cpu.ts';
 import { createRawHttpClient, postBytes, type RawHttpClient } from './raw-http-client.ts';
+import type { ProfileWindow } from './cpu-profile.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LOG = 'bench.example/missions/ingest';
@@ -242,6 +243,10 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
       if (r.status !== 201) throw new Error(`key registration: ${r.status} ${r.body}`);
     }
     let keyN = 0;
+    // COOKWALA_BENCH_CPU_PROF=DIR: each timed phase's window on the monotonic clock the profiles
+    // use, so that bench/cpu-profile.ts can read one mode's samples (--phases FILE --mode single).
+    const profDir = process.env.COOKWALA_BENCH_CPU_PROF;
+    const profWindows: ProfileWindow[] = [];
     // COOKWALA_BENCH_THREADS=1: each phase's sequencer CPU per event by thread name, on stderr.
     const perThread = process.env.COOKWALA_BENCH_THREADS === '1';
     async function phase(bodies: Buffer[][], contentType: string, perBody: number, target: Target = sequencer): Promise<Phase> {
@@ -257,6 +262,7 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
       const latencies: number[] = [];
       const sched0 = mainThreadSched(target.pid);
       const t0 = performance.now();
+      const hr0 = process.hrtime.bigint();
       await Promise.all(
         requests.map(async (list) => {
           for (const bytes of list) {
@@ -275,6 +281,14 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
       );
       const secs = (performance.now() - t0) / 1000;
       const events = bodies.reduce((a, l) => a + l.length, 0) * perBody;
+      if (profDir)
+        profWindows.push({
+          target: target.name,
+          mode: perBody > 1 ? 'batch' : 'single',
+          events,
+          startUs: Number(hr0 / 1000n),
+          endUs: Number(process.hrtime.bigint() / 1000n),
+        });
       const cpu = process.cpuUsage(cpu0);
       const sched1 = mainThreadSched(target.pid);
       if (threads0) {
@@ -321,6 +335,8 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
       // The same bytes again, to the floor (new to its own database).
       floorPhases.push(await phase(b, 'application/cloudevents-batch+json', BATCH, floor));
     }
+    if (profDir) await mkdir(profDir, { recursive: true });
+    if (profDir) await writeFile(join(profDir, 'ingest-phases.json'), JSON.stringify(profWindows, null, 1));
     const sm = modeSummary(single);
     const bm = modeSummary(batch);
     const best = bm.eventsPerSec >= sm.eventsPerSec ? bm : sm;

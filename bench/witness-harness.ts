@@ -47,7 +47,7 @@ export function benchWitnessKey(name: string): { secretKey: SecretKey; signer: S
 
 /**
  * COOKWALA_BENCH_CPU_PROF=DIR: a CPU profile of this (the witness's) process over each timed
- * client phase, written to DIR/<name>-<phase>.cpuprofile (`node /work/notes/topprof.cjs FILE`).
+ * client phase, written to DIR/<name>-<phase>.cpuprofile (read it with bench/cpu-profile.ts).
  */
 const profiler = (() => {
   const dir = process.env.COOKWALA_BENCH_CPU_PROF;
