@@ -130,80 +130,86 @@ function run(cmd: string[]): Promise<{ code: number | null; out: string }> {
 }
 
 describe('executor crash', () => {
-  it(`SIGKILL mid-mission x${ROUNDS}, restart: every status event in the log exactly once, in order, verifying`, async () => {
-    const seq = await startSequencer({ listen: true, dir: await dirs.make() });
-    const data = await dirs.make();
-    // The kill points come from this seed; a failure prints it so the same run can be replayed.
-    const seed = Number(process.env.COOKWALA_CRASH_SEED ?? Date.now() % 1e9);
-    onTestFailed(() => console.error(`executor crash test failed; replay with COOKWALA_CRASH_SEED=${seed}`));
-    const rnd = prng(seed);
-    try {
-      let kills = 0;
-      for (let round = 0; round < ROUNDS; round++) {
-        const child = startExecutor(seq, data);
-        const seen = child.lines.length;
-        // Wait for this run's first status change, then kill it at a random moment after.
-        await until(
-          () => child.proc.exitCode !== null || child.lines.slice(seen).some((l) => / #\d+ /.test(l)),
-          `round ${round}: progress`,
-          30_000,
-          child,
-        );
-        if (child.proc.exitCode !== null) break; // all missions done already: nothing left to interrupt
-        await new Promise((r) => setTimeout(r, 50 + Math.floor(rnd() * 700)));
-        const alive = child.proc.exitCode === null;
-        child.proc.kill('SIGKILL');
-        await child.exit;
-        if (alive) kills++;
-      }
-      expect(kills).toBeGreaterThan(0);
-      // The last run finishes its missions and drains the outboxes, then exits 0.
-      const last = startExecutor(seq, data);
-      const code = await Promise.race([last.exit, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 90_000))]);
-      if (code !== 0) last.proc.kill('SIGKILL');
-      expect(code, last.lines.slice(-20).join('\n')).toBe(0);
+  it(
+    `SIGKILL mid-mission x${ROUNDS}, restart: every status event in the log exactly once, in order, verifying`,
+    async () => {
+      const seq = await startSequencer({ listen: true, dir: await dirs.make() });
+      const data = await dirs.make();
+      // The kill points come from this seed; a failure prints it so the same run can be replayed.
+      const seed = Number(process.env.COOKWALA_CRASH_SEED ?? Date.now() % 1e9);
+      onTestFailed(() => console.error(`executor crash test failed; replay with COOKWALA_CRASH_SEED=${seed}`));
+      const rnd = prng(seed);
+      try {
+        let kills = 0;
+        for (let round = 0; round < ROUNDS; round++) {
+          const child = startExecutor(seq, data);
+          const seen = child.lines.length;
+          // Wait for this run's first status change, then kill it at a random moment after.
+          await until(
+            () => child.proc.exitCode !== null || child.lines.slice(seen).some((l) => / #\d+ /.test(l)),
+            `round ${round}: progress`,
+            30_000,
+            child,
+          );
+          if (child.proc.exitCode !== null) break; // all missions done already: nothing left to interrupt
+          await new Promise((r) => setTimeout(r, 50 + Math.floor(rnd() * 700)));
+          const alive = child.proc.exitCode === null;
+          child.proc.kill('SIGKILL');
+          await child.exit;
+          if (alive) kills++;
+        }
+        expect(kills).toBeGreaterThan(0);
+        // The last run finishes its missions and drains the outboxes, then exits 0.
+        const last = startExecutor(seq, data);
+        const code = await Promise.race([last.exit, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 90_000))]);
+        if (code !== 0) last.proc.kill('SIGKILL');
+        expect(code, last.lines.slice(-20).join('\n')).toBe(0);
 
-      const dev = await deviceLogs(data);
-      // Kills land mid-mission: the restarted devices failed what was cut short (never resumed it).
-      expect(dev.interrupted).toBeGreaterThan(0);
-      expect(dev.statuses.failed).toBe(dev.interrupted);
-      expect(dev.keys).toHaveLength(DEVICES);
-      expect(Object.values(dev.statuses).reduce((a, b) => a + b, 0)).toBe(DEVICES * MISSIONS);
-      for (const s of Object.keys(dev.statuses)) expect(['completed', 'stopped', 'refused', 'failed']).toContain(s);
+        const dev = await deviceLogs(data);
+        // Kills land mid-mission: the restarted devices failed what was cut short (never resumed it).
+        expect(dev.interrupted).toBeGreaterThan(0);
+        expect(dev.statuses.failed).toBe(dev.interrupted);
+        expect(dev.keys).toHaveLength(DEVICES);
+        expect(Object.values(dev.statuses).reduce((a, b) => a + b, 0)).toBe(DEVICES * MISSIONS);
+        for (const s of Object.keys(dev.statuses)) expect(['completed', 'stopped', 'refused', 'failed']).toContain(s);
 
-      const { descriptorHash, entries } = await fetchLog(seq.url!, seq.log);
-      expect(checkChain(descriptorHash, entries, dev.keys)).toBeUndefined();
-      // Exactly once: the devices' events and the log's device entries are the same set.
-      const sources = new Set(dev.keys.map((k) => k.owner));
-      const logged = entries
-        .filter((e) => sources.has(e.ce.source) && e.ce.type.startsWith('cookwala.execution.'))
-        .map((e) => `${e.ce.source} ${e.ce.id}`);
-      const written = dev.events.map((e) => `${e.source} ${e.id}`);
-      expect(new Set(logged).size).toBe(logged.length);
-      expect([...logged].sort()).toEqual([...written].sort());
-      // In subject order, 1..n with no gap, and the same types the device wrote.
-      for (const [subject, seqs] of subjectOrder(entries)) {
-        const mine = dev.events.filter((e) => e.subject === subject);
-        if (mine.length === 0) continue;
-        expect(seqs).toEqual(mine.map((_, i) => i + 1));
-      }
-      const byId = new Map(dev.events.map((e) => [`${e.source} ${e.id}`, e]));
-      for (const e of entries) {
-        const d = byId.get(`${e.ce.source} ${e.ce.id}`);
-        if (d) expect(e.ce.type).toBe(d.type);
-      }
+        const { descriptorHash, entries } = await fetchLog(seq.url!, seq.log);
+        expect(checkChain(descriptorHash, entries, dev.keys)).toBeUndefined();
+        // Exactly once: the devices' events and the log's device entries are the same set.
+        const sources = new Set(dev.keys.map((k) => k.owner));
+        const logged = entries
+          .filter((e) => sources.has(e.ce.source) && e.ce.type.startsWith('cookwala.execution.'))
+          .map((e) => `${e.ce.source} ${e.ce.id}`);
+        const written = dev.events.map((e) => `${e.source} ${e.id}`);
+        expect(new Set(logged).size).toBe(logged.length);
+        expect([...logged].sort()).toEqual([...written].sort());
+        // In subject order, 1..n with no gap, and the same types the device wrote.
+        for (const [subject, seqs] of subjectOrder(entries)) {
+          const mine = dev.events.filter((e) => e.subject === subject);
+          if (mine.length === 0) continue;
+          expect(seqs).toEqual(mine.map((_, i) => i + 1));
+        }
+        const byId = new Map(dev.events.map((e) => [`${e.source} ${e.id}`, e]));
+        for (const e of entries) {
+          const d = byId.get(`${e.ce.source} ${e.ce.id}`);
+          if (d) expect(e.ce.type).toBe(d.type);
+        }
 
-      // The auditor's view: export the bundle and verify it offline.
-      await seq.seq.tick();
-      const bundle = join(data, 'bundle.ndjson');
-      const res = await fetch(`${seq.url}/v1/logs/${encodeURIComponent(seq.log)}/bundle`);
-      expect(res.status).toBe(200);
-      await writeFile(bundle, await res.text());
-      const v = await run(['verify', bundle, '--policy', join(seq.dir, 'policy.json')]);
-      expect(v.code, v.out).toBe(0);
-      expect(v.out).toMatch(/^VALID: /m);
-    } finally {
-      await seq.close();
-    }
-  });
+        // The auditor's view: export the bundle and verify it offline.
+        await seq.seq.tick();
+        const bundle = join(data, 'bundle.ndjson');
+        const res = await fetch(`${seq.url}/v1/logs/${encodeURIComponent(seq.log)}/bundle`);
+        expect(res.status).toBe(200);
+        await writeFile(bundle, await res.text());
+        const v = await run(['verify', bundle, '--policy', join(seq.dir, 'policy.json')]);
+        expect(v.code, v.out).toBe(0);
+        expect(v.out).toMatch(/^VALID: /m);
+      } finally {
+        await seq.close();
+      }
+    },
+    // A round starts a node process and waits for its progress: the bound grows with the rounds
+    // (`npm run test:crash` runs 30, which the default 60 s did not hold).
+    60_000 + ROUNDS * 10_000,
+  );
 });
