@@ -249,6 +249,11 @@ function printRows(all: ProfileRow[], minShare = 0): void {
 }
 
 function main(argv: string[]): void {
+  // Piped into head: a closed stdout ends the printing, not in an unhandled error.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    throw e;
+  });
   const file = argv.find((a, i) => !a.startsWith('--') && !argv[i - 1]?.startsWith('--'));
   const opt = (name: string) => {
     const i = argv.indexOf(name);

@@ -6,9 +6,10 @@
 
 import { spawn } from 'node:child_process';
 
-export function runJsonChild<T>(script: string, args: readonly string[], what: string): Promise<T> {
+/** `nodeArgs` go to node before the script (for example --cpu-prof). */
+export function runJsonChild<T>(script: string, args: readonly string[], what: string, nodeArgs: readonly string[] = []): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('error', reject);

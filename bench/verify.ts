@@ -62,8 +62,18 @@ async function writeBundle(dir: string, events: number): Promise<{ file: string;
   return { file, policy, genMs: Math.round(performance.now() - t0), bytes: (await stat(file)).size };
 }
 
+/**
+ * COOKWALA_BENCH_CPU_PROF=DIR: each verify child writes V8 CPU profiles (one a thread; its event
+ * loop's ends in .0.001.cpuprofile) to DIR/verify, for bench/cpu-profile.ts --per ENTRIES.
+ */
 function verifyInChild(file: string, policy: string): Promise<ChildResult> {
-  return runJsonChild(join(HERE, 'verify-child.ts'), [file, policy], 'verify');
+  const prof = process.env.COOKWALA_BENCH_CPU_PROF;
+  return runJsonChild(
+    join(HERE, 'verify-child.ts'),
+    [file, policy],
+    'verify',
+    prof ? ['--cpu-prof', `--cpu-prof-dir=${join(prof, 'verify')}`] : [],
+  );
 }
 
 export interface VerifyBenchCtx {
