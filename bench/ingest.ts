@@ -335,8 +335,10 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
       // The same bytes again, to the floor (new to its own database).
       floorPhases.push(await phase(b, 'application/cloudevents-batch+json', BATCH, floor));
     }
-    if (profDir) await mkdir(profDir, { recursive: true });
-    if (profDir) await writeFile(join(profDir, 'ingest-phases.json'), JSON.stringify(profWindows, null, 1));
+    if (profDir) {
+      await mkdir(profDir, { recursive: true });
+      await writeFile(join(profDir, 'ingest-phases.json'), JSON.stringify(profWindows, null, 1));
+    }
     const sm = modeSummary(single);
     const bm = modeSummary(batch);
     const best = bm.eventsPerSec >= sm.eventsPerSec ? bm : sm;

@@ -208,8 +208,9 @@ describe('executor crash', () => {
         await seq.close();
       }
     },
-    // A round starts a node process and waits for its progress: the bound grows with the rounds
-    // (`npm run test:crash` runs 30, which the default 60 s did not hold).
-    60_000 + ROUNDS * 10_000,
+    // A round starts a node process and waits for its progress, and the last run has 90 s to finish:
+    // the bound grows with the rounds (`npm run test:crash` runs 30, which the default 60 s did not
+    // hold) and leaves the last run's own bound room to fire with its output.
+    120_000 + ROUNDS * 10_000,
   );
 });
