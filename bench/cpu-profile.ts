@@ -20,6 +20,7 @@
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 export interface CpuProfileNode {
   id: number;
@@ -106,9 +107,7 @@ export function layerOfUrl(url: string): string | undefined {
     for (const [re, name] of NODE_GROUPS) if (re.test(url)) return name;
     return 'node other';
   }
-  const path = url.startsWith('file://') ? fileURLToPath(url) : url;
-  const parts = path.split(/[\\/]/);
-  const nm = parts.lastIndexOf('node_modules');
+  const { parts, nm } = pathParts(url);
   if (nm >= 0) {
     const pkg = parts[nm + 1]?.startsWith('@') ? `${parts[nm + 1]}/${parts[nm + 2]}` : (parts[nm + 1] ?? '?');
     for (const [re, name] of PACKAGE_GROUPS) if (re.test(pkg)) return name;
@@ -119,13 +118,17 @@ export function layerOfUrl(url: string): string | undefined {
   return 'other scripts';
 }
 
+/** A script's path in parts, and where its last node_modules is (-1: none). */
+function pathParts(url: string): { parts: string[]; nm: number } {
+  const parts = (url.startsWith('file://') ? fileURLToPath(url) : url).split(/[\\/]/);
+  return { parts, nm: parts.lastIndexOf('node_modules') };
+}
+
 /** Our files by path from their folder, packages' files from the package name, node's by module. */
 function fileOfUrl(url: string): string | undefined {
   const layer = layerOfUrl(url);
   if (layer === undefined || url.startsWith('node:')) return layer === undefined ? undefined : url;
-  const path = url.startsWith('file://') ? fileURLToPath(url) : url;
-  const parts = path.split(/[\\/]/);
-  const nm = parts.lastIndexOf('node_modules');
+  const { parts, nm } = pathParts(url);
   if (nm >= 0) return parts.slice(nm + 1).join('/');
   if (!layer.endsWith('/')) return layer;
   return parts.slice(parts.lastIndexOf(layer.slice(0, -1))).join('/');
@@ -180,13 +183,7 @@ export function timeBy(p: CpuProfile, by: 'layer' | 'file' = 'layer', per?: numb
     busyUs += dt;
     ms.set(name, (ms.get(name) ?? 0) + dt);
   }
-  const rows = [...ms]
-    .sort((a, b) => b[1] - a[1])
-    .map(([name, us]) => {
-      const row: ProfileRow = { name, ms: round(us / 1000, 1), share: busyUs > 0 ? round(us / busyUs, 3) : 0 };
-      if (per !== undefined && per > 0) row.usPer = round(us / per, 1);
-      return row;
-    });
+  const rows = rowsOf(ms, busyUs, per);
   return { busyMs: round(busyUs / 1000, 1), idleMs: round(idleUs / 1000, 1), rows };
 }
 
@@ -206,9 +203,13 @@ export function topSelf(p: CpuProfile, k: number, per?: number): ProfileRow[] {
     const name = `${cf.functionName || '(anonymous)'}${where}`;
     us.set(name, (us.get(name) ?? 0) + dt);
   }
+  return rowsOf(us, busyUs, per).slice(0, k);
+}
+
+/** Microseconds by name as rows, largest first. */
+function rowsOf(us: Map<string, number>, busyUs: number, per: number | undefined): ProfileRow[] {
   return [...us]
     .sort((a, b) => b[1] - a[1])
-    .slice(0, k)
     .map(([name, t]) => {
       const row: ProfileRow = { name, ms: round(t / 1000, 1), share: busyUs > 0 ? round(t / busyUs, 3) : 0 };
       if (per !== undefined && per > 0) row.usPer = round(t / per, 1);
@@ -254,11 +255,19 @@ function main(argv: string[]): void {
     if (e.code === 'EPIPE') process.exit(0);
     throw e;
   });
-  const file = argv.find((a, i) => !a.startsWith('--') && !argv[i - 1]?.startsWith('--'));
-  const opt = (name: string) => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      per: { type: 'string' },
+      top: { type: 'string' },
+      by: { type: 'string' },
+      phases: { type: 'string' },
+      mode: { type: 'string' },
+      target: { type: 'string' },
+    },
+  });
+  const file = positionals[0];
   if (!file) {
     process.stderr.write(
       'usage: bench/cpu-profile.ts FILE.cpuprofile [--per N] [--top K] [--by layer|file] [--phases FILE [--mode M] [--target T]]\n',
@@ -267,11 +276,11 @@ function main(argv: string[]): void {
     return;
   }
   let p = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
-  let per = opt('--per') === undefined ? undefined : Number(opt('--per'));
-  const phases = opt('--phases');
+  let per = values.per === undefined ? undefined : Number(values.per);
+  const phases = values.phases;
   if (phases) {
-    const target = opt('--target') ?? 'sequencer';
-    const mode = opt('--mode');
+    const target = values.target ?? 'sequencer';
+    const mode = values.mode;
     const windows = (JSON.parse(readFileSync(phases, 'utf8')) as ProfileWindow[]).filter(
       (w) => w.target === target && (mode === undefined || w.mode === mode),
     );
@@ -283,11 +292,11 @@ function main(argv: string[]): void {
     p = within(p, windows);
     per ??= windows.reduce((a, w) => a + w.events, 0);
   }
-  const by = opt('--by') === 'file' ? 'file' : 'layer';
+  const by = values.by === 'file' ? 'file' : 'layer';
   const s = timeBy(p, by, per);
   process.stdout.write(`busy ${s.busyMs} ms, idle ${s.idleMs} ms${per ? `, ${per} units` : ''}\n`);
   printRows(s.rows, 0.005);
-  const k = Number(opt('--top') ?? 25);
+  const k = Number(values.top ?? 25);
   if (k > 0) {
     process.stdout.write(`\nself time, top ${k}:\n`);
     printRows(topSelf(p, k, per));
