@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { Session } from 'node:inspector/promises';
 import { createHash } from 'node:crypto';
-import { layerOfUrl, timeBy, topSelf, within, NODE_UTILITY_LAYER, type CpuProfile } from './cpu-profile.ts';
+import { fromFirstSample, layerOfUrl, timeBy, topSelf, within, NODE_UTILITY_LAYER, type CpuProfile } from './cpu-profile.ts';
 
 const ROOT = 'file:///home/op/cookwala-log';
 
@@ -110,6 +110,26 @@ describe('timeBy', () => {
     expect(s.rows.map((r) => [r.name, r.ms])).toEqual([['node sockets and streams', 3]]);
   });
 
+  it('fromFirstSample: the time before the first sample counts to no layer, and every sample keeps its time', () => {
+    // the first sample's 150 ms are the profiler starting (a profile started in-process)
+    const raw = profileOf([
+      [['dispatch@'], 150_000],
+      [['(garbage collector)'], 1000],
+      [['parse@file:///home/op/cookwala-log/verifier/note/signed.ts'], 2000],
+    ]);
+    const q = fromFirstSample({ ...raw, startTime: 1000 });
+    expect(q.leadUs).toBe(150_000);
+    expect(timeBy(raw).busyMs).toBe(153);
+    const s = timeBy(q);
+    expect(s.busyMs).toBe(3);
+    expect(s.rows.map((r) => r.name)).toEqual(['verifier/', 'V8 garbage collector']);
+    expect(topSelf(q, 5).map((r) => r.name)).not.toContain('dispatch');
+    // the samples stay where they were on the clock: GC at 152000, the parse at 154000
+    const w = [{ target: 'sequencer', mode: 'batch', events: 1, startUs: 151_500, endUs: 152_500 }];
+    expect(timeBy(within(q, w)).rows.map((r) => [r.name, r.ms])).toEqual([['V8 garbage collector', 1]]);
+    expect(fromFirstSample(q)).toMatchObject({ leadUs: 0, startTime: q.startTime, timeDeltas: q.timeDeltas });
+  });
+
   it('reads a real profile of this process: hashing shows as node:crypto', async () => {
     const session = new Session();
     session.connect();
@@ -121,7 +141,7 @@ describe('timeBy', () => {
     while (performance.now() < end) for (let i = 0; i < 1000; i++) h = createHash('sha256').update(h).digest();
     const { profile } = await session.post('Profiler.stop');
     session.disconnect();
-    const s = timeBy(profile as unknown as CpuProfile);
+    const s = timeBy(fromFirstSample(profile as unknown as CpuProfile));
     expect(s.busyMs).toBeGreaterThan(100);
     expect(s.rows.find((r) => r.name === 'node:crypto')?.share ?? 0).toBeGreaterThan(0.2);
   });

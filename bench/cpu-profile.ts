@@ -15,7 +15,10 @@
 // - V8's own entries: the garbage collector, and "(program)" (native work no JS frame is under).
 // The profile is wall-clock sampled: a thread taken off its core inside a call shows as time in that
 // call, so the calls that wake another thread (writev, postMessage, LevelDB reads) read high on a
-// busy machine (bench/proc-cpu.ts measures that waiting separately).
+// busy machine (bench/proc-cpu.ts measures that waiting separately). A sample stands for the time
+// since the one before it; the time before a profile's first sample is nobody's (fromFirstSample):
+// a profile started from inside the process spends its first 80-220 ms in `Profiler.start` itself
+// (V8 logging the code it has) before it samples, which would count to the inspector's `dispatch`.
 // Left out: per-thread profiles are one file each (node writes one per thread); this reads one.
 
 import { readFileSync } from 'node:fs';
@@ -43,6 +46,17 @@ export interface ProfileWindow {
   events: number;
   startUs: number;
   endUs: number;
+}
+
+/**
+ * The same profile with its clock starting at its first sample: the time before it (the profiler
+ * starting, no sample taken) counts to no layer. Sample timestamps are kept, so `within` still
+ * places every sample; applying it twice changes nothing.
+ */
+export function fromFirstSample(p: CpuProfile): CpuProfile & { leadUs: number } {
+  const leadUs = p.timeDeltas[0] ?? 0;
+  if (leadUs === 0) return { ...p, leadUs };
+  return { ...p, startTime: (p.startTime ?? 0) + leadUs, timeDeltas: [0, ...p.timeDeltas.slice(1)], leadUs };
 }
 
 /** Keep only the samples taken inside one of `windows`: a profile of those phases alone. */
@@ -175,6 +189,7 @@ export function timeBy(p: CpuProfile, by: 'layer' | 'file' = 'layer', per?: numb
   let idleUs = 0;
   for (let i = 0; i < p.samples.length; i++) {
     const dt = p.timeDeltas[i] ?? 0;
+    if (dt === 0) continue;
     const name = nameOf(p.samples[i]);
     if (name === null) {
       idleUs += dt;
@@ -194,8 +209,8 @@ export function topSelf(p: CpuProfile, k: number, per?: number): ProfileRow[] {
   let busyUs = 0;
   for (let i = 0; i < p.samples.length; i++) {
     const cf = byId.get(p.samples[i])?.callFrame;
-    if (!cf || (cf.functionName === '(idle)' && cf.url === '')) continue;
     const dt = p.timeDeltas[i] ?? 0;
+    if (!cf || dt === 0 || (cf.functionName === '(idle)' && cf.url === '')) continue;
     busyUs += dt;
     // Line numbers of .ts files are those of the transpiled text (tsx), so they are left out.
     const file = cf.url === '' ? '' : (fileOfUrl(cf.url) ?? cf.url);
@@ -275,7 +290,8 @@ function main(argv: string[]): void {
     process.exitCode = 2;
     return;
   }
-  let p = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const read = fromFirstSample(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
+  let p: CpuProfile = read;
   let per = values.per === undefined ? undefined : Number(values.per);
   const phases = values.phases;
   if (phases) {
@@ -294,7 +310,8 @@ function main(argv: string[]): void {
   }
   const by = values.by === 'file' ? 'file' : 'layer';
   const s = timeBy(p, by, per);
-  process.stdout.write(`busy ${s.busyMs} ms, idle ${s.idleMs} ms${per ? `, ${per} units` : ''}\n`);
+  const lead = read.leadUs >= 1000 ? ` (the ${round(read.leadUs / 1000, 1)} ms before the first sample left out)` : '';
+  process.stdout.write(`busy ${s.busyMs} ms, idle ${s.idleMs} ms${per ? `, ${per} units` : ''}${lead}\n`);
   printRows(s.rows, 0.005);
   const k = Number(values.top ?? 25);
   if (k > 0) {
