@@ -2,11 +2,8 @@
 // lines split on the byte 0x0A straight from a file stream (READ_BYTES reads; a newline byte never
 // occurs inside a multi-byte UTF-8 sequence, so splitting before decoding is safe), each checked to
 // be UTF-8 and decoded once, the last line flagged when it has no newline (a cut file); and the
-// read-ahead of the checkpoint seqs, which come last in the file: the header names how many there
-// are, so reading that many lines back from the end, and no more, finds them. The read-ahead is a
-// hint that lets the verifier record roots in one pass; it is never trusted, since every
-// checkpoint line is read and checked again in order (the hint reads I-JSON too, so a line with a
-// repeated `seq` gives no hint). A pipe, a FIFO or a terminal (`verify /dev/stdin`, `verify <(…)`)
+// read-ahead of the checkpoint seqs from the file's end (verifier/bundle/tail-seqs.ts reads them,
+// this gives it the file's bytes). A pipe, a FIFO or a terminal (`verify /dev/stdin`, `verify <(…)`)
 // cannot be read twice nor from its end: `canReadAhead` says so, and the caller then streams it
 // once without the hint (checkpoints below the last are then reported as skipped for head and
 // root). Memory: one read buffer plus the longest line, which is never held whole
@@ -15,7 +12,7 @@
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
-import { MAX_JSON_DEPTH, parseJson } from '../encoding/strict-json.ts';
+import { readCheckpointSeqsFromTail } from '../bundle/tail-seqs.ts';
 
 export interface LineFlags {
   unterminated?: boolean;
@@ -93,8 +90,6 @@ export async function forEachLine(
   }
 }
 
-const MAX_TAIL_BYTES = 64 << 20;
-
 /** True for a regular file (seekable, readable twice); false for a pipe, FIFO, socket or device. */
 export async function canReadAhead(path: string): Promise<boolean> {
   return (await stat(path)).isFile();
@@ -102,48 +97,25 @@ export async function canReadAhead(path: string): Promise<boolean> {
 
 /**
  * The seqs of the last `count` lines if they are checkpoints (stopping at the first line that is
- * not), read backwards from the end of the file; at most 64 MiB are read.
+ * not), read backwards from the end of the file (verifier/bundle/tail-seqs.ts; at most 64 MiB).
  */
 export async function readCheckpointSeqsAhead(path: string, count: number): Promise<number[]> {
   if (count <= 0) return [];
   const fh = await open(path, 'r');
   try {
     const size = (await fh.stat()).size;
-    const seqs: number[] = [];
-    let pos = size;
-    let tail = Buffer.alloc(0);
-    let skippedFinalNewline = false;
-    let read = 0;
-    while (pos > 0 && seqs.length < count && read < MAX_TAIL_BYTES) {
-      const n = Math.min(1 << 20, pos);
-      pos -= n;
-      const chunk = Buffer.alloc(n);
-      await fh.read(chunk, 0, n, pos);
-      read += n;
-      tail = Buffer.concat([chunk, tail]);
-      if (!skippedFinalNewline && tail.length > 0) {
-        if (tail[tail.length - 1] === 0x0a) tail = tail.subarray(0, tail.length - 1);
-        skippedFinalNewline = true;
-      }
-      let nl = tail.lastIndexOf(0x0a);
-      while (nl >= 0 && seqs.length < count) {
-        const seq = checkpointSeq(tail.subarray(nl + 1));
-        if (seq === undefined) return seqs.reverse();
-        seqs.push(seq);
-        tail = tail.subarray(0, nl);
-        nl = tail.lastIndexOf(0x0a);
-      }
-    }
-    return seqs.reverse();
+    return await readCheckpointSeqsFromTail(
+      size,
+      async (start, end) => {
+        const chunk = Buffer.alloc(end - start);
+        const { bytesRead } = await fh.read(chunk, 0, chunk.length, start);
+        return chunk.subarray(0, bytesRead);
+      },
+      count,
+    );
   } finally {
     await fh.close();
   }
-}
-
-function checkpointSeq(line: Buffer): number | undefined {
-  const j = parseJson(line.toString('utf8'), { maxDepth: MAX_JSON_DEPTH + 1 });
-  const d = j.ok ? (j.value as { kind?: unknown; seq?: unknown } | null) : undefined;
-  return d && d.kind === 'Checkpoint' && Number.isSafeInteger(d.seq) ? (d.seq as number) : undefined;
 }
 
 /** The first line (the header), read alone; undefined when the file has none within 1 MiB. */

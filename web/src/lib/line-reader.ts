@@ -6,7 +6,10 @@
 // over MAX_LINE_BYTES skipped unread and flagged tooLong, a last line without a newline flagged
 // unterminated. The file is read through Blob.stream(), so memory is one chunk plus the longest
 // line, never the file. Also the read-ahead of the checkpoint seqs from the tail (slices from the
-// end, at most 64 MiB) and the first line (the header) alone. Left out: what a line means.
+// end through verifier/bundle/tail-seqs.ts, as the CLI's) and the first line (the header) alone.
+// Left out: what a line means.
+
+import { readCheckpointSeqsFromTail } from '../../../verifier/bundle/tail-seqs.ts';
 
 /** The flags bundle-verifier.ts takes with each line. */
 export interface LineFlags {
@@ -17,7 +20,6 @@ export interface LineFlags {
 
 /** As verifier/cli/bundle-file.ts: no valid line comes near this. */
 export const MAX_LINE_BYTES = 16 << 20;
-const MAX_TAIL_BYTES = 64 << 20;
 const SLICE = 1 << 20;
 
 const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -111,46 +113,13 @@ async function bytesOf(src: ByteSource, start: number, end: number): Promise<Uin
   return new Uint8Array(await src.slice(start, end).arrayBuffer());
 }
 
-function checkpointSeq(line: Uint8Array): number | undefined {
-  try {
-    const d = JSON.parse(lenient.decode(line)) as { kind?: unknown; seq?: unknown };
-    return d && d.kind === 'Checkpoint' && Number.isSafeInteger(d.seq) ? (d.seq as number) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The seqs of the last `count` lines if they are checkpoints (stopping at the first line that is
- * not), read backwards from the end; a hint only, as in the CLI (every line is checked again).
+ * not), read backwards from the end in slices (verifier/bundle/tail-seqs.ts, as the CLI reads them);
+ * a hint only (every line is checked again).
  */
 export async function readCheckpointSeqsAhead(src: ByteSource, count: number): Promise<number[]> {
-  if (count <= 0) return [];
-  const seqs: number[] = [];
-  let pos = src.size;
-  let tail: Uint8Array = new Uint8Array(0);
-  let skippedFinalNewline = false;
-  let read = 0;
-  while (pos > 0 && seqs.length < count && read < MAX_TAIL_BYTES) {
-    const n = Math.min(SLICE, pos);
-    pos -= n;
-    const chunk = await bytesOf(src, pos, pos + n);
-    read += n;
-    tail = concat([chunk, tail], chunk.length + tail.length);
-    if (!skippedFinalNewline && tail.length > 0) {
-      if (tail[tail.length - 1] === 0x0a) tail = tail.subarray(0, tail.length - 1);
-      skippedFinalNewline = true;
-    }
-    let nl = tail.lastIndexOf(0x0a);
-    while (nl >= 0 && seqs.length < count) {
-      const seq = checkpointSeq(tail.subarray(nl + 1));
-      if (seq === undefined) return seqs.reverse();
-      seqs.push(seq);
-      tail = tail.subarray(0, nl);
-      nl = tail.lastIndexOf(0x0a);
-    }
-  }
-  return seqs.reverse();
+  return readCheckpointSeqsFromTail(src.size, (start, end) => bytesOf(src, start, end), count);
 }
 
 /** The first line (the header), read alone; undefined when none ends within 1 MiB. */
