@@ -10,7 +10,7 @@
 import { parseFlags, runCli, UsageError } from '../../platform/args.ts';
 import { InputError, readJsonFile, readPolicyFile } from './trust-files.ts';
 import { readDocument } from '../documents/read.ts';
-import { verifyForkProof, type ForkProof } from '../documents/fork-proof.ts';
+import { forkVerdict, type ForkProof, type ForkVerdict } from '../documents/fork-proof.ts';
 import type { KeyRecord } from '../documents/keys.ts';
 import type { Result } from '../errors.ts';
 
@@ -23,16 +23,6 @@ one seq, different head or root.
   --json            print the verdict as JSON
 Exit 0 fork proven, 1 not proven, 2 unusable input.`;
 
-interface Verdict {
-  proven: boolean;
-  log?: string;
-  seq?: number;
-  a?: { head: string; root: string };
-  b?: { head: string; root: string };
-  code?: string;
-  detail?: string;
-}
-
 async function readTrust(policy: string | undefined, key: string | undefined): Promise<{ key: KeyRecord; log?: string }> {
   if (policy !== undefined) {
     const p = await readPolicyFile(policy);
@@ -43,7 +33,7 @@ async function readTrust(policy: string | undefined, key: string | undefined): P
   return { key: r.value };
 }
 
-export async function checkForkFile(path: string, o: { policy?: string; key?: string }): Promise<Verdict> {
+export async function checkForkFile(path: string, o: { policy?: string; key?: string }): Promise<ForkVerdict> {
   const trust = await readTrust(o.policy, o.key);
   return checkForkDoc(path, await readJsonFile(path, 'fork proof'), trust);
 }
@@ -52,7 +42,7 @@ export async function checkForkFile(path: string, o: { policy?: string; key?: st
 export async function checkForkFileAll(
   path: string,
   o: { policy?: string; key?: string },
-): Promise<{ list: boolean; verdicts: Verdict[] }> {
+): Promise<{ list: boolean; verdicts: ForkVerdict[] }> {
   const trust = await readTrust(o.policy, o.key);
   const j = await readJsonFile(path, 'fork proof');
   const forks = (j as { forks?: unknown } | null)?.forks;
@@ -64,15 +54,10 @@ export async function checkForkFileAll(
   return { list: false, verdicts: [checkForkDoc(path, j, trust)] };
 }
 
-function checkForkDoc(path: string, json: unknown, trust: { key: KeyRecord; log?: string }): Verdict {
+function checkForkDoc(path: string, json: unknown, trust: { key: KeyRecord; log?: string }): ForkVerdict {
   const doc = readDocument('ForkProof', json) as Result<ForkProof>;
   if (!doc.ok) throw new InputError(`${path} is not a ForkProof: ${doc.code}: ${doc.detail}`);
-  const fp = doc.value;
-  if (trust.log !== undefined && fp.log !== trust.log)
-    return { proven: false, log: fp.log, code: 'log_mismatch', detail: `the proof is about ${fp.log}, the policy about ${trust.log}` };
-  const v = verifyForkProof(fp, trust.key);
-  if (!v.ok) return { proven: false, log: fp.log, seq: fp.a.seq, code: v.code, detail: v.detail };
-  return { proven: true, ...v.value };
+  return forkVerdict(doc.value, trust);
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -81,7 +66,7 @@ export async function run(argv: string[]): Promise<number> {
     if (positionals.length !== 1) throw new UsageError('one PROOF file is required');
     if ((values.policy === undefined) === (values.key === undefined))
       throw new UsageError('give exactly one of --policy POLICY or --key KEYRECORD');
-    let all: { list: boolean; verdicts: Verdict[] };
+    let all: { list: boolean; verdicts: ForkVerdict[] };
     try {
       all = await checkForkFileAll(positionals[0], { policy: values.policy, key: values.key });
     } catch (e) {

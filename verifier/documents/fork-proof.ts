@@ -4,7 +4,8 @@
 // witness policy (cosignatures inside a and b are carried along but play no part). It is not
 // signed itself: its force comes from the sequencer's own two signatures. Invariant: ok means a
 // fork is proved; any doubt (bad shape, other log, other seq, equal checkpoints, a signature that
-// does not verify) is a failure that names the reason.
+// does not verify) is a failure that names the reason. forkVerdict is what `cookwala verify-fork
+// --json` prints and the verifier page shows (verifier/cli/verify-fork.ts, web/src/lib/audit-checks.ts).
 
 import { fail, ok, type Result } from '../errors.ts';
 import type { KeyRecord } from './keys.ts';
@@ -50,4 +51,27 @@ export function verifyForkProof(fp: ForkProof, sequencerKey: KeyRecord, opts: Ve
     if (!r.ok) return { ...r, detail: `checkpoint ${name}: ${r.detail}` };
   }
   return ok({ log: fp.log, seq: a.seq, a: { head: a.head, root: a.root }, b: { head: b.head, root: b.root } });
+}
+
+/** What `cookwala verify-fork --json` prints for one proof (and the verifier page shows). */
+export interface ForkVerdict {
+  proven: boolean;
+  log?: string;
+  seq?: number;
+  a?: { head: string; root: string };
+  b?: { head: string; root: string };
+  code?: string;
+  detail?: string;
+}
+
+/**
+ * The verdict on `fp` under the auditor's trust: the sequencer's KeyRecord, and the log it is for
+ * when it came from a policy (a proof about another log is log_mismatch, not checked further).
+ */
+export function forkVerdict(fp: ForkProof, trust: { key: KeyRecord; log?: string }): ForkVerdict {
+  if (trust.log !== undefined && fp.log !== trust.log)
+    return { proven: false, log: fp.log, code: 'log_mismatch', detail: `the proof is about ${fp.log}, the policy about ${trust.log}` };
+  const v = verifyForkProof(fp, trust.key);
+  if (!v.ok) return { proven: false, log: fp.log, seq: fp.a.seq, code: v.code, detail: v.detail };
+  return { proven: true, ...v.value };
 }

@@ -13,12 +13,14 @@ import { createBundleVerifier } from '../../../verifier/bundle/verifier.ts';
 import type { BundleReport } from '../../../verifier/bundle/report.ts';
 import type { VerifyBatch } from '../../../verifier/bundle/signature-batches.ts';
 import { verifyEventProof } from '../../../verifier/documents/event-proof.ts';
-import { verifyForkProof, type ForkProof } from '../../../verifier/documents/fork-proof.ts';
+import { forkVerdict, type ForkProof, type ForkVerdict } from '../../../verifier/documents/fork-proof.ts';
 import { parseJson, readDocument } from '../../../verifier/documents/read.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../../../verifier/documents/policy.ts';
 import type { KeyRecord } from '../../../verifier/documents/keys.ts';
 import type { Result } from '../../../verifier/errors.ts';
 import { forEachLine, readCheckpointSeqsAhead, readFirstLine, type ByteSource } from './line-reader.ts';
+
+export type { ForkVerdict };
 
 /** A file the auditor gave: its name (for messages) and its bytes. */
 export interface NamedSource extends ByteSource {
@@ -151,17 +153,6 @@ export async function checkEventProof(
   return { valid, ...rest };
 }
 
-/** What `cookwala verify-fork --json` prints. */
-export interface ForkVerdict {
-  proven: boolean;
-  log?: string;
-  seq?: number;
-  a?: { head: string; root: string };
-  b?: { head: string; root: string };
-  code?: string;
-  detail?: string;
-}
-
 /** The trust for a fork proof: a policy (its log and sequencer key) or a sequencer KeyRecord alone. */
 async function readForkTrust(f: NamedSource): Promise<{ key: KeyRecord; log?: string }> {
   const json = await readJson(f, 'policy or key record');
@@ -187,11 +178,7 @@ export async function checkForkProof(proofFile: NamedSource, trustFile: NamedSou
   } catch (e) {
     return unusable(e);
   }
-  if (trust.log !== undefined && fp.log !== trust.log)
-    return { proven: false, log: fp.log, code: 'log_mismatch', detail: `the proof is about ${fp.log}, the policy about ${trust.log}` };
-  const v = verifyForkProof(fp, trust.key);
-  if (!v.ok) return { proven: false, log: fp.log, seq: fp.a.seq, code: v.code, detail: v.detail };
-  return { proven: true, ...v.value };
+  return forkVerdict(fp, trust);
 }
 
 export type EvidenceKind = 'bundle' | 'event-proof' | 'fork-proof' | 'policy' | 'key-cache' | 'key-record' | 'unknown';
