@@ -1,5 +1,5 @@
 // logstore/store.ts: the durable store of one log (DESIGN §6) over LevelDB (`level` 10), the write
-// side (reads: store-read.ts). Every write (init, append group, checkpoint, erasure) is ONE chained
+// side (reads: store-read.ts; what both drivers write alike: store-write.ts). Every write (init, append group, checkpoint, erasure) is ONE chained
 // batch written with sync:true, and writes are serialized, so the disk always holds a prefix of the
 // appends, each whole. Appends are group-committed and pipelined (append-queue.ts). The head and
 // the Merkle frontier live in memory (restored at open from the head record and the stored nodes
@@ -11,18 +11,13 @@
 // disagrees with its entries; after a write that failed inside LevelDB (or after it) the store
 // refuses writes (store_failed) until reopened.
 
-import { checkCheckpointFits, checkCheckpointShape } from './checkpoint-checks.ts';
 import { Level } from 'level';
 import { ProtocolError } from '../verifier/errors.ts';
-import { formatHash, isHashString } from '../verifier/encoding/wire.ts';
-import { addCosignature } from '../verifier/documents/checkpoint.ts';
-import { EMPTY_ROOT, createFrontier, rootPlan, type Frontier } from '../verifier/merkle/index.ts';
-import type { AppendItem, Checkpoint, ErasureRecord, FaultHooks, Head, LogDescriptor, LogStore, OpenOptions, WriteKind } from './types.ts';
-import { STORE_FORMAT, checkpointKey, familyRange, payloadKey, seqOfKey, singleKey, wipeKey, P } from './keys.ts';
-import { decodeHead, decodeJson, encodeHead, encodeJson } from './values.ts';
+import type { AppendItem, ErasureRecord, FaultHooks, Head, LogStore, OpenOptions, WriteKind } from './types.ts';
+import { familyRange, payloadKey, seqOfKey, wipeKey, P } from './keys.ts';
 import type { Op } from './append-plan.ts';
-import { createAppendQueue } from './append-queue.ts';
-import { StoreReader, type DB } from './store-read.ts';
+import type { DB } from './store-read.ts';
+import { StoreWriter } from './store-write.ts';
 import { openLevel } from '../platform/level-open.ts';
 
 // `level`'s universal typings omit what only classic-level (its Node backend) has.
@@ -59,16 +54,8 @@ export async function openLogStore(dir: string, opts: OpenOptions = {}): Promise
   }
 }
 
-function emptyRootString(): string {
-  return formatHash(EMPTY_ROOT);
-}
-
-class Store extends StoreReader implements LogStore {
-  private frontier: Frontier | undefined;
-  private tail: Promise<unknown> = Promise.resolve();
-  private readonly appender: ReturnType<typeof createAppendQueue>;
+class Store extends StoreWriter<DB> implements LogStore {
   private failed: string | undefined;
-  private closed = false;
 
   constructor(
     readonly dir: string,
@@ -76,90 +63,23 @@ class Store extends StoreReader implements LogStore {
     private readonly faults: FaultHooks | undefined,
   ) {
     super(db);
-    this.appender = createAppendQueue({
-      exclusive: (fn) => this.exclusive(fn),
-      state: () => {
-        this.assertWritable();
-        const { desc, head, frontier } = this.initialized();
-        return { log: desc.log, head, frontier };
-      },
-      readIndex: (keys) => db.getMany(keys),
-      write: (ops) => this.write('append', ops),
-      commit: (head, frontier) => {
-        this.cur = head;
-        this.frontier = frontier;
-      },
-    });
   }
 
-  async load(): Promise<void> {
-    const [v, d, h] = await this.db.getMany([singleKey.version, singleKey.descriptor, singleKey.head]);
-    if (v && v.toString('utf8') !== STORE_FORMAT) {
-      throw new ProtocolError(
-        'unsupported_version',
-        `store format ${JSON.stringify(v.toString('utf8'))}, this build reads ${STORE_FORMAT}`,
-      );
-    }
-    if (!d && !h) return;
-    if (!d || !h)
-      throw new Error(`logstore: ${this.dir} has a ${d ? 'descriptor without head' : 'head without descriptor'} (damaged store)`);
-    const desc = decodeJson<LogDescriptor>(d);
-    const head = decodeHead(h);
-    const ids = rootPlan(head.seq);
-    const hashes = await this.reader.getNodes(ids);
-    const frontier = createFrontier(
-      head.seq,
-      ids.map((id, i) => ({ id, hash: hashes[i] })),
-    );
-    if (formatHash(frontier.root()) !== head.root) {
-      throw new ProtocolError('root_mismatch', `stored Merkle nodes do not give the head root at seq ${head.seq} (damaged store)`, {
-        seq: head.seq,
-      });
-    }
-    this.desc = desc;
-    this.cur = head;
-    this.frontier = frontier;
-    await this.resumeWipes();
-    const cp = await this.latestCheckpoint();
-    if (!cp) return;
-    const why = await this.disagreement(cp);
-    if (why)
-      throw new ProtocolError('store_behind_checkpoint', `${why}; refusing to re-sequence a signed seq`, {
-        seq: cp.seq,
-        headSeq: head.seq,
-      });
+  /** The state at open (store-write.ts loadDurable). */
+  load(): Promise<void> {
+    return this.loadDurable();
   }
 
-  descriptor(): LogDescriptor | undefined {
-    return this.desc;
-  }
-
-  head(): Head {
-    return { ...this.headNow() };
-  }
-
-  /** Writes run one at a time, in call order. Public writes check `closed` before they queue. */
-  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.tail.then(fn, fn);
-    this.tail = run.catch(() => undefined);
-    return run;
-  }
-
-  private refuseClosed(): Promise<never> | undefined {
-    return this.closed ? Promise.reject(new Error('logstore: closed')) : undefined;
-  }
-
-  private assertWritable(): void {
+  protected assertCanWrite(): void {
     if (this.failed) throw new ProtocolError('store_failed', `an earlier write failed (${this.failed}); reopen the store`);
   }
 
-  private initialized(): { desc: LogDescriptor; head: Head; frontier: Frontier } {
-    if (!this.desc || !this.cur || !this.frontier) throw new Error('logstore: not initialized (call init with the log descriptor)');
-    return { desc: this.desc, head: this.cur, frontier: this.frontier };
+  protected checkInit(): void {
+    this.assertCanWrite();
   }
 
   /** One synced atomic batch. A failure inside or after LevelDB's write poisons the store. */
-  private async write(kind: WriteKind, ops: Op[]): Promise<void> {
+  protected async write(kind: WriteKind, ops: Op[]): Promise<void> {
     const batch = this.db.batch();
     try {
       for (const op of ops) {
@@ -194,41 +114,15 @@ class Store extends StoreReader implements LogStore {
     }
   }
 
-  init(d: LogDescriptor): Promise<void> {
-    return (
-      this.refuseClosed() ??
-      this.exclusive(async () => {
-        this.assertWritable();
-        if (!d || d.kind !== 'Log' || typeof d.log !== 'string' || !isHashString(d.hash) || (d.mode !== 'full' && d.mode !== 'hash_only')) {
-          throw new ProtocolError('invalid_document', 'init needs a Log descriptor with log, mode and hash');
-        }
-        if (this.desc) {
-          if (this.desc.hash === d.hash) return;
-          throw new ProtocolError('descriptor_mismatch', `store already holds log ${this.desc.log} (${this.desc.hash})`);
-        }
-        const head: Head = { seq: 0, hash: d.hash, root: emptyRootString() };
-        await this.write('init', [
-          { type: 'put', key: singleKey.version, value: Buffer.from(STORE_FORMAT, 'utf8') },
-          { type: 'put', key: singleKey.descriptor, value: encodeJson(d) },
-          { type: 'put', key: singleKey.head, value: encodeHead(head) },
-        ]);
-        this.desc = d;
-        this.cur = head;
-        this.frontier = createFrontier(0, []);
-      })
-    );
-  }
-
-  /** Group-committed and pipelined: see append-queue.ts. */
   append(items: AppendItem[]): Promise<Head> {
-    return this.refuseClosed() ?? this.appender.append(items);
+    return this.refuseClosed() ?? this.appendQueued(items);
   }
 
   erasePayload(seq: number, record: ErasureRecord, erasedEntry: AppendItem): Promise<Head> {
     return (
       this.refuseClosed() ??
       this.exclusive(async () => {
-        this.assertWritable();
+        this.assertCanWrite();
         const plan = await this.planErasure(this.initialized(), seq, record, erasedEntry);
         await this.compactPayload(seq);
         await this.write('erase', plan.ops);
@@ -254,7 +148,7 @@ class Store extends StoreReader implements LogStore {
   }
 
   /** Erasures whose wipe a crash interrupted: the same flush, tombstone, compact sequence. */
-  private async resumeWipes(): Promise<void> {
+  protected async resumeWipes(): Promise<void> {
     const pending = await this.db.keys({ ...familyRange(P.wipe) }).all();
     for (const k of pending) {
       const seq = seqOfKey(k);
@@ -265,41 +159,8 @@ class Store extends StoreReader implements LogStore {
     }
   }
 
-  putCheckpoint(cp: Checkpoint): Promise<void> {
-    return (
-      this.refuseClosed() ??
-      this.exclusive(async () => {
-        this.assertWritable();
-        const { desc } = this.initialized();
-        checkCheckpointShape(cp, desc.log);
-        const stored = await this.checkpoint(cp.seq);
-        checkCheckpointFits(cp, stored, this.cur!.seq);
-        const why = await this.disagreement(cp);
-        if (why) throw new ProtocolError('rewrite_detected', `checkpoint disagrees with the stored entries: ${why}`, { seq: cp.seq });
-        await this.write('checkpoint', [{ type: 'put', key: checkpointKey(cp.seq), value: encodeJson(mergeCosignatures(cp, stored)) }]);
-      })
-    );
-  }
-
   /** Refuses new writes, lets the queued ones finish (the append queue may reschedule), closes. */
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    for (let t = this.tail; ; t = this.tail) {
-      await t;
-      if (t === this.tail) break;
-    }
-    await this.db.close();
+    if (await this.drain()) await this.db.close();
   }
-}
-
-/**
- * Same seq, head and root: keep the new checkpoint (its signature[0] is the sequencer's) and add
- * the stored cosignatures with addCosignature (one per kid, the later signedAt wins), so
- * concurrent late cosignatures are never lost. Signatures only move between documents of
- * the same hash; a differently hashed one (other x- members) replaces the stored one whole.
- */
-export function mergeCosignatures(cp: Checkpoint, stored: Checkpoint | undefined): Checkpoint {
-  if (!stored || stored.hash !== cp.hash) return cp;
-  return stored.signature.slice(1).reduce(addCosignature, cp);
 }

@@ -5,21 +5,18 @@
 // database's durable head. Every write is one transaction fenced by the epoch (pg-kv.ts); one
 // whose outcome is unknown gives up the lease and is reported as not_leader (carrying the
 // leader's address), so a retry is safe (dedup). Store operations run one at a time (exclusive).
-// Left out: what is loaded and written (store.ts), the election itself (lease.ts). Invariant: a
+// Left out: what is loaded and written (store.ts, logstore/store-write.ts), the election itself (lease.ts). Invariant: a
 // process writes only under the epoch it holds, and the frontier exists only while it leads.
 
 import { ProtocolError } from '../../verifier/errors.ts';
-import type { Frontier } from '../../verifier/merkle/index.ts';
 import type { FaultHooks, WriteKind } from '../types.ts';
 import type { Op } from '../append-plan.ts';
-import { StoreReader } from '../store-read.ts';
+import { StoreWriter } from '../store-write.ts';
 import type { PgKv } from './pg-kv.ts';
 import { startLease, type Lease } from './lease.ts';
 
-export abstract class LeasedStore extends StoreReader<PgKv> {
-  /** The Merkle frontier at the head; held only while leading (a reload rebuilds it). */
-  protected frontier: Frontier | undefined;
-  protected tail: Promise<unknown> = Promise.resolve();
+export abstract class LeasedStore extends StoreWriter<PgKv> {
+  // The Merkle frontier (store-write.ts) is held only while leading; a reload rebuilds it.
   protected lease: Lease | undefined;
   protected myEpoch: number | undefined;
   private gen = 0;
@@ -110,12 +107,6 @@ export abstract class LeasedStore extends StoreReader<PgKv> {
     });
   }
 
-  protected exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.tail.then(fn, fn);
-    this.tail = run.catch(() => undefined);
-    return run;
-  }
-
   private notLeader(why: string): ProtocolError {
     const l = this.leader();
     return new ProtocolError('not_leader', `${this.origin}: ${why}`, { leader: l?.address ?? undefined });
@@ -125,6 +116,10 @@ export abstract class LeasedStore extends StoreReader<PgKv> {
     const e = this.epoch();
     if (e === undefined) throw this.notLeader('this process is a standby (another sequencer holds the lease)');
     return e;
+  }
+
+  protected assertCanWrite(): void {
+    this.assertLeader();
   }
 
   /**

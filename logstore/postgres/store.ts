@@ -1,7 +1,8 @@
 // logstore/postgres/store.ts: the second logstore driver (DESIGN §6, §12a), one log in a
 // PostgreSQL database, the same LogStore interface and the same bytes as the LevelDB driver: it
-// shares the append and erasure plans (logstore/append-plan.ts), the group-commit queue (logstore/append-queue.ts)
-// and the read side (logstore/store-read.ts) over the tables of pg-kv.ts. Several processes may open the
+// shares the append and erasure plans (logstore/append-plan.ts), the group-commit queue (logstore/append-queue.ts),
+// the read side (logstore/store-read.ts) and what both drivers write alike (logstore/store-write.ts:
+// the open checks, init, checkpoints) over the tables of pg-kv.ts. Several processes may open the
 // same log: the lease (lease.ts, driven by leased-store.ts, which also fences every write by the
 // epoch) makes exactly one the leader; the others are standbys whose writes are refused with
 // not_leader (carrying the leader's address) and whose reads follow the database's durable head.
@@ -16,17 +17,12 @@
 // the in-memory head moves only after a commit; after a failure whose outcome is unknown the
 // store gives up the lease and reloads from the database when it wins it again.
 
-import { checkCheckpointFits, checkCheckpointShape } from '../checkpoint-checks.ts';
 import pg from 'pg';
 import { ProtocolError } from '../../verifier/errors.ts';
-import { formatHash, isHashString } from '../../verifier/encoding/wire.ts';
-import { EMPTY_ROOT, createFrontier, rootPlan, type Frontier } from '../../verifier/merkle/index.ts';
-import type { AppendItem, Checkpoint, ErasureRecord, FaultHooks, Head, LogDescriptor, LogStore } from '../types.ts';
-import { STORE_FORMAT, checkpointKey, familyRange, seqOfKey, singleKey, wipeKey, P } from '../keys.ts';
-import { decodeHead, decodeJson, encodeHead, encodeJson } from '../values.ts';
+import type { AppendItem, ErasureRecord, FaultHooks, Head, LogDescriptor, LogStore } from '../types.ts';
+import { familyRange, seqOfKey, singleKey, wipeKey, P } from '../keys.ts';
+import { decodeHead, decodeJson } from '../values.ts';
 import type { Op } from '../append-plan.ts';
-import { createAppendQueue } from '../append-queue.ts';
-import { mergeCosignatures } from '../store.ts';
 import { PgKv, ensureSchema, logIdOf } from './pg-kv.ts';
 import { LeasedStore } from './leased-store.ts';
 
@@ -103,9 +99,6 @@ export async function openPostgresLogStore(o: PostgresStoreOptions): Promise<Pos
 }
 
 class PgStore extends LeasedStore implements PostgresLogStore {
-  private readonly appender: ReturnType<typeof createAppendQueue>;
-  private closed = false;
-
   constructor(
     readonly dir: string,
     origin: string,
@@ -115,20 +108,6 @@ class PgStore extends LeasedStore implements PostgresLogStore {
     private readonly address: string | undefined,
   ) {
     super(db, origin, faults);
-    this.appender = createAppendQueue({
-      exclusive: (fn) => this.exclusive(fn),
-      state: () => {
-        this.assertLeader();
-        const { desc, head, frontier } = this.initialized();
-        return { log: desc.log, head, frontier };
-      },
-      readIndex: (keys) => db.getMany(keys),
-      write: (ops) => this.write('append', ops),
-      commit: (head, frontier) => {
-        this.cur = head;
-        this.frontier = frontier;
-      },
-    });
   }
 
   /** Standby read view: the durable descriptor and head as the database has them now. */
@@ -140,91 +119,16 @@ class PgStore extends LeasedStore implements PostgresLogStore {
   }
 
   /** The state at the durable head, under a freshly won lease (the LevelDB store's open checks). */
-  protected override async load(): Promise<void> {
-    const [v, d, h] = await this.db.getMany([singleKey.version, singleKey.descriptor, singleKey.head]);
-    if (v && Buffer.from(v).toString('utf8') !== STORE_FORMAT) {
-      throw new ProtocolError(
-        'unsupported_version',
-        `store format ${JSON.stringify(Buffer.from(v).toString('utf8'))}, this build reads ${STORE_FORMAT}`,
-      );
-    }
-    if (!d && !h) {
-      this.desc = undefined;
-      this.cur = undefined;
-      return;
-    }
-    if (!d || !h)
-      throw new Error(`logstore: ${this.dir} has a ${d ? 'descriptor without head' : 'head without descriptor'} (damaged store)`);
-    const head = decodeHead(h);
-    const ids = rootPlan(head.seq);
-    const hashes = await this.reader.getNodes(ids);
-    const frontier = createFrontier(
-      head.seq,
-      ids.map((id, i) => ({ id, hash: hashes[i] })),
-    );
-    if (formatHash(frontier.root()) !== head.root) {
-      throw new ProtocolError('root_mismatch', `stored Merkle nodes do not give the head root at seq ${head.seq} (damaged store)`, {
-        seq: head.seq,
-      });
-    }
-    this.desc = decodeJson<LogDescriptor>(d);
-    this.cur = head;
-    this.frontier = frontier;
-    await this.resumeWipes();
-    const cp = await this.latestCheckpoint();
-    if (!cp) return;
-    const why = await this.disagreement(cp);
-    if (why)
-      throw new ProtocolError('store_behind_checkpoint', `${why}; refusing to re-sequence a signed seq`, {
-        seq: cp.seq,
-        headSeq: head.seq,
-      });
+  protected load(): Promise<void> {
+    return this.loadDurable();
   }
 
-  descriptor(): LogDescriptor | undefined {
-    return this.desc;
-  }
-
-  head(): Head {
-    return { ...this.headNow() };
-  }
-
-  private refuseClosed(): Promise<never> | undefined {
-    return this.closed ? Promise.reject(new Error('logstore: closed')) : undefined;
-  }
-
-  private initialized(): { desc: LogDescriptor; head: Head; frontier: Frontier } {
-    if (!this.desc || !this.cur || !this.frontier) throw new Error('logstore: not initialized (call init with the log descriptor)');
-    return { desc: this.desc, head: this.cur, frontier: this.frontier };
-  }
-
-  init(d: LogDescriptor): Promise<void> {
-    return (
-      this.refuseClosed() ??
-      this.exclusive(async () => {
-        if (!d || d.kind !== 'Log' || typeof d.log !== 'string' || !isHashString(d.hash) || (d.mode !== 'full' && d.mode !== 'hash_only')) {
-          throw new ProtocolError('invalid_document', 'init needs a Log descriptor with log, mode and hash');
-        }
-        if (d.log !== this.origin) throw new ProtocolError('log_mismatch', `descriptor of log ${d.log}, this store is ${this.origin}`);
-        if (this.desc) {
-          if (this.desc.hash === d.hash) return;
-          throw new ProtocolError('descriptor_mismatch', `store already holds log ${this.desc.log} (${this.desc.hash})`);
-        }
-        const head: Head = { seq: 0, hash: d.hash, root: formatHash(EMPTY_ROOT) };
-        await this.write('init', [
-          { type: 'put', key: singleKey.version, value: Buffer.from(STORE_FORMAT, 'utf8') },
-          { type: 'put', key: singleKey.descriptor, value: encodeJson(d) },
-          { type: 'put', key: singleKey.head, value: encodeHead(head) },
-        ]);
-        this.desc = d;
-        this.cur = head;
-        this.frontier = createFrontier(0, []);
-      })
-    );
+  protected checkInit(d: LogDescriptor): void {
+    if (d.log !== this.origin) throw new ProtocolError('log_mismatch', `descriptor of log ${d.log}, this store is ${this.origin}`);
   }
 
   append(items: AppendItem[]): Promise<Head> {
-    return this.refuseClosed() ?? (this.role() === 'leader' ? this.appender.append(items) : this.standbyRefusal());
+    return this.refuseClosed() ?? (this.role() === 'leader' ? this.appendQueued(items) : this.standbyRefusal());
   }
 
   /** not_leader naming the leader as the lease row has it now (this process's view may be stale). */
@@ -261,34 +165,13 @@ class PgStore extends LeasedStore implements PostgresLogStore {
     );
   }
 
-  private async resumeWipes(): Promise<void> {
+  protected async resumeWipes(): Promise<void> {
     const pending = await this.db.keys({ ...familyRange(P.wipe) });
     await this.wipe(pending.map(seqOfKey));
   }
 
-  putCheckpoint(cp: Checkpoint): Promise<void> {
-    return (
-      this.refuseClosed() ??
-      this.exclusive(async () => {
-        this.assertLeader();
-        const { desc } = this.initialized();
-        checkCheckpointShape(cp, desc.log);
-        const stored = await this.checkpoint(cp.seq);
-        checkCheckpointFits(cp, stored, this.cur!.seq);
-        const why = await this.disagreement(cp);
-        if (why) throw new ProtocolError('rewrite_detected', `checkpoint disagrees with the stored entries: ${why}`, { seq: cp.seq });
-        await this.write('checkpoint', [{ type: 'put', key: checkpointKey(cp.seq), value: encodeJson(mergeCosignatures(cp, stored)) }]);
-      })
-    );
-  }
-
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    for (let t = this.tail; ; t = this.tail) {
-      await t;
-      if (t === this.tail) break;
-    }
+    if (!(await this.drain())) return;
     await this.lease?.close();
     this.myEpoch = undefined;
     await this.pool.end();

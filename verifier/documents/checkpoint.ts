@@ -178,6 +178,17 @@ export function addCosignature(cp: Checkpoint, sig: CheckpointSignature): Checkp
   return { ...cp, signature };
 }
 
+/**
+ * `cp` with the cosignatures of `other` added by addCosignature (one per kid, the later signedAt
+ * wins), when both are the same document (same hash: same seq, head, root and x- members);
+ * otherwise `cp` alone. cp's signature[0] (the sequencer's) stays, so concurrent late
+ * cosignatures are never lost and signatures never move between different documents.
+ */
+export function mergeCosignatures(cp: Checkpoint, other: Checkpoint | undefined): Checkpoint {
+  if (!other || other.hash !== cp.hash) return cp;
+  return other.signature.slice(1).reduce(addCosignature, cp);
+}
+
 /** The hash member is the hash of the contents and signature[0] is by `sequencerKey` (role sequencer). */
 export function verifyCheckpointSequencerSignature(
   cp: Checkpoint,

@@ -19,7 +19,7 @@
 // requests to one witness never overlap (a newer checkpoint supersedes a queued older one).
 
 import { fail, type Result } from '../../verifier/errors.ts';
-import { addCosignature, verifyCheckpoint, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
+import { addCosignature, mergeCosignatures, verifyCheckpoint, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
 import { verifyHashSignature } from '../../verifier/documents/signature.ts';
 import {
   COSIGNATURE_V1,
@@ -118,11 +118,6 @@ interface Peer {
 interface Round {
   cp: Checkpoint;
   published: Checkpoint | undefined;
-}
-
-/** a with b's cosignatures added (per kid the later signedAt wins): what the store's merge does too. */
-function mergeCosignatures(a: Checkpoint, b: Checkpoint | undefined): Checkpoint {
-  return b && b.hash === a.hash ? b.signature.slice(1).reduce(addCosignature, a) : a;
 }
 
 const MAX_RESENDS = 3;

@@ -1,0 +1,186 @@
+// logstore/store-write.ts: what the two log store drivers (DESIGN §6, §12a: LevelDB in store.ts,
+// PostgreSQL in postgres/store.ts) write the same way, over the read side (store-read.ts): writes
+// one at a time in call order (exclusive), appends through the group-commit queue
+// (append-queue.ts), the state rebuilt at open from the version, descriptor and head records and
+// the stored Merkle nodes (with the checks that the head's root is theirs and that the store is not
+// behind its latest signed checkpoint: store_behind_checkpoint), init with the Log descriptor, a
+// checkpoint stored with the cosignatures it already had, and close after the queued writes.
+// Left out (each driver's): how a batch is written and what makes a store refuse writes
+// (assertCanWrite: a failed LevelDB write, a PostgreSQL standby), erasure and its wipe, whether
+// appends are answered at all (a standby's not_leader). Invariants: the head and the frontier
+// move only after a write is durable; a checkpoint is stored only when it fits the entries.
+
+import { checkCheckpointFits, checkCheckpointShape } from './checkpoint-checks.ts';
+import { ProtocolError } from '../verifier/errors.ts';
+import { formatHash, isHashString } from '../verifier/encoding/wire.ts';
+import { mergeCosignatures } from '../verifier/documents/checkpoint.ts';
+import { EMPTY_ROOT, createFrontier, rootPlan, type Frontier } from '../verifier/merkle/index.ts';
+import type { AppendItem, Checkpoint, Head, LogDescriptor, WriteKind } from './types.ts';
+import { STORE_FORMAT, checkpointKey, singleKey } from './keys.ts';
+import { decodeHead, decodeJson, encodeHead, encodeJson } from './values.ts';
+import type { Op } from './append-plan.ts';
+import { createAppendQueue } from './append-queue.ts';
+import { StoreReader, type KvRead } from './store-read.ts';
+
+export abstract class StoreWriter<D extends KvRead> extends StoreReader<D> {
+  /** The Merkle frontier at the head (restored at open; a PostgreSQL standby holds none). */
+  protected frontier: Frontier | undefined;
+  protected tail: Promise<unknown> = Promise.resolve();
+  protected closed = false;
+  private readonly appender: { append(items: AppendItem[]): Promise<Head> };
+  /** The store's place, for messages (a directory, or a redacted database URL and log). */
+  abstract readonly dir: string;
+
+  constructor(db: D) {
+    super(db);
+    this.appender = createAppendQueue({
+      exclusive: (fn) => this.exclusive(fn),
+      state: () => {
+        this.assertCanWrite();
+        const { desc, head, frontier } = this.initialized();
+        return { log: desc.log, head, frontier };
+      },
+      readIndex: (keys) => db.getMany(keys),
+      write: (ops) => this.write('append', ops),
+      commit: (head, frontier) => {
+        this.cur = head;
+        this.frontier = frontier;
+      },
+    });
+  }
+
+  /** Throws the reason this store may not write now. */
+  protected abstract assertCanWrite(): void;
+  /** One durable, atomic write of `ops`. */
+  protected abstract write(kind: WriteKind, ops: Op[]): Promise<void>;
+  /** Finish the erasures whose wipe a crash interrupted. */
+  protected abstract resumeWipes(): Promise<void>;
+  /** A check of an init's well-formed descriptor before it is compared and written (the driver's). */
+  protected abstract checkInit(d: LogDescriptor): void;
+
+  descriptor(): LogDescriptor | undefined {
+    return this.desc;
+  }
+
+  head(): Head {
+    return { ...this.headNow() };
+  }
+
+  /** Writes run one at a time, in call order. Public writes check `closed` before they queue. */
+  protected exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(fn, fn);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  protected refuseClosed(): Promise<never> | undefined {
+    return this.closed ? Promise.reject(new Error('logstore: closed')) : undefined;
+  }
+
+  protected initialized(): { desc: LogDescriptor; head: Head; frontier: Frontier } {
+    if (!this.desc || !this.cur || !this.frontier) throw new Error('logstore: not initialized (call init with the log descriptor)');
+    return { desc: this.desc, head: this.cur, frontier: this.frontier };
+  }
+
+  /** Group-committed and pipelined: see append-queue.ts. */
+  protected appendQueued(items: AppendItem[]): Promise<Head> {
+    return this.appender.append(items);
+  }
+
+  /**
+   * The durable state: descriptor, head and the frontier from the stored nodes of rootPlan(head),
+   * which must give the head's root; then interrupted erasures finished, and a refusal to run
+   * behind the latest stored checkpoint. An empty store has no state.
+   */
+  protected async loadDurable(): Promise<void> {
+    const [v, d, h] = await this.db.getMany([singleKey.version, singleKey.descriptor, singleKey.head]);
+    const format = v && Buffer.from(v.buffer, v.byteOffset, v.length).toString('utf8');
+    if (v && format !== STORE_FORMAT)
+      throw new ProtocolError('unsupported_version', `store format ${JSON.stringify(format)}, this build reads ${STORE_FORMAT}`);
+    if (!d && !h) {
+      this.desc = undefined;
+      this.cur = undefined;
+      return;
+    }
+    if (!d || !h)
+      throw new Error(`logstore: ${this.dir} has a ${d ? 'descriptor without head' : 'head without descriptor'} (damaged store)`);
+    const desc = decodeJson<LogDescriptor>(d);
+    const head = decodeHead(h);
+    const ids = rootPlan(head.seq);
+    const hashes = await this.reader.getNodes(ids);
+    const frontier = createFrontier(
+      head.seq,
+      ids.map((id, i) => ({ id, hash: hashes[i] })),
+    );
+    if (formatHash(frontier.root()) !== head.root) {
+      throw new ProtocolError('root_mismatch', `stored Merkle nodes do not give the head root at seq ${head.seq} (damaged store)`, {
+        seq: head.seq,
+      });
+    }
+    this.desc = desc;
+    this.cur = head;
+    this.frontier = frontier;
+    await this.resumeWipes();
+    const cp = await this.latestCheckpoint();
+    if (!cp) return;
+    const why = await this.disagreement(cp);
+    if (why)
+      throw new ProtocolError('store_behind_checkpoint', `${why}; refusing to re-sequence a signed seq`, {
+        seq: cp.seq,
+        headSeq: head.seq,
+      });
+  }
+
+  init(d: LogDescriptor): Promise<void> {
+    return (
+      this.refuseClosed() ??
+      this.exclusive(async () => {
+        if (!d || d.kind !== 'Log' || typeof d.log !== 'string' || !isHashString(d.hash) || (d.mode !== 'full' && d.mode !== 'hash_only')) {
+          throw new ProtocolError('invalid_document', 'init needs a Log descriptor with log, mode and hash');
+        }
+        this.checkInit(d);
+        if (this.desc) {
+          if (this.desc.hash === d.hash) return;
+          throw new ProtocolError('descriptor_mismatch', `store already holds log ${this.desc.log} (${this.desc.hash})`);
+        }
+        const head: Head = { seq: 0, hash: d.hash, root: formatHash(EMPTY_ROOT) };
+        await this.write('init', [
+          { type: 'put', key: singleKey.version, value: Buffer.from(STORE_FORMAT, 'utf8') },
+          { type: 'put', key: singleKey.descriptor, value: encodeJson(d) },
+          { type: 'put', key: singleKey.head, value: encodeHead(head) },
+        ]);
+        this.desc = d;
+        this.cur = head;
+        this.frontier = createFrontier(0, []);
+      })
+    );
+  }
+
+  /** Store a checkpoint that fits the entries, keeping the cosignatures already stored for it. */
+  putCheckpoint(cp: Checkpoint): Promise<void> {
+    return (
+      this.refuseClosed() ??
+      this.exclusive(async () => {
+        this.assertCanWrite();
+        const { desc } = this.initialized();
+        checkCheckpointShape(cp, desc.log);
+        const stored = await this.checkpoint(cp.seq);
+        checkCheckpointFits(cp, stored, this.cur!.seq);
+        const why = await this.disagreement(cp);
+        if (why) throw new ProtocolError('rewrite_detected', `checkpoint disagrees with the stored entries: ${why}`, { seq: cp.seq });
+        await this.write('checkpoint', [{ type: 'put', key: checkpointKey(cp.seq), value: encodeJson(mergeCosignatures(cp, stored)) }]);
+      })
+    );
+  }
+
+  /** Refuse new writes and wait for the queued ones (the append queue may reschedule); true the first time. */
+  protected async drain(): Promise<boolean> {
+    if (this.closed) return false;
+    this.closed = true;
+    for (let t = this.tail; ; t = this.tail) {
+      await t;
+      if (t === this.tail) break;
+    }
+    return true;
+  }
+}
