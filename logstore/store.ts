@@ -1,7 +1,7 @@
 // logstore/store.ts: the durable store of one log (DESIGN §6) over LevelDB (`level` 10), the write
-// side (reads: store-read.ts; what both drivers write alike: store-write.ts). Every write (init, append group, checkpoint, erasure) is ONE chained
-// batch written with sync:true, and writes are serialized, so the disk always holds a prefix of the
-// appends, each whole. Appends are group-committed and pipelined (append-queue.ts). The head and
+// side (reads: store-read.ts; what both drivers write alike: store-write.ts). Every write (init,
+// append group, checkpoint, erasure) is ONE chained batch written with sync:true, and writes are
+// serialized, so the disk always holds a prefix of the appends, each whole. Appends are group-committed and pipelined (append-queue.ts). The head and
 // the Merkle frontier live in memory (restored at open from the head record and the stored nodes
 // of rootPlan(head.seq)) and move only after a batch is durable. At open the store finishes any
 // interrupted erasure, refuses to run behind its latest signed checkpoint (store_behind_checkpoint),

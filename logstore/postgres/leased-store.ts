@@ -5,8 +5,9 @@
 // database's durable head. Every write is one transaction fenced by the epoch (pg-kv.ts); one
 // whose outcome is unknown gives up the lease and is reported as not_leader (carrying the
 // leader's address), so a retry is safe (dedup). Store operations run one at a time (exclusive).
-// Left out: what is loaded and written (store.ts, logstore/store-write.ts), the election itself (lease.ts). Invariant: a
-// process writes only under the epoch it holds, and the frontier exists only while it leads.
+// Left out: what is loaded and written (store.ts, logstore/store-write.ts), the election itself
+// (lease.ts). Invariant: a process writes only under the epoch it holds, and the frontier exists
+// only while it leads.
 
 import { ProtocolError } from '../../verifier/errors.ts';
 import type { FaultHooks, WriteKind } from '../types.ts';

@@ -1,21 +1,22 @@
-// logstore/postgres/store.ts: the second logstore driver (DESIGN §6, §12a), one log in a
-// PostgreSQL database, the same LogStore interface and the same bytes as the LevelDB driver: it
-// shares the append and erasure plans (logstore/append-plan.ts), the group-commit queue (logstore/append-queue.ts),
-// the read side (logstore/store-read.ts) and what both drivers write alike (logstore/store-write.ts:
-// the open checks, init, checkpoints) over the tables of pg-kv.ts. Several processes may open the
-// same log: the lease (lease.ts, driven by leased-store.ts, which also fences every write by the
-// epoch) makes exactly one the leader; the others are standbys whose writes are refused with
-// not_leader (carrying the leader's address) and whose reads follow the database's durable head.
-// On winning the lease the store reloads everything (descriptor, head, Merkle frontier) from the
-// database under the new epoch, finishes interrupted erasures and refuses to run behind its
-// latest signed checkpoint (store_behind_checkpoint), as the LevelDB store does at open. Erasure deletes the payload row in the erasure's transaction, then VACUUM
-// FULL rewrites the log's payload table and its TOAST table so the bytes leave the relation files
-// (a 'w' mark in the same transaction makes a crash in between redo the wipe at the next load).
-// Leaves out: the bytes PostgreSQL keeps outside the relation files (WAL segments until they are
-// recycled, WAL archives and base backups: the operator's retention bounds those) and signature
-// checks (as the LevelDB store). Invariants: every write is one transaction fenced by the epoch;
-// the in-memory head moves only after a commit; after a failure whose outcome is unknown the
-// store gives up the lease and reloads from the database when it wins it again.
+// logstore/postgres/store.ts: the second logstore driver (DESIGN §6, §12a), one log in a PostgreSQL
+// database, the same LogStore interface and the same bytes as the LevelDB driver: it shares the
+// append and erasure plans (logstore/append-plan.ts), the group-commit queue
+// (logstore/append-queue.ts), the read side (logstore/store-read.ts) and what both drivers write
+// alike (logstore/store-write.ts: the open checks, init, checkpoints) over the tables of pg-kv.ts.
+// Several processes may open the same log: the lease (lease.ts, driven by leased-store.ts, which
+// also fences every write by the epoch) makes exactly one the leader; the others are standbys whose
+// writes are refused with not_leader (carrying the leader's address) and whose reads follow the
+// database's durable head. On winning the lease the store reloads everything (descriptor, head,
+// Merkle frontier) from the database under the new epoch, finishes interrupted erasures and refuses
+// to run behind its latest signed checkpoint (store_behind_checkpoint), as the LevelDB store does
+// at open. Erasure deletes the payload row in the erasure's transaction, then VACUUM FULL rewrites
+// the log's payload table and its TOAST table so the bytes leave the relation files (a 'w' mark in
+// the same transaction makes a crash in between redo the wipe at the next load). Leaves out: the
+// bytes PostgreSQL keeps outside the relation files (WAL segments until they are recycled, WAL
+// archives and base backups: the operator's retention bounds those) and signature checks (as the
+// LevelDB store). Invariants: every write is one transaction fenced by the epoch; the in-memory
+// head moves only after a commit; after a failure whose outcome is unknown the store gives up the
+// lease and reloads from the database when it wins it again.
 
 import pg from 'pg';
 import { ProtocolError } from '../../verifier/errors.ts';
