@@ -1,7 +1,7 @@
 // verifier/cli/bundle-file.ts: reading an audit bundle file for the streaming verifier (DESIGN §8):
-// lines split on the byte 0x0A straight from a file stream (READ_BYTES reads; a newline byte never
-// occurs inside a multi-byte UTF-8 sequence, so splitting before decoding is safe), each checked to
-// be UTF-8 and decoded once, the last line flagged when it has no newline (a cut file); and the
+// lines cut from a file stream (READ_BYTES reads) by verifier/bundle/line-split.ts, as the page
+// cuts them (on the byte 0x0A, before decoding), each checked to be UTF-8 and decoded once here
+// (node:buffer's own), the last line flagged when it has no newline (a cut file); and the
 // read-ahead of the checkpoint seqs from the file's end (verifier/bundle/tail-seqs.ts reads them,
 // this gives it the file's bytes). A pipe, a FIFO or a terminal (`verify /dev/stdin`, `verify <(…)`)
 // cannot be read twice nor from its end: `canReadAhead` says so, and the caller then streams it
@@ -13,13 +13,9 @@ import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import { readCheckpointSeqsFromTail } from '../bundle/tail-seqs.ts';
+import { createLineSplitter, type LineFlags } from '../bundle/line-split.ts';
 
-export interface LineFlags {
-  unterminated?: boolean;
-  notUtf8?: boolean;
-  /** The line was longer than MAX_LINE_BYTES; its bytes were skipped, not held. */
-  tooLong?: boolean;
-}
+export type { LineFlags };
 
 /** No valid line comes near this (an event is at most the sequencer's 1 MiB body limit). */
 export const MAX_LINE_BYTES = 16 << 20;
@@ -31,12 +27,10 @@ export const MAX_LINE_BYTES = 16 << 20;
  */
 export const READ_BYTES = 256 << 10;
 
-/** The flags of an ordinary line (shared: callers only read them). */
-const NO_FLAGS: LineFlags = Object.freeze({});
-
 /**
- * Calls `onLine` for each line in order, awaiting it when it returns a promise; returning `false`
- * stops the reading. Memory: one read buffer and at most MAX_LINE_BYTES of a pending line.
+ * Calls `onLine` for each line in order (verifier/bundle/line-split.ts), awaiting it when it
+ * returns a promise; returning `false` stops the reading. Memory: one read buffer and at most
+ * MAX_LINE_BYTES of a pending line.
  */
 export async function forEachLine(
   path: string,
@@ -44,47 +38,18 @@ export async function forEachLine(
   onBytes?: (n: number) => void,
 ): Promise<void> {
   const stream = createReadStream(path, { highWaterMark: READ_BYTES });
-  let carry: Buffer[] = [];
-  let carried = 0;
-  let skipping = false;
-  // Not an async function: a line whose callback returns no promise costs no promise and no await
-  // (undefined: go on; false: stop; a promise: await it, then go on).
-  const emit = (slice: Buffer, flags: LineFlags): Promise<void> | undefined | false => {
-    const r = onLine(
-      skipping ? '' : slice.toString('utf8'),
-      skipping ? { ...flags, tooLong: true } : isUtf8(slice) ? flags : { ...flags, notUtf8: true },
-    );
-    skipping = false;
-    return r;
-  };
+  const lines = createLineSplitter(MAX_LINE_BYTES, (line, flags) => {
+    if (line === undefined) return onLine('', flags);
+    // The stream's chunks are Buffers and so are their lines; a line joined from two chunks is not.
+    const b = Buffer.isBuffer(line) ? line : Buffer.from(line.buffer, line.byteOffset, line.length);
+    return onLine(b.toString('utf8'), isUtf8(b) ? flags : { ...flags, notUtf8: true });
+  });
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       onBytes?.(chunk.length);
-      let start = 0;
-      for (;;) {
-        const nl = chunk.indexOf(0x0a, start);
-        if (nl < 0) break;
-        let slice = chunk.subarray(start, nl);
-        if (carried + slice.length > MAX_LINE_BYTES) skipping = true;
-        else if (carried > 0) slice = Buffer.concat([...carry, slice]);
-        carry = [];
-        carried = 0;
-        start = nl + 1;
-        const r = emit(slice, NO_FLAGS);
-        if (r === false) return;
-        if (r) await r;
-      }
-      if (start < chunk.length && !skipping) {
-        carry.push(Buffer.from(chunk.subarray(start)));
-        carried += chunk.length - start;
-        if (carried > MAX_LINE_BYTES) {
-          skipping = true;
-          carry = [];
-          carried = 0;
-        }
-      }
+      if (!(await lines.push(chunk))) return;
     }
-    if (carried > 0 || skipping) await emit(Buffer.concat(carry), { unterminated: true });
+    await lines.end();
   } finally {
     stream.destroy();
   }

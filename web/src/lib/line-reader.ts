@@ -1,22 +1,17 @@
 // web/src/lib/line-reader.ts: an audit bundle read line by line from a Blob or File in a browser
 // (DESIGN §8, §12b), with the same rules as the CLI's reader (verifier/cli/bundle-file.ts), so the
-// page and `cookwala verify` feed the pure verifier the same lines with the same flags: lines split
-// on the byte 0x0A before decoding (a newline byte never occurs inside a multi-byte UTF-8
-// sequence), each checked to be UTF-8 and decoded once (a BOM is kept, as Node keeps it), a line
-// over MAX_LINE_BYTES skipped unread and flagged tooLong, a last line without a newline flagged
-// unterminated. The file is read through Blob.stream(), so memory is one chunk plus the longest
+// page and `cookwala verify` feed the pure verifier the same lines with the same flags: lines cut
+// by verifier/bundle/line-split.ts (on the byte 0x0A, before decoding; a line over MAX_LINE_BYTES
+// skipped unread and flagged tooLong, a last line without a newline flagged unterminated), each
+// checked to be UTF-8 and decoded once here (TextDecoder; a BOM is kept, as Node keeps it). The file is read through Blob.stream(), so memory is one chunk plus the longest
 // line, never the file. Also the read-ahead of the checkpoint seqs from the tail (slices from the
 // end through verifier/bundle/tail-seqs.ts, as the CLI's) and the first line (the header) alone.
 // Left out: what a line means.
 
 import { readCheckpointSeqsFromTail } from '../../../verifier/bundle/tail-seqs.ts';
+import { createLineSplitter, type LineFlags } from '../../../verifier/bundle/line-split.ts';
 
-/** The flags bundle-verifier.ts takes with each line. */
-export interface LineFlags {
-  unterminated?: boolean;
-  notUtf8?: boolean;
-  tooLong?: boolean;
-}
+export type { LineFlags };
 
 /** As verifier/cli/bundle-file.ts: no valid line comes near this. */
 export const MAX_LINE_BYTES = 16 << 20;
@@ -33,17 +28,6 @@ function decode(b: Uint8Array): { text: string; notUtf8: boolean } {
   }
 }
 
-function concat(parts: Uint8Array[], total: number): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(total);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
-
 /** The part of Blob that is read here (a File is one). */
 export interface ByteSource {
   readonly size: number;
@@ -52,8 +36,9 @@ export interface ByteSource {
 }
 
 /**
- * Calls `onLine` for each line in order, awaiting it when it returns a promise; returning `false`
- * stops the reading. `onBytes` is told each chunk's size as it is read.
+ * Calls `onLine` for each line in order (verifier/bundle/line-split.ts), awaiting it when it
+ * returns a promise; returning `false` stops the reading. `onBytes` is told each chunk's size as
+ * it is read.
  */
 export async function forEachLine(
   src: ByteSource,
@@ -61,49 +46,19 @@ export async function forEachLine(
   onBytes?: (n: number) => void,
 ): Promise<void> {
   const reader = src.stream().getReader();
-  let carry: Uint8Array[] = [];
-  let carried = 0;
-  let skipping = false;
-  const emit = async (slice: Uint8Array, flags: LineFlags): Promise<boolean> => {
-    let r: Promise<void> | undefined | false;
-    if (skipping) r = onLine('', { ...flags, tooLong: true });
-    else {
-      const d = decode(slice);
-      r = onLine(d.text, d.notUtf8 ? { ...flags, notUtf8: true } : flags);
-    }
-    skipping = false;
-    if (r === false) return false;
-    if (r) await r;
-    return true;
-  };
+  const lines = createLineSplitter(MAX_LINE_BYTES, (line, flags) => {
+    if (line === undefined) return onLine('', flags);
+    const d = decode(line);
+    return onLine(d.text, d.notUtf8 ? { ...flags, notUtf8: true } : flags);
+  });
   try {
     for (;;) {
       const { done, value: chunk } = await reader.read();
       if (done) break;
       onBytes?.(chunk.length);
-      let start = 0;
-      for (;;) {
-        const nl = chunk.indexOf(0x0a, start);
-        if (nl < 0) break;
-        let slice = chunk.subarray(start, nl);
-        if (carried + slice.length > MAX_LINE_BYTES) skipping = true;
-        else if (carried > 0) slice = concat([...carry, slice], carried + slice.length);
-        carry = [];
-        carried = 0;
-        start = nl + 1;
-        if (!(await emit(slice, {}))) return;
-      }
-      if (start < chunk.length && !skipping) {
-        carry.push(chunk.slice(start));
-        carried += chunk.length - start;
-        if (carried > MAX_LINE_BYTES) {
-          skipping = true;
-          carry = [];
-          carried = 0;
-        }
-      }
+      if (!(await lines.push(chunk))) return;
     }
-    if (carried > 0 || skipping) await emit(concat(carry, carried), { unterminated: true });
+    await lines.end();
   } finally {
     await reader.cancel().catch(() => undefined);
   }
