@@ -3,7 +3,8 @@
 // (EBADENGINE) when a dependency asks for a newer Node, and the code often still loads, so a pin
 // that needs Node 22 would go unnoticed until it used an API Node 20 lacks; this test names such a
 // package and its range (its lock path shows who pulls it in). A transitive one is mended with an exact pin in
-// package.json's `overrides` to a version inside its parent's range that still runs on Node 20.
+// package.json's `overrides` to a version inside its parent's range that still runs on Node 20, and
+// the README's paragraph that names those pins is checked against package.json.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import semver from 'semver';
@@ -41,8 +42,19 @@ function refusing(packages: Readonly<Record<string, LockEntry>>, node: string): 
   return out;
 }
 
+/** The `name` version pairs of the README's paragraph on engines (from its first sentence to the blank line). */
+function readmePins(readme: string): Array<[string, string]> {
+  const at = readme.indexOf('No package `npm install` puts in');
+  if (at < 0) return [];
+  const end = readme.indexOf('\n\n', at);
+  const para = readme.slice(at, end < 0 ? undefined : end).replace(/\n/g, ' ');
+  return [...para.matchAll(/`([a-z@][a-z0-9@/._-]*)` (\d+\.\d+\.\d+)/g)].map((m) => [m[1], m[2]]);
+}
+
 describe('engines', () => {
-  const pkg = readJson<{ engines: { node: string } }>('package.json');
+  const pkg = readJson<{ engines: { node: string }; dependencies: Record<string, string>; overrides?: Record<string, string> }>(
+    'package.json',
+  );
   const lock = readJson<{ packages: Record<string, LockEntry> }>('package-lock.json');
   const oldest = oldestNode(pkg.engines.node);
 
@@ -53,6 +65,16 @@ describe('engines', () => {
 
   it('every installed package runs on the oldest Node the project admits', () => {
     expect(refusing(lock.packages, oldest ?? '0.0.0')).toEqual([]);
+  });
+
+  it('the README names the pins that keep them so, as package.json has them', () => {
+    const pins = readmePins(readFileSync(`${ROOT}README.md`, 'utf8'));
+    expect(pins.length).toBeGreaterThan(0);
+    for (const [name, version] of pins) expect(pkg.overrides?.[name] ?? pkg.dependencies[name], name).toBe(version);
+    expect(readmePins('No package `npm install` puts in: `a` 1.2.3 and `b/c` 0.1.0.\n\n`d` 9.9.9')).toEqual([
+      ['a', '1.2.3'],
+      ['b/c', '0.1.0'],
+    ]);
   });
 
   it('names a package that asks for a newer Node (the check can fail)', () => {
