@@ -1,5 +1,5 @@
 // Every package package-lock.json installs declares, in its own `engines.node`, that it runs on the
-// oldest Node.js this project's package.json admits (Node 20: the toolchain's line). npm only warns
+// oldest Node this project's package.json admits (Node 20: the toolchain's line). npm only warns
 // (EBADENGINE) when a dependency asks for a newer Node, and the code often still loads, so a pin
 // that needs Node 22 would go unnoticed until it used an API Node 20 lacks; this test names such a
 // package and its range (its lock path shows who pulls it in). A transitive one is mended with an exact pin in
