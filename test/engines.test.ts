@@ -1,4 +1,4 @@
-// Every package package-lock.json installs declares, in its own `engines.node`, that it runs on the
+// No package that package-lock.json installs declares an `engines.node` range leaving out the
 // oldest Node this project's package.json admits (Node 20: the toolchain's line). npm only warns
 // (EBADENGINE) when a dependency asks for a newer Node, and the code often still loads, so a pin
 // that needs Node 22 would go unnoticed until it used an API Node 20 lacks; this test names such a
