@@ -2,9 +2,9 @@
 // oldest Node this project's package.json admits (Node 20: the toolchain's line). npm only warns
 // (EBADENGINE) when a dependency asks for a newer Node, and the code often still loads, so a pin
 // that needs Node 22 would go unnoticed until it used an API Node 20 lacks; this test names such a
-// package and its range (its lock path shows who pulls it in). A transitive one is mended with an exact pin in
-// package.json's `overrides` to a version inside its parent's range that still runs on Node 20, and
-// the README's paragraph that names those pins is checked against package.json.
+// package and its range (its lock path shows who pulls it in). A transitive one is mended with an
+// exact pin in package.json's `overrides` to a version inside its parent's range that still runs
+// on Node 20, and the README's paragraph that names those pins is checked against package.json.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import semver from 'semver';
@@ -15,7 +15,6 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 interface LockEntry {
   readonly version?: string;
   readonly engines?: unknown;
-  readonly dev?: boolean;
 }
 
 function readJson<T>(name: string): T {

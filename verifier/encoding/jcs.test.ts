@@ -199,6 +199,7 @@ describe('the fast path and the package agree', () => {
     let deep: unknown = 1;
     for (let i = 0; i < 20000; i++) deep = [deep];
     same(deep);
+    expect((canonicalize(deep) as { code?: string }).code).toBe('invalid_document');
   });
 });
 

@@ -7,10 +7,11 @@
 // output is the package's byte for byte (jcs.test.ts checks both on random values). Values RFC
 // 8785 cannot express (NaN, Infinity: noncanonical_number) and values that are not JSON (undefined
 // at the top, functions, bigint, lone surrogates: invalid_document) are refused with a result,
-// never serialized as something else. Every member name is copied as an ordinary own member
-// (`__proto__`, `constructor`, `toString` included: DESIGN §3, I-JSON), so the canonical form
-// never drops, renames or reorders a member; jcs.test.ts checks that on an arbitrary that always
-// carries those names.
+// never serialized as something else; so is a value nested past the call stack (the package
+// recurses: invalid_document), which parsed input, cut at 64 levels, never reaches. Every member
+// name is copied as an ordinary own member (`__proto__`, `constructor`, `toString` included:
+// DESIGN §3, I-JSON), so the canonical form never drops, renames or reorders a member; jcs.test.ts
+// checks that on an arbitrary that always carries those names.
 
 import canonicalizeLib from 'canonicalize';
 import { utf8 } from './wire.ts';
