@@ -6,7 +6,7 @@
 // (bench/c2sp-witness-client.ts: independent node:crypto notes and proofs, built before the
 // clock starts; each log sends its next checkpoint once its last is answered, chainLogs). Target >= 0.7 of the crypto limit (DESIGN §13): measured in interleaved pairs
 // (bench/pairs.ts: this run's one-core limit of one request = 1 Ed25519 verify + 1 sign + the
-// consistency proof's hashing, then one timed phase of the child, PAIRS times (after an untimed warm-up phase); median pair, spreads,
+// consistency proof's hashing, then one timed phase of the child (witnessRounds requests a log, bench/witness-harness.ts), PAIRS times (after an untimed warm-up phase); median pair, spreads,
 // limitsAgree), and the same per CPU-second of the witness's process (witnessCpuRatioToCryptoLimit:
 // its own overhead, whatever share of a shared machine it got). Also reported: synced batches and
 // records per batch, CPU per request of the witness and of the client child, and the worker threads
@@ -33,6 +33,7 @@ import {
   startPhasedClient,
   warmUp,
   VERIFY_WORKERS,
+  witnessRounds,
 } from './witness-harness.ts';
 import { DEFAULT_PAIRS, measurePairs } from './pairs.ts';
 import { verifyConsistency } from '../verifier/merkle/index.ts';
@@ -83,7 +84,7 @@ function cryptoLimitPerSec(
 }
 
 export async function runWitness(ctx: { quick: boolean }): Promise<Record<string, unknown>> {
-  const rounds = ctx.quick ? 2 : 5;
+  const rounds = witnessRounds(ctx.quick);
   const dir = await makeTempDir('cookwala-bench-c2sp-');
   const prefix = 'w';
   const state = await openStateStore(join(dir, 'state'));

@@ -33,6 +33,16 @@ export const SIGN_WORKER = process.env.COOKWALA_BENCH_SIGN_WORKER
   ? process.env.COOKWALA_BENCH_SIGN_WORKER !== '0'
   : defaultWorkers().signWorker;
 
+/**
+ * Requests each log sends in one timed phase of the witness sections (bench/witness.ts,
+ * bench/c2sp.ts): 20, about 4 s a phase at 1,000 logs (2 with --quick). Five, about 1 s a phase,
+ * weighed the start and end of a phase (the first burst, the last logs still answering while
+ * the others are done) more than a steady state: C2SP sections alternated in one sitting read
+ * 0.703-0.732 with 5 and 0.678-0.845 with 20, the pairs inside a section spread 0.11-0.18
+ * against 0.05-0.15 (README, Benchmarks).
+ */
+export const witnessRounds = (quick: boolean): number => (quick ? 2 : 20);
+
 /** A witness key with its secret (the signing worker needs it), deterministic per name. */
 export function benchWitnessKey(name: string): { secretKey: SecretKey; signer: Signer; keyRecord: KeyRecord } {
   const seed = createHash('sha256').update(`cookwala-bench-key:${name}`).digest();

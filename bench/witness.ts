@@ -59,6 +59,7 @@ import {
   startPhasedClient,
   warmUp,
   VERIFY_WORKERS,
+  witnessRounds,
 } from './witness-harness.ts';
 
 export interface BenchCtx {
@@ -214,7 +215,7 @@ async function pairedPhases(
 }
 
 export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
-  const rounds = ctx.quick ? 2 : 5;
+  const rounds = witnessRounds(ctx.quick);
   const dir = await makeTempDir('cookwala-bench-witness-');
   const remote = 'net';
   const noted = 'note';
