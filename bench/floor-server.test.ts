@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { rm } from 'node:fs/promises';
 import { startFloorServer } from './floor-server.ts';
-import { floorSummary, type Phase } from './ingest.ts';
+import { floorSingleSummary, floorSummary, type Phase } from './ingest.ts';
 import { makeTempDir } from '../testkit/tmp.ts';
 import { freePort } from '../testkit/net.ts';
 
@@ -80,5 +80,27 @@ describe('bench floor server', () => {
     expect(r.cpuUsPerEventSpread).toEqual([20, 30]);
     expect(r.budgetUsPerEvent).toBe(41.9); // 100 / 0.7 - 100 - 1 (client)
     expect(r.ratioBound).toBe(0.794); // 100 / (100 + 25 + 1)
+  });
+
+  it('floorSingleSummary: the budget 6,000 posts/s leaves and the floor bound for single posts', () => {
+    const phase = (posts: number, serverCpu: number, clientCpu: number, latencies: number[] = [1, 2, 3]): Phase => ({
+      events: posts,
+      secs: 1,
+      perSec: posts,
+      clientCpu,
+      sequencerCpu: serverCpu,
+      latencies,
+    });
+    // 2 cores, limit 20,000/s: a signature costs 100 µs; the floor posts cost 50-70 µs, 20 µs of client.
+    const floors = [phase(1_000, 0.07, 0.02), phase(1_000, 0.05, 0.02, [2, 3, 9]), phase(1_000, 0.06, 0.02, [1, 4, 5])];
+    const r = floorSingleSummary(floors, phase(1_000, 0.3, 0.025), 20_000, 2);
+    expect(r.cpuUsPerPost).toBe(60); // the median floor phase
+    expect(r.cpuUsPerPostSpread).toEqual([50, 70]);
+    expect(r.p50Ms).toBe(4); // of that median phase
+    expect(r.clientCpuUsPerPost).toBe(20);
+    expect(r.sequencerCpuUsPerPost).toBe(300);
+    expect(r.sequencerBesidesSignatureUsPerPost).toBe(200);
+    expect(r.budgetUsPerPost).toBe(208.3); // 2e6 / 6,000 - 100 - 25 (the sequencer's clients)
+    expect(r.boundPostsPerSec).toBe(11_111); // 2e6 / (100 + 60 + 20)
   });
 });

@@ -73,6 +73,8 @@ describe('bench sections (quick smoke)', () => {
     const f = r.floor as Record<string, unknown>;
     positive(f, ['eventsPerSec', 'cpuUsPerEvent', 'sequencerCpuUsPerEvent', 'signatureCpuUsPerEvent', 'ratioBound']);
     expect(f.ratioBound as number).toBeLessThan(1);
+    // …and the same single posts, every one acknowledged (a 201 each).
+    positive(f.single as Record<string, unknown>, ['postsPerSec', 'cpuUsPerPost', 'sequencerCpuUsPerPost', 'boundPostsPerSec']);
   }, 180_000);
 
   it('verify: pairs of (limit, verify child), peak RSS of the child', async () => {
