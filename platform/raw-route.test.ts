@@ -3,7 +3,9 @@
 // fastify (its routes, its 404, the same path with another method), a body above the bound is
 // refused with the connection closed (declared or grown past it), a body cut short is never
 // decided, a rejected handler and a closing server answer 503, and a server whose first request
-// listener is not fastify's is refused at startup.
+// listener is not fastify's is refused at startup. A route that decides by `accept` gets what it
+// accepted with the body, answers bytes as well as text, can ask for Connection: close, and leaves
+// what it declines to fastify.
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer, request } from 'node:http';
@@ -191,6 +193,65 @@ describe('routeRawPost', () => {
     expect(answers[1].startsWith('503')).toBe(true);
     expect(answers[1].toLowerCase()).toContain('connection: close');
     expect(answers[1].endsWith('closing\n')).toBe(true);
+  });
+
+  it('with accept: takes what it accepts (path without the query, headers), hands on its value, leaves the rest to fastify', async () => {
+    const app = Fastify({ logger: false });
+    apps.push(app);
+    app.post('/items/:n', async () => ({ fastify: true }));
+    const taken: Array<{ n: string; body: string; tag: unknown }> = [];
+    routeRawPost<string>(app, {
+      accept: (path, req) => {
+        const m = /^\/items\/([0-9]+)$/.exec(path);
+        return m && req.headers['x-raw'] === 'yes' ? m[1] : undefined;
+      },
+      maxBodyBytes: MAX,
+      handle: async (body, n, req) => {
+        taken.push({ n, body: Buffer.from(body).toString(), tag: req.headers['x-tag'] });
+        return { status: 201, contentType: 'application/json', body: Buffer.from(`{"n":${n}}`), close: n === '9' };
+      },
+      tooLarge: () => ({ status: 413, contentType: 'text/plain', body: 'too large\n' }),
+      failed: () => ({ status: 503, contentType: 'text/plain', body: 'failed\n' }),
+      closing: () => ({ status: 503, contentType: 'text/plain', body: 'closing\n' }),
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (app.server.address() as { port: number }).port;
+    const raw = { 'x-raw': 'yes', 'x-tag': 't', connection: 'keep-alive' };
+    // Bytes as the answer body, with their own length; the query string is not part of the path.
+    const a = await send(port, 'POST', '/items/7?q=1', Buffer.from('seven'), raw);
+    expect(a).toMatchObject({ status: 201, body: '{"n":7}' });
+    expect(a.headers['content-length']).toBe('7');
+    expect(a.headers.connection).not.toBe('close');
+    // close: true asks the client to close its connection.
+    expect((await send(port, 'POST', '/items/9', Buffer.from('nine'), raw)).headers.connection).toBe('close');
+    // Declined by the path or by the headers: fastify's route answers.
+    for (const [path, headers] of [
+      ['/items/7', {}],
+      ['/items/x', raw],
+    ] as const) {
+      const r = await send(port, 'POST', path, Buffer.from('{}'), { 'content-type': 'application/json', ...headers });
+      expect(r.status).toBe(200);
+      expect(JSON.parse(r.body)).toEqual({ fastify: true });
+      expect(r.headers['cache-control']).toBeUndefined();
+    }
+    expect(taken).toEqual([
+      { n: '7', body: 'seven', tag: 't' },
+      { n: '9', body: 'nine', tag: 't' },
+    ]);
+  });
+
+  it('a route names its path or its accept, exactly one of them', () => {
+    const app = Fastify({ logger: false });
+    apps.push(app);
+    const rest = {
+      maxBodyBytes: MAX,
+      handle: async () => ({ status: 200, contentType: 'text/plain', body: '' }),
+      tooLarge: () => ({ status: 413, contentType: 'text/plain', body: '' }),
+      failed: () => ({ status: 503, contentType: 'text/plain', body: '' }),
+      closing: () => ({ status: 503, contentType: 'text/plain', body: '' }),
+    };
+    expect(() => routeRawPost(app, rest)).toThrow(/one of them/);
+    expect(() => routeRawPost(app, { ...rest, path: '/raw', accept: () => true as const })).toThrow(/one of them/);
   });
 
   it('refuses to start when the first request listener is not fastify’s', () => {

@@ -29,6 +29,7 @@ import { createOperatorAuth } from './auth.ts';
 import { registerBodyParsers } from './body-parsers.ts';
 import { registerProblemHandlers, sendProblem } from '../platform/http-problem.ts';
 import { registerRoutes } from './routes.ts';
+import { routeRawIngest } from './ingest-raw.ts';
 import { registerOpenApi } from '../platform/openapi.ts';
 import { SEQUENCER_OPENAPI } from './api-schemas.ts';
 import { openLogHost, type LogHost, type LogHostDeps } from './log-host.ts';
@@ -57,6 +58,11 @@ export interface SequencerDeps {
   storeBackend?: StoreBackend;
   /** Connection, header and body bounds (platform/http-limits.ts); the defaults there otherwise. */
   httpLimits?: Partial<HttpLimits>;
+  /**
+   * Answer the plain ingest posts on the server before fastify routes them (ingest-raw.ts), as
+   * production does; false sends every request through fastify (tests compare the two). Default true.
+   */
+  rawIngest?: boolean;
 }
 
 export interface SequencerOptions {
@@ -228,6 +234,15 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
     done();
   });
   registerRoutes(app, ctx);
+  if (deps.rawIngest !== false)
+    routeRawIngest(app, {
+      ctx,
+      logs,
+      metrics,
+      logger: logger as FastifyBaseLogger,
+      bodyLimitBytes: config.bodyLimitBytes,
+      stopping: () => stopping,
+    });
 
   let livenessTimer: NodeJS.Timeout | undefined;
   if (timers) {

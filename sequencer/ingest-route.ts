@@ -127,62 +127,79 @@ const DOC = describe({
   },
 });
 
+/**
+ * One ingest request, whichever server path it came by (the fastify route below, or the raw route
+ * of ingest-raw.ts): the log named by `params`, the request headers, the body's bytes and, for
+ * plain application/json, the value fastify's parser made of them. Request-level faults (no such
+ * log, no or too long Idempotency-Key, a key reused with another body) are thrown as
+ * ProtocolError; everything else is the Answer.
+ */
+export async function ingestRequest(
+  ctx: SequencerContext,
+  params: unknown,
+  headers: Headers,
+  raw: Buffer | undefined,
+  parsedJson?: unknown,
+): Promise<Answer> {
+  const h = hostedLog(ctx, params);
+  const key = headers['idempotency-key'];
+  if (typeof key !== 'string' || key.length === 0)
+    throw new ProtocolError('missing_idempotency_key', 'every POST carries an Idempotency-Key header');
+  if (key.length > MAX_IDEMPOTENCY_KEY)
+    throw new ProtocolError('bad_request', `Idempotency-Key is at most ${MAX_IDEMPOTENCY_KEY} characters`);
+  const slot = ctx.idempotency.begin(`${h.origin}`, key, requestFingerprint('POST', `/v1/logs/${h.origin}/events`, headers, raw));
+  if (slot.kind === 'conflict')
+    throw new ProtocolError('idempotency_conflict', `Idempotency-Key ${key} was used with another request body`);
+  if (slot.kind === 'replay') return slot.answer;
+  let answer: Answer;
+  let keep = false;
+  try {
+    const p = parseIngestBody(headers, raw, parsedJson);
+    if (!p.ok) answer = { status: problemOf(p).status, body: problemOf(p) };
+    else {
+      const afterAppend = async (ce: CloudEvent, seq: number) => {
+        if (ce.type === CONSENT_WITHDRAWN_TYPE) await eraseSourcePayloads(ctx, h, ce.source, seq);
+      };
+      const deps = {
+        log: h.origin,
+        keys: h.keys,
+        committer: h.committer,
+        pool: ctx.pool,
+        liveness: ctx.liveness,
+        clock: ctx.clock,
+        timeBounds: h.timeBounds,
+        timePrecision: h.timePrecision,
+        metrics: ctx.metrics,
+        afterAppend,
+      };
+      if (p.value.batch) {
+        const results = await ingestEvents(deps, p.value.events, p.value.texts);
+        answer = { status: 200, body: { results } };
+        keep = results.every((r) => r.status < 300);
+      } else {
+        const [r] = await ingestEvents(deps, [p.value.event], p.value.text && [p.value.text]);
+        answer = singleAnswer(r);
+        keep = answer.status < 300;
+      }
+    }
+  } catch (e) {
+    slot.finish({ status: 500, body: problemOf(fail('internal_error', 'unexpected server fault')) }, false);
+    throw e;
+  }
+  return slot.finish(answer, keep);
+}
+
+/** The content type an ingest Answer goes out with (a kept answer as the JSON bytes its replays get). */
+export function answerType(a: Answer): string {
+  if (a.raw) return 'application/json';
+  return a.status >= 400 ? `${PROBLEM_TYPE}; charset=utf-8` : 'application/json; charset=utf-8';
+}
+
 export function registerIngestRoute(app: FastifyInstance, ctx: SequencerContext): void {
   app.post('/v1/logs/:log/events', { schema: { params: LOG_PARAMS, ...DOC } }, async (request, reply) => {
-    const h = hostedLog(ctx, request.params);
-    const headers = request.headers as Headers;
-    const key = headers['idempotency-key'];
-    if (typeof key !== 'string' || key.length === 0)
-      throw new ProtocolError('missing_idempotency_key', 'every POST carries an Idempotency-Key header');
-    if (key.length > MAX_IDEMPOTENCY_KEY)
-      throw new ProtocolError('bad_request', `Idempotency-Key is at most ${MAX_IDEMPOTENCY_KEY} characters`);
     const raw = request.rawBody ?? (Buffer.isBuffer(request.body) ? request.body : undefined);
-    const slot = ctx.idempotency.begin(
-      `${h.origin}`,
-      key,
-      requestFingerprint('POST', `/v1/logs/${h.origin}/events`, headers, raw ?? undefined),
-    );
-    if (slot.kind === 'conflict')
-      throw new ProtocolError('idempotency_conflict', `Idempotency-Key ${key} was used with another request body`);
-    let answer: Answer;
-    if (slot.kind === 'replay') answer = await slot.answer;
-    else {
-      let keep = false;
-      try {
-        const p = parseIngestBody(headers, raw ?? undefined, Buffer.isBuffer(request.body) ? undefined : request.body);
-        if (!p.ok) answer = { status: problemOf(p).status, body: problemOf(p) };
-        else {
-          const afterAppend = async (ce: CloudEvent, seq: number) => {
-            if (ce.type === CONSENT_WITHDRAWN_TYPE) await eraseSourcePayloads(ctx, h, ce.source, seq);
-          };
-          const deps = {
-            log: h.origin,
-            keys: h.keys,
-            committer: h.committer,
-            pool: ctx.pool,
-            liveness: ctx.liveness,
-            clock: ctx.clock,
-            timeBounds: h.timeBounds,
-            timePrecision: h.timePrecision,
-            metrics: ctx.metrics,
-            afterAppend,
-          };
-          if (p.value.batch) {
-            const results = await ingestEvents(deps, p.value.events, p.value.texts);
-            answer = { status: 200, body: { results } };
-            keep = results.every((r) => r.status < 300);
-          } else {
-            const [r] = await ingestEvents(deps, [p.value.event], p.value.text && [p.value.text]);
-            answer = singleAnswer(r);
-            keep = answer.status < 300;
-          }
-        }
-      } catch (e) {
-        slot.finish({ status: 500, body: problemOf(fail('internal_error', 'unexpected server fault')) }, false);
-        throw e;
-      }
-      answer = slot.finish(answer, keep);
-    }
+    const parsed = Buffer.isBuffer(request.body) ? undefined : request.body;
+    const answer = await ingestRequest(ctx, request.params, request.headers as Headers, raw ?? undefined, parsed);
     reply.status(answer.status);
     // A kept answer goes out as the bytes its replays get.
     if (answer.raw) return reply.type('application/json').send(answer.raw);
