@@ -4,7 +4,7 @@
 // request goes to fastify unchanged. Measured on the witness's POST /add-checkpoint (DESIGN §13,
 // bench/c2sp.ts): fastify's routing, Request/Reply objects, per-request child logger, hooks and
 // body parser cost about 25 µs of event loop a request on top of node:http's ~35, about 7% of the
-// C2SP witness's CPU a request; on the sequencer's single-event ingest about 6% more posts a
+// C2SP witness's CPU a request; on the sequencer's single-event ingest about 5% more posts a
 // second (sequencer/ingest-raw.ts). Only a route that answers from one function of the whole body
 // belongs here. A route names its exact path, or decides by `accept` from the path and headers
 // (before any body byte is read) whether it takes a request; what it declines goes to fastify.
