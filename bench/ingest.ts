@@ -140,6 +140,17 @@ interface Target {
 const usPerEvent = (p: Phase) => ({ server: (1e6 * p.sequencerCpu) / p.events, client: (1e6 * p.clientCpu) / p.events });
 
 /**
+ * The floor's median phase by server CPU per event (its CPU per event `f`, and the spread over all
+ * phases), our median pair's CPU per event `q`, and one signature's CPU on `cores` at `limit`.
+ */
+function floorAgainst(phases: Phase[], seqMedian: Phase, limit: number, cores: number) {
+  const sorted = [...phases].sort((a, b) => usPerEvent(a).server - usPerEvent(b).server);
+  const m = sorted[Math.floor(sorted.length / 2)];
+  const spread = [round(usPerEvent(sorted[0]).server, 1), round(usPerEvent(sorted[sorted.length - 1]).server, 1)];
+  return { m, f: usPerEvent(m), spread, q: usPerEvent(seqMedian), signature: (1e6 * cores) / limit };
+}
+
+/**
  * The floor's figures (median phase by server CPU per event) against the median batch pair: on a
  * machine the load saturates, events/s is about cores / (server + client CPU per event), so the
  * ratio to the verify limit is about signature / (signature + the rest), where signature is
@@ -148,15 +159,11 @@ const usPerEvent = (p: Phase) => ({ server: (1e6 * p.sequencerCpu) / p.events, c
  * signature.
  */
 export function floorSummary(phases: Phase[], seqMedian: Phase, limit: number, cores = availableParallelism()) {
-  const sorted = [...phases].sort((a, b) => usPerEvent(a).server - usPerEvent(b).server);
-  const m = sorted[Math.floor(sorted.length / 2)];
-  const f = usPerEvent(m);
-  const q = usPerEvent(seqMedian);
-  const signature = (1e6 * cores) / limit;
+  const { m, f, spread, q, signature } = floorAgainst(phases, seqMedian, limit, cores);
   return {
     eventsPerSec: m.perSec,
     cpuUsPerEvent: round(f.server, 1),
-    cpuUsPerEventSpread: [round(usPerEvent(sorted[0]).server, 1), round(usPerEvent(sorted[sorted.length - 1]).server, 1)],
+    cpuUsPerEventSpread: spread,
     clientCpuUsPerEvent: round(f.client, 1),
     sequencerCpuUsPerEvent: round(q.server, 1),
     signatureCpuUsPerEvent: round(signature, 1),
@@ -178,16 +185,12 @@ export const SINGLE_TARGET_PER_SEC = 6_000;
  * bound is near the 0.7 target, this says how far our own per-request work is from the floor's.
  */
 export function floorSingleSummary(phases: Phase[], seqMedian: Phase, limit: number, cores = availableParallelism()) {
-  const sorted = [...phases].sort((a, b) => usPerEvent(a).server - usPerEvent(b).server);
-  const m = sorted[Math.floor(sorted.length / 2)];
-  const f = usPerEvent(m);
-  const q = usPerEvent(seqMedian);
-  const signature = (1e6 * cores) / limit;
+  const { m, f, spread, q, signature } = floorAgainst(phases, seqMedian, limit, cores);
   return {
     postsPerSec: m.perSec,
     p50Ms: round(pct(m.latencies, 50), 2),
     cpuUsPerPost: round(f.server, 1),
-    cpuUsPerPostSpread: [round(usPerEvent(sorted[0]).server, 1), round(usPerEvent(sorted[sorted.length - 1]).server, 1)],
+    cpuUsPerPostSpread: spread,
     clientCpuUsPerPost: round(f.client, 1),
     sequencerCpuUsPerPost: round(q.server, 1),
     sequencerBesidesSignatureUsPerPost: round(q.server - signature, 1),
