@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { rm } from 'node:fs/promises';
 import { startFloorServer } from './floor-server.ts';
-import { floorSingleSummary, floorSummary, type Phase } from './ingest.ts';
+import { floorSingleSummary, floorSummary, type Phase } from './ingest-floor.ts';
 import { makeTempDir } from '../testkit/tmp.ts';
 import { freePort } from '../testkit/net.ts';
 

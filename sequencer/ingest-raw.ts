@@ -19,7 +19,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { fail, REASONS, type Failure } from '../verifier/errors.ts';
-import { problemOf, PROBLEM_TYPE, toFailure } from '../platform/http-problem.ts';
+import { problemOf, toFailure } from '../platform/http-problem.ts';
 import { routeRawPost, type RawAnswer } from '../platform/raw-route.ts';
 import { answerType, ingestRequest } from './ingest-route.ts';
 import type { SequencerContext } from './context.ts';
@@ -65,7 +65,7 @@ export function acceptIngest(path: string, req: IncomingMessage, d: Pick<RawInge
 export function routeRawIngest(app: FastifyInstance, d: RawIngestDeps): void {
   const problem = (f: Failure): RawAnswer => {
     const p = problemOf(f);
-    return { status: p.status, contentType: `${PROBLEM_TYPE}; charset=utf-8`, body: JSON.stringify(p) };
+    return { status: p.status, contentType: answerType({ status: p.status, body: p }), body: JSON.stringify(p) };
   };
   /** A thrown request-level refusal or fault, as fastify's error handler answers it (app.ts). */
   const thrown = (origin: string, err: unknown): RawAnswer => {
