@@ -69,6 +69,15 @@ describe('bench sections (quick smoke)', () => {
       expect(x.pairs as unknown[]).toHaveLength(r.pairs as number);
       expect(x.p50Ms as number).toBeLessThanOrEqual(x.p99Ms as number);
     }
+    // Single posts at each concurrency, the reported one among them.
+    const by = r.singleByClients as Record<string, Record<string, unknown>>;
+    expect(Object.keys(by)).toEqual(['64', '128', '256']);
+    for (const x of Object.values(by)) {
+      positive(x, ['eventsPerSec', 'ratioToVerifyLimit', 'p50Ms', 'p99Ms', 'sequencerCpuUsPerPost']);
+      expect(x.p50Ms as number).toBeLessThanOrEqual(x.p99Ms as number);
+    }
+    expect((r.single as { clients: number }).clients).toBe(r.singleClients);
+    expect(by[String(r.singleClients)].eventsPerSec).toBe(r.singleEventsPerSec);
     // The floor (bench/floor-server.ts) took the same batches, every one acknowledged.
     const f = r.floor as Record<string, unknown>;
     positive(f, ['eventsPerSec', 'cpuUsPerEvent', 'sequencerCpuUsPerEvent', 'signatureCpuUsPerEvent', 'ratioBound']);
