@@ -1,23 +1,24 @@
 // bench/ingest.ts: the `ingest` section of bench/results.json (DESIGN §13). A
 // real `cookwala sequencer` child process listens on 127.0.0.1; this process plays many devices
 // over keep-alive HTTP (bench/raw-http-client.ts, one connection per device, so the load generator
-// takes as little as it can of the two cores the sequencer runs on): single structured posts (from
-// 64, 128 and 256 clients, each awaiting its ack; singleEventsPerSec is the 128's, the others are
-// in singleByClients) and batches of 100 (from 64), every event signed by its device with a registered Ed25519 key and every
-// request's bytes built before the clock starts, every
+// takes as little as it can of the two cores the sequencer runs on): single structured posts from
+// 64, 128 and 256 clients, each awaiting its ack (singleEventsPerSec is the 128's, all three are in
+// singleByClients), and batches of 100 from 64; every event signed by its device with a
+// registered Ed25519 key, every request's bytes built before the clock starts, every
 // acknowledgement checked (201, or 200 with every result 201) — an ack means the entry was
 // fsync'd. The limit, node:crypto Ed25519 verify/s on all cores (worker threads, bench/crypto.ts),
-// is measured in interleaved pairs with the figures (bench/pairs.ts): limit, single posts, limit,
-// batches, limit, single posts, … (at least 3 pairs of each), and each mode reports its median
-// pair's ratio with the spread of the ratios and of its limits. eventsPerSec and
+// is measured in interleaved pairs with the figures (bench/pairs.ts): in each of at least 3
+// rounds, limit and single posts for each number of clients (in an order that turns from round to
+// round), then limit and batches; each mode reports its median pair's ratio with the spread of
+// the ratios and of its limits. eventsPerSec and
 // ratioToVerifyLimit are those of the better mode (both are reported); single posts also report
 // the latency of each request (p50/p99 of the median pair, and over all pairs). "Where the time
 // goes" comes from the sequencer's own /metrics (batch sizes, synced append latency) and the CPU
 // seconds of both processes (/proc on Linux), for the median batch pair, and each mode's
 // `eventLoop` from the scheduler's counters of the sequencer's main thread (bench/proc-cpu.ts: the
 // share of the wall time it ran, the share it was runnable but waited for a core, and how often an
-// event it was taken off its core). `floor`: after each
-// phase the same request bytes go to bench/floor-server.ts, a second child that does only
+// event it was taken off its core). `floor`: after each batch phase, and each single phase of
+// the reported concurrency, the same request bytes go to bench/floor-server.ts, a second child that does only
 // what any HTTP-to-LevelDB sequencer must (floorSummary and, for single posts, floorSingleSummary
 // in bench/ingest-floor.ts say what is reported).
 
