@@ -29,7 +29,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { availableParallelism } from 'node:os';
 import { verifyPerSecAllCores } from './crypto.ts';
-import { summarisePairs, type Pair } from './pairs.ts';
+import type { Pair } from './pairs.ts';
 import { initDataDir } from '../sequencer/data-dir.ts';
 import { makeTempDir } from '../testkit/tmp.ts';
 import { deviceKey } from '../testkit/keys.ts';
@@ -39,7 +39,8 @@ import { readLogLines } from '../platform/logger.ts';
 import { mainThreadSched, schedBetween, threadCpuMs, threadCpuUsPer } from './proc-cpu.ts';
 import { createRawHttpClient, postBytes, type RawHttpClient } from './raw-http-client.ts';
 import type { ProfileWindow } from './cpu-profile.ts';
-import { floorSingleSummary, floorSummary, pct, round, type Phase } from './ingest-floor.ts';
+import { floorSingleSummary, floorSummary, round, type Phase } from './ingest-floor.ts';
+import { clientsSummary, modeSummary } from './ingest-summary.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LOG = 'bench.example/missions/ingest';
@@ -135,28 +136,6 @@ interface Target {
   port: number;
   pid: number;
   raw: RawHttpClient;
-}
-
-function modeSummary(pairs: Array<Pair<Phase>>) {
-  const r = summarisePairs(pairs);
-  const lat = r.median.extra!.latencies;
-  const all = pairs.flatMap((p) => p.extra!.latencies).sort((a, b) => a - b);
-  return {
-    eventsPerSec: r.median.figure,
-    verifyPerSecAllCores: r.median.limit,
-    ratioToVerifyLimit: r.ratio,
-    ratioSpread: r.ratioSpread,
-    limitSpread: r.limitSpread,
-    limitsAgree: r.limitsAgree,
-    p50Ms: round(pct(lat, 50), 2),
-    p99Ms: round(pct(lat, 99), 2),
-    allPairsP50Ms: round(pct(all, 50), 2),
-    allPairsP99Ms: round(pct(all, 99), 2),
-    median: r.median.extra!,
-    // Its event loop in the median pair: on a core, runnable but waiting for one, taken off per event.
-    eventLoop: r.median.extra!.eventLoop,
-    pairs: pairs.map((p) => ({ limit: p.limit, eventsPerSec: p.figure, ratio: p.ratio, seconds: round(p.extra!.secs, 2) })),
-  };
 }
 
 export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
@@ -325,6 +304,7 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
     }
     const single = singleBy.get(SINGLE_HEADLINE_CLIENTS)!;
     const everyPair = [...[...singleBy.values()].flat(), ...batch];
+    const byClients = clientsSummary(singleBy);
     const sm = modeSummary(single);
     const bm = modeSummary(batch);
     const best = bm.eventsPerSec >= sm.eventsPerSec ? bm : sm;
@@ -343,30 +323,12 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
       ratioToVerifyLimit: best.ratioToVerifyLimit,
       ratioSpread: best.ratioSpread,
       limitSpread: round(Math.max(...everyPair.map((p) => p.limit)) / Math.min(...everyPair.map((p) => p.limit)), 3),
-      limitsAgree: bm.limitsAgree && [...singleBy.values()].every((pairs) => summarisePairs(pairs).limitsAgree),
+      limitsAgree: bm.limitsAgree && Object.values(byClients).every((x) => x.limitsAgree),
       pairs: nPairs,
       batch: strip(bm),
       single: { ...strip(sm), clients: SINGLE_HEADLINE_CLIENTS },
       // Single posts at each concurrency measured (the curve singleEventsPerSec is read from).
-      singleByClients: Object.fromEntries(
-        [...singleBy].map(([n, pairs]) => {
-          const m = modeSummary(pairs);
-          return [
-            n,
-            {
-              eventsPerSec: m.eventsPerSec,
-              ratioToVerifyLimit: m.ratioToVerifyLimit,
-              ratioSpread: m.ratioSpread,
-              limitSpread: m.limitSpread,
-              limitsAgree: m.limitsAgree,
-              p50Ms: m.p50Ms,
-              p99Ms: m.p99Ms,
-              sequencerCpuUsPerPost: round((1e6 * m.median.sequencerCpu) / m.median.events, 1),
-              eventLoop: m.eventLoop,
-            },
-          ];
-        }),
-      ),
+      singleByClients: byClients,
       batchClients: BATCH_CLIENTS,
       singleClients: SINGLE_HEADLINE_CLIENTS,
       events: everyPair.reduce((a, p) => a + p.extra!.events, 0),
