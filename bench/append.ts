@@ -2,13 +2,9 @@
 // item 4): the same 600-byte blocks, in batches of 100, each append awaited, appended (a) to
 // the logstore as entries whose payload is a CloudEvent carrying the block (data_base64), every
 // batch ONE LevelDB batch with entries, payloads, dedup index, Merkle nodes and head, and (b) to
-// hypercore 11 (`core.append(arrayOf100Buffers)`, its RocksDB storage, hypercore-storage 3), on
-// equal durability, reported separately:
-//   synced   — the logstore fsyncs every batch (its only mode: sync:true); hypercore has no synced
-//              append (rocksdb-native calls rocksdb_write with default WriteOptions, sync=false, and
-//              passes no option through), so after every append the bench asks RocksDB for its
-//              current WAL (`rocks.currentWalFile()`, a public rocksdb-native call) and fdatasyncs
-//              it (and the directory when a new WAL appears): what WriteOptions.sync=true does.
+// hypercore 11 (bench/append-hypercore.ts), on equal durability, reported separately:
+//   synced   — the logstore fsyncs every batch (its only mode: sync:true); hypercore's RocksDB
+//              write-ahead log is fdatasync'd after every append (bench/append-hypercore.ts).
 //   unsynced — hypercore as it ships; the logstore with its LevelDB batches written sync:false
 //              (a bench-only wrapper of the store's own LevelDB handle; it counts the writes it
 //              unsynced and the run fails if that count is not the number of appends, so a change
@@ -16,101 +12,37 @@
 // Each figure is measured in interleaved pairs (ours, hypercore, ours, hypercore, …, bench/pairs.ts)
 // on fresh stores, and the median pair's ratio (ours / hypercore blocks/s) is reported with its
 // spread; CPU time per block of each run (process.cpuUsage around the run: all threads — JS,
-// LevelDB/RocksDB, GC) is paired the same way (ratio ours / hypercore, lower is better). The
+// LevelDB/RocksDB, GC) is paired the same way (ratio ours / hypercore, lower is better), and the
+// main thread's share is reported beside it. The
 // entries (JCS, SHA-256, an Ed25519 event signature each) are built once, untimed, and appended to
 // every fresh store (a fresh store's head is the same every time); their build rate is reported
 // apart. The fsync limit of the machine (synced LevelDB batches/s, before and after) bounds any
 // store that awaits an fsync per batch of 100.
+// steadyState: the synced pairs again with runs of STEADY_BLOCKS (300,000) blocks. A run of 50,000
+// writes 53 MB to our store and 38 MB to hypercore's: hypercore's RocksDB keeps 64 MiB in its
+// memtable, so such a run never flushes it and its CPU per block holds no flush or compaction at
+// all, while our store's 32 MiB memtable is flushed once or twice. Runs six times as long flush
+// and compact both stores many times over, as a store that keeps appending does.
 // layoutPrototype: bench/append-layout.ts.
 // The `proof` section is bench/proof.ts.
 
-import fs from 'node:fs';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { Level } from 'level';
 import { openLogStore, type AppendItem, type LogStore } from '../logstore/index.ts';
 import { TEST_LOG, makeDescriptor, makeItems, removeDir, tempDir } from '../testkit/logstore.ts';
-import { summarisePairs, type Pair, type PairsResult } from './pairs.ts';
+import { summarisePairs, type Pair } from './pairs.ts';
 import { cpuNow, dirBytes, round } from './store-measure.ts';
 import { layoutPrototype } from './append-layout.ts';
+import { BATCH, mainThreadMs, mainUsPerBlock, runHypercore, type RunResult } from './append-hypercore.ts';
 
 export interface BenchCtx {
   quick: boolean;
 }
 
-const BATCH = 100;
 const BLOCK = 600;
-
-// hypercore and hypercore-storage ship no typings; this is the part of their API the bench uses.
-interface RocksLike {
-  readonly path: string;
-  currentWalFile(): Promise<{ path: string; number: number }>;
-}
-interface CoreStorageLike {
-  readonly rocks: RocksLike;
-  readonly closed: boolean;
-  close(): Promise<void>;
-}
-type HypercoreCtor = new (storage: CoreStorageLike) => {
-  ready(): Promise<void>;
-  append(blocks: Buffer[]): Promise<unknown>;
-  close(): Promise<void>;
-  readonly length: number;
-};
-type CoreStorageCtor = new (dir: string) => CoreStorageLike;
-
-async function loadHypercore(): Promise<{ Hypercore: HypercoreCtor; CoreStorage: CoreStorageCtor }> {
-  const [hc, st] = ['hypercore', 'hypercore-storage']; // dev dependencies, loaded only when this section runs
-  return {
-    Hypercore: ((await import(hc)) as { default: HypercoreCtor }).default,
-    CoreStorage: ((await import(st)) as { default: CoreStorageCtor }).default,
-  };
-}
-
-const fdatasync = promisify(fs.fdatasync);
-const fsync = promisify(fs.fsync);
-
-/**
- * A durable hypercore append: fdatasync RocksDB's current WAL after the append resolved (the
- * append's write batch is in it: rocksdb_write returned). When the WAL changed since the last
- * append, the old one is synced and closed first and the directory fsync'd, so the new file's
- * name is durable too.
- */
-function walSyncer(rocks: RocksLike) {
-  let fd: number | null = null;
-  let current = '';
-  let syncs = 0;
-  let walFiles = 0;
-  return {
-    async sync(): Promise<void> {
-      const wal = await rocks.currentWalFile();
-      const file = path.join(rocks.path, wal.path);
-      if (file !== current) {
-        if (fd !== null) {
-          await fdatasync(fd);
-          fs.closeSync(fd);
-        }
-        fd = fs.openSync(file, 'r');
-        current = file;
-        walFiles++;
-        const dirFd = fs.openSync(rocks.path, 'r');
-        try {
-          await fsync(dirFd);
-        } finally {
-          fs.closeSync(dirFd);
-        }
-      }
-      await fdatasync(fd!);
-      syncs++;
-    },
-    close(): void {
-      if (fd !== null) fs.closeSync(fd);
-      fd = null;
-    },
-    stats: () => ({ syncs, walFiles }),
-  };
-}
+/** Blocks a run of the steady-state pairs (quick: 10,000, a smoke test of the code only). */
+const STEADY_BLOCKS = 300_000;
+const STEADY_PAIRS = 3;
 
 /**
  * Write the store's LevelDB batches with sync:false (bench only: the unsynced comparison). The
@@ -136,12 +68,6 @@ function unsyncStore(s: LogStore): () => number {
   return () => writes;
 }
 
-interface RunResult {
-  blocksPerSec: number;
-  cpuUsPerBlock: number;
-  bytesPerBlock: number;
-}
-
 /** One run of the logstore on a fresh store: every batch appended and awaited. */
 async function runLogstore(batches: AppendItem[][], synced: boolean): Promise<RunResult> {
   const dir = tempDir('cookwala-bench-logstore-');
@@ -149,9 +75,9 @@ async function runLogstore(batches: AppendItem[][], synced: boolean): Promise<Ru
     const s = await openLogStore(dir);
     await s.init(makeDescriptor('full'));
     const unsynced = synced ? null : unsyncStore(s);
-    const [t, c] = [performance.now(), cpuNow()];
+    const [t, c, m] = [performance.now(), cpuNow(), mainThreadMs()];
     for (const items of batches) await s.append(items);
-    const [ms, cpu] = [performance.now() - t, cpuNow() - c];
+    const [ms, cpu, m2] = [performance.now() - t, cpuNow() - c, mainThreadMs()];
     const blocks = batches.length * BATCH;
     if (s.head().seq !== blocks) throw new Error(`the logstore holds ${s.head().seq} blocks, want ${blocks}`);
     if (unsynced && unsynced() !== batches.length)
@@ -160,42 +86,8 @@ async function runLogstore(batches: AppendItem[][], synced: boolean): Promise<Ru
     return {
       blocksPerSec: round((blocks * 1000) / ms),
       cpuUsPerBlock: round(cpu / blocks, 2),
+      mainThreadCpuUsPerBlock: mainUsPerBlock(m, m2, blocks),
       bytesPerBlock: round(dirBytes(dir) / blocks),
-    };
-  } finally {
-    removeDir(dir);
-  }
-}
-
-/** One run of hypercore on a fresh core: every batch appended and awaited (and its WAL synced). */
-async function runHypercore(
-  blocks: Buffer[],
-  batches: number,
-  synced: boolean,
-): Promise<RunResult & { walSyncs: number; walFiles: number }> {
-  const { Hypercore, CoreStorage } = await loadHypercore();
-  const dir = tempDir('cookwala-bench-hypercore-');
-  try {
-    const storage = new CoreStorage(dir);
-    const core = new Hypercore(storage);
-    await core.ready();
-    const wal = synced ? walSyncer(storage.rocks) : null;
-    const [t, c] = [performance.now(), cpuNow()];
-    for (let b = 0; b < batches; b++) {
-      await core.append(new Array<Buffer>(BATCH).fill(blocks[b % blocks.length]));
-      if (wal) await wal.sync();
-    }
-    const [ms, cpu] = [performance.now() - t, cpuNow() - c];
-    wal?.close();
-    const n = batches * BATCH;
-    if (core.length !== n) throw new Error(`hypercore holds ${core.length} blocks, want ${n}`);
-    await core.close();
-    if (!storage.closed) await storage.close();
-    return {
-      blocksPerSec: round((n * 1000) / ms),
-      cpuUsPerBlock: round(cpu / n, 2),
-      bytesPerBlock: round(dirBytes(dir) / n),
-      ...(wal ? { walSyncs: wal.stats().syncs, walFiles: wal.stats().walFiles } : { walSyncs: 0, walFiles: 0 }),
     };
   } finally {
     removeDir(dir);
@@ -227,13 +119,41 @@ async function syncedBatchesPerSec(ms: number): Promise<number> {
 
 interface ModeRuns {
   blocks: Array<Pair<{ logstore: RunResult; hypercore: RunResult }>>;
-  cpu: Array<Pair>;
+  /** extra: each store's main-thread CPU per block in that run. */
+  cpu: Array<Pair<{ logstore?: number; hypercore?: number }>>;
+}
+
+/** One (ours, hypercore) pair of runs added to a mode's pairs. */
+function addPair(r: ModeRuns, ours: RunResult, theirs: RunResult): void {
+  r.blocks.push({
+    limit: theirs.blocksPerSec,
+    figure: ours.blocksPerSec,
+    ratio: round(ours.blocksPerSec / theirs.blocksPerSec, 3),
+    extra: { logstore: ours, hypercore: theirs },
+  });
+  r.cpu.push({
+    limit: theirs.cpuUsPerBlock,
+    figure: ours.cpuUsPerBlock,
+    ratio: round(ours.cpuUsPerBlock / theirs.cpuUsPerBlock, 3),
+    extra: { logstore: ours.mainThreadCpuUsPerBlock, hypercore: theirs.mainThreadCpuUsPerBlock },
+  });
+}
+
+/** `n` batches of the bench's entries chained from `tip`, the blocks taken in turn from batch index `from` on. */
+function buildBatches(tip: { seq: number; hash: string }, n: number, blocks: Buffer[], from: number): AppendItem[][] {
+  const out: AppendItem[][] = [];
+  for (let b = from; b < from + n; b++) {
+    const batch = makeItems(TEST_LOG, tip, BATCH, { block: blocks[b % blocks.length], prefix: 'b-' });
+    tip = { seq: batch[BATCH - 1].entry.seq, hash: batch[BATCH - 1].entry.hash };
+    out.push(batch);
+  }
+  return out;
 }
 
 /** A mode's pairs summarised: blocks/s (ours / hypercore) and CPU per block (ours / hypercore). */
 function summariseMode(r: ModeRuns) {
   const blocks = summarisePairs(r.blocks);
-  const cpu: PairsResult = summarisePairs(r.cpu);
+  const cpu = summarisePairs(r.cpu);
   return {
     logstoreBlocksPerSec: blocks.median.figure,
     hypercoreBlocksPerSec: blocks.median.limit,
@@ -245,6 +165,8 @@ function summariseMode(r: ModeRuns) {
     hypercoreCpuUsPerBlock: cpu.median.limit,
     cpuPerBlockRatioToHypercore: cpu.ratio,
     cpuRatioSpread: cpu.ratioSpread,
+    logstoreMainThreadCpuUsPerBlock: cpu.median.extra!.logstore,
+    hypercoreMainThreadCpuUsPerBlock: cpu.median.extra!.hypercore,
     logstoreBytesPerBlock: blocks.median.extra!.logstore.bytesPerBlock,
     hypercoreBytesPerBlock: blocks.median.extra!.hypercore.bytesPerBlock,
     pairs: r.blocks.map((p, i) => ({
@@ -254,6 +176,8 @@ function summariseMode(r: ModeRuns) {
       logstoreCpuUsPerBlock: r.cpu[i].figure,
       hypercoreCpuUsPerBlock: r.cpu[i].limit,
       cpuRatio: r.cpu[i].ratio,
+      logstoreMainThreadCpuUsPerBlock: p.extra!.logstore.mainThreadCpuUsPerBlock,
+      hypercoreMainThreadCpuUsPerBlock: p.extra!.hypercore.mainThreadCpuUsPerBlock,
     })),
   };
 }
@@ -279,14 +203,8 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
   const blocks = Array.from({ length: 16 }, () => randomBytes(BLOCK));
   // The entries, built once (untimed): every run appends them to a fresh store of the same descriptor.
   const tb = performance.now();
-  const items: AppendItem[][] = [];
   const head0 = await freshHead();
-  let tip = { seq: head0.seq, hash: head0.hash };
-  for (let b = 0; b < batches; b++) {
-    const batch = makeItems(TEST_LOG, tip, BATCH, { block: blocks[b % blocks.length], prefix: 'b-' });
-    tip = { seq: batch[BATCH - 1].entry.seq, hash: batch[BATCH - 1].entry.hash };
-    items.push(batch);
-  }
+  const items = buildBatches(head0, batches, blocks, 0);
   const buildMs = performance.now() - tb;
   // warm-up, one whole run of each (JIT, native modules, page cache), not counted
   await runLogstore(items, true);
@@ -301,22 +219,21 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
       const theirs = await runHypercore(blocks, batches, mode === 'synced');
       walSyncs += theirs.walSyncs;
       walFiles += theirs.walFiles;
-      modes[mode].blocks.push({
-        limit: theirs.blocksPerSec,
-        figure: ours.blocksPerSec,
-        ratio: round(ours.blocksPerSec / theirs.blocksPerSec, 3),
-        extra: { logstore: ours, hypercore: theirs },
-      });
-      modes[mode].cpu.push({
-        limit: theirs.cpuUsPerBlock,
-        figure: ours.cpuUsPerBlock,
-        ratio: round(ours.cpuUsPerBlock / theirs.cpuUsPerBlock, 3),
-      });
+      addPair(modes[mode], ours, theirs);
     }
+  // The steady state (see the header): the synced pairs again, with runs six times as long.
+  const steadyBatches = (ctx.quick ? 10_000 : STEADY_BLOCKS) / BATCH;
+  const last = items[batches - 1][BATCH - 1].entry;
+  const steadyItems = items.concat(buildBatches(last, steadyBatches - batches, blocks, batches));
+  const steadyRuns: ModeRuns = { blocks: [], cpu: [] };
+  for (let i = 0; i < STEADY_PAIRS; i++)
+    addPair(steadyRuns, await runLogstore(steadyItems, true), await runHypercore(blocks, steadyBatches, true));
+  steadyItems.length = 0;
   const fsync = (fsyncBefore + (await syncedBatchesPerSec(ctx.quick ? 1000 : 3000))) / 2;
   const layout = await layoutPrototype(items, head0, nPairs);
   const synced = summariseMode(modes.synced);
   const unsynced = summariseMode(modes.unsynced);
+  const steadyState = { blocksPerRun: steadyBatches * BATCH, ...summariseMode(steadyRuns) };
   return {
     // headline: equal durability, both synced per batch (the DESIGN §13 targets)
     ratioToHypercore: synced.ratioToHypercore,
@@ -326,12 +243,13 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
     hypercoreBlocksPerSec: synced.hypercoreBlocksPerSec,
     ratioSpread: synced.ratioSpread,
     limitSpread: synced.limitSpread,
-    limitsAgree: synced.limitsAgree && unsynced.limitsAgree,
+    limitsAgree: synced.limitsAgree && unsynced.limitsAgree && steadyState.limitsAgree,
     cpuPerBlockRatioToHypercore: synced.cpuPerBlockRatioToHypercore,
     logstoreCpuUsPerBlock: synced.logstoreCpuUsPerBlock,
     hypercoreCpuUsPerBlock: synced.hypercoreCpuUsPerBlock,
     synced,
     unsynced,
+    steadyState,
     pairs: nPairs,
     blocksPerRun: perRun,
     batch: BATCH,

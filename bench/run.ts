@@ -102,6 +102,8 @@ const TARGETS: Target[] = [
   ['append.cpuPerBlockRatioToHypercore', (v) => v <= 1, '<= 1 (CPU/block vs hypercore)'],
   ['append.syncedRatioToHypercore', (v) => v >= 1.5, '>= 1.5 (both synced)'],
   ['append.unsyncedRatioToHypercore', () => true, '(reported: both unsynced)'],
+  ['append.steadyState.cpuPerBlockRatioToHypercore', (v) => v <= 1, '<= 1 (steady state: runs of 300,000 blocks)'],
+  ['append.steadyState.ratioToHypercore', (v) => v >= 1.5, '>= 1.5 (steady state, both synced)'],
   ['witness.ratioToCryptoLimit', (v) => v >= 0.7, '>= 0.7'],
   ['witness.withLogNote.ratioToCryptoLimit', (v) => v >= 0.7, '>= 0.7 (checkpoints with the log note signature)'],
   [

@@ -43,6 +43,19 @@ describe('bench sections (quick smoke)', () => {
       positive(x, ['logstoreBlocksPerSec', 'hypercoreBlocksPerSec', 'logstoreCpuUsPerBlock', 'hypercoreCpuUsPerBlock']);
       expect(x.pairs as unknown[]).toHaveLength(r.pairs as number);
     }
+    // the steady-state pairs (synced), with the main thread's share of each store's CPU
+    const st = r.steadyState as Record<string, unknown>;
+    pairSummary(st, 'steadyState');
+    positive(st, ['blocksPerRun', 'logstoreBlocksPerSec', 'hypercoreBlocksPerSec', 'cpuPerBlockRatioToHypercore']);
+    expect(st.blocksPerRun as number).toBeGreaterThan(r.blocksPerRun as number);
+    expect(st.pairs as unknown[]).toHaveLength(3);
+    if (process.platform === 'linux')
+      for (const k of ['logstoreMainThreadCpuUsPerBlock', 'hypercoreMainThreadCpuUsPerBlock']) {
+        expect(st[k] as number, k).toBeGreaterThan(0);
+        expect(st[k] as number, k).toBeLessThanOrEqual(
+          (k.startsWith('logstore') ? st.logstoreCpuUsPerBlock : st.hypercoreCpuUsPerBlock) as number,
+        );
+      }
     // hypercore's synced runs fdatasync'd its WAL once per awaited append (50 batches a run)
     const hs = r.hypercoreSync as { walSyncs: number; walFiles: number };
     expect(hs.walSyncs).toBe((r.pairs as number) * ((r.blocksPerRun as number) / 100));
