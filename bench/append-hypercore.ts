@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { removeDir, tempDir } from '../testkit/logstore.ts';
-import { threadCpuMs } from './proc-cpu.ts';
+import { mainThreadSched, type SchedSample } from './proc-cpu.ts';
 import { cpuNow, dirBytes, round } from './store-measure.ts';
 
 export const BATCH = 100;
@@ -95,15 +95,12 @@ export interface RunResult {
   bytesPerBlock: number;
 }
 
-/** CPU time of this process's main thread, ms (Linux /proc; undefined elsewhere). */
-export function mainThreadMs(): number | undefined {
-  for (const [k, v] of threadCpuMs()) if (k.endsWith('(main)')) return v;
-  return undefined;
-}
+/** This process's main thread's scheduler counters (bench/proc-cpu.ts; undefined off Linux). */
+export const mainThreadNow = (): SchedSample | undefined => mainThreadSched(process.pid);
 
-/** Microseconds of the main thread a block between two mainThreadMs readings. */
-export function mainUsPerBlock(before: number | undefined, after: number | undefined, blocks: number): number | undefined {
-  return before === undefined || after === undefined ? undefined : round(((after - before) * 1000) / blocks, 2);
+/** Microseconds the main thread was on a core a block, between two mainThreadNow samples. */
+export function mainUsPerBlock(before: SchedSample | undefined, after: SchedSample | undefined, blocks: number): number | undefined {
+  return before === undefined || after === undefined ? undefined : round((after.runNs - before.runNs) / 1000 / blocks, 2);
 }
 
 /** One run of hypercore on a fresh core: every batch appended and awaited (and its WAL synced). */
@@ -119,12 +116,12 @@ export async function runHypercore(
     const core = new Hypercore(storage);
     await core.ready();
     const wal = synced ? walSyncer(storage.rocks) : null;
-    const [t, c, m] = [performance.now(), cpuNow(), mainThreadMs()];
+    const [t, c, m] = [performance.now(), cpuNow(), mainThreadNow()];
     for (let b = 0; b < batches; b++) {
       await core.append(new Array<Buffer>(BATCH).fill(blocks[b % blocks.length]));
       if (wal) await wal.sync();
     }
-    const [ms, cpu, m2] = [performance.now() - t, cpuNow() - c, mainThreadMs()];
+    const [ms, cpu, m2] = [performance.now() - t, cpuNow() - c, mainThreadNow()];
     wal?.close();
     const n = batches * BATCH;
     if (core.length !== n) throw new Error(`hypercore holds ${core.length} blocks, want ${n}`);

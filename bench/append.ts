@@ -33,7 +33,7 @@ import { TEST_LOG, makeDescriptor, makeItems, removeDir, tempDir } from '../test
 import { summarisePairs, type Pair } from './pairs.ts';
 import { cpuNow, dirBytes, round } from './store-measure.ts';
 import { layoutPrototype } from './append-layout.ts';
-import { BATCH, mainThreadMs, mainUsPerBlock, runHypercore, type RunResult } from './append-hypercore.ts';
+import { BATCH, mainThreadNow, mainUsPerBlock, runHypercore, type RunResult } from './append-hypercore.ts';
 
 export interface BenchCtx {
   quick: boolean;
@@ -75,9 +75,9 @@ async function runLogstore(batches: AppendItem[][], synced: boolean): Promise<Ru
     const s = await openLogStore(dir);
     await s.init(makeDescriptor('full'));
     const unsynced = synced ? null : unsyncStore(s);
-    const [t, c, m] = [performance.now(), cpuNow(), mainThreadMs()];
+    const [t, c, m] = [performance.now(), cpuNow(), mainThreadNow()];
     for (const items of batches) await s.append(items);
-    const [ms, cpu, m2] = [performance.now() - t, cpuNow() - c, mainThreadMs()];
+    const [ms, cpu, m2] = [performance.now() - t, cpuNow() - c, mainThreadNow()];
     const blocks = batches.length * BATCH;
     if (s.head().seq !== blocks) throw new Error(`the logstore holds ${s.head().seq} blocks, want ${blocks}`);
     if (unsynced && unsynced() !== batches.length)
