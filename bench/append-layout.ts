@@ -10,7 +10,7 @@
 import { Level } from 'level';
 import type { AppendItem } from '../logstore/index.ts';
 import { planGroup } from '../logstore/group-commit.ts';
-import { P } from '../logstore/keys.ts';
+import { BANDED, P } from '../logstore/keys.ts';
 import { createFrontier } from '../verifier/merkle/index.ts';
 import { TEST_LOG, removeDir, tempDir } from '../testkit/logstore.ts';
 import { summarisePairs, type Pair } from './pairs.ts';
@@ -27,7 +27,7 @@ function plannedBatches(items: AppendItem[][], head: { seq: number; hash: string
   const small: KV[][] = [];
   const bundled: KV[][] = [];
   items.forEach((batch, b) => {
-    const p = planGroup(TEST_LOG, h, f, [batch], new Map());
+    const p = planGroup(BANDED, TEST_LOG, h, f, [batch], new Map());
     if (!p.outcomes[0].ok) throw new Error(`layout prototype: batch ${b} refused: ${p.outcomes[0].error.message}`);
     h = p.head;
     f = p.frontier;
@@ -36,10 +36,11 @@ function plannedBatches(items: AppendItem[][], head: { seq: number; hash: string
     const kept: KV[] = [];
     const families = new Map<number, Buffer[]>();
     for (const o of ops) {
-      if (o.key[0] === P.entry || o.key[0] === P.payload || o.key[0] === P.node) {
-        const vs = families.get(o.key[0]) ?? [];
+      const family = o.key[0] === P.record ? o.key[9] : undefined; // BANDED record keys (logstore/keys.ts)
+      if (family !== undefined) {
+        const vs = families.get(family) ?? [];
         vs.push(o.value);
-        families.set(o.key[0], vs);
+        families.set(family, vs);
       } else kept.push(o);
     }
     // one key per family and batch ('E'/'P'/'N' + u64 batch number: not the store's prefixes)

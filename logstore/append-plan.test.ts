@@ -10,7 +10,7 @@ import { formatHash, isHashString } from '../verifier/encoding/wire.ts';
 import { planAppend, type Op } from './append-plan.ts';
 import { decodeEntry } from './entry-codec.ts';
 import { decodeDedup } from './values.ts';
-import { P, dedupKey, entryKey } from './keys.ts';
+import { BANDED, P, dedupKey } from './keys.ts';
 import { TEST_LOG, makeDescriptor, makeItems } from '../testkit/logstore.ts';
 import type { AppendItem, Head } from './types.ts';
 
@@ -41,14 +41,16 @@ describe('planAppend refusals', () => {
 
   it('a malformed hash or eventHash is invalid_hash, whichever form the entry would take', () => {
     for (const bad of malformed) {
-      expect(code(planAppend(TEST_LOG, head0, frontier0(), [withEntry(items[0], { hash: bad })]))).toBe('invalid_hash');
-      expect(code(planAppend(TEST_LOG, head0, frontier0(), [withEntry(items[0], { eventHash: bad })]))).toBe('invalid_hash');
+      expect(code(planAppend(BANDED, TEST_LOG, head0, frontier0(), [withEntry(items[0], { hash: bad })]))).toBe('invalid_hash');
+      expect(code(planAppend(BANDED, TEST_LOG, head0, frontier0(), [withEntry(items[0], { eventHash: bad })]))).toBe('invalid_hash');
       // an extra member sends the entry to the JSON form; the hash is still checked
-      expect(code(planAppend(TEST_LOG, head0, frontier0(), [withEntry(items[0], { hash: bad, 'x-note': 1 })]))).toBe('invalid_hash');
+      expect(code(planAppend(BANDED, TEST_LOG, head0, frontier0(), [withEntry(items[0], { hash: bad, 'x-note': 1 })]))).toBe(
+        'invalid_hash',
+      );
     }
     // a malformed hash comes before "no JSON form", as before the fast path
-    expect(code(planAppend(TEST_LOG, head0, frontier0(), [withEntry(items[0], { hash: 'x', big: 1n })]))).toBe('invalid_hash');
-    expect(code(planAppend(TEST_LOG, head0, frontier0(), [withEntry(items[0], { big: 1n })]))).toBe('invalid_document');
+    expect(code(planAppend(BANDED, TEST_LOG, head0, frontier0(), [withEntry(items[0], { hash: 'x', big: 1n })]))).toBe('invalid_hash');
+    expect(code(planAppend(BANDED, TEST_LOG, head0, frontier0(), [withEntry(items[0], { big: 1n })]))).toBe('invalid_document');
   });
 
   it('chain, log and dedup refusals keep their codes; a refused plan leaves a shared batch as it was', () => {
@@ -62,24 +64,24 @@ describe('planAppend refusals', () => {
       [[items[0], { ...items[1], payload: { big: 1n } as unknown as AppendItem['payload'] }], 'invalid_event'],
     ];
     for (const [batch, want] of cases) {
-      expect(code(planAppend(TEST_LOG, head0, frontier0(), batch, undefined, shared))).toBe(want);
+      expect(code(planAppend(BANDED, TEST_LOG, head0, frontier0(), batch, undefined, shared))).toBe(want);
       expect(shared.length).toBe(1);
     }
   });
 
   it('an accepted plan: entry, leaf and dedup value agree with the entry', () => {
-    const r = planAppend(TEST_LOG, head0, frontier0(), items);
+    const r = planAppend(BANDED, TEST_LOG, head0, frontier0(), items);
     if (!r.ok) throw new Error(r.detail);
     const tree = createMemoryTree();
     for (const it of items) tree.append(hashLeaf(entryLeaf(it.entry)));
     expect(r.value.head).toEqual({ seq: 3, hash: items[2].entry.hash, root: formatHash(tree.root()) });
     for (const it of items) {
-      const e = r.value.ops.find((o) => o.type === 'put' && o.key.equals(entryKey(it.entry.seq))) as { value: Buffer };
+      const e = r.value.ops.find((o) => o.type === 'put' && o.key.equals(BANDED.key(P.entry, it.entry.seq))) as { value: Buffer };
       expect(decodeEntry(e.value, TEST_LOG, it.entry.seq)).toEqual(it.entry);
       const d = r.value.ops.find((o) => o.key.equals(dedupKey(it.dedup!.source, it.dedup!.id))) as { value: Buffer };
       expect(decodeDedup(d.value)).toEqual({ seq: it.entry.seq, eventHash: it.entry.eventHash });
     }
-    expect(r.value.ops.filter((o) => o.key[0] === P.node).length).toBe(3);
+    expect(r.value.ops.filter((o) => o.key[0] === P.record && o.key[9] === P.node).length).toBe(3);
   });
 
   it('hash strings near the shape: refused exactly when isHashString says so (fast-check)', () => {
@@ -92,7 +94,7 @@ describe('planAppend refusals', () => {
     );
     fc.assert(
       fc.property(near, near, (hash, eventHash) => {
-        const r = planAppend(TEST_LOG, head0, frontier0(), [withEntry(items[0], { hash, eventHash })]);
+        const r = planAppend(BANDED, TEST_LOG, head0, frontier0(), [withEntry(items[0], { hash, eventHash })]);
         expect(r.ok).toBe(isHashString(hash) && isHashString(eventHash));
         if (!r.ok) expect(r.code).toBe('invalid_hash');
       }),

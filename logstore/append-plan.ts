@@ -17,7 +17,7 @@ import { isHashString, isTime, formatHash } from '../verifier/encoding/wire.ts';
 import { checkLink } from '../verifier/documents/entry.ts';
 import { createFrontier, hashLeaf, type Frontier } from '../verifier/merkle/index.ts';
 import type { AppendItem, ErasureRecord, Entry, Head } from './types.ts';
-import { dedupKey, entryKey, erasureKey, nodeKey, payloadKey, singleKey, subjectKey, wipeKey } from './keys.ts';
+import { P, dedupKey, erasureKey, singleKey, subjectKey, wipeKey, type RecordLayout } from './keys.ts';
 import { encodeDedup, encodeHead, encodeJson, encodeU64 } from './values.ts';
 import { packCompleted } from './tree-nodes.ts';
 import { BINARY_HASH_AT, BINARY_EVENT_HASH_AT, encodeEntry, isBinaryEntry } from './entry-codec.ts';
@@ -74,6 +74,7 @@ function payloadOf(item: AppendItem): Buffer {
  * `out`, when given, receives the ops instead of a new array (the group planner's batch).
  */
 export function planAppend(
+  layout: RecordLayout,
   log: string,
   head: Head,
   frontier: Frontier,
@@ -124,8 +125,8 @@ export function planAppend(
     // (or decoded with Buffer's hex codec), several times faster on this hot path than parseHash
     // (store.test.ts checks they agree).
     const leaf = binary ? entryBytes.subarray(BINARY_HASH_AT, BINARY_HASH_AT + 32) : Buffer.from(e.hash.slice(7), 'hex');
-    ops.push({ type: 'put', key: nodeKey(leafIndex), value: packCompleted(leafIndex, f.append(hashLeaf(leaf))) });
-    ops.push({ type: 'put', key: entryKey(e.seq), value: entryBytes });
+    ops.push({ type: 'put', key: layout.key(P.node, leafIndex), value: packCompleted(leafIndex, f.append(hashLeaf(leaf))) });
+    ops.push({ type: 'put', key: layout.key(P.entry, e.seq), value: entryBytes });
     if (item.payload !== undefined) {
       let payloadBytes: Buffer;
       try {
@@ -133,7 +134,7 @@ export function planAppend(
       } catch (err) {
         return refuse(fail('invalid_event', `payload of entry ${e.seq}: ${(err as Error).message}`, { seq: e.seq }));
       }
-      ops.push({ type: 'put', key: payloadKey(e.seq), value: payloadBytes });
+      ops.push({ type: 'put', key: layout.key(P.payload, e.seq), value: payloadBytes });
     }
     if (item.dedup !== undefined) {
       const dk = dedupKeys ? dedupKeys[i] : dedupKeyOf(item);
@@ -171,6 +172,7 @@ export function planAppend(
 }
 
 export interface EraseInput {
+  layout: RecordLayout;
   mode: 'full' | 'hash_only';
   log: string;
   head: Head;
@@ -204,11 +206,11 @@ export function planErase(x: EraseInput): Result<AppendPlan & { record: ErasureR
   const erasureSeq = x.item.entry.seq;
   if (r.erasureSeq !== undefined && r.erasureSeq !== erasureSeq)
     return fail('bad_request', `erasureSeq ${r.erasureSeq} is not the erased entry's seq ${erasureSeq}`);
-  const plan = planAppend(x.log, x.head, x.frontier, [x.item]);
+  const plan = planAppend(x.layout, x.log, x.head, x.frontier, [x.item]);
   if (!plan.ok) return plan;
   const record: ErasureRecord = { seq: r.seq, eventHash: r.eventHash, reason: r.reason, erasedAt: r.erasedAt, erasureSeq };
   const ops: Op[] = [
-    { type: 'del', key: payloadKey(x.seq) },
+    { type: 'del', key: x.layout.key(P.payload, x.seq) },
     { type: 'put', key: erasureKey(x.seq), value: encodeJson(record) },
     { type: 'put', key: wipeKey(x.seq), value: Buffer.alloc(0) },
     ...plan.value.ops,

@@ -13,8 +13,11 @@ import type { Frontier } from '../verifier/merkle/index.ts';
 import type { AppendItem, Head } from './types.ts';
 import type { Op } from './append-plan.ts';
 import { memberKeysOf, planGroup, type Outcome } from './group-commit.ts';
+import type { RecordLayout } from './keys.ts';
 
 export interface AppendQueueDeps {
+  /** Where the store keeps its per-entry records. */
+  layout: RecordLayout;
   /** Runs fn after every write the store was asked for earlier. */
   exclusive(fn: () => Promise<void>): Promise<void>;
   /** The durable state to plan on; throws when the store cannot take writes. */
@@ -107,10 +110,11 @@ export function createAppendQueue(deps: AppendQueueDeps): { append(items: Append
         const keys = [...byStr.keys()];
         const reading = keys.length ? deps.readIndex([...byStr.values()]) : Promise.resolve([]);
         reading.catch(() => undefined);
-        plan = planGroup(planned.log, planned.head, planned.frontier, members, new Map(), pending, memberKeys);
+        plan = planGroup(deps.layout, planned.log, planned.head, planned.frontier, members, new Map(), pending, memberKeys);
         const stored = new Map<string, Uint8Array>();
         (await reading).forEach((v, i) => v && stored.set(keys[i], v));
-        if (stored.size > 0) plan = planGroup(planned.log, planned.head, planned.frontier, members, stored, pending, memberKeys);
+        if (stored.size > 0)
+          plan = planGroup(deps.layout, planned.log, planned.head, planned.frontier, members, stored, pending, memberKeys);
       } catch (e) {
         for (const w of group) w.reject(e);
         continue;

@@ -1,6 +1,6 @@
 // logstore/bulk-load.ts: builds a store holding only a Merkle tree of n synthetic leaves, fast,
-// for the proof benchmark at n = 10^7 (bench/append.ts runProof). It writes the same node keys
-// and head record an append would (tree-nodes.ts, keys.ts), in large unsynced batches with one
+// for the proof benchmark at n = 10^7 (bench/proof.ts). It writes the same node keys (BANDED, as
+// the LevelDB driver does) and head record an append would (tree-nodes.ts, keys.ts), in large unsynced batches with one
 // synced batch at the end, and leaves the entries out: roots and proofs work on the result,
 // entries and payloads do not exist. Not for production logs (it bypasses chain checks).
 // Invariant: the head root written is the frontier root of exactly the nodes written.
@@ -9,7 +9,7 @@ import { Level } from 'level';
 import { createFrontier, type Hash32 } from '../verifier/merkle/index.ts';
 import { formatHash } from '../verifier/encoding/wire.ts';
 import type { LogDescriptor } from './types.ts';
-import { STORE_FORMAT, nodeKey, singleKey } from './keys.ts';
+import { BANDED, P, singleKey } from './keys.ts';
 import { encodeHead, encodeJson } from './values.ts';
 import { packCompleted } from './tree-nodes.ts';
 
@@ -27,14 +27,14 @@ export async function bulkLoadTree(
     const f = createFrontier();
     let batch = db.batch();
     for (let i = 0; i < n; i++) {
-      batch.put(nodeKey(i), packCompleted(i, f.append(leafHash(i))));
+      batch.put(BANDED.key(P.node, i), packCompleted(i, f.append(leafHash(i))));
       if (batch.length >= batchSize) {
         await batch.write();
         batch = db.batch();
       }
     }
     const root = formatHash(f.root());
-    batch.put(singleKey.version, Buffer.from(STORE_FORMAT, 'utf8'));
+    batch.put(singleKey.version, Buffer.from(BANDED.format, 'utf8'));
     batch.put(singleKey.descriptor, encodeJson(d));
     batch.put(singleKey.head, encodeHead({ seq: n, hash: n === 0 ? d.hash : headHash, root }));
     await batch.write({ sync: true });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { Level } from 'level';
 import { ProtocolError } from '../verifier/errors.ts';
 import { openLogStore, type LogStore } from './index.ts';
-import { checkpointKey, entryKey, singleKey } from './keys.ts';
+import { BANDED, P, checkpointKey, singleKey } from './keys.ts';
 import { encodeHead, encodeJson } from './values.ts';
 import { TEST_LOG, cosigned, fixedSigner, makeCheckpoint, witnessSigner, errorCode } from '../testkit/logstore.ts';
 import { useStores } from '../testkit/logstore-stores.ts';
@@ -132,10 +132,10 @@ describe('open refuses a store behind its latest checkpoint', () => {
     expect(t.head().seq).toBe(6);
     await t.close();
     const db = new Level<Buffer, Buffer>(s.dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
-    const e6 = await db.get(entryKey(6));
+    const e6 = await db.get(BANDED.key(P.entry, 6));
     expect(e6).toBeDefined();
     // the frontier of size 6 is nodes [2,0] and [1,2]; the node key of leaf 5 holds [1,2]
-    await db.put(Buffer.concat([Buffer.from('n'), Buffer.from([0, 0, 0, 0, 0, 0, 0, 5])]), Buffer.alloc(64, 9));
+    await db.put(BANDED.key(P.node, 5), Buffer.alloc(64, 9));
     await db.close();
     expect(await errorCode(openLogStore(s.dir))).toBe('root_mismatch');
   });

@@ -13,6 +13,7 @@ import { ProtocolError } from '../verifier/errors.ts';
 import type { Frontier } from '../verifier/merkle/index.ts';
 import type { AppendItem, Head } from './types.ts';
 import { decodeDedup } from './values.ts';
+import type { RecordLayout } from './keys.ts';
 import { dedupKeyOf, headOp, planAppend, type DedupKey, type Op } from './append-plan.ts';
 
 export type Outcome = { ok: true; head: Head } | { ok: false; error: ProtocolError };
@@ -41,6 +42,7 @@ export function memberKeysOf(members: ReadonlyArray<readonly AppendItem[]>): Mem
  * `keys`, when given, is memberKeysOf(members). Neither `stored` nor `pending` is changed.
  */
 export function planGroup(
+  layout: RecordLayout,
   log: string,
   head: Head,
   frontier: Frontier,
@@ -85,7 +87,7 @@ export function planGroup(
     const before = ops.length;
     let plan: ReturnType<typeof planAppend>;
     try {
-      plan = planAppend(log, h, f, items, mine, ops);
+      plan = planAppend(layout, log, h, f, items, mine, ops);
     } catch (e) {
       ops.length = before;
       outcomes.push({ ok: false, error: new ProtocolError('invalid_document', (e as Error).message) });

@@ -2,5 +2,15 @@
 // The key layout, value encodings and node packing stay internal; bulkLoadTree is for benchmarks.
 
 export { openLogStore } from './store.ts';
-export type { AppendItem, ErasureRecord, FaultHooks, Head, LogStore, OpenOptions, PayloadRecord, WriteKind } from './types.ts';
-export { STORE_FORMAT } from './keys.ts';
+export type {
+  AppendItem,
+  ErasureRecord,
+  FaultHooks,
+  Head,
+  LogStore,
+  MigrationReport,
+  MigrationStep,
+  OpenOptions,
+  PayloadRecord,
+  WriteKind,
+} from './types.ts';

@@ -2,7 +2,22 @@
 // (source, id) pairs sharing a dedup key.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { P, checkpointKey, decodeDedupKey, dedupKey, entryKey, familyRange, readU64, seqOfKey, subjectKey, u64 } from './keys.ts';
+import {
+  BAND,
+  BANDED,
+  FAMILY_FIRST,
+  P,
+  RECORD_FAMILIES,
+  checkpointKey,
+  decodeDedupKey,
+  dedupKey,
+  familyRange,
+  readU64,
+  seqOfKey,
+  subjectKey,
+  u64,
+  type RecordLayout,
+} from './keys.ts';
 import { decodeDedup, decodeHead, decodeU64, encodeDedup, encodeHead, encodeU64, hashBytes } from './values.ts';
 
 const H1 = 'sha256:' + 'ab'.repeat(32);
@@ -16,25 +31,58 @@ describe('keys', () => {
     expect(() => u64(2 ** 53)).toThrow(RangeError);
   });
 
-  it('seq keys sort bytewise in seq order', () => {
-    fc.assert(
-      fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (a, b) => {
-        const c = Buffer.compare(entryKey(a), entryKey(b));
-        expect(Math.sign(c)).toBe(Math.sign(a - b));
-        expect(seqOfKey(entryKey(a))).toBe(a);
-      }),
-      { numRuns: 500 },
-    );
+  const seqs = fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER });
+  const within = (k: Buffer, r: { gte: Buffer; lte: Buffer }) => Buffer.compare(k, r.gte) >= 0 && Buffer.compare(k, r.lte) <= 0;
+
+  for (const layout of [FAMILY_FIRST, BANDED] as RecordLayout[]) {
+    it(`${layout.format}: one family's record keys sort bytewise in seq order and name their seq`, () => {
+      fc.assert(
+        fc.property(fc.constantFrom(...RECORD_FAMILIES), seqs, seqs, (f, a, b) => {
+          expect(Math.sign(Buffer.compare(layout.key(f, a), layout.key(f, b)))).toBe(Math.sign(a - b));
+          expect(layout.seqOf(layout.key(f, a))).toBe(a);
+        }),
+        { numRuns: 500 },
+      );
+    });
+
+    it(`${layout.format}: ranges(f, from, to) hold exactly the family's keys from..to, in order`, () => {
+      const near = (n: number) => fc.integer({ min: Math.max(0, n - 3), max: n + 3 });
+      const around = fc.oneof(
+        fc.nat({ max: 3 * BAND }),
+        fc.nat({ max: 40 }).chain((k) => near(k * BAND)),
+        seqs,
+      );
+      fc.assert(
+        fc.property(fc.constantFrom(...RECORD_FAMILIES), around, fc.nat({ max: 2 * BAND + 5 }), around, (f, from, span, probe) => {
+          const to = Math.min(Number.MAX_SAFE_INTEGER, from + span);
+          const rs = [...layout.ranges(f, from, to)];
+          for (let i = 1; i < rs.length; i++) expect(Buffer.compare(rs[i - 1].lte, rs[i].gte)).toBeLessThan(0);
+          for (const g of RECORD_FAMILIES)
+            for (const s of [from, to, probe, Math.max(0, from - 1), Math.min(Number.MAX_SAFE_INTEGER, to + 1)]) {
+              const inside = rs.filter((r) => within(layout.key(g, s), r)).length;
+              expect(inside).toBe(g === f && s >= from && s <= to ? 1 : 0);
+            }
+          for (const k of [checkpointKey(from), dedupKey('s', 'i'), subjectKey('x')]) expect(rs.some((r) => within(k, r))).toBe(false);
+        }),
+        { numRuns: 400 },
+      );
+    });
+  }
+
+  it('BANDED: a band holds BAND seqs, records of one band sort before the next band, whatever the family', () => {
+    expect(BANDED.key(P.payload, BAND - 1).compare(BANDED.key(P.entry, BAND))).toBeLessThan(0);
+    expect(BANDED.key(P.entry, BAND).compare(BANDED.key(P.node, BAND - 1))).toBeGreaterThan(0);
+    expect([...BANDED.ranges(P.entry, BAND - 2, BAND + 1)].length).toBe(2);
+    expect(BANDED.key(P.entry, 0)[0]).toBe(P.record);
+    expect(BANDED.key(P.entry, 0).compare(Buffer.from([P.version]))).toBeLessThan(0);
   });
 
   it('a family range holds every key of its prefix and none of the next', () => {
     const r = familyRange(P.entry);
-    for (const k of [entryKey(0), entryKey(Number.MAX_SAFE_INTEGER)]) {
-      expect(Buffer.compare(k, r.gte)).toBeGreaterThanOrEqual(0);
-      expect(Buffer.compare(k, r.lte)).toBeLessThanOrEqual(0);
-    }
+    for (const k of [FAMILY_FIRST.key(P.entry, 0), FAMILY_FIRST.key(P.entry, Number.MAX_SAFE_INTEGER)]) expect(within(k, r)).toBe(true);
     expect(Buffer.compare(Buffer.from([P.entry + 1]), r.lte)).toBeGreaterThan(0);
     expect(Buffer.compare(checkpointKey(Number.MAX_SAFE_INTEGER), r.gte)).toBeLessThan(0);
+    expect(seqOfKey(checkpointKey(77))).toBe(77);
   });
 
   it('dedup keys are unambiguous: distinct (source, id) pairs never share a key', () => {

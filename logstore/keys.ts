@@ -1,18 +1,31 @@
-// logstore/keys.ts: the key layout of one log's LevelDB (DESIGN §6). Keys are bytes: one ASCII
-// prefix byte, then fixed-width big-endian integers, so LevelDB's bytewise order is seq order and
-// a seq range is one contiguous key range (streamed reads, one compactRange per erasure).
+// logstore/keys.ts: the key layout of one log's store (DESIGN §6). Keys are bytes: a prefix byte,
+// then fixed-width big-endian integers, so bytewise order is seq order within a family.
 //
-//   'V'                         -> utf8 STORE_FORMAT ("cookwala-logstore/1"); refused if different
+// The per-entry records (entry, payload, Merkle nodes) have two layouts, a RecordLayout each:
+//   FAMILY_FIRST ("cookwala-logstore/1"; the PostgreSQL driver's, and LevelDB stores until 2026-12):
+//     'e' u64 seq, 'p' u64 seq, 'n' u64 leafIndex
+//   BANDED ("cookwala-logstore/2"; the LevelDB driver's):
+//     0x01 u64 band | family byte ('e', 'p', 'n') | u64 seq, band = floor(seq / BAND)
+// LevelDB flushes its memtable into tables that each span the batches' smallest to largest key.
+// Family first, every append writes into three families at once, so each new table spans the
+// older entries, payloads and nodes between them and every compaction rewrites those again.
+// Banded, an append writes at the end of the record key space (the last band or two), so a new
+// table overlaps older records only in its first band, while one family's records of a band stay
+// one contiguous range for the streamed reads (ranges(): one range per band). logstore/migrate.ts
+// moves a FAMILY_FIRST LevelDB store to BANDED at open.
+//
+// Both layouts:
+//   'V'                         -> utf8 format of the store's RecordLayout; refused if not this build's
 //   'D'                         -> JSON LogDescriptor (written once, by init)
 //   'H'                         -> head: u64 seq | 32 raw entry hash | 32 raw Merkle root
 //   'c' u64 seq                 -> JSON Checkpoint (only ever one per seq; never a fork)
-//   'e' u64 seq                 -> Entry, compact binary or JSON (entry-codec.ts)
+//   entry record                -> Entry, compact binary or JSON (entry-codec.ts)
 //   'i' u32 len(src) src id     -> u64 seq | 32 raw eventHash   ((source,id) dedup index; UTF-8,
 //                                  or UTF-16LE with the length's top bit set when a string holds a
 //                                  lone surrogate, so distinct strings never share a key)
-//   'n' u64 leafIndex           -> 32*(1+t) bytes: the Merkle nodes completed when that leaf was
+//   node record (leafIndex)     -> 32*(1+t) bytes: the Merkle nodes completed when that leaf was
 //                                  appended, level 0..t (see tree-nodes.ts): ONE key per leaf
-//   'p' u64 seq                 -> CloudEvent payload, JSON with binary data raw (payload-codec.ts);
+//   payload record              -> CloudEvent payload, JSON with binary data raw (payload-codec.ts);
 //                                  deleted by an erasure
 //   's' 0|1 subject             -> u64 last cookwalaseq of that subject (0: UTF-8, 1: UTF-16LE)
 //   'w' u64 seq                 -> empty: an erasure whose payload bytes are not yet compacted
@@ -22,13 +35,12 @@
 // u64 = 8 bytes big-endian (values up to 2^53). The dedup key length-prefixes the source so no two
 // (source, id) pairs share a key whatever bytes they hold. Leaves out: sublevels and encodings of
 // the `level` package (raw buffers are both faster and explicit). Invariant: encodeX and decodeX
-// round-trip, and for seq keys a < b iff key(a) < key(b) bytewise (keys.test.ts).
-
-export const STORE_FORMAT = 'cookwala-logstore/1';
+// round-trip, and for seq keys of one family a < b iff key(a) < key(b) bytewise (keys.test.ts).
 
 const TWO32 = 0x1_0000_0000;
 
 export const P = {
+  record: 0x01, // BANDED per-entry records
   version: 0x56, // V
   descriptor: 0x44, // D
   head: 0x48, // H
@@ -42,7 +54,11 @@ export const P = {
   erasure: 0x78, // x
 } as const;
 
-export type SeqPrefix = typeof P.checkpoint | typeof P.entry | typeof P.node | typeof P.payload | typeof P.wipe | typeof P.erasure;
+/** Families keyed 'prefix u64 seq' in both layouts. */
+export type SeqPrefix = typeof P.checkpoint | typeof P.wipe | typeof P.erasure;
+/** The per-entry record families, whose keys a RecordLayout makes. */
+export type RecordFamily = typeof P.entry | typeof P.node | typeof P.payload;
+export const RECORD_FAMILIES: readonly RecordFamily[] = [P.entry, P.node, P.payload];
 
 export function writeU64(buf: Buffer, n: number, off: number): void {
   if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`not a u64 that a number can hold: ${n}`);
@@ -69,30 +85,74 @@ export const singleKey = {
   head: Buffer.from([P.head]),
 } as const;
 
-export function seqKey(prefix: SeqPrefix, seq: number): Buffer {
+export function seqKey(prefix: SeqPrefix | RecordFamily, seq: number): Buffer {
   const b = Buffer.allocUnsafe(9);
   b[0] = prefix;
   writeU64(b, seq, 1);
   return b;
 }
 
+/** The seq of a 'prefix u64 seq' key (and of a FAMILY_FIRST record key). */
 export function seqOfKey(key: Uint8Array): number {
   return readU64(key, 1);
 }
 
-export const entryKey = (seq: number): Buffer => seqKey(P.entry, seq);
-export const payloadKey = (seq: number): Buffer => seqKey(P.payload, seq);
 export const erasureKey = (seq: number): Buffer => seqKey(P.erasure, seq);
 export const checkpointKey = (seq: number): Buffer => seqKey(P.checkpoint, seq);
-export const nodeKey = (leafIndex: number): Buffer => seqKey(P.node, leafIndex);
 export const wipeKey = (seq: number): Buffer => seqKey(P.wipe, seq);
 
-/** [gte, lte] bounds of a whole seq-keyed family (any seq). */
-export function familyRange(prefix: SeqPrefix): { gte: Buffer; lte: Buffer } {
+/** [gte, lte] bounds of a whole 'prefix u64 seq' family (any seq); for FAMILY_FIRST records too. */
+export function familyRange(prefix: SeqPrefix | RecordFamily): { gte: Buffer; lte: Buffer } {
   const lte = Buffer.alloc(9, 0xff);
   lte[0] = prefix;
   return { gte: Buffer.from([prefix]), lte };
 }
+
+/** Where a store keeps its per-entry records: see the header. */
+export interface RecordLayout {
+  /** The 'V' record of a store in this layout. */
+  readonly format: string;
+  key(family: RecordFamily, seq: number): Buffer;
+  /** The seq (for nodes the leaf index) a record key of this layout names. */
+  seqOf(key: Uint8Array): number;
+  /** Contiguous key ranges, in seq order, that together hold exactly the family's records from..to (inclusive, from <= to). */
+  ranges(family: RecordFamily, from: number, to: number): Iterable<{ gte: Buffer; lte: Buffer }>;
+}
+
+export const FAMILY_FIRST: RecordLayout = {
+  format: 'cookwala-logstore/1',
+  key: seqKey,
+  seqOf: seqOfKey,
+  *ranges(family, from, to) {
+    yield { gte: seqKey(family, from), lte: seqKey(family, to) };
+  },
+};
+
+/** Records a band holds per family: a new level-0 table overlaps older records in one band at most (about 4 MB of them). */
+export const BAND = 4096;
+const RECORD_KEY = 18;
+
+function bandedKey(family: RecordFamily, seq: number): Buffer {
+  const b = Buffer.allocUnsafe(RECORD_KEY);
+  b[0] = P.record;
+  writeU64(b, Math.floor(seq / BAND), 1);
+  b[9] = family;
+  writeU64(b, seq, 10);
+  return b;
+}
+
+export const BANDED: RecordLayout = {
+  format: 'cookwala-logstore/2',
+  key: bandedKey,
+  seqOf: (key) => readU64(key, 10),
+  *ranges(family, from, to) {
+    for (let lo = from; lo <= to;) {
+      const hi = Math.min(to, (Math.floor(lo / BAND) + 1) * BAND - 1);
+      yield { gte: bandedKey(family, lo), lte: bandedKey(family, hi) };
+      lo = hi + 1;
+    }
+  },
+};
 
 // String.prototype.isWellFormed (ES2024, in Node 20) is not in this project's TS lib.
 export const isWellFormed = (x: string): boolean => (x as unknown as { isWellFormed(): boolean }).isWellFormed();

@@ -17,18 +17,7 @@ import {
 } from '../verifier/merkle/index.ts';
 import { planErase, type AppendPlan } from './append-plan.ts';
 import type { AppendItem, Checkpoint, CloudEvent, Entry, ErasureRecord, Head, LogDescriptor, PayloadRecord } from './types.ts';
-import {
-  checkpointKey,
-  dedupKey,
-  dedupSourcePrefixes,
-  entryKey,
-  erasureKey,
-  familyRange,
-  payloadKey,
-  seqOfKey,
-  subjectKey,
-  P,
-} from './keys.ts';
+import { checkpointKey, dedupKey, dedupSourcePrefixes, erasureKey, familyRange, subjectKey, P, type RecordLayout } from './keys.ts';
 import { decodeDedup, decodeJson, decodeU64 } from './values.ts';
 import { createNodeReader } from './tree-nodes.ts';
 import { decodeEntry } from './entry-codec.ts';
@@ -60,8 +49,12 @@ export abstract class StoreReader<D extends KvRead = DB> {
   protected cur: Head | undefined;
   protected readonly reader: NodeReader;
 
-  constructor(protected readonly db: D) {
-    this.reader = createNodeReader((keys) => db.getMany(keys));
+  constructor(
+    protected readonly db: D,
+    /** Where this driver keeps the per-entry records (keys.ts). */
+    protected readonly layout: RecordLayout,
+  ) {
+    this.reader = createNodeReader((keys) => db.getMany(keys), layout);
   }
 
   /** The durable head; throws before init. */
@@ -87,19 +80,20 @@ export abstract class StoreReader<D extends KvRead = DB> {
 
   async getEntry(seq: number): Promise<Entry | undefined> {
     if (!Number.isSafeInteger(seq) || seq < 1) return undefined;
-    const v = await this.db.get(entryKey(seq));
+    const v = await this.db.get(this.layout.key(P.entry, seq));
     return v ? decodeEntry(v, this.log, seq) : undefined;
   }
 
   async *entries(from: number, to: number): AsyncIterable<Entry> {
     const r = seqRange(from, to, 1);
     if (!r) return;
-    for await (const [k, v] of this.db.iterator({ gte: entryKey(r[0]), lte: entryKey(r[1]) })) yield decodeEntry(v, this.log, seqOfKey(k));
+    for (const range of this.layout.ranges(P.entry, r[0], r[1]))
+      for await (const [k, v] of this.db.iterator(range)) yield decodeEntry(v, this.log, this.layout.seqOf(k));
   }
 
   async getPayload(seq: number): Promise<PayloadRecord | undefined> {
     if (!Number.isSafeInteger(seq) || seq < 1) return undefined;
-    const [p, x] = await this.db.getMany([payloadKey(seq), erasureKey(seq)]);
+    const [p, x] = await this.db.getMany([this.layout.key(P.payload, seq), erasureKey(seq)]);
     if (p) return { event: decodePayload(p) };
     if (x) return { erased: decodeJson<ErasureRecord>(x) };
     return undefined;
@@ -108,9 +102,8 @@ export abstract class StoreReader<D extends KvRead = DB> {
   async *payloads(from: number, to: number): AsyncIterable<{ seq: number; event: CloudEvent }> {
     const r = seqRange(from, to, 1);
     if (!r) return;
-    for await (const [k, v] of this.db.iterator({ gte: payloadKey(r[0]), lte: payloadKey(r[1]) })) {
-      yield { seq: seqOfKey(k), event: decodePayload(v) };
-    }
+    for (const range of this.layout.ranges(P.payload, r[0], r[1]))
+      for await (const [k, v] of this.db.iterator(range)) yield { seq: this.layout.seqOf(k), event: decodePayload(v) };
   }
 
   /**
@@ -126,9 +119,19 @@ export abstract class StoreReader<D extends KvRead = DB> {
   ): Promise<AppendPlan & { record: ErasureRecord }> {
     const valid = Number.isSafeInteger(seq) && seq >= 1;
     const entry = valid ? await this.getEntry(seq) : undefined;
-    const [p, x] = valid ? await this.db.getMany([payloadKey(seq), erasureKey(seq)]) : [undefined, undefined];
+    const [p, x] = valid ? await this.db.getMany([this.layout.key(P.payload, seq), erasureKey(seq)]) : [undefined, undefined];
     const payload = p ? 'present' : x ? 'erased' : 'absent';
-    const plan = planErase({ mode: state.desc.mode, log: state.desc.log, ...state, seq, record, entry, payload, item: erasedEntry });
+    const plan = planErase({
+      layout: this.layout,
+      mode: state.desc.mode,
+      log: state.desc.log,
+      ...state,
+      seq,
+      record,
+      entry,
+      payload,
+      item: erasedEntry,
+    });
     if (!plan.ok) throw ProtocolError.from(plan);
     const clash = await this.lookupItem(erasedEntry);
     if (clash) throw new ProtocolError('duplicate_id', `(source, id) of the erasure entry is already at seq ${clash.seq}`, clash);

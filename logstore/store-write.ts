@@ -16,7 +16,7 @@ import { formatHash, isHashString } from '../verifier/encoding/wire.ts';
 import { mergeCosignatures } from '../verifier/documents/checkpoint.ts';
 import { EMPTY_ROOT, createFrontier, rootPlan, type Frontier } from '../verifier/merkle/index.ts';
 import type { AppendItem, Checkpoint, Head, LogDescriptor, WriteKind } from './types.ts';
-import { STORE_FORMAT, checkpointKey, singleKey } from './keys.ts';
+import { checkpointKey, singleKey, type RecordLayout } from './keys.ts';
 import { decodeHead, decodeJson, encodeHead, encodeJson } from './values.ts';
 import type { Op } from './append-plan.ts';
 import { createAppendQueue } from './append-queue.ts';
@@ -31,9 +31,10 @@ export abstract class StoreWriter<D extends KvRead> extends StoreReader<D> {
   /** The store's place, for messages (a directory, or a redacted database URL and log). */
   abstract readonly dir: string;
 
-  constructor(db: D) {
-    super(db);
+  constructor(db: D, layout: RecordLayout) {
+    super(db, layout);
     this.appender = createAppendQueue({
+      layout,
       exclusive: (fn) => this.exclusive(fn),
       state: () => {
         this.assertCanWrite();
@@ -95,8 +96,8 @@ export abstract class StoreWriter<D extends KvRead> extends StoreReader<D> {
   protected async loadDurable(): Promise<void> {
     const [v, d, h] = await this.db.getMany([singleKey.version, singleKey.descriptor, singleKey.head]);
     const format = v && Buffer.from(v.buffer, v.byteOffset, v.length).toString('utf8');
-    if (v && format !== STORE_FORMAT)
-      throw new ProtocolError('unsupported_version', `store format ${JSON.stringify(format)}, this build reads ${STORE_FORMAT}`);
+    if (v && format !== this.layout.format)
+      throw new ProtocolError('unsupported_version', `store format ${JSON.stringify(format)}, this build reads ${this.layout.format}`);
     if (!d && !h) {
       this.desc = undefined;
       this.cur = undefined;
@@ -145,7 +146,7 @@ export abstract class StoreWriter<D extends KvRead> extends StoreReader<D> {
         }
         const head: Head = { seq: 0, hash: d.hash, root: formatHash(EMPTY_ROOT) };
         await this.write('init', [
-          { type: 'put', key: singleKey.version, value: Buffer.from(STORE_FORMAT, 'utf8') },
+          { type: 'put', key: singleKey.version, value: Buffer.from(this.layout.format, 'utf8') },
           { type: 'put', key: singleKey.descriptor, value: encodeJson(d) },
           { type: 'put', key: singleKey.head, value: encodeHead(head) },
         ]);

@@ -14,7 +14,8 @@
 import { Level } from 'level';
 import { ProtocolError } from '../verifier/errors.ts';
 import type { AppendItem, ErasureRecord, FaultHooks, Head, LogStore, OpenOptions, WriteKind } from './types.ts';
-import { familyRange, payloadKey, seqOfKey, wipeKey, P } from './keys.ts';
+import { BANDED, familyRange, seqOfKey, wipeKey, P } from './keys.ts';
+import { migrateToBanded } from './migrate.ts';
 import type { Op } from './append-plan.ts';
 import type { DB } from './store-read.ts';
 import { StoreWriter } from './store-write.ts';
@@ -45,6 +46,8 @@ export async function openLogStore(dir: string, opts: OpenOptions = {}): Promise
   });
   await openLevel(db, dir, 'log store');
   try {
+    const migrated = await migrateToBanded(db, { onStep: opts.onMigrateStep, faults: opts.faults });
+    if (migrated) opts.onMigrated?.(migrated);
     const store = new Store(dir, db, opts.faults);
     await store.load();
     return store;
@@ -62,7 +65,7 @@ class Store extends StoreWriter<DB> implements LogStore {
     db: DB,
     private readonly faults: FaultHooks | undefined,
   ) {
-    super(db);
+    super(db, BANDED);
   }
 
   /** The state at open (store-write.ts loadDurable). */
@@ -144,7 +147,8 @@ class Store extends StoreWriter<DB> implements LogStore {
    * old version until a later compaction.
    */
   private compactPayload(seq: number): Promise<void> {
-    return (this.db as unknown as Compactable).compactRange(payloadKey(seq), payloadKey(seq + 1));
+    const key = this.layout.key(P.payload, seq);
+    return (this.db as unknown as Compactable).compactRange(key, Buffer.concat([key, Buffer.from([0])]));
   }
 
   /** Erasures whose wipe a crash interrupted: the same flush, tombstone, compact sequence. */
@@ -153,7 +157,7 @@ class Store extends StoreWriter<DB> implements LogStore {
     for (const k of pending) {
       const seq = seqOfKey(k);
       await this.compactPayload(seq);
-      await this.db.del(payloadKey(seq), { sync: true });
+      await this.db.del(this.layout.key(P.payload, seq), { sync: true });
       await this.compactPayload(seq);
       await this.db.del(k, { sync: true });
     }

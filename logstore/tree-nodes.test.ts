@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createFrontier, createMemoryTree, hashLeaf, type NodeId } from '../verifier/merkle/index.ts';
 import { createNodeReader, nodeLocation, packCompleted, trailingZeros } from './tree-nodes.ts';
-import { nodeKey, seqOfKey } from './keys.ts';
+import { BANDED, P } from './keys.ts';
 
 function leaf(i: number): Uint8Array {
   const d = new Uint8Array(32);
@@ -24,8 +24,8 @@ function build(n: number) {
   let calls = 0;
   const reader = createNodeReader(async (keys) => {
     calls++;
-    return keys.map((k) => kv.get(seqOfKey(k)));
-  });
+    return keys.map((k) => kv.get(BANDED.seqOf(k)));
+  }, BANDED);
   return { kv, mem, reader, calls: () => calls };
 }
 
@@ -80,6 +80,6 @@ describe('tree-nodes', () => {
     await expect(reader.getNodes([[2, 0]])).rejects.toThrow(/missing/);
     kv.set(3, Buffer.alloc(40));
     await expect(reader.getNodes([[1, 1]])).rejects.toThrow(/missing/);
-    expect(nodeKey(3).length).toBe(9);
+    expect(BANDED.key(P.node, 3).length).toBe(18);
   });
 });

@@ -9,7 +9,7 @@
 // key exists; a missing key or a short value means a damaged store and throws.
 
 import type { Hash32, NodeId, NodeReader } from '../verifier/merkle/index.ts';
-import { nodeKey } from './keys.ts';
+import { P, type RecordLayout } from './keys.ts';
 
 const HASH = 32;
 
@@ -59,7 +59,7 @@ export function packCompleted(leaf: number, completed: ReadonlyArray<{ id: NodeI
 export type GetMany = (keys: Buffer[]) => Promise<Array<Uint8Array | undefined>>;
 
 /** A merkle.ts NodeReader over the store: one getMany per call, keys deduplicated. */
-export function createNodeReader(getMany: GetMany): NodeReader {
+export function createNodeReader(getMany: GetMany, layout: RecordLayout): NodeReader {
   return {
     async getNodes(ids: readonly NodeId[]): Promise<Hash32[]> {
       if (ids.length === 0) return [];
@@ -69,7 +69,7 @@ export function createNodeReader(getMany: GetMany): NodeReader {
       for (const l of locs) {
         if (!slot.has(l.leaf)) {
           slot.set(l.leaf, keys.length);
-          keys.push(nodeKey(l.leaf));
+          keys.push(layout.key(P.node, l.leaf));
         }
       }
       const values = await getMany(keys);

@@ -95,7 +95,7 @@ export interface LogStore {
   close(): Promise<void>;
 }
 
-export type WriteKind = 'init' | 'append' | 'checkpoint' | 'erase';
+export type WriteKind = 'init' | 'append' | 'checkpoint' | 'erase' | 'migrate';
 
 /**
  * Fault injection for crash-consistency tests (STYLE: fault-injecting storage wrappers). A hook
@@ -105,6 +105,22 @@ export type WriteKind = 'init' | 'append' | 'checkpoint' | 'erase';
 export interface FaultHooks {
   beforeWrite?(kind: WriteKind): void | Promise<void>;
   afterWrite?(kind: WriteKind): void | Promise<void>;
+}
+
+/** One durable step of moving a store to this build's key layout (migrate.ts). */
+export interface MigrationStep {
+  /** Records moved so far, all families. */
+  moved: number;
+  /** True once the version record names the new format. */
+  done: boolean;
+}
+
+export interface MigrationReport {
+  from: string;
+  to: string;
+  /** Entry, payload and Merkle node records moved. */
+  moved: number;
+  ms: number;
 }
 
 export interface OpenOptions {
@@ -120,6 +136,13 @@ export interface OpenOptions {
   cacheSize?: number;
   /** LevelDB's max_open_files (its default 1000): bounds the file descriptors of one store. */
   maxOpenFiles?: number;
+  /**
+   * Called once a store of the earlier key layout has been moved to this build's at open
+   * (migrate.ts): a LevelDB store of 10^6 entries takes tens of seconds.
+   */
+  onMigrated?(r: MigrationReport): void;
+  /** Tests only: after each durable step of such a move. */
+  onMigrateStep?(s: MigrationStep): void | Promise<void>;
   /** Tests only. */
   faults?: FaultHooks;
 }

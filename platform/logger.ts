@@ -27,6 +27,7 @@ export const LOG_EVENTS = {
   witness_error: 'one witness could not be asked or refused a checkpoint (unreachable, conflict, a bad cosignature, gossip failure)',
   fork_detected: 'two different checkpoints of one log at one seq, both signed by its sequencer key: a split view (page someone)',
   store_failed: 'a log store write failed; the sequencer exits and restarts from disk',
+  store_migrated: "a log's LevelDB store was moved to this build's key layout at open (`from`, `to`, `moved` records, `ms`)",
   device_lost: 'a device missed its heartbeats; a cookwala.hub.device_lost entry was appended',
   erased: 'a payload was erased (operator request or consent withdrawn)',
   service_error: 'a background task of a service failed (details in err)',

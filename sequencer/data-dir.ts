@@ -175,7 +175,7 @@ export async function openOrCreateLogStore(
   timeBounds: TimeBounds = DEFAULT_TIME_BOUNDS,
   faults?: FaultHooks,
   backend?: StoreBackend,
-  level?: Pick<OpenOptions, 'writeBufferSize' | 'cacheSize' | 'maxOpenFiles'>,
+  level?: Pick<OpenOptions, 'writeBufferSize' | 'cacheSize' | 'maxOpenFiles' | 'onMigrated'>,
 ): Promise<LogStore> {
   await mkdir(join(dir, DATA_FILES.logs), { recursive: true, mode: 0o700 });
   // With a PostgreSQL backend (store-backend.ts) the log lives in that database, not under DIR/logs.

@@ -12,7 +12,7 @@ import type { KeyRecord } from '../verifier/documents/keys.ts';
 import type { Signer } from '../verifier/documents/signature.ts';
 import type { LogDescriptor, LogMode } from '../verifier/documents/log-descriptor.ts';
 import type { TimeBounds, TimePrecision } from '../verifier/documents/time-bounds.ts';
-import type { FaultHooks, LogStore } from '../logstore/index.ts';
+import type { FaultHooks, LogStore, MigrationReport } from '../logstore/index.ts';
 import type { LogConfig } from './config.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Metrics } from './metrics.ts';
@@ -76,7 +76,16 @@ export interface LogHostDeps {
 }
 
 export async function openHostedLog(d: LogHostDeps, l: LogConfig, grant: StoreGrant): Promise<HostedLog> {
-  const level = { writeBufferSize: grant.writeBufferSize, cacheSize: grant.cacheSize, maxOpenFiles: STORE_MAX_OPEN_FILES };
+  const level = {
+    writeBufferSize: grant.writeBufferSize,
+    cacheSize: grant.cacheSize,
+    maxOpenFiles: STORE_MAX_OPEN_FILES,
+    onMigrated: (r: MigrationReport) =>
+      d.logger?.info(
+        { event: 'store_migrated', log: l.log, ...r },
+        `store moved from ${r.from} to ${r.to}: ${r.moved} records in ${r.ms} ms`,
+      ),
+  };
   const store = await openOrCreateLogStore(d.dataDir, l, d.signer, d.clock.now, d.timeBounds, d.storeFaults, d.storeBackend, level);
   try {
     const descriptor = store.descriptor()!;

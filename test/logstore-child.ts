@@ -1,5 +1,6 @@
 // test/logstore-child.ts: a child process for the cross-process log store tests
-// (test/logstore-lock.test.ts, test/logstore-crash.test.ts); not a test itself. Run as
+// (test/logstore-lock.test.ts, test/logstore-crash.test.ts, test/logstore-migrate-crash.test.ts);
+// not a test itself. Run as
 // `node --import tsx test/logstore-child.ts <mode> <dir> [args]`. Modes:
 //   hold DIR         open (init if new), print {"ready":true}, close when stdin ends
 //   try DIR          try to open, print {"ok":true} or {"code":…}, exit
@@ -7,6 +8,8 @@
 //                    every 4th round also erases an earlier payload; prints "acked SEQ" after
 //                    each durable append and "erased SEQ" after each durable erasure (stdout to a
 //                    pipe is synchronous on Linux, so a line the parent read was durable first)
+//   migrate DIR      open a store of the earlier key layout, printing "step MOVED DONE" after
+//                    each durable step of its migration (logstore/migrate.ts), then "opened SEQ"
 
 import { ProtocolError } from '../verifier/errors.ts';
 import { openLogStore, type LogStore } from '../logstore/index.ts';
@@ -78,7 +81,13 @@ async function main(argv: string[]): Promise<number> {
     await s.close();
     return 0;
   }
-  process.stderr.write(`usage: logstore-child.ts hold|try|append DIR [N]\n`);
+  if (mode === 'migrate') {
+    const s = await openLogStore(dir, { createIfMissing: false, onMigrateStep: (x) => say(`step ${x.moved} ${x.done}`) });
+    say(`opened ${s.head().seq}`);
+    await s.close();
+    return 0;
+  }
+  process.stderr.write(`usage: logstore-child.ts hold|try|append|migrate DIR [N]\n`);
   return 2;
 }
 

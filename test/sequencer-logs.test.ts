@@ -3,7 +3,8 @@
 // A failed store write is exactly one `store_failed` line (level fatal, with the log's origin and
 // the error) however many requests hit the broken log, and onFatal runs once; the other events of
 // one log's life (log_created, checkpoint_signed, checkpoint_published, erased, device_lost) each
-// come as a JSON record with their name and `log`. Fastify logs through the same logger.
+// come as a JSON record with their name and `log`; a store of the earlier key layout is one
+// `store_migrated` line when the sequencer opens it. Fastify logs through the same logger.
 import { afterAll, expect, it } from 'vitest';
 import { rm } from 'node:fs/promises';
 import { startSequencer, logPath, type TestSequencer } from '../testkit/sequencer.ts';
@@ -13,6 +14,10 @@ import { deviceKey } from '../testkit/keys.ts';
 import { eventStream } from '../testkit/events.ts';
 import { formatTime } from '../verifier/encoding/wire.ts';
 import { LOG_EVENTS } from '../platform/logger.ts';
+import { openSequencer } from '../sequencer/app.ts';
+import { logStoreDir } from '../sequencer/data-dir.ts';
+import { BANDED, FAMILY_FIRST } from '../logstore/keys.ts';
+import { toFamilyFirst } from '../testkit/logstore-layout.ts';
 
 const opened: TestSequencer[] = [];
 afterAll(async () => {
@@ -113,4 +118,35 @@ it('the events of one log: log_created, checkpoint_signed and _published, erased
   // Fastify writes through the same instance: its lines carry our service name.
   t.seq.app.log.info('from fastify');
   expect(logs.records.at(-1)).toMatchObject({ service: 'sequencer', msg: 'from fastify' });
+});
+
+it('a log store of the earlier key layout is moved when the sequencer opens it: one store_migrated line, the log serves what it held', async () => {
+  const dev = deviceKey(33);
+  const t = await startSequencer({ devices: [dev] });
+  opened.push(t);
+  const events = eventStream(dev);
+  for (let i = 1; i <= 5; i++) expect((await t.post(events.next(`exec-${i}`))).statusCode).toBe(201);
+  const read = await t.get(logPath(t.log, '/entries?from=1'));
+  expect(read.statusCode).toBe(200);
+  const before = read.body;
+  const head = t.headSeq();
+  expect(before.split('exec-').length - 1).toBeGreaterThanOrEqual(5);
+  await t.close();
+  const records = await toFamilyFirst(logStoreDir(t.dir, t.log));
+  expect(records).toBe(3 * head); // entry, node and payload each
+  const logs = captureLogger('sequencer');
+  t.seq = await openSequencer(t.dir, { timers: false, logger: logs.logger });
+  expect(logs.events('store_migrated')).toEqual([
+    expect.objectContaining({
+      level: 'info',
+      event: 'store_migrated',
+      log: t.log,
+      from: FAMILY_FIRST.format,
+      to: BANDED.format,
+      moved: records,
+    }),
+  ]);
+  expect(t.headSeq()).toBe(head);
+  expect((await t.get(logPath(t.log, '/entries?from=1'))).body).toBe(before);
+  expect((await t.post(events.next('exec-6'))).statusCode).toBe(201);
 });

@@ -14,6 +14,7 @@ import type { FaultHooks, WriteKind } from '../types.ts';
 import type { Op } from '../append-plan.ts';
 import { StoreWriter } from '../store-write.ts';
 import type { PgKv } from './pg-kv.ts';
+import { FAMILY_FIRST } from '../keys.ts';
 import { startLease, type Lease } from './lease.ts';
 
 export abstract class LeasedStore extends StoreWriter<PgKv> {
@@ -30,7 +31,7 @@ export abstract class LeasedStore extends StoreWriter<PgKv> {
     protected readonly origin: string,
     private readonly faults: FaultHooks | undefined,
   ) {
-    super(db);
+    super(db, FAMILY_FIRST);
   }
 
   /** The state at the durable head, under a freshly won lease. */

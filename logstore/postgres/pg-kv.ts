@@ -1,7 +1,8 @@
 // logstore/postgres/pg-kv.ts: the tables of the PostgreSQL log store (DESIGN §6, §12a) and the
-// byte-keyed read/write layer over them. The store keeps the LevelDB driver's key layout
-// (logstore/keys.ts) and value encodings, so the append and erasure plans (logstore/append-plan.ts) and the
-// read side (logstore/store-read.ts) are shared by both drivers and give the same bytes:
+// byte-keyed read/write layer over them. The store keeps the key layout of logstore/keys.ts with
+// its per-entry records FAMILY_FIRST ('e'/'n'/'p' u64 seq), and the LevelDB driver's value
+// encodings, so the append and erasure plans (logstore/append-plan.ts) and the read side
+// (logstore/store-read.ts) are shared by both drivers and store the same values:
 //   cookwala_logs(log_id, origin)                one row per log
 //   cookwala_kv(log_id, k bytea, v bytea)        every key family but payloads; bytea sorts
 //                                                bytewise like LevelDB, so seq ranges are key ranges

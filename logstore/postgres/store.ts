@@ -1,5 +1,6 @@
 // logstore/postgres/store.ts: the second logstore driver (DESIGN §6, §12a), one log in a PostgreSQL
-// database, the same LogStore interface and the same bytes as the LevelDB driver: it shares the
+// database, the same LogStore interface and the same values as the LevelDB driver (its per-entry
+// records keyed FAMILY_FIRST, logstore/keys.ts: a B-tree has no LSM compaction to spare): it shares the
 // append and erasure plans (logstore/append-plan.ts), the group-commit queue
 // (logstore/append-queue.ts), the read side (logstore/store-read.ts) and what both drivers write
 // alike (logstore/store-write.ts: the open checks, init, checkpoints) over the tables of pg-kv.ts.
