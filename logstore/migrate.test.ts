@@ -7,32 +7,18 @@ import { describe, expect, it } from 'vitest';
 import { Level } from 'level';
 import { BAND, BANDED, FAMILY_FIRST, singleKey } from './keys.ts';
 import { MIGRATE_CHUNK } from './migrate.ts';
-import type { LogStore, MigrationReport } from './index.ts';
-import { TEST_LOG, T0, errorCode, itemFor, makeEvent, makeItems, sequencerSigner, makeCheckpoint } from '../testkit/logstore.ts';
+import type { MigrationReport } from './index.ts';
+import { TEST_LOG, errorCode, erasePayloadOf, makeItems, makeCheckpoint } from '../testkit/logstore.ts';
 import { useStores } from '../testkit/logstore-stores.ts';
 import { countLayouts, storeView, toFamilyFirst } from '../testkit/logstore-layout.ts';
 
 const stores = useStores();
 
-async function erase(s: LogStore, seq: number): Promise<void> {
-  const e = (await s.getEntry(seq))!;
-  const ce = makeEvent(`erase-${seq}`, {
-    source: 'urn:cookwala:sequencer',
-    type: 'cookwala.log.erased',
-    data: { seq, eventHash: e.eventHash },
-  });
-  await s.erasePayload(
-    seq,
-    { seq, eventHash: e.eventHash, reason: 'test', erasedAt: T0 },
-    itemFor(TEST_LOG, s.head(), ce, sequencerSigner()),
-  );
-}
-
 /** A hash_only store with entries in two bands, an erased payload and a checkpoint, closed and rewritten FAMILY_FIRST. */
 async function oldStore(entries: number): Promise<{ dir: string; view: unknown; records: number }> {
   const s = await stores.fresh({ mode: 'hash_only' });
   for (let n = 0; n < entries; n += 500) await s.append(makeItems(TEST_LOG, s.head(), Math.min(500, entries - n)));
-  await erase(s, 7);
+  await erasePayloadOf(s, 7);
   const h = s.head();
   await s.putCheckpoint(makeCheckpoint(TEST_LOG, h.seq, h.hash, h.root));
   const view = await storeView(s);
@@ -51,7 +37,7 @@ describe('migration FAMILY_FIRST -> BANDED', () => {
     expect(old.records).toBe(3 * (BAND + 201) - 1); // entry, node and payload per entry; one payload erased
     expect(await storeView(s)).toEqual(old.view);
     await s.append(makeItems(TEST_LOG, s.head(), 3, { prefix: 'after-' }));
-    await erase(s, BAND + 2);
+    await erasePayloadOf(s, BAND + 2);
     expect(await s.getPayload(BAND + 2)).toMatchObject({ erased: { seq: BAND + 2 } });
     const head = s.head();
     await stores.close(s);

@@ -13,7 +13,7 @@
 
 import { ProtocolError } from '../verifier/errors.ts';
 import { openLogStore, type LogStore } from '../logstore/index.ts';
-import { TEST_LOG, T0, itemFor, makeDescriptor, makeEvent, makeItems, sequencerSigner } from '../testkit/logstore.ts';
+import { TEST_LOG, erasePayloadOf, makeDescriptor, makeItems } from '../testkit/logstore.ts';
 
 async function openInit(dir: string): Promise<LogStore> {
   const s = await openLogStore(dir);
@@ -64,16 +64,7 @@ async function main(argv: string[]): Promise<number> {
         const p = await s.getPayload(seq);
         const e = await s.getEntry(seq);
         if (p && 'event' in p && e && e.ce.type !== 'cookwala.log.erased') {
-          const ce = makeEvent(`erase-${seq}`, {
-            source: 'urn:cookwala:sequencer',
-            type: 'cookwala.log.erased',
-            data: { seq, eventHash: e.eventHash },
-          });
-          await s.erasePayload(
-            seq,
-            { seq, eventHash: e.eventHash, reason: 'test', erasedAt: T0 },
-            itemFor(TEST_LOG, s.head(), ce, sequencerSigner()),
-          );
+          await erasePayloadOf(s, seq);
           say(`erased ${seq}`);
         }
       }

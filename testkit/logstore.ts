@@ -15,7 +15,7 @@ import { buildEntry, type Entry } from '../verifier/documents/entry.ts';
 import { buildLogDescriptor, type LogDescriptor } from '../verifier/documents/log-descriptor.ts';
 import { buildCheckpoint, cosignCheckpoint, addCosignature, type Checkpoint } from '../verifier/documents/checkpoint.ts';
 import type { CloudEvent } from '../verifier/cloudevent/read.ts';
-import type { AppendItem, Head } from '../logstore/types.ts';
+import type { AppendItem, Head, LogStore } from '../logstore/types.ts';
 import { ProtocolError } from '../verifier/errors.ts';
 import { makeTempDirSync, removeDirSync } from './tmp.ts';
 
@@ -112,6 +112,22 @@ export function makeItems(
     prev = { seq: item.entry.seq, hash: item.entry.hash };
   }
   return out;
+}
+
+/** Erase the payload at `seq` of a hash_only store as the sequencer does: record and cookwala.log.erased entry (reason 'test'). */
+export async function erasePayloadOf(s: LogStore, seq: number): Promise<void> {
+  const e = await s.getEntry(seq);
+  if (!e) throw new Error(`erasePayloadOf: no entry at ${seq}`);
+  const ce = makeEvent(`erase-${seq}`, {
+    source: 'urn:cookwala:sequencer',
+    type: 'cookwala.log.erased',
+    data: { seq, eventHash: e.eventHash },
+  });
+  await s.erasePayload(
+    seq,
+    { seq, eventHash: e.eventHash, reason: 'test', erasedAt: T0 },
+    itemFor(TEST_LOG, s.head(), ce, sequencerSigner()),
+  );
 }
 
 export function makeCheckpoint(log: string, seq: number, head: string, root: string, signedAt = T0): Checkpoint {
