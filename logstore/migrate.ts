@@ -11,13 +11,11 @@
 // flip.
 
 import { BANDED, FAMILY_FIRST, RECORD_FAMILIES, familyRange, singleKey } from './keys.ts';
-import type { DB } from './store-read.ts';
+import { compactRange, type DB } from './store-read.ts';
 import type { FaultHooks, MigrationReport, MigrationStep } from './types.ts';
 
 /** Records moved by one synced batch. */
 export const MIGRATE_CHUNK = 1024;
-
-type Compactable = { compactRange(start: Buffer, end: Buffer): Promise<void> };
 
 /**
  * Migrate when the store's version record names FAMILY_FIRST; undefined when there is nothing to
@@ -57,7 +55,7 @@ export async function migrateToBanded(
   await opts.onStep?.({ moved, done: true });
   for (const family of RECORD_FAMILIES) {
     const r = familyRange(family);
-    await (db as unknown as Compactable).compactRange(r.gte, r.lte);
+    await compactRange(db, r.gte, r.lte);
   }
   return { from: FAMILY_FIRST.format, to: BANDED.format, moved, ms: Math.round(performance.now() - t0) };
 }

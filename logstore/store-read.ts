@@ -25,6 +25,11 @@ import { decodePayload } from './payload-codec.ts';
 
 export type DB = Level<Buffer, Buffer>;
 
+/** LevelDB's manual compaction of [start, end]: classic-level has it, `level`'s universal typings omit it. */
+export function compactRange(db: DB, start: Buffer, end: Buffer): Promise<void> {
+  return (db as unknown as { compactRange(start: Buffer, end: Buffer): Promise<void> }).compactRange(start, end);
+}
+
 /** A key range of the byte-ordered key space (keys.ts), as LevelDB's iterators take it. */
 export interface KvRange {
   gte?: Buffer;

@@ -17,12 +17,9 @@ import type { AppendItem, ErasureRecord, FaultHooks, Head, LogStore, OpenOptions
 import { BANDED, familyRange, seqOfKey, wipeKey, P } from './keys.ts';
 import { migrateToBanded } from './migrate.ts';
 import type { Op } from './append-plan.ts';
-import type { DB } from './store-read.ts';
+import { compactRange, type DB } from './store-read.ts';
 import { StoreWriter } from './store-write.ts';
 import { openLevel } from '../platform/level-open.ts';
-
-// `level`'s universal typings omit what only classic-level (its Node backend) has.
-type Compactable = { compactRange(start: Buffer, end: Buffer): Promise<void> };
 
 /** An error that means the disk (or quota) is full: ENOSPC/EDQUOT from Node, or LevelDB's IO error text. */
 export function isNoSpace(e: unknown): boolean {
@@ -148,7 +145,7 @@ class Store extends StoreWriter<DB> implements LogStore {
    */
   private compactPayload(seq: number): Promise<void> {
     const key = this.layout.key(P.payload, seq);
-    return (this.db as unknown as Compactable).compactRange(key, Buffer.concat([key, Buffer.from([0])]));
+    return compactRange(this.db, key, Buffer.concat([key, Buffer.from([0])]));
   }
 
   /** Erasures whose wipe a crash interrupted: the same flush, tombstone, compact sequence. */

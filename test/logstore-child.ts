@@ -9,7 +9,8 @@
 //                    each durable append and "erased SEQ" after each durable erasure (stdout to a
 //                    pipe is synchronous on Linux, so a line the parent read was durable first)
 //   migrate DIR      open a store of the earlier key layout, printing "step MOVED DONE" after
-//                    each durable step of its migration (logstore/migrate.ts), then "opened SEQ"
+//                    each durable step of its migration (logstore/migrate.ts), then "opened SEQ";
+//                    hold it until stdin ends, so the parent's kill never races a clean exit
 
 import { ProtocolError } from '../verifier/errors.ts';
 import { openLogStore, type LogStore } from '../logstore/index.ts';
@@ -75,6 +76,8 @@ async function main(argv: string[]): Promise<number> {
   if (mode === 'migrate') {
     const s = await openLogStore(dir, { createIfMissing: false, onMigrateStep: (x) => say(`step ${x.moved} ${x.done}`) });
     say(`opened ${s.head().seq}`);
+    process.stdin.resume();
+    await new Promise((r) => process.stdin.on('end', r));
     await s.close();
     return 0;
   }
