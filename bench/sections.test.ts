@@ -99,12 +99,21 @@ describe('bench sections (quick smoke)', () => {
     positive(f.single as Record<string, unknown>, ['postsPerSec', 'cpuUsPerPost', 'sequencerCpuUsPerPost', 'boundPostsPerSec']);
   }, 180_000);
 
-  it('verify: pairs of (limit, verify child), peak RSS of the child', async () => {
+  it('verify: pairs of (limit, verify child), peak RSS of the child, the floor', async () => {
     const r = await (await import('./verify.ts')).run({ quick: true, sizes: [2_000, 5_000], hostile: false });
     positive(r, ['eventsPerSec', 'verifyPerSecAllCores', 'ratioToVerifyLimit', 'peakRssMB', 'medianPairPeakRssMB', 'rssGrowth', 'pairs']);
     expect(r.pairs).toBe(3);
     pairSummary(r, 'verify');
     expect(r.peakRssMB as number).toBeGreaterThanOrEqual(r.medianPairPeakRssMB as number);
+    // the floor over the same bundle (verify-floor-child.ts), in pairs of its own
+    positive(r.floor as Record<string, unknown>, [
+      'eventsPerSec',
+      'ratioBound',
+      'cpuUsPerEvent',
+      'oursCpuUsPerEvent',
+      'signatureCpuUsPerEvent',
+      'budgetUsPerEvent',
+    ]);
   }, 180_000);
 
   it('checkpoint (reports the interval it used) and witness', async () => {

@@ -8,11 +8,15 @@
 // is verified once (first, which also warms the page cache) for the flatness of memory. peakRssMB is
 // the largest peak of the verify child over all runs of the largest bundle. Targets: ratio >= 0.9,
 // peak RSS <= 256 MB and flat as the bundle grows. The hostile inputs are bench/verify-hostile.ts.
+// The floor (bench/verify-floor-child.ts: JSON.parse, one hash a line and every signature, with
+// none of the verifier's other checks) is measured over the same bundle in pairs of its own, and
+// `floor.ratioBound` is the most any verifier doing more could reach on the host.
 
 import { createWriteStream } from 'node:fs';
 import { rm, writeFile, stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { join, dirname } from 'node:path';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { generateLog } from '../testkit/log-generator.ts';
 import { verifyPerSecAllCores } from './crypto.ts';
@@ -76,6 +80,59 @@ function verifyInChild(file: string, policy: string): Promise<ChildResult> {
   );
 }
 
+interface FloorResult {
+  ms: number;
+  cpuMs: number;
+  entries: number;
+  good: number;
+  peakRssMB: number;
+}
+
+function floorInChild(file: string): Promise<FloorResult> {
+  return runJsonChild(join(HERE, 'verify-floor-child.ts'), [file], 'verify floor');
+}
+
+/** The 0.9 of DESIGN §13 for offline verify. */
+export const VERIFY_TARGET = 0.9;
+
+/**
+ * What the floor says of ours (pure arithmetic, verify.test.ts): one signature's CPU on `cores`
+ * at the limit, the CPU per event of ours and of the floor besides it, what the target leaves
+ * besides it (signature x (1/0.9 - 1)), and ours as a share of the floor's ratio.
+ */
+export function verifyFloorSummary(o: {
+  events: number;
+  cores: number;
+  ours: { ratio: number; limit: number; cpuMs: number };
+  floor: {
+    ratio: number;
+    limit: number;
+    eventsPerSec: number;
+    cpuMs: number;
+    ratioSpread: number[];
+    limitsAgree: boolean;
+    peakRssMB: number;
+  };
+}) {
+  const signature = (1e6 * o.cores) / o.floor.limit;
+  const ours = (1000 * o.ours.cpuMs) / o.events;
+  const floor = (1000 * o.floor.cpuMs) / o.events;
+  return {
+    eventsPerSec: o.floor.eventsPerSec,
+    ratioBound: o.floor.ratio,
+    ratioSpread: o.floor.ratioSpread,
+    limitsAgree: o.floor.limitsAgree,
+    peakRssMB: o.floor.peakRssMB,
+    signatureCpuUsPerEvent: round(signature, 1),
+    cpuUsPerEvent: round(floor, 1),
+    besidesSignatureUsPerEvent: round(floor - signature, 1),
+    oursCpuUsPerEvent: round(ours, 1),
+    oursBesidesSignatureUsPerEvent: round(ours - (1e6 * o.cores) / o.ours.limit, 1),
+    budgetUsPerEvent: round(signature * (1 / VERIFY_TARGET - 1), 1),
+    oursShareOfBound: round(o.ours.ratio / o.floor.ratio, 3),
+  };
+}
+
 export interface VerifyBenchCtx {
   quick: boolean;
   /** Bundle sizes, smallest first (default 10^5 and 10^6; quick 10^4 and 10^5); the last is paired. */
@@ -114,6 +171,16 @@ export async function run(ctx: VerifyBenchCtx): Promise<Record<string, unknown>>
         return { value: Math.round((bigBundle.events * 1000) / r.ms), extra: r };
       },
     );
+    // The floor (verify-floor-child.ts) over the same bundle, in pairs with the limit of its own.
+    const floorPairs = await measurePairs(
+      ctx.pairs ?? 3,
+      () => verifyPerSecAllCores(limitMs),
+      async () => {
+        const r = await floorInChild(bigBundle.file);
+        if (r.good !== r.entries) throw new Error(`the verify floor found ${r.entries - r.good} bad signatures in the generated bundle`);
+        return { value: Math.round((bigBundle.events * 1000) / r.ms), extra: r };
+      },
+    );
     const big = { ...pairs.median.extra!, events: bigBundle.events, genMs: bigBundle.genMs, bytes: bigBundle.bytes };
     const small = others[0] ?? big;
     const peakRssMB = Math.max(...pairs.pairs.map((p) => p.extra!.peakRssMB));
@@ -134,6 +201,20 @@ export async function run(ctx: VerifyBenchCtx): Promise<Record<string, unknown>>
         peakRssMB: p.extra!.peakRssMB,
       })),
       peakRssMB,
+      floor: verifyFloorSummary({
+        events: bigBundle.events,
+        cores: availableParallelism(),
+        ours: { ratio: pairs.ratio, limit: pairs.median.limit, cpuMs: big.cpuMs ?? 0 },
+        floor: {
+          ratio: floorPairs.ratio,
+          limit: floorPairs.median.limit,
+          eventsPerSec: floorPairs.median.figure,
+          cpuMs: floorPairs.median.extra!.cpuMs,
+          ratioSpread: floorPairs.ratioSpread,
+          limitsAgree: floorPairs.limitsAgree,
+          peakRssMB: floorPairs.median.extra!.peakRssMB,
+        },
+      }),
       medianPairPeakRssMB: big.peakRssMB,
       [`peakRssMBAt${small.events === 100_000 ? '1e5' : small.events === 10_000 ? '1e4' : small.events}`]: small.peakRssMB,
       peakRssMBAt1e5: [...others, big].find((r) => r.events === 100_000)?.peakRssMB,

@@ -1,0 +1,86 @@
+// bench/verify-floor-child.ts: the verify section's floor (DESIGN §13, issue 16): the least an
+// offline verifier of an audit bundle must do, in a process of its own, as bench/floor-server.ts
+// is for ingest. `node --import tsx bench/verify-floor-child.ts BUNDLE` reads the file as `cookwala
+// verify` does (verifier/cli/bundle-file.ts forEachLine), parses every line with JSON.parse (not the
+// strict reader), hashes the text of every Event and Payload line once with SHA-256 (standing in
+// for the five hashes the spec fixes for an event: its event and entry hashes, its leaf and about
+// one interior node, and the payload's; node:crypto, as the verifier's default backend), and checks every entry's Ed25519 signature (the device's, or the sequencer's on an erasure) over
+// the signing header built from the entry, through the same worker pool (platform/sig-pool.ts) and
+// batch queue (verifier/bundle/signature-batches.ts) as `cookwala verify`. It prints one JSON line
+// {ms, cpuMs, entries, good, peakRssMB}: good counts the entries whose signature verified, so a floor that
+// checked nothing cannot pass for one (verify-floor.test.ts). Left out, on purpose: the schemas,
+// I-JSON, RFC 8785, the hash chain, Merkle, times, key roles and validity, the (source, id) set,
+// checkpoints and erasures: everything that makes the verifier a verifier.
+
+import { readFileSync } from 'node:fs';
+import { forEachLine } from '../verifier/cli/bundle-file.ts';
+import { createSigQueue } from '../verifier/bundle/signature-batches.ts';
+import { createSigPool } from '../platform/sig-pool.ts';
+import { defaultBackend } from '../verifier/crypto/default.ts';
+
+interface Line {
+  kind?: string;
+  kid?: string;
+  publicKey?: string;
+  eventHash?: string;
+  eventSignature?: { alg: string; kid: string; sig: string; signedAt: string };
+}
+
+function peakRssMB(): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (m) return Math.round(Number(m[1]) / 102.4) / 10;
+  } catch {
+    // not Linux
+  }
+  return Math.round(process.resourceUsage().maxRSS / 102.4) / 10;
+}
+
+export async function verifyFloor(file: string): Promise<{ entries: number; good: number }> {
+  const pool = createSigPool();
+  const queue = createSigQueue({ verifyBatch: (items) => pool.verify(items) });
+  const backend = defaultBackend();
+  const keys = new Map<string, Uint8Array>();
+  let entries = 0;
+  let good = 0;
+  const count = (ok: boolean) => {
+    if (ok) good++;
+  };
+  try {
+    await forEachLine(file, (text) => {
+      if (text === '') return undefined;
+      const j = JSON.parse(text) as Line;
+      if (j.kind === 'Payload') {
+        backend.sha256Hex(text);
+        return undefined;
+      }
+      if (j.kind === 'KeyRecord' && typeof j.kid === 'string' && typeof j.publicKey === 'string') {
+        keys.set(j.kid, Buffer.from(j.publicKey, 'base64url'));
+        return undefined;
+      }
+      if (j.kind !== 'Event' || !j.eventSignature) return undefined;
+      entries++;
+      backend.sha256Hex(text);
+      const s = j.eventSignature;
+      const publicKey = keys.get(s.kid);
+      if (!publicKey) return undefined;
+      const msg = Buffer.from(`{"alg":"${s.alg}","hash":"${j.eventHash}","kid":"${s.kid}","kind":"Event","signedAt":"${s.signedAt}"}`, 'utf8');
+      return queue.add({ alg: 'EdDSA', publicKey, msg, sig: Buffer.from(s.sig, 'base64url') }, count);
+    });
+    await queue.drain();
+  } finally {
+    await pool.close();
+  }
+  return { entries, good };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const r = await verifyFloor(process.argv[2]);
+  const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  process.stdout.write(
+    JSON.stringify({ ms: Math.round(ms), cpuMs: Math.round((cpu.user + cpu.system) / 1000), ...r, peakRssMB: peakRssMB() }) + '\n',
+  );
+}
