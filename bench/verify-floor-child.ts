@@ -1,16 +1,17 @@
-// bench/verify-floor-child.ts: the verify section's floor (DESIGN §13, issue 16): the least an
-// offline verifier of an audit bundle must do, in a process of its own, as bench/floor-server.ts
-// is for ingest. `node --import tsx bench/verify-floor-child.ts BUNDLE` reads the file as `cookwala
-// verify` does (verifier/cli/bundle-file.ts forEachLine), parses every line with JSON.parse (not the
-// strict reader), hashes the text of every Event and Payload line once with SHA-256 (standing in
-// for the five hashes the spec fixes for an event: its event and entry hashes, its leaf and about
-// one interior node, and the payload's; node:crypto, as the verifier's default backend), and checks every entry's Ed25519 signature (the device's, or the sequencer's on an erasure) over
-// the signing header built from the entry, through the same worker pool (platform/sig-pool.ts) and
+// bench/verify-floor-child.ts: the verify section's floor (DESIGN §13): the least an offline
+// verifier of an audit bundle must do, in a process of its own, as bench/floor-server.ts is for
+// ingest. `node --import tsx bench/verify-floor-child.ts BUNDLE` reads the file as `cookwala
+// verify` does (verifier/cli/bundle-file.ts forEachLine), parses every line with JSON.parse (not
+// the strict reader), hashes the text of every Event and Payload line once with SHA-256 (standing
+// in for the hashes the spec fixes for each event, of which the verifier computes five; node:crypto,
+// as the verifier's default backend), and
+// checks every entry's Ed25519 signature (the device's, or the sequencer's on an erasure) over the
+// signing header built from the entry, through the same worker pool (platform/sig-pool.ts) and
 // batch queue (verifier/bundle/signature-batches.ts) as `cookwala verify`. It prints one JSON line
-// {ms, cpuMs, entries, good, peakRssMB}: good counts the entries whose signature verified, so a floor that
-// checked nothing cannot pass for one (verify-floor.test.ts). Left out, on purpose: the schemas,
-// I-JSON, RFC 8785, the hash chain, Merkle, times, key roles and validity, the (source, id) set,
-// checkpoints and erasures: everything that makes the verifier a verifier.
+// {ms, cpuMs, entries, good, peakRssMB}: good counts the entries whose signature verified, so a
+// floor that checked nothing cannot pass for one (verify-floor.test.ts). Left out, on purpose: the
+// schemas, I-JSON, RFC 8785, the hash chain, Merkle, times, key roles and validity, the (source,
+// id) set, checkpoints and erasures: everything that makes the verifier a verifier.
 
 import { readFileSync } from 'node:fs';
 import { forEachLine } from '../verifier/cli/bundle-file.ts';
@@ -64,7 +65,10 @@ export async function verifyFloor(file: string): Promise<{ entries: number; good
       const s = j.eventSignature;
       const publicKey = keys.get(s.kid);
       if (!publicKey) return undefined;
-      const msg = Buffer.from(`{"alg":"${s.alg}","hash":"${j.eventHash}","kid":"${s.kid}","kind":"Event","signedAt":"${s.signedAt}"}`, 'utf8');
+      const msg = Buffer.from(
+        `{"alg":"${s.alg}","hash":"${j.eventHash}","kid":"${s.kid}","kind":"Event","signedAt":"${s.signedAt}"}`,
+        'utf8',
+      );
       return queue.add({ alg: 'EdDSA', publicKey, msg, sig: Buffer.from(s.sig, 'base64url') }, count);
     });
     await queue.drain();
