@@ -7,19 +7,14 @@
 // and the largest heapTotalMB, externalMB, arrayBuffersMB sampled every 100 ms}.
 // baseRssMB is the child's high-water mark before the first pair. Invariant: both duplicates found.
 
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createIdSet } from '../verifier/bundle/id-set.ts';
 import { createSpillDir } from '../verifier/cli/spill-dir.ts';
 import { runJsonChild } from './json-child.ts';
-
-const hwmMB = () => {
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
-  return m ? Math.round(Number(m[1]) / 102.4) / 10 : Math.round(process.resourceUsage().maxRSS / 102.4) / 10;
-};
+import { peakRssMB } from './proc-cpu.ts';
 
 async function child(pairs: number, mode: string): Promise<void> {
-  const base = hwmMB();
+  const base = peakRssMB();
   const sink = createSpillDir();
   let spillBytes = 0;
   const counting = {
@@ -57,7 +52,7 @@ async function child(pairs: number, mode: string): Promise<void> {
       mode,
       ms: Math.round(performance.now() - t0),
       duplicates: dups,
-      peakRssMB: hwmMB(),
+      peakRssMB: peakRssMB(),
       baseRssMB: base,
       setBytes: bytes,
       runs: set.runsWritten,

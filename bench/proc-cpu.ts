@@ -1,7 +1,8 @@
 // bench/proc-cpu.ts: CPU time of a process's threads from /proc (Linux: each task's comm, utime +
 // stime in clock ticks of 10 ms), for the benches' "where the time goes" (DESIGN §13), and a main
 // thread's scheduler counters (schedstat: ns on a core and ns waiting in the run queue, as the
-// kernel's sched-stats document them; involuntary switches from status). Leaves out:
+// kernel's sched-stats document them; involuntary switches from status), and this process's peak
+// resident memory (VmHWM, every thread included). Leaves out:
 // other systems (an empty map); a thread that ended between two readings loses its time.
 
 import { readdirSync, readFileSync } from 'node:fs';
@@ -70,4 +71,15 @@ export function schedBetween(a: SchedSample, b: SchedSample, seconds: number, un
     runQueueWaitShare: Math.round(((b.waitNs - a.waitNs) / wall) * 1000) / 1000,
     involuntarySwitchesPerUnit: Math.round(((b.involuntary - a.involuntary) / units) * 1000) / 1000,
   };
+}
+
+/** This process's peak resident memory in MB (the kernel's VmHWM; resourceUsage().maxRSS where /proc is absent). */
+export function peakRssMB(): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (m) return Math.round(Number(m[1]) / 102.4) / 10;
+  } catch {
+    // not Linux
+  }
+  return Math.round(process.resourceUsage().maxRSS / 102.4) / 10;
 }

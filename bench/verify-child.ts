@@ -8,18 +8,8 @@
 // tsx and the modules), heapMB and externalMB the largest main-thread heap and external
 // (ArrayBuffer) memory sampled every 250 ms: what the peak is made of (DESIGN §13).
 
-import { readFileSync } from 'node:fs';
+import { peakRssMB } from './proc-cpu.ts';
 import { verifyBundleFile } from '../verifier/cli/verify.ts';
-
-function peakRssMB(): number {
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
-    if (m) return Math.round(Number(m[1]) / 102.4) / 10;
-  } catch {
-    // not Linux
-  }
-  return Math.round(process.resourceUsage().maxRSS / 102.4) / 10;
-}
 
 const [file, policy, workers] = process.argv.slice(2);
 const startRssMB = peakRssMB();

@@ -13,7 +13,7 @@
 // schemas, I-JSON, RFC 8785, the hash chain, Merkle, times, key roles and validity, the (source,
 // id) set, checkpoints and erasures: everything that makes the verifier a verifier.
 
-import { readFileSync } from 'node:fs';
+import { peakRssMB } from './proc-cpu.ts';
 import { forEachLine } from '../verifier/cli/bundle-file.ts';
 import { createSigQueue } from '../verifier/bundle/signature-batches.ts';
 import { createSigPool } from '../platform/sig-pool.ts';
@@ -25,16 +25,6 @@ interface Line {
   publicKey?: string;
   eventHash?: string;
   eventSignature?: { alg: string; kid: string; sig: string; signedAt: string };
-}
-
-function peakRssMB(): number {
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
-    if (m) return Math.round(Number(m[1]) / 102.4) / 10;
-  } catch {
-    // not Linux
-  }
-  return Math.round(process.resourceUsage().maxRSS / 102.4) / 10;
 }
 
 export async function verifyFloor(file: string): Promise<{ entries: number; good: number }> {
