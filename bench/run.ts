@@ -31,7 +31,8 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   verify: () => import('./verify.ts'),
   // only the hostile inputs of the verify section (issue 14); merged into results.verify
   verifyHostile: () => import('./verify-hostile.ts'),
-  // opt-in (`--only verify7`, about 30 minutes on 2 cores): one run over 10^7 events, merged into results.verify.at1e7
+  // opt-in (`--only verify7`, about 30 minutes on 2 cores, and about 10 more for the floor's one pair): one run over
+  // 10^7 events, merged into results.verify.at1e7
   verify7: async () => ({
     run: async () => (await import('./verify.ts')).run({ quick: false, sizes: [10_000_000], hostile: false, pairs: 1 }),
   }),

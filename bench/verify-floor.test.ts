@@ -1,8 +1,8 @@
-// bench/verify-floor.test.ts: the verify floor (verify-floor-child.ts) really checks every event's
+// bench/verify-floor.test.ts: the verify floor (verify-floor-child.ts) really checks every entry
 // signature of a generated bundle (real Ed25519 signatures, erasures, checkpoints): a child process
-// run over a clean bundle finds them all good (the events' and the sequencer's erasure entries'), and a bundle with one event's signature altered
-// counts one fewer, so the floor's time can never be that of a reader that checked nothing;
-// verifyFloorSummary's arithmetic on known figures.
+// run over a clean bundle finds them all good (the events' and the sequencer's erasure entries'),
+// and a bundle with one event's signature altered counts one fewer, so the floor's time can never
+// be that of a reader that checked nothing; verifyFloorSummary's arithmetic on known figures.
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeFile } from 'node:fs/promises';
 import { join, dirname } from 'node:path';
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { generateLog } from '../testkit/log-generator.ts';
 import { makeTempDir, removeDir } from '../testkit/tmp.ts';
 import { runJsonChild } from './json-child.ts';
-import { verifyFloor } from './verify-floor-child.ts';
+import { verifyFloor, type FloorResult } from './verify-floor-child.ts';
 import { verifyFloorSummary } from './verify.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -35,11 +35,7 @@ async function bundle(tamper?: (lines: string[]) => void): Promise<string> {
 describe('verify floor', () => {
   it('checks every event signature of a clean bundle, in a child process', async () => {
     const file = await bundle();
-    const r = await runJsonChild<{ ms: number; cpuMs: number; entries: number; good: number; peakRssMB: number }>(
-      join(HERE, 'verify-floor-child.ts'),
-      [file],
-      'verify floor',
-    );
+    const r = await runJsonChild<FloorResult>(join(HERE, 'verify-floor-child.ts'), [file], 'verify floor');
     // Every event, and the sequencer's erasure entries (one per 1,000 events): all signed.
     expect(r.entries).toBe(EVENTS + 2);
     expect(r.good).toBe(r.entries);

@@ -24,6 +24,7 @@ import { measurePairs } from './pairs.ts';
 import { runHostile } from './verify-hostile.ts';
 import { makeTempDir, removeDir } from '../testkit/tmp.ts';
 import { runJsonChild } from './json-child.ts';
+import type { FloorResult } from './verify-floor-child.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -80,14 +81,6 @@ function verifyInChild(file: string, policy: string): Promise<ChildResult> {
   );
 }
 
-interface FloorResult {
-  ms: number;
-  cpuMs: number;
-  entries: number;
-  good: number;
-  peakRssMB: number;
-}
-
 function floorInChild(file: string): Promise<FloorResult> {
   return runJsonChild(join(HERE, 'verify-floor-child.ts'), [file], 'verify floor');
 }
@@ -96,7 +89,7 @@ function floorInChild(file: string): Promise<FloorResult> {
 export const VERIFY_TARGET = 0.9;
 
 /**
- * What the floor says of ours (pure arithmetic, verify.test.ts): one signature's CPU on `cores`
+ * What the floor says of ours (pure arithmetic, verify-floor.test.ts): one signature's CPU on `cores`
  * at the limit, the CPU per event of ours and of the floor besides it, what the target leaves
  * besides it (signature x (1/0.9 - 1)), and ours as a share of the floor's ratio.
  */
