@@ -1,4 +1,4 @@
-// bench/append-hypercore.ts: hypercore's side of the `append` section (bench/append.ts, DESIGN §13
+// bench/append-hypercore.ts: hypercore's side of the `append` section (bench/append.ts, docs/design.md §13
 // item 4): one run of hypercore 11 on its RocksDB storage (hypercore-storage 3), the same blocks in
 // batches of 100, each append awaited, and in the synced mode RocksDB's write-ahead log fdatasync'd
 // after every append (hypercore has no synced append: rocksdb-native calls rocksdb_write with the

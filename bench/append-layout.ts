@@ -1,4 +1,4 @@
-// bench/append-layout.ts: the `append.layoutPrototype` figures of bench/results.json (DESIGN §13
+// bench/append-layout.ts: the `append.layoutPrototype` figures of bench/results.json (docs/design.md §13
 // item 4, bench only): what fewer keys per entry (tiles and bundles, as Tessera and Sunlight
 // store them) would save in LevelDB alone. The same planned batches (the store's own planGroup
 // over the bench's entries) are written, synced, to a bare LevelDB as (a) the store writes them

@@ -1,4 +1,4 @@
-// bench/append.ts: the `append` section of bench/results.json (DESIGN §13
+// bench/append.ts: the `append` section of bench/results.json (docs/design.md §13
 // item 4): the same 600-byte blocks, in batches of 100, each append awaited, appended (a) to
 // the logstore as entries whose payload is a CloudEvent carrying the block (data_base64), every
 // batch ONE LevelDB batch with entries, payloads, dedup index, Merkle nodes and head, and (b) to
@@ -235,7 +235,7 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
   const unsynced = summariseMode(modes.unsynced);
   const steadyState = { blocksPerRun: steadyBatches * BATCH, ...summariseMode(steadyRuns) };
   return {
-    // headline: equal durability, both synced per batch (the DESIGN §13 targets)
+    // headline: equal durability, both synced per batch (the docs/design.md §13 targets)
     ratioToHypercore: synced.ratioToHypercore,
     syncedRatioToHypercore: synced.ratioToHypercore,
     unsyncedRatioToHypercore: unsynced.ratioToHypercore,

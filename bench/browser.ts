@@ -1,6 +1,6 @@
-// bench/browser.ts: the `browser` section of bench/results.json (DESIGN §12b, §13): the
+// bench/browser.ts: the `browser` section of bench/results.json (docs/design.md §12b, §13): the
 // offline verifier page (web/dist/verifier.html, opened from disk) in headless Debian Chromium with
-// the flags of DESIGN §12b, verifying a generated bundle of 10^5 events (quick: 10^4; the
+// the flags of docs/design.md §12b, verifying a generated bundle of 10^5 events (quick: 10^4; the
 // testkit/log-generator.ts bundle with real signatures, erasures and cosigned checkpoints) that
 // the CLI verifier (bench/verify-child.ts, what `cookwala verify` runs, all cores) verifies in the
 // same run. verifyEventsPerSec is the page's, timed by its worker from the first byte read to the

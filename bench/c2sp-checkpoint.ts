@@ -1,4 +1,4 @@
-// bench/c2sp-checkpoint.ts: the sequencer side of the `c2sp` section of bench/results.json (DESIGN
+// bench/c2sp-checkpoint.ts: the sequencer side of the `c2sp` section of bench/results.json (docs/design.md
 // §13, §7a): the time from an event's acknowledgement (201, after fsync) to the first published
 // checkpoint that covers it, cosigned by a quorum of C2SP witnesses over tlog-witness HTTP (2 of 3
 // on 127.0.0.1), with the checkpoint interval at 250 ms, as bench/checkpoint.ts measures the

@@ -1,10 +1,10 @@
-// bench/c2sp.ts: the `c2sp` section of bench/results.json (DESIGN §13): the C2SP paths.
+// bench/c2sp.ts: the `c2sp` section of bench/results.json (docs/design.md §13): the C2SP paths.
 // `witnessAddCheckpointPerSec`: tlog-witness add-checkpoint requests per second that ONE witness
 // decides over HTTP on 127.0.0.1 (keep-alive, SOCKETS connections) across 1,000 C2SP logs admitted
 // by vkey, with the real state store (each cosignature after a synced LevelDB commit, group
 // commit across concurrent requests). The logs run in a child process
 // (bench/c2sp-witness-client.ts: independent node:crypto notes and proofs, built before the
-// clock starts; each log sends its next checkpoint once its last is answered, chainLogs). Target >= 0.7 of the crypto limit (DESIGN §13): measured in interleaved pairs
+// clock starts; each log sends its next checkpoint once its last is answered, chainLogs). Target >= 0.7 of the crypto limit (docs/design.md §13): measured in interleaved pairs
 // (bench/pairs.ts: this run's one-core limit of one request = 1 Ed25519 verify + 1 sign + the
 // consistency proof's hashing, then one timed phase of the child (witnessRounds requests a log, bench/witness-harness.ts), PAIRS times (after an untimed warm-up phase); median pair, spreads,
 // limitsAgree), and the same per CPU-second of the witness's process (witnessCpuRatioToCryptoLimit:

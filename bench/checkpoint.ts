@@ -1,4 +1,4 @@
-// bench/checkpoint.ts: the `checkpoint` section of bench/results.json (DESIGN §13): the time from
+// bench/checkpoint.ts: the `checkpoint` section of bench/results.json (docs/design.md §13): the time from
 // an event's acknowledgement (201, after fsync) to the first published checkpoint that covers it,
 // cosigned by the quorum (2 of 3 witnesses over libp2p on 127.0.0.1, each with its synced state
 // store), with the checkpoint interval set to 250 ms for this run. One process holds the

@@ -1,4 +1,4 @@
-// bench/cpu-profile.ts: where the time of a V8 CPU profile goes, by layer (DESIGN §2, §13).
+// bench/cpu-profile.ts: where the time of a V8 CPU profile goes, by layer (docs/design.md §2, §13).
 // `node --import tsx bench/cpu-profile.ts FILE.cpuprofile [--per N] [--top K] [--by layer|file]
 // [--phases FILE [--mode single|batch] [--target sequencer|floor]]` reads a profile written by
 // `node --cpu-prof` (the bench's COOKWALA_BENCH_CPU_PROF=DIR: the sequencer of the ingest section,

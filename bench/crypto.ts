@@ -1,4 +1,4 @@
-// bench/crypto.ts: the `crypto` section of bench/results.json (DESIGN §13): sign, verify, SHA-256
+// bench/crypto.ts: the `crypto` section of bench/results.json (docs/design.md §13): sign, verify, SHA-256
 // on 1 KB and JCS of an ~800-byte object, node:crypto and @noble side by side, plus node:crypto
 // Ed25519 verify/s on all cores (worker threads), the limit other sections report ratios against.
 

@@ -1,4 +1,4 @@
-// bench/floor-server.ts: the ingest floor (DESIGN §13), a child process the ingest
+// bench/floor-server.ts: the ingest floor (docs/design.md §13), a child process the ingest
 // section measures beside the sequencer under the same load. It does the least any sequencer of
 // events over HTTP into LevelDB must do, and nothing of what makes ours a Cookwala log:
 // node:http, the body read whole and JSON.parse'd (no I-JSON check), each event written again

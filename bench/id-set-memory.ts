@@ -1,4 +1,4 @@
-// bench/id-set-memory.ts: the memory of the (source, id) set alone at 10^7 pairs (DESIGN §13),
+// bench/id-set-memory.ts: the memory of the (source, id) set alone at 10^7 pairs (docs/design.md §13),
 // without 10^7 signatures: `node --import tsx bench/id-set-memory.ts [PAIRS] [spill|memory]` runs
 // the set in a child process of its own (so the peak is the set's plus a bare Node) with pairs
 // shaped like a generated bundle's (16 device sources, ids ev-N), two planted duplicates, the

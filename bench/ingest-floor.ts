@@ -1,5 +1,5 @@
 // bench/ingest-floor.ts: the ingest section's figures against the floor (bench/floor-server.ts,
-// DESIGN §13): a timed phase as bench/ingest.ts measures it, and what the floor's phases say of
+// docs/design.md §13): a timed phase as bench/ingest.ts measures it, and what the floor's phases say of
 // ours, for batches (floorSummary: the ratio the 0.7 target allows) and for single posts
 // (floorSingleSummary: what 6,000/s leaves per post). Pure arithmetic on measured phases, so
 // bench/floor-server.test.ts checks it on known figures.
@@ -62,7 +62,7 @@ export function floorSummary(phases: Phase[], seqMedian: Phase, limit: number, c
   };
 }
 
-/** The target the ingest section reports for single posts (DESIGN §13). */
+/** The target the ingest section reports for single posts (docs/design.md §13). */
 export const SINGLE_TARGET_PER_SEC = 6_000;
 
 /**

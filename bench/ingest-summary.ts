@@ -1,4 +1,4 @@
-// bench/ingest-summary.ts: the ingest section's modes from their interleaved pairs (DESIGN §13,
+// bench/ingest-summary.ts: the ingest section's modes from their interleaved pairs (docs/design.md §13,
 // bench/pairs.ts): a mode's median pair with the spread of its ratios and limits and the latency
 // of its requests (modeSummary), and single posts at each number of clients in flight
 // (clientsSummary, `ingest.singleByClients`). Pure arithmetic on measured phases

@@ -1,4 +1,4 @@
-// bench/ingest.ts: the `ingest` section of bench/results.json (DESIGN §13). A
+// bench/ingest.ts: the `ingest` section of bench/results.json (docs/design.md §13). A
 // real `cookwala sequencer` child process listens on 127.0.0.1; this process plays many devices
 // over keep-alive HTTP (bench/raw-http-client.ts, one connection per device, so the load generator
 // takes as little as it can of the two cores the sequencer runs on): single structured posts from

@@ -1,4 +1,4 @@
-// bench/logs.ts: the `logs` section of bench/results.json (DESIGN §12a, §13): one `cookwala
+// bench/logs.ts: the `logs` section of bench/results.json (docs/design.md §12a, §13): one `cookwala
 // sequencer` child process hosting 1,000 and then 10,000 logs (quick: 100 and 500) under its
 // memory budget (--memory-budget 2048), driven over keep-alive HTTP from this process. Per size:
 // the stores are created on first use (config.json lists the logs; each log's device-key file is

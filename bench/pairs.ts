@@ -1,4 +1,4 @@
-// bench/pairs.ts: ratios that survive a noisy machine (DESIGN §13): a figure and the
+// bench/pairs.ts: ratios that survive a noisy machine (docs/design.md §13): a figure and the
 // limit it is judged against are measured in interleaved pairs (limit, figure, limit, figure, …,
 // at least 3 pairs), each pair's ratio computed from its own limit, and the median pair reported
 // with the spread of all ratios. A run whose limits disagree by more than 20% (max/min > 1.2) says

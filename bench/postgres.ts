@@ -1,4 +1,4 @@
-// bench/postgres.ts: the `postgres` section of bench/results.json (DESIGN §12a, §13). Ingest over
+// bench/postgres.ts: the `postgres` section of bench/results.json (docs/design.md §12a, §13). Ingest over
 // HTTP into a real `cookwala sequencer` child process, on LevelDB and on PostgreSQL (the server
 // .ci/run starts: COOKWALA_TEST_PG), in interleaved pairs (LevelDB run, PostgreSQL run, three
 // times, each on a fresh log), batches of 100 signed events from 16 devices, every ack checked;

@@ -1,5 +1,5 @@
 // bench/proc-cpu.ts: CPU time of a process's threads from /proc (Linux: each task's comm, utime +
-// stime in clock ticks of 10 ms), for the benches' "where the time goes" (DESIGN §13), and a main
+// stime in clock ticks of 10 ms), for the benches' "where the time goes" (docs/design.md §13), and a main
 // thread's scheduler counters (schedstat: ns on a core and ns waiting in the run queue, as the
 // kernel's sched-stats document them; involuntary switches from status), and this process's peak
 // resident memory (VmHWM, every thread included). Leaves out:

@@ -1,4 +1,4 @@
-// bench/proof.ts: the `proof` section of bench/results.json (DESIGN §13): inclusion proofs from a
+// bench/proof.ts: the `proof` section of bench/results.json (docs/design.md §13): inclusion proofs from a
 // store of n = 10^7 leaves (10^6 with --quick), built through the bulk path (synthetic leaf
 // hashes; the tree, node keys and head are the real ones), reopened, and timed per proof; every
 // proof is verified against the root. Leaves out: consistency proofs and the HTTP route.

@@ -1,7 +1,7 @@
-// bench/run.ts: `npm run bench [-- --quick] [-- --only a,b] [-- --out FILE]`. Runs every section of DESIGN §13 in
+// bench/run.ts: `npm run bench [-- --quick] [-- --only a,b] [-- --out FILE]`. Runs every section of docs/design.md §13 in
 // one run, each measuring against limits measured in the same run, writes
 // bench/results.json (merged: sections not run keep their last result) and prints a table of the
-// targets of DESIGN §13, plus a line for every section
+// targets of docs/design.md §13, plus a line for every section
 // whose limits disagreed by more than 20% (a `limitsAgree: false` anywhere in its result). Each
 // section runs in a child process of its own (runSection), one after another. A `--quick` run writes its own untracked file instead (QUICK_RESULTS below), never bench/results.json, so
 // results.json and the README table always hold full runs (`--out FILE` names another file, for
@@ -29,7 +29,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   proof: async () => ({ run: (await import('./proof.ts')).runProof }),
   ingest: () => import('./ingest.ts'),
   verify: () => import('./verify.ts'),
-  // only the hostile inputs of the verify section (issue 14); merged into results.verify
+  // only the hostile inputs of the verify section; merged into results.verify
   verifyHostile: () => import('./verify-hostile.ts'),
   // opt-in (`--only verify7`, about 30 minutes on 2 cores, and about 10 more for the floor's one pair): one run over
   // 10^7 events, merged into results.verify.at1e7
@@ -44,9 +44,9 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   c2spCheckpoint: () => import('./c2sp-checkpoint.ts'),
   strictJson: () => import('./strict-json.ts'),
   browser: () => import('./browser.ts'),
-  // PostgreSQL logstore driver beside LevelDB, and take-over of two sequencers (issue 13 part 3)
+  // PostgreSQL logstore driver beside LevelDB, and take-over of two sequencers
   postgres: () => import('./postgres.ts'),
-  // many logs on one sequencer, and one witness for 40,000 logs (issue 13 parts 1 and 2)
+  // many logs on one sequencer, and one witness for 40,000 logs
   logs: () => import('./logs.ts'),
   witnessScale: () => import('./witness-scale.ts'),
 };
@@ -81,7 +81,7 @@ const TARGETS: Target[] = [
   ['witnessScale.startupSeconds', (v) => v <= 10, '<= 10 s'],
   ['witnessScale.addCheckpointPerSec', (v) => v >= 1000, '>= 1,000/s'],
   ['postgres.takeoverMs', () => true, '(reported: SIGKILL -> first 201)'],
-  // DESIGN §13 (issue 16): ratios measured in interleaved pairs against their limits (bench/pairs.ts)
+  // docs/design.md §13: ratios measured in interleaved pairs against their limits (bench/pairs.ts)
   ['ingest.ratioToVerifyLimit', (v) => v >= 0.7, '>= 0.7'],
   ['ingest.singleEventsPerSec', (v) => v >= 6000, '>= 6,000/s'],
   ['ingest.singleP99Ms', () => true, '(reported)'],

@@ -1,7 +1,7 @@
 // Smoke test of the bench sections (the measured runs are `npm run bench`): each quick run
 // completes against the real parts (LevelDB, HTTP, libp2p, hypercore, a verify child process) and
 // reports the keys that bench/run.ts tabulates: the figures as positive numbers, the pair summaries
-// of DESIGN §13 (median ratio, spreads, limitsAgree) with their types. No figure is compared with a
+// of docs/design.md §13 (median ratio, spreads, limitsAgree) with their types. No figure is compared with a
 // target here: speed is measured, never asserted. The verify section runs on small bundles
 // (2,000 and 5,000 events) without its hostile inputs (bench/verify-hostile.ts, 256 MB lines).
 import { describe, expect, it } from 'vitest';

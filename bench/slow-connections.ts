@@ -1,4 +1,4 @@
-// bench/slow-connections.ts: the `slowConnections` section of bench/results.json (DESIGN §13): well-behaved clients keep
+// bench/slow-connections.ts: the `slowConnections` section of bench/results.json (docs/design.md §13): well-behaved clients keep
 // their normal p99 while many slow connections try to hold the sequencer, and the slow ones are
 // shed. A sequencer with its default bounds (platform/http-limits.ts) listens on loopback; 8
 // well-behaved keep-alive clients from 127.0.0.2 GET /.well-known/cookwala.json in a loop, first

@@ -1,7 +1,7 @@
 // bench/strict-json.ts: the cost of verifier/encoding/strict-json.ts parseJson (I-JSON: duplicate names,
 // depth, length) against plain JSON.parse on the same text, on an ~800-byte event and on a 1 MB
 // bundle-like line (an array of small event-like objects, many short names), as interleaved pairs
-// (DESIGN §13: limit, figure, limit, figure; the median pair is reported with its spread). The
+// (docs/design.md §13: limit, figure, limit, figure; the median pair is reported with its spread). The
 // ratio is strict/JSON.parse throughput: 1 would be free.
 
 import { parseJson } from '../verifier/encoding/strict-json.ts';

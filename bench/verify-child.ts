@@ -6,7 +6,7 @@
 // peakRssMB the kernel's high-water mark of resident memory (VmHWM, workers included;
 // process.resourceUsage().maxRSS where /proc is absent), startRssMB that mark before verifying (Node,
 // tsx and the modules), heapMB and externalMB the largest main-thread heap and external
-// (ArrayBuffer) memory sampled every 250 ms: what the peak is made of (DESIGN §13).
+// (ArrayBuffer) memory sampled every 250 ms: what the peak is made of (docs/design.md §13).
 
 import { peakRssMB } from './proc-cpu.ts';
 import { verifyBundleFile } from '../verifier/cli/verify.ts';

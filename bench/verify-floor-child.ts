@@ -1,4 +1,4 @@
-// bench/verify-floor-child.ts: the verify section's floor (DESIGN §13): the least an offline
+// bench/verify-floor-child.ts: the verify section's floor (docs/design.md §13): the least an offline
 // verifier of an audit bundle must do, in a process of its own, as bench/floor-server.ts is for
 // ingest. `node --import tsx bench/verify-floor-child.ts BUNDLE` reads the file as `cookwala
 // verify` does (verifier/cli/bundle-file.ts forEachLine), parses every line with JSON.parse (not

@@ -1,4 +1,4 @@
-// bench/verify-hostile.ts: `verify.hostilePeakRssMB` of DESIGN §13: the offline verifier's
+// bench/verify-hostile.ts: `verify.hostilePeakRssMB` of docs/design.md §13: the offline verifier's
 // peak resident memory on inputs built to exhaust it, each verified in its own child process
 // (bench/verify-child.ts, the code path of `cookwala verify`, which reports the kernel's VmHWM). The
 // inputs are generated on the fly into a temp dir and removed: a small valid bundle with one

@@ -1,4 +1,4 @@
-// bench/verify.ts: the `verify` section of bench/results.json (DESIGN §13):
+// bench/verify.ts: the `verify` section of bench/results.json (docs/design.md §13):
 // the offline verifier over generated bundles (testkit/log-generator.ts: real signatures, erasures,
 // checkpoints cosigned by 3 witnesses) of 10^5 and 10^6 events (quick: 10^4 and 10^5), each
 // verified in a child process (bench/verify-child.ts, the code path of `cookwala verify`) that
@@ -85,7 +85,7 @@ function floorInChild(file: string): Promise<FloorResult> {
   return runJsonChild(join(HERE, 'verify-floor-child.ts'), [file], 'verify floor');
 }
 
-/** The 0.9 of DESIGN §13 for offline verify. */
+/** The 0.9 of docs/design.md §13 for offline verify. */
 export const VERIFY_TARGET = 0.9;
 
 /**

@@ -36,7 +36,7 @@ export function fakeLogs(prefix: string, n: number): FakeLog[] {
 /**
  * One add-checkpoint request per log, each log grown by `entries` since its last request; with
  * `logNote` its checkpoint also carries the log's C2SP note signature, as our sequencers send it
- * (withLogNoteSignature, DESIGN §4): the witness then checks two signatures per request.
+ * (withLogNoteSignature, docs/design.md §4): the witness then checks two signatures per request.
  */
 export async function buildRound(logs: FakeLog[], entries: number, logNote = false): Promise<AddCheckpointRequest[]> {
   const out: AddCheckpointRequest[] = [];

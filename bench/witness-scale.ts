@@ -1,4 +1,4 @@
-// bench/witness-scale.ts: the `witnessScale` section of bench/results.json (DESIGN §12a, §13):
+// bench/witness-scale.ts: the `witnessScale` section of bench/results.json (docs/design.md §12a, §13):
 // ONE `cookwala witness` child process admitting 40,000 logs by configuration (quick: 4,000),
 // the fake sequencers in another child (bench/witness-client.ts, persistent libp2p streams): every
 // log gets its first contact (untimed), then one round of add-checkpoint requests spread over all

@@ -1,4 +1,4 @@
-// bench/witness.ts: the `witness` section of bench/results.json (DESIGN §13): add-checkpoint
+// bench/witness.ts: the `witness` section of bench/results.json (docs/design.md §13): add-checkpoint
 // requests per second that ONE witness decides across 1,000 logs, over libp2p on 127.0.0.1
 // (TCP, noise, yamux), on persistent streams (a few client streams, as several sequencers would
 // hold), with the real state store (every cosignature after a synced LevelDB commit; concurrent
@@ -29,7 +29,7 @@
 // event loop's cost without the time a shared machine kept it waiting.
 // COOKWALA_BENCH_CPU_PROF=DIR writes a CPU profile of each timed phase (the witness's process).
 // `withLogNote`: the same figures for checkpoints that also carry the log's C2SP note signature,
-// as our sequencers send them (DESIGN §4): another 1,000 logs, two signatures checked per request,
+// as our sequencers send them (docs/design.md §4): another 1,000 logs, two signatures checked per request,
 // and a limit that counts both verifies.
 
 import '../bin/polyfill.ts';
@@ -93,7 +93,7 @@ export interface CryptoLimit {
  * This run's one-core crypto limit of one add-checkpoint (the witness decides on one event loop,
  * so one core is what it can use): the sequencer's Ed25519 signature over the checkpoint's signing
  * header verified, two cosignatures made (the JCS one and the cosignature/v1 one over the C2SP
- * body: every libp2p cosignature comes in both forms, DESIGN §7a), and the request's consistency and
+ * body: every libp2p cosignature comes in both forms, docs/design.md §7a), and the request's consistency and
  * head proofs checked (hashing). Measured part by part on `sample`, a request like the bench's.
  * With `verifies` 2, the log's note signature as well (the checkpoints our sequencers send).
  */

@@ -1,5 +1,5 @@
 // bin/main.ts: the one CLI, `cookwala`, dispatching to each part's command module
-// (sequencer/cli.ts, witness/cli.ts, executor/cli.ts, …; DESIGN §2, §12). Parts are imported
+// (sequencer/cli.ts, witness/cli.ts, executor/cli.ts, …; docs/design.md §2, §12). Parts are imported
 // lazily so `cookwala verify` never loads fastify or libp2p. An unknown subcommand or bad flags
 // print the usage and exit 2.
 

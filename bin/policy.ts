@@ -1,5 +1,5 @@
 // bin/policy.ts: `cookwala policy SUBCOMMAND`, one dispatcher for everything done to a witness
-// policy (DESIGN §4). The operator's subcommands live beside the sequencer's data
+// policy (docs/design.md §4). The operator's subcommands live beside the sequencer's data
 // directory (sequencer/cli-policy.ts): `add-witness`, `show`. The C2SP tlog-policy conversions,
 // `to-tlog` and `from-tlog`, are the auditor's and live in verifier/cli/policy-tlog.ts. Each
 // subcommand prints its own help; an unknown one gets "did you mean" and exit 2.

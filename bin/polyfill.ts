@@ -1,4 +1,4 @@
-// Node 20 lacks Promise.withResolvers, which libp2p 3 calls (DESIGN §15). Loaded before anything
+// Node 20 lacks Promise.withResolvers, which libp2p 3 calls (docs/design.md §15). Loaded before anything
 // imports libp2p: by the CLI entry point and by vitest's setup. Nothing else runs at import time.
 const P = Promise as unknown as { withResolvers?: unknown };
 if (typeof P.withResolvers !== 'function') {

@@ -1,4 +1,4 @@
-// demo/audit.ts: step 5 of the demo (DESIGN §8, §12): what an auditor is handed and what they run.
+// demo/audit.ts: step 5 of the demo (docs/design.md §8, §12): what an auditor is handed and what they run.
 // Wait until the sequencer publishes a checkpoint covering the log's head that meets the policy's
 // witness quorum (checked here with verifyCheckpoint, the auditor's own rule); then, each with its
 // real command, export the bundle (`cookwala export --url`), copy the witness policy, and verify the

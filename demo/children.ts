@@ -1,4 +1,4 @@
-// demo/children.ts: the demo's child processes (DESIGN §12): every part runs as the real
+// demo/children.ts: the demo's child processes (docs/design.md §12): every part runs as the real
 // command, `node bin/cookwala.js …`, with its stdout and stderr written straight into
 // DIR/logs/<name>.log (an append-mode file descriptor handed to the child), so children never
 // write into the demo's own output and their logs survive the demo. Children get their own

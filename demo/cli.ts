@@ -1,5 +1,5 @@
 // demo/cli.ts: `cookwala demo [--data DIR] [--once] [--fork] [--devices N]`, what `npm start` runs
-// (DESIGN §12). On a fresh checkout it takes DIR (data-dir.ts), then runs the steps in
+// (docs/design.md §12). On a fresh checkout it takes DIR (data-dir.ts), then runs the steps in
 // order, each through the parts' real commands as child processes (children.ts): the sequencer
 // and three witnesses (network.ts; the third is asked over C2SP tlog-witness HTTP, and the demo
 // prints the `curl …/tlog/{log}/checkpoint` line), simulated devices on a mission (mission.ts), one device's

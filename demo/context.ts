@@ -1,4 +1,4 @@
-// demo/context.ts: what the demo's steps share (DESIGN §12): the data directory, the log, the
+// demo/context.ts: what the demo's steps share (docs/design.md §12): the data directory, the log, the
 // child supervisor, the abort signal (Ctrl-C or a dead child), the demo's own output, and what
 // the steps learn as they go (URLs, keys, the policy). The steps are plain async functions over
 // this context; only demo/cli.ts decides their order. Left out: any global state.
@@ -8,7 +8,7 @@ import type { WitnessPolicy } from '../verifier/documents/policy.ts';
 import type { Supervisor } from './children.ts';
 
 export interface DemoOptions {
-  /** The log's origin (DESIGN §4). */
+  /** The log's origin (docs/design.md §4). */
   log: string;
   witnesses: number;
   quorum: number;

@@ -1,4 +1,4 @@
-// demo/data-dir.ts: the demo's data directory (DESIGN §12). The demo owns DIR only when DIR holds
+// demo/data-dir.ts: the demo's data directory (docs/design.md §12). The demo owns DIR only when DIR holds
 // its marker, DIR/demo.json (`{"kind":"CookwalaDemo", pid, startedAt}`), written first thing, so a
 // demo that crashed half-way is still recognised and cleared by the next run. Rules: a missing or
 // empty DIR is taken; a DIR with our marker is emptied first (unless the demo named in it is still
@@ -6,7 +6,7 @@
 // is not ours) is refused, and the caller exits 2. Nothing outside DIR is ever touched.
 // Invariant: no file is deleted unless DIR/demo.json parsed as our marker and no other kind's key
 // or marker lies at the top of DIR (platform/data-dir-kind.ts: a sequencer's keys are never wiped).
-// Layout after a run (what an auditor is handed, DESIGN §12): bundle.ndjson, policy.json,
+// Layout after a run (what an auditor is handed, docs/design.md §12): bundle.ndjson, policy.json,
 // keys.json, fork-proof.json (--fork); the parts' own folders: sequencer/, witness-{1,2,3}/,
 // executors/; children's logs in logs/ (sequencer, witness-N, executors, the withdrawing device's
 // name, export, keys, verify, verify-fork: one file each, runs appended under a `---` header).

@@ -1,4 +1,4 @@
-// demo/fork.ts: step 6 of the demo, `--fork` (DESIGN §4, §7; Core §5): the sequencer's own key
+// demo/fork.ts: step 6 of the demo, `--fork` (docs/design.md §4, §7; Core §5): the sequencer's own key
 // signs a conflicting checkpoint (the seq the witnesses cosigned last, another head and root) and
 // the demo, acting as a misbehaving sequencer, sends it over the witness protocol
 // (`/cookwala/witness/1.0.0`, witness/client/connection.ts) to every witness but the last. Each refuses it with

@@ -1,4 +1,4 @@
-// demo/http.ts: what the demo reads over HTTP from its children, on 127.0.0.1 only (DESIGN §10 for
+// demo/http.ts: what the demo reads over HTTP from its children, on 127.0.0.1 only (docs/design.md §10 for
 // the sequencer, the witness status API): JSON GETs with a time limit, the log's entries
 // as an incremental tail (NDJSON with the `cookwala-head` header) and a payload's state (present,
 // or erased: 410). Invariant: everything here only reads, and every call is bounded by a timeout

@@ -1,4 +1,4 @@
-// demo/live.ts: step 7 without --once (DESIGN §12): the network keeps running until
+// demo/live.ts: step 7 without --once (docs/design.md §12): the network keeps running until
 // Ctrl-C. The device that withdrew its consent is stopped and the simulator restarts over the same
 // devices with many more missions at a calmer clock and without --consent, so each device keeps
 // the consent it has: the withdrawn one keeps cooking with everything kept local (Core §8), the

@@ -1,4 +1,4 @@
-// demo/mission.ts: steps 3 and 4 of the demo (DESIGN §9, §12; Core §8 consent). Step 3 runs the
+// demo/mission.ts: steps 3 and 4 of the demo (docs/design.md §9, §12; Core §8 consent). Step 3 runs the
 // real simulator, `cookwala executor --simulate N` (devices in DIR/executors/devices/sim-K, consent
 // research_only, keys registered with the operator token), through realistic missions on a fast
 // clock (recipes with steps, pauses, a needs_human, a stop) until it exits by itself. Step 4
@@ -56,7 +56,7 @@ export function simulatorArgs(ctx: DemoContext, net: Network, o: { missions: num
     `--sequencer=${net.sequencerUrl}`,
     `--log=${ctx.opts.log}`,
     ...(o.consent ? [`--consent=${o.consent}`] : []),
-    // The token from its file, never in argv (issue 15: argv shows in `ps`).
+    // The token from its file, never in argv (argv shows in `ps`).
     `--register-token-file=${join(net.sequencerDir, 'operator.token')}`,
   ];
 }

@@ -1,4 +1,4 @@
-// demo/network.ts: step 2 of the demo (DESIGN §7, §12): the log's sequencer and its witnesses, each
+// demo/network.ts: step 2 of the demo (docs/design.md §7, §12): the log's sequencer and its witnesses, each
 // set up and run with its own real command. `cookwala init` makes DIR/sequencer (log
 // localhost/missions/demo, hash_only); `cookwala witness init` and `witness add-log` make
 // DIR/witness-N, each admitting the sequencer's KeyRecord (read from DIR/sequencer/policy.json);
@@ -131,7 +131,7 @@ export async function setUpNetwork(ctx: DemoContext): Promise<Network> {
   const first = admitted[0].then((dir) => startWitness(ctx, names[0], dir, []));
   const rest = names.slice(1).map(async (n, i) => {
     const dir = await admitted[i + 1];
-    // The last witness is reached over C2SP tlog-witness HTTP (DESIGN §7a), the others over libp2p;
+    // The last witness is reached over C2SP tlog-witness HTTP (docs/design.md §7a), the others over libp2p;
     // it still gossips with them over libp2p, so it hears of forks like any witness.
     return startWitness(ctx, n, dir, (await first).multiaddrs, i === names.length - 2);
   });
@@ -143,7 +143,7 @@ export async function setUpNetwork(ctx: DemoContext): Promise<Network> {
     ctx.say(`[${ctx.elapsed()}] ${w.name} up: key ${w.keyRecord.kid}, status API ${w.http}, asked over ${via}`);
   }
 
-  // A C2SP witness's policy entry carries its vkey and submission prefix (DESIGN §4).
+  // A C2SP witness's policy entry carries its vkey and submission prefix (docs/design.md §4).
   const entries = witnesses.map((w) => (w.c2sp ? { ...w.keyRecord, vkey: w.c2sp.vkey, url: w.c2sp.url } : w.keyRecord));
   const policy = readWitnessPolicy({ kind: 'WitnessPolicy', log: opts.log, sequencer: key, witnesses: entries, quorum: opts.quorum });
   if (!policy.ok) throw new DemoError(`the witness policy: ${policy.code}: ${policy.detail}`);

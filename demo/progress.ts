@@ -1,4 +1,4 @@
-// demo/progress.ts: the demo's compact progress line (DESIGN §12): head seq, the latest
+// demo/progress.ts: the demo's compact progress line (docs/design.md §12): head seq, the latest
 // published checkpoint with its cosigners, devices alive, events per second and forks known, read
 // from the sequencer's API (GET …/entries `cookwala-head`, …/checkpoint, /v1/devices) and the
 // witnesses' status APIs (GET /v1/forks). Sampling tolerates a part that does not answer (shown as

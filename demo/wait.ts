@@ -1,4 +1,4 @@
-// demo/wait.ts: the demo's bounded waiting (DESIGN §12): an abortable sleep, a poll that gives up
+// demo/wait.ts: the demo's bounded waiting (docs/design.md §12): an abortable sleep, a poll that gives up
 // after a named time limit, and DemoError, the one error a demo step throws when it cannot go on
 // (it names what failed and, where there is one, the log file that says why). Every wait here
 // has a limit and stops at once when the demo is interrupted or a child dies (the AbortSignal).

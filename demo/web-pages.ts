@@ -1,4 +1,4 @@
-// demo/web-pages.ts: the demo's pointers to the web pages (DESIGN §12b): before anything
+// demo/web-pages.ts: the demo's pointers to the web pages (docs/design.md §12b): before anything
 // else it makes sure the pages are built (web/build.ts --if-stale in a child process: skipped when
 // web/dist is newer than its sources; when it cannot build, the demo says how and goes on) and
 // says where the offline verifier page is on disk, and as soon as the sequencer listens, the URL

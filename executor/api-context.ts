@@ -1,4 +1,4 @@
-// executor/api-context.ts: what the executor's Core API routes (DESIGN §9; Cookwala Core 0.2 §6, §7,
+// executor/api-context.ts: what the executor's Core API routes (docs/design.md §9; Cookwala Core 0.2 §6, §7,
 // §8) share: the options the app is built with, the execution as the API shows it (executionView;
 // ETag = its status seq), the If-Match reader of resume and pause (§6.2: precondition_required
 // without, bad_request when it is not one seq), the Idempotency-Key reader, and who may call: the

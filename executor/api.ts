@@ -1,4 +1,4 @@
-// executor/api.ts: the Core API subset of a device executor on fastify (DESIGN §9; Cookwala Core 0.2
+// executor/api.ts: the Core API subset of a device executor on fastify (docs/design.md §9; Cookwala Core 0.2
 // §6, §7, §8), described by its route schemas (api-schemas.ts) and served as OpenAPI 3.1 at GET
 // /openapi.json (@fastify/swagger). This file builds the app: bounded server options, request
 // bodies read only as strict JSON (I-JSON: duplicate_member, too_deep, bad_json; anything else

@@ -1,4 +1,4 @@
-// executor/cli.ts: `cookwala executor` (DESIGN §12): run one device executor, or with --simulate N
+// executor/cli.ts: `cookwala executor` (docs/design.md §12): run one device executor, or with --simulate N
 // run N simulated devices through realistic missions on a fast clock, printing progress. Creates or
 // loads the device key (EdDSA, owner = the device's CloudEvents source urn:cookwala:device:<name>),
 // registers it with the sequencer when given an operator token, and delivers from the outbox only

@@ -1,4 +1,4 @@
-// executor/device-key.ts: a device's identity in its data dir (DESIGN §3, §9): an EdDSA key whose
+// executor/device-key.ts: a device's identity in its data dir (docs/design.md §3, §9): an EdDSA key whose
 // KeyRecord has role `device` and owner = the device's CloudEvents source `urn:cookwala:device:<name>`
 // (the sequencer accepts an event only when the signing key's owner equals its source). Files:
 //   DIR/device.key.json   {"alg":"EdDSA","kid":…,"secretKey":…}     mode 0600, never overwritten

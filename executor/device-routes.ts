@@ -1,4 +1,4 @@
-// executor/device-routes.ts: the device's own routes of the executor's Core API (DESIGN §9;
+// executor/device-routes.ts: the device's own routes of the executor's Core API (docs/design.md §9;
 // Cookwala Core 0.2 §6.1, §6.6, §8): GET /v1/capabilities (what this device runs, its keys,
 // consent and privacy), GET /v1/safety-limits (the pack it enforces), GET /v1/attendance and GET
 // /v1/consent for anyone, and PUT /v1/attendance and PUT /v1/consent (`none` withdraws) for the

@@ -1,4 +1,4 @@
-// executor/events.ts: the CloudEvents a device emits (DESIGN §9, Cookwala Core 0.2 §6.3, §7, §8):
+// executor/events.ts: the CloudEvents a device emits (docs/design.md §9, Cookwala Core 0.2 §6.3, §7, §8):
 // `cookwala.execution.<state>` for each status change (subject = execution id, `cookwalaseq` = the
 // status seq, id = `<execution id>.<seq>` so a resend is recognisably the same event),
 // `cookwala.device.heartbeat` and `cookwala.consent.withdrawn`, each signed with the device key

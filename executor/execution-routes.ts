@@ -1,4 +1,4 @@
-// executor/execution-routes.ts: the execution routes of the executor's Core API (DESIGN §9; Cookwala
+// executor/execution-routes.ts: the execution routes of the executor's Core API (docs/design.md §9; Cookwala
 // Core 0.2 §6, §7): POST /v1/executions (Idempotency-Key; 201 accepted, 422 problem+json carrying
 // the refused execution when the device cannot run it; a replay answers the original), GET
 // /v1/executions/{id} (ETag = status seq, 304 on If-None-Match), POST …/{id}/stop (§6.2: no body

@@ -1,4 +1,4 @@
-// executor/executor.ts: createExecutor(deps, opts), the device executor as one object (DESIGN §9):
+// executor/executor.ts: createExecutor(deps, opts), the device executor as one object (docs/design.md §9):
 // the store (LevelDB under the device's data dir), the execution service, the Core API app (built,
 // not listening), the hardware (simulated unless the device maker supplies one), the outbox
 // delivery and heartbeats to a sequencer (only when a sequencer is configured), and consent.

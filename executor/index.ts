@@ -1,4 +1,4 @@
-// executor/index.ts: the executor library's public surface (DESIGN §9) for device makers, the demo
+// executor/index.ts: the executor library's public surface (docs/design.md §9) for device makers, the demo
 // and benchmarks: createExecutor (store, service, Core API app, outbox delivery, heartbeats,
 // consent), the Hardware interface a device maker implements (or the simulated one), the device
 // identity, attendance (§6.6), the local stop control, and the simulator. Nothing here runs at

@@ -1,4 +1,4 @@
-// executor/missions.ts: realistic missions for the simulator (DESIGN §9): everyday recipes as Core
+// executor/missions.ts: realistic missions for the simulator (docs/design.md §9): everyday recipes as Core
 // execution requests (steps with operations, targets inside their envelopes, durations) plus a
 // script of what the people around the device do — open the lid for a while (a local pause, then
 // a resume with If-Match), answer a needs_human check, or press stop. Deterministic: mission m of

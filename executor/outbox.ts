@@ -1,4 +1,4 @@
-// executor/outbox.ts: delivery of the durable outbox to the sequencer (DESIGN §5, §9; Core 0.2 §7,
+// executor/outbox.ts: delivery of the durable outbox to the sequencer (docs/design.md §5, §9; Core 0.2 §7,
 // §8): at least once, in order per subject, with retry and bounded exponential backoff, resuming
 // after a restart from whatever store.ts still holds. Records go in creation order in batches; for
 // each event the sequencer's answer decides: 201/200 (appended, or a duplicate of one already
@@ -167,7 +167,7 @@ export function createDelivery(
     stats.failures++;
     stats.lastError = why;
     const d = backoffDelay(stats.consecutiveFailures++, base, max, random);
-    // Every refusal is said, with what happens next (issue 15): nothing fails silently.
+    // Every refusal is said, with what happens next: nothing fails silently.
     opts.onError?.(`delivery: ${why}; the events stay in the outbox, retrying in ${(d / 1000).toFixed(1)} s${refusalHint(why)}`);
     const slept = sleep(clock, d, stop.signal);
     opts.onWait?.('backoff', d);

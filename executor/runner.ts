@@ -1,4 +1,4 @@
-// executor/runner.ts: simulated hardware for the executor library and the simulator (DESIGN §9). It
+// executor/runner.ts: simulated hardware for the executor library and the simulator (docs/design.md §9). It
 // drives an accepted execution through accepted -> preparing -> running, then each planned step for
 // its duration on the injected clock; a step verified by a person ends in needs_human until someone
 // resumes; the last step ends in completed. Local controls: pause (a lid opened) and stop (the

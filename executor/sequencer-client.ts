@@ -1,4 +1,4 @@
-// executor/sequencer-client.ts: the device's HTTP client for a Cookwala sequencer (DESIGN §5, §10):
+// executor/sequencer-client.ts: the device's HTTP client for a Cookwala sequencer (docs/design.md §5, §10):
 // batch delivery of signed events (`application/cloudevents-batch+json`, one result per event),
 // heartbeats (structured `application/cloudevents+json`), and device key registration
 // (`POST /v1/logs/{log}/keys`, operator bearer token). Every POST carries an Idempotency-Key; a

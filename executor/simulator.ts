@@ -1,4 +1,4 @@
-// executor/simulator.ts: N simulated devices running realistic missions on a fast clock (DESIGN §9),
+// executor/simulator.ts: N simulated devices running realistic missions on a fast clock (docs/design.md §9),
 // for tests, the demo and benchmarks. Each device is a real executor (its own data dir, key,
 // LevelDB, outbox) with simulated hardware, listening on 127.0.0.1; the people around it act
 // through its HTTP API as any client would: they create an execution (Idempotency-Key per mission,
@@ -307,7 +307,7 @@ export async function runSimulation(opts: SimulationOptions): Promise<Simulation
   }
 }
 
-/** When this run delivered nothing, why (issue 15): so a second run on the same --data explains itself. */
+/** When this run delivered nothing, why: so a second run on the same --data explains itself. */
 export function nothingDeliveredReasons(
   opts: Pick<SimulationOptions, 'sequencerUrl' | 'dir'>,
   sum: SimulationSummary,

@@ -1,4 +1,4 @@
-// executor/store.ts: the device's durable state in one LevelDB under its data dir (DESIGN §9):
+// executor/store.ts: the device's durable state in one LevelDB under its data dir (docs/design.md §9):
 // executions, the idempotency index of POST /v1/executions, every signed event (the device's own
 // log, served by GET …/log), the outbox of events still to deliver, dead letters, and meta (consent,
 // outbox counter). Invariant: a status change, its event and its outbox record are written in ONE

@@ -1,4 +1,4 @@
-// The append plan's refusals on the fast path (DESIGN §4, §6): the checks the encoder now does in
+// The append plan's refusals on the fast path (docs/design.md §4, §6): the checks the encoder now does in
 // one pass (hash shapes, chaining) still refuse what the store's contract names, with the same
 // codes, and a refused plan adds nothing to a shared batch; the ops of an accepted plan decode back
 // to the entry, its Merkle leaf and its dedup value.

@@ -1,4 +1,4 @@
-// logstore/append-plan.ts: the pure half of an append or an erasure (DESIGN §4, §6). Given the
+// logstore/append-plan.ts: the pure half of an append or an erasure (docs/design.md §4, §6). Given the
 // head, a frontier and the items, it checks that the entries chain from the head (checkLink), hashes
 // the new leaves into a COPY of the frontier, and returns the exact LevelDB operations (entries,
 // payloads, indexes, one node key per leaf, the new head) plus the new head and frontier. The store

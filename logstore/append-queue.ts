@@ -1,4 +1,4 @@
-// logstore/append-queue.ts: the append path of the store (DESIGN §5 group commit, §6). Appends
+// logstore/append-queue.ts: the append path of the store (docs/design.md §5 group commit, §6). Appends
 // queue; a turn (run in the store's write order) takes the queued appends, up to GROUP_ENTRIES
 // entries, as one group, plans it (group-commit.ts) and writes it as ONE synced batch. While a
 // group's batch is being written the next group is already planned on the head that batch will

@@ -1,5 +1,5 @@
 // logstore/checkpoint-checks.ts: what both logstore drivers (LevelDB in store.ts, PostgreSQL in
-// postgres/store.ts) check before they store a signed checkpoint (DESIGN §6): its shape and log,
+// postgres/store.ts) check before they store a signed checkpoint (docs/design.md §6): its shape and log,
 // then, against what is stored, no second checkpoint at one seq with another head or root
 // (fork_detected) and no checkpoint beyond the durable head (store_behind_checkpoint). Leaves out:
 // comparing with the stored entries (each driver's disagreement(), which reads its own store) and

@@ -1,4 +1,4 @@
-// logstore/entry-codec.ts: the stored form of an Entry (DESIGN §4), about 40% of its JSON. An
+// logstore/entry-codec.ts: the stored form of an Entry (docs/design.md §4), about 40% of its JSON. An
 // entry of the exact shape buildEntry makes (no other members, canonical times, a canonical
 // base64url signature of a known alg) is stored in binary: hashes as 32 raw bytes, times as
 // milliseconds, strings length-prefixed; `kind`, `log` and `seq` are not stored at all (the kind

@@ -1,4 +1,4 @@
-// logstore/group-commit.ts: group commit for appends (DESIGN §5 "concurrent requests share one
+// logstore/group-commit.ts: group commit for appends (docs/design.md §5 "concurrent requests share one
 // synced write batch", §6): the planning of one group. Appends that arrive while a batch is being
 // written queue up (append-queue.ts); the next batch takes them, in call order, each planned on
 // the head the previous one left, and writes them with ONE fsync. Each append keeps its own

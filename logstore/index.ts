@@ -1,4 +1,4 @@
-// logstore/index.ts: the public surface of the log store (DESIGN §6): openLogStore and its types.
+// logstore/index.ts: the public surface of the log store (docs/design.md §6): openLogStore and its types.
 // The key layout, value encodings and node packing stay internal; bulkLoadTree is for benchmarks.
 
 export { openLogStore } from './store.ts';

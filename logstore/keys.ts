@@ -1,4 +1,4 @@
-// logstore/keys.ts: the key layout of one log's store (DESIGN §6). Keys are bytes: a prefix byte,
+// logstore/keys.ts: the key layout of one log's store (docs/design.md §6). Keys are bytes: a prefix byte,
 // then fixed-width big-endian integers, so bytewise order is seq order within a family.
 //
 // The per-entry records (entry, payload, Merkle nodes) have two layouts, a RecordLayout each:

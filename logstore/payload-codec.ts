@@ -1,5 +1,5 @@
 // logstore/payload-codec.ts: the stored form of a payload (a CloudEvent in the JSON event format,
-// DESIGN §4). An event carrying binary data (`data_base64`, canonical standard base64) keeps the
+// docs/design.md §4). An event carrying binary data (`data_base64`, canonical standard base64) keeps the
 // data as raw bytes after its JSON text, with "" in the data_base64 member as the placeholder, so
 // the stored bytes are 3/4 of the base64 and the member order is kept; every other event is stored
 // as its JSON text (the text the sequencer received, when it passes it: append-plan.ts payloadOf).

@@ -1,4 +1,4 @@
-// logstore/slab.ts: where the append path's value buffers come from (DESIGN §6, §13).
+// logstore/slab.ts: where the append path's value buffers come from (docs/design.md §6, §13).
 // An append writes a few hundred values of 40 B to 2 KB per batch; Buffer.allocUnsafe takes them
 // from Node's 8 KiB pool, which then needs a new ArrayBuffer every few entries. Here they are cut
 // from 64 KiB slabs instead, eight times fewer allocations for the same bytes. Leaves out: reuse

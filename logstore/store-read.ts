@@ -1,4 +1,4 @@
-// logstore/store-read.ts: the read side of the log store (DESIGN §6, §10): entries and payloads
+// logstore/store-read.ts: the read side of the log store (docs/design.md §6, §10): entries and payloads
 // by seq and as streamed ranges (LevelDB iterators, so constant memory), the (source, id) and
 // subject indexes, stored checkpoints, and Merkle roots and proofs at any size up to the head, as
 // `sha256:<hex>` strings, each read from stored nodes with ONE getMany (tree-nodes.ts). Leaves out

@@ -1,4 +1,4 @@
-// logstore/store-write.ts: what the two log store drivers (DESIGN §6, §12a: LevelDB in store.ts,
+// logstore/store-write.ts: what the two log store drivers (docs/design.md §6, §12a: LevelDB in store.ts,
 // PostgreSQL in postgres/store.ts) write the same way, over the read side (store-read.ts): writes
 // one at a time in call order (exclusive), appends through the group-commit queue
 // (append-queue.ts), the state rebuilt at open from the version, descriptor and head records and

@@ -1,4 +1,4 @@
-// logstore/store.ts: the durable store of one log (DESIGN §6) over LevelDB (`level` 10), the write
+// logstore/store.ts: the durable store of one log (docs/design.md §6) over LevelDB (`level` 10), the write
 // side (reads: store-read.ts; what both drivers write alike: store-write.ts). Every write (init,
 // append group, checkpoint, erasure) is ONE chained batch written with sync:true, and writes are
 // serialized, so the disk always holds a prefix of the appends, each whole. Appends are group-committed and pipelined (append-queue.ts). The head and

@@ -1,4 +1,4 @@
-// logstore/types.ts: the public shape of the log store (DESIGN §6), the API the sequencer codes
+// logstore/types.ts: the public shape of the log store (docs/design.md §6), the API the sequencer codes
 // against. One LogStore = one log = one LevelDB directory held by one process (store.ts), or one
 // log in a PostgreSQL database shared by several processes, one leading (postgres/store.ts). Leaves out the
 // implementation (store.ts) and the key layout (keys.ts). Invariant stated here for callers:

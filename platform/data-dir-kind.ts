@@ -1,4 +1,4 @@
-// platform/data-dir-kind.ts: what a data directory holds (DESIGN §12). Every command
+// platform/data-dir-kind.ts: what a data directory holds (docs/design.md §12). Every command
 // that takes `--data DIR` says which kind of directory it works on and calls `claimDataDir` first:
 //   demo       `cookwala demo`                 marker file demo.json (demo/data-dir.ts)
 //   sequencer  `cookwala init`, `sequencer`, `export --data`, `policy add-witness`

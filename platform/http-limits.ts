@@ -1,4 +1,4 @@
-// platform/http-limits.ts: the bounds every HTTP server of this project holds (DESIGN §14:
+// platform/http-limits.ts: the bounds every HTTP server of this project holds (docs/design.md §14:
 // "everything from outside is hostile: bounded size, nesting, time"): the sequencer's, the
 // witness's status / C2SP server and the executor's Core API take them from here, so one slow or
 // greedy client cannot hold a server. Bounds, each answered with a reason code when an answer can

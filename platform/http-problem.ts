@@ -1,5 +1,5 @@
 // platform/http-problem.ts: RFC 9457 problem details for every error an HTTP API of this
-// project answers (DESIGN §10): the sequencer's, the executor's Core API and the witness status
+// project answers (docs/design.md §10): the sequencer's, the executor's Core API and the witness status
 // API share it, so one failure reads the same everywhere. The one place where a failure becomes a status: the code comes from verifier/errors.ts
 // and the status from its table, never chosen by a route. Fastify's own errors (body too large,
 // unsupported media type, schema validation, bad JSON in its parsers) are mapped here too, so a

@@ -1,7 +1,7 @@
 // platform/level-open.ts: opening a LevelDB database (logstore, witness state, executor
 // store) with its failures as reason codes: another process holding the directory's lock is
 // store_locked (LevelDB allows one process per directory), and a missing database opened without
-// createIfMissing is not_found. Anything else is thrown as it came. Node only (DESIGN §2).
+// createIfMissing is not_found. Anything else is thrown as it came. Node only (docs/design.md §2).
 
 import { ProtocolError } from '../verifier/errors.ts';
 

@@ -1,7 +1,7 @@
 // platform/raw-route.ts: one hot POST route answered on fastify's own node:http server before
 // fastify routes the request (RFC 9112 framing is still node's: its parser, its header and request
 // timeouts, the connection caps of http-limits.ts all apply, as they sit on the server). Every other
-// request goes to fastify unchanged. Measured on the witness's POST /add-checkpoint (DESIGN §13,
+// request goes to fastify unchanged. Measured on the witness's POST /add-checkpoint (docs/design.md §13,
 // bench/c2sp.ts): fastify's routing, Request/Reply objects, per-request child logger, hooks and
 // body parser cost about 25 µs of event loop a request on top of node:http's ~35, about 7% of the
 // C2SP witness's CPU a request; on the sequencer's single-event ingest about 5% more posts a

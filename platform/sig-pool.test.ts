@@ -135,7 +135,7 @@ describe('sig-pool', () => {
       es,
       { ...es, sig: negS(es.sig) }, // high S: ES256 does not require low S
       { ...es, publicKey: Uint8Array.of(2, ...es.publicKey.subarray(1, 33)) }, // compressed point refused
-      { alg: 'EdDSA', msg: good.msg, publicKey: identityForgery(777n).pub, sig: identityForgery(777n).sig }, // issue 9: raw OpenSSL in the worker would accept it
+      { alg: 'EdDSA', msg: good.msg, publicKey: identityForgery(777n).pub, sig: identityForgery(777n).sig }, // raw OpenSSL in the worker would accept it
       ...Array.from({ length: 8 }, (_, i) => {
         const pub = keyOf(99n, T8); // mixed-order: raw OpenSSL accepts about 1 in 8 of these
         const msg = Uint8Array.of(i);

@@ -1,4 +1,4 @@
-// platform/sig-pool.ts: signature checks off the event loop (DESIGN §5, §13), shared by the
+// platform/sig-pool.ts: signature checks off the event loop (docs/design.md §5, §13), shared by the
 // sequencer's ingest and the offline verifier. A pool of worker_threads (default size
 // os.availableParallelism()) runs sig-worker.js, plain JS on node:crypto, so no loader is needed
 // in the worker. Callers build the signed bytes themselves (verifier/documents/signature.ts signingHeaderBytes) and

@@ -1,4 +1,4 @@
-// sequencer/admin-routes.ts: the process-wide routes (DESIGN §10, §12a): POST /v1/logs (operator:
+// sequencer/admin-routes.ts: the process-wide routes (docs/design.md §10, §12a): POST /v1/logs (operator:
 // host a new log; its store and signed descriptor are created, then config.json records it),
 // GET /v1/devices (liveness per device source), GET /.well-known/cookwala.json (the sequencer's
 // self-signed KeyRecord and the hosted origins) and GET /metrics (Prometheus). GET /openapi.json is
@@ -56,7 +56,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: SequencerContext)
   });
   app.get('/.well-known/cookwala.json', { schema: wellKnown }, async () => {
     const logs = ctx.logs.origins(); // every hosted log, open or not
-    // Each log's C2SP vkey (DESIGN §7a): what a tlog-witness operator admits the log with.
+    // Each log's C2SP vkey (docs/design.md §7a): what a tlog-witness operator admits the log with.
     const c2sp = logs.flatMap((log) => {
       const v = logVkeyOf(log, ctx.keyRecord);
       return v.ok ? [{ log, vkey: v.value, tiles: `/tlog/${encodeURIComponent(log)}/` }] : [];

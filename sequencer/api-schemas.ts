@@ -1,4 +1,4 @@
-// sequencer/api-schemas.ts: the JSON Schemas of the sequencer's HTTP bodies (DESIGN §10) that the
+// sequencer/api-schemas.ts: the JSON Schemas of the sequencer's HTTP bodies (docs/design.md §10) that the
 // route modules cite in their `describe(...)` (platform/openapi.ts), and the components of its
 // GET /openapi.json: the Core documents come from verifier/documents/schemas/bundle.ts unchanged
 // (Log, Event, Checkpoint, KeyRecord, KeyCache, WitnessPolicy, …); the answers that are not Core
@@ -111,7 +111,7 @@ const Devices = closed({
 const WellKnown = closed({
   keys: { type: 'array', items: ref('KeyRecord'), minItems: 1 },
   logs: { type: 'array', items: ref('origin') },
-  // DESIGN §7a: each hosted log's C2SP signed-note verifier key (key name = origin, Ed25519 0x01), for tlog-witness and tiles clients.
+  // docs/design.md §7a: each hosted log's C2SP signed-note verifier key (key name = origin, Ed25519 0x01), for tlog-witness and tiles clients.
   c2sp: {
     type: 'array',
     items: closed({
@@ -128,7 +128,7 @@ const Witnesses = closed({
   quorum: int(0),
   witnessed: {
     type: 'boolean',
-    description: 'false when the policy asks for no witness (quorum 0): checkpoints carry the sequencer signature alone (issue 15)',
+    description: 'false when the policy asks for no witness (quorum 0): checkpoints carry the sequencer signature alone',
   },
   witnesses: { type: 'array', items: closed({ kid: str(), owner: str() }) },
   publisher: nullable(
@@ -183,7 +183,7 @@ export const SEQUENCER_OPENAPI = {
   title: 'Cookwala sequencer',
   version: '0.2.1',
   description:
-    'Hash-chained CloudEvents log: ingest, checkpoints, proofs, erasure (Cookwala Core 0.2, DESIGN §10). ' +
+    'Hash-chained CloudEvents log: ingest, checkpoints, proofs, erasure (Cookwala Core 0.2, docs/design.md §10). ' +
     'Errors are RFC 9457 problem+json with a reason code.',
   schemas: SEQUENCER_SCHEMAS,
   securitySchemes: OPERATOR_SCHEME,

@@ -115,7 +115,7 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
   const publishing = (origin: string) => {
     const policy = opts.policy && opts.policy.log === origin ? opts.policy : undefined;
     const quorum = policy?.quorum ?? 0;
-    metrics.set('cookwala_witness_quorum', quorum, { log: origin }); // 0: unwitnessed, said on /metrics (issue 15)
+    metrics.set('cookwala_witness_quorum', quorum, { log: origin }); // 0: unwitnessed, said on /metrics
     const publisher = deps.publisherFor?.(origin, policy) ?? (quorum === 0 ? publishUnwitnessed : publishNever);
     return { publisher, quorum, policy };
   };
@@ -277,7 +277,7 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
   };
 }
 
-/** The log host's memory budget, open-store cap and timers from the config (DESIGN §12a). */
+/** The log host's memory budget, open-store cap and timers from the config (docs/design.md §12a). */
 function hostLimits(
   c: SequencerConfig,
   timers: boolean,

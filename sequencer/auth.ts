@@ -1,4 +1,4 @@
-// sequencer/auth.ts: the operator bearer token (DESIGN §10). Operator endpoints (erase, register
+// sequencer/auth.ts: the operator bearer token (docs/design.md §10). Operator endpoints (erase, register
 // keys, create logs) take `Authorization: Bearer <token>`, the token created by `cookwala init`.
 // Both sides are hashed to 32 bytes before crypto.timingSafeEqual, so neither the token's content
 // nor its length leaks through timing. Left out: scopes, several tokens, rotation (re-run init

@@ -1,11 +1,11 @@
 // sequencer/binary-event.ts: a CloudEvent received in HTTP binary content mode (CloudEvents HTTP
 // protocol binding §3.1: attributes in ce-* headers, datacontenttype in Content-Type, the data in
-// the body) turned into the JSON event format that the event hash is defined over (DESIGN §4).
+// the body) turned into the JSON event format that the event hash is defined over (docs/design.md §4).
 // The attributes come from the cloudevents SDK (HTTP.toEvent), then verifier/cloudevent/read.ts
 // normalizeBinaryExtensions restores types (cookwalaseq back to an Integer, `time` taken verbatim
 // from ce-time and never the one the SDK invents). The body is NOT given to the SDK: its parsers
 // rewrite data (a JSON number body becomes a string, `application/json; charset=utf-8` is not
-// parsed as JSON), which would change the hash. Instead, per DESIGN §4: JSON media types
+// parsed as JSON), which would change the hash. Instead, per docs/design.md §4: JSON media types
 // (json-format §3.1: subtype json or +json) put the parsed body in `data`; any other type puts the
 // bytes in `data_base64`; an empty body means no data. JSON data is read as I-JSON
 // (duplicate_member, too_deep: verifier/encoding/strict-json.ts), and every ce-* header must name an

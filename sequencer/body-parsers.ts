@@ -1,4 +1,4 @@
-// sequencer/body-parsers.ts: request body parsing for the sequencer app (DESIGN §10). Every body is
+// sequencer/body-parsers.ts: request body parsing for the sequencer app (docs/design.md §10). Every body is
 // read as raw bytes first (kept on request.rawBody for Idempotency-Key fingerprints) under the
 // config's bodyLimit (body_too_large). application/json is parsed with verifier/encoding/strict-json.ts
 // parseJson (bad_json; duplicate_member for a name twice in one object, I-JSON; too_deep), never
@@ -74,7 +74,7 @@ export function registerBodyParsers(app: FastifyInstance): void {
     request.rawBody = body as Buffer;
     // Binary content mode: Content-Type is the event's datacontenttype and the body its data,
     // which binary-event.ts reads (an empty body: no data). Parsing here would refuse an empty
-    // body before the ingest route sees the event (issue 14 #6).
+    // body before the ingest route sees the event.
     if (isBinaryMode(request.headers) && request.routeOptions.url?.endsWith('/events')) return done(null, body);
     const j = jsonBody(body as Buffer);
     if (j.ok) done(null, j.value);

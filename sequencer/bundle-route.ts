@@ -1,4 +1,4 @@
-// sequencer/bundle-route.ts: GET /v1/logs/{log}/bundle (DESIGN §8, §10), the audit bundle of a
+// sequencer/bundle-route.ts: GET /v1/logs/{log}/bundle (docs/design.md §8, §10), the audit bundle of a
 // hosted log streamed as application/x-ndjson while the sequencer keeps running (export.ts does the
 // writing; a LevelDB iterator sees a fixed snapshot, so appends during the export do not mix in).
 // The witness policy is read from the data directory on each request, so the exported checkpoints
@@ -19,10 +19,11 @@ import { describe } from '../platform/openapi.ts';
 import { errors, NDJSON, NDJSON_BODY } from './api-schemas.ts';
 
 const DOC = describe({
-  summary: 'The audit bundle (DESIGN §8), streamed while the sequencer runs',
+  summary: 'The audit bundle (docs/design.md §8), streamed while the sequencer runs',
   responses: {
     200: {
-      description: 'NDJSON: a header line, the Log descriptor, KeyRecords, Event entries, payload CloudEvents and Checkpoints (DESIGN §8)',
+      description:
+        'NDJSON: a header line, the Log descriptor, KeyRecords, Event entries, payload CloudEvents and Checkpoints (docs/design.md §8)',
       headers: { 'content-disposition': { type: 'string', description: 'attachment; filename="<origin>-<seq>.ndjson"' } },
       content: { [NDJSON]: { schema: NDJSON_BODY } },
     },

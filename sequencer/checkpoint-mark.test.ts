@@ -52,7 +52,7 @@ it('refuses a store restored from a backup older than the last signed checkpoint
   }
 });
 
-it('removes the temp files a writer killed mid-write left beside the mark when the log opens (issue 14 #9)', async () => {
+it('removes the temp files a writer killed mid-write left beside the mark when the log opens', async () => {
   const t = await startSequencer({ devices: [dev] });
   const s = eventStream(dev);
   try {

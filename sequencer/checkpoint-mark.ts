@@ -1,5 +1,5 @@
 // sequencer/checkpoint-mark.ts: the high-water mark of signed checkpoints, kept OUTSIDE the log's
-// LevelDB (DESIGN §6 "if the store is behind the last signed checkpoint it refuses to run").
+// LevelDB (docs/design.md §6 "if the store is behind the last signed checkpoint it refuses to run").
 // The store keeps its checkpoints beside its entries, so a store restored from an older backup
 // (or a LevelDB directory copied back) rolls both back together and looks consistent to itself;
 // re-sequencing from there would sign a second, different head for seqs already signed: a fork.
@@ -34,7 +34,7 @@ export function checkpointMarkFile(dataDir: string, origin: string): string {
 /** Refuse a store behind (or beside) the recorded mark; then hand back the writer. */
 export async function openCheckpointMark(dataDir: string, origin: string, store: LogStore): Promise<CheckpointMark> {
   const file = checkpointMarkFile(dataDir, origin);
-  // The store's lock makes this process the mark's one writer: a temp file of a killed one goes (issue 14 #9).
+  // The store's lock makes this process the mark's one writer: a temp file of a killed one goes.
   await removeStaleTemps(file);
   const mark = (await readJsonIfExists(file)) as Pick<Checkpoint, 'log' | 'seq' | 'head' | 'root'> | undefined;
   if (mark !== undefined) {

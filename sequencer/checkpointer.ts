@@ -1,4 +1,4 @@
-// sequencer/checkpointer.ts: signed checkpoints (DESIGN §4, §6, §7). Every checkpointIntervalMs,
+// sequencer/checkpointer.ts: signed checkpoints (docs/design.md §4, §6, §7). Every checkpointIntervalMs,
 // if the durable head moved (or none was signed yet), sign a checkpoint over it (seq, head hash,
 // Merkle root), persist it with putCheckpoint (synced) and only then hand it to the publisher.
 // "Latest signed" and "latest published" are kept apart: GET …/checkpoint serves the published
@@ -6,12 +6,12 @@
 // (cosigned up to the policy quorum) or undefined when the quorum was not met; a cosigned result
 // is persisted (same head and root, more signatures) before it is served. With quorum 0 (no
 // witnesses yet) the default publisher publishes each signed checkpoint as is. Each checkpoint
-// also carries the log's C2SP note signature (DESIGN §4, §7a: Ed25519 by the sequencer key over the
+// also carries the log's C2SP note signature (docs/design.md §4, §7a: Ed25519 by the sequencer key over the
 // tlog-checkpoint body, key name = origin), made at the same time as the JCS signature.
 // Invariants: only durable heads are signed (store.head() moves only after a synced append); a
 // checkpoint is on disk (in the store, then in the mark file outside it, checkpoint-mark.ts)
 // before anyone can see it; ticks never overlap. Left out: collecting late
-// cosignatures and periodic re-submission (the witness client's job, DESIGN §7).
+// cosignatures and periodic re-submission (the witness client's job, docs/design.md §7).
 // Logs (info): `checkpoint_signed` per newly signed checkpoint, `checkpoint_published` per
 // newly published one, both with seq and head.
 

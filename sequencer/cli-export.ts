@@ -1,5 +1,5 @@
 // sequencer/cli-export.ts: `cookwala export --data DIR --log ORIGIN --out FILE` and
-// `cookwala export --url http://127.0.0.1:PORT --log ORIGIN --out FILE` (DESIGN §8). The first
+// `cookwala export --url http://127.0.0.1:PORT --log ORIGIN --out FILE` (docs/design.md §8). The first
 // reads the log's LevelDB directly (a running sequencer holds the store's lock: store_locked, use
 // --url then), the sequencer's KeyRecord, the registered device keys and the witness policy of the
 // data directory, and streams export.ts's lines to FILE; the second streams GET …/bundle. Either

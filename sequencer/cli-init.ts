@@ -1,4 +1,4 @@
-// sequencer/cli-init.ts: `cookwala init` (DESIGN §12): create or complete a data directory: the
+// sequencer/cli-init.ts: `cookwala init` (docs/design.md §12): create or complete a data directory: the
 // sequencer key, the operator token, config.json, policy.json and one signed log per --log.
 // Idempotent: re-running adds new logs and never overwrites a key or a token. --max-clock-skew
 // and --max-delivery-delay set the time window (verifier/documents/time-bounds.ts) in config.json; each log
@@ -80,7 +80,7 @@ export function run(argv: string[]): Promise<number> {
       process.stdout.write(`cookwala init: ${r.dir} (sequencer key ${r.kid})\n`);
       for (const c of r.created) process.stdout.write(`  created ${c}\n`);
       if (r.created.length === 0) process.stdout.write('  nothing to create; everything was in place\n');
-      // The C2SP vkey (DESIGN §7a): what a tlog-witness operator admits the log with.
+      // The C2SP vkey (docs/design.md §7a): what a tlog-witness operator admits the log with.
       for (const l of r.config.logs) process.stdout.write(`  log ${l.log} (${l.mode})\n    C2SP vkey ${logVkey(l.log, r.publicKey)}\n`);
       if (r.created.includes(r.config.policy))
         process.stdout.write(

@@ -1,5 +1,5 @@
 // sequencer/cli-proof.ts: `cookwala proof (--data DIR | --url URL) --log ORIGIN --seq N --out FILE`
-// (DESIGN §8): writes the EventProof of one entry (verifier/documents/event-proof.ts): the entry, its event
+// (docs/design.md §8): writes the EventProof of one entry (verifier/documents/event-proof.ts): the entry, its event
 // unless erased, its RFC 6962 inclusion proof in the latest checkpoint that covers it and meets the
 // witness policy (the published one, over HTTP), and the KeyRecord that signed it as the sequencer
 // signed it. `cookwala verify-event FILE --policy POLICY` then checks it offline in O(log n).

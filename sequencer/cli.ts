@@ -1,4 +1,4 @@
-// sequencer/cli.ts: `cookwala sequencer` (DESIGN §12): load the data directory, open every log
+// sequencer/cli.ts: `cookwala sequencer` (docs/design.md §12): load the data directory, open every log
 // (store_locked is fatal with exit 2, store_behind_checkpoint with exit 1, each one clear line), listen,
 // print the URL. SIGTERM/SIGINT: stop accepting, finish in-flight batches, sign a last
 // checkpoint, close the stores, exit 0. A failed store write exits 1 at once: only the disk knows
@@ -71,7 +71,7 @@ export function run(argv: string[]): Promise<number> {
       let seq: Sequencer | undefined;
       let witnesses: WitnessHook | undefined;
       try {
-        // Witnessing (DESIGN §7): with a policy quorum > 0, checkpoints are published only once
+        // Witnessing (docs/design.md §7): with a policy quorum > 0, checkpoints are published only once
         // cosigned by that many of config.witnessPeers; quorum 0 publishes them as signed.
         const data = await loadDataDir(dir);
         if (!data.policy || data.policy.quorum === 0)

@@ -1,4 +1,4 @@
-// sequencer/committer.ts: group commit (DESIGN §5, §6). Requests hand over events that already
+// sequencer/committer.ts: group commit (docs/design.md §5, §6). Requests hand over events that already
 // passed every signature and key check; one committer loop per log takes everything queued,
 // deduplicates on (source, id) and checks per-subject order against both the store and the
 // items already accepted into the same group, assigns seq and prev in memory, builds the entries,

@@ -1,5 +1,5 @@
 // sequencer/config.ts: the sequencer's config file (DATA/config.json, written by `cookwala init`)
-// and the names of the files in a data directory (DESIGN §12, §12a). Read strictly like every
+// and the names of the files in a data directory (docs/design.md §12, §12a). Read strictly like every
 // document here: unknown members are refused (`x-<vendor>-…` ignored), wrong types are
 // invalid_document; members missing from an older file take their named defaults.
 // maxClockSkewMs and maxDeliveryDelayMs are the time window of ingest (verifier/documents/time-bounds.ts,

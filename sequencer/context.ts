@@ -2,7 +2,7 @@
 // components they need), plus the small request helpers routes share: the hosted log named by
 // the `{log}` path segment (the origin, URL-encoded as one segment; 404 not_found when not
 // hosted) and strict decimal parsing of seq-like parameters (querystrings stay strings: ajv never
-// coerces, DESIGN §10).
+// coerces, docs/design.md §10).
 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fail, ProtocolError, type Result, ok } from '../verifier/errors.ts';

@@ -1,4 +1,4 @@
-// sequencer/data-dir.ts: the sequencer's data directory (DESIGN §12, §12a): `cookwala init`
+// sequencer/data-dir.ts: the sequencer's data directory (docs/design.md §12, §12a): `cookwala init`
 // creates it and `cookwala sequencer` loads it.
 //   DIR/config.json               SequencerConfig (config.ts)
 //   DIR/sequencer.key.json        {"alg":"EdDSA","kid":…,"secretKey":…}  (mode 0600)

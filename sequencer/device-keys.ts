@@ -1,4 +1,4 @@
-// sequencer/device-keys.ts: the device KeyRecords registered with one log (DESIGN §5, §8; POST
+// sequencer/device-keys.ts: the device KeyRecords registered with one log (docs/design.md §5, §8; POST
 // /v1/logs/{log}/keys). The sequencer adds `hash` and a `signature` by its own key
 // (signDocument), so an auditor who trusts the sequencer key can trust the device keys in a bundle,
 // and an edited record fails its signature. Storage: one append-only NDJSON file per log, each

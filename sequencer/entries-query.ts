@@ -1,5 +1,5 @@
 // sequencer/entries-query.ts: the filtered and newest-first reading of a log's entries behind
-// GET /v1/logs/{log}/entries?order=desc&subject=&source=&limit= (DESIGN §10, §12b: the explorer
+// GET /v1/logs/{log}/entries?order=desc&subject=&source=&limit= (docs/design.md §10, §12b: the explorer
 // pages through entries newest first and filters by subject and source). Exact matches on
 // ce.subject and ce.source; `order=desc` walks down from `to` in windows read with the store's
 // ascending iterator. Bounded work per call: at most MAX_SCAN entries are examined and at most

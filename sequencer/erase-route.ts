@@ -1,4 +1,4 @@
-// sequencer/erase-route.ts: DELETE /v1/logs/{log}/events/{seq}/payload (DESIGN §4, §6, §10):
+// sequencer/erase-route.ts: DELETE /v1/logs/{log}/events/{seq}/payload (docs/design.md §4, §6, §10):
 // operator only, `hash_only` logs only (mode_forbids_erasure otherwise), body {reason}. In one
 // atomic synced batch (logstore erasePayload) the payload goes, the erasure record is kept, and a
 // `cookwala.log.erased` entry (data {seq, eventHash, reason}, signed by the sequencer) is

@@ -1,4 +1,4 @@
-// sequencer/erasure.ts: payload erasure in `hash_only` logs (DESIGN §4, §6), shared by the
+// sequencer/erasure.ts: payload erasure in `hash_only` logs (docs/design.md §4, §6), shared by the
 // operator's DELETE …/events/{seq}/payload and by consent withdrawal. Each erasure is one atomic
 // synced batch (logstore erasePayload): the payload goes, the erasure record is kept, and a
 // `cookwala.log.erased` entry signed by the sequencer is appended. It runs between group commits

@@ -1,4 +1,4 @@
-// sequencer/export.ts: the audit bundle writer (DESIGN §8; the line order is in
+// sequencer/export.ts: the audit bundle writer (docs/design.md §8; the line order is in
 // verifier/bundle/format.ts), streamed from a LogStore in constant memory: the header (seq = the
 // head when the export starts, the number of checkpoints that follow), the descriptor, the
 // sequencer's own KeyRecord then the registered device KeyRecords in kid order, every entry 1..seq

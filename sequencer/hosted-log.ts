@@ -1,4 +1,4 @@
-// sequencer/hosted-log.ts: one log as a sequencer process hosts it (DESIGN §12a): opening it (its
+// sequencer/hosted-log.ts: one log as a sequencer process hosts it (docs/design.md §12a): opening it (its
 // LevelDB or PostgreSQL store under the memory grant store-budget.ts gave it, the checkpoint mark
 // kept outside the store, its registered device keys, a group committer and a checkpointer with
 // the log's witness hook) and closing it (stop taking events, finish what was taken, sign a last

@@ -1,4 +1,4 @@
-// sequencer/idempotency.ts: Idempotency-Key handling for ingest POSTs (DESIGN §5, Core §7). A key
+// sequencer/idempotency.ts: Idempotency-Key handling for ingest POSTs (docs/design.md §5, Core §7). A key
 // is remembered with a fingerprint of the request (method, path, content type, every ce-* header
 // and the raw body) in a bounded LRU. The same key with the same fingerprint gets the original
 // answer (waiting for it when the first request is still in flight); the same key with another

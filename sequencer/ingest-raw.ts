@@ -1,4 +1,4 @@
-// sequencer/ingest-raw.ts: the hot requests of POST /v1/logs/{log}/events (DESIGN §5, §10, §13)
+// sequencer/ingest-raw.ts: the hot requests of POST /v1/logs/{log}/events (docs/design.md §5, §10, §13)
 // answered on the HTTP server before fastify routes them (platform/raw-route.ts), through the same
 // ingestRequest() as the fastify route (ingest-route.ts), so the verdicts, the answers' bodies and
 // the Idempotency-Key bookkeeping are the route's. Measured (README, Benchmarks, 2026-12-05: four

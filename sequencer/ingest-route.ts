@@ -1,4 +1,4 @@
-// sequencer/ingest-route.ts: POST /v1/logs/{log}/events, the HTTP adapter of ingest.ts (DESIGN
+// sequencer/ingest-route.ts: POST /v1/logs/{log}/events, the HTTP adapter of ingest.ts (docs/design.md
 // §5, §10). Modes: structured (application/cloudevents+json), batch
 // (application/cloudevents-batch+json), binary (any content type with ce-* headers, see
 // binary-event.ts), and plain application/json without ce-* headers read as structured (an

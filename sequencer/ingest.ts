@@ -1,4 +1,4 @@
-// sequencer/ingest.ts: judging incoming events (DESIGN §5), independent of HTTP. Each event is
+// sequencer/ingest.ts: judging incoming events (docs/design.md §5), independent of HTTP. Each event is
 // judged alone, checks in this order: readCloudEvent -> cookwalasig decode -> event hash ->
 // device key lookup (the registered device KeyRecords of THIS log) -> signature (worker pool) ->
 // key validity at signedAt -> source == key.owner -> heartbeat or group commit (dedup, then the

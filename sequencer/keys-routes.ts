@@ -1,4 +1,4 @@
-// sequencer/keys-routes.ts: device key registration (DESIGN §5, §8). POST /v1/logs/{log}/keys
+// sequencer/keys-routes.ts: device key registration (docs/design.md §5, §8). POST /v1/logs/{log}/keys
 // (operator) takes a device KeyRecord, read strictly; the sequencer adds `hash` and its own
 // `signature`, persists it (fsync'd) and answers 201 with the signed record (200 with the stored
 // one when nothing changed; key_conflict when a kid's record would change more than adding

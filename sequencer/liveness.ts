@@ -1,4 +1,4 @@
-// sequencer/liveness.ts: device liveness (DESIGN §5, Core §7 heartbeats). Every verified event
+// sequencer/liveness.ts: device liveness (docs/design.md §5, Core §7 heartbeats). Every verified event
 // or heartbeat marks its (log, source) alive at the clock's time. A device silent for
 // lostAfterIntervals × heartbeatIntervalMs turns `lost` and gets exactly ONE
 // cookwala.hub.device_lost entry for that silence (appended by the onLost callback); speaking

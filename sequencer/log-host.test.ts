@@ -1,4 +1,4 @@
-// The log host at scale (DESIGN §12a), on real LevelDB in a temp data dir through the real HTTP
+// The log host at scale (docs/design.md §12a), on real LevelDB in a temp data dir through the real HTTP
 // routes (fastify inject): 300 logs on one sequencer with at most 8 stores open, counted as the
 // LevelDB LOCK files this process holds open (/proc/self/fd), never more than the cap however the
 // requests are spread or how many run at once; a log closed while idle lists its head and last

@@ -1,4 +1,4 @@
-// sequencer/log-host.ts: the logs one sequencer process hosts (DESIGN §12a). Each hosted log
+// sequencer/log-host.ts: the logs one sequencer process hosts (docs/design.md §12a). Each hosted log
 // (hosted-log.ts: its own store, device keys, group committer and checkpointer) is open only while
 // used: start-up opens the first DEFAULT_EAGER_OPEN, the rest on first acquire, at most
 // maxOpenLogs at once, each granted its write buffer and cache from one memory budget

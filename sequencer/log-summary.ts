@@ -1,5 +1,5 @@
 // sequencer/log-summary.ts: the small per-log summary file that lets GET /v1/logs list a log whose
-// store is not open (DESIGN §12a): DIR/log-summaries/<log dir name>.json = {head, checkpoint?,
+// store is not open (docs/design.md §12a): DIR/log-summaries/<log dir name>.json = {head, checkpoint?,
 // summaryAt}, written durably (temp, fsync, rename) each time the log host closes the log, after
 // its last checkpoint. Leaves out: any role in correctness; the store and the checkpoint mark are
 // the truth, the summary is only what the listing shows for a closed log (it lags when the process

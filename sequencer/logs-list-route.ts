@@ -1,4 +1,4 @@
-// sequencer/logs-list-route.ts: GET /v1/logs (DESIGN §12a): every log this sequencer hosts, in
+// sequencer/logs-list-route.ts: GET /v1/logs (docs/design.md §12a): every log this sequencer hosts, in
 // config order, with its head and latest signed checkpoint, paged (`from` = the index of the first
 // log, `limit` 1-1000, default 100; `next` when more follow). An open log answers from its store;
 // a log whose store is closed answers from its summary file (log-summary.ts, `open: false`,

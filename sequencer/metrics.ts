@@ -1,4 +1,4 @@
-// sequencer/metrics.ts: the sequencer's metric families behind GET /metrics (DESIGN §10): events
+// sequencer/metrics.ts: the sequencer's metric families behind GET /metrics (docs/design.md §10): events
 // appended and rejected by reason code, group-commit batch sizes, the synced-append (fsync)
 // latency histogram, checkpoint seqs, heartbeats, lost devices and the witness quorum, each per
 // log (label `log`), over one prom-client registry per sequencer (platform/metrics.ts), so two
@@ -35,7 +35,7 @@ const FAMILIES = {
   cookwala_checkpoint_seq: { help: 'Seq of the latest signed checkpoint.', type: 'gauge', labels: LOG },
   cookwala_checkpoint_published_seq: { help: 'Seq of the latest published checkpoint.', type: 'gauge', labels: LOG },
   cookwala_log_head_seq: { help: 'Durable head seq of a log.', type: 'gauge', labels: LOG },
-  // The log host (log-host.ts, DESIGN §12a): process-wide, no log label.
+  // The log host (log-host.ts, docs/design.md §12a): process-wide, no log label.
   cookwala_logs_hosted: { help: 'Logs this sequencer hosts (open or not).', type: 'gauge' },
   cookwala_logs_open: { help: 'Logs whose store is open now (at most the open-store cap).', type: 'gauge' },
   cookwala_store_budget_granted_bytes: { help: 'Worst-case bytes of the memory budget granted to the open stores.', type: 'gauge' },

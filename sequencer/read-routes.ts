@@ -1,4 +1,4 @@
-// sequencer/read-routes.ts: the read side of a log (DESIGN §10): GET /v1/logs/{log} (the signed
+// sequencer/read-routes.ts: the read side of a log (docs/design.md §10): GET /v1/logs/{log} (the signed
 // descriptor), …/checkpoint (the latest PUBLISHED checkpoint; 404 until one), …/entries?from=&to=
 // (NDJSON stream, at most MAX_ENTRIES per call: a longer range is clamped and the headers say so),
 // …/events/{seq} (the payload CloudEvent; 410 payload_erased with the erasure record), and the

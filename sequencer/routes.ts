@@ -1,4 +1,4 @@
-// sequencer/routes.ts: every route module of the sequencer app, one line each (DESIGN §10). A part
+// sequencer/routes.ts: every route module of the sequencer app, one line each (docs/design.md §10). A part
 // that adds routes (the audit bundle: sequencer/bundle-route.ts) adds its line here; each module
 // is `(app, ctx) => void` over the shared SequencerContext (context.ts).
 
@@ -23,9 +23,9 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   registerKeyRoutes, // POST and GET /v1/logs/{log}/keys
   registerLogsListRoute, // GET /v1/logs (every hosted log with head and last checkpoint, paged)
   registerAdminRoutes, // POST /v1/logs, GET /v1/devices, /.well-known/cookwala.json, /metrics, /openapi.json
-  registerBundleRoute, // GET /v1/logs/{log}/bundle (the audit bundle, DESIGN §8)
-  registerTlogRoutes, // GET /tlog/{log}/checkpoint, /tlog/{log}/tile/… (C2SP tlog-tiles, DESIGN §7a)
-  registerExplorer, // GET / (the log explorer), /verifier.html, …/policy, …/witnesses (DESIGN §12b)
+  registerBundleRoute, // GET /v1/logs/{log}/bundle (the audit bundle, docs/design.md §8)
+  registerTlogRoutes, // GET /tlog/{log}/checkpoint, /tlog/{log}/tile/… (C2SP tlog-tiles, docs/design.md §7a)
+  registerExplorer, // GET / (the log explorer), /verifier.html, …/policy, …/witnesses (docs/design.md §12b)
 ];
 
 export function registerRoutes(app: FastifyInstance, ctx: SequencerContext): void {

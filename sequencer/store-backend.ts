@@ -1,4 +1,4 @@
-// sequencer/store-backend.ts: which logstore driver a sequencer's logs live in (DESIGN §6, §12a).
+// sequencer/store-backend.ts: which logstore driver a sequencer's logs live in (docs/design.md §6, §12a).
 // Default: LevelDB under DIR/logs/ (embedded, one process per log). With `--store postgres://…`
 // (cookwala init and cookwala sequencer) every log of the process lives in that PostgreSQL
 // database (logstore/postgres/), and several sequencer processes, each with a copy of the same

@@ -1,5 +1,5 @@
 // sequencer/store-budget.ts: the memory budget of one sequencer process shared by the LevelDB
-// stores of its logs (DESIGN §12a). Pure arithmetic, no I/O. A store's worst-case memory is two
+// stores of its logs (docs/design.md §12a). Pure arithmetic, no I/O. A store's worst-case memory is two
 // write buffers (one filling, one being flushed) plus its block cache plus a fixed overhead
 // (LevelDB's structures, table cache for maxOpenFiles tables, the log's frontier and device keys);
 // at open a store is granted write buffer and cache sized from what the budget has left after

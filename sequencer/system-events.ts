@@ -1,4 +1,4 @@
-// sequencer/system-events.ts: the entries the sequencer appends itself (DESIGN §4, §5):
+// sequencer/system-events.ts: the entries the sequencer appends itself (docs/design.md §4, §5):
 // `cookwala.log.erased` (data {seq, eventHash, reason}) and `cookwala.hub.device_lost`
 // (subject = the device source, data {source, lastSeen}). They are ordinary CloudEvents from the
 // sequencer's own source `cookwala:sequencer/<log>`, signed with the sequencer key through the

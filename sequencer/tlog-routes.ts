@@ -1,4 +1,4 @@
-// sequencer/tlog-routes.ts: the C2SP tlog-tiles read API of each hosted log (DESIGN §7a; c2sp.org
+// sequencer/tlog-routes.ts: the C2SP tlog-tiles read API of each hosted log (docs/design.md §7a; c2sp.org
 // tlog-tiles, tlog-checkpoint, signed-note at C2SP commit 5ba5ee830903e91240fc6f9f3a7a9293d49e69c9),
 // under the prefix `/tlog/{log}/` ({log} = the origin, URL-encoded as one segment):
 //   checkpoint                 the latest published checkpoint as a signed note with every C2SP
@@ -6,7 +6,7 @@
 //                              text/plain; charset=utf-8, cached a few seconds at most;
 //   tile/<L>/<N>[.p/<W>]       Merkle tile hashes (32 bytes each), read from the stored nodes;
 //   tile/entries/<N>[.p/<W>]   entry bundles: per leaf, uint16 big-endian length 32 and the 32 raw
-//                              bytes of the entry hash (the leaf data of our tree, DESIGN §4);
+//                              bytes of the entry hash (the leaf data of our tree, docs/design.md §4);
 // both application/octet-stream, full tiles immutable for a year, partial tiles a few seconds.
 // `<N>` must be spelled canonically (zero-padded 3-digit elements, `x` before all but the last),
 // `<W>` 1..255; anything else, or a tile beyond the durable tree, is 404 not_found. Also the

@@ -1,4 +1,4 @@
-// ARCHITECTURE (DESIGN §2, STYLE "the folders are the architecture"): a table of layers, one row
+// ARCHITECTURE (docs/design.md §2, STYLE "the folders are the architecture"): a table of layers, one row
 // per folder, naming the folders of ours that a product file there may import; any other arrow
 // fails. On top of the table, the pure core (verifier/ outside verifier/cli/) imports no I/O or
 // network stack (fastify, level, libp2p, node's fs, net, child_process, worker_threads), so it

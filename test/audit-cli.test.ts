@@ -49,7 +49,7 @@ describe('with the sequencer running', () => {
     expect(v.report.failures).toEqual([]);
     expect(v.code).toBe(0);
     const locked = await cookwala(['export', '--data', a.dir, '--log', AUDIT_LOG, '--out', f('locked.ndjson')]);
-    expect(locked.code).toBe(2); // the environment, not the log: exit 2 (issue 15)
+    expect(locked.code).toBe(2); // the environment, not the log: exit 2
     expect(locked.stderr).toMatch(/store_locked.*use --url/);
     await expect(readFile(f('locked.ndjson'))).rejects.toThrow();
     // nobody listens there: one line naming --url, exit 2, no file

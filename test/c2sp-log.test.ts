@@ -1,4 +1,4 @@
-// Our log as a C2SP log (DESIGN §4, §7a, §8; C2SP commit
+// Our log as a C2SP log (docs/design.md §4, §7a, §8; C2SP commit
 // 5ba5ee830903e91240fc6f9f3a7a9293d49e69c9), end to end with real parts: a real sequencer
 // (LevelDB in a temp dir, fastify on 127.0.0.1) whose policy names ONE witness, an independent
 // tlog-witness written from the spec (testkit/c2sp-reference.ts: node:http and node:crypto only,

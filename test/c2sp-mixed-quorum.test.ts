@@ -1,4 +1,4 @@
-// One quorum across both witness protocols (DESIGN §7a): a real sequencer (LevelDB,
+// One quorum across both witness protocols (docs/design.md §7a): a real sequencer (LevelDB,
 // fastify) whose policy has quorum 2 over one of our libp2p witnesses (witness/server, its synced
 // state store) and one independent C2SP tlog-witness over HTTP (testkit/c2sp-reference.ts). A
 // checkpoint is published only when both cosigned, carrying a JCS cosignature and a cosignature/v1,

@@ -1,4 +1,4 @@
-// Crash consistency of the sequencer (DESIGN §14): a real `cookwala sequencer` child process under
+// Crash consistency of the sequencer (docs/design.md §14): a real `cookwala sequencer` child process under
 // concurrent load (clients that behave like device outboxes: signed events with Idempotency-Keys,
 // every 201/200 recorded, an unanswered request retried unchanged until answered) is killed with
 // SIGKILL at random moments and restarted, COOKWALA_CRASH_ROUNDS times (default 3; `npm run

@@ -1,4 +1,4 @@
-// test/demo-faults.test.ts: the demo when things go wrong (DESIGN §12), run as a user
+// test/demo-faults.test.ts: the demo when things go wrong (docs/design.md §12), run as a user
 // would (`node bin/cookwala.js demo --data <tmp>`, real children): a witness SIGKILLed under it
 // makes the demo name that child, show the tail of its log, stop every other child and exit 1;
 // a SIGINT (Ctrl-C) before the verdict stops every child and exits 1 (nothing was verified). Both

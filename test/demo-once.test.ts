@@ -1,4 +1,4 @@
-// test/demo-once.test.ts: the main job as a user runs it (DESIGN §12): `node
+// test/demo-once.test.ts: the main job as a user runs it (docs/design.md §12): `node
 // bin/cookwala.js demo --once --fork --data <tmp>` starts the sequencer, three witnesses and the
 // simulated devices as real processes, and must exit 0 with a verified verdict and a proven fork,
 // leaving in DIR what an auditor is handed; those files are then checked again by the auditor's
@@ -62,14 +62,14 @@ describe('cookwala demo', () => {
     if (r.code !== 0) console.error(r.out, r.err);
     expect(r.code).toBe(0);
     expect(r.out).toContain('verdict: VERIFIED');
-    // The web pages first (issue 12): the offline verifier page on disk, then the explorer's URL.
+    // The web pages first: the offline verifier page on disk, then the explorer's URL.
     expect(r.out.split('\n')[0]).toMatch(/^verifier page: file:\/\/\S+\/web\/dist\/verifier\.html /);
     expect(r.out).toMatch(/^explorer: +http:\/\/127\.0\.0\.1:\d+\/ /m);
     expect(r.out).toMatch(/VALID: localhost\/missions\/demo \(hash_only\)/);
     expect(r.out).toMatch(/payloads\s+\d+ present, [1-9]\d* erased, 0 missing/);
     expect(r.out).toContain('fork: PROVEN');
     expect(r.out).toMatch(/witness-3, never asked, learned the ForkProof by gossip/);
-    // Issue 11: witness-3 is asked over C2SP tlog-witness HTTP (whether its cosignature/v1 is in the
+    // Witness-3 is asked over C2SP tlog-witness HTTP (whether its cosignature/v1 is in the
     // checkpoint exported depends on who answered first), and the auditor gets the curl line.
     expect(r.out).toMatch(
       /witness-3 up: .* asked over C2SP tlog-witness http:\/\/127\.0\.0\.1:\d+\/add-checkpoint \(vkey witness-3\+[0-9a-f]{8}\+/,

@@ -1,5 +1,5 @@
 // test/global-setup.ts: the services the suite needs, started once for a run (vitest globalSetup).
-// PostgreSQL (DESIGN §12a): when COOKWALA_TEST_PG is already set (.ci/run starts a cluster and
+// PostgreSQL (docs/design.md §12a): when COOKWALA_TEST_PG is already set (.ci/run starts a cluster and
 // sets it) nothing happens; otherwise, when Debian's postgresql package is installed, a throwaway
 // cluster is made in a temp folder (trust auth, 127.0.0.1 only, a free port; run as the postgres
 // user when we are root, since root cannot run postgres), its URL exported for the test workers,

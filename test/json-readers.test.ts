@@ -1,4 +1,4 @@
-// Every reader of JSON text in the product goes through verifier/encoding/strict-json.ts (DESIGN §3, I-JSON:
+// Every reader of JSON text in the product goes through verifier/encoding/strict-json.ts (docs/design.md §3, I-JSON:
 // a repeated member name is refused, never read as its last spelling), so two parts never read one
 // document two ways. The check reads the sources: a `JSON.parse(` or a fetch `.json()` outside the
 // strict reader itself is allowed only where the text is trusted, each place named below with why.

@@ -1,4 +1,4 @@
-// Origins are names, not paths (DESIGN §4): the origin grammar (checkOrigin) is
+// Origins are names, not paths (docs/design.md §4): the origin grammar (checkOrigin) is
 // enforced wherever an origin enters (POST /v1/logs, cookwala init, witness add-log, a policy
 // file) with invalid_origin, and nothing is created on disk for a refused one; an accepted origin
 // maps to one folder inside logs/ and one mark file inside checkpoints/, injectively. Real

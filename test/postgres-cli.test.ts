@@ -1,4 +1,4 @@
-// The CLI's PostgreSQL backend (DESIGN §12, §12a): `cookwala init --store postgres://…` creates
+// The CLI's PostgreSQL backend (docs/design.md §12, §12a): `cookwala init --store postgres://…` creates
 // the log in that database (a signed descriptor there, nothing under DIR/logs), re-running it
 // creates nothing, and `--store` with anything but a postgres URL (or `--advertise` without it) is
 // a usage error (exit 2) before anything is opened. Real PostgreSQL (.ci/run), own database.

@@ -1,4 +1,4 @@
-// Two sequencer processes for one log on one PostgreSQL (DESIGN §12a, §14):
+// Two sequencer processes for one log on one PostgreSQL (docs/design.md §12a, §14):
 // real `cookwala sequencer --store postgres://…` children, load driven through both (the standby
 // answers 503 not_leader naming the leader; clients follow it), the leader SIGKILLed in one run and
 // SIGSTOPped in another (SIGCONT after the other took over). Afterwards: every acknowledged event

@@ -84,7 +84,7 @@ describe('descriptor and checkpoints', () => {
     const store = t.seq.logs.get(t.log)!.store;
     await store.putCheckpoint(addCosignature(cp, cosignCheckpoint(cp, w.signer, '2026-11-30T09:30:00.000Z')));
     const served = (await t.get(logPath(t.log, '/checkpoint'))).json() as Checkpoint;
-    // witnesses come before the log's C2SP note signature, which stays last (DESIGN §4)
+    // witnesses come before the log's C2SP note signature, which stays last (docs/design.md §4)
     expect(served.signature.map((s) => s.kid)).toEqual([cp.signature[0].kid, w.record.kid, ...cp.signature.slice(1).map((s) => s.kid)]);
     expect(served.signature.at(-1)?.alg).toBe('note-ed25519');
     expect(verifyCheckpoint(served, { ...policy.value, log: t.log, witnesses: [w.record], quorum: 1 }).ok).toBe(true);

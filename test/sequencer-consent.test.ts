@@ -1,4 +1,4 @@
-// Consent withdrawal on the sequencer side (spec §8, DESIGN §9): in a hash_only log, a device's
+// Consent withdrawal on the sequencer side (spec §8, docs/design.md §9): in a hash_only log, a device's
 // cookwala.consent.withdrawn erases every earlier payload from that device (one signed
 // cookwala.log.erased entry each) before the answer; other devices' payloads stay; the log still
 // rebuilds from scratch; a redelivered withdrawal (200 duplicate) appends nothing more; a full log

@@ -1,4 +1,4 @@
-// I-JSON at ingest (DESIGN §3) over real HTTP: a real sequencer on a temp LevelDB,
+// I-JSON at ingest (docs/design.md §3) over real HTTP: a real sequencer on a temp LevelDB,
 // listening on 127.0.0.1, posted to with fetch. A validly signed event sent with one member twice
 // (in its data, or an attribute; with the same value, so JSON.parse's "last wins" would even keep
 // the signature valid) is refused with duplicate_member in structured, batch, plain JSON and binary

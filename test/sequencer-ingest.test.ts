@@ -173,7 +173,7 @@ describe('refusals (every code, log unchanged)', () => {
     await refused(eventStream(future).next('e'), 'key_not_valid_at', 403);
   });
 
-  it('a key revoked months ago cannot append by backdating signedAt before revokedAt (issue 9; the window: test/sequencer-time.test.ts)', async () => {
+  it('a key revoked months ago cannot append by backdating signedAt before revokedAt (the window: test/sequencer-time.test.ts)', async () => {
     const backdated = signed(makeEvent({ source: revoked.owner }), revoked, '2026-05-31T23:59:59.999Z');
     const p = await refused(backdated, 'key_revoked', 403);
     expect(p.detail).toMatch(/accepted only until maxDeliveryDelay/);

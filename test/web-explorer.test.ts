@@ -1,4 +1,4 @@
-// The log explorer and the witness status page (DESIGN §12b), in Debian's
+// The log explorer and the witness status page (docs/design.md §12b), in Debian's
 // Chromium driven by playwright-core. The explorer, served by a real sequencer at `/` (LevelDB,
 // fastify on 127.0.0.1, checkpoints cosigned at quorum 2 by the fixture's witness stand-in, one
 // witness down with its last error): it shows the latest checkpoint (seq, root) verified in the

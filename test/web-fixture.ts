@@ -1,6 +1,6 @@
-// test/web-fixture.ts: what the web tests (test/web-*.test.ts) run against (DESIGN §12b). Headless
+// test/web-fixture.ts: what the web tests (test/web-*.test.ts) run against (docs/design.md §12b). Headless
 // Debian Chromium (/usr/bin/chromium, never a downloaded browser) driven by playwright-core, with
-// exactly the flags of DESIGN §12b, a fresh --user-data-dir per launch and the pipe playwright talks
+// exactly the flags of docs/design.md §12b, a fresh --user-data-dir per launch and the pipe playwright talks
 // over (ignoreDefaultArgs, so no other flag is added). A real log for the pages: `cookwala init`
 // into a temp dir, a real sequencer (LevelDB, fastify on 127.0.0.1:0) on a manual clock set to
 // now, three witness keys in the policy at quorum 2 and a checkpoint publisher that stands in for
@@ -28,7 +28,7 @@ import { logPath } from '../testkit/sequencer.ts';
 import { makeTempDir, removeDir } from '../testkit/tmp.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
-/** DESIGN §12b, exactly. */
+/** docs/design.md §12b, exactly. */
 export const CHROMIUM_FLAGS = [
   '--headless',
   '--no-sandbox',

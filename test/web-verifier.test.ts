@@ -1,4 +1,4 @@
-// The offline verifier page (web/pages/verifier.html, DESIGN §12b), in Debian's
+// The offline verifier page (web/pages/verifier.html, docs/design.md §12b), in Debian's
 // Chromium driven by playwright-core: on a real log exported by a real sequencer (LevelDB, signed
 // device events, checkpoints cosigned at quorum 2, an erased payload) the page opened from disk
 // says VALID with the very report `cookwala verify --json` prints (the CLI as a child process);

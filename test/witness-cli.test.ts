@@ -79,7 +79,7 @@ describe('cookwala witness CLI', () => {
     expect((await runCookwala(['witness', 'add-log', '--data', dir, '--log', 'example.org/x', '--sequencer-key', other])).code).toBe(1);
   });
 
-  it('usage errors exit 2, and so does a missing data dir (the environment: issue 15)', async () => {
+  it('usage errors exit 2, and so does a missing data dir (the environment)', async () => {
     expect((await runCookwala(['witness', 'init'])).code).toBe(2);
     expect((await runCookwala(['witness', '--bogus'])).code).toBe(2);
     const missing = await runCookwala(['witness', '--data', join(root, 'nope')]);

@@ -1,5 +1,5 @@
 // testkit/json-arbitraries.ts: fast-check arbitraries of JSON documents for the I-JSON and JCS property
-// tests (DESIGN §3: no member may be dropped, renamed or reordered on the way to a hash). Test
+// tests (docs/design.md §3: no member may be dropped, renamed or reordered on the way to a hash). Test
 // support only: no product module imports it. A document is a tree whose objects list their
 // members in written order, so tests can render it as text in several spellings (escaped names,
 // whitespace), inject a duplicate member at a known JSON Pointer, and build the value JSON.parse

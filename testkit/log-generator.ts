@@ -1,4 +1,4 @@
-// testkit/log-generator.ts: a fast generator of valid audit bundles (DESIGN §8 format, verifier/bundle/format.ts
+// testkit/log-generator.ts: a fast generator of valid audit bundles (docs/design.md §8 format, verifier/bundle/format.ts
 // order) with real signatures, for the verify bench and the reader's unit tests: a signed
 // descriptor, the sequencer's self-signed KeyRecord and device KeyRecords signed by it, entries
 // chained and hashed exactly as the sequencer builds them (buildEntry), each device event signed

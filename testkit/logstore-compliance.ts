@@ -1,4 +1,4 @@
-// testkit/logstore-compliance.ts: the one compliance suite every logstore driver passes (DESIGN
+// testkit/logstore-compliance.ts: the one compliance suite every logstore driver passes (docs/design.md
 // §6, §12a): runLogStoreCompliance(name, driver) registers the same vitest cases for LevelDB
 // (logstore/compliance-level.test.ts) and PostgreSQL (logstore/postgres/compliance.test.ts):
 // init and head, append groups (chain refusals, two appends from one head, group commit), roots

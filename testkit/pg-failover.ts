@@ -1,6 +1,6 @@
 // testkit/pg-failover.ts: two real `cookwala sequencer --store postgres://…` child processes for
 // one log on one PostgreSQL database, under load, with the leader killed (SIGKILL) or paused
-// (SIGSTOP, SIGCONT after the other took over) (DESIGN §12a, §14). Shared by
+// (SIGSTOP, SIGCONT after the other took over) (docs/design.md §12a, §14). Shared by
 // test/postgres-failover.test.ts (which asserts on what this returns) and the bench (takeoverMs).
 // The data directory is made once (`initDataDir` with the PostgreSQL backend, device keys
 // registered through the first process), then copied: both processes hold the same sequencer key.

@@ -1,4 +1,4 @@
-// testkit/postgres.ts: the PostgreSQL fixture of the tests and the bench (DESIGN §12a): the
+// testkit/postgres.ts: the PostgreSQL fixture of the tests and the bench (docs/design.md §12a): the
 // server is the one .ci/run installs and starts (COOKWALA_TEST_PG, an admin URL); each test gets
 // its own database (CREATE DATABASE with a random name, dropped after). No PostgreSQL is a test
 // FAILURE with a message saying how to get one, never a skip. Also reads the raw relation files

@@ -1,4 +1,4 @@
-// testkit/soak-audit.ts: the soak's log audit (DESIGN §14: after every restart, every
+// testkit/soak-audit.ts: the soak's log audit (docs/design.md §14: after every restart, every
 // acknowledged event exactly once at its seq, no gap, chains and trees that verify, no fork), made
 // incremental so a 1,000-kill soak does not re-read a log of half a million entries after each
 // kill. The audit keeps what it has verified: the entry hash at every seq, the seq of every

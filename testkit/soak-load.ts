@@ -1,4 +1,4 @@
-// testkit/soak-load.ts: the soak's load (DESIGN §14, §5): four device clients in this process, each
+// testkit/soak-load.ts: the soak's load (docs/design.md §14, §5): four device clients in this process, each
 // sending in turn a single structured event, a batch of two, a binary-mode event, and a retry of
 // one of its acknowledged events under a new Idempotency-Key (which must be answered 200 with the
 // seq first acknowledged). A request whose answer is lost (a kill) or answered 5xx is resent

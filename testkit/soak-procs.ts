@@ -1,4 +1,4 @@
-// testkit/soak-procs.ts: the soak's three child processes (DESIGN §14), real ones on 127.0.0.1
+// testkit/soak-procs.ts: the soak's three child processes (docs/design.md §14), real ones on 127.0.0.1
 // started through bin/cookwala.js: their data directories (a sequencer of one hash_only log, one
 // witness admitted to it, a policy of quorum 1 naming that witness), and starting each again after
 // a kill: the witness (ready once it wrote witness-info.json), the sequencer (checkpoints every

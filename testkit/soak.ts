@@ -1,4 +1,4 @@
-// testkit/soak.ts: the soak (DESIGN §14 "kill -9 of the sequencer, a witness, or an
+// testkit/soak.ts: the soak (docs/design.md §14 "kill -9 of the sequencer, a witness, or an
 // executor at random points under load, many times"), run by `npm run soak` (testkit/soak-cli.ts)
 // and, short, by test/soak.test.ts. Real child processes on 127.0.0.1 (testkit/soak-procs.ts: one
 // `cookwala sequencer`, one `cookwala witness` it publishes through, one `cookwala executor

@@ -1,4 +1,4 @@
-// The reason-code table (DESIGN §11): codes unique and well spelled, each with a 4xx/5xx status and
+// The reason-code table (docs/design.md §11): codes unique and well spelled, each with a 4xx/5xx status and
 // a meaning; fail()/ok()/unwrap()/ProtocolError carry codes, statuses and structured extras.
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// verifier/errors.ts: the one table of reason codes (DESIGN §11), with the HTTP status each maps
+// verifier/errors.ts: the one table of reason codes (docs/design.md §11), with the HTTP status each maps
 // to and what it means. Pure functions return a Result carrying one of these codes; transports map
 // codes to status here and nowhere else. Spelled as in Cookwala Core 0.2 where the spec names them.
 // Invariant: every code below is produced by at least one test or conformance vector
@@ -11,7 +11,7 @@ export const REASONS = {
     status: 400,
     meaning: 'a JSON object names one member twice (I-JSON, RFC 7493 §2.3): two parsers could read it two ways',
   },
-  too_deep: { status: 400, meaning: 'JSON nested deeper than the reader allows (64 levels for a document; DESIGN §3)' },
+  too_deep: { status: 400, meaning: 'JSON nested deeper than the reader allows (64 levels for a document; docs/design.md §3)' },
   too_many_values: {
     status: 413,
     meaning: 'JSON text with more values (2^20) or objects and arrays (2^18) than the reader allows: bounds the memory any text can take',
@@ -25,7 +25,7 @@ export const REASONS = {
   invalid_origin: {
     status: 400,
     meaning:
-      'a log origin outside the grammar: 1..200 printable URL ASCII characters, no space, no +, no scheme, no empty, . or .. segment (origins are names, not paths; DESIGN §4)',
+      'a log origin outside the grammar: 1..200 printable URL ASCII characters, no space, no +, no scheme, no empty, . or .. segment (origins are names, not paths; docs/design.md §4)',
   },
   noncanonical_number: { status: 400, meaning: 'a value that RFC 8785 cannot canonicalize (NaN, Infinity)' },
   // Signatures and keys (§5, RFC-0012)
@@ -34,7 +34,7 @@ export const REASONS = {
   malformed_signature: { status: 400, meaning: 'a Signature object that cannot be decoded' },
   weak_key: {
     status: 400,
-    meaning: 'an Ed25519 public key that is small-order, mixed-order, off the curve or non-canonically encoded (DESIGN §3)',
+    meaning: 'an Ed25519 public key that is small-order, mixed-order, off the curve or non-canonically encoded (docs/design.md §3)',
   },
   unknown_key: { status: 403, meaning: 'no trusted KeyRecord has this kid' },
   key_revoked: {

@@ -1,4 +1,4 @@
-// web/build.ts: builds the three pages of web/ (DESIGN §12b) with esbuild (a pinned devDependency)
+// web/build.ts: builds the three pages of web/ (docs/design.md §12b) with esbuild (a pinned devDependency)
 // into web/dist/ (not committed: `npm run build:web`, npm's `prepare`, the demo and the web tests
 // build it). Each page is ONE self-contained HTML file: the stylesheet and the bundled script are
 // inlined (the verifier page's Web Worker is bundled too and inlined into its script as a string,

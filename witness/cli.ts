@@ -1,4 +1,4 @@
-// witness/cli.ts: `cookwala witness` (DESIGN §12).
+// witness/cli.ts: `cookwala witness` (docs/design.md §12).
 //   cookwala witness init --data DIR [--name N] [--http-port P] [--listen MA]... [--bootstrap MA]...
 //   cookwala witness add-log --data DIR --log ORIGIN --sequencer-key KEYRECORD.json
 //   cookwala witness [run] --data DIR [--bootstrap MA]...
@@ -75,7 +75,7 @@ async function cmdInit(argv: string[]): Promise<number> {
   say(`witness "${d.config.name}": key ${d.keyRecord.kid}`);
   // The business card, kept (witness-info.ts): what `cookwala policy add-witness --from` reads.
   const { info, unknownPorts } = infoFromConfig(d.config, peerKey, d.keyRecord);
-  // Its C2SP identity (DESIGN §7a): the cosignature/v1 key name and vkey, for tlog-policy files.
+  // Its C2SP identity (docs/design.md §7a): the cosignature/v1 key name and vkey, for tlog-policy files.
   const cosigner = d.signer.alg === 'EdDSA' ? createWitnessCosigner(d.config.c2spName ?? d.config.name, d.signer) : undefined;
   const card = cosigner ? { ...info, c2sp: { name: cosigner.name, vkey: cosigner.vkey } } : info;
   await writeFileDurable(join(values.data, WITNESS_FILES.info), JSON.stringify(card, null, 2) + '\n');
@@ -131,7 +131,7 @@ async function cmdAddLog(argv: string[]): Promise<number> {
   return 0;
 }
 
-/** add-log for C2SP (DESIGN §7a): a log by origin + vkey (origin defaults to the vkey's name), or a logs/v0 list to follow. */
+/** add-log for C2SP (docs/design.md §7a): a log by origin + vkey (origin defaults to the vkey's name), or a logs/v0 list to follow. */
 async function addC2spLog(dir: string, a: { origin?: string; vkey?: string; list?: string }): Promise<number> {
   const d = await loadWitnessDir(dir);
   if (a.list !== undefined) {
@@ -186,7 +186,7 @@ async function cmdRun(argv: string[]): Promise<number> {
       logs: d.config.logs,
       c2sp: { name: d.config.c2spName ?? d.config.name, logs: d.config.c2spLogs ?? [], logLists: d.config.logLists ?? [] },
       // Sequencer and note signatures are checked on workers, and our cosignatures signed on one
-      // holding the witness key, when there are cores for them (defaultWorkers, DESIGN §13).
+      // holding the witness key, when there are cores for them (defaultWorkers, docs/design.md §13).
       ...defaultWorkers(),
     },
   );

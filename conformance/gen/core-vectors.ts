@@ -122,7 +122,7 @@ export function keyValidityFile(k: Keys): VectorFile {
   return {
     topic: 'key-validity',
     description:
-      'KeyRecord validity (Core 0.2 §5, DESIGN §3): valid only if validFrom <= signedAt, signedAt <= validUntil (when set) and signedAt < revokedAt (when set).',
+      'KeyRecord validity (Core 0.2 §5, docs/design.md §3): valid only if validFrom <= signedAt, signedAt <= validUntil (when set) and signedAt < revokedAt (when set).',
     cases: [
       at('at-validFrom', 'signedAt equal to validFrom is valid', w, w.validFrom),
       at('before-validFrom', 'one millisecond before validFrom', w, shiftMs(w.validFrom, -1), 'key_not_valid_at'),

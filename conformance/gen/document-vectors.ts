@@ -1,4 +1,4 @@
-// conformance/gen/document-vectors.ts: builds strict-reading.json (DESIGN §3, Core §2 and §9:
+// conformance/gen/document-vectors.ts: builds strict-reading.json (docs/design.md §3, Core §2 and §9:
 // unknown members refused, x-<vendor>- members ignored, coreVersion 0.2.x only, 0.2.0 legacy only
 // on request, each document kind's schema) and events.json (CloudEvents 1.0 JSON format, the event
 // hash in structured and binary mode, and device signatures in `cookwalasig`). Verdicts are written
@@ -42,7 +42,7 @@ export function strictReadingFile(k: Keys): VectorFile {
   return {
     topic: 'strict-reading',
     description:
-      "Strict reading (Core 0.2 §2, §9; DESIGN §3): unknown members are refused (unknown_field) except x-<vendor>-… members, which are ignored; coreVersion 0.2.x is accepted, other minors and majors refused (unsupported_version); 0.2.0 documents (bare-hash signatures) only with allowLegacy; each kind's schema.",
+      "Strict reading (Core 0.2 §2, §9; docs/design.md §3): unknown members are refused (unknown_field) except x-<vendor>-… members, which are ignored; coreVersion 0.2.x is accepted, other minors and majors refused (unsupported_version); 0.2.0 documents (bare-hash signatures) only with allowLegacy; each kind's schema.",
     cases: [
       read('log-0.2.1', 'a Log descriptor at the current version', 'Log', d),
       read('log-later-patch', 'any patch of 0.2 is accepted (0.2.9)', 'Log', withVersion('0.2.9')),
@@ -173,7 +173,7 @@ export function eventsFile(k: Keys): VectorFile {
   return {
     topic: 'events',
     description:
-      'CloudEvents 1.0 in the JSON event format (DESIGN §4, §5): strict reading, the event hash (the document hash without cookwalasig, attributes set to null left out; binary mode restores cookwalaseq to an Integer first), and the device signature in cookwalasig = base64url(JCS(Signature)) over {alg, hash: eventHash, kid, kind: "Event", signedAt}, by a device key owned by the event source.',
+      'CloudEvents 1.0 in the JSON event format (docs/design.md §4, §5): strict reading, the event hash (the document hash without cookwalasig, attributes set to null left out; binary mode restores cookwalaseq to an Integer first), and the device signature in cookwalasig = base64url(JCS(Signature)) over {alg, hash: eventHash, kid, kind: "Event", signedAt}, by a device key owned by the event source.',
     cases: [
       valid('hash-structured', 'the event hash is SHA-256 of the hand-written JCS of the event without cookwalasig', {
         op: 'event-hash',

@@ -1,11 +1,11 @@
-// conformance/gen/log-vectors.ts: builds hash-chain.json (DESIGN §4: seq from 1 without gaps, prev =
+// conformance/gen/log-vectors.ts: builds hash-chain.json (docs/design.md §4: seq from 1 without gaps, prev =
 // the previous entry's hash, the descriptor's for seq 1, entry hashes, device signatures over the
 // event hash), checkpoints.json (sequencer signature[0], witness cosignatures under a policy, the
 // quorum, and the sequencer's own key never counting as a witness) and fork-proofs.json (two
 // checkpoints of one log at one seq, both signed by its sequencer key, that differ). hash-chain.json
 // also holds the log's clock (verifier/documents/time-bounds.ts): signedAt against sequencedAt within the descriptor's
 // timeBounds, bounds inclusive, and sequencedAt never going backwards. Verdicts are
-// written by hand from DESIGN §4 and Core §5; the runner checks them against the code.
+// written by hand from docs/design.md §4 and Core §5; the runner checks them against the code.
 
 import { addCosignature, buildCheckpoint, cosignCheckpoint, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
 import { signEvent } from '../../verifier/cloudevent/read.ts';
@@ -74,7 +74,7 @@ export function hashChainFile(k: Keys): VectorFile {
   return {
     topic: 'hash-chain',
     description:
-      "The entry chain (DESIGN §4): the descriptor verifies under the trusted sequencer key; entry seq starts at 1 with no gaps, prev is the previous entry's hash (the descriptor's for seq 1), each hash is the document hash of the entry, and each eventSignature is the device's over the eventHash.",
+      "The entry chain (docs/design.md §4): the descriptor verifies under the trusted sequencer key; entry seq starts at 1 with no gaps, prev is the previous entry's hash (the descriptor's for seq 1), each hash is the document hash of the entry, and each eventSignature is the device's over the eventHash.",
     cases: [
       ok('three-entries', 'a descriptor and three chained, device-signed entries', f.entries),
       ok('descriptor-only', 'a log with no entries yet', []),
@@ -205,7 +205,7 @@ export function checkpointFile(k: Keys): VectorFile {
   return {
     topic: 'checkpoints',
     description:
-      'Checkpoints under a witness policy (DESIGN §4, Core §5): signature[0] is the sequencer\'s, the rest are witness cosignatures over the same header {alg, hash, kid, kind:"Checkpoint", signedAt}; a cosignature counts only from a policy witness key that is not the sequencer\'s (public keys compared), one key counts once, and fewer than the quorum is quorum_not_met.',
+      'Checkpoints under a witness policy (docs/design.md §4, Core §5): signature[0] is the sequencer\'s, the rest are witness cosignatures over the same header {alg, hash, kid, kind:"Checkpoint", signedAt}; a cosignature counts only from a policy witness key that is not the sequencer\'s (public keys compared), one key counts once, and fewer than the quorum is quorum_not_met.',
     cases: [
       ok('quorum-2-eddsa-and-es256', 'two witnesses (EdDSA and ES256) for a quorum of 2', withSigs(c1, c3)),
       ok('quorum-2-of-3', 'all three witnesses cosign', withSigs(c1, c2, c3)),
@@ -290,7 +290,7 @@ export function forkProofFile(k: Keys): VectorFile {
   return {
     topic: 'fork-proofs',
     description:
-      'Fork proofs (DESIGN §4, Core §5): {kind:"ForkProof", log, a, b} proves a fork when a and b are checkpoints of that log at one seq, both validly signed by the log\'s sequencer key, with a different head or root. Self-contained: checked with the sequencer key alone.',
+      'Fork proofs (docs/design.md §4, Core §5): {kind:"ForkProof", log, a, b} proves a fork when a and b are checkpoints of that log at one seq, both validly signed by the log\'s sequencer key, with a different head or root. Self-contained: checked with the sequencer key alone.',
     cases: [
       ok('fork', 'two histories at seq 3: different head and root', buildForkProof(a, b)),
       ok('head-differs', 'only the head differs', buildForkProof(a, headOnly)),

@@ -1,5 +1,5 @@
 // conformance/gen/signature-vectors.ts: builds signatures.json, the vectors for RFC-0012 signatures
-// (Core 0.2 §5, DESIGN §3): the signed bytes are UTF-8(JCS({alg, hash, kid, kind, signedAt})),
+// (Core 0.2 §5, docs/design.md §3): the signed bytes are UTF-8(JCS({alg, hash, kid, kind, signedAt})),
 // rebuilt by the verifier from the Signature object and the recomputed hash, so a signature that
 // moves to another document, kid, alg, kind or signedAt is refused; EdDSA is strict RFC 8032 (a
 // non-canonical S, S + L, is refused), ES256 is raw r||s with high S allowed (n - s still

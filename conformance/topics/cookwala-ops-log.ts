@@ -1,4 +1,4 @@
-// conformance/topics/cookwala-ops-log.ts: vector ops over the log documents of DESIGN §3-§4 through
+// conformance/topics/cookwala-ops-log.ts: vector ops over the log documents of docs/design.md §3-§4 through
 // the project's verifier modules: strict reading (verifier/documents/read.ts), CloudEvents and
 // device signatures (verifier/cloudevent/read.ts), the hash chain
 // (verifier/documents/log-descriptor.ts, verifier/documents/entry.ts), checkpoints under a witness

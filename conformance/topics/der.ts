@@ -1,6 +1,6 @@
 // conformance/topics/der.ts: a strict DER reader for ECDSA-Sig-Value (SEQUENCE { r INTEGER,
 // s INTEGER }, X.690 §10 / RFC 3279 §2.2.3), used only to run Wycheproof's DER-encoded P-256 files
-// against the project's raw r||s verifiers. The project itself never accepts DER (DESIGN §3: ES256 is
+// against the project's raw r||s verifiers. The project itself never accepts DER (docs/design.md §3: ES256 is
 // raw r||s, DER rejected); this converts a test input. Strict means: definite minimal lengths, no
 // trailing bytes, minimal non-negative INTEGERs, nothing else in the SEQUENCE. Any deviation is
 // malformed (null), which the runner scores as an invalid signature.

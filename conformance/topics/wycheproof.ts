@@ -2,7 +2,7 @@
 // ECDSA P-256 topics (testGroups[].tests[] with result valid / invalid / acceptable). Every test
 // runs on every CryptoBackend and each run is one case. Policy for "acceptable" (legal but
 // discouraged inputs): either verdict passes, but all backends must give the same one, since a
-// witness and an auditor on different backends must never disagree (DESIGN §3).
+// witness and an auditor on different backends must never disagree (docs/design.md §3).
 
 import type { CryptoBackend } from '../../verifier/crypto/backend.ts';
 import { createNobleBackend } from '../../verifier/crypto/noble.ts';

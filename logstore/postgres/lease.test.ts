@@ -1,4 +1,4 @@
-// What only the PostgreSQL driver has (DESIGN §12a): the lease and its fencing epoch, and the
+// What only the PostgreSQL driver has (docs/design.md §12a): the lease and its fencing epoch, and the
 // erasure's wipe being redone after a crash. Real PostgreSQL (.ci/run's cluster, a database per
 // test). Two stores for one log in one process stand for two sequencer processes: one leads,
 // the other's writes are refused with not_leader naming the leader while its reads follow the

@@ -1,4 +1,4 @@
-// logstore/postgres/lease.ts: which of several sequencer processes sequences one log (DESIGN
+// logstore/postgres/lease.ts: which of several sequencer processes sequences one log (docs/design.md
 // §12a): PostgreSQL decides, never a home-made election. The leader holds a SESSION advisory lock
 // (pg_try_advisory_lock on the log's id) on a dedicated connection, and on winning it bumps
 // cookwala_leases.epoch; every write transaction then checks that epoch under FOR SHARE

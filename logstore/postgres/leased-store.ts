@@ -1,4 +1,4 @@
-// logstore/postgres/leased-store.ts: the leadership half of the PostgreSQL log store (DESIGN §6,
+// logstore/postgres/leased-store.ts: the leadership half of the PostgreSQL log store (docs/design.md §6,
 // §12a): the lease (lease.ts) decides which process leads; on winning it this base runs the
 // store's reload under the new epoch (and keeps the error when the state is not one to sequence
 // on), on losing it forgets the Merkle frontier, and as a standby it lets the store follow the

@@ -1,4 +1,4 @@
-// logstore/postgres/pg-kv.ts: the tables of the PostgreSQL log store (DESIGN §6, §12a) and the
+// logstore/postgres/pg-kv.ts: the tables of the PostgreSQL log store (docs/design.md §6, §12a) and the
 // byte-keyed read/write layer over them. The store keeps the key layout of logstore/keys.ts with
 // its per-entry records FAMILY_FIRST ('e'/'n'/'p' u64 seq), and the LevelDB driver's value
 // encodings, so the append and erasure plans (logstore/append-plan.ts) and the read side

@@ -1,4 +1,4 @@
-// logstore/postgres/store.ts: the second logstore driver (DESIGN §6, §12a), one log in a PostgreSQL
+// logstore/postgres/store.ts: the second logstore driver (docs/design.md §6, §12a), one log in a PostgreSQL
 // database, the same LogStore interface and the same values as the LevelDB driver (its per-entry
 // records keyed FAMILY_FIRST, logstore/keys.ts: a B-tree has no LSM compaction to spare): it shares the
 // append and erasure plans (logstore/append-plan.ts), the group-commit queue

@@ -1,4 +1,4 @@
-// test/fuzz/targets.ts: one fuzz target per parser of untrusted input (DESIGN §14): JSON
+// test/fuzz/targets.ts: one fuzz target per parser of untrusted input (docs/design.md §14): JSON
 // text (strict-json), bundle lines (the streaming verifier, after a valid header), C2SP signed
 // notes and checkpoint bodies, verifier keys, witness frames (length prefix) and request/reply
 // messages, witness policies, key caches, and the sequencer's HTTP bodies in all three CloudEvents

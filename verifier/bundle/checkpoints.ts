@@ -1,4 +1,4 @@
-// verifier/bundle/checkpoints.ts: the checkpoint lines of an audit bundle (DESIGN §4, §8): each is
+// verifier/bundle/checkpoints.ts: the checkpoint lines of an audit bundle (docs/design.md §4, §8): each is
 // read strictly, its sequencer signature checked with the POLICY's key and its cosignatures against
 // the policy's witnesses and quorum (verifier/documents/checkpoint.ts verifyCheckpoint: bad_signature, hash_mismatch,
 // quorum_not_met), and its head and root compared with what the entries recompute to at its seq.
@@ -75,7 +75,7 @@ export function createCheckpointChecker(o: CheckpointCheckerOptions) {
   let prevSeq: number | undefined;
   // Sequencer-signed checkpoints at prevSeq: the (head, root) pairs seen, and the first two distinct
   // ones (enough to name a fork whichever line comes next). A set, not a list searched per line:
-  // thousands of copies of one line cost linear time, not quadratic (issue 14 #3).
+  // thousands of copies of one line cost linear time, not quadratic.
   let sameSeqKeys = new Set<string>();
   let sameSeqFirst: Checkpoint[] = [];
   // Digests of the lines already read at prevSeq (at most MAX_COPIES_KEPT): a line read again is

@@ -1,4 +1,4 @@
-// verifier/bundle/entries.ts: the entry lines of an audit bundle (DESIGN §4, §8), checked as they
+// verifier/bundle/entries.ts: the entry lines of an audit bundle (docs/design.md §4, §8), checked as they
 // stream by: strict reading, the entry hash (entry_hash_mismatch), the chain (chain_broken: seq
 // without gaps, prev = the previous line's `hash` member as written), the log named
 // (log_mismatch), the event signature (entry-signatures.ts), (source, id) uniqueness

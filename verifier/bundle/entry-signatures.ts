@@ -1,4 +1,4 @@
-// verifier/bundle/entry-signatures.ts: the event signature of each bundle entry (DESIGN §4, §8; Core §5,
+// verifier/bundle/entry-signatures.ts: the event signature of each bundle entry (docs/design.md §4, §8; Core §5,
 // RFC-0012): the key its kid names among the trusted ones (trust.ts: unknown_key), the role
 // rule (a device key owned by ce.source; the sequencer's own key only for the entry types only the
 // sequencer appends, and those only with it: key_role_mismatch, source_mismatch), the validity

@@ -1,4 +1,4 @@
-// verifier/bundle/entry-time.ts: the log's clock as the entries of an audit bundle show it (DESIGN
+// verifier/bundle/entry-time.ts: the log's clock as the entries of an audit bundle show it (docs/design.md
 // §8; verifier/documents/time-bounds.ts): sequencedAt never goes backwards from one entry to the
 // next (time_regression); with the descriptor's timePrecision "day" every sequencedAt and signedAt
 // is a UTC midnight; and with its declared timeBounds every entry's eventSignature.signedAt lies

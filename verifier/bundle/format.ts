@@ -1,4 +1,4 @@
-// verifier/bundle/format.ts: the audit bundle of DESIGN §8, an NDJSON file with one JSON document a
+// verifier/bundle/format.ts: the audit bundle of docs/design.md §8, an NDJSON file with one JSON document a
 // line, and its exact line order, which the reader (verifier.ts) enforces:
 //
 //   1. the header  {"type":"cookwala-audit-bundle","schema_version":"1.0","log":ORIGIN,
@@ -14,7 +14,7 @@
 // Every line ends with "\n" (a last line without one is a truncated file); there are no blank lines.
 // The header's `seq` is the last entry's seq (0 for none) and `checkpoints` the number of checkpoint
 // lines: they let the reader tell a cut file from a short log and let the CLI find the checkpoint
-// seqs by reading only the tail. `checkpoints` is this file's addition to the header of DESIGN §8.
+// seqs by reading only the tail. `checkpoints` is this file's addition to the header of docs/design.md §8.
 // The header is checked against the lines: log and mode against the descriptor, seq against the last
 // entry, checkpoints against the count, exportedAt no earlier than any time the sequencer stamped.
 // Left out here: every check on the documents themselves (verifier.ts and its parts).

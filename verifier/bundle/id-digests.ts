@@ -1,5 +1,5 @@
 // verifier/bundle/id-digests.ts: the in-memory half of the (source, id) uniqueness check of
-// DESIGN §8 (id-set.ts): a pair's 64-bit digest, the first 8 bytes of SHA-256(salt || u32be(len
+// docs/design.md §8 (id-set.ts): a pair's 64-bit digest, the first 8 bytes of SHA-256(salt || u32be(len
 // source) || source || id), built in one reused buffer, and an open-addressing table of such
 // digests as Uint32 pairs (linear probing, doubling; (0, 0) marks an empty slot, so a digest of
 // (0, 0) is stored as (0, 1)). Left out: the salt's choice, when to grow and when to drop the

@@ -1,4 +1,4 @@
-// verifier/bundle/id-set.ts: the (source, id) uniqueness check of DESIGN §8 in bounded memory. Each
+// verifier/bundle/id-set.ts: the (source, id) uniqueness check of docs/design.md §8 in bounded memory. Each
 // pair becomes a 64-bit digest, the first 8 bytes of SHA-256(salt || u32be(len source) || source ||
 // id) with a fresh random 16-byte salt per run, kept in an open-addressing table of Uint32 pairs
 // (id-digests.ts; load <= 0.6, doubling). Without a spill sink (the browser page) that is all:

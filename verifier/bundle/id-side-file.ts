@@ -1,5 +1,5 @@
 // verifier/bundle/id-side-file.ts: the side file of the spill mode of the (source, id) check of
-// DESIGN §8 (id-set.ts): every pair added, in arrival order, as one record {u32 length of the
+// docs/design.md §8 (id-set.ts): every pair added, in arrival order, as one record {u32 length of the
 // rest, f64 seq, f64 line, u32 hi, u32 lo, u32be(len source) || source || id}, written through a
 // reused buffer (1 MiB by default), and read back either whole, in order, to turn the pairs into
 // sorted runs once the table is dropped, or one record at an offset, to confirm a candidate

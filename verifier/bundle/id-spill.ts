@@ -1,4 +1,4 @@
-// verifier/bundle/id-spill.ts: the on-disk half of the (source, id) uniqueness check of DESIGN §8
+// verifier/bundle/id-spill.ts: the on-disk half of the (source, id) uniqueness check of docs/design.md §8
 // (id-set.ts), for a log too long for its in-memory table: an injected spill sink (the CLI's temp
 // directory, verifier/cli/spill-dir.ts; createMemorySink here for tests), a side file of every
 // pair in arrival order ({seq, line, source, id}, so a duplicate is reported with its own seq and

@@ -1,5 +1,5 @@
 // verifier/bundle/missing-payloads.ts: the entries whose payload line is absent from a bundle, kept until the
-// end so that a later `cookwala.log.erased` entry can explain them (DESIGN §4, §8: an erasure is an
+// end so that a later `cookwala.log.erased` entry can explain them (docs/design.md §4, §8: an erasure is an
 // entry appended after the one it erases, so a streaming reader meets the gap first). Seqs arrive in
 // increasing order, so the store is a sorted array searched by bisection: per missing payload 8 bytes
 // of seq, 32 bytes of eventHash and 8 bytes naming the erasure entry (0 while unexplained), 48 bytes

@@ -1,4 +1,4 @@
-// verifier/bundle/payload-lines.ts: the payload lines of an audit bundle (DESIGN §4, §8), each
+// verifier/bundle/payload-lines.ts: the payload lines of an audit bundle (docs/design.md §4, §8), each
 // checked against the entry line just before it: its seq (misplaced_line otherwise), the event read
 // strictly, its event hash against the entry's eventHash and its ce attributes against the entry's
 // (payload_hash_mismatch), its cookwalasig against the entry's eventSignature (bad_signature). An
@@ -57,7 +57,7 @@ export function createPayloadLines(o: { failures: FailureLog; mode: 'full' | 'ha
       });
     } else {
       // An entry line whose seq does not follow the last missing one (a repeated or reordered
-      // line) was already named chain_broken; it takes no place among the gaps (issue 14 #1).
+      // line) was already named chain_broken; it takes no place among the gaps.
       const h = parseHash(e.eventHash);
       if (h.ok && e.seq > missing.lastSeq) missing.add(e.seq, h.value);
     }

@@ -1,4 +1,4 @@
-// verifier/bundle/preamble.ts: the lines of an audit bundle before its first entry (DESIGN §8, the
+// verifier/bundle/preamble.ts: the lines of an audit bundle before its first entry (docs/design.md §8, the
 // line order of format.ts): the header (its type and major version, checkBundleType; a wrong one
 // stops reading), the Log descriptor (read strictly, verified against the POLICY's sequencer key:
 // descriptor_mismatch, log_mismatch, bad_signature; its log and mode against the header's:

@@ -1,4 +1,4 @@
-// verifier/bundle/report.ts: what `cookwala verify` says about a bundle (DESIGN §8): every failure
+// verifier/bundle/report.ts: what `cookwala verify` says about a bundle (docs/design.md §8): every failure
 // named as {kind, seq, expected, found, detail} (plus the ForkProof of a fork, and the bracket of a
 // rewrite), the erased payloads with the entries that erased them, the checks skipped, and the
 // verdict with its exit code (0 valid, 1 invalid, 2 unusable input). The same facts render as JSON

@@ -1,4 +1,4 @@
-// verifier/bundle/signature-batches.ts: batched signature checks for the streaming bundle verifier (DESIGN §8,
+// verifier/bundle/signature-batches.ts: batched signature checks for the streaming bundle verifier (docs/design.md §8,
 // §13). The reader decides everything about a signature on its own thread (key lookup, role, owner,
 // validity window) and queues only the raw check {alg, publicKey, msg, sig}, where msg comes from
 // verifier/documents/signature.ts signingHeaderBytes (one encoder for signer and verifier). Full batches go to an

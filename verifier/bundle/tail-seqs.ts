@@ -1,4 +1,4 @@
-// verifier/bundle/tail-seqs.ts: the read-ahead of an audit bundle's checkpoint seqs (DESIGN §8):
+// verifier/bundle/tail-seqs.ts: the read-ahead of an audit bundle's checkpoint seqs (docs/design.md §8):
 // the checkpoints come last in the file (format.ts) and the header names how many there are, so
 // reading that many lines back from the end, and no more, finds them. One function for the CLI's
 // file (verifier/cli/bundle-file.ts) and the page's Blob (web/src/lib/line-reader.ts), each giving

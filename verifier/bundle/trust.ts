@@ -1,4 +1,4 @@
-// verifier/bundle/trust.ts: which keys an offline audit trusts (DESIGN §8): the policy's sequencer
+// verifier/bundle/trust.ts: which keys an offline audit trusts (docs/design.md §8): the policy's sequencer
 // key, the auditor's key cache, and a KeyRecord inside the bundle only when the policy's sequencer
 // key signed it (the record's hash recomputed, the signature checked against the POLICY's record,
 // never against a record from the bundle), so an edited or replaced record fails its signature.

@@ -1,4 +1,4 @@
-// verifier/bundle/verdict.ts: what the bundle verifier of DESIGN §8 concludes once the input ends:
+// verifier/bundle/verdict.ts: what the bundle verifier of docs/design.md §8 concludes once the input ends:
 // the header's promises against the lines read (entries through its seq and its checkpoint count:
 // truncated when fewer, header_mismatch when more; exportedAt no earlier than any time the
 // sequencer stamped), the witnessing (entries with no checkpoint that meets the policy fail with

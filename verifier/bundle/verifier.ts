@@ -1,4 +1,4 @@
-// verifier/bundle/verifier.ts: the streaming audit-bundle verifier of DESIGN §8, a state machine fed
+// verifier/bundle/verifier.ts: the streaming audit-bundle verifier of docs/design.md §8, a state machine fed
 // one line at a time (no I/O: verifier/cli/verify.ts reads the file). It reads every line as I-JSON
 // (verifier/encoding/strict-json.ts: bad_json, duplicate_member, too_deep past one level more than
 // a document; a refused line is not read further, and its failure names the seq it claims),

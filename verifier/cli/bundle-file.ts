@@ -1,4 +1,4 @@
-// verifier/cli/bundle-file.ts: reading an audit bundle file for the streaming verifier (DESIGN §8):
+// verifier/cli/bundle-file.ts: reading an audit bundle file for the streaming verifier (docs/design.md §8):
 // lines cut from a file stream (READ_BYTES reads) by verifier/bundle/line-split.ts, as the page
 // cuts them (on the byte 0x0A, before decoding), each checked to be UTF-8 and decoded once here
 // (node:buffer's own), the last line flagged when it has no newline (a cut file); and the
@@ -23,7 +23,7 @@ export const MAX_LINE_BYTES = 16 << 20;
 /**
  * Bytes per read of the stream. 256 KiB, not 1 MiB: every read is a fresh buffer that the GC frees
  * late, and at 1 MiB they held 35-44 MB of the verify child's resident memory against 15-20 MB
- * (bench/id-set-memory.ts notes, issue 16 #3), for no measurable speed.
+ * (bench/id-set-memory.ts notes), for no measurable speed.
  */
 export const READ_BYTES = 256 << 10;
 

@@ -1,5 +1,5 @@
 // verifier/cli/keys.ts: `cookwala keys fetch URL|did:web:… --cache FILE [--role R] [--valid-from T]`
-// and `cookwala keys show --cache FILE [--json]` (DESIGN §3, §8; Core §5 "verifiers cache key
+// and `cookwala keys show --cache FILE [--json]` (docs/design.md §3, §8; Core §5 "verifiers cache key
 // records for offline use"). fetch reads /.well-known/cookwala.json of a service (or any {keys:[…]}
 // document at a given path) or a did:web document (did-web.ts), and merges the KeyRecords into
 // the key cache file {"kind":"KeyCache","keys":[…]}: a new kid is added; a known kid with the same

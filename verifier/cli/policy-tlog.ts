@@ -1,5 +1,5 @@
 // verifier/cli/policy-tlog.ts: `cookwala policy to-tlog POLICY [--out FILE]` and `cookwala policy
-// from-tlog TEXT [--out FILE]` (DESIGN §4, §7a; c2sp.org/tlog-policy at C2SP commit
+// from-tlog TEXT [--out FILE]` (docs/design.md §4, §7a; c2sp.org/tlog-policy at C2SP commit
 // 5ba5ee830903e91240fc6f9f3a7a9293d49e69c9), dispatched by bin/policy.ts. The conversion itself is
 // verifier/documents/tlog-policy.ts (pure); this file reads and writes files. A tlog-policy file
 // from another tool becomes a policy.json the sequencer and the verifier use as is (witnesses with

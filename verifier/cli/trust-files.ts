@@ -1,4 +1,4 @@
-// verifier/cli/trust-files.ts: the auditor's trust inputs read from files (DESIGN §4, §8): the
+// verifier/cli/trust-files.ts: the auditor's trust inputs read from files (docs/design.md §4, §8): the
 // witness policy (verifier/documents/policy.ts readWitnessPolicy) and the optional key cache
 // ({"kind":"KeyCache","keys":[…]}, read strictly by verifier/documents/read.ts). A file that cannot be read or does
 // not hold the document is "unusable input" (InputError, exit 2 in the CLIs), never a verdict.

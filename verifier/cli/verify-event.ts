@@ -1,5 +1,5 @@
 // verifier/cli/verify-event.ts: `cookwala verify-event PROOF --policy POLICY [--keys CACHE] [--json]
-// [--allow-legacy-signatures]` (DESIGN §8): checks one EventProof file offline in O(log n) with
+// [--allow-legacy-signatures]` (docs/design.md §8): checks one EventProof file offline in O(log n) with
 // verifier/documents/event-proof.ts. Exit 0 when the event (or, without its payload, the entry) is proved,
 // 1 when the proof fails (the reason code, seq and detail are printed), 2 for unusable input (an
 // unreadable or non-JSON file, policy or key cache). A file starting with `c2sp.org/tlog-proof@v1`

@@ -73,7 +73,7 @@ describe('cookwala verify-fork', () => {
     expect(other.out).toMatch(/log_mismatch/);
   });
 
-  it('takes a witness\'s GET /v1/forks answer, {"forks":[…]}: each proof checked, exit 0 if one proves (issue 15)', async () => {
+  it('takes a witness\'s GET /v1/forks answer, {"forks":[…]}: each proof checked, exit 0 if one proves', async () => {
     await writeFile(file('forks.json'), JSON.stringify({ forks: [{ ...fp, b: fp.a }, fp] }));
     const r = await cli([file('forks.json'), '--policy', file('policy.json')]);
     expect(r.code, r.out).toBe(0);

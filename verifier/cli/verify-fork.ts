@@ -1,5 +1,5 @@
 // verifier/cli/verify-fork.ts: `cookwala verify-fork PROOF (--policy POLICY | --key KEYRECORD)
-// [--json]` (DESIGN §4, §7): check a ForkProof offline. The sequencer key comes from the auditor
+// [--json]` (docs/design.md §4, §7): check a ForkProof offline. The sequencer key comes from the auditor
 // (the policy's `sequencer`, or a KeyRecord file), never from the proof. Exit 0 when the proof
 // proves a fork (two checkpoints of the policy's log at one seq, both validly signed by that key,
 // with different head or root), 1 when it does not, 2 for unusable input (a file that cannot be

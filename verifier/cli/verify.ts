@@ -1,5 +1,5 @@
 // verifier/cli/verify.ts: `cookwala verify BUNDLE --policy POLICY [--keys CACHE] [--json]
-// [--allow-legacy-signatures] [--workers N]` (DESIGN §8): the offline audit of a whole exported
+// [--allow-legacy-signatures] [--workers N]` (docs/design.md §8): the offline audit of a whole exported
 // log. It reads the header and the checkpoint seqs ahead (bundle-file.ts), streams the file
 // line by line into the pure verifier (verifier/bundle/verifier.ts), checks device signatures on all cores
 // through the worker pool (platform/sig-pool.ts), and prints the human summary or, with --json, the same
@@ -59,7 +59,7 @@ export async function verifyBundleFile(path: string, o: VerifyFileOptions): Prom
     throw new InputError(`cannot read the bundle ${path}: ${(e as Error).message}`);
   }
   let ahead: number[] | undefined;
-  // A pipe is read once, from the start: no header peek, no tail (issue 14 #2).
+  // A pipe is read once, from the start: no header peek, no tail.
   const seekable = await canReadAhead(path).catch(() => false);
   const [first, second] = seekable ? await readLeadingLines(path, 2) : [];
   // The verifier names what is wrong with the header; a header refused here gives no read-ahead.
@@ -114,7 +114,7 @@ export async function verifyBundleFile(path: string, o: VerifyFileOptions): Prom
 }
 
 /**
- * One line for a file that is not what `verify` reads, or a policy of another log (issue 15),
+ * One line for a file that is not what `verify` reads, or a policy of another log,
  * instead of a report of zeros or one failure per line: the command or flag to use instead.
  */
 export function wrongInput(

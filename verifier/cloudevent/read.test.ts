@@ -1,4 +1,4 @@
-// CloudEvents 1.0 JSON format as Cookwala reads, hashes and signs it (DESIGN §4, §5): the shared
+// CloudEvents 1.0 JSON format as Cookwala reads, hashes and signs it (docs/design.md §4, §5): the shared
 // vectors (cases.json, spec examples), every reading rule, binary-mode restoration through the
 // real cloudevents SDK (same eventHash as structured), cookwalasig encoding, and every reason code
 // of verifyEventSignature.

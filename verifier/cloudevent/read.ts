@@ -1,5 +1,5 @@
 // verifier/cloudevent/read.ts: CloudEvents 1.0 in the JSON event format (json-format.md) as Cookwala
-// carries them (DESIGN §4, §5): strict reading, the binary-mode type restoration, the event hash
+// carries them (docs/design.md §4, §5): strict reading, the binary-mode type restoration, the event hash
 // and the device signature in the `cookwalasig` extension = base64url(JCS(Signature)) over the
 // header {alg, hash: eventHash, kid, kind: "Event", signedAt}.
 // The event hash is the Core §5 document hash of the JSON-format event without `cookwalasig`, where
@@ -154,7 +154,7 @@ export function normalizeBinaryExtensions(ce: object, opts: { headers?: Record<s
 }
 
 /**
- * The event hash (DESIGN §4): the document hash of the JSON-format event without `cookwalasig`
+ * The event hash (docs/design.md §4): the document hash of the JSON-format event without `cookwalasig`
  * and without attributes set to null. Binary `data` or an object-valued attribute is refused:
  * normalize first (normalizeBinaryExtensions), so one event has one hash. The canonical text is
  * written directly from the event (no filtered copy): the top-level members in sorted order, a

@@ -89,7 +89,7 @@ const verdictOf = (b: Uint8Array) => {
 const scalarArb = fc.bigInt({ min: 1n, max: L - 1n });
 
 describe('the key rule', () => {
-  it('refuses the identity key of issue 9 (01 then 31 zero bytes) with weak_key', () => {
+  it('refuses the identity key (01 then 31 zero bytes) with weak_key', () => {
     expect(Buffer.from(IDENTITY).toString('hex')).toBe('01' + '00'.repeat(31));
     expect(checkEd25519PublicKey(IDENTITY)).toMatchObject({ ok: false, code: 'weak_key', detail: expect.stringMatching(/identity/) });
   });

@@ -1,4 +1,4 @@
-// verifier/crypto/ed25519-rules.ts: the one Ed25519 rule of every part (DESIGN §3; RFC 8032 §5.1.3,
+// verifier/crypto/ed25519-rules.ts: the one Ed25519 rule of every part (docs/design.md §3; RFC 8032 §5.1.3,
 // §5.1.7), checked before any CryptoBackend sees a key or a signature. A public key must be 32
 // bytes, encode y < p, not encode x = 0 with the sign bit set, decode to a curve point, not be one
 // of the 8 small-order points (the identity among them) and lie in the prime-order subgroup

@@ -44,7 +44,7 @@ function concat3(a: Uint8Array, b: Uint8Array, c: Uint8Array): Uint8Array {
 let configured = false;
 function setup(): void {
   if (configured) return;
-  // @noble/ed25519 v3's sync API needs sha512 set once (DESIGN §15).
+  // @noble/ed25519 v3's sync API needs sha512 set once (docs/design.md §15).
   ed.hashes.sha512 = sha512;
   configured = true;
 }

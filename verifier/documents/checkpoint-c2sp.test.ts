@@ -1,4 +1,4 @@
-// C2SP signatures inside checkpoints (DESIGN §4, §7a; C2SP commit
+// C2SP signatures inside checkpoints (docs/design.md §4, §7a; C2SP commit
 // 5ba5ee830903e91240fc6f9f3a7a9293d49e69c9): the log's note signature and witness cosignature/v1
 // entries render to a signed note that our C2SP verifier (verifier/note) accepts on both crypto
 // backends; verifyCheckpoint counts a witness once whichever of its forms verify, names the forms,

@@ -1,4 +1,4 @@
-// verifier/documents/checkpoint-c2sp.ts: the C2SP form of a Cookwala checkpoint (DESIGN §4, §7a;
+// verifier/documents/checkpoint-c2sp.ts: the C2SP form of a Cookwala checkpoint (docs/design.md §4, §7a;
 // c2sp.org signed-note, tlog-checkpoint, tlog-cosignature, tlog-witness at C2SP commit
 // 5ba5ee830903e91240fc6f9f3a7a9293d49e69c9). The body is origin = `log`, size = `seq` in decimal,
 // root = base64 of the 32 root bytes, no extension lines. A checkpoint's signature array may hold,

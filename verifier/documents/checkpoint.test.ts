@@ -1,4 +1,4 @@
-// Checkpoints (DESIGN §4): building, cosigning, and verification under a witness policy: the
+// Checkpoints (docs/design.md §4): building, cosigning, and verification under a witness policy: the
 // sequencer's signature first, cosignatures only from policy witness keys that are not the
 // sequencer's key (compared by public key, not kid), one key counted once, quorum_not_met below the
 // quorum, bad cosignatures reported without failing a met quorum.

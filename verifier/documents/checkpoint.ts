@@ -1,4 +1,4 @@
-// verifier/documents/checkpoint.ts: signed checkpoints (DESIGN §4, Core §5): {kind:"Checkpoint", log, seq,
+// verifier/documents/checkpoint.ts: signed checkpoints (docs/design.md §4, Core §5): {kind:"Checkpoint", log, seq,
 // head, root, hash, signature:[…]}, `head` the hash of entry `seq` (the descriptor's at seq 0) and
 // `root` the RFC 6962 root as `sha256:` hex. signature[0] is the sequencer's, the others are
 // witness cosignatures over the same header {alg, hash, kid, kind:"Checkpoint", signedAt}.
@@ -123,7 +123,7 @@ export function buildCheckpoint(f: { log: string; seq: number; head: string; roo
 }
 
 /**
- * The checkpoint with the log's C2SP note signature (DESIGN §4) added last: Ed25519 by the
+ * The checkpoint with the log's C2SP note signature (docs/design.md §4) added last: Ed25519 by the
  * sequencer key over the tlog-checkpoint body. An ES256 sequencer has no note form: unchanged.
  */
 export function withLogNoteSignature(cp: Checkpoint, signer: Signer, signedAt: string): Checkpoint {

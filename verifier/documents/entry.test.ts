@@ -1,4 +1,4 @@
-// Log entries (DESIGN §4): the entry hash, the chain rule, the Merkle leaf, and the device
+// Log entries (docs/design.md §4): the entry hash, the chain rule, the Merkle leaf, and the device
 // signature over the event hash, which still verifies once the payload is gone; the direct JCS
 // writer buildEntry uses (entryCanonicalText) agrees with the generic one or defers to it.
 import { describe, expect, it } from 'vitest';

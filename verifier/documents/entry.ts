@@ -1,4 +1,4 @@
-// verifier/documents/entry.ts: log entries (DESIGN §4, Core §5 "log event", kind `Event`):
+// verifier/documents/entry.ts: log entries (docs/design.md §4, Core §5 "log event", kind `Event`):
 // {kind:"Event", log, seq, prev, sequencedAt, ce:{source, id, type, subject?, cookwalaseq?},
 // eventHash, eventSignature, hash}. An entry holds no payload, so its hash, the chain and the
 // Merkle tree never depend on payloads, and the device signature (over the event hash) still

@@ -1,4 +1,4 @@
-// verifier/documents/event-proof.ts: one event proved offline in O(log n) (DESIGN §8 "verify-event"):
+// verifier/documents/event-proof.ts: one event proved offline in O(log n) (docs/design.md §8 "verify-event"):
 // {kind:"EventProof", entry, event?, inclusion:{leafIndex, size, proof:[sha256:…]}, checkpoint,
 // keys:[KeyRecord signed by the sequencer]}. Checked, in order: the entry's hash
 // (entry_hash_mismatch) and log (log_mismatch); the checkpoint under the auditor's policy

@@ -1,4 +1,4 @@
-// Fork proofs (DESIGN §4): two checkpoints of one log at one seq, both signed by the sequencer
+// Fork proofs (docs/design.md §4): two checkpoints of one log at one seq, both signed by the sequencer
 // key, with different head or root prove a fork; anything short of that is not_a_fork or the
 // reason a signature fails.
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// verifier/documents/fork-proof.ts: fork proofs (DESIGN §4, §7; Core §5 "two checkpoints of one log at the
+// verifier/documents/fork-proof.ts: fork proofs (docs/design.md §4, §7; Core §5 "two checkpoints of one log at the
 // same seq with different heads prove a fork"): {kind:"ForkProof", log, a:Checkpoint,
 // b:Checkpoint}. Self-contained: anyone holding the log's sequencer key checks it offline, with no
 // witness policy (cosignatures inside a and b are carried along but play no part). It is not

@@ -29,7 +29,7 @@ export interface KeyRecord {
   revokedAt?: string;
   hash?: string;
   signature?: Signature;
-  /** A witness's C2SP verifier key (cosignature/v1, type 0x04; DESIGN §4, §7a). */
+  /** A witness's C2SP verifier key (cosignature/v1, type 0x04; docs/design.md §4, §7a). */
   vkey?: string;
   /** A witness's tlog-witness submission prefix (the sequencer POSTs `<url>/add-checkpoint`). */
   url?: string;

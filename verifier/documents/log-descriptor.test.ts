@@ -1,4 +1,4 @@
-// The log descriptor (DESIGN §4): origins, building, and verification against the trusted
+// The log descriptor (docs/design.md §4): origins, building, and verification against the trusted
 // sequencer key, with every reason code.
 import { describe, expect, it } from 'vitest';
 import { buildLogDescriptor, CORE_VERSION, isValidOrigin, verifyLogDescriptor } from './log-descriptor.ts';

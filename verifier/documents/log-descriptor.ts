@@ -1,4 +1,4 @@
-// verifier/documents/log-descriptor.ts: the log descriptor, the genesis document of a log (DESIGN §4):
+// verifier/documents/log-descriptor.ts: the log descriptor, the genesis document of a log (docs/design.md §4):
 // {kind:"Log", coreVersion, log, mode, sequencer, createdAt, hash, signature}, signed by the
 // sequencer key named in `sequencer`; its hash is the `prev` of entry 1 and the `head` of the
 // checkpoint at seq 0. `timeBounds: {maxClockSkewMs, maxDeliveryDelayMs}` (time-bounds.ts) declares
@@ -64,7 +64,7 @@ export function originSegment(origin: string): string {
 }
 
 /**
- * A log origin (DESIGN §4, C2SP tlog-checkpoint), and a safe name: 1..200 printable ASCII URL
+ * A log origin (docs/design.md §4, C2SP tlog-checkpoint), and a safe name: 1..200 printable ASCII URL
  * characters (no space, no `+`, no backslash, no control or non-ASCII character), schema-less
  * (`example.org/log`, never `https://example.org/log`), its `/`-separated segments neither empty
  * (no leading, trailing or doubled `/`) nor `.` or `..`, and at most 200 bytes as a path segment

@@ -1,4 +1,4 @@
-// The witness policy (DESIGN §4): strict reading, quorum default, and the rules a schema cannot say.
+// The witness policy (docs/design.md §4): strict reading, quorum default, and the rules a schema cannot say.
 import { describe, expect, it } from 'vitest';
 import { readWitnessPolicy, type WitnessPolicy } from './policy.ts';
 import { readDocument } from './read.ts';

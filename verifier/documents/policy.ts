@@ -1,4 +1,4 @@
-// verifier/documents/policy.ts: the witness policy (DESIGN §4), the auditor's and the sequencer's own file,
+// verifier/documents/policy.ts: the witness policy (docs/design.md §4), the auditor's and the sequencer's own file,
 // never taken from the log: {"kind":"WitnessPolicy","log":ORIGIN,"sequencer":KeyRecord,
 // "witnesses":[KeyRecord…],"quorum":k}. `quorum` defaults to 1 (Core §5: at least one witness);
 // 0 is accepted for a sequencer that has no witnesses yet, and then checkpoints are unwitnessed.
@@ -8,7 +8,7 @@
 // is a new object with `quorum` filled in; the input is never changed. A key that breaks the one
 // Ed25519 key rule (verifier/crypto/ed25519-rules.ts) keeps its code, weak_key; other key faults are invalid_document.
 // A witness may carry `vkey` (its C2SP cosignature/v1 verifier key, type 0x04) and `url` (its
-// tlog-witness submission prefix, DESIGN §4, §7a): the vkey must parse, be of type 0x04, and hold
+// tlog-witness submission prefix, docs/design.md §4, §7a): the vkey must parse, be of type 0x04, and hold
 // neither the sequencer's key nor another witness's (vkey keys compared as raw Ed25519 bytes, so one
 // key never counts twice under two spellings); `url` needs a `vkey`.
 

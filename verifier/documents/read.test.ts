@@ -1,4 +1,4 @@
-// Strict reading (DESIGN §3; Core §2, §9): one entry point per kind; unknown members refused with
+// Strict reading (docs/design.md §3; Core §2, §9): one entry point per kind; unknown members refused with
 // their JSON Pointer, x-<vendor>- members ignored but hashed, coreVersion 0.2.x only, 0.2.0 only
 // with allowLegacy, hashes and times in their one spelling, and the input never rewritten.
 import { describe, expect, it } from 'vitest';

@@ -1,8 +1,8 @@
-// verifier/documents/read.ts: strict reading (DESIGN §3; Core §2, §9), one entry point per document kind.
+// verifier/documents/read.ts: strict reading (docs/design.md §3; Core §2, §9), one entry point per document kind.
 // In order: a JSON object (invalid_document); the right `kind` (invalid_document); a declared
 // `coreVersion` must be 0.2.x (unsupported_version, checked before the schema, since a newer
 // version may well define members this reader does not know); a 0.2.0 declaration is refused
-// (legacy_signature) unless allowLegacy, because 0.2.0 signed the bare hash (DESIGN §3); then the
+// (legacy_signature) unless allowLegacy, because 0.2.0 signed the bare hash (docs/design.md §3); then the
 // schema (unknown_field with the JSON Pointer in `path`, invalid_hash, unsupported_alg,
 // invalid_document) and what a schema cannot say (key lengths per alg, policy roles). `x-<vendor>-…`
 // members pass and stay covered by hashes. Reading never changes the input; signatures and hashes

@@ -1,4 +1,4 @@
-// verifier/documents/time-bounds.ts: the log's time window (DESIGN §4, §5; Core §5 "signedAt is covered so
+// verifier/documents/time-bounds.ts: the log's time window (docs/design.md §4, §5; Core §5 "signedAt is covered so
 // revocation can be checked against it"). The sequencer is the log's clock: a device's signedAt
 // must lie within [sequencedAt − maxDeliveryDelay, sequencedAt + maxClockSkew], because whoever
 // holds a key chooses signedAt. The same rule runs at ingest (against the time the entry gets)

@@ -1,4 +1,4 @@
-// verifier/documents/tlog-policy.ts: a WitnessPolicy (DESIGN §4) to and from C2SP tlog-policy text
+// verifier/documents/tlog-policy.ts: a WitnessPolicy (docs/design.md §4) to and from C2SP tlog-policy text
 // (c2sp.org/tlog-policy at C2SP commit 5ba5ee830903e91240fc6f9f3a7a9293d49e69c9). To text: one
 // `log <vkey>` line (key name = origin, the sequencer's Ed25519 key), one `witness <name> <vkey>
 // [<url>]` per witness (its cosignature/v1 vkey), and the quorum as `quorum none`, `quorum <name>`

@@ -1,4 +1,4 @@
-// verifier/documents/tlog-proof.ts: one event's proof as a c2sp.org/tlog-proof@v1 file (DESIGN §7a;
+// verifier/documents/tlog-proof.ts: one event's proof as a c2sp.org/tlog-proof@v1 file (docs/design.md §7a;
 // C2SP tlog-proof at commit 5ba5ee830903e91240fc6f9f3a7a9293d49e69c9): the header line, `extra
 // <base64 of the entry JSON>` (so the verifier recomputes the leaf: SHA-256(0x00 || the entry's
 // 32-byte hash), after checking the entry hashes to its `hash`), `index <seq - 1>`, the RFC 6962

@@ -1,4 +1,4 @@
-// The hash strings of DESIGN §3 (verifier/encoding/wire.ts isHashString, parseHash: one pass, no
+// The hash strings of docs/design.md §3 (verifier/encoding/wire.ts isHashString, parseHash: one pass, no
 // regular expression) against the grammar as a regular expression and Buffer's hex decoder: the
 // same strings accepted, the same 32 bytes, for random hashes, random strings over the characters
 // that matter (hex of both cases, the prefix, others), and each hostile near miss written out

@@ -1,7 +1,7 @@
 // RFC 8785 (JCS) through verifier/encoding/jcs.ts: the cyberphone reference pairs byte for byte (from
 // conformance/vectors/jcs or $COOKWALA_VECTORS/jcs, never skipped), ECMAScript number serialization, refusal of values JCS
 // cannot express, and properties: JCS of parsed random JSON re-parses to an equal value, and
-// canonicalizing twice is stable. Without loss (DESIGN §3): on documents that always carry
+// canonicalizing twice is stable. Without loss (docs/design.md §3): on documents that always carry
 // `__proto__`, `constructor`, `toString`, integer-like, non-BMP and empty names, the fast path,
 // the `canonicalize` package and an independent serializer written here agree byte for byte, and
 // the canonical form re-parses to the same own members; fixed regressions beside them.

@@ -10,7 +10,7 @@
 // never serialized as something else; so is a value nested past the call stack (the package
 // recurses: invalid_document), which parsed input, cut at 64 levels, never reaches. Every member
 // name is copied as an ordinary own member (`__proto__`, `constructor`, `toString` included:
-// DESIGN §3, I-JSON), so the canonical form never drops, renames or reorders a member; jcs.test.ts
+// docs/design.md §3, I-JSON), so the canonical form never drops, renames or reorders a member; jcs.test.ts
 // checks that on an arbitrary that always carries those names.
 
 import canonicalizeLib from 'canonicalize';

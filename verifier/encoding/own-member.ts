@@ -1,5 +1,5 @@
 // verifier/encoding/own-member.ts: reading and writing members of objects built from untrusted names
-// (DESIGN §3: every member name is an ordinary string, `__proto__` included). `o[k] = v` with
+// (docs/design.md §3: every member name is an ordinary string, `__proto__` included). `o[k] = v` with
 // k = "__proto__" calls Object.prototype's setter: it sets the prototype and adds no member, so the
 // member vanishes from Object.keys, JSON.stringify and every hash, while lookups see the values
 // it smuggled in. `k in o` and `o[k]` see the prototype chain (`"toString" in {}` is true). These

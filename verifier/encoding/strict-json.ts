@@ -1,4 +1,4 @@
-// verifier/encoding/strict-json.ts: the one reader of untrusted JSON text (DESIGN §3, I-JSON: RFC 7493 §2.3,
+// verifier/encoding/strict-json.ts: the one reader of untrusted JSON text (docs/design.md §3, I-JSON: RFC 7493 §2.3,
 // which RFC 8785 assumes). It refuses what JSON.parse would quietly accept and two parsers could
 // read two ways: a member name twice in one object (duplicate_member, with the JSON Pointer of the
 // second one in `path`; names are compared after unescaping, so "a" and "\u0061" are one name),

@@ -1,4 +1,4 @@
-// The wire encodings of DESIGN §3: strict base64url, lowercase hex, sha256: hash strings, RFC 3339
+// The wire encodings of docs/design.md §3: strict base64url, lowercase hex, sha256: hash strings, RFC 3339
 // UTC times with milliseconds; one spelling per value.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';

@@ -1,4 +1,4 @@
-// verifier/encoding/wire.ts: the wire encodings of DESIGN §3. Hash strings are `sha256:` + 64 lowercase
+// verifier/encoding/wire.ts: the wire encodings of docs/design.md §3. Hash strings are `sha256:` + 64 lowercase
 // hex; binary values (keys, signatures, salts) are base64url without padding; times are RFC 3339
 // UTC with `Z` and exactly three fraction digits. Decoders are strict: a value that would not
 // re-encode to the same string is refused, so one value has exactly one spelling on the wire.

@@ -1,4 +1,4 @@
-// Signed bytes are bytes (DESIGN §3, C2SP signed-note): a note, a cosignature and a cookwalasig are
+// Signed bytes are bytes (docs/design.md §3, C2SP signed-note): a note, a cosignature and a cookwalasig are
 // verified over exactly the bytes received. A note whose text begins with U+FEFF, or holds
 // non-ASCII text, signed by an INDEPENDENT signer (node:crypto's raw Ed25519 over bytes this file
 // writes itself, key ID and signature line built here too, nothing from note*.ts) verifies, as

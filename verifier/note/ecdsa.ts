@@ -4,7 +4,7 @@
 // uncompressed point is read (the curve C2SP says SHOULD be used); P-384, P-521 and compressed
 // points are reported as unsupported. It leaves out the verify call (CryptoBackend.p256Verify).
 // Invariant: DER is read strictly (minimal lengths and integers, no trailing bytes), so one
-// signature has one encoding; high S is accepted, as in Go's ecdsa.VerifyASN1 and DESIGN §3.
+// signature has one encoding; high S is accepted, as in Go's ecdsa.VerifyASN1 and docs/design.md §3.
 
 const P256_SPKI_PREFIX = Uint8Array.from([
   0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07,

@@ -6,7 +6,7 @@
 // 'unsupported_alg'), checkpoint.ts (tlog-checkpoint bodies; 'origin_mismatch'),
 // cosignature.ts (tlog-cosignature v1 message and timestamp), base64.ts, text.ts and ecdsa.ts.
 // The per-case checkers for the shared vector files live in conformance/checks/signed-note.ts.
-// It leaves out Cookwala's own JSON checkpoints and witness protocol (DESIGN §4, §7), which do not
+// It leaves out Cookwala's own JSON checkpoints and witness protocol (docs/design.md §4, §7), which do not
 // use notes. Invariant: pure code, no I/O; the signed bytes have one encoder each.
 
 export * from './signed.ts';

@@ -90,7 +90,7 @@ export function parseVerifierKey(vkey: string, keyRule = true): Result<VerifierK
   let supported = false;
   if (type === SIG_ED25519 || type === SIG_COSIGNATURE_V1) {
     if (publicKey.length !== 32) return bad(`an Ed25519 key is 32 bytes, got ${publicKey.length}`);
-    // The one Ed25519 key rule (DESIGN §3): no small-order, mixed-order or non-canonical key.
+    // The one Ed25519 key rule (docs/design.md §3): no small-order, mixed-order or non-canonical key.
     const w = keyRule ? checkEd25519PublicKey(publicKey) : undefined;
     if (w && !w.ok) return fail('weak_key', `vkey ${name}+${keyId}: ${w.detail}`);
     supported = true;

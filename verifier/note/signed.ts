@@ -5,7 +5,7 @@
 // whose (name, key ID) match no known key are ignored (identical ones reported once); every
 // signature from a known key is verified, and one that fails rejects the note ('bad_signature');
 // a note with no verified known-key signature is rejected ('unknown_key'); parse errors are
-// 'malformed_note'. Limits: 100 signatures, 1 MiB. It leaves out Cookwala's own JSON checkpoints (DESIGN §4).
+// 'malformed_note'. Limits: 100 signatures, 1 MiB. It leaves out Cookwala's own JSON checkpoints (docs/design.md §4).
 // Invariant: a signature is verified over the bytes received, sliced from the note up to and
 // including the text's final newline (a leading U+FEFF and any non-ASCII included), never over
 // bytes re-encoded from decoded text; the signer signs the UTF-8 of the text it is given, which is

@@ -1,4 +1,4 @@
-// web/server/pages.ts: serving the built pages of web/ (DESIGN §12b) from any fastify app: a tiny
+// web/server/pages.ts: serving the built pages of web/ (docs/design.md §12b) from any fastify app: a tiny
 // handler of our own rather than a static-files plugin, since there are exactly three fixed files
 // (web/dist/*.html, each self-contained) and no path from a request ever reaches the file system.
 // Each page goes out with its Content-Security-Policy as a header too (from web/dist/manifest.json,

@@ -1,4 +1,4 @@
-// web/server/sequencer-explorer.ts: the sequencer's side of the log explorer (DESIGN §10, §12b):
+// web/server/sequencer-explorer.ts: the sequencer's side of the log explorer (docs/design.md §10, §12b):
 // the explorer page at `/`, the offline verifier page at `/verifier.html` (the same file an
 // auditor can save and open from disk), and the two reads the explorer needs beyond the log API:
 //   GET /v1/logs/{log}/policy     the witness policy in force for the log (what `bundle` exports

@@ -1,4 +1,4 @@
-// witness/client/c2sp-http.ts: the sequencer as a C2SP log asking a C2SP witness over HTTP (DESIGN
+// witness/client/c2sp-http.ts: the sequencer as a C2SP log asking a C2SP witness over HTTP (docs/design.md
 // §7a; c2sp.org/tlog-witness at C2SP commit 5ba5ee830903e91240fc6f9f3a7a9293d49e69c9). One
 // connection per policy witness with `url` (its submission prefix) and `vkey` (cosignature/v1,
 // 0x04). request() takes the same AddCheckpointRequest the libp2p connection takes and sends

@@ -1,4 +1,4 @@
-// witness/client/connection.ts: the asking end of `/cookwala/witness/1.0.0` (DESIGN §7, §15): one
+// witness/client/connection.ts: the asking end of `/cookwala/witness/1.0.0` (docs/design.md §7, §15): one
 // long-lived stream per witness, opened on first use and reopened after it breaks; requests are
 // pipelined on it and replies matched first-in first-out (the server answers in order). A
 // request that gets no reply in `timeoutMs` poisons the stream (a late reply would be matched to

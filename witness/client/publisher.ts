@@ -1,4 +1,4 @@
-// witness/client/publisher.ts: the sequencer's side of witnessing one log (DESIGN §7): given a newly
+// witness/client/publisher.ts: the sequencer's side of witnessing one log (docs/design.md §7): given a newly
 // signed checkpoint, ask every configured witness in parallel (each over its one long-lived
 // stream, connection.ts), resend from `knownSeq` when a witness answers `conflict` (the consistency
 // proof then starts at the witness's size), and resolve with the checkpoint as soon as the policy's

@@ -1,12 +1,12 @@
-// witness/client/sequencer-side.ts: what a sequencer process runs to be witnessed (DESIGN §7): its own
+// witness/client/sequencer-side.ts: what a sequencer process runs to be witnessed (docs/design.md §7): its own
 // libp2p node (persisted identity in its data directory), one WitnessConnection per configured
 // witness peer (config `witnessPeers`: multiaddrs ending in /p2p/<peerId>), kept connected, and a
 // CheckpointPublisher per log built from the log's WitnessPolicy. Cosigned checkpoints go out on
 // the gossip topic `/cookwala/checkpoints/1`. The sequencer imports only this file and
-// publisher.ts (DESIGN §2: `sequencer` may use `witness`'s client half).
+// publisher.ts (docs/design.md §2: `sequencer` may use `witness`'s client half).
 // Invariant: with a policy quorum of 0 nothing here is needed and nothing is started; with
 // quorum k > 0 a checkpoint is published only with k valid cosignatures.
-// C2SP witnesses (DESIGN §7a): every policy witness with `url` and `vkey` is also asked over
+// C2SP witnesses (docs/design.md §7a): every policy witness with `url` and `vkey` is also asked over
 // tlog-witness HTTP (c2sp-http.ts), from the same publisher, toward the same quorum; with only C2SP
 // witnesses no libp2p node is started (nothing to gossip to).
 // Logging: the sequencer's pino logger (platform/logger.ts) comes in the options; each publisher

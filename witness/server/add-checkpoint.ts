@@ -1,4 +1,4 @@
-// witness/server/add-checkpoint.ts: the witness's decision for one add-checkpoint request (DESIGN §7,
+// witness/server/add-checkpoint.ts: the witness's decision for one add-checkpoint request (docs/design.md §7,
 // C2SP tlog-witness semantics), as pure request logic over injected state, keys and clock; no
 // transport types. Order of checks: admitted log (`unknown_log`) -> sequencer signature with the
 // admitted key (`bad_signature`) -> first contact (oldSeq 0 and a descriptor signed by that key)
@@ -12,7 +12,7 @@
 // (then the request is decided again on the new state).
 // A proven fork takes precedence over `conflict`: the caller learns what we can prove.
 // With a C2SP cosigner in deps, the same cosignature is also made as cosignature/v1 over the
-// checkpoint's C2SP body (processAddCheckpointBoth; DESIGN §4). A state advanced by a C2SP note
+// checkpoint's C2SP body (processAddCheckpointBoth; docs/design.md §4). A state advanced by a C2SP note
 // (c2sp-add-checkpoint.ts, same lock and commit) has no head: the same-seq check compares roots.
 // With deps.offThread the sequencer signature (and the log's note signature, when the checkpoint
 // carries one) is checked on a worker, with the inline result; with
@@ -61,7 +61,7 @@ export interface WitnessDeps {
   hooks?: { afterCheck?: (req: AddCheckpointRequest) => Promise<void> };
   /** Called once per newly stored ForkProof (gossip publishes it). */
   onFork?: (fp: ForkProof) => void | Promise<void>;
-  /** Our C2SP cosigner: when given, every cosignature also comes as cosignature/v1 (DESIGN §4). */
+  /** Our C2SP cosigner: when given, every cosignature also comes as cosignature/v1 (docs/design.md §4). */
   cosigner?: WitnessCosigner;
   backend?: CryptoBackend;
   /** The sequencer's signature checked on a worker (off-thread-verify.ts); same result as inline. */
@@ -200,7 +200,7 @@ function logNoteLine(cp: Checkpoint, admitted: AdmittedLog, backend?: CryptoBack
   return undefined;
 }
 
-/** The C2SP body of a Cookwala checkpoint (DESIGN §7a: origin, seq, base64 root, no extensions). */
+/** The C2SP body of a Cookwala checkpoint (docs/design.md §7a: origin, seq, base64 root, no extensions). */
 export function c2spBodyOf(cp: Pick<Checkpoint, 'log' | 'seq' | 'root'>): string {
   const root = parseHash(cp.root);
   if (!root.ok) throw new TypeError('checkpoint root is not a hash string');
@@ -254,7 +254,7 @@ export async function processAddCheckpointBoth(
       const note = noteMsg && deps.cosigner!.finish(noteMsg.timestamp, sigs[1]);
       const next: Omit<LogState, 'version'> = { ...d.next, cosignature, updatedAt: signedAt };
       if (note) {
-        // With the log's own note signature in the checkpoint (DESIGN §4), the monitoring read can
+        // With the log's own note signature in the checkpoint (docs/design.md §4), the monitoring read can
         // serve this checkpoint as a signed note: the log's line, then ours.
         const logLine = sig.value.logLine;
         if (logLine !== undefined) {

@@ -192,7 +192,7 @@ describe('one state for both protocols (a Cookwala log)', () => {
     expect(verifyNote(rendered, [cosigner.vkey]).ok).toBe(true);
     expect(verifySpecCosignature(`\u2014 witness.test/w1 ${raw.toString('base64')}\n`, cosigner.vkey, c2spBodyOf(cp3))).toBe(t);
 
-    // The log's note key is its sequencer key under the origin (DESIGN §7a); C2SP moves 3 -> 5.
+    // The log's note key is its sequencer key under the origin (docs/design.md §7a); C2SP moves 3 -> 5.
     const seed = createHash('sha256').update('cookwala-test-key:c2sp-both-seq').digest();
     const noteSigner = createNoteSigner(formatSignerKey(fake.origin, SIG_ED25519, seed));
     expect(noteSigner.ok && noteSigner.value.vkey).toBe((logVkeyOf(fake.origin, fake.keyRecord) as { value: string }).value);

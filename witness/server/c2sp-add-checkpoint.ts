@@ -14,7 +14,7 @@
 //   old = size = stored with another root (the 2026-07 text)   422 fork_detected
 // then the durable compare-and-update, then the cosignature/v1 line. The spec text at the pinned
 // commit does say "If the old size matches the checkpoint size, the witness MUST check that the
-// root hashes are also identical ... 422", as DESIGN §7a's "2026-07 change" has it.
+// root hashes are also identical ... 422", as docs/design.md §7a's "2026-07 change" has it.
 // Invariants: the same per-origin lock and the same versioned commit as the libp2p protocol
 // (add-checkpoint.ts), so both protocols move one state forward and never back; the cosignature
 // leaves only after the state is synced; the note is verified over the bytes received, parsed once

@@ -1,5 +1,5 @@
 // witness/server/c2sp-http.ts: the C2SP tlog-witness HTTP interface of our witness (c2sp.org/
-// tlog-witness at C2SP/C2SP commit 5ba5ee830903e91240fc6f9f3a7a9293d49e69c9; DESIGN §7a), on the
+// tlog-witness at C2SP/C2SP commit 5ba5ee830903e91240fc6f9f3a7a9293d49e69c9; docs/design.md §7a), on the
 // witness's HTTP port, submission and monitoring prefix both the server root:
 //   POST /add-checkpoint              c2sp-add-checkpoint.ts decides; any request content type;
 //                                     answered before fastify routes (platform/raw-route.ts)

@@ -1,4 +1,4 @@
-// Admission of C2SP logs (DESIGN §7a): the witness network's logs/v0 list format (as
+// Admission of C2SP logs (docs/design.md §7a): the witness network's logs/v0 list format (as
 // transparency-dev/witness-network cmd/validate/main.go at 04704dec18c08cbe079353d2b953aa9cf58f0d2f
 // reads it), the add-only registry, and following a list file across a store reopen (a dropped
 // log stays admitted; a changed vkey is refused and reported, never applied).

@@ -1,4 +1,4 @@
-// witness/server/c2sp-logs.ts: which C2SP logs this witness cosigns (DESIGN §7a). A C2SP log is
+// witness/server/c2sp-logs.ts: which C2SP logs this witness cosigns (docs/design.md §7a). A C2SP log is
 // admitted by origin + signed-note vkey (Ed25519 0x01 or ECDSA P-256 0x02; `cookwala witness
 // add-log --origin O --vkey V`, or learned from a followed `logs/v0` list); every Cookwala log
 // admitted by its sequencer KeyRecord is also a C2SP log, with the vkey derived from that key

@@ -1,7 +1,7 @@
-// witness/server/config.ts: the witness's config file, DIR/witness.json (DESIGN §7):
+// witness/server/config.ts: the witness's config file, DIR/witness.json (docs/design.md §7):
 // {kind:"WitnessConfig", name, listen:[multiaddr…], bootstrap:[multiaddr…], httpHost, httpPort,
 // logs:[{log, sequencer: KeyRecord}], c2spName?, c2spLogs?:[{origin, vkey}], logLists?:[path or URL]}
-// (C2SP, DESIGN §7a: c2sp-logs.ts). Logs are admitted here and only here, by the operator
+// (C2SP, docs/design.md §7a: c2sp-logs.ts). Logs are admitted here and only here, by the operator
 // (`cookwala witness add-log`), never by whoever calls. Read strictly like every document:
 // unknown members refused (`x-<vendor>-…` ignored), wrong types `invalid_document`. Pure code: the
 // file I/O is data-dir.ts's. Invariant: each origin appears once, with a sequencer-role key.

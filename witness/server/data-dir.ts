@@ -1,4 +1,4 @@
-// witness/server/data-dir.ts: the witness's data directory (DESIGN §7):
+// witness/server/data-dir.ts: the witness's data directory (docs/design.md §7):
 //   DIR/witness.json            WitnessConfig (config.ts)
 //   DIR/witness.key.json        {"alg":"EdDSA","kid":…,"secretKey":…}            (mode 0600)
 //   DIR/witness.keyrecord.json  its public KeyRecord (role witness), self-signed at creation

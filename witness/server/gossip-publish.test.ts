@@ -1,4 +1,4 @@
-// The witness gossips the checkpoints it cosigns (service.ts, DESIGN §7), but only when some peer
+// The witness gossips the checkpoints it cosigns (service.ts, docs/design.md §7), but only when some peer
 // is on the checkpoint topic: with none, the flush publishes nothing (a publish would reach
 // nobody, and gossipsub would still encode, hash and cache every message); once a peer is there,
 // the next cosignature of the log goes out, cosigned. A real libp2p node and a real state store;

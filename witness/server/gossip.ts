@@ -1,4 +1,4 @@
-// witness/server/gossip.ts: gossip of checkpoints and fork proofs (DESIGN §7). Topic
+// witness/server/gossip.ts: gossip of checkpoints and fork proofs (docs/design.md §7). Topic
 // `/cookwala/checkpoints/1` carries cosigned checkpoints (JSON), `/cookwala/forks/1` ForkProofs.
 // Judging a message is pure (`judgeCheckpoint`, `judgeFork` over the admitted logs and the state):
 // malformed or badly signed -> reject (gossipsub then neither delivers nor forwards it and lowers

@@ -1,4 +1,4 @@
-// witness/server/log-list-follow.ts: following `logs/v0` log lists (DESIGN §7a; the format and
+// witness/server/log-list-follow.ts: following `logs/v0` log lists (docs/design.md §7a; the format and
 // its source are in c2sp-logs.ts). Each list, a file path or an http(s) URL from the witness
 // config, is read at start and then every `refreshMs`; every log in it whose origin is new is
 // admitted into the registry and stored (state.putAdmission, synced), so it stays admitted

@@ -1,4 +1,4 @@
-// A logs/v0 list at scale (DESIGN §12a: a witness admits the network's logs by list): 5,000 new
+// A logs/v0 list at scale (docs/design.md §12a: a witness admits the network's logs by list): 5,000 new
 // logs are parsed without the per-key Ed25519 rule and stored durably in a few synced batches (the
 // state's group commit, one chunk of admissions per batch, not one fsync per log), and a listed
 // vkey that breaks the key rule is admitted but never trusted: the verifier made at its first use

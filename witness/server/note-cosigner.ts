@@ -1,4 +1,4 @@
-// witness/server/note-cosigner.ts: the witness's C2SP identity (DESIGN §4, §7a): its Ed25519
+// witness/server/note-cosigner.ts: the witness's C2SP identity (docs/design.md §4, §7a): its Ed25519
 // witness key used as a C2SP tlog-cosignature v1 cosigner (signature type 0x04) under a key name,
 // and the C2SP form of a log's key: a sequencer KeyRecord (EdDSA) read as the signed-note vkey
 // `<origin>+<key id>+<base64(0x01 || key)>`. Specs: c2sp.org tlog-cosignature and signed-note at

@@ -1,4 +1,4 @@
-// witness/server/off-thread-verify.ts: the witness's signature checks on a worker thread (DESIGN
+// witness/server/off-thread-verify.ts: the witness's signature checks on a worker thread (docs/design.md
 // §13: "worker threads for signature checks"), without a second verifier. The verifier's own
 // functions (verifyCheckpointSequencerSignature, verifyNote) run unchanged on the event loop with a
 // CryptoBackend that, inside `check`, records each Ed25519 / P-256 verify as a platform/sig-pool.ts

@@ -1,5 +1,5 @@
 // witness/server/protocol-server.ts: the serving end of `/cookwala/witness/1.0.0` over libp2p 3
-// (DESIGN §7, §15). One long-lived stream per client carries many requests; requests on a stream
+// (docs/design.md §7, §15). One long-lived stream per client carries many requests; requests on a stream
 // are decided concurrently (so a sequencer with many logs gets group commit) but replies go back
 // in request order, so the client matches them first-in first-out without ids; replies already
 // decided when the writer runs leave in one write (fewer yamux frames and noise messages).

@@ -1,5 +1,5 @@
 // witness/server/service.ts's defaultWorkers: the worker threads the witness CLI starts on a
-// machine of N cores (DESIGN §13): none on one core, one verify worker per core up to 4, and the
+// machine of N cores (docs/design.md §13): none on one core, one verify worker per core up to 4, and the
 // signing worker whenever there is a second core.
 import { describe, expect, it } from 'vitest';
 import { availableParallelism } from 'node:os';

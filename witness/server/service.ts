@@ -1,8 +1,8 @@
-// witness/server/service.ts: `createWitness(deps, opts)`, the cosigning witness of DESIGN §7 as one
+// witness/server/service.ts: `createWitness(deps, opts)`, the cosigning witness of docs/design.md §7 as one
 // object: a libp2p node serving `/cookwala/witness/1.0.0` (protocol-server.ts ->
 // processAddCheckpoint), gossip on `/cookwala/checkpoints/1` and `/cookwala/forks/1` (gossip.ts),
 // the status API (status-api.ts), and on the same HTTP port the C2SP tlog-witness interface
-// (c2sp-http.ts: POST /add-checkpoint, GET /<sha256(origin)>/checkpoint; DESIGN §7a) over the same
+// (c2sp-http.ts: POST /add-checkpoint, GET /<sha256(origin)>/checkpoint; docs/design.md §7a) over the same
 // state, with logs from the config and from followed logs/v0 lists (log-list-follow.ts). Every
 // libp2p cosignature also comes as cosignature/v1. Nothing listens until start(); only the CLI calls it.
 // With verifyWorkers > 0 the sequencers' and logs' signatures are checked on worker threads
@@ -47,7 +47,7 @@ import { defaultBackend } from '../../verifier/crypto/default.ts';
 import { createOffThreadVerifier } from './off-thread-verify.ts';
 
 /**
- * The worker threads the witness CLI uses on this machine (DESIGN §13): none on one core; else one
+ * The worker threads the witness CLI uses on this machine (docs/design.md §13): none on one core; else one
  * verify worker per core, at most 4 (the event loop, at about 120 µs a request, cannot feed more),
  * and one signing worker. Two verify workers on two cores beat one in the witness bench (0.622 and
  * 0.648 of the crypto limit with one, 0.740 and 0.724 with two, interleaved runs): a burst of
@@ -91,7 +91,7 @@ export interface WitnessOptions {
    * (signing-worker.ts); needs an Ed25519 key. Same bytes either way; default inline.
    */
   signWorker?: boolean;
-  /** The C2SP side (DESIGN §7a): cosigner name, logs admitted by vkey, followed logs/v0 lists. */
+  /** The C2SP side (docs/design.md §7a): cosigner name, logs admitted by vkey, followed logs/v0 lists. */
   c2sp?: { name?: string; logs?: C2spLog[]; logLists?: string[]; logListRefreshMs?: number; hooks?: C2spWitnessDeps['hooks'] };
 }
 
@@ -121,7 +121,7 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
   const metrics = createWitnessMetrics();
   const admitted = new Map(opts.logs.map((l) => [l.log, l]));
   const logs = { get: (origin: string) => admitted.get(origin) };
-  // C2SP (DESIGN §7a): every Cookwala log by its sequencer key's note form, C2SP logs by vkey.
+  // C2SP (docs/design.md §7a): every Cookwala log by its sequencer key's note form, C2SP logs by vkey.
   const pool = (opts.verifyWorkers ?? 0) > 0 ? createSigPool({ size: opts.verifyWorkers }) : undefined;
   const offThread = pool ? createOffThreadVerifier(pool, defaultBackend()) : undefined;
   if (opts.signWorker && !deps.secretKey) throw new TypeError('signWorker needs the witness secret key');
@@ -183,7 +183,7 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
   };
 
   // The per-log seq gauge is set when /metrics renders, not per request: a labelled prom-client
-  // set costs tens of µs at 1,000 logs, per cosignature (issue 16). Same values at every scrape.
+  // set costs tens of µs at 1,000 logs, per cosignature. Same values at every scrape.
   const seqGauge = new Map<string, number>();
   const flushSeqGauge = () => {
     for (const [log, seq] of seqGauge) metrics.set('cookwala_witness_log_seq', seq, { log });

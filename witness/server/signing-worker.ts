@@ -1,4 +1,4 @@
-// witness/server/signing-worker.ts: the witness's cosignature signing off the event loop (DESIGN
+// witness/server/signing-worker.ts: the witness's cosignature signing off the event loop (docs/design.md
 // §13: worker threads for the crypto). One worker thread (sign-worker.js, plain JS on node:crypto) holds the
 // witness's Ed25519 private key: the same process holds it anyway (the main thread's Signer keeps
 // the seed in a closure), so no new party sees the secret; the seed goes to the worker once, in

@@ -1,4 +1,4 @@
-// witness/server/state.ts: the witness's durable state (DESIGN §7): per log the latest cosigned
+// witness/server/state.ts: the witness's durable state (docs/design.md §7): per log the latest cosigned
 // {seq, root, head} and the checkpoint it came from, plus every ForkProof seen, in LevelDB under
 // the data directory. Layout: `l!<origin>` -> LogState (JSON); `f!<origin>!<seq, 16 digits>!<id>`
 // -> ForkProof (JSON), id = the two checkpoint hashes in sorted order (one record per fork);

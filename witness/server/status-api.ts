@@ -81,7 +81,7 @@ export function buildStatusApp(deps: StatusDeps): FastifyInstance {
     return { ...(deps.info?.() ?? {}), logs };
   });
 
-  registerPage(app, '/', 'witness'); // the status page (web/, DESIGN §12b) over the reads below
+  registerPage(app, '/', 'witness'); // the status page (web/, docs/design.md §12b) over the reads below
 
   app.get('/v1/forks', async () => ({ forks: await deps.state.forks() }));
 

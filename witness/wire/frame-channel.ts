@@ -1,5 +1,5 @@
 // witness/wire/frame-channel.ts: a libp2p 3 stream as a channel of frames, for both ends of
-// `/cookwala/witness/1.0.0` (DESIGN §7): `lpStream` from @libp2p/utils does the reading and writing
+// `/cookwala/witness/1.0.0` (docs/design.md §7): `lpStream` from @libp2p/utils does the reading and writing
 // of length-prefixed messages, with our strict prefix reader as its lengthDecoder (frame.ts: 1 MiB,
 // minimal varints, refused at the prefix) and its read buffer bounded (`maxBufferedBytes`, default
 // 4 MiB: a peer that pipelines more than that unread is aborted, as lpStream does on overflow).

@@ -1,4 +1,4 @@
-// witness/wire/frame.ts: the framing of `/cookwala/witness/1.0.0` (DESIGN §7): every message is an
+// witness/wire/frame.ts: the framing of `/cookwala/witness/1.0.0` (docs/design.md §7): every message is an
 // unsigned LEB128 varint length (the multiformats unsigned-varint, as libp2p's own length-prefixed
 // protocols use) followed by that many bytes of UTF-8 JSON. The stream side is @libp2p/utils
 // `lpStream` (frame-channel.ts); what is ours here is the strict reading of the length prefix that

@@ -1,4 +1,4 @@
-// witness/wire/identity.ts: the persisted libp2p identity (DESIGN §7): an Ed25519 private key in the
+// witness/wire/identity.ts: the persisted libp2p identity (docs/design.md §7): an Ed25519 private key in the
 // data directory (libp2p protobuf encoding, file mode 0600), so a witness keeps its PeerId, and
 // so its multiaddr in other nodes' bootstrap lists, across restarts. Created once, never replaced:
 // an unreadable key file is an error, not a reason to mint a new identity.

@@ -114,7 +114,7 @@ describe('witness frames are read as I-JSON', () => {
   });
 });
 
-describe('the cosignature/v1 form in replies (DESIGN §4)', () => {
+describe('the cosignature/v1 form in replies (docs/design.md §4)', () => {
   const cosignature = { alg: 'EdDSA', kid: 'wit-abc', signedAt: '2026-12-01T09:00:00.123Z', sig: 'A'.repeat(86) };
   const note = { alg: 'cosignature/v1', kid: 'witness.example/w1+0123abcd', signedAt: '2026-12-01T09:00:00.000Z', sig: 'B'.repeat(86) };
   it('reads a reply with a noteCosignature and one without', () => {

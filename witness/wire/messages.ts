@@ -1,7 +1,7 @@
-// witness/wire/messages.ts: the messages of `/cookwala/witness/1.0.0` (DESIGN §7, after C2SP
+// witness/wire/messages.ts: the messages of `/cookwala/witness/1.0.0` (docs/design.md §7, after C2SP
 // tlog-witness's add-checkpoint): request `{type:"add-checkpoint", oldSeq, consistency, headProof,
 // checkpoint, descriptor?}`, reply `{ok:true, cosignature, noteCosignature?}` (noteCosignature: the
-// cosignature/v1 form, DESIGN §4) or `{ok:false, code, detail, knownSeq?, forkProof?}`. Parsing is strict (I-JSON: a repeated member name is duplicate_member; unknown
+// cosignature/v1 form, docs/design.md §4) or `{ok:false, code, detail, knownSeq?, forkProof?}`. Parsing is strict (I-JSON: a repeated member name is duplicate_member; unknown
 // members refused, every document read through verifier/documents/read.ts), so processAddCheckpoint only
 // ever sees well-formed values, read one way. Pure code.
 // Left out: other message types (answered `unknown_message_type`); C2SP's text wire format (the
@@ -30,7 +30,7 @@ export interface AddCheckpointRequest {
   descriptor?: LogDescriptor;
 }
 
-/** The cosignature/v1 form of a cosignature (DESIGN §4): kid `<name>+<key id hex>`, whole seconds. */
+/** The cosignature/v1 form of a cosignature (docs/design.md §4): kid `<name>+<key id hex>`, whole seconds. */
 export interface NoteCosignatureObject {
   alg: 'cosignature/v1';
   kid: string;

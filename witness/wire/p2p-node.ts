@@ -1,4 +1,4 @@
-// witness/wire/p2p-node.ts: the libp2p node every witness-network participant runs (DESIGN §7, §15):
+// witness/wire/p2p-node.ts: the libp2p node every witness-network participant runs (docs/design.md §7, §15):
 // TCP, noise, yamux, identify and @libp2p/gossipsub 17 (the @chainsafe one silently drops
 // messages under libp2p 3). Used by the witness and by the sequencer's witness client.
 // `keepConnected` dials the bootstrap list and redials lost peers, which is all the peer discovery

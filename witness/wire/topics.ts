@@ -1,4 +1,4 @@
-// witness/wire/topics.ts: the gossipsub topic names of DESIGN §7, shared by both halves: the
+// witness/wire/topics.ts: the gossipsub topic names of docs/design.md §7, shared by both halves: the
 // sequencer side publishes cosigned checkpoints on the first, witnesses and monitors publish
 // ForkProofs on the second. Names only; what a message on each must hold is witness/server/gossip.ts.
 

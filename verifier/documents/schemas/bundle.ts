@@ -1,7 +1,7 @@
 // verifier/documents/schemas/bundle.ts: the one JSON Schema bundle (draft-07) of the Cookwala log documents
-// (DESIGN §3, §4; Core 0.2 §2, §5): Log (with its optional TimeBounds), Event (a log entry),
+// (docs/design.md §3, §4; Core 0.2 §2, §5): Log (with its optional TimeBounds), Event (a log entry),
 // Checkpoint (whose signature array may also hold C2SP note-ed25519 and cosignature/v1 entries,
-// DESIGN §4), KeyRecord (a witness's optional C2SP `vkey` and `url`), ForkProof, Signature,
+// docs/design.md §4), KeyRecord (a witness's optional C2SP `vkey` and `url`), ForkProof, Signature,
 // WitnessPolicy and KeyCache. Kept as data in a TS
 // module so it ships with the code and is used offline; nothing is ever fetched. Every object is
 // closed (`additionalProperties: false`) except for `x-<vendor>-…` members, which any level may
@@ -53,7 +53,7 @@ export const SCHEMA_BUNDLE = {
       'signedAt',
       'sig',
     ]),
-    // A checkpoint's signature array also holds C2SP signatures over its C2SP form (DESIGN §4, §7a):
+    // A checkpoint's signature array also holds C2SP signatures over its C2SP form (docs/design.md §4, §7a):
     // the log's note signature (note-ed25519) and witness cosignatures (cosignature/v1).
     CheckpointSignature: closed(
       {

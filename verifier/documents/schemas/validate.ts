@@ -1,9 +1,9 @@
-// verifier/documents/schemas/validate.ts: validates a document against its schema in the bundle (DESIGN §3
+// verifier/documents/schemas/validate.ts: validates a document against its schema in the bundle (docs/design.md §3
 // strict reading) with ajv, and turns ajv's errors into one reason code: an undefined member is
 // `unknown_field` (the detail and `path` name its JSON Pointer), an algorithm other than EdDSA or
 // ES256 is `unsupported_alg`, a malformed hash string `invalid_hash`, anything else
 // `invalid_document`. ajv is configured never to change the data (no removal of members, no
-// defaults, no type coercion) and to look at own members only (DESIGN §3: names are ordinary
+// defaults, no type coercion) and to look at own members only (docs/design.md §3: names are ordinary
 // strings; Object.prototype's are not members): what is hashed and signed is exactly what was
 // read. Schemas are compiled lazily, once per validator, so importing this module does no work.
 

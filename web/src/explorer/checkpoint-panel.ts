@@ -1,4 +1,4 @@
-// web/src/explorer/checkpoint-panel.ts: the checkpoint panel of the log explorer (DESIGN §12b, §4):
+// web/src/explorer/checkpoint-panel.ts: the checkpoint panel of the log explorer (docs/design.md §12b, §4):
 // the log's descriptor, its latest published checkpoint (seq, root, head, signing time) checked IN
 // THE PAGE with the pure verifier against the log's policy (the sequencer's signature, each witness
 // cosignature, the quorum), a table of the policy's witnesses (which cosigned, which did not, and

@@ -1,4 +1,4 @@
-// web/src/explorer/entries-panel.ts: the entries of the log explorer (DESIGN §12b, §7): newest
+// web/src/explorer/entries-panel.ts: the entries of the log explorer (docs/design.md §12b, §7): newest
 // first, a page at a time, filtered by subject and source, streamed into the table as the NDJSON
 // arrives (rows of buttons, so the keyboard reaches them); and for a chosen entry its payload (or
 // its erasure record) and an EventProof built from the API's answers and checked in the page as

@@ -1,4 +1,4 @@
-// web/src/explorer/main.ts: the log explorer the sequencer serves at `/` (DESIGN §12b). For the
+// web/src/explorer/main.ts: the log explorer the sequencer serves at `/` (docs/design.md §12b). For the
 // logs this sequencer hosts (/.well-known/cookwala.json), one button per log; for the chosen one
 // the checkpoint panel (checkpoint-panel.ts: the latest checkpoint checked IN THE PAGE against the
 // log's policy, its witnesses, the audit downloads), device liveness, and the entries with the

@@ -1,4 +1,4 @@
-// web/src/explorer/view.ts: what the parts of the log explorer (DESIGN §12b) share: the log being
+// web/src/explorer/view.ts: what the parts of the log explorer (docs/design.md §12b) share: the log being
 // shown (its descriptor, latest checkpoint, policy, keys and the entries page with its filter),
 // held as one current view so that an answer that arrives after the user moved to another log is
 // dropped, and the small renderers every panel uses (a verdict badge or sentence, an age with the

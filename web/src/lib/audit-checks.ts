@@ -1,4 +1,4 @@
-// web/src/lib/audit-checks.ts: the three checks of the offline verifier page (DESIGN §8, §12b),
+// web/src/lib/audit-checks.ts: the three checks of the offline verifier page (docs/design.md §8, §12b),
 // each the browser twin of an auditor's command, returning the same JSON that command prints with
 // --json: a whole bundle (`cookwala verify`: the pure streaming verifier of
 // verifier/bundle/verifier.ts fed by line-reader.ts, signatures through an injected batch

@@ -1,4 +1,4 @@
-// web/src/lib/dom.ts: the few DOM helpers the pages share (no framework, DESIGN §12b): `h` builds
+// web/src/lib/dom.ts: the few DOM helpers the pages share (no framework, docs/design.md §12b): `h` builds
 // an element from a tag, attributes and children; text always goes in as text nodes, never as
 // HTML, so nothing a log or a file holds can inject markup (the pages render hostile data).
 // Also short formatting helpers for hashes, times and byte counts.

@@ -1,4 +1,4 @@
-// web/src/lib/http.ts: the explorer's and the witness page's reads of their own server (DESIGN
+// web/src/lib/http.ts: the explorer's and the witness page's reads of their own server (docs/design.md
 // §10, §12b): JSON with problem+json failures turned into an HttpError that keeps the status, the
 // reason code and the body (a 410 carries the erasure record), and NDJSON read as a stream, each
 // line handed over as it arrives (the page shows rows while the answer is still coming). Every

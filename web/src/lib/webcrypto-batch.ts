@@ -1,5 +1,5 @@
 // web/src/lib/webcrypto-batch.ts: the browser's signature checks for the streaming verifier
-// (DESIGN §3, §12b): a VerifyBatch (verifier/bundle/signature-batches.ts) on WebCrypto, Ed25519 and ECDSA P-256
+// (docs/design.md §3, §12b): a VerifyBatch (verifier/bundle/signature-batches.ts) on WebCrypto, Ed25519 and ECDSA P-256
 // with SHA-256, where the browser has them. WebCrypto is asynchronous while CryptoBackend is not,
 // so it plugs in where the CLI plugs its worker pool: the verifier decides keys, roles and validity
 // on its own thread and hands over raw {alg, publicKey, msg, sig} in batches, whose checks run

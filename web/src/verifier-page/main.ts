@@ -1,4 +1,4 @@
-// web/src/verifier-page/main.ts: the offline verifier page (DESIGN §12b): the auditor drops or
+// web/src/verifier-page/main.ts: the offline verifier page (docs/design.md §12b): the auditor drops or
 // picks the evidence (an audit bundle, an event proof or a ForkProof), the witness policy (or,
 // for a fork proof, the sequencer's KeyRecord) and an optional key cache; a Web Worker checks
 // them (worker.ts) while a progress bar moves, and the report (report-view.ts) gives the verdict,

@@ -1,5 +1,5 @@
 // web/src/verifier-page/messages.ts: what the verifier page and its Web Worker say to each other
-// (DESIGN §12b). The page posts one request with the auditor's File objects (structured clone
+// (docs/design.md §12b). The page posts one request with the auditor's File objects (structured clone
 // shares the file, never copies its bytes); the worker answers with progress, then exactly one
 // result: the same JSON the CLI prints with --json, or an error for a bug. Nothing else crosses.
 

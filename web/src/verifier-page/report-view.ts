@@ -1,4 +1,4 @@
-// web/src/verifier-page/report-view.ts: the verifier page's report (DESIGN §8, §12b), the same
+// web/src/verifier-page/report-view.ts: the verifier page's report (docs/design.md §8, §12b), the same
 // facts as the CLI's human summary (verifier/bundle/report.ts formatReport) laid out for a screen:
 // the verdict first (VALID, INVALID or UNUSABLE; PROVED / NOT PROVED for one event; FORK PROVEN /
 // NOT A FORK PROOF), then the counts, then each named failure as a row (kind, seq, line, expected,

@@ -1,4 +1,4 @@
-// web/src/verifier-page/worker.ts: the Web Worker of the offline verifier page (DESIGN §12b). It
+// web/src/verifier-page/worker.ts: the Web Worker of the offline verifier page (docs/design.md §12b). It
 // runs the pure verifier (web/src/lib/audit-checks.ts over verifier/) off the page's thread: the
 // bundle is streamed from the File (never read whole), progress is posted at most every 100 ms,
 // and the result is the JSON the CLI prints with --json. Crypto: @noble for the synchronous

@@ -1,4 +1,4 @@
-// web/src/witness-page/main.ts: the status page a witness serves at its `/` (DESIGN §7, §12b),
+// web/src/witness-page/main.ts: the status page a witness serves at its `/` (docs/design.md §7, §12b),
 // over its read-only status API (witness/server/status-api.ts): who this witness is (its KeyRecord,
 // peer id), the logs it follows with the last checkpoint it cosigned for each (seq, root, when),
 // its own cosignature on that checkpoint checked IN THE PAGE against its KeyRecord, and every
