@@ -33,7 +33,22 @@ const COMMANDS: Record<string, Command> = {
     summary: 'witness policy: add-witness, show (and tlog-policy text: to-tlog, from-tlog)',
     load: async () => (await import('./policy.ts')).run,
   },
-  keys: { summary: 'fetch and show keys for offline use', load: async () => (await import('../verifier/cli/keys.ts')).run },
+  keys: {
+    summary: 'keys for offline use (fetch, show); device keys of a log (register, revoke, rotate)',
+    // register/revoke/rotate talk to a sequencer with the operator token: not an auditor's command.
+    load: async () => async (argv) =>
+      ['register', 'revoke', 'rotate'].includes(argv[0] ?? '')
+        ? (await import('../sequencer/cli-keys.ts')).run(argv)
+        : (await import('../verifier/cli/keys.ts')).run(argv),
+  },
+  device: {
+    summary: "a device maker's tools: keygen, sign, post, heartbeat, reveal",
+    load: async () => (await import('../device/cli.ts')).run,
+  },
+  'verify-disclosure': {
+    summary: 'check one revealed value against its logged, signed event offline',
+    load: async () => (await import('../verifier/cli/verify-disclosure.ts')).run,
+  },
   conformance: { summary: 'run conformance vectors', load: async () => (await import('../conformance/cli.ts')).run },
   demo: { summary: 'the local demo network (what npm start runs)', load: async () => (await import('../demo/cli.ts')).run },
 };
