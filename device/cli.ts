@@ -306,7 +306,13 @@ async function heartbeat(argv: string[]): Promise<number> {
   try {
     for (let n = 1; n <= count && !stop; n++) {
       const at = Date.now();
-      const ce: CloudEvent = { specversion: '1.0', id: `heartbeat.${at}.${n}`, source: key.owner, type: HEARTBEAT_TYPE, time: formatTime(at) };
+      const ce: CloudEvent = {
+        specversion: '1.0',
+        id: `heartbeat.${at}.${n}`,
+        source: key.owner,
+        type: HEARTBEAT_TYPE,
+        time: formatTime(at),
+      };
       const code = await send('structured', [signEvent(ce, key.signer, formatTime(at))], undefined, t).catch((e: unknown) => {
         if (e instanceof Refused && everyMs !== undefined) {
           process.stderr.write(`cookwala device heartbeat: ${e.message}\n`);

@@ -40,7 +40,11 @@ export function idempotencyKeyOf(mode: Mode, events: readonly Pick<CloudEvent, '
   return `ce-${h.digest('base64url')}`;
 }
 
-export function requestOf(mode: Mode, events: CloudEvent[], binary?: BinaryForm): { headers: Record<string, string>; body: Uint8Array | string } {
+export function requestOf(
+  mode: Mode,
+  events: CloudEvent[],
+  binary?: BinaryForm,
+): { headers: Record<string, string>; body: Uint8Array | string } {
   if (mode === 'binary') {
     if (!binary) throw new TypeError('binary mode needs the binary form');
     return { headers: { ...binary.headers, 'idempotency-key': idempotencyKeyOf(mode, events) }, body: binary.body };

@@ -54,10 +54,7 @@ export function binaryForm(ce: CloudEvent): Result<BinaryForm> {
     const bytes = fromBase64(ce.data_base64);
     if (!bytes || bytes.length === 0) return fail('invalid_event', 'binary mode: data_base64 is non-empty padded base64');
     if (typeof ct !== 'string' || isJsonMediaType(ct))
-      return fail(
-        'invalid_event',
-        'binary mode: data_base64 needs a non-JSON datacontenttype (a JSON body would be read back as `data`)',
-      );
+      return fail('invalid_event', 'binary mode: data_base64 needs a non-JSON datacontenttype (a JSON body would be read back as `data`)');
     return ok({ headers, body: bytes });
   }
   return ok({ headers, body: new Uint8Array(0) });

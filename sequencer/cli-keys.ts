@@ -75,7 +75,8 @@ async function register(t: Target, record: unknown): Promise<KeyRecord> {
     headers: { 'content-type': 'application/json', authorization: `Bearer ${t.token}` },
     body: JSON.stringify(record),
   });
-  if (r.status !== 200 && r.status !== 201) throw new Refused(`${r.status} ${String(r.body.code ?? '')}: ${String(r.body.detail ?? '')}`, 1);
+  if (r.status !== 200 && r.status !== 201)
+    throw new Refused(`${r.status} ${String(r.body.code ?? '')}: ${String(r.body.detail ?? '')}`, 1);
   return r.body as unknown as KeyRecord;
 }
 
