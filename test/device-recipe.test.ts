@@ -279,5 +279,5 @@ describe('the recipe against a real sequencer', () => {
     });
     expect(hb.status).toBe(200);
     expect(await hb.json()).toMatchObject({ heartbeat: true, eventHash: h.eventHash });
-  });
+  }, 120_000);
 });

@@ -121,5 +121,5 @@ describe.skipIf(missing !== undefined)('nginx terminates TLS in front of a seque
     expect(plain.headers.get('location')).toMatch(/^https:\/\//);
     const access = await readFile(at('access.log'), 'utf8');
     expect(access).toMatch(/POST \/v1\/logs\/tls\.example%2Fmissions%2Fm-1\/events HTTP\/1\.1" 201/);
-  });
+  }, 180_000);
 });
