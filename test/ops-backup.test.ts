@@ -5,22 +5,34 @@
 // export) and keeps growing from the next seq. And the
 // guard the procedure relies on: a store older than the data directory's last signed checkpoint
 // (an old backup of logs/ alone put back) is refused with store_behind_checkpoint, exit 1,
-// rather than signing a second head at a seq it already signed.
+// rather than signing a second head at a seq it already signed. For PostgreSQL: pg_dump of the
+// stopped sequencer's database, pg_restore into another database, and the same sequencer data
+// directory started on it verifies and keeps growing (skipped, reason printed, without pg_dump).
 import { afterAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cookwala } from '../testkit/audit.ts';
 import { spawnCookwala, stopChild, type Child } from '../testkit/witness-procs.ts';
 import { tempDirs } from '../testkit/tmp.ts';
+import { createTestDatabase, type TestDatabase } from '../testkit/postgres.ts';
 
 const tmp = tempDirs('cookwala-backup-');
-afterAll(() => tmp.cleanup());
+const dbs: TestDatabase[] = [];
+afterAll(async () => {
+  for (const d of dbs) await d.drop().catch(() => undefined);
+  await tmp.cleanup();
+});
+const PG_DUMP = ['/usr/bin/pg_dump'].find((p) => existsSync(p));
+const PG_RESTORE = ['/usr/bin/pg_restore'].find((p) => existsSync(p));
+const noPg = !PG_DUMP || !PG_RESTORE ? 'pg_dump/pg_restore are absent (Debian package postgresql-client)' : undefined;
+if (noPg) process.stdout.write(`test/ops-backup.test.ts: the PostgreSQL backup check is skipped: ${noPg}\n`);
 const LOG = 'backup.example/missions/m-1';
 const SOURCE = 'urn:cookwala:device:backup-1';
 
-async function start(dataDir: string): Promise<{ child: Child; url: string }> {
-  const child = spawnCookwala(['sequencer', '--data', dataDir, '--port', '0']);
+async function start(dataDir: string, extra: string[] = []): Promise<{ child: Child; url: string }> {
+  const child = spawnCookwala(['sequencer', '--data', dataDir, '--port', '0', ...extra]);
   const died = child.exited.then(() => Promise.reject(new Error(`sequencer exited: ${child.err()}`)));
   died.catch(() => undefined);
   const url = (await Promise.race([child.logs.next('listening', undefined, 60_000), died])).url as string;
@@ -132,5 +144,61 @@ describe('LevelDB backup and restore', () => {
     const r = await refused.exited;
     expect(r.code).toBe(1);
     expect(refused.err()).toMatch(/store_behind_checkpoint/);
+  }, 300_000);
+});
+
+describe.skipIf(noPg !== undefined)('PostgreSQL backup and restore', () => {
+  it('pg_dump of a stopped sequencer restored into another database verifies and keeps growing', async () => {
+    const dir = await tmp.make();
+    const data = join(dir, 'seq');
+    const a = await createTestDatabase();
+    dbs.push(a);
+    expect((await cookwala(['init', '--data', data, '--log', LOG, '--store', a.url])).code).toBe(0);
+    let s = await start(data, ['--store', a.url]);
+    expect(
+      (
+        await cookwala([
+          'device',
+          'keygen',
+          '--kid',
+          'backup-pg',
+          '--source',
+          SOURCE,
+          '--out',
+          join(dir, 'k.json'),
+          '--record',
+          join(dir, 'r.json'),
+        ])
+      ).code,
+    ).toBe(0);
+    const reg = await cookwala([
+      'keys',
+      'register',
+      join(dir, 'r.json'),
+      '--url',
+      s.url,
+      '--log',
+      LOG,
+      '--token-file',
+      join(data, 'operator.token'),
+    ]);
+    expect(reg.code, reg.stderr).toBe(0);
+    expect(await deliver(dir, s.url, 1, 3)).toEqual([1, 2, 3]);
+    expect((await stopChild(s.child)).code).toBe(0);
+    const dump = join(dir, 'cookwala.dump');
+    execFileSync(PG_DUMP!, ['--format=custom', `--file=${dump}`, a.url]);
+    const b = await createTestDatabase();
+    dbs.push(b);
+    execFileSync(PG_RESTORE!, ['--no-owner', `--dbname=${b.url}`, dump]);
+    s = await start(data, ['--store', b.url]);
+    try {
+      const more = await deliver(dir, s.url, 4, 2);
+      expect(more[0]).toBeGreaterThan(3);
+      const out = await verifyExport(dir, s.url, 'pg');
+      const v = await cookwala(['verify', out, '--policy', join(data, 'policy.json'), '--json']);
+      expect(v.code, v.stdout).toBe(0);
+    } finally {
+      await stopChild(s.child);
+    }
   }, 300_000);
 });
