@@ -28,6 +28,7 @@ const LAYERS: Record<string, readonly string[]> = {
   'web/server': ['verifier', 'platform', 'sequencer'],
   web: ['verifier', 'platform', 'web/src', 'web/server'],
   conformance: ['verifier', 'platform'],
+  monitor: ['verifier', 'platform'],
   demo: [
     'verifier',
     'platform',
@@ -54,6 +55,7 @@ const LAYERS: Record<string, readonly string[]> = {
     'executor',
     'conformance',
     'demo',
+    'monitor',
     'web',
     'web/server',
   ],
@@ -70,6 +72,7 @@ const LAYERS: Record<string, readonly string[]> = {
     'executor',
     'conformance',
     'demo',
+    'monitor',
     'bin',
     'web',
     'web/server',
