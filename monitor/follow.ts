@@ -129,6 +129,18 @@ export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
     return path;
   }
 
+  async function fork(s: LogState, v: ServedView): Promise<Finding> {
+    const proof = await forkFile(s, v, 'served');
+    return {
+      event: 'fork_detected',
+      seq: v.size,
+      source: 'served',
+      roots: [s.root, v.root],
+      proof,
+      detail: `the log serves checkpoint ${v.size} with root ${v.root}; ${s.root} was verified at that size`,
+    };
+  }
+
   async function extend(s: LogState, v: ServedView): Promise<{ next?: LogState; findings: Finding[]; entries: number }> {
     const findings: Finding[] = [];
     if (cfg.kind === 'c2sp') {
@@ -227,8 +239,11 @@ export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
       lastAnswerMs = now;
       if (!r.ok) {
         if (r.code === 'quorum_not_met') {
-          const x = r as { seq?: number; witnesses?: string[] };
-          return { findings: [{ event: 'quorum_lost', seq: x.seq, witnesses: x.witnesses, detail: r.detail }] };
+          const x = r as { seq?: number; witnesses?: string[]; view?: ServedView };
+          const found: Finding[] = [{ event: 'quorum_lost', seq: x.seq, witnesses: x.witnesses, detail: r.detail }];
+          const v = x.view;
+          if (v && v.size === s.size && s.size > 0 && v.root !== s.root) found.push(await fork(s, v));
+          return { findings: found };
         }
         return { findings: [{ event: 'checkpoint_invalid', code: r.code, detail: r.detail }] };
       }
@@ -248,10 +263,7 @@ export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
         return { findings, served: v };
       }
       if (v.size === s.size) {
-        if (v.root !== s.root && !(s.size === 0 && v.root === EMPTY)) {
-          const proof = await forkFile(s, v, 'served');
-          findings.push({ event: 'fork_detected', seq: v.size, source: 'served', roots: [s.root, v.root], proof, detail: `checkpoint ${v.size} with root ${v.root}; ${s.root} was verified at that size` });
-        }
+        if (v.root !== s.root && !(s.size === 0 && v.root === EMPTY)) findings.push(await fork(s, v));
         return { findings, served: v };
       }
       const x = await extend(s, v);

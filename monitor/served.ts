@@ -9,7 +9,8 @@
 // cosignature time, which the staleness check reads. Also the monitoring read of one witness
 // (`GET <url>/<hex sha256(origin)>/checkpoint`) as a note whose log signature verifies. Left out:
 // fetching payloads or entries (entries-step.ts), the comparisons (follow.ts, split-view.ts).
-// Invariant: a view is returned only with a valid signature by the policy's sequencer key.
+// Invariant: a view is returned (also beside quorum_not_met) only with a valid signature by the
+// policy's sequencer key.
 
 import { createHash } from 'node:crypto';
 import { fail, ok, type Result } from '../verifier/errors.ts';
@@ -55,7 +56,12 @@ export async function readCookwalaCheckpoint(get: HttpGet, base: string, policy:
   if (!j.ok) return j;
   const cp = j.value as Checkpoint;
   const v = verifyCheckpoint(cp, policy);
-  if (!v.ok) return v;
+  if (!v.ok) {
+    // Short of the quorum, the sequencer's signature did verify: the checkpoint still binds the
+    // log (a second root at a verified size is a fork however few witnesses saw it).
+    if (v.code === 'quorum_not_met') return { ...v, view: { size: cp.seq, root: cp.root, head: cp.head, checkpoint: cp, witnesses: [], newestCosignatureMs: NaN } };
+    return v;
+  }
   const newest = Math.max(...v.value.cosignedAt.map(timeMs), -Infinity);
   return ok({
     size: cp.seq,
