@@ -65,7 +65,8 @@ export async function readMonitorConfig(path: string): Promise<MonitorConfig> {
   const c = j.value as Record<string, unknown>;
   if (c === null || typeof c !== 'object' || c.kind !== 'MonitorConfig') throw new ConfigError(`${path}: kind is not "MonitorConfig"`);
   for (const k of Object.keys(c))
-    if (!['kind', 'logs', 'peers', 'intervalMs', 'staleAfterMs', 'idWindow'].includes(k)) throw new ConfigError(`${path}: unknown member ${k}`);
+    if (!['kind', 'logs', 'peers', 'intervalMs', 'staleAfterMs', 'idWindow'].includes(k))
+      throw new ConfigError(`${path}: unknown member ${k}`);
   if (!Array.isArray(c.logs) || c.logs.length === 0) throw new ConfigError(`${path}: logs is a non-empty array`);
   const peers = c.peers ?? [];
   if (!Array.isArray(peers) || !peers.every(isUrl)) throw new ConfigError(`${path}: peers is an array of http(s) URLs`);
@@ -78,7 +79,8 @@ export async function readMonitorConfig(path: string): Promise<MonitorConfig> {
     const at = `${path}: logs[${i}]`;
     if (l === null || typeof l !== 'object') throw new ConfigError(`${at} is an object`);
     for (const k of Object.keys(l))
-      if (!['origin', 'kind', 'url', 'tiles', 'policy', 'keys', 'staleAfterMs'].includes(k)) throw new ConfigError(`${at}: unknown member ${k}`);
+      if (!['origin', 'kind', 'url', 'tiles', 'policy', 'keys', 'staleAfterMs'].includes(k))
+        throw new ConfigError(`${at}: unknown member ${k}`);
     if (!isValidOrigin(l.origin)) throw new ConfigError(`${at}: origin is a log origin`);
     const kind = l.kind ?? 'cookwala';
     if (kind !== 'cookwala' && kind !== 'c2sp') throw new ConfigError(`${at}: kind is "cookwala" or "c2sp"`);

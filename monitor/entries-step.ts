@@ -81,7 +81,9 @@ async function readPayload(get: HttpGet, s: LogSource, seq: number): Promise<Rec
   if (r.status === 410) return 'erased';
   if (r.status !== 200) return 'absent';
   const j = parseJson(text(r.body));
-  return j.ok && j.value !== null && typeof j.value === 'object' && !Array.isArray(j.value) ? (j.value as Record<string, unknown>) : 'absent';
+  return j.ok && j.value !== null && typeof j.value === 'object' && !Array.isArray(j.value)
+    ? (j.value as Record<string, unknown>)
+    : 'absent';
 }
 
 export interface EntriesOutcome {

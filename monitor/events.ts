@@ -10,7 +10,8 @@ import { createMetrics, type MetricFamily } from '../platform/metrics.ts';
 
 export const MONITOR_EVENTS = {
   checkpoint_verified: 'a new checkpoint verified: signatures, quorum, consistency with the last one, every new entry (`seq`, `entries`)',
-  fork_detected: 'two checkpoints of one log at one size with different roots, or a view that cannot be a prefix of ours (`seq`, `source`, `proof` file)',
+  fork_detected:
+    'two checkpoints of one log at one size with different roots, or a view that cannot be a prefix of ours (`seq`, `source`, `proof` file)',
   rewrite_detected: 'the served tree does not extend the last verified one: an entry at or before it changed (`seq`, `from`/`to` range)',
   quorum_lost: 'the served checkpoint is signed by the log but short of the policy quorum (`seq`, `witnesses`)',
   checkpoint_stale: 'no fresh checkpoint: the newest cosignature (or the last answer of the log) is older than staleAfterMs',

@@ -97,7 +97,9 @@ export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
   }
 
   async function served(): Promise<ReturnType<typeof readCookwalaCheckpoint>> {
-    return cfg.kind === 'cookwala' ? readCookwalaCheckpoint(deps.get, cfg.url!, cfg.policy) : readC2spCheckpoint(deps.get, cfg.tiles, cfg.policy);
+    return cfg.kind === 'cookwala'
+      ? readCookwalaCheckpoint(deps.get, cfg.url!, cfg.policy)
+      : readC2spCheckpoint(deps.get, cfg.tiles, cfg.policy);
   }
 
   /** The first node of the old frontier that the served tree of `size` holds differently: the changed range. */
@@ -124,7 +126,11 @@ export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
     }
     await writeFile(
       path,
-      JSON.stringify({ kind: 'ForkEvidence', log: cfg.origin, size: v.size, source, ours: s.checkpoint ?? s.note, theirs: v.checkpoint ?? v.note }, null, 1) + '\n',
+      JSON.stringify(
+        { kind: 'ForkEvidence', log: cfg.origin, size: v.size, source, ours: s.checkpoint ?? s.note, theirs: v.checkpoint ?? v.note },
+        null,
+        1,
+      ) + '\n',
     );
     return path;
   }
@@ -163,13 +169,21 @@ export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
     }
     if (!descriptor) {
       const d = await readDescriptor(deps.get, { base: cfg.url!, policy: cfg.policy, keyCache: cfg.keyCache });
-      if (!d.ok) return { findings: [{ event: 'checkpoint_invalid', code: d.code, detail: `the log descriptor: ${d.detail}` }], entries: 0 };
+      if (!d.ok)
+        return { findings: [{ event: 'checkpoint_invalid', code: d.code, detail: `the log descriptor: ${d.detail}` }], entries: 0 };
       descriptor = d.value;
     }
     const ids = createIdWindow(cfg.idWindow ?? DEFAULT_ID_WINDOW, s.ids);
     const resume =
       s.size === 0 ? undefined : { seq: s.size, hash: s.head ?? '', frontier: frontierNodes(s), subjects: s.subjects, clock: s.clock };
-    const out = await checkEntries(deps.get, { base: cfg.url!, policy: cfg.policy, keyCache: cfg.keyCache }, descriptor, resume, v.size, ids);
+    const out = await checkEntries(
+      deps.get,
+      { base: cfg.url!, policy: cfg.policy, keyCache: cfg.keyCache },
+      descriptor,
+      resume,
+      v.size,
+      ids,
+    );
     if (!out.ok) return { findings: [{ event: 'entry_invalid', seq: s.size + 1, code: out.code, detail: out.detail }], entries: 0 };
     const o = out.value;
     for (const f of o.failures) findings.push({ event: 'entry_invalid', seq: f.seq, code: f.kind, detail: f.detail ?? f.kind });
@@ -178,11 +192,21 @@ export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
       // when none is, the old tree itself is not a prefix of the new one.
       const inRange = o.failures.some((f) => f.kind === 'entry_hash_mismatch' || f.kind === 'chain_broken');
       if (!inRange) findings.push(rewrite(s, v, await locateRewrite(s, v.size)));
-      else findings.push({ event: 'rewrite_detected', seq: v.size, detail: `the entries served do not give the root of checkpoint ${v.size}` });
+      else
+        findings.push({
+          event: 'rewrite_detected',
+          seq: v.size,
+          detail: `the entries served do not give the root of checkpoint ${v.size}`,
+        });
       return { findings, entries: 0 };
     }
     if (o.head !== v.head) {
-      findings.push({ event: 'entry_invalid', seq: v.size, code: 'head_mismatch', detail: `checkpoint ${v.size} names head ${v.head}, entry ${v.size} hashes to ${o.head}` });
+      findings.push({
+        event: 'entry_invalid',
+        seq: v.size,
+        code: 'head_mismatch',
+        detail: `checkpoint ${v.size} names head ${v.head}, entry ${v.size} hashes to ${o.head}`,
+      });
       return { findings, entries: 0 };
     }
     const maxSubjects = cfg.maxSubjects ?? DEFAULT_MAX_SUBJECTS;
@@ -233,7 +257,11 @@ export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
       } catch (e) {
         if (!(e instanceof FetchFailed)) throw e;
         if (now - lastAnswerMs > cfg.staleAfterMs)
-          return { findings: [{ event: 'checkpoint_stale', seq: s.size, detail: `the log has not answered for ${now - lastAnswerMs} ms: ${e.message}` }] };
+          return {
+            findings: [
+              { event: 'checkpoint_stale', seq: s.size, detail: `the log has not answered for ${now - lastAnswerMs} ms: ${e.message}` },
+            ],
+          };
         return { findings: [] };
       }
       lastAnswerMs = now;
@@ -254,12 +282,25 @@ export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
       const findings: Finding[] = [];
       const newest = Number.isFinite(v.newestCosignatureMs) ? v.newestCosignatureMs : s.verifiedAt;
       if (newest > 0 && now - newest > cfg.staleAfterMs)
-        findings.push({ event: 'checkpoint_stale', seq: v.size, detail: `the newest cosignature of checkpoint ${v.size} is ${now - newest} ms old` });
+        findings.push({
+          event: 'checkpoint_stale',
+          seq: v.size,
+          detail: `the newest cosignature of checkpoint ${v.size} is ${now - newest} ms old`,
+        });
       if (v.size < s.size) {
         const known = s.recent.find((x) => x.size === v.size);
         if (known && known.root === v.root)
-          findings.push({ event: 'checkpoint_stale', seq: v.size, detail: `the log serves checkpoint ${v.size}, older than the verified ${s.size}` });
-        else findings.push({ event: 'rewrite_detected', seq: v.size, detail: `the log serves size ${v.size}, below the verified ${s.size}, with an unknown root` });
+          findings.push({
+            event: 'checkpoint_stale',
+            seq: v.size,
+            detail: `the log serves checkpoint ${v.size}, older than the verified ${s.size}`,
+          });
+        else
+          findings.push({
+            event: 'rewrite_detected',
+            seq: v.size,
+            detail: `the log serves size ${v.size}, below the verified ${s.size}, with an unknown root`,
+          });
         return { findings, served: v };
       }
       if (v.size === s.size) {

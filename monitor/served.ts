@@ -59,7 +59,8 @@ export async function readCookwalaCheckpoint(get: HttpGet, base: string, policy:
   if (!v.ok) {
     // Short of the quorum, the sequencer's signature did verify: the checkpoint still binds the
     // log (a second root at a verified size is a fork however few witnesses saw it).
-    if (v.code === 'quorum_not_met') return { ...v, view: { size: cp.seq, root: cp.root, head: cp.head, checkpoint: cp, witnesses: [], newestCosignatureMs: NaN } };
+    if (v.code === 'quorum_not_met')
+      return { ...v, view: { size: cp.seq, root: cp.root, head: cp.head, checkpoint: cp, witnesses: [], newestCosignatureMs: NaN } };
     return v;
   }
   const newest = Math.max(...v.value.cosignedAt.map(timeMs), -Infinity);

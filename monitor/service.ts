@@ -73,7 +73,12 @@ export function createMonitor(deps: MonitorDeps, config: MonitorConfig): Monitor
         const r = await f.step();
         found.push(...r.findings);
         if (r.verified)
-          found.push({ event: 'checkpoint_verified', seq: r.verified.size, entries: r.verified.entries, detail: `checkpoint ${r.verified.size} verified` });
+          found.push({
+            event: 'checkpoint_verified',
+            seq: r.verified.size,
+            entries: r.verified.entries,
+            detail: `checkpoint ${r.verified.size} verified`,
+          });
         found.push(...(await compareViews(deps.get, f, await otherViews(deps.get, f, config.peers), deps.stateDir)));
       } catch (e) {
         found.push({ event: 'monitor_error', err: (e as Error).message, detail: `a step of ${f.origin} failed: ${(e as Error).message}` });
@@ -123,7 +128,12 @@ export function createMonitor(deps: MonitorDeps, config: MonitorConfig): Monitor
             const views = followers
               .map((f) => f.state())
               .filter((s) => s !== undefined && s.size > 0)
-              .map((s) => ({ log: s!.log, size: s!.size, root: s!.root, ...(s!.checkpoint ? { checkpoint: s!.checkpoint } : { note: s!.note }) }));
+              .map((s) => ({
+                log: s!.log,
+                size: s!.size,
+                root: s!.root,
+                ...(s!.checkpoint ? { checkpoint: s!.checkpoint } : { note: s!.note }),
+              }));
             res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ views }) + '\n');
           } else res.writeHead(404, { 'content-type': 'text/plain' }).end('not_found\n');
         })().catch((e: unknown) => {

@@ -53,7 +53,10 @@ export async function otherViews(get: HttpGet, f: Follower, peers: readonly stri
         if (v.checkpoint && typeof v.checkpoint === 'object') {
           const cp = v.checkpoint;
           if (cp.log !== policy.log || !verifyCheckpointSequencerSignature(cp, policy.sequencer).ok) continue;
-          out.push({ source: `peer:${p}`, view: { size: cp.seq, root: cp.root, head: cp.head, checkpoint: cp, witnesses: [], newestCosignatureMs: NaN } });
+          out.push({
+            source: `peer:${p}`,
+            view: { size: cp.seq, root: cp.root, head: cp.head, checkpoint: cp, witnesses: [], newestCosignatureMs: NaN },
+          });
         } else if (typeof v.note === 'string') {
           const n = verifyPolicyNote(v.note, policy, false);
           if (n.ok) out.push({ source: `peer:${p}`, view: n.value });
@@ -91,7 +94,14 @@ export async function compareViews(get: HttpGet, f: Follower, others: readonly O
     const doc =
       mine && view.checkpoint && mine.seq === view.checkpoint.seq
         ? buildForkProof(mine, view.checkpoint)
-        : { kind: 'ForkEvidence', log: s.log, size: view.size, source, ours: mine ?? { size: view.size, root: ours, tree: s.checkpoint ?? s.note }, theirs: view.checkpoint ?? view.note };
+        : {
+            kind: 'ForkEvidence',
+            log: s.log,
+            size: view.size,
+            source,
+            ours: mine ?? { size: view.size, root: ours, tree: s.checkpoint ?? s.note },
+            theirs: view.checkpoint ?? view.note,
+          };
     await writeFile(path, JSON.stringify(doc, null, 1) + '\n');
     findings.push({
       event: 'fork_detected',

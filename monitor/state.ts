@@ -74,7 +74,14 @@ export async function loadState(dir: string, origin: string): Promise<Result<Log
   const j = parseJson(t);
   if (!j.ok) return j;
   const s = j.value as LogState;
-  if (s === null || typeof s !== 'object' || s.kind !== STATE_KIND || s.log !== origin || !Number.isSafeInteger(s.size) || !Array.isArray(s.frontier))
+  if (
+    s === null ||
+    typeof s !== 'object' ||
+    s.kind !== STATE_KIND ||
+    s.log !== origin ||
+    !Number.isSafeInteger(s.size) ||
+    !Array.isArray(s.frontier)
+  )
     return fail('invalid_document', `${statePath(dir, origin)} is not a monitor state of ${origin}`);
   return ok(s);
 }

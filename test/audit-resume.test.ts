@@ -10,7 +10,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildAuditedLog, cookwala, AUDIT_LOG, toLines, fromLines, entryLine, edit, rehash, rechain, reseal, type AuditedLog } from '../testkit/audit.ts';
+import {
+  buildAuditedLog,
+  cookwala,
+  AUDIT_LOG,
+  toLines,
+  fromLines,
+  entryLine,
+  edit,
+  rehash,
+  rechain,
+  reseal,
+  type AuditedLog,
+} from '../testkit/audit.ts';
 import { logPath } from '../testkit/sequencer.ts';
 
 let log: AuditedLog;

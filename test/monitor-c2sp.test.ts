@@ -119,7 +119,8 @@ beforeAll(async () => {
   witness = cosigner('witness.c2sp.example');
   server = createServer((req, res) => {
     const url = req.url ?? '/';
-    if (url === '/log/checkpoint') return res.writeHead(200, { 'content-type': 'text/plain' }).end(note(serving.leaves, serving.size, serving.cosign));
+    if (url === '/log/checkpoint')
+      return res.writeHead(200, { 'content-type': 'text/plain' }).end(note(serving.leaves, serving.size, serving.cosign));
     if (url === `/w/${createHash('sha256').update(ORIGIN).digest('hex')}/checkpoint`) {
       if (!witnessNote) return res.writeHead(404).end();
       return res.writeHead(200, { 'content-type': 'text/plain' }).end(witnessNote);
@@ -223,7 +224,9 @@ describe('cookwala monitor on a C2SP tlog-tiles log that is not ours', () => {
     expect(rw.length).toBe(1);
     expect(Number(rw[0].from)).toBeLessThanOrEqual(501);
     expect(Number(rw[0].to)).toBeGreaterThanOrEqual(501);
-    expect(JSON.parse(await readFile(join(statePath, `${createHash('sha256').update(ORIGIN).digest('hex')}.json`), 'utf8')).size).toBe(1000);
+    expect(JSON.parse(await readFile(join(statePath, `${createHash('sha256').update(ORIGIN).digest('hex')}.json`), 'utf8')).size).toBe(
+      1000,
+    );
 
     // Back to the honest tree: verified from 1000, nothing skipped.
     serving.leaves = honest;

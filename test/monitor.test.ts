@@ -58,7 +58,9 @@ beforeAll(async () => {
         // shown to this monitor alone (no witness ever saw it).
         const seq = await stateSize();
         const other = (n: number) => 'sha256:' + createHash('sha256').update(`forged ${n}`).digest('hex');
-        body = Buffer.from(JSON.stringify(buildCheckpoint({ log: LOG, seq, head: other(1), root: other(2) }, signer, formatTime(Date.now()))));
+        body = Buffer.from(
+          JSON.stringify(buildCheckpoint({ log: LOG, seq, head: other(1), root: other(2) }, signer, formatTime(Date.now()))),
+        );
       }
       if (up.status === 200 && mode.strip && path === `/v1/logs/${LOG}/checkpoint`) {
         const cp = JSON.parse(body.toString());
@@ -140,12 +142,14 @@ describe('cookwala monitor on a live log under load', () => {
       const first = (await m.logs.next('checkpoint_verified', undefined, 60_000)) as Rec;
       expect(first.seq! - first.entries!).toBe(s); // resumes at the committed size: nothing skipped, nothing redone
     }
-    const h = await fetch(
-      String((m.logs.events('listening')[0] as unknown as { url: string }).url) + '/healthz',
-    ).then((r) => r.json() as Promise<{ ok: boolean; logs: Array<{ size: number; problems: number }> }>);
+    const h = await fetch(String((m.logs.events('listening')[0] as unknown as { url: string }).url) + '/healthz').then(
+      (r) => r.json() as Promise<{ ok: boolean; logs: Array<{ size: number; problems: number }> }>,
+    );
     expect(h.ok).toBe(true);
     expect(h.logs[0].size).toBeGreaterThan(0);
-    const metrics = await fetch(String((m.logs.events('listening')[0] as unknown as { url: string }).url) + '/metrics').then((r) => r.text());
+    const metrics = await fetch(String((m.logs.events('listening')[0] as unknown as { url: string }).url) + '/metrics').then((r) =>
+      r.text(),
+    );
     expect(metrics).toMatch(/cookwala_monitor_verified_size\{log="monitor\.example\/missions\/m-1"\} [1-9]/);
 
     // A checkpoint stripped of its cosignatures, served to the monitor alone.
