@@ -33,6 +33,10 @@ const COMMANDS: Record<string, Command> = {
     summary: 'follow logs continuously: checkpoints, consistency, new entries, split views',
     load: async () => (await import('../monitor/cli.ts')).run,
   },
+  tiles: {
+    summary: "write a log's checkpoint and tlog-tiles as static files (--follow to keep them current)",
+    load: async () => (await import('../monitor/tiles-out.ts')).run,
+  },
   policy: {
     summary: 'witness policy: add-witness, show (and tlog-policy text: to-tlog, from-tlog)',
     load: async () => (await import('./policy.ts')).run,

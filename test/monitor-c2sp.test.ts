@@ -17,6 +17,11 @@ import { specSigner, leafHash, type SpecSigner } from '../testkit/c2sp-log.ts';
 import { runCookwala } from '../testkit/witness-procs.ts';
 import { readLogLines } from '../platform/logger.ts';
 import { tempDirs } from '../testkit/tmp.ts';
+import { freePort } from '../testkit/net.ts';
+import { waitFor } from '../testkit/wait.ts';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, readdir } from 'node:fs/promises';
 
 const ORIGIN = 'c2sp.example/tiles-log';
 const dirs = tempDirs('cookwala-mon-c2sp-');
@@ -82,9 +87,13 @@ let witness: ReturnType<typeof cosigner>;
 const serving: Served = { leaves: [], size: 0, cosign: true };
 let witnessNote: string | undefined;
 
+const notes = new Map<string, string>();
+/** The signed checkpoint of a tree; one note per tree and cosigning, as a log serves until it grows. */
 function note(leaves: Buffer[], size: number, cosign: boolean): string {
   const body = `${ORIGIN}\n${size}\n${mth(leaves.slice(0, size)).toString('base64')}\n`;
-  return `${body}\n${logKey.line(body)}${cosign ? witness.line(body) : ''}`;
+  const key = `${body}${cosign}`;
+  if (!notes.has(key)) notes.set(key, `${body}\n${logKey.line(body)}${cosign ? witness.line(body) : ''}`);
+  return notes.get(key)!;
 }
 
 /** One tile of the served tree: level L, index N, width W (the spec's hashes at tree level 8L). */
@@ -247,6 +256,77 @@ describe('cookwala monitor on a C2SP tlog-tiles log that is not ours', () => {
     r = await once();
     expect(r.code).toBe(0);
   });
+
+  it(
+    'cookwala tiles writes the read path as static files, byte for byte, that the monitor follows behind nginx',
+    { timeout: 120_000 },
+    async () => {
+      Object.assign(serving, { leaves: leavesOf(1300), size: 1200, cosign: true });
+      const a = join(dir, 'static-a');
+      const b = join(dir, 'static-b');
+      for (const out of [a, b]) {
+        const r = await runCookwala(['tiles', '--tiles', `${base}/log/`, '--out', out]);
+        expect(r.code, r.err).toBe(0);
+      }
+      const list = async (d: string): Promise<string[]> =>
+        (await readdir(d, { recursive: true, withFileTypes: true }))
+          .filter((e) => e.isFile())
+          .map((e) => join(e.parentPath, e.name).slice(d.length));
+      const files = (await list(a)).sort();
+      expect(files).toEqual((await list(b)).sort());
+      expect(files).toContain('/tile/0/004.p/176'); // 1200 = 4 x 256 + 176
+      for (const f of files) expect(Buffer.compare(await readFile(a + f), await readFile(b + f))).toBe(0);
+
+      const nginx = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
+      if (!nginx) {
+        console.log('skipped the nginx part: no nginx binary in /usr/sbin or /usr/bin');
+        return;
+      }
+      const port = await freePort();
+      const ng = join(dir, 'nginx');
+      await mkdir(join(ng, 'tmp'), { recursive: true });
+      await writeFile(
+        join(ng, 'nginx.conf'),
+        // As root, nginx's workers would otherwise run as nobody, who cannot read the 0700 temp dir.
+        `${process.getuid?.() === 0 ? 'user root;' : ''} daemon off; worker_processes 1; pid ${ng}/nginx.pid; error_log ${ng}/error.log;
+events { worker_connections 64; }
+http { access_log off; client_body_temp_path ${ng}/tmp; proxy_temp_path ${ng}/tmp; fastcgi_temp_path ${ng}/tmp;
+  uwsgi_temp_path ${ng}/tmp; scgi_temp_path ${ng}/tmp; default_type application/octet-stream;
+  server { listen 127.0.0.1:${port}; root ${a}; location / { } } }
+`,
+      );
+      const proc = spawn(nginx, ['-p', ng, '-c', join(ng, 'nginx.conf'), '-e', join(ng, 'error.log')], { stdio: 'ignore' });
+      try {
+        await waitFor(
+          async () =>
+            (await fetch(`http://127.0.0.1:${port}/checkpoint`).then(
+              (r) => r.status === 200,
+              () => false,
+            )) || undefined,
+          {
+            what: 'nginx to serve the static tiles',
+            timeoutMs: 20_000,
+            detail: () => (existsSync(join(ng, 'error.log')) ? readFileSync(join(ng, 'error.log'), 'utf8').slice(-500) : 'no error.log'),
+          },
+        );
+        const cfg = join(dir, 'monitor-nginx.json');
+        await writeFile(
+          cfg,
+          JSON.stringify({
+            kind: 'MonitorConfig',
+            logs: [{ origin: ORIGIN, kind: 'c2sp', tiles: `http://127.0.0.1:${port}/`, policy: 'policy.json' }],
+          }),
+        );
+        const r = await runCookwala(['monitor', '--config', cfg, '--state', join(dir, 'state-nginx'), '--once']);
+        expect(r.code, r.out + r.err).toBe(0);
+        expect(named(readLogLines(r.out) as unknown as Array<Record<string, unknown>>, 'checkpoint_verified').map((e) => e.seq)).toEqual([
+          1200,
+        ]);
+      } finally {
+        proc.kill('SIGTERM');
+      }
+    },
+  );
 
   it('exits 2 on an unusable config', async () => {
     const bad = join(dir, 'bad.json');
