@@ -1,5 +1,5 @@
 // bin/main.ts: the one CLI, `cookwala`, dispatching to each part's command module
-// (sequencer/cli.ts, witness/cli.ts, executor/cli.ts, …; docs/design.md §2, §12). Parts are imported
+// (sequencer/cli.ts, witness/cli.ts, executor/cli.ts, monitor/cli.ts, …; docs/design.md §2, §12). Parts are imported
 // lazily so `cookwala verify` never loads fastify or libp2p. An unknown subcommand or bad flags
 // print the usage and exit 2.
 
@@ -29,6 +29,14 @@ const COMMANDS: Record<string, Command> = {
   verify: { summary: 'verify an audit bundle offline', load: async () => (await import('../verifier/cli/verify.ts')).run },
   'verify-event': { summary: 'verify one event proof offline', load: async () => (await import('../verifier/cli/verify-event.ts')).run },
   'verify-fork': { summary: 'check a ForkProof offline', load: async () => (await import('../verifier/cli/verify-fork.ts')).run },
+  monitor: {
+    summary: 'follow logs continuously: checkpoints, consistency, new entries, split views',
+    load: async () => (await import('../monitor/cli.ts')).run,
+  },
+  tiles: {
+    summary: "write a log's checkpoint and tlog-tiles as static files (--follow to keep them current)",
+    load: async () => (await import('../monitor/tiles-out.ts')).run,
+  },
   policy: {
     summary: 'witness policy: add-witness, show (and tlog-policy text: to-tlog, from-tlog)',
     load: async () => (await import('./policy.ts')).run,

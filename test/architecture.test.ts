@@ -29,6 +29,7 @@ const LAYERS: Record<string, readonly string[]> = {
   'web/server': ['verifier', 'platform', 'sequencer'],
   web: ['verifier', 'platform', 'web/src', 'web/server'],
   conformance: ['verifier', 'platform'],
+  monitor: ['verifier', 'platform'],
   demo: [
     'verifier',
     'platform',
@@ -56,6 +57,7 @@ const LAYERS: Record<string, readonly string[]> = {
     'device',
     'conformance',
     'demo',
+    'monitor',
     'web',
     'web/server',
   ],
@@ -72,6 +74,7 @@ const LAYERS: Record<string, readonly string[]> = {
     'executor',
     'conformance',
     'demo',
+    'monitor',
     'bin',
     'web',
     'web/server',
