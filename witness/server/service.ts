@@ -16,8 +16,9 @@
 // Invariants: a gossiped checkpoint or fork is judged (signatures with the admitted key) before
 // it is stored or forwarded; no exception from a peer's input reaches the event loop.
 // Logging: one pino logger in deps (platform/logger.ts); a newly stored ForkProof is one
-// `fork_detected` line (warn, with `log`, `seq`, both heads and the source), gossip and stream
-// failures are `witness_error`.
+// `fork_detected` line (warn, with `log`, `seq`, both heads and the source; a C2SP log's fork,
+// proved by two signed notes, with both roots and `form: "NoteForkProof"`, kept but not gossiped:
+// the fork topic carries JSON ForkProofs), gossip and stream failures are `witness_error`.
 
 import { availableParallelism } from 'node:os';
 import type { PrivateKey } from '@libp2p/interface';
@@ -27,6 +28,7 @@ import type { SecretKey, Signature, Signer } from '../../verifier/documents/sign
 import { createSigningWorker } from './signing-worker.ts';
 import { addCosignature, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
 import type { ForkProof } from '../../verifier/documents/fork-proof.ts';
+import { verifyNoteForkProof, type NoteForkProof } from '../../verifier/documents/note-fork-proof.ts';
 import type { AdmittedLog, WitnessDeps } from './add-checkpoint.ts';
 import { encodeMessage, failureReply, parseRequest, type AddCheckpointRequest, type Reply } from '../wire/messages.ts';
 import { createP2pNode, fullAddrs, keepConnected, type P2pNode } from '../wire/p2p-node.ts';
@@ -252,6 +254,23 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
     info: () => ({ peerId: node?.peerId.toString() ?? null, multiaddrs: node ? fullAddrs(node) : [] }),
   });
 
+  const recordNoteFork = (fp: NoteForkProof) => {
+    const v = verifyNoteForkProof(fp, registry.vkeyOf(fp.log) ?? '');
+    const seq = v.ok ? v.value.seq : Number(fp.a.split('\n')[1]);
+    metrics.inc('cookwala_witness_forks_total', { log: fp.log, source: 'request' });
+    logger.warn(
+      {
+        event: 'fork_detected',
+        log: fp.log,
+        seq,
+        roots: v.ok ? [v.value.a.root, v.value.b.root] : undefined,
+        form: fp.kind,
+        source: 'request',
+      },
+      `fork of ${fp.log} at size ${seq}: two checkpoints signed by its key (listed in /v1/forks)`,
+    );
+  };
+
   // C2SP tlog-witness on the same HTTP port (c2sp-http.ts): same state, same lock as libp2p.
   const c2spDeps: C2spWitnessDeps | undefined = cosigner && {
     state: deps.state,
@@ -266,6 +285,7 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
         { event: 'c2sp_refused', log: e.origin, code: e.code, note: e.note },
         `C2SP checkpoint of ${e.origin} refused (${e.code}): ${e.detail}`,
       ),
+    onFork: recordNoteFork,
   };
   if (c2spDeps) {
     registerC2spRoutes(app, {
