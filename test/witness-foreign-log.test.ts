@@ -122,5 +122,5 @@ describe('witness operator: a foreign C2SP log, admitted live, cosigned, its for
       expect(typeof j.event, l).toBe('string');
     }
     witness = undefined;
-  });
+  }, 240_000);
 });
