@@ -1,5 +1,5 @@
-// Every stdout line of every long-running service is one JSON object with an `event` (platform/
-// logger.ts), as an operator's log pipeline reads it: the sequencer (witnessed by a witness added
+// Every stdout line of every long-running service is one JSON object with an `event`
+// (platform/logger.ts), as an operator's log pipeline reads it: the sequencer (witnessed by a witness added
 // with `policy add-witness`, so its witnessing and fastify lines show), the witness (a log admitted
 // while it runs), and a device executor, each as a real child process (`node bin/cookwala.js`),
 // each stopped with SIGTERM and logging `shutdown`. The demo runs these same commands.

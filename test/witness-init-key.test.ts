@@ -1,7 +1,7 @@
 // `cookwala witness init --c2sp-name NAME --key FILE` and `--bootstrap PATH` (witness/cli.ts,
 // witness/server/key-import.ts, witness/cli-usage.ts), in process: the C2SP name lands in
-// witness.json (no hand edit); an existing key imported from each form (a C2SP PRIVATE+KEY line,
-// a raw 32-byte seed, its hex, another witness's witness.key.json) gives the same kid and vkey as
+// DIR/witness.json (no hand edit); an existing key imported from each form (a C2SP PRIVATE+KEY line,
+// a raw 32-byte seed, its hex, another witness's DIR/witness.key.json) gives the same kid and vkey as
 // the witness it came from; a key file that is none of them, a PRIVATE+KEY whose key ID does not
 // match, a name that contradicts the key's, or a DIR holding another key are refused and change
 // nothing. An absolute path to an existing witness-info.json is a --bootstrap file, not a multiaddr.

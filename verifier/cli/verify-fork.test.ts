@@ -100,7 +100,7 @@ describe('cookwala verify-fork', () => {
     await writeFile(file('note-forks.json'), JSON.stringify({ forks: [fork] }));
     const r = await cli([file('note-forks.json'), '--vkey', log.signer.vkey]);
     expect(r.code, r.out).toBe(0);
-    expect(r.out).toMatch(/FORK PROVEN: log example.org\/c2sp-vf at seq 5\n  a: root sha256:[0-9a-f]{64}\n/);
+    expect(r.out).toMatch(/FORK PROVEN: log example.org\/c2sp-vf at seq 5\n {2}a: root sha256:[0-9a-f]{64}\n/);
     const j = await cli([file('note-forks.json'), '--vkey', log.signer.vkey, '--json']);
     expect(JSON.parse(j.out)).toMatchObject([{ proven: true, form: 'NoteForkProof', seq: 5 }]);
     // Another key, one note signed by nobody we trust, equal roots, other sizes: not proven (1).

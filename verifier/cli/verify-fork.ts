@@ -1,8 +1,8 @@
 // verifier/cli/verify-fork.ts: `cookwala verify-fork PROOF (--policy POLICY | --key KEYRECORD |
 // --vkey VKEY) [--json]` (docs/design.md §4, §7, §7a): check fork proofs offline. The log's key
 // comes from the auditor (the policy's `sequencer`, a KeyRecord file, or a C2SP log's signed-note
-// vkey), never from the proof. A proof is a ForkProof (two JSON checkpoints, fork-proof.ts) or a
-// NoteForkProof (two signed notes of a C2SP log, note-fork-proof.ts; a Cookwala log's note key is
+// vkey), never from the proof. A proof is a ForkProof (two JSON checkpoints, ../documents/fork-proof.ts) or a
+// NoteForkProof (two signed notes of a C2SP log, ../documents/note-fork-proof.ts; a Cookwala log's note key is
 // its sequencer key, so --policy and --key check those too). PROOF may also be a witness's
 // `GET /v1/forks` answer, `{"forks":[…]}`: each proof is checked, one verdict per line (--json: an
 // array). Exit codes, for a monitoring job: 0 a fork is proven, 1 a proof was given and proves

@@ -7,7 +7,7 @@
 //     key ID must be the first 4 bytes of SHA-256(name || "\n" || type || public key), and its
 //     name is the witness's C2SP name unless the operator gives the same one;
 //   - a raw 32-byte Ed25519 seed (exactly 32 bytes), or its 64 hex digits;
-//   - our own key file, {"alg":"EdDSA","kid":…,"secretKey":<base64url seed>} (witness.key.json).
+//   - our own key file, {"alg":"EdDSA","kid":…,"secretKey":<base64url seed>} (DIR/witness.key.json).
 // Pure: the caller reads the file. Left out: ML-DSA-44 keys (a form added beside these), and
 // encrypted or ssh-agent keys. Invariant: the seed returned is exactly 32 bytes and nothing else of
 // the file is kept; a file that is none of the forms is refused with a line naming them.
