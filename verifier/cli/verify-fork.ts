@@ -14,8 +14,7 @@ import { parseFlags, runCli, UsageError } from '../../platform/args.ts';
 import { InputError, readJsonFile, readPolicyFile } from './trust-files.ts';
 import { readDocument } from '../documents/read.ts';
 import { forkVerdict, type ForkProof, type ForkVerdict } from '../documents/fork-proof.ts';
-import { NOTE_FORK_PROOF, readNoteForkProof, verifyNoteForkProof, type NoteForkProof } from '../documents/note-fork-proof.ts';
-import { logVkeyOf } from '../documents/checkpoint-c2sp.ts';
+import { NOTE_FORK_PROOF, noteForkVerdict, readNoteForkProof } from '../documents/note-fork-proof.ts';
 import { parseVerifierKey } from '../note/index.ts';
 import type { KeyRecord } from '../documents/keys.ts';
 import type { Result } from '../errors.ts';
@@ -103,18 +102,6 @@ function checkForkDoc(path: string, json: unknown, trust: Trust): ForkVerdict {
       detail: 'a ForkProof is checked with --policy or --key',
     };
   return { ...forkVerdict(doc.value, { key: trust.key, log: trust.log }), form: 'ForkProof' };
-}
-
-/** The verdict on a C2SP log's proof: the vkey given, or the note form of the sequencer key. */
-function noteForkVerdict(fp: NoteForkProof, trust: Trust): ForkVerdict {
-  const base = { proven: false, form: 'NoteForkProof' as const, log: fp.log };
-  if (trust.log !== undefined && fp.log !== trust.log)
-    return { ...base, code: 'log_mismatch', detail: `the proof is about ${fp.log}, the policy about ${trust.log}` };
-  const vkey = trust.vkey !== undefined ? { ok: true as const, value: trust.vkey } : logVkeyOf(fp.log, trust.key!);
-  if (!vkey.ok) return { ...base, code: vkey.code, detail: vkey.detail };
-  const v = verifyNoteForkProof(fp, vkey.value);
-  if (!v.ok) return { ...base, code: v.code, detail: v.detail };
-  return { proven: true, form: 'NoteForkProof', ...v.value };
 }
 
 const side = (s: { head?: string; root: string }) => `${s.head !== undefined ? `head ${s.head} ` : ''}root ${s.root}`;

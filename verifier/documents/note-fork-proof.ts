@@ -13,6 +13,9 @@ import { formatHash } from '../encoding/wire.ts';
 import { isVendorMember } from './document-hash.ts';
 import { MAX_NOTE_BYTES, parseCheckpointBody, verifyNote, type NoteVerifier } from '../note/index.ts';
 import type { CryptoBackend } from '../crypto/default.ts';
+import type { ForkVerdict } from './fork-proof.ts';
+import type { KeyRecord } from './keys.ts';
+import { logVkeyOf } from './checkpoint-c2sp.ts';
 
 export const NOTE_FORK_PROOF = 'NoteForkProof';
 
@@ -77,4 +80,21 @@ export function verifyNoteForkProof(
 /** Pair two signed notes of one log that a witness found to disagree (the caller has verified them). */
 export function buildNoteForkProof(log: string, a: string, b: string): NoteForkProof {
   return { kind: NOTE_FORK_PROOF, log, a, b };
+}
+
+/**
+ * The verdict on a C2SP log's proof under the auditor's trust (what `cookwala verify-fork` prints
+ * and the verifier page shows): the log's vkey, or the note form of a sequencer KeyRecord, and the
+ * log a policy is for (a proof about another log is log_mismatch).
+ */
+export function noteForkVerdict(fp: NoteForkProof, trust: { key?: KeyRecord; vkey?: string; log?: string }): ForkVerdict {
+  const base = { proven: false, form: 'NoteForkProof' as const, log: fp.log };
+  if (trust.log !== undefined && fp.log !== trust.log)
+    return { ...base, code: 'log_mismatch', detail: `the proof is about ${fp.log}, the policy about ${trust.log}` };
+  const vkey: Result<string> =
+    trust.vkey !== undefined ? ok(trust.vkey) : trust.key ? logVkeyOf(fp.log, trust.key) : fail('unknown_key', 'no key of the log given');
+  if (!vkey.ok) return { ...base, code: vkey.code, detail: vkey.detail };
+  const v = verifyNoteForkProof(fp, vkey.value);
+  if (!v.ok) return { ...base, code: v.code, detail: v.detail };
+  return { proven: true, form: 'NoteForkProof', ...v.value };
 }
