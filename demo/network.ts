@@ -116,7 +116,7 @@ export async function setUpNetwork(ctx: DemoContext): Promise<Network> {
     async () => {
       const initial = readWitnessPolicy(await readJsonFile(policyPath));
       if (!initial.ok) throw new DemoError(`${policyPath} from \`cookwala init\`: ${initial.code}: ${initial.detail}`);
-      return initial.value.sequencer;
+      return { key: initial.value.sequencer, timeBounds: initial.value.timeBounds };
     },
   );
   const admitted = names.map(async (n) => {
@@ -136,7 +136,7 @@ export async function setUpNetwork(ctx: DemoContext): Promise<Network> {
     return startWitness(ctx, n, dir, (await first).multiaddrs, i === names.length - 2);
   });
   const witnesses = await Promise.all([first, ...rest]);
-  const key = await sequencerKey;
+  const { key, timeBounds } = await sequencerKey;
   ctx.say(`[${ctx.elapsed()}] set up: sequencer key ${key.kid}, log ${opts.log} (hash_only); ${names.length} witnesses admit it`);
   for (const w of witnesses) {
     const via = w.c2sp ? `C2SP tlog-witness ${w.c2sp.url}/add-checkpoint (vkey ${w.c2sp.vkey})` : `libp2p ${w.multiaddrs[0]}`;
@@ -145,7 +145,15 @@ export async function setUpNetwork(ctx: DemoContext): Promise<Network> {
 
   // A C2SP witness's policy entry carries its vkey and submission prefix (docs/design.md §4).
   const entries = witnesses.map((w) => (w.c2sp ? { ...w.keyRecord, vkey: w.c2sp.vkey, url: w.c2sp.url } : w.keyRecord));
-  const policy = readWitnessPolicy({ kind: 'WitnessPolicy', log: opts.log, sequencer: key, witnesses: entries, quorum: opts.quorum });
+  // The time bounds `cookwala init` pinned (the ones the demo log declares) stay required (docs/design.md §4).
+  const policy = readWitnessPolicy({
+    kind: 'WitnessPolicy',
+    log: opts.log,
+    sequencer: key,
+    witnesses: entries,
+    quorum: opts.quorum,
+    ...(timeBounds ? { timeBounds } : {}),
+  });
   if (!policy.ok) throw new DemoError(`the witness policy: ${policy.code}: ${policy.detail}`);
   await writeJsonFile(policyPath, policy.value);
   const configPath = join(sequencerDir, 'config.json');

@@ -7,7 +7,7 @@
 // (1 if they did not within the limit). Exit 2 on bad flags. A single device also creates its owner
 // token (DATA/owner-token, mode 0600) for the owner routes, logs every status change as one JSON
 // line on stdout (platform/logger.ts: event `execution_status`, msg `status <id> #<seq> <state>
-// [(<reason>)]`; also `listening`, `attendance`, `local_stop`, `service_error`), takes its initial attendance from --attendance
+// [(<reason>)]`; also `device_registered`, `listening`, `attendance`, `local_stop`, `service_error`, `shutdown`), takes its initial attendance from --attendance
 // (§6.6; nobody by default), and offers its local stop control without HTTP: SIGUSR2 and
 // DATA/control.sock (local-control.ts).
 
@@ -162,10 +162,14 @@ async function main(argv: string[]): Promise<number> {
         process.stderr.write(`cookwala executor: registering ${identity.keyRecord.kid}: ${r.detail}\n`);
         return 1;
       }
-      process.stdout.write(`registered ${identity.keyRecord.kid} with ${values.sequencer}\n`);
     }
     const clock = speed && speed > 1 ? fastClock(speed) : systemClock();
     const logger = createLogger({ service: 'executor', level: process.env.COOKWALA_LOG_LEVEL }).child({ device: identity.name });
+    if (registerToken && values.sequencer && values.log)
+      logger.info(
+        { event: 'device_registered', kid: identity.keyRecord.kid, sequencer: values.sequencer, log: values.log },
+        `registered ${identity.keyRecord.kid} with ${values.sequencer}`,
+      );
     const onError = (m: string) => logger.error({ event: 'service_error', detail: m }, m);
     const ex = await createExecutor(
       {
@@ -238,10 +242,11 @@ async function main(argv: string[]): Promise<number> {
       },
       `device ${identity.name} (${identity.source}, key ${identity.keyRecord.kid}) listening on ${url}`,
     );
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
+    const signal = await new Promise<string>((resolve) => {
+      process.once('SIGINT', () => resolve('SIGINT'));
+      process.once('SIGTERM', () => resolve('SIGTERM'));
     });
+    logger.info({ event: 'shutdown', signal }, `${signal}: stopping`);
     await control.close();
     await ex.close();
     return 0;

@@ -87,7 +87,7 @@ export function registerProblemHandlers(app: FastifyInstance, onProblem?: (reque
   app.setErrorHandler((err, request, reply) => {
     const f = toFailure(err);
     onProblem?.(request, f);
-    if (REASONS[f.code].status >= 500) request.log.error({ err }, 'request failed');
+    if (REASONS[f.code].status >= 500) request.log.error({ event: 'service_error', err }, 'request failed');
     return sendProblem(reply, f);
   });
   app.setNotFoundHandler((request, reply) =>

@@ -39,7 +39,13 @@ export const LOG_EVENTS = {
   policy_reload: 'the sequencer re-opens its logs with a changed witness policy',
   policy_reloaded: 'the sequencer listens again after a policy reload',
   c2sp_refused: 'a witness refused a C2SP (tlog-witness) checkpoint; code and note say why',
-  log_admitted: 'a witness admitted a log from a followed log list',
+  log_admitted: 'a witness admitted a log: from a followed log list, or from its config while running (`witness add-log`)',
+  config_refused:
+    'a running witness could not take its changed witness.json (or one log in it, named with another key): it keeps the logs it has',
+  config_restart_needed: 'witness.json changed a field a running witness takes only at its next start (listen, httpPort, name, c2spName)',
+  witnessing: 'a sequencer asks its witnesses: the libp2p peers, the C2SP witness URLs and the quorum',
+  device_registered: 'a device registered its key with the sequencer (executor --register-token)',
+  http_server: 'a line of the HTTP server library itself (fastify): the address it listens on, a request it could not answer',
   log_list_refused: 'a witness refused one entry of a log list (the admitted key is kept)',
   log_list_error: 'a witness could not fetch or read a log list',
 } as const;
@@ -64,6 +70,14 @@ export function createLogger(o: LoggerOptions): Logger {
       base: { service: o.service },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
+      // Every line carries an `event`: fastify's own lines (a bare message, "Server listening at …")
+      // are `http_server`; ours always name theirs.
+      hooks: {
+        logMethod(args, method) {
+          if (typeof args[0] === 'string') return method.apply(this, [{ event: 'http_server' }, ...(args as unknown[])] as never);
+          return method.apply(this, args);
+        },
+      },
     },
     destination,
   );

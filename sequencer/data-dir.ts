@@ -49,7 +49,7 @@ import {
   type LogConfig,
   type SequencerConfig,
 } from './config.ts';
-import { DEFAULT_TIME_BOUNDS, type TimeBounds } from '../verifier/documents/time-bounds.ts';
+import { boundsForPrecision, DEFAULT_TIME_BOUNDS, type TimeBounds } from '../verifier/documents/time-bounds.ts';
 
 /** The owner named in the sequencer's KeyRecord; its own events use `cookwala:sequencer/<log>`. */
 export const SEQUENCER_OWNER = 'cookwala:sequencer';
@@ -253,7 +253,16 @@ export async function initDataDir(
   }
   const policyPath = join(dir, config.policy);
   if ((await readTextIfExists(policyPath)) === undefined && config.logs.length > 0) {
-    const policy = { kind: 'WitnessPolicy', log: config.logs[0].log, sequencer: keyRecord, witnesses: [], quorum: 0 };
+    // The auditor's side of time (docs/design.md §4): the bounds this log declares are required and capped.
+    const declared = boundsForPrecision(timeBoundsOf(config), config.logs[0].timePrecision ?? 'ms');
+    const policy = {
+      kind: 'WitnessPolicy',
+      log: config.logs[0].log,
+      sequencer: keyRecord,
+      witnesses: [],
+      quorum: 0,
+      timeBounds: { required: true, ...declared },
+    };
     await writeFileDurable(policyPath, JSON.stringify(policy, null, 2) + '\n');
     created.push(config.policy);
   }

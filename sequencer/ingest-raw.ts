@@ -71,7 +71,7 @@ export function routeRawIngest(app: FastifyInstance, d: RawIngestDeps): void {
   const thrown = (origin: string, err: unknown): RawAnswer => {
     const f = toFailure(err);
     if (f.code !== 'not_found') d.metrics.inc('cookwala_events_rejected_total', { log: origin, code: f.code });
-    if (REASONS[f.code].status >= 500) d.logger.error({ err }, 'request failed');
+    if (REASONS[f.code].status >= 500) d.logger.error({ event: 'service_error', err }, 'request failed');
     return { ...problem(f), close: d.stopping() };
   };
   routeRawPost<string>(app, {

@@ -116,6 +116,16 @@ export const REASONS = {
     status: 422,
     meaning: "an entry's sequencedAt is earlier than the previous entry's (the log's clock never goes backwards)",
   },
+  time_bounds_missing: {
+    status: 422,
+    meaning:
+      "the log descriptor declares no timeBounds, and the auditor's policy does not say the log predates them (policy timeBounds.required false)",
+  },
+  time_bounds_too_wide: {
+    status: 422,
+    meaning: "the log descriptor declares a maxClockSkew or maxDeliveryDelay above the cap in the auditor's policy (timeBounds)",
+  },
+  sequenced_before_creation: { status: 422, meaning: "an entry's sequencedAt is earlier than the log descriptor's createdAt" },
   sequenced_after_cosignature: {
     status: 422,
     meaning: "an entry at or below a checkpoint's seq has a sequencedAt later than a witness cosigned that checkpoint (plus maxClockSkew)",

@@ -9,13 +9,21 @@ export const SUBCOMMANDS = ['init', 'add-log', 'run'] as const;
 export type Subcommand = (typeof SUBCOMMANDS)[number];
 
 export const SUB_USAGE: Record<Subcommand, string> = {
-  init: `usage: cookwala witness init --data DIR [--name N] [--http-port P] [--listen MULTIADDR]... [--bootstrap MULTIADDR]...
+  init: `usage: cookwala witness init --data DIR [--name N] [--c2sp-name NAME] [--key FILE] [--http-port P]
+                             [--listen MULTIADDR]... [--bootstrap MULTIADDR]...
 
 Creates the witness key (witness.key.json, 0600), its KeyRecord, a libp2p identity (peer.key) and
 witness.json in DIR (idempotent; never replaces a key; a DIR of another kind is refused). Prints
-the peer id, the multiaddrs and the KeyRecord, and keeps them in DIR/witness-info.json, the file a
-sequencer operator passes to \`cookwala policy add-witness --from\`. Give a fixed --listen port
-(e.g. /ip4/127.0.0.1/tcp/4001): with port 0 the multiaddr is known only once the witness runs.`,
+the peer id, the multiaddrs, the KeyRecord and the C2SP vkey, and keeps them in
+DIR/witness-info.json, the file a sequencer operator passes to \`cookwala policy add-witness --from\`.
+Give a fixed --listen port (e.g. /ip4/127.0.0.1/tcp/4001): with port 0 the multiaddr is known only
+once the witness runs.
+  --c2sp-name NAME  the key name of its cosignature/v1 key (default --name); a schema-less URL
+                    you control is best, e.g. witness.example.org/w1. The vkey depends on it.
+  --key FILE        keep an existing Ed25519 witness key instead of making one: a C2SP
+                    PRIVATE+KEY+<name>+<id>+<base64> line (its name becomes the C2SP name), a raw
+                    32-byte seed (or 64 hex digits), or another witness's witness.key.json.
+                    The witness then has the same vkey as before.`,
   'add-log': `usage: cookwala witness add-log --data DIR --log ORIGIN --sequencer-key KEYRECORD.json
        cookwala witness add-log --data DIR [--origin ORIGIN] --vkey VKEY
        cookwala witness add-log --data DIR --log-list PATH_OR_URL
@@ -27,22 +35,26 @@ and logged). Both are cosigned over C2SP tlog-witness HTTP (POST /add-checkpoint
 
 Admits a log: only checkpoints of ORIGIN signed by this sequencer key are cosigned. The file may be
 the sequencer's KeyRecord (SEQ/sequencer.keyrecord.json), its policy.json or its
-/.well-known/cookwala.json. A running witness picks the log up when restarted.`,
+/.well-known/cookwala.json. Admission is add-only: a log keeps its key, and is never removed.
+A running witness on DIR takes the log at once (it watches witness.json): add-log waits until its
+status API lists it, and says so (exit 1 if it did not within 10 s; the log stays admitted).`,
   run: `usage: cookwala witness [run] --data DIR [--bootstrap MULTIADDR]...
 
 Starts the witness: libp2p (/cookwala/witness/1.0.0, gossip) and the status API. It rewrites
 DIR/witness-info.json with the addresses it listens on, and stops cleanly on SIGTERM/SIGINT.
---bootstrap: another witness's multiaddr ending in /p2p/<peerId>, or the path of its
-witness-info.json (its first multiaddr is taken).`,
+--bootstrap: another witness's multiaddr ending in /p2p/<peerId>, or the path (relative or
+absolute) of its witness-info.json (its first multiaddr is taken): a value naming a file that
+exists is a file, anything else a multiaddr.
+While it runs it watches DIR/witness.json: logs added with \`witness add-log\` are cosigned at once.`,
 };
 
 export const WITNESS_USAGE = `usage:
-  cookwala witness init --data DIR [--name N] [--http-port P] [--listen MULTIADDR]... [--bootstrap MULTIADDR]...
-  cookwala witness add-log --data DIR --log ORIGIN --sequencer-key KEYRECORD.json
+  cookwala witness init --data DIR [--name N] [--c2sp-name NAME] [--key FILE] [--http-port P] [--listen MULTIADDR]...
+  cookwala witness add-log --data DIR (--log ORIGIN --sequencer-key KEYRECORD.json | [--origin O] --vkey VKEY | --log-list L)
   cookwala witness [run] --data DIR [--bootstrap MULTIADDR]...
 
-init      create the witness key, its KeyRecord, a libp2p identity and witness-info.json
-add-log   admit a log: only checkpoints signed by this sequencer key are cosigned
+init      create (or import) the witness key, its KeyRecord, a libp2p identity and witness-info.json
+add-log   admit a log (Cookwala by sequencer key, C2SP by vkey); a running witness takes it at once
 run       start the witness: libp2p (/cookwala/witness/1.0.0, gossip) and the status API
 
 \`cookwala witness SUBCOMMAND --help\` prints that subcommand's options.`;
@@ -79,25 +91,37 @@ export function didYouMean(word: string, choices: readonly string[]): string | u
 }
 
 /**
- * --bootstrap values as multiaddrs: a value that is not a multiaddr (does not start with '/') is
- * the path of another witness's witness-info.json, whose first multiaddr is taken.
+ * --bootstrap values as multiaddrs. A value naming a file that exists is the path of another
+ * witness's witness-info.json (absolute paths start with '/' as multiaddrs do, so the file system
+ * decides), whose first multiaddr is taken; any other value is a multiaddr (checkBootstrap says
+ * what is wrong with it).
  */
 export async function resolveBootstrap(values: readonly string[]): Promise<{ ok: true; addrs: string[] } | { ok: false; line: string }> {
-  const { readFile } = await import('node:fs/promises');
+  const { readFile, stat } = await import('node:fs/promises');
   const { parseJson } = await import('../verifier/encoding/strict-json.ts');
   const out: string[] = [];
   for (const v of values) {
-    if (v.startsWith('/')) {
-      out.push(v);
-      continue;
+    const isFile = await stat(v).then(
+      (s) => s.isFile(),
+      () => false,
+    );
+    if (!isFile) {
+      if (v.startsWith('/')) {
+        out.push(v);
+        continue;
+      }
+      return {
+        ok: false,
+        line: `--bootstrap ${v} is neither a multiaddr nor an existing witness-info.json (run that witness once, or give /ip4/…/tcp/…/p2p/…)`,
+      };
     }
     const t = await readFile(v, 'utf8').catch(() => undefined);
-    const j = t === undefined ? undefined : parseJson(t);
+    const j = t === undefined || t.length > 1_000_000 ? undefined : parseJson(t);
     const a = j?.ok ? (j.value as { multiaddrs?: unknown } | null)?.multiaddrs : undefined;
     if (!Array.isArray(a) || typeof a[0] !== 'string')
       return {
         ok: false,
-        line: `--bootstrap ${v} is neither a multiaddr nor a readable witness-info.json with a multiaddr (run that witness once, or give /ip4/…/tcp/…/p2p/…)`,
+        line: `--bootstrap ${v} is a file but not a witness-info.json with a multiaddr (run that witness once so it writes its addresses, or give /ip4/…/tcp/…/p2p/…)`,
       };
     out.push(a[0]);
   }
@@ -116,7 +140,7 @@ export function checkBootstrap(addrs: readonly string[], flag = '--bootstrap'): 
       ok = false;
     }
     if (!ok)
-      return `${flag} ${a} is not a multiaddr ending in /p2p/<peerId> (take it from the other witness's witness-info.json, e.g. /ip4/127.0.0.1/tcp/4001/p2p/12D3Koo…)`;
+      return `${flag} ${a} is not a multiaddr ending in /p2p/<peerId>, nor an existing file (give the other witness's witness-info.json path, or its multiaddr, e.g. /ip4/127.0.0.1/tcp/4001/p2p/12D3Koo…)`;
   }
   return undefined;
 }

@@ -1,5 +1,5 @@
 // witness/cli.ts: `cookwala witness` (docs/design.md §12).
-//   cookwala witness init --data DIR [--name N] [--http-port P] [--listen MA]... [--bootstrap MA]...
+//   cookwala witness init --data DIR [--name N] [--c2sp-name NAME] [--key FILE] [--http-port P] [--listen MA]... [--bootstrap MA]...
 //   cookwala witness add-log --data DIR --log ORIGIN --sequencer-key KEYRECORD.json
 //   cookwala witness [run] --data DIR [--bootstrap MA]...
 // `init` prints the peer id, multiaddrs and KeyRecord and keeps them in DIR/witness-info.json
@@ -13,15 +13,17 @@
 // multiaddrs, the status URL and the KeyRecord, then `fork_detected`, `witness_error`, `shutdown`.
 
 import { join } from 'node:path';
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { parseFlags, runCli, UsageError } from '../platform/args.ts';
 import { ProtocolError, type Result } from '../verifier/errors.ts';
 import { parseJson, readDocument } from '../verifier/documents/read.ts';
 import type { KeyRecord } from '../verifier/documents/keys.ts';
-import { admitC2spLog, admitLog } from './server/config.ts';
-import { parseVerifierKey } from '../verifier/note/index.ts';
+import { admitC2spLog, admitLog, type WitnessConfig } from './server/config.ts';
+import { watchWitnessConfig, type ConfigWatch } from './server/config-watch.ts';
+import { isValidKeyName, parseVerifierKey } from '../verifier/note/index.ts';
+import { importWitnessKey, MAX_KEY_FILE_BYTES, type ImportedKey } from './server/key-import.ts';
 import { createWitnessCosigner } from './server/note-cosigner.ts';
-import { initWitnessDir, loadWitnessDir, saveWitnessConfig, writeFileDurable, WITNESS_FILES } from './server/data-dir.ts';
+import { initWitnessDir, loadWitnessDir, readJsonFile, saveWitnessConfig, writeFileDurable, WITNESS_FILES } from './server/data-dir.ts';
 import { loadOrCreatePeerKey } from './wire/identity.ts';
 import { openStateStore } from './server/state.ts';
 import { createWitness, defaultWorkers } from './server/service.ts';
@@ -50,6 +52,8 @@ async function cmdInit(argv: string[]): Promise<number> {
     {
       data: { type: 'string' },
       name: { type: 'string' },
+      'c2sp-name': { type: 'string' },
+      key: { type: 'string' },
       'http-port': { type: 'string' },
       listen: { type: 'string', multiple: true },
       bootstrap: { type: 'string', multiple: true },
@@ -57,6 +61,17 @@ async function cmdInit(argv: string[]): Promise<number> {
     false,
   );
   if (!values.data) throw new UsageError('--data DIR is required');
+  const c2spArg = values['c2sp-name'];
+  if (c2spArg !== undefined && (!isValidKeyName(c2spArg) || c2spArg.length > 256))
+    throw new UsageError('--c2sp-name is a signed-note key name: no spaces, no +, e.g. witness.example.org/w1');
+  const imported = values.key === undefined ? undefined : await readKeyFile(values.key);
+  if (imported && !imported.ok) return envFault(imported.line);
+  const key = imported?.value;
+  if (key?.name !== undefined && c2spArg !== undefined && key.name !== c2spArg)
+    throw new UsageError(
+      `--key ${values.key} is the C2SP key ${key.name}; --c2sp-name ${c2spArg} would make another vkey (leave --c2sp-name out, or give ${key.name})`,
+    );
+  const c2spName = c2spArg ?? key?.name;
   const port = values['http-port'] === undefined ? undefined : Number(values['http-port']);
   if (port !== undefined && (!Number.isSafeInteger(port) || port < 0 || port > 65535)) throw new UsageError('--http-port is a port number');
   const badBootstrap = checkBootstrap(values.bootstrap ?? []);
@@ -65,6 +80,8 @@ async function cmdInit(argv: string[]): Promise<number> {
   if (!claim.ok) return envFault(claim.reason);
   const created = await initWitnessDir(values.data, {
     name: values.name,
+    c2spName,
+    key,
     httpPort: port,
     listen: values.listen,
     bootstrap: values.bootstrap,
@@ -72,6 +89,7 @@ async function cmdInit(argv: string[]): Promise<number> {
   const peerKey = await loadOrCreatePeerKey(join(values.data, WITNESS_FILES.peerKey));
   const d = await loadWitnessDir(values.data);
   say(created.length ? `created ${created.join(', ')} in ${values.data}` : `${values.data} already initialised`);
+  if (key && created.includes(WITNESS_FILES.key)) say(`imported the witness key from ${values.key} (${key.form})`);
   say(`witness "${d.config.name}": key ${d.keyRecord.kid}`);
   // The business card, kept (witness-info.ts): what `cookwala policy add-witness --from` reads.
   const { info, unknownPorts } = infoFromConfig(d.config, peerKey, d.keyRecord);
@@ -128,8 +146,50 @@ async function cmdAddLog(argv: string[]): Promise<number> {
   if (!r.ok) throw ProtocolError.from(r);
   if (r.value.changed) await saveWitnessConfig(values.data, r.value.config);
   say(r.value.changed ? `admitted ${values.log} (sequencer key ${key.value.kid})` : `${values.log} already admitted with ${key.value.kid}`);
-  return 0;
+  return confirmRunning(values.data, values.log);
 }
+
+/**
+ * After add-log: a witness running on DIR (its witness-info.json names its status API, and that
+ * answers with our peer id) takes the log from witness.json at once; wait until /v1/logs lists
+ * it, so a script may submit right after. 0 when it does (or no witness runs: it reads the file
+ * when it starts), 1 when a running witness did not take it within CONFIRM_MS.
+ */
+async function confirmRunning(dir: string, origin: string): Promise<number> {
+  const info = (await readJsonFile(join(dir, WITNESS_FILES.info)).catch(() => undefined)) as
+    { http?: unknown; peerId?: unknown } | undefined;
+  if (typeof info?.http !== 'string' || !/^http:\/\//.test(info.http)) return 0;
+  const url = `${info.http.replace(/\/$/, '')}/v1/logs?log=${encodeURIComponent(origin)}`;
+  const deadline = Date.now() + CONFIRM_MS;
+  for (let attempt = 0; ; attempt++) {
+    let body: { peerId?: unknown; logs?: Array<{ log?: unknown }> } | undefined;
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      body = res.ok ? ((await res.json()) as typeof body) : undefined;
+    } catch {
+      body = undefined;
+    }
+    if (body === undefined && attempt === 0) {
+      say(`no witness answers at ${info.http}: the log is cosigned once the witness starts`);
+      return 0;
+    }
+    // Another process on that port (a witness of another DIR) is not ours to wait for.
+    if (body !== undefined && body.peerId !== info.peerId) return 0;
+    if (body?.logs?.some((l) => l.log === origin)) {
+      say(`the running witness at ${info.http} cosigns ${origin} now`);
+      return 0;
+    }
+    if (Date.now() >= deadline) {
+      warn(
+        `cookwala witness: the witness at ${info.http} has not taken ${origin} within ${CONFIRM_MS / 1000} s; it is admitted in witness.json and taken at the next start`,
+      );
+      return 1;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const CONFIRM_MS = 10_000;
 
 /** add-log for C2SP (docs/design.md §7a): a log by origin + vkey (origin defaults to the vkey's name), or a logs/v0 list to follow. */
 async function addC2spLog(dir: string, a: { origin?: string; vkey?: string; list?: string }): Promise<number> {
@@ -153,7 +213,7 @@ async function addC2spLog(dir: string, a: { origin?: string; vkey?: string; list
   if (!r.ok) throw ProtocolError.from(r);
   if (r.value.changed) await saveWitnessConfig(dir, r.value.config);
   say(r.value.changed ? `admitted C2SP log ${origin} (vkey ${a.vkey})` : `${origin} already admitted with that vkey`);
-  return 0;
+  return confirmRunning(dir, origin);
 }
 
 async function cmdRun(argv: string[]): Promise<number> {
@@ -190,6 +250,7 @@ async function cmdRun(argv: string[]): Promise<number> {
       ...defaultWorkers(),
     },
   );
+  let watcher: ConfigWatch | undefined;
   let stop!: (sig: string) => void;
   const stopped = new Promise<string>((r) => (stop = r));
   const onSignal = (s: string) => stop(s);
@@ -220,15 +281,53 @@ async function cmdRun(argv: string[]): Promise<number> {
       `witness ${d.config.name} peer ${info.peerId} listening on ${info.multiaddrs[0] ?? '(no address)'}; following ${following.join(', ') || '(no logs: add one with `cookwala witness add-log`)'}`,
     );
     await writeFileDurable(infoPath, JSON.stringify(info, null, 2) + '\n');
+    // Logs admitted while it runs (`witness add-log`) are taken from witness.json at once (config-watch.ts).
+    const restartOnly = (c: WitnessConfig) =>
+      (['listen', 'httpHost', 'httpPort', 'name', 'c2spName'] as const).filter((k) => JSON.stringify(c[k]) !== JSON.stringify(d.config[k]));
+    watcher = watchWitnessConfig(dir, WITNESS_FILES.config, {
+      onConfig: async (c) => {
+        await witness.admitConfig({ logs: c.logs, c2spLogs: c.c2spLogs, logLists: c.logLists });
+        const later = restartOnly(c);
+        if (later.length > 0)
+          logger.warn(
+            { event: 'config_restart_needed', fields: later },
+            `witness.json changed ${later.join(', ')}: that takes effect when the witness restarts`,
+          );
+      },
+      onError: (detail) => logger.warn({ event: 'config_refused', detail }, detail),
+    });
+    await watcher.check();
     const sig = await stopped;
     logger.info({ event: 'shutdown', signal: sig }, `${sig}: stopping`);
   } finally {
+    watcher?.close();
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
     await witness.stop().catch((e) => logger.error({ event: 'service_error', err: e }, 'stop failed'));
     await state.close();
   }
   return 0;
+}
+
+/** `--key FILE`: an existing witness key in one of key-import.ts's forms, or the line that says why not. */
+async function readKeyFile(path: string): Promise<{ ok: true; value: ImportedKey } | { ok: false; line: string }> {
+  let bytes: Buffer;
+  try {
+    const h = await open(path, 'r');
+    try {
+      const buf = Buffer.alloc(MAX_KEY_FILE_BYTES + 1);
+      const { bytesRead } = await h.read(buf, 0, buf.length, 0);
+      bytes = buf.subarray(0, bytesRead);
+    } finally {
+      await h.close();
+    }
+  } catch (e) {
+    return { ok: false, line: `--key ${path}: cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` };
+  }
+  const r = importWitnessKey(bytes);
+  bytes.fill(0);
+  if (!r.ok) return { ok: false, line: `--key ${path}: ${r.code}: ${r.detail}` };
+  return { ok: true, value: r.value };
 }
 
 /** One line for an environment fault (a busy port, a bad --bootstrap, a DIR of another kind): exit 2. */

@@ -63,6 +63,8 @@ export interface EntryCheckerOptions {
   descriptorHash?: string;
   /** The descriptor's declared time window; undefined: only time_regression is checked. */
   timeBounds?: TimeBounds;
+  /** The descriptor's createdAt (ms): no entry is sequenced before it. */
+  createdAtMs?: number;
   /** The descriptor's timePrecision: "day" = every sequencedAt and signedAt is a UTC midnight (§8). */
   timePrecision?: 'day';
   /** Called after each entry whose seq the checkpoint section will ask about. */
@@ -116,7 +118,13 @@ export function createEntryChecker(o: EntryCheckerOptions) {
     maxErasedListed: o.maxErasedListed,
     resumedAfter: o.resume?.seq,
   });
-  const clock = createEntryClock({ failures: f, timeBounds: o.timeBounds, timePrecision: o.timePrecision, resume: o.resume?.clock });
+  const clock = createEntryClock({
+    failures: f,
+    timeBounds: o.timeBounds,
+    timePrecision: o.timePrecision,
+    resume: o.resume?.clock,
+    createdAtMs: o.createdAtMs,
+  });
   const signatures = createEntrySignatures({ failures: f, trust: o.trust, sigs: o.sigs, backend, allowLegacy: o.allowLegacy });
   // The previous entry line: its seq and its `hash` member as written (two values, no object per entry).
   const last: { seq: number; hash: string | undefined } = o.resume

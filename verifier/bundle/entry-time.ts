@@ -1,11 +1,11 @@
 // verifier/bundle/entry-time.ts: the log's clock as the entries of an audit bundle show it (docs/design.md
 // §8; verifier/documents/time-bounds.ts): sequencedAt never goes backwards from one entry to the
-// next (time_regression); with the descriptor's timePrecision "day" every sequencedAt and signedAt
+// next (time_regression) nor lies before the descriptor's createdAt (sequenced_before_creation); with the descriptor's timePrecision "day" every sequencedAt and signedAt
 // is a UTC midnight; and with its declared timeBounds every entry's eventSignature.signedAt lies
 // within them of its sequencedAt (signed_in_future, delivery_too_late). The running maximum of
 // sequencedAt (and the first seq holding it) is what the checkpoint section bounds by the
 // witnesses' cosignature times (checkpoints.ts). Left out: a descriptor without timeBounds
-// (only the order is checked; the verifier reports the rest as skipped). Memory: two stamps,
+// (only the order is checked; the policy decides whether that is allowed, preamble.ts). Memory: two stamps,
 // whatever the number of entries.
 
 import type { FailureLog } from './report.ts';
@@ -27,7 +27,14 @@ export interface ClockResume {
   latest?: LatestStamp;
 }
 
-export function createEntryClock(o: { failures: FailureLog; timeBounds?: TimeBounds; timePrecision?: 'day'; resume?: ClockResume }) {
+export function createEntryClock(o: {
+  failures: FailureLog;
+  timeBounds?: TimeBounds;
+  timePrecision?: 'day';
+  resume?: ClockResume;
+  createdAtMs?: number;
+}) {
+  const createdAtMs = o.createdAtMs ?? -Infinity;
   const f = o.failures;
   let maxStampMs = o.resume?.latest?.ms ?? -Infinity;
   let latest: LatestStamp | undefined = o.resume?.latest;
@@ -56,6 +63,16 @@ export function createEntryClock(o: { failures: FailureLog; timeBounds?: TimeBou
           detail: order.detail,
         });
     }
+    // No entry is older than its log (the descriptor's createdAt): asked once per entry, no text built unless it fails.
+    if (stamp < createdAtMs)
+      f.add({
+        kind: 'sequenced_before_creation',
+        seq: e.seq,
+        line,
+        expected: `no earlier than the descriptor's createdAt ${new Date(createdAtMs).toISOString()}`,
+        found: e.sequencedAt,
+        detail: `entry ${e.seq}: sequencedAt ${e.sequencedAt} is before the log was created (${new Date(createdAtMs).toISOString()})`,
+      });
     prevSeq = e.seq;
     prevAt = e.sequencedAt;
     prevMs = stamp;

@@ -2,7 +2,8 @@
 // line order of format.ts): the header (its type and major version, checkBundleType; a wrong one
 // stops reading), the Log descriptor (read strictly, verified against the POLICY's sequencer key:
 // descriptor_mismatch, log_mismatch, bad_signature; its log and mode against the header's:
-// header_mismatch; a descriptor without timeBounds is reported as skipping those time checks), and
+// header_mismatch; its timeBounds against the policy's: time_bounds_missing unless the policy says
+// the log predates them (then reported as skipping those checks), time_bounds_too_wide), and
 // the KeyRecords (the sequencer's own first, the others in strictly ascending kid order, each
 // admitted only when trust.ts finds the policy's sequencer key signed it). A missing descriptor or a
 // missing sequencer KeyRecord is misplaced_line once the preamble is left. Left out: which line
@@ -17,6 +18,7 @@ import { readDocument } from '../documents/read.ts';
 import { verifyLogDescriptor, type LogDescriptor } from '../documents/log-descriptor.ts';
 import { computeHash, type JsonObject } from '../documents/document-hash.ts';
 import { timeMs } from '../encoding/wire.ts';
+import { formatDuration } from '../documents/time-bounds.ts';
 import type { WitnessPolicy } from '../documents/policy.ts';
 import type { CryptoBackend } from '../crypto/default.ts';
 
@@ -58,6 +60,44 @@ export function createPreamble(o: {
   let lastKid: string | undefined;
   let sawSequencerKey = false;
   let legacyDocs = 0;
+
+  function checkPolicyTime(d: LogDescriptor, line: number): void {
+    const want = policy.timeBounds ?? {};
+    const b = d.timeBounds;
+    if (b === undefined) {
+      if (want.required === false)
+        skipped.push({
+          check: 'time bounds',
+          reason:
+            'the descriptor declares no timeBounds (the policy says the log predates them): signedAt against sequencedAt and sequencedAt against cosignature times were not checked',
+        });
+      else
+        failures.add({
+          kind: 'time_bounds_missing',
+          seq: 0,
+          line,
+          expected: 'timeBounds {maxClockSkewMs, maxDeliveryDelayMs}',
+          found: 'none',
+          detail:
+            'descriptor: no timeBounds, so anyone holding the keys could sign at any time; the policy requires them (set "timeBounds": {"required": false} in the policy only for a log created before them)',
+        });
+      return;
+    }
+    for (const [k, cap] of [
+      ['maxClockSkewMs', want.maxClockSkewMs],
+      ['maxDeliveryDelayMs', want.maxDeliveryDelayMs],
+    ] as const) {
+      if (cap !== undefined && b[k] > cap)
+        failures.add({
+          kind: 'time_bounds_too_wide',
+          seq: 0,
+          line,
+          expected: `${k} at most ${cap} (${formatDuration(cap)})`,
+          found: `${b[k]} (${formatDuration(b[k])})`,
+          detail: `descriptor: ${k} ${formatDuration(b[k])} is above the policy's cap ${formatDuration(cap)}`,
+        });
+    }
+  }
 
   return {
     get header() {
@@ -117,6 +157,11 @@ export function createPreamble(o: {
       return true;
     },
 
+    /**
+     * The auditor's policy pins time (docs/design.md §4): bounds are required unless the policy says
+     * the log predates them, and may not exceed its caps. A descriptor without them that the
+     * policy accepts is reported as skipping those time checks.
+     */
     onDescriptor(json, line) {
       const r = readDocument('Log', json, { allowLegacy: o.allowLegacy });
       if (!r.ok) {
@@ -128,13 +173,7 @@ export function createPreamble(o: {
       const h = computeHash(d as unknown as JsonObject, o.backend);
       if (h.ok) descriptorHash = h.value;
       createdAtMs = timeMs(d.createdAt);
-      if (d.timeBounds === undefined) {
-        skipped.push({
-          check: 'time bounds',
-          reason:
-            'the descriptor declares no timeBounds (a log created before them): signedAt against sequencedAt and sequencedAt against cosignature times were not checked',
-        });
-      }
+      checkPolicyTime(d, line);
       const v = verifyLogDescriptor(d, policy.sequencer, { log: policy.log, allowLegacy: o.allowLegacy, backend: o.backend });
       if (!v.ok)
         failures.add({

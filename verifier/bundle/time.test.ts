@@ -3,7 +3,9 @@
 // the sequencer and witness keys (so no signature, hash or root check can catch them), a
 // backdated and a forward-dated signedAt, a sequencedAt going backwards and a sequencedAt after a
 // witness cosigned are each named with their code and seq; the bounds themselves are inclusive;
-// and a descriptor without timeBounds says which time checks it skipped.
+// a descriptor without timeBounds is refused (time_bounds_missing) unless the auditor's policy says the
+// log predates them, and then says which time checks it skipped; declared bounds above the policy's
+// caps are time_bounds_too_wide; an entry before the descriptor's createdAt is sequenced_before_creation.
 import { describe, expect, it } from 'vitest';
 import { generateLog, type GenOptions } from '../../testkit/log-generator.ts';
 import { createBundleVerifier } from './verifier.ts';
@@ -163,17 +165,52 @@ describe('time bounds, offline', () => {
   });
 });
 
+describe("the auditor's policy pins time", () => {
+  it('a descriptor without timeBounds is refused unless the policy says the log predates them', async () => {
+    // A log re-signed without timeBounds by whoever holds the keys: every signature verifies.
+    const { g, lines } = bundle({ timeBounds: null });
+    const r = await verify(lines, g.policy);
+    expect(kinds(r)).toEqual(['time_bounds_missing@0']);
+    expect(r.skipped).toEqual([]);
+    const withCaps = { ...g.policy, timeBounds: { maxClockSkewMs: SKEW, maxDeliveryDelayMs: DELAY } };
+    expect(kinds(await verify(lines, withCaps))).toEqual(['time_bounds_missing@0']);
+  });
+
+  it("declared bounds above the policy's caps are refused, each bound by itself; at the cap they pass", async () => {
+    const wide = { maxClockSkewMs: 86_400_000, maxDeliveryDelayMs: 366 * 86_400_000 };
+    const { g, lines } = bundle({ timeBounds: wide });
+    expect(kinds(await verify(lines, g.policy))).toEqual([]);
+    const caps = { ...g.policy, timeBounds: { maxClockSkewMs: SKEW, maxDeliveryDelayMs: DELAY } };
+    const r = await verify(lines, caps);
+    expect(kinds(r)).toEqual(['time_bounds_too_wide@0', 'time_bounds_too_wide@0']);
+    expect(r.failures.map((f) => f.detail).join('\n')).toMatch(/maxDeliveryDelayMs 366d is above the policy's cap 3d/);
+    expect(kinds(await verify(lines, { ...g.policy, timeBounds: { maxDeliveryDelayMs: wide.maxDeliveryDelayMs } }))).toEqual([]);
+    expect(kinds(await verify(lines, { ...g.policy, timeBounds: { maxClockSkewMs: SKEW } }))).toEqual(['time_bounds_too_wide@0']);
+  });
+
+  it("an entry sequenced before the descriptor's createdAt is named", async () => {
+    const { g, lines } = bundle();
+    const created = timeMs((JSON.parse(lines[1]) as Doc).createdAt as string);
+    const first = timeMs(entry(lines, 1).sequencedAt);
+    expect(first).toBeGreaterThanOrEqual(created);
+    const before = withSequencedAt(g, lines, 1, formatTime(created - 1));
+    expect(kinds(await verify(before, g.policy))).toContain('sequenced_before_creation@1');
+    expect(kinds(await verify(withSequencedAt(g, lines, 1, formatTime(created)), g.policy))).toEqual([]);
+  });
+});
+
 describe('a descriptor without timeBounds (a log from before them)', () => {
   const { g, lines } = bundle({ timeBounds: null });
 
-  it('verifies, and says which time checks it skipped; regression is still checked', async () => {
-    const r = await verify(lines, g.policy);
+  it('verifies when the policy says the log predates them, and says which time checks it skipped; regression is still checked', async () => {
+    const predates = { ...g.policy, timeBounds: { required: false } };
+    const r = await verify(lines, predates);
     expect(kinds(r)).toEqual([]);
     expect(r.timeBounds).toBeUndefined();
     expect(r.skipped).toEqual([expect.objectContaining({ check: 'time bounds' })]);
     const seqAt = timeMs(entry(lines, 15).sequencedAt);
-    expect(kinds(await verify(withSignedAt(g, lines, 15, formatTime(seqAt - DELAY - 1)), g.policy))).toEqual([]);
+    expect(kinds(await verify(withSignedAt(g, lines, 15, formatTime(seqAt - DELAY - 1)), predates))).toEqual([]);
     const prev = entry(lines, 24).sequencedAt;
-    expect(kinds(await verify(withSequencedAt(g, lines, 25, formatTime(timeMs(prev) - 1)), g.policy))).toEqual(['time_regression@25']);
+    expect(kinds(await verify(withSequencedAt(g, lines, 25, formatTime(timeMs(prev) - 1)), predates))).toEqual(['time_regression@25']);
   });
 });

@@ -128,6 +128,7 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
         descriptorHash: descriptor?.hash,
         timeBounds: descriptor?.timeBounds,
         timePrecision: descriptor?.timePrecision,
+        createdAtMs: pre.createdAtMs,
         wantsRoot: cps.wantsRoot,
         recordRoot: cps.recordRoot,
         allowLegacy: opts.allowLegacy,

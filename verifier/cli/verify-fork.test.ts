@@ -1,6 +1,7 @@
-// `cookwala verify-fork` as a child process on real files: exit 0 when the proof shows a fork
-// under the given policy or key, 1 when it does not (equal checkpoints, a forged signature, another
-// log), 2 for input it cannot use.
+// `cookwala verify-fork` on real files: exit 0 when the proof shows a fork under the given policy,
+// key or vkey, 1 when it does not (equal checkpoints, a forged signature, another log), 2 for input
+// it cannot use, 3 for a witness's fork list with no proof in it. Both proof forms: a JSON
+// ForkProof and a C2SP log's NoteForkProof (two signed notes, built with the spec-only signer).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -8,6 +9,8 @@ import { run } from './verify-fork.ts';
 import { buildForkProof, type ForkProof } from '../documents/fork-proof.ts';
 import { createFakeLog, testKey } from '../../testkit/witness.ts';
 import { makeTempDir, removeDir } from '../../testkit/tmp.ts';
+import { SpecLog, specSigner } from '../../testkit/c2sp-log.ts';
+import { buildNoteForkProof } from '../documents/note-fork-proof.ts';
 
 let dir: string;
 const file = (name: string) => join(dir, name);
@@ -81,11 +84,41 @@ describe('cookwala verify-fork', () => {
     const j = await cli([file('forks.json'), '--key', file('key.json'), '--json']);
     expect(JSON.parse(j.out)).toMatchObject([{ proven: false }, { proven: true, seq: 4 }]);
     await writeFile(file('forks-none.json'), JSON.stringify({ forks: [] }));
+    // "No fork in this list" is its own exit code, not unusable input: a cron tells them apart.
     const none = await cli([file('forks-none.json'), '--key', file('key.json')]);
-    expect(none.code).toBe(2);
-    expect(none.out).toMatch(/fork list with no proof in it/);
+    expect(none.code).toBe(3);
+    expect(none.out).toMatch(/NO FORK FOUND: .*fork list with no proof in it/);
+    expect((await cli([file('forks-none.json'), '--key', file('key.json'), '--json'])).code).toBe(3);
     await writeFile(file('forks-same.json'), JSON.stringify({ forks: [{ ...fp, b: fp.a }] }));
     expect((await cli([file('forks-same.json'), '--key', file('key.json')])).code).toBe(1);
+  });
+
+  it("a C2SP log's NoteForkProof: two signed notes of its key at one size, checked with --vkey", async () => {
+    const log = new SpecLog('example.org/c2sp-vf').append(5);
+    const other = new SpecLog('example.org/c2sp-vf', log.signer).append(6);
+    const fork = buildNoteForkProof(log.origin, log.note(5), other.note(5, { root: other.root(6) }));
+    await writeFile(file('note-forks.json'), JSON.stringify({ forks: [fork] }));
+    const r = await cli([file('note-forks.json'), '--vkey', log.signer.vkey]);
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toMatch(/FORK PROVEN: log example.org\/c2sp-vf at seq 5\n {2}a: root sha256:[0-9a-f]{64}\n/);
+    const j = await cli([file('note-forks.json'), '--vkey', log.signer.vkey, '--json']);
+    expect(JSON.parse(j.out)).toMatchObject([{ proven: true, form: 'NoteForkProof', seq: 5 }]);
+    // Another key, one note signed by nobody we trust, equal roots, other sizes: not proven (1).
+    const stranger = specSigner('example.org/c2sp-vf');
+    expect((await cli([file('note-forks.json'), '--vkey', stranger.vkey])).code).toBe(1);
+    const forged = buildNoteForkProof(log.origin, log.note(5), other.note(5, { root: other.root(6), signers: [stranger] }));
+    const same = buildNoteForkProof(log.origin, log.note(5), log.note(5));
+    const sizes = buildNoteForkProof(log.origin, log.note(4), log.note(5));
+    for (const [name, doc] of Object.entries({ forged, same, sizes })) {
+      await writeFile(file(`note-${name}.json`), JSON.stringify(doc));
+      const v = await cli([file(`note-${name}.json`), '--vkey', log.signer.vkey, '--json']);
+      expect(v.code, name).toBe(1);
+      expect(JSON.parse(v.out).proven).toBe(false);
+    }
+    // A bad vkey or a malformed proof is unusable input (2).
+    expect((await cli([file('note-forks.json'), '--vkey', 'not-a-vkey'])).code).toBe(2);
+    await writeFile(file('note-bad.json'), JSON.stringify({ ...fork, extra: 1 }));
+    expect((await cli([file('note-bad.json'), '--vkey', log.signer.vkey])).code).toBe(2);
   });
 
   it('exit 2 for unusable input', async () => {

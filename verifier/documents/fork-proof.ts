@@ -58,8 +58,11 @@ export interface ForkVerdict {
   proven: boolean;
   log?: string;
   seq?: number;
-  a?: { head: string; root: string };
-  b?: { head: string; root: string };
+  /** head is absent for a C2SP log's proof (note-fork-proof.ts): its checkpoints carry only the root. */
+  a?: { head?: string; root: string };
+  b?: { head?: string; root: string };
+  /** The form of the proof: a JSON ForkProof, or two signed notes of a C2SP log. */
+  form?: 'ForkProof' | 'NoteForkProof';
   code?: string;
   detail?: string;
 }

@@ -11,6 +11,10 @@
 // tlog-witness submission prefix, docs/design.md §4, §7a): the vkey must parse, be of type 0x04, and hold
 // neither the sequencer's key nor another witness's (vkey keys compared as raw Ed25519 bytes, so one
 // key never counts twice under two spellings); `url` needs a `vkey`.
+// The policy pins time (docs/design.md §4): `timeBounds: {required?, maxClockSkewMs?,
+// maxDeliveryDelayMs?}`. The log's descriptor must declare timeBounds unless `required` is false
+// (the auditor knows the log predates them), and may declare neither bound above the cap given;
+// absent, bounds are required and capped only by the format's limits (verifier/bundle/preamble.ts).
 
 import { fail, ok, type Result } from '../errors.ts';
 import { sameKey, validKeyRecordShape, type KeyRecord } from './keys.ts';
@@ -25,6 +29,16 @@ export interface WitnessPolicy {
   sequencer: KeyRecord;
   witnesses: KeyRecord[];
   quorum: number;
+  timeBounds?: PolicyTimeBounds;
+}
+
+/** What the auditor's policy says about the log's declared time bounds (docs/design.md §4). */
+export interface PolicyTimeBounds {
+  /** false: the log predates timeBounds, a descriptor without them is accepted (those checks skipped). Default true. */
+  required?: boolean;
+  /** Caps on what the descriptor may declare (milliseconds). */
+  maxClockSkewMs?: number;
+  maxDeliveryDelayMs?: number;
 }
 
 export const DEFAULT_QUORUM = 1;

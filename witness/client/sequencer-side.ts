@@ -169,6 +169,7 @@ export async function startWitnessing(o: StartWitnessingOptions): Promise<Witnes
   });
   logger.info(
     {
+      event: 'witnessing',
       log: o.policy.log,
       witnesses: peers,
       c2spWitnesses: http.map((w) => w.url),

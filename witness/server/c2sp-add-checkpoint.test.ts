@@ -17,6 +17,7 @@ import { c2spBodyOf, processAddCheckpointBoth, type WitnessDeps } from './add-ch
 import { createNoteSigner, formatSignerKey, signNote, SIG_ED25519, verifyNote } from '../../verifier/note/index.ts';
 import { fromBase64url, parseHash } from '../../verifier/encoding/wire.ts';
 import { signCheckpointNote } from '../../verifier/documents/checkpoint-c2sp.ts';
+import { verifyNoteForkProof, type NoteForkProof } from '../../verifier/documents/note-fork-proof.ts';
 
 const tmp = tempDirs('cookwala-c2sp-');
 const stores: StateStore[] = [];
@@ -96,6 +97,29 @@ describe('C2SP add-checkpoint status table', () => {
     // 200: size 0 with the empty root.
     expect((await submit(fresh.request(0, 0))).status).toBe(200);
     expect(evidence).toEqual(['inconsistent', 'fork_detected', 'inconsistent', 'inconsistent']);
+  });
+
+  it('a same-size fork of a C2SP log is stored once as a NoteForkProof that proves it under the log vkey', async () => {
+    const log = new SpecLog('example.com/forked').append(6);
+    const { submit, state, deps } = await setup([log]);
+    const forks: string[] = [];
+    deps.onFork = (fp) => void forks.push(fp.log);
+    expect((await submit(log.request(0, 5))).status).toBe(200);
+    const forked = { root: createHash('sha256').update('forked').digest() };
+    const r = await submit(log.request(5, 5, forked));
+    expect(r.status).toBe(422);
+    expect(r.body).toMatch(/^fork_detected: /);
+    // The same forked note again is the same fork: kept once, reported once.
+    expect((await submit(log.request(5, 5, forked))).status).toBe(422);
+    expect(forks).toEqual([log.origin]);
+    const stored = await state.forks(log.origin);
+    expect(stored).toHaveLength(1);
+    const fp = stored[0] as NoteForkProof;
+    expect(fp.kind).toBe('NoteForkProof');
+    const v = verifyNoteForkProof(fp, log.signer.vkey);
+    expect(v.ok && v.value).toMatchObject({ log: log.origin, seq: 5 });
+    // The state is untouched: the witness still stands by the checkpoint it cosigned.
+    expect((await state.get(log.origin))?.root).toBe(`sha256:${log.root(5).toString('hex')}`);
   });
 
   it('keeps the signed checkpoint it cosigned: the log signature and our line, verifiable by both keys', async () => {

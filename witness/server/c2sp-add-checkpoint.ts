@@ -21,7 +21,10 @@
 // (verifyParsedNote takes parseNote's result; a second time only when a pool verdict fails and the
 // check runs again inline, off-thread-verify.ts). The state keeps the signed checkpoint we cosigned
 // (text, the log's verified signature lines, our line).
-// A refused checkpoint that is validly signed by the log (422) is handed to onEvidence.
+// A refused checkpoint that is validly signed by the log (422) is handed to onEvidence. A same-size
+// fork against a cosigned note we kept is also stored as a NoteForkProof (the note we cosigned and
+// the one refused, each with the log's verified signature lines; verifier/documents/note-fork-proof.ts)
+// and handed to onFork once new, so `GET /v1/forks` lists it and `cookwala verify-fork` proves it.
 // With deps.offThread the note's signatures are checked on a worker, with the inline result; with
 // deps.signWorker our line is signed on a worker once decided (the same bytes; still before the commit).
 // Left out: sign-subtree (optional in the spec), rate limits (the transport's), bastions.
@@ -39,6 +42,7 @@ import { parseHash } from '../../verifier/encoding/wire.ts';
 import type { OffThreadVerifier } from './off-thread-verify.ts';
 import { signWith, type SigningWorker } from './signing-worker.ts';
 import type { Signer } from '../../verifier/documents/signature.ts';
+import { buildNoteForkProof, type NoteForkProof } from '../../verifier/documents/note-fork-proof.ts';
 
 /** The most consistency proof lines a client may send (tlog-witness). */
 export const MAX_C2SP_PROOF_LINES = 63;
@@ -63,6 +67,8 @@ export interface C2spWitnessDeps {
   hooks?: { afterCheck?: (origin: string) => Promise<void> };
   /** A validly signed checkpoint that was refused as inconsistent or in conflict (may prove misbehaviour). */
   onEvidence?: (e: { origin: string; code: string; detail: string; note: string }) => void;
+  /** A same-size fork proved by two signed notes, stored (synced) and new to this witness. */
+  onFork?: (fp: NoteForkProof) => Promise<void> | void;
   backend?: CryptoBackend;
   /**
    * The log's note signatures checked on a worker (off-thread-verify.ts; same result as inline).
@@ -243,6 +249,11 @@ export async function processC2spAddCheckpoint(body: Uint8Array, deps: C2spWitne
       const d = decide(req, size, rootHash, state);
       if (d.kind === 'refuse') {
         if (d.evidence) deps.onEvidence?.({ origin, code: d.failure.code, detail: d.failure.detail, note: signedText });
+        // Both notes verified under the log's key at one size with different roots: a proof anyone can check.
+        if (d.failure.code === 'fork_detected' && state?.note !== undefined) {
+          const fp = buildNoteForkProof(origin, state.note, signedText);
+          if (await deps.state.putFork(fp)) await deps.onFork?.(fp);
+        }
         return d.failure;
       }
       await deps.hooks?.afterCheck?.(origin);

@@ -145,6 +145,8 @@ export interface LogRegistry {
   vkeyOf(origin: string): string | undefined;
   /** Admit a C2SP log; the same key again is a no-op; another key for a known origin is refused. */
   admit(l: C2spLog): Result<{ added: boolean }>;
+  /** Admit a Cookwala log by its sequencer key (its note vkey); add-only like admit. */
+  admitCookwala(l: AdmittedLog): Result<{ added: boolean }>;
   origins(): string[];
   size(): number;
 }
@@ -183,14 +185,20 @@ export function createLogRegistry(
     map.set(l.origin, { vkey: l.vkey });
     return ok({ added: true });
   };
-  for (const l of cookwala) {
-    if (!isValidOrigin(l.log)) continue;
+  const admitCookwala = (l: AdmittedLog): Result<{ added: boolean }> => {
+    if (!isValidOrigin(l.log)) return ok({ added: false });
     const vk = logVkeyOf(l.log, l.sequencer, false);
     // An ES256 sequencer has no Ed25519 note form: its log is reachable over libp2p only.
-    if (!vk.ok) continue;
+    if (!vk.ok) return ok({ added: false });
     const have = map.get(l.log);
     if (have && have.vkey !== vk.value) return fail('descriptor_mismatch', `${l.log} is admitted twice with other keys`);
-    if (!have) map.set(l.log, { vkey: vk.value });
+    if (have) return ok({ added: false });
+    map.set(l.log, { vkey: vk.value });
+    return ok({ added: true });
+  };
+  for (const l of cookwala) {
+    const r = admitCookwala(l);
+    if (!r.ok) return r;
   }
   for (const l of c2sp) {
     const r = admit(l);
@@ -200,6 +208,7 @@ export function createLogRegistry(
     get: verifiersOf,
     vkeyOf: (o) => map.get(o)?.vkey,
     admit,
+    admitCookwala,
     origins: () => [...map.keys()],
     size: () => map.size,
   });

@@ -7,7 +7,9 @@
 //   DIR/witness-info.json       {peerId, multiaddrs, http, keyRecord}, written while running
 // `init` is idempotent and never overwrites a key: secrets go to a temp file, are fsync'd and
 // hard-linked into place (link fails if the name exists); other files are replaced atomically
-// (write, fsync, rename, fsync the folder). Left out: key rotation (a new key is a new witness).
+// (write, fsync, rename, fsync the folder). `init --key` imports an existing key (key-import.ts)
+// instead of making one; a DIR that holds another key refuses it, as it refuses any key change.
+// Left out: key rotation (a new key is a new witness).
 
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -28,6 +30,7 @@ import { readJsonIfExists as readJsonFile, writeFileDurable, writeFileOnce } fro
 export { readJsonFile, writeFileDurable };
 import type { KeyRecord } from '../../verifier/documents/keys.ts';
 import { DEFAULT_WITNESS_CONFIG, readWitnessConfig, type WitnessConfig } from './config.ts';
+import type { ImportedKey } from './key-import.ts';
 
 export const WITNESS_FILES = {
   config: 'witness.json',
@@ -57,21 +60,33 @@ export interface WitnessDataDir {
 
 export interface WitnessInitOptions {
   name?: string;
+  /** The C2SP key name of the cosignature/v1 key (config c2spName); a URL-like name is best. */
+  c2spName?: string;
+  /** An existing key to keep (key-import.ts) instead of a fresh one. */
+  key?: ImportedKey;
   httpPort?: number;
   listen?: string[];
   bootstrap?: string[];
   now?: () => number;
 }
 
-async function ensureKey(dir: string, name: string, now: () => number, created: string[]): Promise<void> {
+async function ensureKey(dir: string, name: string, now: () => number, created: string[], imported?: ImportedKey): Promise<void> {
   const keyPath = join(dir, WITNESS_FILES.key);
   if ((await readJsonFile(keyPath)) === undefined) {
-    const fresh = generateSecretKey('EdDSA', 'pending');
+    const fresh = generateSecretKey('EdDSA', 'pending', undefined, imported?.seed);
     const kid = witnessKid(createSigner(fresh).publicKey);
     if (await writeFileOnce(keyPath, JSON.stringify({ alg: 'EdDSA', kid, secretKey: fresh.secretKey }) + '\n', 0o600))
       created.push(WITNESS_FILES.key);
   }
   const signer = createSigner(readSecretKey(await readJsonFile(keyPath), keyPath));
+  if (imported) {
+    const want = createSigner(generateSecretKey('EdDSA', 'imported', undefined, imported.seed)).publicKey;
+    if (toBase64url(want) !== toBase64url(signer.publicKey))
+      throw new ProtocolError(
+        'descriptor_mismatch',
+        `${keyPath} holds another key (${signer.kid}); a witness key is never replaced: import into a new --data DIR`,
+      );
+  }
   const recPath = join(dir, WITNESS_FILES.keyRecord);
   if ((await readJsonFile(recPath)) === undefined) {
     const validFrom = formatTime(now());
@@ -99,6 +114,7 @@ export async function initWitnessDir(dir: string, opts: WitnessInitOptions = {})
     const config: WitnessConfig = {
       ...DEFAULT_WITNESS_CONFIG,
       name,
+      ...(opts.c2spName !== undefined ? { c2spName: opts.c2spName } : {}),
       listen: opts.listen ?? [...DEFAULT_WITNESS_CONFIG.listen],
       bootstrap: opts.bootstrap ?? [],
       httpPort: opts.httpPort ?? DEFAULT_WITNESS_CONFIG.httpPort,
@@ -112,8 +128,14 @@ export async function initWitnessDir(dir: string, opts: WitnessInitOptions = {})
     const r = readWitnessConfig(existing, 'on-use');
     if (!r.ok) throw new ProtocolError(r.code, `${cfgPath}: ${r.detail}`);
     name = r.value.name;
+    const have = r.value.c2spName ?? r.value.name;
+    if (opts.c2spName !== undefined && opts.c2spName !== have)
+      throw new ProtocolError(
+        'descriptor_mismatch',
+        `${cfgPath} names the C2SP key ${have}; another name is another vkey (edit c2spName there if that is meant)`,
+      );
   }
-  await ensureKey(dir, name, opts.now ?? Date.now, created);
+  await ensureKey(dir, name, opts.now ?? Date.now, created, opts.key);
   return created;
 }
 

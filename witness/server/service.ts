@@ -16,8 +16,9 @@
 // Invariants: a gossiped checkpoint or fork is judged (signatures with the admitted key) before
 // it is stored or forwarded; no exception from a peer's input reaches the event loop.
 // Logging: one pino logger in deps (platform/logger.ts); a newly stored ForkProof is one
-// `fork_detected` line (warn, with `log`, `seq`, both heads and the source), gossip and stream
-// failures are `witness_error`.
+// `fork_detected` line (warn, with `log`, `seq`, both heads and the source; a C2SP log's fork,
+// proved by two signed notes, with both roots and `form: "NoteForkProof"`, kept but not gossiped:
+// the fork topic carries JSON ForkProofs), gossip and stream failures are `witness_error`.
 
 import { availableParallelism } from 'node:os';
 import type { PrivateKey } from '@libp2p/interface';
@@ -27,6 +28,7 @@ import type { SecretKey, Signature, Signer } from '../../verifier/documents/sign
 import { createSigningWorker } from './signing-worker.ts';
 import { addCosignature, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
 import type { ForkProof } from '../../verifier/documents/fork-proof.ts';
+import { verifyNoteForkProof, type NoteForkProof } from '../../verifier/documents/note-fork-proof.ts';
 import type { AdmittedLog, WitnessDeps } from './add-checkpoint.ts';
 import { encodeMessage, failureReply, parseRequest, type AddCheckpointRequest, type Reply } from '../wire/messages.ts';
 import { createP2pNode, fullAddrs, keepConnected, type P2pNode } from '../wire/p2p-node.ts';
@@ -104,9 +106,24 @@ export interface WitnessInfo {
   c2sp?: { name: string; vkey: string };
 }
 
+/** What a reread configuration changed in a running witness (admitConfig). */
+export interface AdmitSummary {
+  /** Origins newly admitted (Cookwala or C2SP), and lists newly followed. */
+  added: string[];
+  lists: string[];
+  /** Origins the config names with another key than the one admitted: refused, the old key kept. */
+  refused: Array<{ log: string; detail: string }>;
+}
+
 export interface Witness {
   start(): Promise<WitnessInfo>;
   stop(): Promise<void>;
+  /**
+   * Take the logs of a reread witness.json while running, add-only: new origins are admitted (and
+   * cosigned from the next request), a known origin keeps its key (another is refused), an origin
+   * the file no longer names stays admitted; new logs/v0 lists are followed from now on.
+   */
+  admitConfig(c: { logs: readonly AdmittedLog[]; c2spLogs?: readonly C2spLog[]; logLists?: readonly string[] }): Promise<AdmitSummary>;
   /** One request frame in, one reply out: the protocol without the transport (tests, bench). */
   handleFrame(frame: Uint8Array): Promise<Reply>;
   readonly node: P2pNode | undefined;
@@ -120,6 +137,7 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
   const clock = deps.clock ?? Date.now;
   const metrics = createWitnessMetrics();
   const admitted = new Map(opts.logs.map((l) => [l.log, l]));
+  const logLists = [...(opts.c2sp?.logLists ?? [])];
   const logs = { get: (origin: string) => admitted.get(origin) };
   // C2SP (docs/design.md §7a): every Cookwala log by its sequencer key's note form, C2SP logs by vkey.
   const pool = (opts.verifyWorkers ?? 0) > 0 ? createSigPool({ size: opts.verifyWorkers }) : undefined;
@@ -242,6 +260,7 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
     logger,
     state: deps.state,
     logs: () => [...admitted.values()],
+    c2spLogs: () => registry.origins().flatMap((o) => (admitted.has(o) ? [] : [{ origin: o, vkey: registry.vkeyOf(o)! }])),
     keyRecord: deps.keyRecord,
     metrics: async () => {
       metrics.set('cookwala_witness_peers', node ? node.getPeers().length : 0);
@@ -251,6 +270,23 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
     },
     info: () => ({ peerId: node?.peerId.toString() ?? null, multiaddrs: node ? fullAddrs(node) : [] }),
   });
+
+  const recordNoteFork = (fp: NoteForkProof) => {
+    const v = verifyNoteForkProof(fp, registry.vkeyOf(fp.log) ?? '');
+    const seq = v.ok ? v.value.seq : Number(fp.a.split('\n')[1]);
+    metrics.inc('cookwala_witness_forks_total', { log: fp.log, source: 'request' });
+    logger.warn(
+      {
+        event: 'fork_detected',
+        log: fp.log,
+        seq,
+        roots: v.ok ? [v.value.a.root, v.value.b.root] : undefined,
+        form: fp.kind,
+        source: 'request',
+      },
+      `fork of ${fp.log} at size ${seq}: two checkpoints signed by its key (listed in /v1/forks)`,
+    );
+  };
 
   // C2SP tlog-witness on the same HTTP port (c2sp-http.ts): same state, same lock as libp2p.
   const c2spDeps: C2spWitnessDeps | undefined = cosigner && {
@@ -266,6 +302,7 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
         { event: 'c2sp_refused', log: e.origin, code: e.code, note: e.note },
         `C2SP checkpoint of ${e.origin} refused (${e.code}): ${e.detail}`,
       ),
+    onFork: recordNoteFork,
   };
   if (c2spDeps) {
     registerC2spRoutes(app, {
@@ -282,7 +319,7 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
   }
 
   const followLists = async () => {
-    const lists = opts.c2sp?.logLists ?? [];
+    const lists = logLists;
     if (lists.length === 0) return;
     const sum = await refreshLogLists({
       lists,
@@ -316,6 +353,52 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
     await signWorker?.close();
   };
 
+  const startListTimer = () => {
+    if (listTimer || logLists.length === 0) return;
+    listTimer = setInterval(
+      () => void followLists().catch((e) => logger.error({ event: 'witness_error', err: e }, 'log list refresh failed')),
+      opts.c2sp?.logListRefreshMs ?? 3_600_000,
+    );
+    listTimer.unref();
+  };
+
+  const admitConfig: Witness['admitConfig'] = async (c) => {
+    const sum: AdmitSummary = { added: [], lists: [], refused: [] };
+    for (const l of c.logs) {
+      const have = admitted.get(l.log);
+      if (have && have.sequencer.publicKey !== l.sequencer.publicKey) {
+        sum.refused.push({ log: l.log, detail: `admitted with key ${have.sequencer.kid}; a witness does not switch a log's key` });
+        continue;
+      }
+      const r = registry.admitCookwala(l);
+      if (!r.ok) {
+        sum.refused.push({ log: l.log, detail: r.detail });
+        continue;
+      }
+      // The same key again may carry new facts (revokedAt): the record is replaced, the key kept.
+      admitted.set(l.log, l);
+      if (!have) sum.added.push(l.log);
+    }
+    for (const l of c.c2spLogs ?? []) {
+      const r = registry.admit(l);
+      if (!r.ok) sum.refused.push({ log: l.origin, detail: r.detail });
+      else if (r.value.added) sum.added.push(l.origin);
+    }
+    for (const list of c.logLists ?? [])
+      if (!logLists.includes(list)) {
+        logLists.push(list);
+        sum.lists.push(list);
+      }
+    metrics.set('cookwala_witness_logs', registry.size());
+    for (const log of sum.added) logger.info({ event: 'log_admitted', log, source: 'config' }, `admitted ${log} from the witness config`);
+    for (const r of sum.refused) logger.warn({ event: 'config_refused', log: r.log }, `witness config: ${r.log}: ${r.detail}`);
+    if (sum.lists.length > 0 && node) {
+      await followLists();
+      startListTimer();
+    }
+    return sum;
+  };
+
   const startAll = async (): Promise<WitnessInfo> => {
     node = await createP2pNode({ privateKey: opts.peerKey, listen: opts.listen, topics: TOPICS });
     const pubsub = node.services.pubsub;
@@ -333,13 +416,7 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
       onRefused: (o, src, d) => logger.warn({ event: 'log_list_refused', log: o, source: src }, d),
     });
     await followLists();
-    if ((opts.c2sp?.logLists ?? []).length > 0) {
-      listTimer = setInterval(
-        () => void followLists().catch((e) => logger.error({ event: 'witness_error', err: e }, 'log list refresh failed')),
-        opts.c2sp?.logListRefreshMs ?? 3_600_000,
-      );
-      listTimer.unref();
-    }
+    startListTimer();
     if (opts.httpPort !== undefined) httpUrl = await app.listen({ host: opts.httpHost ?? '127.0.0.1', port: opts.httpPort });
     return info();
   };
@@ -349,6 +426,7 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
     app,
     metrics,
     info,
+    admitConfig,
     get node() {
       return node;
     },

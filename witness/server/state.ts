@@ -1,7 +1,8 @@
 // witness/server/state.ts: the witness's durable state (docs/design.md §7): per log the latest cosigned
 // {seq, root, head} and the checkpoint it came from, plus every ForkProof seen, in LevelDB under
 // the data directory. Layout: `l!<origin>` -> LogState (JSON); `f!<origin>!<seq, 16 digits>!<id>`
-// -> ForkProof (JSON), id = the two checkpoint hashes in sorted order (one record per fork);
+// -> ForkProof (JSON), id = the two checkpoint hashes in sorted order (one record per fork), or a
+// C2SP log's NoteForkProof (verifier/documents/note-fork-proof.ts), id = the two notes' SHA-256;
 // `a!<origin>` -> a C2SP log admitted from a followed logs/v0 list (add-only). One LogState per
 // origin whichever protocol (libp2p JSON or C2SP tlog-witness HTTP) advanced it.
 // Invariants: commit() is a compare-and-set on the log's version (checked synchronously against the
@@ -15,6 +16,9 @@ import { Level } from 'level';
 import { fail, ok, type Result } from '../../verifier/errors.ts';
 import type { Checkpoint } from '../../verifier/documents/checkpoint.ts';
 import type { ForkProof } from '../../verifier/documents/fork-proof.ts';
+import type { NoteForkProof } from '../../verifier/documents/note-fork-proof.ts';
+import { sha256 } from '../../verifier/crypto/default.ts';
+import { toHex } from '../../verifier/encoding/wire.ts';
 import type { Signature } from '../../verifier/documents/signature.ts';
 import { createKeyedLock, type KeyedLock } from './mutex.ts';
 import { openLevel } from '../../platform/level-open.ts';
@@ -51,8 +55,8 @@ export interface StateStore {
   /** Store `next` if the log's version is still `expectedVersion` (0: no state yet); durable on ok. */
   commit(next: Omit<LogState, 'version'>, expectedVersion: number): Promise<Result<LogState>>;
   /** Store a fork proof (synced); false when it was already known. */
-  putFork(fp: ForkProof): Promise<boolean>;
-  forks(log?: string): Promise<ForkProof[]>;
+  putFork(fp: StoredForkProof): Promise<boolean>;
+  forks(log?: string): Promise<StoredForkProof[]>;
   /** Store a C2SP log admission learned from a followed logs/v0 list (synced); add-only. */
   putAdmission(a: StoredAdmission): Promise<void>;
   admissions(): Promise<StoredAdmission[]>;
@@ -71,13 +75,19 @@ export interface StoredAdmission {
   admittedAt: string;
 }
 
+/** What a witness keeps as fork evidence: two JSON checkpoints, or two signed notes of a C2SP log. */
+export type StoredForkProof = ForkProof | NoteForkProof;
+
 const SEP = '!';
 const admissionKey = (origin: string) => `a${SEP}${origin}`;
 const stateKey = (log: string) => `l${SEP}${log}`;
 const forkPrefix = (log: string) => `f${SEP}${log}${SEP}`;
-const forkKey = (fp: ForkProof) => {
-  const ids = [fp.a.hash, fp.b.hash].sort();
-  return `${forkPrefix(fp.log)}${String(fp.a.seq).padStart(16, '0')}${SEP}${ids[0]}${SEP}${ids[1]}`;
+const noteId = (note: string) => toHex(sha256(new TextEncoder().encode(note)));
+const forkKey = (fp: StoredForkProof) => {
+  // A note's second line is its tree size (tlog-checkpoint); the caller verified both notes.
+  const seq = fp.kind === 'NoteForkProof' ? Number(fp.a.split('\n')[1]) : fp.a.seq;
+  const ids = (fp.kind === 'NoteForkProof' ? [noteId(fp.a), noteId(fp.b)] : [fp.a.hash, fp.b.hash]).sort();
+  return `${forkPrefix(fp.log)}${String(seq).padStart(16, '0')}${SEP}${ids[0]}${SEP}${ids[1]}`;
 };
 
 type Op = { key: string; value: unknown };
@@ -208,8 +218,8 @@ export async function openStateStore(dir: string): Promise<StateStore> {
     },
     async forks(log) {
       const prefix = log === undefined ? `f${SEP}` : forkPrefix(log);
-      const out: ForkProof[] = [];
-      for await (const v of db.values({ gte: prefix, lt: prefix + '\uffff' })) out.push(v as ForkProof);
+      const out: StoredForkProof[] = [];
+      for await (const v of db.values({ gte: prefix, lt: prefix + '\uffff' })) out.push(v as StoredForkProof);
       return out;
     },
     async logs() {

@@ -1,5 +1,6 @@
 // witness/server/status-api.ts: the witness's small read-only HTTP API (fastify, 127.0.0.1 by default):
-//   GET /v1/logs                    followed logs, each with its latest cosigned checkpoint
+//   GET /v1/logs[?log=ORIGIN]       followed logs (Cookwala ones by sequencer kid, C2SP ones with
+//                                   their vkey), each with its latest cosigned checkpoint
 //   GET /v1/forks                   every ForkProof this witness stored (from requests or gossip)
 //   GET /.well-known/cookwala.json  {keys:[its witness KeyRecord], logs:[origins]}
 //   GET /metrics                    Prometheus text
@@ -23,6 +24,8 @@ import { registerPage } from '../../web/server/pages.ts';
 export interface StatusDeps {
   state: StateStore;
   logs: () => AdmittedLog[];
+  /** The C2SP logs admitted by vkey (config or logs/v0 lists), beside the Cookwala ones. */
+  c2spLogs?: () => Array<{ origin: string; vkey: string }>;
   keyRecord: KeyRecord;
   metrics: () => Promise<string>;
   /** Extra facts for /v1/logs' top level (peer id, addresses). */
@@ -49,21 +52,41 @@ export function buildStatusApp(deps: StatusDeps): FastifyInstance {
     return sendProblem(reply, fail('witness_unavailable', (err as Error).message));
   });
 
-  app.get('/v1/logs', async () => {
-    const states = new Map((await deps.state.logs()).map((s) => [s.log, s]));
-    const logs = deps.logs().map((l) => {
-      const s = states.get(l.log);
-      return {
-        log: l.log,
-        sequencer: l.sequencer.kid,
-        descriptor: s?.descriptorHash ?? null,
+  app.get('/v1/logs', async (req) => {
+    const only = (req.query as { log?: unknown } | undefined)?.log;
+    const want = typeof only === 'string' ? (o: string) => o === only : () => true;
+    const states = new Map((await deps.state.logs()).filter((s) => want(s.log)).map((s) => [s.log, s]));
+    const logs: Array<Record<string, unknown> & { log: string }> = deps
+      .logs()
+      .filter((l) => want(l.log))
+      .map((l) => {
+        const s = states.get(l.log);
+        return {
+          log: l.log,
+          sequencer: l.sequencer.kid,
+          descriptor: s?.descriptorHash ?? null,
+          seq: s?.seq ?? null,
+          root: s?.root ?? null,
+          head: s?.head ?? null,
+          updatedAt: s?.updatedAt ?? null,
+          checkpoint: s?.checkpoint && s.cosignature ? addCosignature(s.checkpoint, s.cosignature) : null,
+        };
+      });
+    for (const l of deps.c2spLogs?.() ?? []) {
+      if (!want(l.origin)) continue;
+      const s = states.get(l.origin);
+      logs.push({
+        log: l.origin,
+        sequencer: '',
+        vkey: l.vkey,
+        descriptor: null,
         seq: s?.seq ?? null,
         root: s?.root ?? null,
-        head: s?.head ?? null,
+        head: null,
         updatedAt: s?.updatedAt ?? null,
-        checkpoint: s?.checkpoint && s.cosignature ? addCosignature(s.checkpoint, s.cosignature) : null,
-      };
-    });
+        checkpoint: null,
+      });
+    }
     // A log whose admission was removed from the config keeps its state: show it too.
     for (const s of states.values()) {
       if (!logs.some((l) => l.log === s.log))

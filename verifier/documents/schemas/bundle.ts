@@ -148,6 +148,14 @@ export const SCHEMA_BUNDLE = {
         sequencer: ref('KeyRecord'),
         witnesses: { type: 'array', items: ref('KeyRecord'), maxItems: MAX_SIGNATURES },
         quorum: { type: 'integer', minimum: 0, maximum: MAX_SIGNATURES },
+        timeBounds: closed(
+          {
+            required: { type: 'boolean' },
+            maxClockSkewMs: { type: 'integer', minimum: 0, maximum: MAX_CLOCK_SKEW_LIMIT_MS },
+            maxDeliveryDelayMs: { type: 'integer', minimum: 0, maximum: MAX_DELIVERY_DELAY_LIMIT_MS },
+          },
+          [],
+        ),
       },
       ['kind', 'log', 'sequencer', 'witnesses'],
     ),

@@ -14,6 +14,7 @@ import type { BundleReport } from '../../../verifier/bundle/report.ts';
 import type { VerifyBatch } from '../../../verifier/bundle/signature-batches.ts';
 import { verifyEventProof } from '../../../verifier/documents/event-proof.ts';
 import { forkVerdict, type ForkProof, type ForkVerdict } from '../../../verifier/documents/fork-proof.ts';
+import { NOTE_FORK_PROOF, noteForkVerdict, readNoteForkProof } from '../../../verifier/documents/note-fork-proof.ts';
 import { parseJson, readDocument } from '../../../verifier/documents/read.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../../../verifier/documents/policy.ts';
 import type { KeyRecord } from '../../../verifier/documents/keys.ts';
@@ -166,13 +167,19 @@ async function readForkTrust(f: NamedSource): Promise<{ key: KeyRecord; log?: st
   return { key: p.value.sequencer, log: p.value.log };
 }
 
-/** `cookwala verify-fork PROOF (--policy P | --key K) --json`. */
+/** `cookwala verify-fork PROOF (--policy P | --key K) --json`; a C2SP log's NoteForkProof too. */
 export async function checkForkProof(proofFile: NamedSource, trustFile: NamedSource): Promise<ForkVerdict | Unusable> {
   let trust: { key: KeyRecord; log?: string };
   let fp: ForkProof;
   try {
     trust = await readForkTrust(trustFile);
-    const doc = readDocument('ForkProof', await readJson(proofFile, 'fork proof')) as Result<ForkProof>;
+    const json = await readJson(proofFile, 'fork proof');
+    if ((json as { kind?: unknown } | null)?.kind === NOTE_FORK_PROOF) {
+      const note = readNoteForkProof(json);
+      if (!note.ok) throw new InputError(`${proofFile.name} is not a NoteForkProof: ${note.code}: ${note.detail}`);
+      return noteForkVerdict(note.value, trust);
+    }
+    const doc = readDocument('ForkProof', json) as Result<ForkProof>;
     if (!doc.ok) throw new InputError(`${proofFile.name} is not a ForkProof: ${doc.code}: ${doc.detail}`);
     fp = doc.value;
   } catch (e) {

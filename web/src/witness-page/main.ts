@@ -11,6 +11,7 @@ import { computeHash, type JsonObject } from '../../../verifier/documents/docume
 import { verifyHashSignature } from '../../../verifier/documents/signature.ts';
 import type { Checkpoint } from '../../../verifier/documents/checkpoint.ts';
 import type { ForkProof } from '../../../verifier/documents/fork-proof.ts';
+import type { NoteForkProof } from '../../../verifier/documents/note-fork-proof.ts';
 import type { KeyRecord } from '../../../verifier/documents/keys.ts';
 import { age, byId, download, fill, h, shortHash } from '../lib/dom.ts';
 import { getJson } from '../lib/http.ts';
@@ -25,6 +26,24 @@ interface FollowedLog {
   head: string | null;
   updatedAt: string | null;
   checkpoint: Checkpoint | null;
+}
+
+/** seq, a and b of a fork proof: JSON checkpoints (root and head) or a C2SP log's two signed notes (size and root lines). */
+function forkCells(f: ForkProof | NoteForkProof): HTMLElement[] {
+  if (f.kind === 'NoteForkProof') {
+    const [, size, rootA] = f.a.split('\n');
+    const rootB = f.b.split('\n')[2];
+    return [
+      h('td', { 'data-label': 'seq' }, size ?? ''),
+      h('td', { 'data-label': 'a' }, 'signed note, root ', shortHash(rootA)),
+      h('td', { 'data-label': 'b' }, 'signed note, root ', shortHash(rootB)),
+    ];
+  }
+  return [
+    h('td', { 'data-label': 'seq' }, f.a.seq),
+    h('td', { 'data-label': 'a' }, 'root ', shortHash(f.a.root), h('div', {}, 'head ', shortHash(f.a.head))),
+    h('td', { 'data-label': 'b' }, 'root ', shortHash(f.b.root), h('div', {}, 'head ', shortHash(f.b.head))),
+  ];
 }
 
 function badge(kind: 'good' | 'bad' | 'warn', text: string): HTMLElement {
@@ -47,7 +66,7 @@ async function main(): Promise<void> {
   const [wk, logs, forks] = await Promise.allSettled([
     getJson<{ keys?: KeyRecord[] }>('/.well-known/cookwala.json'),
     getJson<{ logs: FollowedLog[]; peerId?: string; multiaddrs?: string[] } & Record<string, unknown>>('/v1/logs'),
-    getJson<{ forks: ForkProof[] }>('/v1/forks'),
+    getJson<{ forks: Array<ForkProof | NoteForkProof> }>('/v1/forks'),
   ]);
   const me = wk.status === 'fulfilled' ? wk.value.keys?.[0] : undefined;
   const who = byId('who');
@@ -155,9 +174,7 @@ async function main(): Promise<void> {
                 'tr',
                 {},
                 h('td', { 'data-label': 'log', class: 'wrap' }, h('code', {}, f.log)),
-                h('td', { 'data-label': 'seq' }, f.a.seq),
-                h('td', { 'data-label': 'a' }, 'root ', shortHash(f.a.root), h('div', {}, 'head ', shortHash(f.a.head))),
-                h('td', { 'data-label': 'b' }, 'root ', shortHash(f.b.root), h('div', {}, 'head ', shortHash(f.b.head))),
+                ...forkCells(f),
                 h(
                   'td',
                   { 'data-label': '' },
