@@ -101,7 +101,7 @@ describe('cookwala demo faults', () => {
     demo.proc.stdout!.on('data', (b: Buffer) => (out += b.toString()));
     await waitFor(() => /witness-2 restarted \(pid \d+\)/.test(out), {
       what: 'the flag to kill and restart witness-2',
-      timeoutMs: 120_000,
+      timeoutMs: 240_000,
       intervalMs: 200,
     });
     expect(out).toMatch(/--kill-witness-after 2: killed witness-2 \(SIGKILL\); it comes back in 2 s/);
@@ -109,7 +109,7 @@ describe('cookwala demo faults', () => {
     // The live step: progress lines. Now witness-2 dies from outside.
     await waitFor(() => / · witnesses 3\/3 up/.test(out), {
       what: 'a progress line with every witness up',
-      timeoutMs: 150_000,
+      timeoutMs: 240_000,
       intervalMs: 200,
     });
     const victim = processes(dir).find((p) => p.args.includes(`witness run --data=${join(dir, 'witness-2')}`));

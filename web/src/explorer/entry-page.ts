@@ -128,7 +128,7 @@ export async function openEntry(v: View, seq: number): Promise<void> {
     h('details', {}, h('summary', {}, 'The entry as logged'), h('pre', { class: 'json' }, JSON.stringify(e, null, 2))),
   );
   await retryProof(v);
-  box.scrollIntoView({ block: 'start' });
+  box.scrollIntoView({ block: 'nearest' });
 }
 
 /** Check (again) the inclusion proof of the open entry; it stays pending until one verifies or fails. */

@@ -27,9 +27,9 @@ function fact(name: string, ...value: Array<Node | string | number | undefined>)
   return [h('dt', {}, name), h('dd', {}, ...value.map((x) => (x === undefined ? '' : x)))];
 }
 
-function itemRow(x: ReportItem, cls: string): HTMLElement {
+function itemRow(x: ReportItem, cls: string, tag: 'li' | 'div' = 'li'): HTMLElement {
   return h(
-    'li',
+    tag,
     { class: cls, 'data-kind': x.failure.kind, 'data-seq': x.failure.seq ?? '' },
     h('code', { class: 'kind' }, x.failure.kind),
     x.where ? h('span', { class: 'where' }, ` (${x.where})`) : null,
@@ -52,13 +52,13 @@ function causeList(m: ReportModel, total: number, listed: number): HTMLElement {
       h(
         'li',
         { class: 'cause' },
-        h('ul', { class: 'plain' }, itemRow(c, 'cause-head')),
+        itemRow(c, 'cause-head', 'div'),
         c.consequences.length
           ? h(
               'details',
               { class: 'consequences' },
               h('summary', {}, `${c.consequences.length} following from it: ${c.consequenceCounts}`),
-              h('ul', { class: 'plain' }, ...under.map((x) => itemRow(x, 'consequence'))),
+              h('ul', { class: 'consequence-list' }, ...under.map((x) => itemRow(x, 'consequence'))),
               c.consequences.length > under.length
                 ? h('p', { class: 'note' }, `… ${c.consequences.length - under.length} more (the JSON lists them)`)
                 : null,
