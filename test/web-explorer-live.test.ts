@@ -138,7 +138,7 @@ describe('the explorer, bookmarked and searched', () => {
     await page.fill('#q', all[29].eventHash);
     await page.click('#search button[type=submit]');
     await page.waitForFunction(`document.getElementById('entry-title').textContent === 'Entry 30'`);
-    expect(await page.$$eval('#entry-rows tr', (t) => t.map((x) => (x as HTMLElement).dataset.seq))).toEqual(['30']);
+    expect(await page.$$eval('#entry-rows tr', (t) => t.map((x) => x.getAttribute('data-seq')))).toEqual(['30']);
     await page.fill('#q', all[11].ce.id);
     await page.press('#q', 'Enter');
     await page.waitForFunction(`document.getElementById('entry-title').textContent === 'Entry 12'`);
@@ -153,7 +153,7 @@ describe('the explorer, bookmarked and searched', () => {
     await page.fill('#f-type', 'cookwala.log.erased');
     await page.click('#filters button[type=submit]');
     await page.waitForSelector('#entries[aria-busy=false]');
-    expect(await page.$$eval('#entry-rows tr', (t) => t.map((x) => (x as HTMLElement).dataset.seq))).toEqual(['49']);
+    expect(await page.$$eval('#entry-rows tr', (t) => t.map((x) => x.getAttribute('data-seq')))).toEqual(['49']);
     expect(errorsOf(page)).toEqual([]);
     await page.close();
   });

@@ -84,7 +84,10 @@ export function startLive(v: View, interval: number, hooks: LiveHooks): void {
     } catch (e) {
       if (currentView() !== v) return;
       delay = Math.min(MAX_BACKOFF_MS, delay * 2);
-      renderLive(v, `the sequencer did not answer (${e instanceof Error ? e.message : String(e)}); retrying in ${Math.round(delay / 1000)} s`);
+      renderLive(
+        v,
+        `the sequencer did not answer (${e instanceof Error ? e.message : String(e)}); retrying in ${Math.round(delay / 1000)} s`,
+      );
     }
     if (currentView() === v) setTimeout(() => void tick(), delay);
   };

@@ -88,8 +88,7 @@ function navigate(log: string, seq?: number): void {
 }
 
 async function openLog(log: string): Promise<void> {
-  for (const b of Array.from(byId('logs').querySelectorAll('a')))
-    b.setAttribute('aria-current', b.dataset.log === log ? 'true' : 'false');
+  for (const b of Array.from(byId('logs').querySelectorAll('a'))) b.setAttribute('aria-current', b.dataset.log === log ? 'true' : 'false');
   if (parseRoute(location.pathname, '').log !== log) history.replaceState(null, '', routeOf(log) + location.search);
   const v: View = { log, newer: [], filter: { ...NO_FILTER }, erased: new Map() };
   setView(v);

@@ -102,7 +102,7 @@ export function copyButton(text: string, what: string): HTMLButtonElement {
       t.value = text;
       document.body.appendChild(t);
       t.select();
-      let ok = false;
+      let ok: boolean;
       try {
         ok = document.execCommand('copy');
       } catch {
