@@ -1,5 +1,6 @@
 // web/server/sequencer-explorer.ts: the sequencer's side of the log explorer (docs/design.md §10, §12b):
-// the explorer page at `/`, `/logs/{log}` and `/logs/{log}/entries/{seq}`, the offline verifier page at `/verifier.html` (the same file an
+// the explorer page at `/` (and at its own URLs `/logs/{log}`, `/logs/{log}/entries/{seq}`), the
+// offline verifier page at `/verifier.html` (the same file an
 // auditor can save and open from disk), and the two reads the explorer needs beyond the log API:
 //   GET /v1/logs/{log}/policy     the witness policy in force for the log (what `bundle` exports
 //                                 against; the explorer checks the checkpoint with it), 404 if none
@@ -31,6 +32,12 @@ const page = (summary: string) =>
       },
     },
   });
+const ENTRY_PAGE_PARAMS = {
+  type: 'object',
+  properties: { log: LOG_PARAMS.properties.log, seq: { type: 'string', pattern: '^[1-9][0-9]{0,15}$' } },
+  required: ['log', 'seq'],
+} as const;
+
 const POLICY = describe({
   summary: 'The witness policy in force for the log (what the explorer checks checkpoints with)',
   responses: { 200: json('the WitnessPolicy document', ref('WitnessPolicy')), ...errors('bad_request', 'not_found') },
@@ -39,12 +46,6 @@ const WITNESSES = describe({
   summary: "The policy's witnesses, what each witness connection last answered, and the sequencer's C2SP vkey",
   responses: { 200: json('what the sequencer says (not proof)', ref('Witnesses')), ...errors('bad_request', 'not_found') },
 });
-
-const ENTRY_PAGE_PARAMS = {
-  type: 'object',
-  properties: { log: LOG_PARAMS.properties.log, seq: { type: 'string', pattern: '^[1-9][0-9]{0,15}$' } },
-  required: ['log', 'seq'],
-} as const;
 
 export interface WitnessesAnswer {
   log: string;
