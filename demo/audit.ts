@@ -93,10 +93,27 @@ export function indent(text: string, by = '    '): string {
  * /.well-known/cookwala.json into DIR/keys.json, one after the other (each merges into the file).
  * Independent of the log's content, so the demo runs it while the mission is under way.
  */
+/** How long a witness that is down (witness-keeper.ts restarts it) may keep its keys from the cache. */
+const WITNESS_KEYS_WAIT_MS = 90_000;
+
 export async function fetchKeys(ctx: DemoContext, net: Network): Promise<void> {
   const { keys } = auditFiles(ctx.dir);
-  for (const url of [net.sequencerUrl, ...net.witnesses.map((w) => w.http)])
-    await mustRun(ctx, 'keys', ['keys', 'fetch', url, `--cache=${keys}`]);
+  await mustRun(ctx, 'keys', ['keys', 'fetch', net.sequencerUrl, `--cache=${keys}`]);
+  for (const w of net.witnesses) {
+    // A witness may be down for a while (killed on purpose, or dead and being restarted): ask again.
+    let said = false;
+    await waitFor(
+      `${w.name} to answer \`cookwala keys fetch\``,
+      async () => {
+        const r = await runStep(ctx, 'keys', ['keys', 'fetch', w.http, `--cache=${keys}`]);
+        if (r.code === 0) return true;
+        if (!said) ctx.say(`[${ctx.elapsed()}] ${w.name} does not answer; its keys are fetched once it is back`);
+        said = true;
+        return undefined;
+      },
+      { timeoutMs: WITNESS_KEYS_WAIT_MS, intervalMs: 1_000, signal: ctx.signal, logPath: join(ctx.sup.logsDir, 'keys.log') },
+    );
+  }
 }
 
 export async function auditBundle(ctx: DemoContext, net: Network, keysFetched: Promise<void>): Promise<AuditResult> {

@@ -7,8 +7,9 @@
 // `died` resolves when a long-running child exits while nobody asked it to (or an expected-exit
 // child fails): the demo then names it, shows the tail of its log and stops the rest.
 // Invariant: every child started here is stopped by stopAll() or, if the demo process itself
-// exits first, killed by the exit hook; nothing is ever killed by name. Left out: restarting a
-// dead child (the demo shows the death and ends; the parts' own crash tests cover recovery).
+// exits first, killed by the exit hook; nothing is ever killed by name. A child marked with
+// tolerate() (a witness once the network is up) may exit: its owner hears of it and may start it
+// again (witness-keeper.ts); restarting is not done here.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, statSync, writeSync } from 'node:fs';
@@ -69,6 +70,8 @@ export interface Supervisor {
   stopAll(timeoutMs?: number): Promise<Array<{ name: string; exit: ExitInfo; killed: boolean }>>;
   /** SIGKILL every child still running, now (a second Ctrl-C). */
   killAll(): void;
+  /** From now on an exit of `child` is no death: `onExit` hears of it instead (a witness the demo restarts). */
+  tolerate(child: Child, onExit: (e: ExitInfo) => void): void;
 }
 
 export class SupervisorClosed extends Error {
@@ -131,7 +134,9 @@ export interface SupervisorOptions {
 }
 
 export function createSupervisor(o: SupervisorOptions): Supervisor {
-  const children: Array<Child & { proc: ChildProcess; expectExit: boolean; stopping: boolean; tier: number }> = [];
+  const children: Array<
+    Child & { proc: ChildProcess; expectExit: boolean; stopping: boolean; tier: number; tolerated?: (e: ExitInfo) => void }
+  > = [];
   let reportDeath!: (d: ChildDeath) => void;
   let dead = false;
   const died = new Promise<ChildDeath>((r) => (reportDeath = r));
@@ -177,12 +182,14 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
       expectExit: spec.expectExit === true,
       stopping: false,
       tier: spec.tier ?? 0,
+      tolerated: undefined as ((e: ExitInfo) => void) | undefined,
       exit: undefined as ExitInfo | undefined,
       output: () => readFrom(logPath, logOffset),
     };
     children.push(c);
     void exited.then(async (e) => {
       c.exit = e;
+      if (c.tolerated && !c.stopping) return c.tolerated(e);
       const fine = c.stopping || (c.expectExit && e.code === 0);
       if (!fine && !dead) {
         dead = true;
@@ -231,6 +238,12 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
         : { ...exit, output };
     },
     stop,
+    tolerate(c, onExit) {
+      const x = children.find((k) => k === c);
+      if (!x) throw new TypeError(`${c.name} is not a child of this supervisor`);
+      x.tolerated = onExit;
+      if (x.exit && !x.stopping) onExit(x.exit);
+    },
     killAll() {
       for (const c of children) {
         if (c.exit) continue;

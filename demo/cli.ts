@@ -5,9 +5,11 @@
 // prints the `curl …/tlog/{log}/checkpoint` line), simulated devices on a mission (mission.ts), one device's
 // consent withdrawal and the erasure it causes, the audit (audit.ts: checkpoint at quorum, export,
 // keys, policy, offline verify), with --fork the forged checkpoint and its ForkProof (fork.ts),
-// then either stops (--once) or keeps running with a progress line until Ctrl-C (live.ts).
+// then either stops (--once) or keeps running with a progress line until Ctrl-C (live.ts). Once the
+// network is up a witness may die (witness-keeper.ts: said, restarted; --kill-witness-after N and
+// the `w` key kill one on purpose); the sequencer's or a device's death still ends the demo.
 // Exit codes: 0 the bundle verified (and with --fork the fork was proven; without --once, after
-// Ctrl-C); 1 a step failed, a child died (named, with the tail of its log) or the verdict was
+// Ctrl-C); 1 a step failed, a child other than a witness died (named, with the tail of its log) or the verdict was
 // negative; 2 bad flags or a DIR that is not ours. Every child is stopped before the demo exits.
 
 import { join } from 'node:path';
@@ -20,10 +22,11 @@ import { setUpNetwork } from './network.ts';
 import { runMission, withdrawConsent } from './mission.ts';
 import { auditBundle, fetchKeys, indent } from './audit.ts';
 import { runLive } from './live.ts';
+import { keepWitnesses, listenForKeys, scheduleWitnessKill, victimOf } from './witness-keeper.ts';
 import { Aborted, DemoError, sleep } from './wait.ts';
 import { explorerLine, prepareWebPages, verifierLine } from './web-pages.ts';
 
-const USAGE = `usage: cookwala demo [--data DIR] [--once] [--fork] [--devices N]
+const USAGE = `usage: cookwala demo [--data DIR] [--once] [--fork] [--devices N] [--kill-witness-after N]
 
 Runs the whole system on 127.0.0.1: a sequencer (log ${DEFAULT_OPTIONS.log}, hash_only), three
 witnesses (two asked over libp2p, one over C2SP tlog-witness HTTP; quorum 2) and N simulated devices (default ${DEFAULT_OPTIONS.devices}) on a mission; one device
@@ -34,7 +37,11 @@ withdraws its consent (its payloads are erased); the log is exported and verifie
   --fork         also make the sequencer key sign a conflicting checkpoint and show the witnesses
                  catching it with a ForkProof (DIR/fork-proof.json)
   --devices N    simulated devices (1-16, default ${DEFAULT_OPTIONS.devices})
-Without --once it keeps running, printing progress, until Ctrl-C. Children's output: DIR/logs/.`;
+  --kill-witness-after N
+                 N seconds after the network is up, SIGKILL witness-2; N seconds later start it
+                 again (1-3600): the log goes on at quorum with the others, and it catches up
+Without --once it keeps running, printing progress, until Ctrl-C; on a terminal the key w stops
+witness-2 or starts it again. A witness that dies is said and restarted. Children's output: DIR/logs/.`;
 
 const FILES = ['bundle.ndjson', 'policy.json', 'keys.json'];
 
@@ -45,17 +52,21 @@ export function run(argv: string[]): Promise<number> {
       once: { type: 'boolean' },
       fork: { type: 'boolean' },
       devices: { type: 'string' },
+      'kill-witness-after': { type: 'string' },
     });
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
     const devices = values.devices === undefined ? DEFAULT_OPTIONS.devices : Number(values.devices);
     if (!Number.isSafeInteger(devices) || devices < 1 || devices > 16) throw new UsageError('--devices is an integer from 1 to 16');
+    const killAfter = values['kill-witness-after'] === undefined ? undefined : Number(values['kill-witness-after']);
+    if (killAfter !== undefined && (!Number.isSafeInteger(killAfter) || killAfter < 1 || killAfter > 3600))
+      throw new UsageError('--kill-witness-after is a number of seconds from 1 to 3600');
     const prep = await prepareDemoDir(values.data ?? DEFAULT_DIRS.demo);
     if (!prep.ok) {
       process.stderr.write(`cookwala demo: ${prep.reason}\n`);
       return 2;
     }
     process.env[DEMO_CHILD_ENV] = '1'; // the children may use the folders inside DIR (data-dir-kind.ts)
-    return runDemo(prep.dir, { once: values.once === true, fork: values.fork === true, devices, cleared: prep.cleared });
+    return runDemo(prep.dir, { once: values.once === true, fork: values.fork === true, devices, cleared: prep.cleared, killAfter });
   });
 }
 
@@ -64,6 +75,7 @@ interface RunFlags {
   fork: boolean;
   devices: number;
   cleared: boolean;
+  killAfter?: number;
 }
 
 async function runDemo(dir: string, flags: RunFlags): Promise<number> {
@@ -104,6 +116,10 @@ async function runDemo(dir: string, flags: RunFlags): Promise<number> {
   const flow = (async () => {
     const net = await setUpNetwork(ctx);
     say(explorerLine(net.sequencerUrl));
+    // From here a witness may die: said, the log goes on at quorum, and it is started again.
+    const keeper = await keepWitnesses(ctx, net);
+    if (flags.killAfter !== undefined) scheduleWitnessKill(ctx, keeper, victimOf(net), flags.killAfter);
+    if (!flags.once) listenForKeys(ctx, keeper, victimOf(net));
     const keys = fetchKeys(ctx, net);
     keys.catch(() => undefined); // awaited by auditBundle
     await runMission(ctx, net);

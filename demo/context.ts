@@ -5,7 +5,7 @@
 
 import type { KeyRecord } from '../verifier/documents/keys.ts';
 import type { WitnessPolicy } from '../verifier/documents/policy.ts';
-import type { Supervisor } from './children.ts';
+import type { Child, Supervisor } from './children.ts';
 
 export interface DemoOptions {
   /** The log's origin (docs/design.md §4). */
@@ -40,6 +40,10 @@ export interface WitnessNode {
   keyRecord: KeyRecord;
   /** Set for the witness the sequencer reaches over C2SP tlog-witness HTTP instead of libp2p. */
   c2sp?: { url: string; vkey: string };
+  /** The running process (witness-keeper.ts replaces it on a restart). */
+  child?: Child;
+  /** Its `witness run` arguments, to start it again. */
+  args?: string[];
 }
 
 export interface Network {

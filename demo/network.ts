@@ -74,11 +74,8 @@ async function witnessInfo(dir: string): Promise<WitnessInfoFile | undefined> {
 }
 
 async function startWitness(ctx: DemoContext, name: string, dir: string, bootstrap: string[], viaC2sp = false): Promise<WitnessNode> {
-  const child = ctx.sup.start({
-    name,
-    tier: TIER.witness,
-    args: ['witness', 'run', `--data=${dir}`, ...bootstrap.map((b) => `--bootstrap=${b}`)],
-  });
+  const args = ['witness', 'run', `--data=${dir}`, ...bootstrap.map((b) => `--bootstrap=${b}`)];
+  const child = ctx.sup.start({ name, tier: TIER.witness, args });
   const info = await waitFor(`${name} to write witness-info.json`, () => witnessInfo(dir), {
     timeoutMs: START_TIMEOUT_MS,
     signal: ctx.signal,
@@ -91,6 +88,8 @@ async function startWitness(ctx: DemoContext, name: string, dir: string, bootstr
     multiaddrs: info.multiaddrs,
     http: info.http as string,
     keyRecord: info.keyRecord,
+    child,
+    args,
   };
   if (viaC2sp) {
     if (!info.c2sp) throw new DemoError(`${name}'s witness-info.json has no C2SP vkey`, child.logPath);

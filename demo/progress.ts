@@ -1,5 +1,6 @@
 // demo/progress.ts: the demo's compact progress line (docs/design.md §12): head seq, the latest
-// published checkpoint with its cosigners, devices alive, events per second and forks known, read
+// published checkpoint with its cosigners, devices alive, events per second, which witnesses are
+// unreachable and forks known, read
 // from the sequencer's API (GET …/entries `cookwala-head`, …/checkpoint, /v1/devices) and the
 // witnesses' status APIs (GET /v1/forks). Sampling tolerates a part that does not answer (shown as
 // `?`), since the line must keep coming while something is down; formatting is pure and tested.
@@ -15,6 +16,8 @@ export interface Snapshot {
   checkpoint?: { seq: number; cosigners: string[] };
   devices?: { alive: number; total: number };
   forks?: number;
+  /** The witnesses whose status API did not answer (absent: not sampled). */
+  witnesses?: { total: number; unreachable: string[] };
 }
 
 /** The head seq from the `cookwala-head` header of an (empty or short) entries range. */
@@ -53,6 +56,7 @@ export async function sample(net: Network, log: string, prev?: Snapshot, signal?
         : undefined,
     devices: mine ? { alive: mine.filter((d) => d.state === 'alive').length, total: mine.length } : undefined,
     forks: forkCounts.length ? Math.max(...forkCounts) : undefined,
+    witnesses: { total: net.witnesses.length, unreachable: net.witnesses.filter((_, i) => forks[i] === undefined).map((w) => w.name) },
   };
 }
 
@@ -71,6 +75,12 @@ export function formatProgress(cur: Snapshot, prev: Snapshot | undefined, quorum
   if (prev && prev.head !== undefined && cur.head !== undefined && cur.at > prev.at)
     parts.push(`${(((cur.head - prev.head) * 1000) / (cur.at - prev.at)).toFixed(1)} events/s`);
   else parts.push('? events/s');
+  if (cur.witnesses) {
+    const w = cur.witnesses;
+    parts.push(
+      `witnesses ${w.total - w.unreachable.length}/${w.total} up${w.unreachable.length ? ` (${w.unreachable.join(', ')} unreachable)` : ''}`,
+    );
+  }
   if (cur.forks) parts.push(`${cur.forks} fork proof${cur.forks === 1 ? '' : 's'} known`);
   return `[${clock(cur.at)}] ${parts.join(' · ')}`;
 }

@@ -1,7 +1,8 @@
 // sequencer/entries-query.ts: the filtered and newest-first reading of a log's entries behind
 // GET /v1/logs/{log}/entries?order=desc&subject=&source=&limit= (docs/design.md §10, §12b: the explorer
-// pages through entries newest first and filters by subject and source). Exact matches on
-// ce.subject and ce.source; `order=desc` walks down from `to` in windows read with the store's
+// pages through entries newest first, filters and searches). Exact matches on ce.subject,
+// ce.source, ce.type, ce.id and eventHash, prefix matches on ce.subject and ce.source
+// (subjectPrefix, sourcePrefix), all given ones at once; `order=desc` walks down from `to` in windows read with the store's
 // ascending iterator. Bounded work per call: at most MAX_SCAN entries are examined and at most
 // `limit` returned, so a filter that matches rarely costs several calls, never one unbounded one;
 // the answer says which range was examined and where the next call starts (`next`, absent when
@@ -23,8 +24,16 @@ export interface EntriesQuery {
   order: 'asc' | 'desc';
   subject?: string;
   source?: string;
+  subjectPrefix?: string;
+  sourcePrefix?: string;
+  type?: string;
+  id?: string;
+  eventHash?: string;
   limit: number;
 }
+
+/** The match parameters (exact unless named *Prefix); each 1 to 1024 characters. */
+export const MATCH_PARAMS = ['subject', 'source', 'subjectPrefix', 'sourcePrefix', 'type', 'id', 'eventHash'] as const;
 
 export interface EntriesPage {
   entries: Entry[];
@@ -36,13 +45,13 @@ export interface EntriesPage {
 
 /** Whether the querystring asks for more than a plain range (then queryEntries answers it). */
 export function isFilteredQuery(q: Record<string, string | undefined>): boolean {
-  return q.order !== undefined || q.subject !== undefined || q.source !== undefined || q.limit !== undefined;
+  return q.order !== undefined || q.limit !== undefined || MATCH_PARAMS.some((k) => q[k] !== undefined);
 }
 
 /** The query from strings (ajv never coerces): bad_request names the parameter at fault. */
 export function readEntriesQuery(q: Record<string, string | undefined>, head: number): Result<EntriesQuery> {
   if (q.order !== undefined && q.order !== 'asc' && q.order !== 'desc') return fail('bad_request', 'order is asc or desc');
-  for (const k of ['subject', 'source'] as const) {
+  for (const k of MATCH_PARAMS) {
     const v = q[k];
     if (v !== undefined && (v.length === 0 || v.length > 1024)) return fail('bad_request', `${k} is 1 to 1024 characters`);
   }
@@ -58,14 +67,21 @@ export function readEntriesQuery(q: Record<string, string | undefined>, head: nu
     from: from.value,
     to: Math.min(to.value, head),
     order: q.order === 'desc' ? 'desc' : 'asc',
-    subject: q.subject,
-    source: q.source,
+    ...Object.fromEntries(MATCH_PARAMS.filter((k) => q[k] !== undefined).map((k) => [k, q[k]])),
     limit: limit.value,
   });
 }
 
 function matches(e: Entry, q: EntriesQuery): boolean {
-  return (q.subject === undefined || e.ce.subject === q.subject) && (q.source === undefined || e.ce.source === q.source);
+  return (
+    (q.subject === undefined || e.ce.subject === q.subject) &&
+    (q.source === undefined || e.ce.source === q.source) &&
+    (q.subjectPrefix === undefined || (e.ce.subject ?? '').startsWith(q.subjectPrefix)) &&
+    (q.sourcePrefix === undefined || e.ce.source.startsWith(q.sourcePrefix)) &&
+    (q.type === undefined || e.ce.type === q.type) &&
+    (q.id === undefined || e.ce.id === q.id) &&
+    (q.eventHash === undefined || e.eventHash === q.eventHash)
+  );
 }
 
 export async function queryEntries(store: Pick<LogStore, 'entries'>, q: EntriesQuery): Promise<EntriesPage> {

@@ -6,15 +6,18 @@
 // store from O(log n) stored nodes. Sizes default to the durable head; a size beyond it is
 // bad_request, since the tree does not exist there yet. Ranges: `cookwala-range: from-to`
 // (inclusive, empty when from > to), `cookwala-head`, and `cookwala-clamped: true` when cut.
-// With order=desc, subject=, source= or limit= the entries route answers from entries-query.ts
-// (newest first, filtered, at most 10,000 examined; `cookwala-next` says where to continue).
+// With order=desc, limit= or a match (subject=, source=, type=, id=, eventHash=, subjectPrefix=,
+// sourcePrefix=) the entries route answers from entries-query.ts (newest first, filtered, at most
+// 10,000 examined; `cookwala-next` says where to continue, `cookwala-erased` which listed entries
+// lost their payload and to which erasure entry).
 
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { fail, ProtocolError, type Result } from '../verifier/errors.ts';
 import { hostedLog, intParam, LOG_PARAMS, optionalIntParam, type SequencerContext } from './context.ts';
 import { publishedCheckpoint, sendCheckpointNote, wantsNote } from './tlog-routes.ts';
-import { isFilteredQuery, queryEntries, readEntriesQuery } from './entries-query.ts';
+import { isFilteredQuery, MATCH_PARAMS, queryEntries, readEntriesQuery } from './entries-query.ts';
+import { sequencerSource } from './system-events.ts';
 import { describe, json, ref } from '../platform/openapi.ts';
 import { CE_JSON, errors, NDJSON, NDJSON_BODY } from './api-schemas.ts';
 
@@ -41,6 +44,10 @@ const RANGE_HEADERS = {
   'cookwala-range': { type: 'string', description: 'from-to, inclusive, of what was examined (empty when from > to)' },
   'cookwala-clamped': { type: 'string', description: 'true when the range was cut (at most 10000 per call, or beyond the head)' },
   'cookwala-next': { type: 'string', description: 'filtered or newest-first queries: where to continue' },
+  'cookwala-erased': {
+    type: 'string',
+    description: 'filtered or newest-first queries: seq:erasureSeq, comma-separated, for the entries listed whose payload was erased',
+  },
 };
 const DOCS = {
   descriptor: describe({
@@ -60,7 +67,7 @@ const DOCS = {
   }),
   entries: describe({
     summary:
-      'Entries as NDJSON, at most 10000 per call; with order=desc, subject, source or limit: newest first and/or filtered, at most 10000 examined',
+      'Entries as NDJSON, at most 10000 per call; with order=desc, limit or a match (subject, source, type, id, eventHash exact; subjectPrefix, sourcePrefix): newest first and/or filtered, at most 10000 examined',
     responses: {
       200: {
         description: 'one Event document (components/schemas/Event) per line',
@@ -102,7 +109,7 @@ export function registerReadRoutes(app: FastifyInstance, ctx: SequencerContext):
 
   app.get(
     '/v1/logs/:log/entries',
-    { schema: { params: LOG_PARAMS, querystring: query('from', 'to', 'order', 'subject', 'source', 'limit'), ...DOCS.entries } },
+    { schema: { params: LOG_PARAMS, querystring: query('from', 'to', 'order', 'limit', ...MATCH_PARAMS), ...DOCS.entries } },
     async (request, reply) => {
       const h = hostedLog(ctx, request.params);
       const q = request.query as { from?: string; to?: string };
@@ -113,6 +120,15 @@ export function registerReadRoutes(app: FastifyInstance, ctx: SequencerContext):
         const page = await queryEntries(h.store, eq);
         reply.header('cookwala-head', String(head)).header('cookwala-range', `${page.scanned.first}-${page.scanned.last}`);
         if (page.next !== undefined) reply.header('cookwala-next', String(page.next));
+        // Which of these entries lost their payload, and to which erasure entry (at most one
+        // index read an entry; the erasure entry's id is erased-{seq}, from the sequencer's source).
+        const src = sequencerSource(h.origin);
+        const erased: string[] = [];
+        for (const e of page.entries) {
+          const x = await h.store.lookupId(src, `erased-${e.seq}`);
+          if (x) erased.push(`${e.seq}:${x.seq}`);
+        }
+        if (erased.length) reply.header('cookwala-erased', erased.join(','));
         reply.type('application/x-ndjson');
         return reply.send(page.entries.map((e) => JSON.stringify(e) + '\n').join(''));
       }

@@ -1,6 +1,9 @@
 // test/demo-faults.test.ts: the demo when things go wrong (docs/design.md §12), run as a user
 // would (`node bin/cookwala.js demo --data <tmp>`, real children): a witness SIGKILLed under it
-// makes the demo name that child, show the tail of its log, stop every other child and exit 1;
+// while the network is being set up makes the demo name that child, show the tail of its log, stop
+// every other child and exit 1; once the network is up, a witness killed (by the
+// --kill-witness-after flag, and from outside with SIGKILL) is said, shown unreachable on the
+// progress line, restarted at its old addresses and cosigns again, and the demo exits 0 on Ctrl-C;
 // a SIGINT (Ctrl-C) before the verdict stops every child and exits 1 (nothing was verified). Both
 // strike as soon as the witnesses are up, so each test takes seconds, not a whole demo run.
 
@@ -32,13 +35,19 @@ afterAll(async () => {
   await tmp.cleanup();
 });
 
-function startDemo(dir: string): { proc: ChildProcess; done: Promise<{ code: number | null; out: string; err: string }> } {
-  const proc = spawn(process.execPath, [COOKWALA_JS, 'demo', `--data=${dir}`], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+function startDemo(
+  dir: string,
+  extra: string[] = [],
+): { proc: ChildProcess; done: Promise<{ code: number | null; out: string; err: string }> } {
+  const proc = spawn(process.execPath, [COOKWALA_JS, 'demo', `--data=${dir}`, ...extra], {
+    cwd: PROJECT_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   proc.stdout!.on('data', (b: Buffer) => (out += b.toString()));
   proc.stderr!.on('data', (b: Buffer) => (err += b.toString()));
-  const t = setTimeout(() => proc.kill('SIGKILL'), 120_000);
+  const t = setTimeout(() => proc.kill('SIGKILL'), 580_000);
   const done = new Promise<{ code: number | null; out: string; err: string }>((r) =>
     proc.on('exit', (code) => {
       clearTimeout(t);
@@ -83,6 +92,49 @@ describe('cookwala demo faults', () => {
     expect(r.out).not.toContain('verdict');
     expect(processes(dir)).toEqual([]);
   }, 150_000);
+
+  it('once the network is up a witness may die: said, shown unreachable, restarted, cosigning again', async () => {
+    const dir = join(await tmp.make(), 'data');
+    dirs.push(dir);
+    const demo = startDemo(dir, ['--kill-witness-after=2']);
+    let out = '';
+    demo.proc.stdout!.on('data', (b: Buffer) => (out += b.toString()));
+    await waitFor(() => /witness-2 restarted \(pid \d+\)/.test(out), {
+      what: 'the flag to kill and restart witness-2',
+      timeoutMs: 240_000,
+      intervalMs: 200,
+    });
+    expect(out).toMatch(/--kill-witness-after 2: killed witness-2 \(SIGKILL\); it comes back in 2 s/);
+    expect(out).toMatch(/witness-2 is down \(killed by the demo\): 2 of 3 witnesses left, quorum 2 — the log goes on/);
+    // The live step: progress lines. Now witness-2 dies from outside.
+    await waitFor(() => / · witnesses 3\/3 up/.test(out), {
+      what: 'a progress line with every witness up',
+      timeoutMs: 240_000,
+      intervalMs: 200,
+    });
+    const victim = processes(dir).find((p) => p.args.includes(`witness run --data=${join(dir, 'witness-2')}`));
+    expect(victim).toBeDefined();
+    const mark = out.length;
+    process.kill(victim!.pid, 'SIGKILL');
+    await waitFor(() => out.slice(mark).includes('witnesses 2/3 up (witness-2 unreachable)'), {
+      what: 'witness-2 shown unreachable',
+      timeoutMs: 30_000,
+      intervalMs: 200,
+    });
+    expect(out.slice(mark)).toMatch(/witness-2 is down \(killed by SIGKILL\): 2 of 3 witnesses left, quorum 2 — the log goes on/);
+    await waitFor(() => /witness-2 restarted/.test(out.slice(mark)), { what: 'witness-2 restarted', timeoutMs: 30_000, intervalMs: 200 });
+    const back = out.length;
+    await waitFor(() => /cosigned \d+ by [^·]*witness-2[^·]*· .*witnesses 3\/3 up/.test(out.slice(back)), {
+      what: 'witness-2 cosigning again',
+      timeoutMs: 60_000,
+      intervalMs: 200,
+    });
+    demo.proc.kill('SIGINT');
+    const r = await demo.done;
+    expect(r.err).not.toMatch(/exited unexpectedly/);
+    expect(r.code).toBe(0);
+    expect(processes(dir)).toEqual([]);
+  }, 600_000);
 
   it('Ctrl-C before the verdict stops every child and exits 1', async () => {
     const dir = join(await tmp.make(), 'data');

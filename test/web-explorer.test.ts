@@ -171,7 +171,7 @@ describe("the log explorer at the sequencer's /", () => {
 
   it('a clicked entry shows its payload and an inclusion proof verified in the page; an erased one its erasure record', async () => {
     const page = await openExplorer();
-    await page.click('#entry-rows tr[data-seq="49"] button');
+    await page.click('#entry-rows tr[data-seq="49"] a');
     await page.waitForSelector('#proof-verdict');
     expect(await page.textContent('#proof-verdict')).toMatch(
       /^✓ inclusion proof verified in this page: entry 49 is in the checkpoint at seq 69 .* 7 hashes; device signature by dev-121 checked; payload matches the entry$/,
@@ -188,8 +188,8 @@ describe("the log explorer at the sequencer's /", () => {
       await page.click('#older');
       await page.waitForSelector('#entries[aria-busy=false]');
     }
-    await page.focus('#entry-rows tr[data-seq="5"] button');
-    await page.keyboard.press('Enter'); // keyboard: each row's seq is a button
+    await page.focus('#entry-rows tr[data-seq="5"] a');
+    await page.keyboard.press('Enter'); // keyboard: each row's seq is a link
     await page.waitForSelector('#erasure');
     expect(JSON.parse((await page.textContent('#erasure')) ?? '{}')).toMatchObject({ seq: 5, reason: 'consent withdrawn', erasureSeq: 65 });
     await page.waitForSelector('#proof-verdict');
@@ -205,7 +205,7 @@ describe("the log explorer at the sequencer's /", () => {
       j.proof[0] = j.proof[1];
       await route.fulfill({ response: res, json: j });
     });
-    await page.click('#entry-rows tr[data-seq="60"] button');
+    await page.click('#entry-rows tr[data-seq="60"] a');
     await page.waitForSelector('#proof-verdict');
     expect(await page.textContent('#proof-verdict')).toMatch(/^✗ bad_proof: /);
     await page.close();

@@ -81,8 +81,14 @@ export interface WebLog {
   policyPath: string;
   /** Witness i (0-based) stops answering: later checkpoints lack its cosignature and status() says why. */
   witnessDown(i: number, error: string): void;
+  /** Witness i answers again: the next checkpoint carries its cosignature. */
+  witnessUp(i: number): void;
   /** Post `n` events per device, then sign (and cosign) a checkpoint. */
   round(n: number): Promise<void>;
+  /** Post `n` events per device and no checkpoint (they stay unwitnessed until `checkpoint`). */
+  post(n: number): Promise<void>;
+  /** Sign (and cosign) a checkpoint of what is in the log. */
+  checkpoint(): Promise<void>;
   erase(seq: number): Promise<void>;
   bundle(): Promise<string>;
   keyCache(): Promise<string>;
@@ -143,6 +149,28 @@ export async function buildWebLog(): Promise<WebLog> {
   }
   const streams = devices.map((d) => eventStream(d, { signedAt: () => formatTime(clock.now() - 1000) }));
   let posted = 0;
+  async function post(n: number): Promise<void> {
+    for (let i = 0; i < n; i++) {
+      clock.advance(1500);
+      const events = [
+        streams[0].next(i % 2 === 0 ? 'exec-oven-1' : 'exec-oven-2'),
+        streams[1].next('exec-mixer-7', { data: { step: i, note: 'é ✓ 𝄞' } }),
+      ];
+      for (const ce of events) {
+        const r = await seq.app.inject({
+          method: 'POST',
+          url: logPath(WEB_LOG, '/events'),
+          headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': `web-${++posted}` },
+          payload: JSON.stringify(ce),
+        });
+        if (r.statusCode !== 201) throw new Error(`post: ${r.statusCode} ${r.body}`);
+      }
+    }
+  }
+  async function checkpoint(): Promise<void> {
+    clock.advance(1000);
+    await seq.tick();
+  }
   return {
     dir,
     clock,
@@ -155,26 +183,13 @@ export async function buildWebLog(): Promise<WebLog> {
     devices,
     policyPath,
     witnessDown: (i, error) => void down.set(i, error),
+    witnessUp: (i) => void down.delete(i),
     async round(n) {
-      for (let i = 0; i < n; i++) {
-        clock.advance(1500);
-        const events = [
-          streams[0].next(i % 2 === 0 ? 'exec-oven-1' : 'exec-oven-2'),
-          streams[1].next('exec-mixer-7', { data: { step: i, note: 'é ✓ 𝄞' } }),
-        ];
-        for (const ce of events) {
-          const r = await seq.app.inject({
-            method: 'POST',
-            url: logPath(WEB_LOG, '/events'),
-            headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': `web-${++posted}` },
-            payload: JSON.stringify(ce),
-          });
-          if (r.statusCode !== 201) throw new Error(`post: ${r.statusCode} ${r.body}`);
-        }
-      }
-      clock.advance(1000);
-      await seq.tick();
+      await post(n);
+      await checkpoint();
     },
+    post,
+    checkpoint,
     async erase(n) {
       const r = await seq.app.inject({
         method: 'DELETE',

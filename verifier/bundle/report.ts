@@ -1,14 +1,18 @@
 // verifier/bundle/report.ts: what `cookwala verify` says about a bundle (docs/design.md §8): every failure
 // named as {kind, seq, expected, found, detail} (plus the ForkProof of a fork, and the bracket of a
 // rewrite), the erased payloads with the entries that erased them, the checks skipped, and the
-// verdict with its exit code (0 valid, 1 invalid, 2 unusable input). The same facts render as JSON
-// (--json) or as a human summary (formatReport). Lists are capped so a hostile or broken bundle
+// verdict with its exit code (0 valid, 1 invalid, 2 unusable input), and the fingerprint of the
+// policy trusted. The same facts render as JSON (--json) or as a human summary (formatReport, from
+// the model of report-model.ts that the verifier page renders too: the first cause first, what
+// follows from it grouped under it). Lists are capped so a hostile or broken bundle
 // cannot grow the report without bound; counts stay exact.
 // Invariant: `valid` is true exactly when no failure was recorded and the input was usable.
 
 import type { ReasonCode } from '../errors.ts';
 import type { ForkProof } from '../documents/fork-proof.ts';
-import { formatDuration, type TimeBounds } from '../documents/time-bounds.ts';
+import type { TimeBounds } from '../documents/time-bounds.ts';
+import type { PolicyFingerprint } from '../documents/policy-fingerprint.ts';
+import { buildReportModel, erasedLine, skippedLine } from './report-model.ts';
 
 export interface BundleFailure {
   kind: ReasonCode;
@@ -88,6 +92,8 @@ export interface BundleReport {
   skipped: SkippedCheck[];
   /** How a check works where that bounds what it proves. */
   notes: string[];
+  /** What trust rested on (the policy's keys and quorum), with a fingerprint to compare out of band. */
+  policy?: PolicyFingerprint;
   /** Memory held by the per-id and per-subject structures (bytes, approximate), for the bound. */
   memory: { idSetBytes: number; missingPayloads: number; subjects: number };
 }
@@ -124,64 +130,34 @@ export function createFailureLog(max = MAX_LISTED): FailureLog {
   };
 }
 
-function show(v: unknown): string {
-  if (v === undefined) return '';
-  const s = typeof v === 'string' ? v : JSON.stringify(v);
-  return s.length > 200 ? s.slice(0, 197) + '...' : s;
-}
-
-/** The human summary: verdict first, then the facts, then each failure on its own line. */
+/** The human summary: verdict first, then the facts, then each cause with its consequences under it. */
 export function formatReport(r: BundleReport): string {
+  const m = buildReportModel(r);
   const out: string[] = [];
-  const verdict = r.exitCode === 2 ? 'UNUSABLE' : r.valid ? 'VALID' : 'INVALID';
-  const unwitnessedLog = r.skipped.some((s) => s.check === 'witnessing' && s.reason.startsWith('UNWITNESSED'));
-  out.push(
-    `${verdict}: ${r.log ?? '(unknown log)'}${r.mode ? ` (${r.mode})` : ''}${unwitnessedLog ? ' (UNWITNESSED: the policy has quorum 0, no witness checked anything)' : ''}`,
-  );
-  out.push(`  entries        ${r.entries}${r.seq !== undefined ? ` (header seq ${r.seq})` : ''}`);
-  out.push(`  payloads       ${r.payloads.present} present, ${r.payloads.erased} erased, ${r.payloads.missing} missing`);
-  const latest = r.checkpoints.latest;
-  out.push(
-    `  checkpoints    ${r.checkpoints.count} (${r.checkpoints.verified} met the policy)${latest ? `; latest seq ${latest.seq}, root ${latest.root}, witnesses ${latest.witnesses.join(', ') || 'none'}` : ''}`,
-  );
-  const lastCosigned = r.checkpoints.cosigned?.at(-1);
-  if (lastCosigned)
-    out.push(
-      `  cosigned by    ${lastCosigned.cosigners.map((c) => `${c.kid} (${c.forms.join(' + ')})`).join(', ') || 'none'} at seq ${lastCosigned.seq}; C2SP log note ${lastCosigned.logNote}`,
-    );
-  out.push(
-    `  witnessed      through seq ${r.witnessedThrough}${r.unwitnessed ? `; seq ${r.unwitnessed.from}..${r.unwitnessed.to} not yet witnessed` : ''}`,
-  );
-  if (r.timeBounds)
-    out.push(
-      `  time bounds    signedAt within ${formatDuration(r.timeBounds.maxDeliveryDelayMs)} before and ${formatDuration(r.timeBounds.maxClockSkewMs)} after sequencedAt; sequencedAt non-decreasing and no later than the cosignatures + ${formatDuration(r.timeBounds.maxClockSkewMs)}`,
-    );
-  out.push(
-    `  subjects       ${r.subjects}; keys trusted ${r.keys.trusted} (${r.keys.fromBundle} from the bundle, signed by the sequencer)`,
-  );
-  if (r.legacySignatures > 0) out.push(`  WEAKER: ${r.legacySignatures} legacy (Core 0.2.0 bare-hash) signatures accepted by request`);
+  out.push(`${m.verdict}: ${m.subject}`);
+  for (const f of m.facts) out.push(`  ${f.label.padEnd(14)} ${f.value}${f.rest}`);
   const shown = r.erased.slice(0, HUMAN_LISTED);
-  for (const e of shown) out.push(`  erased         seq ${e.seq} (eventHash ${e.eventHash}) by entry ${e.erasedBy}: ${e.reason}`);
+  for (const e of shown) out.push(`  erased         ${erasedLine(e)}`);
   if (r.payloads.erased > shown.length)
     out.push(`  erased         … ${r.payloads.erased - shown.length} more (--json lists ${r.erased.length})`);
-  for (const s of r.skipped) out.push(`  skipped        ${s.check}${s.seq !== undefined ? ` at seq ${s.seq}` : ''}: ${s.reason}`);
-  if (r.failuresTotal > 0) {
-    const counts = Object.entries(r.failureCounts)
-      .map(([k, n]) => `${k} ${n}`)
-      .join(', ');
-    out.push(`  failures       ${r.failuresTotal}: ${counts}`);
-    for (const f of r.failures.slice(0, HUMAN_LISTED * 5)) {
-      const where = [f.seq !== undefined ? `seq ${f.seq}` : '', f.line !== undefined ? `line ${f.line}` : ''].filter(Boolean).join(', ');
-      let s = `  ✗ ${f.kind}${where ? ` (${where})` : ''}: ${f.detail}`;
-      if (f.expected !== undefined) s += `\n      expected ${show(f.expected)}`;
-      if (f.found !== undefined) s += `\n      found    ${show(f.found)}`;
-      if (f.upTo !== undefined)
-        s += `\n      first difference in seq ${f.seq}..${f.upTo}${f.firstBadEntry !== undefined ? `; first entry whose hash fails: seq ${f.firstBadEntry}` : ''}`;
-      if (f.forkProof)
-        s += `\n      fork proof: checkpoints at seq ${f.forkProof.a.seq} with roots ${f.forkProof.a.root} and ${f.forkProof.b.root}`;
-      out.push(s);
+  for (const s of r.skipped) out.push(`  skipped        ${skippedLine(s)}`);
+  if (m.failureCounts) {
+    out.push(`  failures       ${m.failureCounts}`);
+    let budget = HUMAN_LISTED * 5;
+    let listed = 0;
+    for (const c of m.causes) {
+      if (budget <= 0) break;
+      out.push([`  ✗ ${c.failure.kind}${c.where ? ` (${c.where})` : ''}: ${c.title}`, ...c.more.map((x) => `      ${x}`)].join('\n'));
+      budget--;
+      listed++;
+      if (c.consequences.length === 0) continue;
+      out.push(`      ${c.consequences.length} following from it: ${c.consequenceCounts}`);
+      const each = c.consequences.slice(0, Math.min(HUMAN_LISTED, budget));
+      for (const x of each) out.push(`      ↳ ${x.failure.kind}${x.where ? ` (${x.where})` : ''}: ${x.title}`);
+      budget -= each.length;
+      listed += each.length;
+      if (c.consequences.length > each.length) out.push(`      ↳ … ${c.consequences.length - each.length} more (--json lists them)`);
     }
-    const listed = Math.min(r.failures.length, HUMAN_LISTED * 5);
     if (r.failuresTotal > listed)
       out.push(`  … ${r.failuresTotal - listed} more failures (counted above; --json lists ${r.failures.length})`);
   }

@@ -2,7 +2,7 @@
 // the header's promises against the lines read (entries through its seq and its checkpoint count:
 // truncated when fewer, header_mismatch when more; exportedAt no earlier than any time the
 // sequencer stamped), the witnessing (entries with no checkpoint that meets the policy fail with
-// quorum_not_met; entries after the last such one are reported as unwitnessed, or fail with
+// quorum_not_met; entries after the last such one, matching or not, are reported as unwitnessed, or fail with
 // requireWitnessed), and the BundleReport assembled from the parts' tallies (report.ts).
 // Left out: reading and ordering the lines (verifier.ts, preamble.ts), the per-line checks
 // (entries.ts, checkpoints.ts). Invariant: `valid` holds exactly when the input was usable and no
@@ -15,6 +15,8 @@ import type { EntryChecker } from './entries.ts';
 import type { CheckpointChecker } from './checkpoints.ts';
 import { timeMs } from '../encoding/wire.ts';
 import type { WitnessPolicy } from '../documents/policy.ts';
+import { policyFingerprint } from '../documents/policy-fingerprint.ts';
+import type { CryptoBackend } from '../crypto/backend.ts';
 
 /** The checkpoint checker's tallies at the end. */
 export type CheckpointTotals = ReturnType<CheckpointChecker['summary']>;
@@ -99,7 +101,7 @@ export function checkWitnessed(
 
 /** The report of a run; `e` and `cps` are undefined when the input was unusable. */
 export function buildReport(
-  c: { failures: FailureLog; policy: WitnessPolicy; trust: Trust; pre: Preamble; usable: boolean; lines: number },
+  c: { failures: FailureLog; policy: WitnessPolicy; trust: Trust; pre: Preamble; usable: boolean; lines: number; backend?: CryptoBackend },
   e: EntryChecker | undefined,
   cps: CheckpointTotals | undefined,
 ): BundleReport {
@@ -108,6 +110,7 @@ export function buildReport(
   const st = e?.stats();
   const lastSeq = e?.lastSeq ?? 0;
   const witnessed = cps?.witnessedThrough ?? 0;
+  const covered = Math.max(witnessed, cps?.latest?.seq ?? 0);
   const skip = [...c.pre.skipped, ...(cps?.skipped ?? [])];
   if (e && cps && cps.count === 0 && lastSeq > 0) skip.push({ check: 'witnessing', reason: 'the bundle holds no checkpoint' });
   // A log nobody witnesses is said to be so wherever it is shown (formatReport's verdict line too).
@@ -132,7 +135,9 @@ export function buildReport(
       ...(cps?.cosignedTruncated ? { cosignedTruncated: true } : {}),
     },
     witnessedThrough: witnessed,
-    unwitnessed: lastSeq > witnessed ? { from: witnessed + 1, to: lastSeq } : undefined,
+    // Not yet witnessed: what no checkpoint meeting the policy covers. Entries such a checkpoint
+    // covers but disagrees with are rewrite_detected failures, not unwitnessed ones.
+    unwitnessed: lastSeq > covered ? { from: covered + 1, to: lastSeq } : undefined,
     subjects: st?.subjects ?? 0,
     keys: { trusted: trust.trusted, fromBundle: trust.fromBundle },
     legacySignatures: (st?.legacy ?? 0) + c.pre.legacyDocs + (cps?.legacy ?? 0),
@@ -149,6 +154,7 @@ export function buildReport(
           ]
         : []),
     ],
+    policy: policyFingerprint(policy, c.backend),
     memory: { idSetBytes: st?.idSetBytes ?? 0, missingPayloads: st?.missingPayloads ?? 0, subjects: st?.subjects ?? 0 },
   };
 }

@@ -270,6 +270,6 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
   };
 
   function report(e: EntryChecker | undefined, cps: CheckpointTotals | undefined): BundleReport {
-    return buildReport({ failures, policy, trust, pre, usable, lines }, e, cps);
+    return buildReport({ failures, policy, trust, pre, usable, lines, backend: opts.backend }, e, cps);
   }
 }

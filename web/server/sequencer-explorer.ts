@@ -1,5 +1,6 @@
 // web/server/sequencer-explorer.ts: the sequencer's side of the log explorer (docs/design.md §10, §12b):
-// the explorer page at `/`, the offline verifier page at `/verifier.html` (the same file an
+// the explorer page at `/` (and at its own URLs `/logs/{log}`, `/logs/{log}/entries/{seq}`), the
+// offline verifier page at `/verifier.html` (the same file an
 // auditor can save and open from disk), and the two reads the explorer needs beyond the log API:
 //   GET /v1/logs/{log}/policy     the witness policy in force for the log (what `bundle` exports
 //                                 against; the explorer checks the checkpoint with it), 404 if none
@@ -31,6 +32,12 @@ const page = (summary: string) =>
       },
     },
   });
+const ENTRY_PAGE_PARAMS = {
+  type: 'object',
+  properties: { log: LOG_PARAMS.properties.log, seq: { type: 'string', pattern: '^[1-9][0-9]{0,15}$' } },
+  required: ['log', 'seq'],
+} as const;
+
 const POLICY = describe({
   summary: 'The witness policy in force for the log (what the explorer checks checkpoints with)',
   responses: { 200: json('the WitnessPolicy document', ref('WitnessPolicy')), ...errors('bad_request', 'not_found') },
@@ -64,6 +71,12 @@ export interface WitnessesAnswer {
 
 export function registerExplorer(app: FastifyInstance, ctx: SequencerContext): void {
   app.get('/', { schema: page('The log explorer (web/)') }, async (_request, reply) => sendPage(reply, 'explorer'));
+  // The explorer's own URLs (web/src/explorer/router.ts): a log, and one entry of it, to bookmark and share.
+  const explorerAt = page('The log explorer, showing one log or one entry of it (a stable URL)');
+  app.get('/logs/:log', { schema: { params: LOG_PARAMS, ...explorerAt } }, async (_request, reply) => sendPage(reply, 'explorer'));
+  app.get('/logs/:log/entries/:seq', { schema: { params: ENTRY_PAGE_PARAMS, ...explorerAt } }, async (_request, reply) =>
+    sendPage(reply, 'explorer'),
+  );
   app.get('/verifier.html', { schema: page('The offline verifier page (works saved to disk; no network)') }, async (_request, reply) =>
     sendPage(reply, 'verifier'),
   );

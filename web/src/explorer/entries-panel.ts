@@ -1,61 +1,116 @@
 // web/src/explorer/entries-panel.ts: the entries of the log explorer (docs/design.md §12b, §7): newest
-// first, a page at a time, filtered by subject and source, streamed into the table as the NDJSON
-// arrives (rows of buttons, so the keyboard reaches them); and for a chosen entry its payload (or
-// its erasure record) and an EventProof built from the API's answers and checked in the page as
-// `cookwala verify-event` checks it (entry hash, device signature, RFC 6962 inclusion in the
-// checkpoint's root), offered as a download. Left out: the checkpoint it is checked against
-// (checkpoint-panel.ts) and the paging buttons' wiring (main.ts). Invariant: an inclusion is shown
-// as verified only when verifyEventProof accepted the proof in this page.
+// first, a page at a time, filtered (subject and source prefixes, type) or searched (event id,
+// event hash), streamed into the table as the NDJSON arrives (rows of buttons, so the keyboard
+// reaches them), each row linking to the entry's own URL, with an erasure badge that links the
+// erasure entry (the API's cookwala-erased header). Left out: the entry on its own (entry-page.ts)
+// and the paging buttons' wiring (main.ts). Invariant: rows are written only for the current view.
 
-import { buildEventProof, verifyEventProof } from '../../../verifier/documents/event-proof.ts';
 import type { Entry } from '../../../verifier/documents/entry.ts';
-import type { CloudEvent } from '../../../verifier/cloudevent/read.ts';
-import { byId, download, fill, h } from '../lib/dom.ts';
-import { getJson, getNdjson, HttpError, logPath } from '../lib/http.ts';
-import { check, currentView, errorNote, fileSafe, type View } from './view.ts';
+import { byId, fill, h, num } from '../lib/dom.ts';
+import { getNdjson, logPath } from '../lib/http.ts';
+import { badge, currentView, errorNote, isFiltered, type View } from './view.ts';
+import { routeOf } from './router.ts';
 
 const PAGE = 25;
 
-export async function loadEntries(v: View): Promise<void> {
-  const body = byId('entry-rows');
-  fill(body);
-  fill(byId('entries-note'), 'loading…');
-  byId('entries').setAttribute('aria-busy', 'true');
+/** Called with (view, seq) when a row is chosen; main.ts navigates. */
+let onChoose: (v: View, seq: number) => void = () => undefined;
+export function setOnChoose(f: (v: View, seq: number) => void): void {
+  onChoose = f;
+}
+
+function queryOf(v: View): URLSearchParams {
   const q = new URLSearchParams({ order: 'desc', limit: String(PAGE) });
   if (v.to !== undefined) q.set('to', String(v.to));
-  if (v.subject) q.set('subject', v.subject);
-  if (v.source) q.set('source', v.source);
-  let n = 0;
+  const f = v.filter;
+  if (f.subjectPrefix) q.set('subjectPrefix', f.subjectPrefix);
+  if (f.sourcePrefix) q.set('sourcePrefix', f.sourcePrefix);
+  if (f.type) q.set('type', f.type);
+  if (f.id) q.set('id', f.id);
+  if (f.eventHash) q.set('eventHash', f.eventHash);
+  return q;
+}
+
+/** `5:101,7:102` -> {5 -> 101, 7 -> 102}; anything malformed is dropped. */
+function parseErased(s: string | null): Map<number, number> {
+  const m = new Map<number, number>();
+  for (const part of (s ?? '').split(',').slice(0, 1000)) {
+    const x = /^([0-9]{1,16}):([0-9]{1,16})$/.exec(part);
+    if (x) m.set(Number(x[1]), Number(x[2]));
+  }
+  return m;
+}
+
+export async function loadEntries(v: View, opts: { quiet?: boolean } = {}): Promise<Entry[]> {
+  const body = byId('entry-rows');
+  const rows: HTMLElement[] = [];
+  const got: Entry[] = [];
+  if (!opts.quiet) {
+    fill(body);
+    fill(byId('entries-note'), 'loading…');
+  }
+  byId('entries').setAttribute('aria-busy', 'true');
   try {
-    const headers = await getNdjson(`${logPath(v.log, '/entries')}?${q}`, (item) => {
+    const headers = await getNdjson(`${logPath(v.log, '/entries')}?${queryOf(v)}`, (item) => {
       if (currentView() !== v) return;
-      body.appendChild(entryRow(v, item as Entry));
-      n++;
+      got.push(item as Entry);
+      const r = entryRow(v, item as Entry);
+      if (opts.quiet) rows.push(r);
+      else body.appendChild(r);
     });
-    if (currentView() !== v) return;
+    if (currentView() !== v) return got;
     const head = Number(headers.get('cookwala-head') ?? 0);
+    if (Number.isSafeInteger(head)) v.head = head;
+    v.erased = parseErased(headers.get('cookwala-erased'));
+    for (const r of opts.quiet ? rows : Array.from(body.querySelectorAll('tr'))) markErased(v, r);
+    if (opts.quiet) fill(body, ...rows);
     const next = headers.get('cookwala-next');
     v.next = next === null ? undefined : Number(next);
-    const range = headers.get('cookwala-range') ?? '';
-    const filtered = v.subject || v.source ? ' matching the filter' : '';
+    const range = (headers.get('cookwala-range') ?? '').split('-').map(Number);
+    const examined = range.length === 2 && range.every(Number.isSafeInteger) ? `${num(range[0])}–${num(range[1])}` : '';
+    const filtered = isFiltered(v.filter) ? ' matching the filter' : '';
     fill(
       byId('entries-note'),
-      n === 0
-        ? `No entries${filtered} in seq ${range} (head ${head}).`
-        : `${n} entries${filtered}, newest first; seq ${range} examined of ${head}.`,
+      got.length === 0
+        ? `No entries${filtered} in seq ${examined} (head ${num(head)}).${v.next !== undefined ? ' Older ones remain: press Older.' : ''}`
+        : `${num(got.length)} entries${filtered}, newest first; seq ${examined} examined of ${num(head)}.`,
     );
   } catch (e) {
     fill(byId('entries-note'), errorNote(e));
   }
-  if (currentView() !== v) return;
+  if (currentView() !== v) return got;
   byId<HTMLButtonElement>('older').disabled = v.next === undefined;
   byId<HTMLButtonElement>('newer').disabled = v.newer.length === 0;
   byId('entries').setAttribute('aria-busy', 'false');
+  return got;
+}
+
+function markErased(v: View, tr: HTMLElement): void {
+  const seq = Number(tr.dataset.seq);
+  const by = v.erased.get(seq);
+  const cell = tr.querySelector('td[data-label=type]');
+  if (by === undefined || !cell) return;
+  cell.appendChild(
+    h(
+      'a',
+      {
+        class: 'badge erased',
+        href: routeOf(v.log, by),
+        title: `payload erased by entry ${num(by)}`,
+        onclick: (ev: Event) => {
+          ev.preventDefault();
+          ev.stopPropagation();
+          onChoose(v, by);
+        },
+      },
+      'erased',
+    ),
+  );
 }
 
 function entryRow(v: View, e: Entry): HTMLElement {
   const witnessed = v.checkpoint && e.seq <= v.checkpoint.seq;
-  const open = () => void openEntry(v, e);
+  const open = () => onChoose(v, e.seq);
   return h(
     'tr',
     { class: 'clickable', 'data-seq': e.seq, onclick: open },
@@ -63,17 +118,18 @@ function entryRow(v: View, e: Entry): HTMLElement {
       'td',
       { 'data-label': 'seq' },
       h(
-        'button',
+        'a',
         {
-          type: 'button',
           class: 'linkish',
+          href: routeOf(v.log, e.seq),
           'aria-label': `entry ${e.seq}`,
           onclick: (ev: Event) => {
+            ev.preventDefault();
             ev.stopPropagation();
             open();
           },
         },
-        String(e.seq),
+        num(e.seq),
       ),
     ),
     h(
@@ -81,90 +137,9 @@ function entryRow(v: View, e: Entry): HTMLElement {
       { 'data-label': 'sequenced', class: 'nowrap' },
       h('time', { datetime: e.sequencedAt, title: e.sequencedAt }, e.sequencedAt.replace('T', ' ')),
     ),
-    h('td', { 'data-label': 'type', class: 'nowrap' }, e.ce.type),
+    h('td', { 'data-label': 'type', class: 'nowrap' }, e.ce.type, ' '),
     h('td', { 'data-label': 'subject', class: 'wrap' }, e.ce.subject ?? ''),
     h('td', { 'data-label': 'source', class: 'wrap' }, e.ce.source),
-    h('td', { 'data-label': 'witnessed' }, witnessed ? '✓' : 'not yet'),
+    h('td', { 'data-label': 'witnessed' }, witnessed ? '✓' : badge('warn', 'not yet')),
   );
-}
-
-async function openEntry(v: View, e: Entry): Promise<void> {
-  for (const tr of Array.from(byId('entry-rows').querySelectorAll('tr'))) tr.classList.toggle('selected', tr.dataset.seq === String(e.seq));
-  const box = byId('entry');
-  box.hidden = false;
-  fill(byId('entry-title'), `Entry ${e.seq}`);
-  const out = byId('entry-body');
-  fill(out, h('p', { class: 'note' }, 'loading the payload and the inclusion proof…'));
-  let event: CloudEvent | undefined;
-  let payload: HTMLElement;
-  try {
-    event = await getJson<CloudEvent>(logPath(v.log, `/events/${e.seq}`));
-    payload = h(
-      'div',
-      {},
-      h('h3', {}, 'Payload (the CloudEvent)'),
-      h('pre', { id: 'payload', class: 'json' }, JSON.stringify(event, null, 2)),
-    );
-  } catch (err) {
-    if (err instanceof HttpError && err.status === 410) {
-      const rec = (err.body as { erasure?: unknown } | undefined)?.erasure;
-      payload = h(
-        'div',
-        {},
-        h('h3', {}, 'Payload erased'),
-        h('p', {}, 'The payload was erased; the entry, its hash and the device signature remain. The erasure record:'),
-        h('pre', { id: 'erasure', class: 'json' }, JSON.stringify(rec, null, 2)),
-      );
-    } else if (err instanceof HttpError && err.status === 404)
-      payload = h('div', {}, h('h3', {}, 'No payload'), h('p', { class: 'note' }, 'This entry has no payload.'));
-    else payload = errorNote(err);
-  }
-  const proofBox = h('div', { id: 'proof' });
-  const cp = v.checkpoint;
-  if (!cp || e.seq > cp.seq) fill(proofBox, check('warn', 'not yet in a published checkpoint: no inclusion proof yet'));
-  else if (!v.policy) fill(proofBox, check('warn', 'no policy: the proof cannot be checked'));
-  else {
-    try {
-      const inc = await getJson<{ proof: string[] }>(`${logPath(v.log, '/proof/inclusion')}?seq=${e.seq}&size=${cp.seq}`);
-      const proof = buildEventProof({ entry: e, event, proof: inc.proof, checkpoint: cp, keys: v.keys ?? [] });
-      const r = verifyEventProof(proof, v.policy);
-      const verdict = r.ok
-        ? check(
-            'good',
-            `✓ inclusion proof verified in this page: entry ${e.seq} is in the checkpoint at seq ${cp.seq} (root ${cp.root.slice(7, 19)}…), ${inc.proof.length} hashes; device signature by ${r.value.signedBy} checked${r.value.event ? '; payload matches the entry' : ''}`,
-          )
-        : check('bad', `✗ ${r.code}: ${r.detail}`);
-      fill(
-        proofBox,
-        h('p', { id: 'proof-verdict' }, verdict),
-        h(
-          'p',
-          { class: 'note' },
-          'Checked as cookwala verify-event checks it: the entry hash recomputed, the RFC 6962 audit path folded into the root of the checkpoint, the checkpoint signatures against the policy shown above.',
-        ),
-        h(
-          'div',
-          { class: 'actions' },
-          h(
-            'button',
-            {
-              type: 'button',
-              onclick: () => download(`${fileSafe(v.log)}.event-${e.seq}.proof.json`, JSON.stringify(proof, null, 2) + '\n'),
-            },
-            'Download this event proof',
-          ),
-        ),
-      );
-    } catch (err) {
-      fill(proofBox, errorNote(err));
-    }
-  }
-  fill(
-    out,
-    h('h3', {}, 'Inclusion'),
-    proofBox,
-    payload,
-    h('details', {}, h('summary', {}, 'The entry as logged'), h('pre', { class: 'json' }, JSON.stringify(e, null, 2))),
-  );
-  box.scrollIntoView({ block: 'nearest' });
 }

@@ -1,5 +1,6 @@
 // web/src/explorer/view.ts: what the parts of the log explorer (docs/design.md §12b) share: the log being
-// shown (its descriptor, latest checkpoint, policy, keys and the entries page with its filter),
+// shown (its descriptor, latest checkpoint, policy, keys, head, the entries page with its filter and
+// search, the entry open on its own),
 // held as one current view so that an answer that arrives after the user moved to another log is
 // dropped, and the small renderers every panel uses (a verdict badge or sentence, an age with the
 // exact time, an error note, a file-safe name for downloads). Left out: fetching and the panels
@@ -22,10 +23,28 @@ export interface View {
   to?: number;
   next?: number;
   newer: number[];
-  subject: string;
-  source: string;
+  filter: Filter;
   keys?: KeyRecord[];
+  /** The durable head seq, as the last entries answer said (live.ts keeps it fresh). */
+  head?: number;
+  /** Entries of the page shown whose payload was erased, and the seq of the erasure entry. */
+  erased: Map<number, number>;
+  /** The entry shown on its own (its URL is /logs/{log}/entries/{seq}). */
+  open?: { seq: number; proofPending: boolean };
 }
+
+/** The entries filter and search: prefixes of subject and source, exact type, event id, event hash. */
+export interface Filter {
+  subjectPrefix: string;
+  sourcePrefix: string;
+  type: string;
+  id: string;
+  eventHash: string;
+}
+
+export const NO_FILTER: Filter = { subjectPrefix: '', sourcePrefix: '', type: '', id: '', eventHash: '' };
+
+export const isFiltered = (f: Filter) => Object.values(f).some((x) => x !== '');
 
 let view: View | undefined;
 

@@ -83,3 +83,36 @@ export function download(name: string, text: string, type = 'application/json'):
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
+
+/** An integer with thousands separators (1,234,567), the same in every locale. */
+export function num(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/** A small button that copies `text` to the clipboard and says so (falls back to a selection copy). */
+export function copyButton(text: string, what: string): HTMLButtonElement {
+  const b = h('button', { type: 'button', class: 'copy', 'aria-label': `copy ${what}`, 'data-copy': text }, 'copy');
+  b.addEventListener('click', () => {
+    const done = (ok: boolean) => {
+      b.textContent = ok ? 'copied' : 'copy failed';
+      setTimeout(() => (b.textContent = 'copy'), 1500);
+    };
+    const fallback = () => {
+      const t = h('textarea', { readonly: true, class: 'offscreen' });
+      t.value = text;
+      document.body.appendChild(t);
+      t.select();
+      let ok: boolean;
+      try {
+        ok = document.execCommand('copy');
+      } catch {
+        ok = false;
+      }
+      t.remove();
+      done(ok);
+    };
+    if (navigator.clipboard?.writeText) navigator.clipboard.writeText(text).then(() => done(true), fallback);
+    else fallback();
+  });
+  return b;
+}

@@ -1,13 +1,17 @@
 // web/src/verifier-page/report-view.ts: the verifier page's report (docs/design.md §8, §12b), the same
-// facts as the CLI's human summary (verifier/bundle/report.ts formatReport) laid out for a screen:
+// model the CLI's human summary renders (verifier/bundle/report-model.ts), laid out for a screen:
 // the verdict first (VALID, INVALID or UNUSABLE; PROVED / NOT PROVED for one event; FORK PROVEN /
-// NOT A FORK PROOF), then the counts, then each named failure as a row (kind, seq, line, expected,
-// found, detail), erased payloads and skipped checks. The JSON the CLI prints with --json is shown
-// beneath it and offered as a download. Everything from the file is rendered as text.
+// NOT A FORK PROOF), then every line the CLI prints (counts, cosigners and the C2SP log note, time
+// bounds, erased payloads, skipped checks), then the causes, first first, each with what follows
+// from it collapsed beneath, and the policy fingerprint to compare out of band. The JSON the CLI
+// prints with --json is shown beneath it and offered as a download. Everything from the file is
+// rendered as text.
 
-import type { BundleReport, BundleFailure } from '../../../verifier/bundle/report.ts';
+import type { BundleReport } from '../../../verifier/bundle/report.ts';
+import { buildReportModel, erasedLine, skippedLine, type ReportItem, type ReportModel } from '../../../verifier/bundle/report-model.ts';
+import { shortFingerprint } from '../../../verifier/documents/policy-fingerprint.ts';
 import type { EventProofOutput, ForkVerdict, Unusable } from '../lib/audit-checks.ts';
-import { h, shortHash, show } from '../lib/dom.ts';
+import { h, shortHash } from '../lib/dom.ts';
 
 const SHOWN_FAILURES = 200;
 const SHOWN_ERASED = 50;
@@ -23,54 +27,87 @@ function fact(name: string, ...value: Array<Node | string | number | undefined>)
   return [h('dt', {}, name), h('dd', {}, ...value.map((x) => (x === undefined ? '' : x)))];
 }
 
-function failureTable(fs: readonly BundleFailure[], total: number): HTMLElement {
-  const rows = fs
-    .slice(0, SHOWN_FAILURES)
-    .map((f) =>
+function itemRow(x: ReportItem, cls: string, tag: 'li' | 'div' = 'li'): HTMLElement {
+  return h(
+    tag,
+    { class: cls, 'data-kind': x.failure.kind, 'data-seq': x.failure.seq ?? '' },
+    h('code', { class: 'kind' }, x.failure.kind),
+    x.where ? h('span', { class: 'where' }, ` (${x.where})`) : null,
+    ': ',
+    h('span', { class: 'title wrap' }, x.title),
+    ...x.more.map((m) => h('div', { class: 'note mono wrap' }, m)),
+  );
+}
+
+/** Each cause with what follows from it collapsed beneath, first cause first (report-model.ts). */
+function causeList(m: ReportModel, total: number, listed: number): HTMLElement {
+  let shown = 0;
+  const items: HTMLElement[] = [];
+  for (const c of m.causes) {
+    if (shown >= SHOWN_FAILURES) break;
+    shown++;
+    const under = c.consequences.slice(0, Math.max(0, SHOWN_FAILURES - shown));
+    shown += under.length;
+    items.push(
       h(
-        'tr',
-        {},
-        h('td', { 'data-label': 'kind' }, h('code', { class: 'kind' }, f.kind)),
-        h('td', { 'data-label': 'seq' }, f.seq ?? ''),
-        h('td', { 'data-label': 'line' }, f.line ?? ''),
-        h('td', { 'data-label': 'expected', class: 'wrap' }, show(f.expected)),
-        h('td', { 'data-label': 'found', class: 'wrap' }, show(f.found)),
-        h(
-          'td',
-          { 'data-label': 'detail', class: 'wrap' },
-          f.detail,
-          f.upTo !== undefined
-            ? h(
-                'div',
-                { class: 'note' },
-                `first difference in seq ${f.seq}..${f.upTo}${f.firstBadEntry !== undefined ? `; first entry whose hash fails: seq ${f.firstBadEntry}` : ''}`,
-              )
-            : null,
-          f.forkProof
-            ? h(
-                'div',
-                { class: 'note' },
-                `fork proof: checkpoints at seq ${f.forkProof.a.seq} with roots ${f.forkProof.a.root} and ${f.forkProof.b.root}`,
-              )
-            : null,
-        ),
+        'li',
+        { class: 'cause' },
+        itemRow(c, 'cause-head', 'div'),
+        c.consequences.length
+          ? h(
+              'details',
+              { class: 'consequences' },
+              h('summary', {}, `${c.consequences.length} following from it: ${c.consequenceCounts}`),
+              h('ul', { class: 'consequence-list' }, ...under.map((x) => itemRow(x, 'consequence'))),
+              c.consequences.length > under.length
+                ? h('p', { class: 'note' }, `… ${c.consequences.length - under.length} more (the JSON lists them)`)
+                : null,
+            )
+          : null,
       ),
     );
+  }
   const more =
-    total > rows.length
-      ? h('p', { class: 'note' }, `… ${total - rows.length} more failures (counted above; the JSON lists ${fs.length})`)
-      : null;
+    total > shown ? h('p', { class: 'note' }, `… ${total - shown} more failures (counted above; the JSON lists ${listed})`) : null;
   return h(
     'div',
-    { class: 'table-wrap' },
+    { id: 'failures' },
     h(
-      'table',
-      { class: 'failures', id: 'failures' },
-      h('caption', {}, 'Failures, in log order'),
-      h('thead', {}, h('tr', {}, ...['kind', 'seq', 'line', 'expected', 'found', 'detail'].map((c) => h('th', { scope: 'col' }, c)))),
-      h('tbody', {}, ...rows),
+      'h3',
+      {},
+      m.causes.length === 1
+        ? 'The cause, and what follows from it'
+        : `Causes (${m.causes.length}), first first, each with what follows from it`,
     ),
+    h('ol', { class: 'causes', id: 'causes' }, ...items),
     more,
+  );
+}
+
+function fingerprintBox(r: BundleReport): HTMLElement | null {
+  const p = r.policy;
+  if (!p) return null;
+  return h(
+    'details',
+    { class: 'fingerprint', id: 'policy-fingerprint' },
+    h(
+      'summary',
+      {},
+      'Policy fingerprint ',
+      h('code', { class: 'mono' }, shortFingerprint(p.fingerprint)),
+      ' — compare it with the operator out of band',
+    ),
+    h(
+      'dl',
+      { class: 'facts' },
+      ...fact('fingerprint', h('code', { class: 'mono wrap' }, p.fingerprint)),
+      ...fact('log', p.log),
+      ...fact('log key', h('code', {}, p.sequencer.kid), ` ${p.sequencer.alg} `, h('code', { class: 'mono wrap' }, p.sequencer.publicKey)),
+      ...p.witnesses.flatMap((w) =>
+        fact('witness key', h('code', {}, w.kid), ` ${w.alg} `, h('code', { class: 'mono wrap' }, w.publicKey)),
+      ),
+      ...fact('quorum', String(p.quorum)),
+    ),
   );
 }
 
@@ -83,81 +120,23 @@ export function renderBundleReport(r: BundleReport | Unusable, meta: string): HT
       h('p', { class: 'error', id: 'error' }, r.error),
       h('p', { class: 'note' }, meta),
     );
-  const verdict: Verdict = r.exitCode === 2 ? 'UNUSABLE' : r.valid ? 'VALID' : 'INVALID';
-  const latest = r.checkpoints.latest;
-  const sub = `${r.log ?? '(unknown log)'}${r.mode ? ` (${r.mode})` : ''}`;
-  const dl = h(
-    'dl',
-    { class: 'facts', id: 'facts' },
-    fact('entries', h('span', { id: 'count-entries' }, r.entries), r.seq !== undefined ? ` (header seq ${r.seq})` : ''),
-    fact(
-      'payloads',
-      h('span', { id: 'count-payloads' }, `${r.payloads.present} present, ${r.payloads.erased} erased, ${r.payloads.missing} missing`),
-    ),
-    fact('checkpoints', h('span', { id: 'count-checkpoints' }, `${r.checkpoints.count} (${r.checkpoints.verified} met the policy)`)),
-    latest
-      ? fact(
-          'latest checkpoint',
-          `seq ${latest.seq}, root `,
-          shortHash(latest.root),
-          `, witnesses ${latest.witnesses.join(', ') || 'none'}`,
-        )
-      : [],
-    fact(
-      'witnessed',
-      `through seq ${r.witnessedThrough}`,
-      r.unwitnessed ? `; seq ${r.unwitnessed.from}..${r.unwitnessed.to} not yet witnessed` : '',
-    ),
-    fact('subjects', r.subjects),
-    fact('keys trusted', `${r.keys.trusted} (${r.keys.fromBundle} from the bundle, signed by the sequencer)`),
-    r.legacySignatures > 0 ? fact('WEAKER', `${r.legacySignatures} legacy (Core 0.2.0 bare-hash) signatures accepted by request`) : [],
-    r.failuresTotal > 0
-      ? fact(
-          'failures',
-          h(
-            'span',
-            { id: 'count-failures' },
-            `${r.failuresTotal}: ${Object.entries(r.failureCounts)
-              .map(([k, n]) => `${k} ${n}`)
-              .join(', ')}`,
-          ),
-        )
-      : [],
-  );
-  const erased = r.erased.length
-    ? h(
-        'details',
-        {},
-        h('summary', {}, `Erased payloads (${r.payloads.erased})`),
-        h(
-          'ul',
-          { class: 'plain' },
-          ...r.erased
-            .slice(0, SHOWN_ERASED)
-            .map((e) => h('li', {}, `seq ${e.seq} (eventHash `, shortHash(e.eventHash), `) by entry ${e.erasedBy}: ${e.reason}`)),
-        ),
-      )
-    : null;
-  const skipped = r.skipped.length
-    ? h(
-        'div',
-        {},
-        h('h3', {}, 'Checks skipped'),
-        h(
-          'ul',
-          { class: 'plain' },
-          ...r.skipped.map((s) => h('li', {}, `${s.check}${s.seq !== undefined ? ` at seq ${s.seq}` : ''}: ${s.reason}`)),
-        ),
-      )
-    : null;
+  const m = buildReportModel(r);
+  // Every line the CLI prints, in its order (report-model.ts), the counts with ids for a reader.
+  const rows: HTMLElement[] = [];
+  for (const f of m.facts) rows.push(...fact(f.label, h('span', { id: `count-${f.key}` }, f.value), f.rest));
+  const shown = r.erased.slice(0, SHOWN_ERASED);
+  for (const e of shown) rows.push(...fact('erased', erasedLine(e)));
+  if (r.payloads.erased > shown.length)
+    rows.push(...fact('erased', `… ${r.payloads.erased - shown.length} more (the JSON lists ${r.erased.length})`));
+  for (const s of r.skipped) rows.push(...fact('skipped', skippedLine(s)));
+  if (m.failureCounts) rows.push(...fact('failures', h('span', { id: 'count-failures' }, m.failureCounts)));
   return h(
     'div',
     {},
-    verdictBox(verdict, sub),
-    dl,
-    r.failuresTotal > 0 ? failureTable(r.failures, r.failuresTotal) : null,
-    erased,
-    skipped,
+    verdictBox(m.verdict, m.subject),
+    h('dl', { class: 'facts', id: 'facts' }, ...rows),
+    m.causes.length ? causeList(m, r.failuresTotal, r.failures.length) : null,
+    fingerprintBox(r),
     h('p', { class: 'note' }, meta),
   );
 }
