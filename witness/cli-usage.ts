@@ -10,12 +10,16 @@ export type Subcommand = (typeof SUBCOMMANDS)[number];
 
 export const SUB_USAGE: Record<Subcommand, string> = {
   init: `usage: cookwala witness init --data DIR [--name N] [--http-port P] [--listen MULTIADDR]... [--bootstrap MULTIADDR]...
+                             [--mldsa44 | --mldsa44-key SKEYFILE]
 
 Creates the witness key (witness.key.json, 0600), its KeyRecord, a libp2p identity (peer.key) and
 witness.json in DIR (idempotent; never replaces a key; a DIR of another kind is refused). Prints
 the peer id, the multiaddrs and the KeyRecord, and keeps them in DIR/witness-info.json, the file a
 sequencer operator passes to \`cookwala policy add-witness --from\`. Give a fixed --listen port
-(e.g. /ip4/127.0.0.1/tcp/4001): with port 0 the multiaddr is known only once the witness runs.`,
+(e.g. /ip4/127.0.0.1/tcp/4001): with port 0 the multiaddr is known only once the witness runs.
+--mldsa44 adds a post-quantum ML-DSA-44 cosigner key (witness.mldsa44.skey, 0600; C2SP signed-note
+skey, type 0x06, a 32-byte seed) under the witness's C2SP name; --mldsa44-key imports one in that
+form. Then every C2SP add-checkpoint answer carries an Ed25519 and an ML-DSA-44 cosignature line.`,
   'add-log': `usage: cookwala witness add-log --data DIR --log ORIGIN --sequencer-key KEYRECORD.json
        cookwala witness add-log --data DIR [--origin ORIGIN] --vkey VKEY
        cookwala witness add-log --data DIR --log-list PATH_OR_URL

@@ -1,5 +1,6 @@
 // witness/cli.ts: `cookwala witness` (docs/design.md §12).
 //   cookwala witness init --data DIR [--name N] [--http-port P] [--listen MA]... [--bootstrap MA]...
+//                         [--mldsa44 | --mldsa44-key SKEYFILE]   (a second, ML-DSA-44 cosigner key)
 //   cookwala witness add-log --data DIR --log ORIGIN --sequencer-key KEYRECORD.json
 //   cookwala witness [run] --data DIR [--bootstrap MA]...
 // `init` prints the peer id, multiaddrs and KeyRecord and keeps them in DIR/witness-info.json
@@ -21,7 +22,8 @@ import type { KeyRecord } from '../verifier/documents/keys.ts';
 import { admitC2spLog, admitLog } from './server/config.ts';
 import { parseVerifierKey } from '../verifier/note/index.ts';
 import { createWitnessCosigner } from './server/note-cosigner.ts';
-import { initWitnessDir, loadWitnessDir, saveWitnessConfig, writeFileDurable, WITNESS_FILES } from './server/data-dir.ts';
+import { ensureMldsaKey, initWitnessDir, loadWitnessDir, saveWitnessConfig, writeFileDurable, WITNESS_FILES } from './server/data-dir.ts';
+import { createMldsaCosigner } from './server/mldsa-cosigner.ts';
 import { loadOrCreatePeerKey } from './wire/identity.ts';
 import { openStateStore } from './server/state.ts';
 import { createWitness, defaultWorkers } from './server/service.ts';
@@ -53,10 +55,14 @@ async function cmdInit(argv: string[]): Promise<number> {
       'http-port': { type: 'string' },
       listen: { type: 'string', multiple: true },
       bootstrap: { type: 'string', multiple: true },
+      mldsa44: { type: 'boolean' },
+      'mldsa44-key': { type: 'string' },
     },
     false,
   );
   if (!values.data) throw new UsageError('--data DIR is required');
+  if (values.mldsa44 && values['mldsa44-key'] !== undefined)
+    throw new UsageError('--mldsa44 (a new key) or --mldsa44-key FILE (import), not both');
   const port = values['http-port'] === undefined ? undefined : Number(values['http-port']);
   if (port !== undefined && (!Number.isSafeInteger(port) || port < 0 || port > 65535)) throw new UsageError('--http-port is a port number');
   const badBootstrap = checkBootstrap(values.bootstrap ?? []);
@@ -70,6 +76,12 @@ async function cmdInit(argv: string[]): Promise<number> {
     bootstrap: values.bootstrap,
   });
   const peerKey = await loadOrCreatePeerKey(join(values.data, WITNESS_FILES.peerKey));
+  if (values.mldsa44 || values['mldsa44-key'] !== undefined) {
+    const loaded = await loadWitnessDir(values.data);
+    const imported = values['mldsa44-key'] === undefined ? undefined : await readFile(values['mldsa44-key'], 'utf8');
+    const r = await ensureMldsaKey(values.data, loaded.config, imported);
+    if (r.created) created.push(WITNESS_FILES.mldsaKey);
+  }
   const d = await loadWitnessDir(values.data);
   say(created.length ? `created ${created.join(', ')} in ${values.data}` : `${values.data} already initialised`);
   say(`witness "${d.config.name}": key ${d.keyRecord.kid}`);
@@ -77,13 +89,16 @@ async function cmdInit(argv: string[]): Promise<number> {
   const { info, unknownPorts } = infoFromConfig(d.config, peerKey, d.keyRecord);
   // Its C2SP identity (docs/design.md §7a): the cosignature/v1 key name and vkey, for tlog-policy files.
   const cosigner = d.signer.alg === 'EdDSA' ? createWitnessCosigner(d.config.c2spName ?? d.config.name, d.signer) : undefined;
-  const card = cosigner ? { ...info, c2sp: { name: cosigner.name, vkey: cosigner.vkey } } : info;
+  const pq = d.mldsaSkey === undefined ? undefined : createMldsaCosigner(d.mldsaSkey);
+  const mldsaVkey = pq?.ok ? pq.value.vkey : undefined;
+  const card = cosigner ? { ...info, c2sp: { name: cosigner.name, vkey: cosigner.vkey, ...(mldsaVkey ? { mldsaVkey } : {}) } } : info;
   await writeFileDurable(join(values.data, WITNESS_FILES.info), JSON.stringify(card, null, 2) + '\n');
   say(`peer ${info.peerId}`);
   for (const a of info.multiaddrs) say(`multiaddr ${a}`);
   if (info.http) say(`http ${info.http}`);
   say(`keyRecord ${JSON.stringify(d.keyRecord)}`);
   if (cosigner) say(`c2sp ${cosigner.name} vkey ${cosigner.vkey}`);
+  if (mldsaVkey && cosigner) say(`c2sp ${cosigner.name} mldsa44 vkey ${mldsaVkey}`);
   say(`kept in ${join(values.data, WITNESS_FILES.info)}${unknownPorts ? ' (a port 0 address is filled in when the witness runs)' : ''}`);
   return 0;
 }
@@ -176,7 +191,7 @@ async function cmdRun(argv: string[]): Promise<number> {
   const state = await openStateStore(join(dir, WITNESS_FILES.state));
   const logger = createLogger({ service: 'witness', level: process.env.COOKWALA_LOG_LEVEL }).child({ witness: d.config.name });
   const witness = createWitness(
-    { state, signer: d.signer, secretKey: d.secretKey, keyRecord: d.keyRecord, logger },
+    { state, signer: d.signer, secretKey: d.secretKey, keyRecord: d.keyRecord, logger, mldsaSkey: d.mldsaSkey },
     {
       peerKey,
       listen: d.config.listen,
