@@ -21,9 +21,10 @@ const subtle = (globalThis.crypto as unknown as { subtle?: Subtle }).subtle;
 
 /** WebCrypto's verdict (a key it cannot import is a refusal). */
 async function webVerify(pub: Uint8Array, msg: Uint8Array, sig: Uint8Array): Promise<boolean> {
+  if (!subtle) return false;
   let key: unknown;
   try {
-    key = await subtle!.importKey('raw-public', pub, { name: 'ML-DSA-44' }, false, ['verify']);
+    key = await subtle.importKey('raw-public', pub, { name: 'ML-DSA-44' }, false, ['verify']);
   } catch {
     return false;
   }

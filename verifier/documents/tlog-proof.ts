@@ -21,7 +21,7 @@ import { parseJson } from '../encoding/strict-json.ts';
 import type { CryptoBackend } from '../crypto/default.ts';
 import { fromBase64Std, toBase64Std } from '../note/base64.ts';
 import { verifyCheckpointNote } from '../note/signed.ts';
-import { SIG_COSIGNATURE_V1 } from '../note/keys.ts';
+import { isCosignatureType } from '../note/keys.ts';
 import { hashLeaf, verifyInclusion } from '../merkle/index.ts';
 import { checkpointToNote, logVkeyOf, witnessCosignatureKey } from './checkpoint-c2sp.ts';
 import type { Checkpoint } from './checkpoint.ts';
@@ -136,12 +136,13 @@ export function verifyTlogProof(
   const v = verifyCheckpointNote(note, vkeys, { origin: policy.log, backend: opts.backend });
   if (!v.ok) return v;
   const logName = logVkey.value.slice(0, logVkey.value.indexOf('+'));
-  if (!v.value.note.verified.some((s) => s.type !== SIG_COSIGNATURE_V1 && s.name === logName))
+  const logKeyId = logVkey.value.split('+')[1];
+  if (!v.value.note.verified.some((s) => s.name === logName && s.keyId === logKeyId))
     return fail('unknown_key', 'the checkpoint carries no signature by the log key of the policy');
   const witnesses = [
     ...new Set(
       v.value.note.verified
-        .filter((s) => s.type === SIG_COSIGNATURE_V1)
+        .filter((s) => isCosignatureType(s.type))
         .map((s) => witnessKeys.get(`${s.name}+${s.keyId}`))
         .filter((k): k is string => k !== undefined),
     ),
