@@ -20,7 +20,8 @@ import { canonicalize } from '../encoding/jcs.ts';
 import { parseJson } from '../encoding/strict-json.ts';
 import type { CryptoBackend } from '../crypto/default.ts';
 import { fromBase64Std, toBase64Std } from '../note/base64.ts';
-import { verifyCheckpointNote } from '../note/signed.ts';
+import { parseNote, verifyCheckpointNote } from '../note/signed.ts';
+import { parseCheckpointBody } from '../note/checkpoint.ts';
 import { isCosignatureType } from '../note/keys.ts';
 import { hashLeaf, verifyInclusion } from '../merkle/index.ts';
 import { checkpointToNote, logVkeyOf, witnessCosignatureKey } from './checkpoint-c2sp.ts';
@@ -134,7 +135,12 @@ export function verifyTlogProof(
     vkeys.push(w.vkey);
   }
   const v = verifyCheckpointNote(note, vkeys, { origin: policy.log, backend: opts.backend });
-  if (!v.ok) return v;
+  if (!v.ok) {
+    // Name the checkpoint (its size is the seq of its last entry) when its body reads.
+    const body = parseNote(note);
+    const cp = body.ok ? parseCheckpointBody(body.value.text) : undefined;
+    return cp?.ok ? { ...v, detail: `checkpoint ${cp.value.size}: ${v.detail}`, seq: cp.value.size } : v;
+  }
   const logName = logVkey.value.slice(0, logVkey.value.indexOf('+'));
   const logKeyId = logVkey.value.split('+')[1];
   if (!v.value.note.verified.some((s) => s.name === logName && s.keyId === logKeyId))
