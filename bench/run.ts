@@ -25,6 +25,8 @@ const QUICK_RESULTS = join(here, 'results.quick.json');
 
 const SECTIONS: Record<string, () => Promise<Section>> = {
   crypto: () => import('./crypto.ts'),
+  // ML-DSA-44 per backend, and the witness answering with both keys against its crypto
+  mldsa: () => import('./mldsa.ts'),
   append: () => import('./append.ts'),
   proof: async () => ({ run: (await import('./proof.ts')).runProof }),
   ingest: () => import('./ingest.ts'),

@@ -22,6 +22,16 @@ const pairSummary = (r: Record<string, unknown>, at: string) => {
 };
 
 describe('bench sections (quick smoke)', () => {
+  it('mldsa (ML-DSA-44 per backend; the witness with both keys, in pairs)', async () => {
+    const m = await import('./mldsa.ts');
+    const r = await m.run({ quick: true });
+    positive(r, ['witnessBothKeysPerSec', 'witnessCryptoLimitPerSec', 'ratioToCryptoLimit']);
+    const backends = r.backends as Record<string, Record<string, unknown>>;
+    positive(backends.noble, ['signPerSec', 'verifyPerSec']);
+    if (r.backend === 'node') positive(backends.node, ['signPerSec', 'verifyPerSec']);
+    expect(typeof r.limitsAgree).toBe('boolean');
+  }, 120_000);
+
   it('append (both synced, both unsynced, CPU per block, in pairs) and proof', async () => {
     const m = await import('./append.ts');
     const r = await m.run({ quick: true });

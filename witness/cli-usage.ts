@@ -10,7 +10,7 @@ export type Subcommand = (typeof SUBCOMMANDS)[number];
 
 export const SUB_USAGE: Record<Subcommand, string> = {
   init: `usage: cookwala witness init --data DIR [--name N] [--c2sp-name NAME] [--key FILE] [--http-port P]
-                             [--listen MULTIADDR]... [--bootstrap MULTIADDR]...
+                             [--listen MULTIADDR]... [--bootstrap MULTIADDR]... [--mldsa44 | --mldsa44-key SKEYFILE]
 
 Creates the witness key (witness.key.json, 0600), its KeyRecord, a libp2p identity (peer.key) and
 witness.json in DIR (idempotent; never replaces a key; a DIR of another kind is refused). Prints
@@ -23,7 +23,11 @@ once the witness runs.
   --key FILE        keep an existing Ed25519 witness key instead of making one: a C2SP
                     PRIVATE+KEY+<name>+<id>+<base64> line (its name becomes the C2SP name), a raw
                     32-byte seed (or 64 hex digits), or another witness's witness.key.json.
-                    The witness then has the same vkey as before.`,
+                    The witness then has the same vkey as before.
+  --mldsa44          add a post-quantum ML-DSA-44 cosigner key (witness.mldsa44.skey, 0600; a C2SP
+                    signed-note skey, type 0x06, a 32-byte seed) under the witness's C2SP name;
+  --mldsa44-key FILE import one in that form. Then every C2SP add-checkpoint answer carries an
+                    Ed25519 and an ML-DSA-44 cosignature line.`,
   'add-log': `usage: cookwala witness add-log --data DIR --log ORIGIN --sequencer-key KEYRECORD.json
        cookwala witness add-log --data DIR [--origin ORIGIN] --vkey VKEY
        cookwala witness add-log --data DIR --log-list PATH_OR_URL

@@ -1,5 +1,6 @@
 // witness/cli.ts: `cookwala witness` (docs/design.md §12).
 //   cookwala witness init --data DIR [--name N] [--c2sp-name NAME] [--key FILE] [--http-port P] [--listen MA]... [--bootstrap MA]...
+//                         [--mldsa44 | --mldsa44-key SKEYFILE]   (a second, ML-DSA-44 cosigner key)
 //   cookwala witness add-log --data DIR --log ORIGIN --sequencer-key KEYRECORD.json
 //   cookwala witness [run] --data DIR [--bootstrap MA]...
 // `init` prints the peer id, multiaddrs and KeyRecord and keeps them in DIR/witness-info.json
@@ -23,7 +24,16 @@ import { watchWitnessConfig, type ConfigWatch } from './server/config-watch.ts';
 import { isValidKeyName, parseVerifierKey } from '../verifier/note/index.ts';
 import { importWitnessKey, MAX_KEY_FILE_BYTES, type ImportedKey } from './server/key-import.ts';
 import { createWitnessCosigner } from './server/note-cosigner.ts';
-import { initWitnessDir, loadWitnessDir, readJsonFile, saveWitnessConfig, writeFileDurable, WITNESS_FILES } from './server/data-dir.ts';
+import {
+  ensureMldsaKey,
+  initWitnessDir,
+  loadWitnessDir,
+  readJsonFile,
+  saveWitnessConfig,
+  writeFileDurable,
+  WITNESS_FILES,
+} from './server/data-dir.ts';
+import { createMldsaCosigner } from './server/mldsa-cosigner.ts';
 import { loadOrCreatePeerKey } from './wire/identity.ts';
 import { openStateStore } from './server/state.ts';
 import { createWitness, defaultWorkers } from './server/service.ts';
@@ -57,6 +67,8 @@ async function cmdInit(argv: string[]): Promise<number> {
       'http-port': { type: 'string' },
       listen: { type: 'string', multiple: true },
       bootstrap: { type: 'string', multiple: true },
+      mldsa44: { type: 'boolean' },
+      'mldsa44-key': { type: 'string' },
     },
     false,
   );
@@ -72,6 +84,8 @@ async function cmdInit(argv: string[]): Promise<number> {
       `--key ${values.key} is the C2SP key ${key.name}; --c2sp-name ${c2spArg} would make another vkey (leave --c2sp-name out, or give ${key.name})`,
     );
   const c2spName = c2spArg ?? key?.name;
+  if (values.mldsa44 && values['mldsa44-key'] !== undefined)
+    throw new UsageError('--mldsa44 (a new key) or --mldsa44-key FILE (import), not both');
   const port = values['http-port'] === undefined ? undefined : Number(values['http-port']);
   if (port !== undefined && (!Number.isSafeInteger(port) || port < 0 || port > 65535)) throw new UsageError('--http-port is a port number');
   const badBootstrap = checkBootstrap(values.bootstrap ?? []);
@@ -87,6 +101,12 @@ async function cmdInit(argv: string[]): Promise<number> {
     bootstrap: values.bootstrap,
   });
   const peerKey = await loadOrCreatePeerKey(join(values.data, WITNESS_FILES.peerKey));
+  if (values.mldsa44 || values['mldsa44-key'] !== undefined) {
+    const loaded = await loadWitnessDir(values.data);
+    const imported = values['mldsa44-key'] === undefined ? undefined : await readFile(values['mldsa44-key'], 'utf8');
+    const r = await ensureMldsaKey(values.data, loaded.config, imported);
+    if (r.created) created.push(WITNESS_FILES.mldsaKey);
+  }
   const d = await loadWitnessDir(values.data);
   say(created.length ? `created ${created.join(', ')} in ${values.data}` : `${values.data} already initialised`);
   if (key && created.includes(WITNESS_FILES.key)) say(`imported the witness key from ${values.key} (${key.form})`);
@@ -95,13 +115,16 @@ async function cmdInit(argv: string[]): Promise<number> {
   const { info, unknownPorts } = infoFromConfig(d.config, peerKey, d.keyRecord);
   // Its C2SP identity (docs/design.md §7a): the cosignature/v1 key name and vkey, for tlog-policy files.
   const cosigner = d.signer.alg === 'EdDSA' ? createWitnessCosigner(d.config.c2spName ?? d.config.name, d.signer) : undefined;
-  const card = cosigner ? { ...info, c2sp: { name: cosigner.name, vkey: cosigner.vkey } } : info;
+  const pq = d.mldsaSkey === undefined ? undefined : createMldsaCosigner(d.mldsaSkey);
+  const mldsaVkey = pq?.ok ? pq.value.vkey : undefined;
+  const card = cosigner ? { ...info, c2sp: { name: cosigner.name, vkey: cosigner.vkey, ...(mldsaVkey ? { mldsaVkey } : {}) } } : info;
   await writeFileDurable(join(values.data, WITNESS_FILES.info), JSON.stringify(card, null, 2) + '\n');
   say(`peer ${info.peerId}`);
   for (const a of info.multiaddrs) say(`multiaddr ${a}`);
   if (info.http) say(`http ${info.http}`);
   say(`keyRecord ${JSON.stringify(d.keyRecord)}`);
   if (cosigner) say(`c2sp ${cosigner.name} vkey ${cosigner.vkey}`);
+  if (mldsaVkey && cosigner) say(`c2sp ${cosigner.name} mldsa44 vkey ${mldsaVkey}`);
   say(`kept in ${join(values.data, WITNESS_FILES.info)}${unknownPorts ? ' (a port 0 address is filled in when the witness runs)' : ''}`);
   return 0;
 }
@@ -236,7 +259,7 @@ async function cmdRun(argv: string[]): Promise<number> {
   const state = await openStateStore(join(dir, WITNESS_FILES.state));
   const logger = createLogger({ service: 'witness', level: process.env.COOKWALA_LOG_LEVEL }).child({ witness: d.config.name });
   const witness = createWitness(
-    { state, signer: d.signer, secretKey: d.secretKey, keyRecord: d.keyRecord, logger },
+    { state, signer: d.signer, secretKey: d.secretKey, keyRecord: d.keyRecord, logger, mldsaSkey: d.mldsaSkey },
     {
       peerKey,
       listen: d.config.listen,

@@ -55,7 +55,7 @@ export interface CheckpointSummary {
 /** Per checkpoint that met the policy: which witnesses cosigned it and in which form (JCS, cosignature/v1), and the log's C2SP note signature. */
 export interface CheckpointCosigners {
   seq: number;
-  cosigners: Array<{ kid: string; forms: Array<'jcs' | 'cosignature/v1'> }>;
+  cosigners: Array<{ kid: string; forms: Array<'jcs' | 'cosignature/v1' | 'subtree/v1'> }>;
   logNote: 'verified' | 'absent' | 'bad';
 }
 

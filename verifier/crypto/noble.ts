@@ -5,7 +5,8 @@
 // OpenSSL and BoringSSL do. It does not call `ed.verify`: @noble 3.2.0's strict branch
 // (`zip215:false`) checks [8]([S]B - R - [k]A) = 0, which also accepts an R with a torsion component
 // that node:crypto refuses (ed25519-rules.ts explains the choice). ECDSA uses `lowS:false` (ES256
-// does not require low S) and `prehash:true` (SHA-256 of the message).
+// does not require low S) and `prehash:true` (SHA-256 of the message). ML-DSA-44 is
+// @noble/post-quantum's (mldsa44.ts), so the browser verifies it with no WebCrypto support.
 
 import * as ed from '@noble/ed25519';
 import { p256 } from '@noble/curves/nist.js';
@@ -13,6 +14,7 @@ import { sha256 as nobleSha256, sha512 } from '@noble/hashes/sha2.js';
 import { bytesToHex, randomBytes as nobleRandom, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { CryptoBackend } from './backend.ts';
 import { ED25519_L, ed25519InputsPass } from './ed25519-rules.ts';
+import { createNobleMldsa44 } from './mldsa44.ts';
 
 /** The little-endian integer of b (RFC 8032 §5.1.2). */
 function leInt(b: Uint8Array): bigint {
@@ -51,8 +53,13 @@ function setup(): void {
 
 export function createNobleBackend(): CryptoBackend {
   setup();
+  const ml = createNobleMldsa44();
   return {
     name: 'noble',
+    mldsa44Impl: 'noble',
+    mldsa44PublicKey: (seed) => ml.publicKey(seed),
+    mldsa44Sign: (seed, msg) => ml.sign(seed, msg),
+    mldsa44Verify: (pub, msg, sig) => ml.verify(pub, msg, sig),
     sha256: (d) => nobleSha256(d),
     sha256Hex: (text) => bytesToHex(nobleSha256(utf8ToBytes(text))),
     sha256Text: (text) => nobleSha256(utf8ToBytes(text)),

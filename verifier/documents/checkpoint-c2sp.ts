@@ -7,7 +7,12 @@
 // covered) and witness cosignatures `{alg:"cosignature/v1", kid:"<witness name>+<key id>",
 // signedAt (the cosigned POSIX second, so `.000Z`), sig (the 64-byte Ed25519 signature)}`. Both
 // render to note signature lines and back without loss, so a checkpoint renders to a signed note.
-// It leaves out ML-DSA cosignatures (type 0x06) and extension lines (our log writes none).
+// A witness whose vkey is ML-DSA-44 (type 0x06) cosigns as `{alg:"subtree/v1", kid, signedAt (the
+// cosigned POSIX second), sig (the 2420-byte ML-DSA-44 signature over the tlog-cosignature
+// subtree/v1 message: witness key name, timestamp, origin, start 0, end = seq, root)}`; the alg
+// is the label of the signed message, as cosignature/v1's is (docs/design.md §7a).
+// It leaves out extension lines (our log writes none) and the log's own ML-DSA-44 signature in the
+// JSON form (a policy names the log by its Ed25519 key).
 // Invariant: every C2SP signature is verified over bytes rebuilt from `log`, `seq` and `root`
 // (never from a note someone handed over), with the one Ed25519 rule (verifier/crypto/ed25519-rules.ts).
 
@@ -17,7 +22,17 @@ import { defaultBackend, type CryptoBackend } from '../crypto/default.ts';
 import { verifyEd25519 } from '../crypto/ed25519-rules.ts';
 import { formatCheckpointBody } from '../note/checkpoint.ts';
 import { cosignatureMessage, encodeCosignature, parseCosignature } from '../note/cosignature.ts';
-import { formatVerifierKey, noteKeyId, parseVerifierKey, SIG_COSIGNATURE_V1, SIG_ED25519, type VerifierKey } from '../note/keys.ts';
+import {
+  formatVerifierKey,
+  isCosignatureType,
+  noteKeyId,
+  parseVerifierKey,
+  SIG_ED25519,
+  SIG_MLDSA44,
+  type VerifierKey,
+} from '../note/keys.ts';
+import { encodeMldsaCosignature, parseMldsaCosignature, subtreeMessage, subtreeNamesFit } from '../note/subtree.ts';
+import { MLDSA44_SIGNATURE_BYTES } from '../crypto/mldsa44.ts';
 import { parseNote } from '../note/signed.ts';
 import { toBase64Std } from '../note/base64.ts';
 import { checkKeyValidAt, publicKeyBytes, type KeyRecord } from './keys.ts';
@@ -25,7 +40,15 @@ import type { Signature, Signer } from './signature.ts';
 
 export const NOTE_ED25519 = 'note-ed25519';
 export const COSIGNATURE_V1 = 'cosignature/v1';
-export type C2spAlg = typeof NOTE_ED25519 | typeof COSIGNATURE_V1;
+/** An ML-DSA-44 cosignature (type 0x06) in a checkpoint's signature array. */
+export const SUBTREE_V1 = 'subtree/v1';
+export type C2spAlg = typeof NOTE_ED25519 | typeof COSIGNATURE_V1 | typeof SUBTREE_V1;
+
+/** The alg of a witness's C2SP cosignature by a vkey of this type. */
+const cosignatureAlgOf = (type: number): C2spAlg => (type === SIG_MLDSA44 ? SUBTREE_V1 : COSIGNATURE_V1);
+/** Whether the alg is a witness's C2SP cosignature (cosignature/v1 or subtree/v1). */
+export const isC2spCosignatureAlg = (alg: string): boolean => alg === COSIGNATURE_V1 || alg === SUBTREE_V1;
+const sigBytesOf = (alg: string): number => (alg === SUBTREE_V1 ? MLDSA44_SIGNATURE_BYTES : 64);
 
 /** A C2SP signature inside a checkpoint's signature array. */
 export interface C2spSignature {
@@ -45,7 +68,7 @@ export interface CheckpointFields {
 }
 
 export function isC2spSignature(s: { alg: string }): s is C2spSignature {
-  return s.alg === NOTE_ED25519 || s.alg === COSIGNATURE_V1;
+  return s.alg === NOTE_ED25519 || s.alg === COSIGNATURE_V1 || s.alg === SUBTREE_V1;
 }
 
 /** The tlog-checkpoint body of a checkpoint: origin, decimal size, base64 root (no extensions). */
@@ -103,16 +126,26 @@ export function verifyCheckpointNoteSignature(
   return verifyEd25519Over(cp, sig, key.value.publicKey, undefined, sequencer, opts.backend);
 }
 
-/** A witness's cosignature/v1 verifier key from its policy KeyRecord (`vkey`, type 0x04). */
-export function witnessCosignatureKey(w: Pick<KeyRecord, 'kid' | 'vkey'>): Result<VerifierKey | undefined> {
-  if (w.vkey === undefined) return ok(undefined);
+/**
+ * A witness's C2SP verifier key from its policy KeyRecord (`vkey`, cosignature/v1 0x04 or ML-DSA-44
+ * 0x06). An ML-DSA-44 KeyRecord has no other key: its vkey is required and holds the same key.
+ */
+export function witnessCosignatureKey(
+  w: Pick<KeyRecord, 'kid' | 'vkey'> & Partial<Pick<KeyRecord, 'alg' | 'publicKey'>>,
+): Result<VerifierKey | undefined> {
+  if (w.vkey === undefined) {
+    if (w.alg === 'ML-DSA-44') return fail('invalid_document', `witness ${w.kid}: an ML-DSA-44 KeyRecord needs its vkey (type 0x06)`);
+    return ok(undefined);
+  }
   const k = parseVerifierKey(w.vkey);
   if (!k.ok) return k;
-  if (k.value.type !== SIG_COSIGNATURE_V1)
+  if (!isCosignatureType(k.value.type))
     return fail(
       'unsupported_alg',
-      `witness ${w.kid}: vkey type 0x${k.value.type.toString(16).padStart(2, '0')} is not cosignature/v1 (0x04)`,
+      `witness ${w.kid}: vkey type 0x${k.value.type.toString(16).padStart(2, '0')} is not cosignature/v1 (0x04) or ML-DSA-44 (0x06)`,
     );
+  if (w.alg === 'ML-DSA-44' && (k.value.type !== SIG_MLDSA44 || toBase64url(k.value.publicKey) !== w.publicKey))
+    return fail('invalid_document', `witness ${w.kid}: an ML-DSA-44 KeyRecord's vkey is of type 0x06 and holds its publicKey`);
   return k;
 }
 
@@ -123,15 +156,36 @@ export function verifyCheckpointC2spCosignature(
   w: KeyRecord,
   opts: { backend?: CryptoBackend } = {},
 ): Result<true> {
-  if (sig.alg !== COSIGNATURE_V1) return fail('bad_signature', `${sig.kid}: not a cosignature/v1`);
+  if (!isC2spCosignatureAlg(sig.alg)) return fail('bad_signature', `${sig.kid}: not a cosignature/v1 or subtree/v1`);
   const key = witnessCosignatureKey(w);
   if (!key.ok) return key;
   if (!key.value) return fail('unknown_key', `witness ${w.kid} has no vkey`);
   if (sig.kid !== `${key.value.name}+${key.value.keyId}`)
     return fail('unknown_key', `cosignature ${sig.kid} is not by ${key.value.name}+${key.value.keyId}`);
+  if (cosignatureAlgOf(key.value.type) !== sig.alg)
+    return fail('bad_signature', `${sig.kid}: a ${sig.alg} signature by a key of type 0x0${key.value.type}`);
   if (!isTime(sig.signedAt) || timeMs(sig.signedAt) % 1000 !== 0)
-    return fail('malformed_signature', `cosignature/v1 signedAt ${String(sig.signedAt)} is not a whole second`);
+    return fail('malformed_signature', `${sig.alg} signedAt ${String(sig.signedAt)} is not a whole second`);
+  if (sig.alg === SUBTREE_V1) return verifyMldsaOver(cp, sig, key.value, w, opts.backend);
   return verifyEd25519Over(cp, sig, key.value.publicKey, timeMs(sig.signedAt) / 1000, w, opts.backend);
+}
+
+/** An ML-DSA-44 cosignature over the subtree/v1 message rebuilt from log, seq and root. */
+function verifyMldsaOver(cp: CheckpointFields, sig: C2spSignature, key: VerifierKey, w: KeyRecord, backend?: CryptoBackend): Result<true> {
+  const root = parseHash(cp.root);
+  if (!root.ok || root.value.length !== 32) return fail('invalid_hash', `checkpoint root ${String(cp.root).slice(0, 80)}`);
+  const raw = fromBase64url(sig.sig);
+  if (!raw.ok || raw.value.length !== MLDSA44_SIGNATURE_BYTES)
+    return fail('malformed_signature', `${sig.kid}: sig is not ${MLDSA44_SIGNATURE_BYTES} bytes of base64url`);
+  const timestamp = timeMs(sig.signedAt) / 1000;
+  if (timestamp <= 0) return fail('malformed_signature', `${sig.kid}: a cosignature timestamp is never zero`);
+  if (!subtreeNamesFit(key.name, cp.log)) return fail('malformed_signature', `${sig.kid}: name or origin over 255 bytes`);
+  const msg = subtreeMessage({ cosignerName: key.name, timestamp, origin: cp.log, start: 0, end: cp.seq, hash: root.value });
+  if (!(backend ?? defaultBackend()).mldsa44Verify(key.publicKey, msg, raw.value))
+    return fail('bad_signature', `${sig.alg} signature by ${sig.kid} does not verify`);
+  const valid = checkKeyValidAt(w, sig.signedAt);
+  if (!valid.ok) return valid;
+  return ok(true);
 }
 
 function verifyEd25519Over(
@@ -168,12 +222,14 @@ export function noteSignatureLine(sig: C2spSignature): Result<string> {
   const k = keyIdBytes(sig.kid);
   if (!k.ok) return k;
   const raw = fromBase64url(sig.sig);
-  if (!raw.ok || raw.value.length !== 64) return fail('malformed_signature', `${sig.kid}: sig is not 64 bytes`);
+  const want = sigBytesOf(sig.alg);
+  if (!raw.ok || raw.value.length !== want) return fail('malformed_signature', `${sig.kid}: sig is not ${want} bytes`);
   let payload = raw.value;
-  if (sig.alg === COSIGNATURE_V1) {
+  if (isC2spCosignatureAlg(sig.alg)) {
     if (!isTime(sig.signedAt) || timeMs(sig.signedAt) % 1000 !== 0)
       return fail('malformed_signature', `${sig.kid}: signedAt is not a whole second`);
-    payload = encodeCosignature({ timestamp: timeMs(sig.signedAt) / 1000, signature: raw.value });
+    const c = { timestamp: timeMs(sig.signedAt) / 1000, signature: raw.value };
+    payload = sig.alg === SUBTREE_V1 ? encodeMldsaCosignature(c) : encodeCosignature(c);
   }
   return ok(`\u2014 ${k.value.name} ${toBase64Std(concatBytes(k.value.id, payload))}\n`);
 }
@@ -192,14 +248,14 @@ export function c2spSignatureFromNote(
     if (s.sig.length !== 64) return fail('malformed_signature', `${kid}: an Ed25519 note signature is 64 bytes`);
     return ok({ alg: NOTE_ED25519, kid, signedAt, sig: toBase64url(s.sig) });
   }
-  if (type === SIG_COSIGNATURE_V1) {
-    const c = parseCosignature(s.sig);
+  if (isCosignatureType(type)) {
+    const c = type === SIG_MLDSA44 ? parseMldsaCosignature(s.sig) : parseCosignature(s.sig);
     if (!c.ok) return c;
-    if (c.value.timestamp === 0) return fail('malformed_signature', `${kid}: a cosignature/v1 timestamp is never zero`);
+    if (c.value.timestamp === 0) return fail('malformed_signature', `${kid}: a cosignature timestamp is never zero`);
     const ms = c.value.timestamp * 1000;
     if (!Number.isSafeInteger(ms) || ms > 253402300799000)
       return fail('malformed_signature', `${kid}: cosignature time ${c.value.timestamp} is beyond year 9999`);
-    return ok({ alg: COSIGNATURE_V1, kid, signedAt: formatTime(ms), sig: toBase64url(c.value.signature) });
+    return ok({ alg: cosignatureAlgOf(type), kid, signedAt: formatTime(ms), sig: toBase64url(c.value.signature) });
   }
   return fail('unsupported_alg', `${kid}: note signature type 0x${type.toString(16)} has no checkpoint form`);
 }
@@ -215,7 +271,11 @@ export function checkpointToNote(
   const body = checkpointNoteBody(cp);
   if (!body.ok) return body;
   const c2sp = cp.signature.filter(isC2spSignature);
-  const ordered = [...c2sp.filter((s) => s.alg === NOTE_ED25519), ...c2sp.filter((s) => s.alg === COSIGNATURE_V1)];
+  const ordered = [
+    ...c2sp.filter((s) => s.alg === NOTE_ED25519),
+    ...c2sp.filter((s) => s.alg === COSIGNATURE_V1),
+    ...c2sp.filter((s) => s.alg === SUBTREE_V1),
+  ];
   if (ordered.length === 0) return fail('unknown_key', `checkpoint ${cp.seq} carries no C2SP signature`);
   const lines: string[] = [];
   for (const s of ordered) {
@@ -227,7 +287,7 @@ export function checkpointToNote(
 }
 
 /**
- * The cosignature/v1 signatures by `vkeys` in a tlog-witness add-checkpoint reply (signature lines
+ * The cosignature/v1 and ML-DSA-44 signatures by `vkeys` in a tlog-witness add-checkpoint reply (signature lines
  * only), as checkpoint signatures; lines from other keys are ignored (tlog-witness: the client
  * MUST ignore unknown keys). Each returned one is checked with verifyCheckpointC2spCosignature by
  * the caller against its policy KeyRecord.
@@ -240,7 +300,7 @@ export function cosignaturesFromWitnessReply(cp: CheckpointFields, reply: string
   const out: C2spSignature[] = [];
   for (const s of note.value.signatures) {
     const k = vkeys.find((v) => v.name === s.name && v.keyId === s.keyId);
-    if (!k || k.type !== SIG_COSIGNATURE_V1) continue;
+    if (!k || !isCosignatureType(k.type)) continue;
     const c = c2spSignatureFromNote(s, k.type, '1970-01-01T00:00:00.000Z');
     if (!c.ok) return c;
     out.push(c.value);

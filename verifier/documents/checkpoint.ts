@@ -7,8 +7,8 @@
 // or copies it appears under; bad cosignatures are reported but fail the result only when the
 // quorum is then not met. Whether head and root match the entries is the log verifier's job.
 // The array may also hold C2SP signatures (checkpoint-c2sp.ts): the log's note-ed25519 signature
-// (kept last: addCosignature inserts cosignatures before it) and cosignature/v1 ones, matched to a
-// policy witness by its `vkey`. A policy witness counts once toward the quorum, by whichever of its
+// (kept last: addCosignature inserts cosignatures before it) and cosignature/v1 or ML-DSA-44
+// subtree/v1 ones, matched to a policy witness by its `vkey`. A policy witness counts once toward the quorum, by whichever of its
 // signatures (JCS cosignature or cosignature/v1) verifies; the result names each form that verified.
 // The usual checkpoint's hashed JCS text is written directly (checkpointHashedText), the same text
 // computeHash would give; anything unusual goes through computeHash.
@@ -25,7 +25,7 @@ import { schemaValidator } from './schemas/validate.ts';
 import type { WitnessPolicy } from './policy.ts';
 import { MAX_SEQ } from './schemas/bundle.ts';
 import {
-  COSIGNATURE_V1,
+  isC2spCosignatureAlg,
   NOTE_ED25519,
   signCheckpointNote,
   verifyCheckpointC2spCosignature,
@@ -50,8 +50,8 @@ export interface Checkpoint {
   signature: CheckpointSignature[];
 }
 
-/** How a witness's signature on a checkpoint was made: a JCS-header cosignature or a C2SP cosignature/v1. */
-export type CosignatureForm = 'jcs' | 'cosignature/v1';
+/** How a witness's signature on a checkpoint was made: a JCS-header cosignature, a C2SP cosignature/v1 or an ML-DSA-44 subtree/v1. */
+export type CosignatureForm = 'jcs' | 'cosignature/v1' | 'subtree/v1';
 
 export interface Cosigner {
   /** The policy witness's kid. */
@@ -242,7 +242,7 @@ export function verifyCheckpoint(cp: Checkpoint, policy: WitnessPolicy, opts: Ve
       }
       continue;
     }
-    const c2sp = sig.alg === COSIGNATURE_V1;
+    const c2sp = isC2spCosignatureAlg(sig.alg);
     const w = policy.witnesses.find((k) => (c2sp ? c2spKid(k) === sig.kid : k.kid === sig.kid));
     if (!w) {
       rejected.push({
@@ -256,7 +256,7 @@ export function verifyCheckpoint(cp: Checkpoint, policy: WitnessPolicy, opts: Ve
       rejected.push({ kid: sig.kid, code: 'key_role_mismatch', detail: `${sig.kid} holds the sequencer's public key and cannot witness` });
       continue;
     }
-    const form: CosignatureForm = c2sp ? 'cosignature/v1' : 'jcs';
+    const form: CosignatureForm = c2sp ? (sig.alg as 'cosignature/v1' | 'subtree/v1') : 'jcs';
     const seen = cosigners.find((c) => c.kid === w.kid);
     if (seen?.forms.includes(form)) continue; // one form of one key counts once
     const r = c2sp

@@ -7,20 +7,25 @@
 // KeyRecord is read (documents, policy, key cache, registration, bundles). Keys that passed it, and
 // key record times that parsed, are remembered by their exact text in bounded maps (only passes:
 // every refusal is decided again), so a verifier checking one log's key per request decodes it once.
+// alg ML-DSA-44 (a 1312-byte key) is for witnesses known only by their C2SP ML-DSA-44
+// cosignatures (a policy's foreign witness): such a record signs no JCS document.
 
 import { fail, ok, type Result } from '../errors.ts';
 import { fromBase64url, isTime, timeMs } from '../encoding/wire.ts';
 import type { Signature } from './signature-types.ts';
 import { checkEd25519PublicKey } from '../crypto/ed25519-rules.ts';
+import { MLDSA44_PUBLIC_KEY_BYTES } from '../crypto/mldsa44.ts';
 
 export const KEY_ROLES = ['sequencer', 'witness', 'device', 'operator', 'catalog'] as const;
 export type KeyRole = (typeof KEY_ROLES)[number];
 export type Alg = 'EdDSA' | 'ES256';
+/** A KeyRecord's algorithm: a signing one, or ML-DSA-44 for a witness known only by its C2SP cosignatures. */
+export type KeyAlg = Alg | 'ML-DSA-44';
 
 export interface KeyRecord {
   kind: 'KeyRecord';
   kid: string;
-  alg: Alg;
+  alg: KeyAlg;
   publicKey: string;
   owner: string;
   role: KeyRole;
@@ -79,8 +84,9 @@ export function checkKeyValidAt(key: KeyRecord, signedAt: string): Result<true> 
 const PASSED_MAX = 65_536;
 const PASSED_EDDSA = new Map<string, Uint8Array>();
 const PASSED_ES256 = new Map<string, Uint8Array>();
+const PASSED_MLDSA = new Map<string, Uint8Array>();
 const passedOf = (alg: unknown): Map<string, Uint8Array> | undefined =>
-  alg === 'EdDSA' ? PASSED_EDDSA : alg === 'ES256' ? PASSED_ES256 : undefined;
+  alg === 'EdDSA' ? PASSED_EDDSA : alg === 'ES256' ? PASSED_ES256 : alg === 'ML-DSA-44' ? PASSED_MLDSA : undefined;
 
 /**
  * The raw public key bytes, checked for length (Ed25519: 32; P-256: 65 uncompressed) and, for
@@ -96,7 +102,7 @@ export function publicKeyBytes(key: Pick<KeyRecord, 'alg' | 'publicKey'>, keyRul
   if (passed !== undefined) return ok(passed.slice());
   const b = fromBase64url(key.publicKey);
   if (!b.ok) return fail('invalid_document', 'publicKey is not base64url');
-  const want = key.alg === 'EdDSA' ? 32 : key.alg === 'ES256' ? 65 : -1;
+  const want = key.alg === 'EdDSA' ? 32 : key.alg === 'ES256' ? 65 : key.alg === 'ML-DSA-44' ? MLDSA44_PUBLIC_KEY_BYTES : -1;
   if (want < 0) return fail('unsupported_alg', `alg ${String(key.alg)}`);
   if (b.value.length !== want) return fail('invalid_document', `publicKey of ${key.alg} is ${want} bytes, got ${b.value.length}`);
   if (key.alg === 'EdDSA' && keyRule) {
@@ -123,6 +129,10 @@ export function validKeyRecordShape(k: KeyRecord, keyRule = true): Result<true> 
   }
   if (k.validUntil !== undefined && timeMs(k.validUntil) < timeMs(k.validFrom))
     return fail('invalid_document', 'validUntil is before validFrom');
+  // An ML-DSA-44 record names a witness by its C2SP cosignatures only (docs/design.md §7a): nothing
+  // else signs with such a key here, so no other role may hold one.
+  if (k.alg === 'ML-DSA-44' && k.role !== 'witness')
+    return fail('unsupported_alg', `an ML-DSA-44 KeyRecord is a witness's C2SP key; ${k.kid} has role ${String(k.role)}`);
   const pk = publicKeyBytes(k, keyRule);
   return pk.ok ? ok(true) : pk;
 }

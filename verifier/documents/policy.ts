@@ -7,10 +7,11 @@
 // sequencer's public key (it could never count), and the quorum is reachable. The value returned
 // is a new object with `quorum` filled in; the input is never changed. A key that breaks the one
 // Ed25519 key rule (verifier/crypto/ed25519-rules.ts) keeps its code, weak_key; other key faults are invalid_document.
-// A witness may carry `vkey` (its C2SP cosignature/v1 verifier key, type 0x04) and `url` (its
-// tlog-witness submission prefix, docs/design.md §4, §7a): the vkey must parse, be of type 0x04, and hold
-// neither the sequencer's key nor another witness's (vkey keys compared as raw Ed25519 bytes, so one
-// key never counts twice under two spellings); `url` needs a `vkey`.
+// A witness may carry `vkey` (its C2SP verifier key: cosignature/v1, type 0x04, or ML-DSA-44, type
+// 0x06) and `url` (its tlog-witness submission prefix, docs/design.md §4, §7a): the vkey must parse, be of
+// one of those types, and hold neither the sequencer's key nor another witness's (keys compared as
+// raw bytes, so one key never counts twice under two spellings); `url` needs a `vkey`. A witness
+// known only by its ML-DSA-44 key is a KeyRecord of alg ML-DSA-44 whose vkey holds that key.
 // The policy pins time (docs/design.md §4): `timeBounds: {required?, maxClockSkewMs?,
 // maxDeliveryDelayMs?}`. The log's descriptor must declare timeBounds unless `required` is false
 // (the auditor knows the log predates them), and may declare neither bound above the cap given;
@@ -21,6 +22,7 @@ import { sameKey, validKeyRecordShape, type KeyRecord } from './keys.ts';
 import { schemaValidator } from './schemas/validate.ts';
 import { witnessCosignatureKey } from './checkpoint-c2sp.ts';
 import { toBase64url } from '../encoding/wire.ts';
+import { SIG_MLDSA44 } from '../note/keys.ts';
 import { checkOrigin } from './log-descriptor.ts';
 
 export interface WitnessPolicy {
@@ -64,7 +66,7 @@ export function readWitnessPolicy(json: unknown): Result<WitnessPolicy> {
     return invalid(`the sequencer key ${p.sequencer.kid} has role ${p.sequencer.role}`, '/sequencer/role');
   const kids = new Set([p.sequencer.kid]);
   const keys: KeyRecord[] = [p.sequencer];
-  const vkeys: Array<{ alg: 'EdDSA'; publicKey: string }> = [];
+  const vkeys: Array<{ alg: 'EdDSA' | 'ML-DSA-44'; publicKey: string }> = [];
   for (let i = 0; i < p.witnesses.length; i++) {
     const w = p.witnesses[i];
     const s = validKeyRecordShape(w);
@@ -77,11 +79,12 @@ export function readWitnessPolicy(json: unknown): Result<WitnessPolicy> {
     const vk = witnessCosignatureKey(w);
     if (!vk.ok) return keyFailure(vk.code, `witness ${w.kid}: ${vk.detail}`, `/witnesses/${i}/vkey`);
     if (vk.value) {
-      // A cosignature/v1 key as an EdDSA KeyRecord, for the distinctness checks below and above.
-      const asKey = { alg: 'EdDSA' as const, publicKey: toBase64url(vk.value.publicKey) };
+      // A vkey's key as a KeyRecord key (EdDSA or ML-DSA-44), for the distinctness checks below and above.
+      const alg = vk.value.type === SIG_MLDSA44 ? ('ML-DSA-44' as const) : ('EdDSA' as const);
+      const asKey = { alg, publicKey: toBase64url(vk.value.publicKey) };
       if (sameKey(asKey, p.sequencer))
         return invalid(`witness ${w.kid}: its vkey holds the sequencer's public key`, `/witnesses/${i}/vkey`);
-      if (keys.some((k, j) => j > 0 && !sameKey(k, w) && sameKey(k, asKey)) || vkeys.some((k) => sameKey(k, asKey))) {
+      if (keys.some((k, j) => j > 0 && k !== w && !sameKey(k, w) && sameKey(k, asKey)) || vkeys.some((k) => sameKey(k, asKey))) {
         return invalid(`witness ${w.kid}: its vkey holds another witness's public key`, `/witnesses/${i}/vkey`);
       }
       vkeys.push(asKey);

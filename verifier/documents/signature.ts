@@ -8,7 +8,7 @@ import { fail, ok, type Result } from '../errors.ts';
 import { canonicalize, isPlainJsonString } from '../encoding/jcs.ts';
 import { fromBase64url, isBase64url, isHashString, isTime, toBase64url, utf8 } from '../encoding/wire.ts';
 import { defaultBackend, type CryptoBackend } from '../crypto/default.ts';
-import { checkKeyValidAt, publicKeyBytes, type Alg, type KeyRecord, type KeyRole } from './keys.ts';
+import { checkKeyValidAt, publicKeyBytes, type Alg, type KeyAlg, type KeyRecord, type KeyRole } from './keys.ts';
 import { computeHash, isVendorMember, type JsonObject } from './document-hash.ts';
 import type { Signature, SigningHeader } from './signature-types.ts';
 import { checkEd25519Signature, verifyEd25519 } from '../crypto/ed25519-rules.ts';
@@ -125,7 +125,7 @@ export function signDocument<T extends JsonObject>(
 
 /** The verify entry point of every part; EdDSA goes through the one Ed25519 rule before the backend. */
 export function verifyRaw(
-  alg: Alg,
+  alg: KeyAlg,
   publicKey: Uint8Array,
   msg: Uint8Array,
   sig: Uint8Array,

@@ -7,7 +7,8 @@
 // vkey/url), which other tools ignore as a comment, so text -> policy -> text loses nothing. From
 // text: the grammar of the spec (whitespace = spaces and tabs, `#` comments, names defined before
 // use, a member at most once per group, exactly one quorum line, no duplicate keys, the allowed
-// octets), then what a WitnessPolicy can express: exactly one log, cosignature/v1 witness keys,
+// octets), then what a WitnessPolicy can express: exactly one log, cosignature/v1 or ML-DSA-44
+// (0x06; a witness without its #cookwala record becomes a KeyRecord of alg ML-DSA-44) witness keys,
 // and a quorum that is none, the only witness, or one k-of-all group. A line without its
 // `#cookwala` record gets a derived KeyRecord: the witness's policy name as kid, its key name as
 // owner; the sequencer's kid as our sequencer derives it (`seq-` + the first 8 base64url
@@ -21,7 +22,7 @@ import { concatBytes, decodeUtf8, fromBase64url, toBase64url, utf8 } from '../en
 import { canonicalize } from '../encoding/jcs.ts';
 import { toBase64Std } from '../note/base64.ts';
 import { parseJson } from '../encoding/strict-json.ts';
-import { parseVerifierKey, SIG_COSIGNATURE_V1, SIG_ED25519, type VerifierKey } from '../note/keys.ts';
+import { isCosignatureType, parseVerifierKey, SIG_ED25519, SIG_MLDSA44, type VerifierKey } from '../note/keys.ts';
 import { logVkeyOf } from './checkpoint-c2sp.ts';
 import type { KeyRecord } from './keys.ts';
 import { readWitnessPolicy, type WitnessPolicy } from './policy.ts';
@@ -142,7 +143,8 @@ export function policyFromTlog(text: string | Uint8Array): Result<WitnessPolicy>
       if (name === 'none' || defs.has(name)) return bad(`the name ${name} is ${name === 'none' ? 'reserved' : 'defined twice'}`, n);
       const k = parseVerifierKey(f[2]);
       if (!k.ok) return bad(`witness ${name} vkey: ${k.detail}`, n);
-      if (k.value.type !== SIG_COSIGNATURE_V1) return bad(`witness ${name}: only cosignature/v1 keys (type 0x04) can be checked here`, n);
+      if (!isCosignatureType(k.value.type))
+        return bad(`witness ${name}: only cosignature/v1 (type 0x04) and ML-DSA-44 (type 0x06) keys can be checked here`, n);
       const raw = toBase64url(k.value.publicKey);
       if (witnesses.some((w) => toBase64url(w.key.publicKey) === raw) || (log && toBase64url(log.key.publicKey) === raw))
         return bad(`witness ${name} duplicates another key`, n);
@@ -203,13 +205,14 @@ export function policyFromTlog(text: string | Uint8Array): Result<WitnessPolicy>
       : {
           kind: 'KeyRecord',
           kid: w.name,
-          alg: 'EdDSA',
+          // A witness known by its ML-DSA-44 key alone is an ML-DSA-44 record (docs/design.md §7a).
+          alg: w.key.type === SIG_MLDSA44 ? 'ML-DSA-44' : 'EdDSA',
           publicKey: toBase64url(w.key.publicKey),
           owner: w.key.name,
           role: 'witness',
           validFrom: EPOCH,
         }) as unknown as KeyRecord;
-    const vkey = `${w.key.name}+${w.key.keyId}+${toBase64Std(concatBytes(Uint8Array.of(SIG_COSIGNATURE_V1), w.key.publicKey))}`;
+    const vkey = `${w.key.name}+${w.key.keyId}+${toBase64Std(concatBytes(Uint8Array.of(w.key.type), w.key.publicKey))}`;
     return { ...base, vkey, ...(w.url ? { url: w.url } : {}) };
   });
   return readWitnessPolicy({ kind: 'WitnessPolicy', log: origin, sequencer, witnesses: ws, quorum: k });

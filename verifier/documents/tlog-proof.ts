@@ -20,8 +20,9 @@ import { canonicalize } from '../encoding/jcs.ts';
 import { parseJson } from '../encoding/strict-json.ts';
 import type { CryptoBackend } from '../crypto/default.ts';
 import { fromBase64Std, toBase64Std } from '../note/base64.ts';
-import { verifyCheckpointNote } from '../note/signed.ts';
-import { SIG_COSIGNATURE_V1 } from '../note/keys.ts';
+import { parseNote, verifyCheckpointNote } from '../note/signed.ts';
+import { parseCheckpointBody } from '../note/checkpoint.ts';
+import { isCosignatureType } from '../note/keys.ts';
 import { hashLeaf, verifyInclusion } from '../merkle/index.ts';
 import { checkpointToNote, logVkeyOf, witnessCosignatureKey } from './checkpoint-c2sp.ts';
 import type { Checkpoint } from './checkpoint.ts';
@@ -134,14 +135,20 @@ export function verifyTlogProof(
     vkeys.push(w.vkey);
   }
   const v = verifyCheckpointNote(note, vkeys, { origin: policy.log, backend: opts.backend });
-  if (!v.ok) return v;
+  if (!v.ok) {
+    // Name the checkpoint (its size is the seq of its last entry) when its body reads.
+    const body = parseNote(note);
+    const cp = body.ok ? parseCheckpointBody(body.value.text) : undefined;
+    return cp?.ok ? { ...v, detail: `checkpoint ${cp.value.size}: ${v.detail}`, seq: cp.value.size } : v;
+  }
   const logName = logVkey.value.slice(0, logVkey.value.indexOf('+'));
-  if (!v.value.note.verified.some((s) => s.type !== SIG_COSIGNATURE_V1 && s.name === logName))
+  const logKeyId = logVkey.value.split('+')[1];
+  if (!v.value.note.verified.some((s) => s.name === logName && s.keyId === logKeyId))
     return fail('unknown_key', 'the checkpoint carries no signature by the log key of the policy');
   const witnesses = [
     ...new Set(
       v.value.note.verified
-        .filter((s) => s.type === SIG_COSIGNATURE_V1)
+        .filter((s) => isCosignatureType(s.type))
         .map((s) => witnessKeys.get(`${s.name}+${s.keyId}`))
         .filter((k): k is string => k !== undefined),
     ),

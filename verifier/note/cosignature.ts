@@ -1,7 +1,7 @@
 // verifier/note/cosignature.ts: C2SP tlog-cosignature, the Ed25519 cosignature/v1 type (signature
 // type 0x04): the timestamped_signature structure (u64 big-endian POSIX seconds || 64-byte Ed25519
 // signature) and the signed message, "cosignature/v1\n" + "time <decimal>\n" + the checkpoint body.
-// It leaves out ML-DSA-44 (type 0x06, subtree/v1), which nothing here signs or verifies.
+// It leaves out ML-DSA-44 (type 0x06, subtree/v1), which subtree.ts encodes.
 // Invariant: cosignatureMessage is the one encoder of the signed bytes, used by signer and
 // verifier alike. Timestamps above 2^53 - 1 are refused as malformed (the spec lets verifiers
 // reject future timestamps, and a JS number could not carry them exactly).

@@ -1,14 +1,17 @@
 // verifier/note/keys.ts: C2SP signed-note keys. A verifier key (vkey) is
 // `<name>+<8 hex key ID>+<base64(signature type || public key)>`, a signer key (skey)
-// `PRIVATE+KEY+<name>+<key ID>+<base64(type || 32-byte Ed25519 seed)>`. Key IDs are
-// SHA-256(name || 0x0A || type || public key)[:4] for Ed25519 (0x01) and cosignature/v1 (0x04),
-// and SHA-256(DER SPKI)[:4] for ECDSA (0x02, P-256 only). Other types (0x05 RFC 6962 STH,
-// 0x06 ML-DSA-44, future ones) parse with `supported: false` and their key ID taken as given:
-// such a key cannot verify, so createNoteVerifier refuses it ('unsupported_alg').
+// `PRIVATE+KEY+<name>+<key ID>+<base64(type || 32-byte seed)>`. Key IDs are
+// SHA-256(name || 0x0A || type || public key)[:4] for Ed25519 (0x01), cosignature/v1 (0x04) and
+// ML-DSA-44 subtree/v1 cosignatures (0x06, a 1312-byte key; subtree.ts), and SHA-256(DER SPKI)[:4]
+// for ECDSA (0x02, P-256 only). An ML-DSA-44 skey holds the 32-byte FIPS 204 seed, the form other
+// implementations share (the same seed gives the same key everywhere). Other types (0x05 RFC 6962
+// STH, future ones) parse with `supported: false` and their key ID taken as given: such a key
+// cannot verify, so createNoteVerifier refuses it ('unsupported_alg').
 // An Ed25519 or cosignature/v1 key that breaks the one Ed25519 key rule (verifier/crypto/ed25519-rules.ts:
 // small-order, mixed-order, non-canonical) is refused with 'weak_key'.
 // It leaves out the note format (signed.ts). Invariant: a vkey that parses has a key ID that matches
-// its key for every supported type, so (name, key ID) names exactly one public key.
+// its key for every supported type, so (name, key ID) names exactly one public key; the two
+// cosignature types sign checkpoint bodies only.
 
 import { defaultBackend, sha256, type CryptoBackend } from '../crypto/default.ts';
 import { concatBytes, decodeUtf8, toHex, utf8 } from '../encoding/wire.ts';
@@ -18,11 +21,18 @@ import { parseCheckpointBody } from './checkpoint.ts';
 import { cosignatureMessage, encodeCosignature, parseCosignature } from './cosignature.ts';
 import { ecdsaDerToRaw, p256PointFromSpki } from './ecdsa.ts';
 import { isValidKeyName } from './text.ts';
+import { MLDSA44_PUBLIC_KEY_BYTES } from '../crypto/mldsa44.ts';
+import { encodeMldsaCosignature, parseMldsaCosignature, subtreeMessage, subtreeNamesFit } from './subtree.ts';
 import { checkEd25519PublicKey, verifyEd25519 } from '../crypto/ed25519-rules.ts';
 
 export const SIG_ED25519 = 0x01;
 export const SIG_ECDSA = 0x02;
 export const SIG_COSIGNATURE_V1 = 0x04;
+/** ML-DSA-44 subtree/v1 cosignatures (c2sp.org/tlog-cosignature), also a log's checkpoint signature. */
+export const SIG_MLDSA44 = 0x06;
+
+/** The two cosignature types: they sign checkpoint bodies only, with a timestamp. */
+export const isCosignatureType = (type: number): boolean => type === SIG_COSIGNATURE_V1 || type === SIG_MLDSA44;
 
 export interface VerifierKey {
   name: string;
@@ -59,7 +69,7 @@ export function noteKeyId(name: string, type: number, publicKey: Uint8Array): st
 }
 
 function expectedKeyId(name: string, type: number, publicKey: Uint8Array): string | undefined {
-  if (type === SIG_ED25519 || type === SIG_COSIGNATURE_V1) return noteKeyId(name, type, publicKey);
+  if (type === SIG_ED25519 || type === SIG_COSIGNATURE_V1 || type === SIG_MLDSA44) return noteKeyId(name, type, publicKey);
   if (type === SIG_ECDSA) return toHex(sha256(publicKey).subarray(0, 4));
   return undefined;
 }
@@ -94,6 +104,11 @@ export function parseVerifierKey(vkey: string, keyRule = true): Result<VerifierK
     const w = keyRule ? checkEd25519PublicKey(publicKey) : undefined;
     if (w && !w.ok) return fail('weak_key', `vkey ${name}+${keyId}: ${w.detail}`);
     supported = true;
+  } else if (type === SIG_MLDSA44) {
+    if (publicKey.length !== MLDSA44_PUBLIC_KEY_BYTES)
+      return bad(`an ML-DSA-44 key is ${MLDSA44_PUBLIC_KEY_BYTES} bytes, got ${publicKey.length}`);
+    // The key name is the cosigner name of every signed message: longer than 255 bytes, nothing verifies.
+    supported = subtreeNamesFit(name, 'x');
   } else if (type === SIG_ECDSA) {
     supported = p256PointFromSpki(publicKey) !== undefined;
   }
@@ -133,6 +148,24 @@ export function createNoteVerifier(key: string | VerifierKey, backend: CryptoBac
       if (!body.ok || !parseCheckpointBody(body.value).ok) return false;
       return verifyEd25519(backend, publicKey, cosignatureMessage(text, c.value.timestamp), c.value.signature);
     };
+  } else if (type === SIG_MLDSA44) {
+    verify = (text, sig) => {
+      const c = parseMldsaCosignature(sig);
+      if (!c.ok) return false;
+      // The message is built from the body's origin, size and root; extension lines are not signed.
+      const body = decodeUtf8(text);
+      const cp = body.ok ? parseCheckpointBody(body.value) : undefined;
+      if (!cp?.ok || !subtreeNamesFit(name, cp.value.origin)) return false;
+      const msg = subtreeMessage({
+        cosignerName: name,
+        timestamp: c.value.timestamp,
+        origin: cp.value.origin,
+        start: 0,
+        end: cp.value.size,
+        hash: cp.value.rootHash,
+      });
+      return backend.mldsa44Verify(publicKey, msg, c.value.signature);
+    };
   } else {
     const point = p256PointFromSpki(publicKey) as Uint8Array;
     verify = (text, sig) => {
@@ -150,7 +183,7 @@ export function createNoteVerifier(key: string | VerifierKey, backend: CryptoBac
   return ok({ name, keyId, type, verify: safe });
 }
 
-/** Parse an skey (Ed25519 0x01 or cosignature/v1 0x04) and check its key ID. */
+/** Parse an skey (Ed25519 0x01, cosignature/v1 0x04 or ML-DSA-44 0x06, each a 32-byte seed) and check its key ID. */
 export function parseSignerKey(
   skey: string,
   backend: CryptoBackend = defaultBackend(),
@@ -166,10 +199,10 @@ export function parseSignerKey(
   const material = fromBase64Std(rest.slice(p2 + 1));
   if (!material.ok || material.value.length !== 33) return bad('skey material is not base64 of a type byte and a 32-byte seed');
   const type = material.value[0];
-  if (type !== SIG_ED25519 && type !== SIG_COSIGNATURE_V1)
+  if (type !== SIG_ED25519 && type !== SIG_COSIGNATURE_V1 && type !== SIG_MLDSA44)
     return fail('unsupported_alg', `skey type 0x${type.toString(16)} cannot sign here`);
   const seed = material.value.slice(1);
-  const publicKey = backend.ed25519PublicKey(seed);
+  const publicKey = type === SIG_MLDSA44 ? backend.mldsa44PublicKey(seed) : backend.ed25519PublicKey(seed);
   if (noteKeyId(name, type, publicKey) !== id.toLowerCase()) return bad('skey key ID does not match its key');
   return ok({ name, keyId: id.toLowerCase(), type, seed, publicKey });
 }
@@ -189,6 +222,28 @@ export function createNoteSigner(
   const vkey = formatVerifierKey(name, type, publicKey);
   if (type === SIG_ED25519) return ok({ name, keyId, type, vkey, sign: (text) => backend.ed25519Sign(seed, text) });
   const now = opts.now ?? Date.now;
+  if (type === SIG_MLDSA44)
+    return ok({
+      name,
+      keyId,
+      type,
+      vkey,
+      sign(text) {
+        const body = decodeUtf8(text);
+        const cp = body.ok ? parseCheckpointBody(body.value) : undefined;
+        if (!cp?.ok) throw new TypeError('an ML-DSA-44 cosigner signs checkpoint bodies only');
+        const timestamp = Math.floor(now() / 1000);
+        const msg = subtreeMessage({
+          cosignerName: name,
+          timestamp,
+          origin: cp.value.origin,
+          start: 0,
+          end: cp.value.size,
+          hash: cp.value.rootHash,
+        });
+        return encodeMldsaCosignature({ timestamp, signature: backend.mldsa44Sign(seed, msg) });
+      },
+    });
   return ok({
     name,
     keyId,
@@ -201,9 +256,10 @@ export function createNoteSigner(
   });
 }
 
-/** An skey string for an Ed25519 seed (tests and `cookwala keys`). */
+/** An skey string for a 32-byte seed (Ed25519 0x01 or 0x04, ML-DSA-44 0x06; tests and `init`). */
 export function formatSignerKey(name: string, type: number, seed: Uint8Array, backend: CryptoBackend = defaultBackend()): string {
-  if (!isValidKeyName(name) || seed.length !== 32 || (type !== SIG_ED25519 && type !== SIG_COSIGNATURE_V1))
-    throw new TypeError('an skey needs a valid name, type 0x01 or 0x04, and a 32-byte seed');
-  return `PRIVATE+KEY+${name}+${noteKeyId(name, type, backend.ed25519PublicKey(seed))}+${toBase64Std(concatBytes(Uint8Array.of(type), seed))}`;
+  if (!isValidKeyName(name) || seed.length !== 32 || (type !== SIG_ED25519 && type !== SIG_COSIGNATURE_V1 && type !== SIG_MLDSA44))
+    throw new TypeError('an skey needs a valid name, type 0x01, 0x04 or 0x06, and a 32-byte seed');
+  const pub = type === SIG_MLDSA44 ? backend.mldsa44PublicKey(seed) : backend.ed25519PublicKey(seed);
+  return `PRIVATE+KEY+${name}+${noteKeyId(name, type, pub)}+${toBase64Std(concatBytes(Uint8Array.of(type), seed))}`;
 }

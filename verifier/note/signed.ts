@@ -19,7 +19,8 @@ import { fail, ok, type Result } from '../errors.ts';
 import { fromBase64Std, toBase64Std } from './base64.ts';
 import { parseCheckpointBody, type CheckpointBody } from './checkpoint.ts';
 import { parseCosignature } from './cosignature.ts';
-import { createNoteVerifier, SIG_COSIGNATURE_V1, type NoteSigner, type NoteVerifier } from './keys.ts';
+import { createNoteVerifier, isCosignatureType, SIG_COSIGNATURE_V1, type NoteSigner, type NoteVerifier } from './keys.ts';
+import { parseMldsaCosignature } from './subtree.ts';
 import { isValidKeyName, MAX_NOTE_BYTES, MAX_SIGNATURES, textProblem } from './text.ts';
 
 export interface NoteSignature {
@@ -44,7 +45,7 @@ export interface VerifiedSignature {
   name: string;
   keyId: string;
   type: number;
-  /** For cosignature/v1 signatures: the POSIX seconds the cosigner stamped. */
+  /** For cosignature/v1 and ML-DSA-44 (0x06) signatures: the POSIX seconds the cosigner stamped. */
   timestamp?: number;
 }
 
@@ -189,8 +190,8 @@ function verifySignatures(parsed: ParsedNote, known: Map<string, NoteVerifier>):
     if (!v.verify(textBytes, s.sig)) return fail('bad_signature', `the signature of known key ${k} does not verify`, { key: k });
     if (verified.some((x) => x.name === s.name && x.keyId === s.keyId)) continue;
     const entry: VerifiedSignature = { name: s.name, keyId: s.keyId, type: v.type };
-    if (v.type === SIG_COSIGNATURE_V1) {
-      const c = parseCosignature(s.sig);
+    if (isCosignatureType(v.type)) {
+      const c = v.type === SIG_COSIGNATURE_V1 ? parseCosignature(s.sig) : parseMldsaCosignature(s.sig);
       if (c.ok) entry.timestamp = c.value.timestamp;
     }
     verified.push(entry);
@@ -207,8 +208,8 @@ export function signNote(text: string, signers: readonly NoteSigner[]): Result<s
   const problem = textProblem(text);
   if (problem) return malformed(problem);
   if (signers.length === 0 || signers.length > MAX_SIGNATURES) return malformed(`a note needs 1 to ${MAX_SIGNATURES} signatures`);
-  if (signers.some((s) => s.type === SIG_COSIGNATURE_V1) && !parseCheckpointBody(text).ok)
-    return malformed('cosignature/v1 signs checkpoint bodies only');
+  if (signers.some((s) => isCosignatureType(s.type)) && !parseCheckpointBody(text).ok)
+    return malformed('cosignatures (0x04, 0x06) sign checkpoint bodies only');
   const bytes = utf8(text);
   const lines = signers.map((s) => {
     const id = Uint8Array.from(s.keyId.match(/../g)?.map((h) => parseInt(h, 16)) ?? []);

@@ -22,7 +22,7 @@ import { fail, type Result } from '../../verifier/errors.ts';
 import { addCosignature, mergeCosignatures, verifyCheckpoint, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
 import { verifyHashSignature } from '../../verifier/documents/signature.ts';
 import {
-  COSIGNATURE_V1,
+  isC2spCosignatureAlg,
   NOTE_ED25519,
   verifyCheckpointC2spCosignature,
   witnessCosignatureKey,
@@ -211,7 +211,7 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
     return v.ok && v.value ? `${v.value.name}+${v.value.keyId}` : undefined;
   };
   const accept = (round: Round, sig: CheckpointSignature): boolean => {
-    const c2sp = sig.alg === COSIGNATURE_V1;
+    const c2sp = isC2spCosignatureAlg(sig.alg);
     const key = deps.policy.witnesses.find((k) => (c2sp ? c2spKid(k) === sig.kid : k.kid === sig.kid));
     if (!key) return false;
     const v = c2sp

@@ -27,6 +27,8 @@
 // and handed to onFork once new, so `GET /v1/forks` lists it and `cookwala verify-fork` proves it.
 // With deps.offThread the note's signatures are checked on a worker, with the inline result; with
 // deps.signWorker our line is signed on a worker once decided (the same bytes; still before the commit).
+// With deps.mldsaCosigner (mldsa-cosigner.ts) an ML-DSA-44 line follows the cosignature/v1 one, both
+// in the answer and in the kept note, as litewitness answers; it is signed on the event loop.
 // Left out: sign-subtree (optional in the spec), rate limits (the transport's), bastions.
 
 import { fail, ok, type Failure, type Result } from '../../verifier/errors.ts';
@@ -38,6 +40,7 @@ import { hashFromBase64StdBytes } from '../wire/hash-text.ts';
 import type { LogState, StateStore } from './state.ts';
 import type { KeyedLock } from './mutex.ts';
 import type { WitnessCosigner } from './note-cosigner.ts';
+import type { MldsaCosigner } from './mldsa-cosigner.ts';
 import { parseHash } from '../../verifier/encoding/wire.ts';
 import type { OffThreadVerifier } from './off-thread-verify.ts';
 import { signWith, type SigningWorker } from './signing-worker.ts';
@@ -61,6 +64,8 @@ export interface C2spWitnessDeps {
   /** The note verifiers trusted for an origin; undefined when the origin is not admitted. */
   logKeys: { get(origin: string): readonly NoteVerifier[] | undefined };
   cosigner: WitnessCosigner;
+  /** The optional ML-DSA-44 cosigner (type 0x06): its line comes after the cosignature/v1 one. */
+  mldsaCosigner?: MldsaCosigner;
   /** Milliseconds since the epoch. */
   clock: () => number;
   lock?: KeyedLock;
@@ -265,12 +270,14 @@ export async function processC2spAddCheckpoint(body: Uint8Array, deps: C2spWitne
         const [s] = await signWith(deps.signWorker.worker, deps.signWorker.signer, [m.msg]);
         c = deps.cosigner.finish(m.timestamp, s);
       } else c = deps.cosigner.cosign(req.textBytes, now);
+      const pq = deps.mldsaCosigner?.cosign({ origin, size, rootHash }, now);
+      const lines = `\u2014 ${c.line}\n${pq ? `\u2014 ${pq.line}\n` : ''}`;
       const next: Omit<LogState, 'version'> = {
         log: origin,
         seq: size,
         root: formatHash(rootHash),
         updatedAt: formatTime(now),
-        note: `${signedText}\u2014 ${c.line}\n`,
+        note: `${signedText}${lines}`,
         noteCosignature: c.line,
       };
       // The same tree again keeps what the libp2p protocol knew about it (head, JSON checkpoint).
@@ -280,7 +287,7 @@ export async function processC2spAddCheckpoint(body: Uint8Array, deps: C2spWitne
       }
       if (state?.descriptorHash !== undefined) next.descriptorHash = state.descriptorHash;
       const committed = await deps.state.commit(next, d.expectedVersion);
-      if (committed.ok) return ok({ origin, size, lines: `\u2014 ${c.line}\n` });
+      if (committed.ok) return ok({ origin, size, lines });
       if (attempt === MAX_ATTEMPTS) {
         const s = await deps.state.get(origin);
         return fail('conflict', `state of ${origin} kept moving; retry`, { knownSeq: s?.seq ?? 0 });

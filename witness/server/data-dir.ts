@@ -3,6 +3,8 @@
 //   DIR/witness.key.json        {"alg":"EdDSA","kid":…,"secretKey":…}            (mode 0600)
 //   DIR/witness.keyrecord.json  its public KeyRecord (role witness), self-signed at creation
 //   DIR/peer.key                the libp2p identity (witness/wire/identity.ts)                 (mode 0600)
+//   DIR/witness.mldsa44.skey    optional ML-DSA-44 cosigner key, a signed-note skey (type 0x06,
+//                               the 32-byte seed) under the witness's C2SP key name            (mode 0600)
 //   DIR/state/                  LevelDB: per-log state and fork proofs (state.ts)
 //   DIR/witness-info.json       {peerId, multiaddrs, http, keyRecord}, written while running
 // `init` is idempotent and never overwrites a key: secrets go to a temp file, are fsync'd and
@@ -11,7 +13,9 @@
 // instead of making one; a DIR that holds another key refuses it, as it refuses any key change.
 // Left out: key rotation (a new key is a new witness).
 
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { formatSignerKey, parseSignerKey, SIG_MLDSA44 } from '../../verifier/note/index.ts';
 import { join } from 'node:path';
 import { ProtocolError, type Result } from '../../verifier/errors.ts';
 import {
@@ -39,6 +43,7 @@ export const WITNESS_FILES = {
   peerKey: 'peer.key',
   state: 'state',
   info: 'witness-info.json',
+  mldsaKey: 'witness.mldsa44.skey',
 } as const;
 
 /** The owner named in a witness KeyRecord. */
@@ -56,6 +61,49 @@ export interface WitnessDataDir {
   /** The key the signer signs with (the CLI hands it to the witness's signing worker). */
   secretKey: SecretKey;
   keyRecord: KeyRecord;
+  /** The ML-DSA-44 skey, when the witness has one (mldsa-cosigner.ts). */
+  mldsaSkey?: string;
+}
+
+/** The C2SP key name the witness's cosigners sign under. */
+export const c2spNameOf = (c: WitnessConfig): string => c.c2spName ?? c.name;
+
+/**
+ * Give the witness an ML-DSA-44 cosigner key: `skey` imported (a type 0x06 skey whose name is the
+ * witness's C2SP name) or a fresh seed. Never overwrites: a different key already there is refused.
+ */
+export async function ensureMldsaKey(dir: string, config: WitnessConfig, skey?: string): Promise<{ created: boolean; skey: string }> {
+  const path = join(dir, WITNESS_FILES.mldsaKey);
+  const name = c2spNameOf(config);
+  let text: string;
+  if (skey !== undefined) {
+    const k = parseSignerKey(skey.trim());
+    if (!k.ok) throw new ProtocolError(k.code, `ML-DSA-44 key: ${k.detail}`);
+    if (k.value.type !== SIG_MLDSA44)
+      throw new ProtocolError('unsupported_alg', `the key is of type 0x${k.value.type.toString(16)}, not ML-DSA-44 (0x06)`);
+    if (k.value.name !== name)
+      throw new ProtocolError('descriptor_mismatch', `the key is named ${k.value.name}; this witness signs as ${name}`);
+    text = skey.trim();
+  } else text = formatSignerKey(name, SIG_MLDSA44, randomBytes(32));
+  if (await writeFileOnce(path, text + '\n', 0o600)) return { created: true, skey: text };
+  const have = (await readFile(path, 'utf8')).trim();
+  if (skey !== undefined && have !== text)
+    throw new ProtocolError('descriptor_mismatch', `${path} holds another ML-DSA-44 key; it is never overwritten`);
+  return { created: false, skey: have };
+}
+
+async function readMldsaKey(dir: string): Promise<string | undefined> {
+  const path = join(dir, WITNESS_FILES.mldsaKey);
+  let text: string;
+  try {
+    text = (await readFile(path, 'utf8')).trim();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+  const k = parseSignerKey(text);
+  if (!k.ok || k.value.type !== SIG_MLDSA44) throw new ProtocolError('invalid_document', `${path} is not an ML-DSA-44 skey`);
+  return text;
 }
 
 export interface WitnessInitOptions {
@@ -155,7 +203,8 @@ export async function loadWitnessDir(dir: string): Promise<WitnessDataDir> {
   if (!rec.ok) throw new ProtocolError(rec.code, `${recPath}: ${rec.detail}`);
   if (rec.value.kid !== signer.kid || rec.value.publicKey !== toBase64url(signer.publicKey))
     throw new ProtocolError('descriptor_mismatch', `${recPath} is not the record of ${keyPath}`);
-  return { dir, config: c.value, signer, secretKey, keyRecord: rec.value };
+  const mldsaSkey = await readMldsaKey(dir);
+  return { dir, config: c.value, signer, secretKey, keyRecord: rec.value, ...(mldsaSkey ? { mldsaSkey } : {}) };
 }
 
 export async function saveWitnessConfig(dir: string, config: WitnessConfig): Promise<void> {

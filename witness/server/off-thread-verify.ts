@@ -8,7 +8,8 @@
 // or the optimistic run failed after recording (a failure that a bad signature could have preempted),
 // the same check runs again on this thread with the real backend, so the result (reason code and
 // detail, bare-hash fallback included) is exactly the one the event loop alone would give.
-// Left out: which checks to move (the callers pick: the sequencer's checkpoint signature over
+// Left out: ML-DSA-44 verifies (a log signing with type 0x06), which run on the event loop with the
+// real backend (the pool's items are Ed25519 and P-256). Left out too: which checks to move (the callers pick: the sequencer's checkpoint signature over
 // libp2p with the log's note signature the checkpoint carries, the log's note over C2SP HTTP). Outside `check` the backend is the real one.
 // Invariants: a result is ok only if the pool (or the real backend) verified every signature the
 // check asked about; the recording is synchronous, so no other request's checks can mix in; checks

@@ -4,7 +4,8 @@
 // the status API (status-api.ts), and on the same HTTP port the C2SP tlog-witness interface
 // (c2sp-http.ts: POST /add-checkpoint, GET /<sha256(origin)>/checkpoint; docs/design.md §7a) over the same
 // state, with logs from the config and from followed logs/v0 lists (log-list-follow.ts). Every
-// libp2p cosignature also comes as cosignature/v1. Nothing listens until start(); only the CLI calls it.
+// libp2p cosignature also comes as cosignature/v1; with an ML-DSA-44 key (deps.mldsaSkey) the
+// C2SP answer carries an ML-DSA-44 cosignature too (mldsa-cosigner.ts). Nothing listens until start(); only the CLI calls it.
 // With verifyWorkers > 0 the sequencers' and logs' signatures are checked on worker threads
 // (off-thread-verify.ts over platform/sig-pool.ts; same decisions), closed by stop(). With
 // signWorker and the witness's secret key, its cosignatures are signed on one worker thread that
@@ -39,6 +40,7 @@ import { createWitnessMetrics, type Metrics, type WitnessMetricName } from './me
 import { silentLogger, type Logger } from '../../platform/logger.ts';
 import type { StateStore } from './state.ts';
 import { createWitnessCosigner, type WitnessCosigner } from './note-cosigner.ts';
+import { createMldsaCosigner } from './mldsa-cosigner.ts';
 import { createLogRegistry, type C2spLog } from './c2sp-logs.ts';
 import type { C2spWitnessDeps } from './c2sp-add-checkpoint.ts';
 import { registerC2spRoutes } from './c2sp-http.ts';
@@ -69,6 +71,8 @@ export interface WitnessServiceDeps {
   /** The witness's logger (platform/logger.ts); default silent. */
   logger?: Logger;
   hooks?: WitnessDeps['hooks'];
+  /** An ML-DSA-44 skey (type 0x06): the optional second C2SP cosigner (mldsa-cosigner.ts). */
+  mldsaSkey?: string;
 }
 
 export interface WitnessOptions {
@@ -102,8 +106,8 @@ export interface WitnessInfo {
   multiaddrs: string[];
   http?: string;
   keyRecord: KeyRecord;
-  /** The C2SP cosigner: key name and vkey (type 0x04) for a tlog-policy or a log's witness list. */
-  c2sp?: { name: string; vkey: string };
+  /** The C2SP cosigner: key name and vkey (type 0x04), and the ML-DSA-44 vkey (0x06) when it has that key. */
+  c2sp?: { name: string; vkey: string; mldsaVkey?: string };
 }
 
 /** What a reread configuration changed in a running witness (admitConfig). */
@@ -149,6 +153,9 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
   const registry = reg.value;
   const cosigner: WitnessCosigner | undefined =
     deps.signer.alg === 'EdDSA' ? createWitnessCosigner(opts.c2sp?.name ?? deps.keyRecord.kid, deps.signer) : undefined;
+  const pq = deps.mldsaSkey === undefined ? undefined : createMldsaCosigner(deps.mldsaSkey);
+  if (pq && !pq.ok) throw new TypeError(`witness ML-DSA-44 key: ${pq.code}: ${pq.detail}`);
+  const mldsaCosigner = pq?.value;
   let listTimer: NodeJS.Timeout | undefined;
   metrics.set('cookwala_witness_logs', registry.size());
   let node: P2pNode | undefined;
@@ -293,6 +300,7 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
     state: deps.state,
     logKeys: registry,
     cosigner,
+    mldsaCosigner,
     clock,
     offThread,
     signWorker: signWorker && { worker: signWorker, signer: deps.signer },
@@ -340,7 +348,9 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
     multiaddrs: node ? fullAddrs(node) : [],
     ...(httpUrl ? { http: httpUrl } : {}),
     keyRecord: deps.keyRecord,
-    ...(cosigner ? { c2sp: { name: cosigner.name, vkey: cosigner.vkey } } : {}),
+    ...(cosigner
+      ? { c2sp: { name: cosigner.name, vkey: cosigner.vkey, ...(mldsaCosigner ? { mldsaVkey: mldsaCosigner.vkey } : {}) } }
+      : {}),
   });
 
   const stop = async () => {

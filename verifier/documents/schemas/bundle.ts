@@ -57,7 +57,7 @@ export const SCHEMA_BUNDLE = {
     // the log's note signature (note-ed25519) and witness cosignatures (cosignature/v1).
     CheckpointSignature: closed(
       {
-        alg: { type: 'string', enum: ['EdDSA', 'ES256', 'note-ed25519', 'cosignature/v1'] },
+        alg: { type: 'string', enum: ['EdDSA', 'ES256', 'note-ed25519', 'cosignature/v1', 'subtree/v1'] },
         kid: ref('name'),
         signedAt: ref('time'),
         sig: ref('base64url'),
@@ -68,7 +68,7 @@ export const SCHEMA_BUNDLE = {
       {
         kind: { const: 'KeyRecord' },
         kid: ref('name'),
-        alg: ref('alg'),
+        alg: { type: 'string', enum: ['EdDSA', 'ES256', 'ML-DSA-44'] },
         publicKey: ref('base64url'),
         owner: ref('name'),
         role: { type: 'string', enum: ['sequencer', 'witness', 'device', 'operator', 'catalog'] },
@@ -77,8 +77,8 @@ export const SCHEMA_BUNDLE = {
         revokedAt: ref('time'),
         hash: ref('hash'),
         signature: ref('Signature'),
-        // A witness's C2SP verifier key (cosignature/v1, type 0x04) and tlog-witness submission prefix.
-        vkey: { type: 'string', minLength: 1, maxLength: 1024 },
+        // A witness's C2SP verifier key (cosignature/v1 0x04 or ML-DSA-44 0x06) and tlog-witness submission prefix.
+        vkey: { type: 'string', minLength: 1, maxLength: 4096 },
         url: { type: 'string', pattern: '^https?://[^\\s]+$', maxLength: 2048 },
       },
       ['kind', 'kid', 'alg', 'publicKey', 'owner', 'role', 'validFrom'],
