@@ -159,11 +159,7 @@ async function main(argv: string[]): Promise<number> {
     const dir = values.data;
     const identity = await loadOrCreateDevice(dir, { name: values.name });
     if (registerToken && sequencer && values.log) {
-      const r = await ensureRegistered(
-        createSequencerClient({ url: sequencer, log: values.log }),
-        identity.keyRecord,
-        registerToken,
-      );
+      const r = await ensureRegistered(createSequencerClient({ url: sequencer, log: values.log }), identity.keyRecord, registerToken);
       if (!r.ok) {
         process.stderr.write(`cookwala executor: registering ${identity.keyRecord.kid}: ${r.detail}\n`);
         return 1;

@@ -57,7 +57,11 @@ async function head(res: IncomingMessage, max: number): Promise<string> {
 }
 
 /** GET `url` into `out` (via out.partial, then rename). Resolves with the byte count. */
-export async function downloadToFile(url: string, out: string, o: { progress?: DownloadProgress; signal?: AbortSignal } = {}): Promise<number> {
+export async function downloadToFile(
+  url: string,
+  out: string,
+  o: { progress?: DownloadProgress; signal?: AbortSignal } = {},
+): Promise<number> {
   const res = await get(url, o.signal);
   if (res.statusCode !== 200) throw new DownloadRefused(res.statusCode ?? 0, await head(res, 300));
   const length = Number(res.headers['content-length']);

@@ -65,7 +65,12 @@ export function acceptIngest(path: string, req: IncomingMessage, d: Pick<RawInge
 export function routeRawIngest(app: FastifyInstance, d: RawIngestDeps): void {
   const problem = (f: Failure): RawAnswer => {
     const p = problemOf(f);
-    return { status: p.status, contentType: answerType({ status: p.status, body: p }), body: JSON.stringify(p), retryAfter: retryAfterOf(p.status) };
+    return {
+      status: p.status,
+      contentType: answerType({ status: p.status, body: p }),
+      body: JSON.stringify(p),
+      retryAfter: retryAfterOf(p.status),
+    };
   };
   /** A thrown request-level refusal or fault, as fastify's error handler answers it (app.ts). */
   const thrown = (origin: string, err: unknown): RawAnswer => {

@@ -209,9 +209,9 @@ export async function openLogHost(d: LogHostDeps, logs: LogConfig[]): Promise<Lo
   const closeAll = async (): Promise<void> => {
     for (const s of slots.values()) await s.opening?.catch(() => undefined);
     const open = [...lru.entries()];
-    const errors = (await Promise.allSettled(open.map(([o, s]) => s.closing ?? (s.h ? evict(o, s, 'shutdown') : Promise.resolve())))).filter(
-      (r) => r.status === 'rejected',
-    );
+    const errors = (
+      await Promise.allSettled(open.map(([o, s]) => s.closing ?? (s.h ? evict(o, s, 'shutdown') : Promise.resolve())))
+    ).filter((r) => r.status === 'rejected');
     if (errors.length > 0) throw (errors[0] as PromiseRejectedResult).reason;
   };
 
@@ -232,9 +232,7 @@ export async function openLogHost(d: LogHostDeps, logs: LogConfig[]): Promise<Lo
     // A log in a database shared by several sequencers stays open while idle: closing it would end
     // this process's lease (or candidacy) and hand the log to whichever process asks next, for no
     // memory worth having back (its store holds no cache), and the device_lost judgement needs a leader.
-    const idle = [...lru.entries()].filter(
-      ([, s]) => s.h && s.pins === 0 && !s.closing && s.lastUsed <= before && !sharedStore(s.h.store),
-    );
+    const idle = [...lru.entries()].filter(([, s]) => s.h && s.pins === 0 && !s.closing && s.lastUsed <= before && !sharedStore(s.h.store));
     await Promise.all(idle.map(([o, s]) => evict(o, s, 'idle').catch(d.onError)));
     return idle.length;
   };

@@ -25,7 +25,7 @@ const FAMILIES = {
   },
   cookwala_lease_leader: { help: '1 while this process leads the log (holds its PostgreSQL lease), else 0.', type: 'gauge', labels: LOG },
   cookwala_lease_changes_total: {
-    help: 'Changes of this process\'s lease on a log, by event (lease_acquired, lease_lost, lease_released).',
+    help: "Changes of this process's lease on a log, by event (lease_acquired, lease_lost, lease_released).",
     type: 'counter',
     labels: ['log', 'event'],
   },

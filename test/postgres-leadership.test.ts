@@ -217,7 +217,8 @@ describe('several sequencers on one PostgreSQL log', () => {
     expect((await B.seq.app.inject({ method: 'GET', url: '/metrics' })).body).toContain(`cookwala_lease_leader{log="${LOG}"} 0`);
     await A.seq.close();
     const lease = (m: Member) =>
-      m.lines()
+      m
+        .lines()
         .filter((r) => String(r.event).startsWith('lease_'))
         .map((r) => ({ event: r.event, epoch: r.epoch, reason: r.reason }));
     for (const r of [...lease(A), ...lease(B)]) {

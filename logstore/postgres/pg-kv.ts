@@ -145,18 +145,19 @@ export class PgKv implements KvRead {
     await Promise.all([
       kk.length === 0
         ? undefined
-        : this.read<{ k: Buffer; v: Buffer }>('SELECT k, v FROM cookwala_kv WHERE log_id = $1 AND k = ANY($2::bytea[])', [this.logId, kk])
-            .then((r) => {
-              for (const row of r.rows) found.set(row.k.toString('latin1'), row.v);
-            }),
+        : this.read<{ k: Buffer; v: Buffer }>('SELECT k, v FROM cookwala_kv WHERE log_id = $1 AND k = ANY($2::bytea[])', [
+            this.logId,
+            kk,
+          ]).then((r) => {
+            for (const row of r.rows) found.set(row.k.toString('latin1'), row.v);
+          }),
       pk.length === 0
         ? undefined
         : this.read<{ seq: string; v: Buffer }>(`SELECT seq, v FROM ${this.payloads} WHERE seq = ANY($1::bigint[])`, [
-              pk.map((k) => k.readBigUInt64BE(1).toString()),
-            ])
-            .then((r) => {
-              for (const row of r.rows) found.set(payloadKeyOf(row.seq).toString('latin1'), row.v);
-            }),
+            pk.map((k) => k.readBigUInt64BE(1).toString()),
+          ]).then((r) => {
+            for (const row of r.rows) found.set(payloadKeyOf(row.seq).toString('latin1'), row.v);
+          }),
     ]);
     return keys.map((k) => found.get(k.toString('latin1')));
   }

@@ -94,7 +94,15 @@ export async function openPostgresLogStore(o: PostgresStoreOptions): Promise<Pos
     await ensureSchema(pool);
     const logId = (await logIdOf(pool, o.log, true))!;
     store = new PgStore(`${redact(o.url)}#${encodeURIComponent(o.log)}`, o.log, new PgKv(pool, logId), pool, o.faults, o.address);
-    store.startLease({ url: o.url, logId, holder: o.holder ?? `pid-${process.pid}`, address: o.address, leaseMs, onError: o.onError, onLeaseChange: o.onLeaseChange });
+    store.startLease({
+      url: o.url,
+      logId,
+      holder: o.holder ?? `pid-${process.pid}`,
+      address: o.address,
+      leaseMs,
+      onError: o.onError,
+      onLeaseChange: o.onLeaseChange,
+    });
     await store.leaseRound();
     // Won the lease but the state is not one to sequence on (store_behind_checkpoint, damage).
     if (store.loadError !== undefined) throw store.loadError;
@@ -139,7 +147,9 @@ class PgStore extends LeasedStore implements PostgresLogStore {
 
   append(items: AppendItem[]): Promise<Head> {
     // A standby refuses with not_leader naming the leader as the lease row has it now (its own view may be stale).
-    return this.refuseClosed() ?? (this.role() === 'leader' ? this.appendQueued(items) : this.checkLeader().then(() => this.appendQueued(items)));
+    return (
+      this.refuseClosed() ?? (this.role() === 'leader' ? this.appendQueued(items) : this.checkLeader().then(() => this.appendQueued(items)))
+    );
   }
 
   protected override ownAddress(): string | undefined {
