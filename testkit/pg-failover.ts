@@ -242,6 +242,8 @@ export async function runFailover(o: {
           if (body.code === 'not_leader') notLeaderBy[by]++;
           const named = byUrl(body.leader as string | undefined) ?? other(by);
           target = body.code !== 'not_leader' ? by : named === unreachable ? by : named;
+          // Asked once more here; a second redirect to it is followed (it was slow, not gone).
+          if (body.code === 'not_leader' && named === unreachable) unreachable = undefined;
           await sleep(10);
           continue;
         }
