@@ -50,6 +50,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   postgres: () => import('./postgres.ts'),
   // many logs on one sequencer, and one witness for 40,000 logs
   logs: () => import('./logs.ts'),
+  export: () => import('./export.ts'),
   witnessScale: () => import('./witness-scale.ts'),
 };
 
@@ -83,6 +84,8 @@ const TARGETS: Target[] = [
   ['witnessScale.startupSeconds', (v) => v <= 10, '<= 10 s'],
   ['witnessScale.addCheckpointPerSec', (v) => v >= 1000, '>= 1,000/s'],
   ['postgres.takeoverMs', () => true, '(reported: SIGKILL -> first 201)'],
+  ['export.ratioToCurl', (v) => v >= 0.5, '>= 0.5 (export --url vs curl, same URL)'],
+  ['export.rssGrowthMB', (v) => v < 32, '< 32 MB (peak RSS: full size minus a tenth of it)'],
   // docs/design.md §13: ratios measured in interleaved pairs against their limits (bench/pairs.ts)
   ['ingest.ratioToVerifyLimit', (v) => v >= 0.7, '>= 0.7'],
   ['ingest.singleEventsPerSec', (v) => v >= 6000, '>= 6,000/s'],

@@ -25,7 +25,7 @@ import { createExecutor } from './executor.ts';
 import { fastClock, systemClock } from '../platform/clock.ts';
 import { isDataset, type Dataset } from './request.ts';
 import { createSimulatedHardware } from './runner.ts';
-import { createSequencerClient, ensureRegistered } from './sequencer-client.ts';
+import { createSequencerClient, ensureRegistered, sequencerUrls } from './sequencer-client.ts';
 import { RegistrationError, runSimulation } from './simulator.ts';
 import { createLogger } from '../platform/logger.ts';
 
@@ -34,7 +34,9 @@ const USAGE = `usage: cookwala executor --data DIR [--sequencer URL --log ORIGIN
                          [--attendance present|absent|reachable:S] [--max-connections N]
 
   --data DIR            the device's data dir (key, LevelDB); the simulator puts devices in DIR/devices/
-  --sequencer URL       where events are delivered (with --log, the log's origin)
+  --sequencer URL       where events are delivered (with --log, the log's origin); several sequencers
+                        serving one log (one leads): repeat the flag or give a comma list; the
+                        outbox follows the leader a 503 not_leader names (docs/failover.md)
   --log ORIGIN          the log origin, e.g. localhost/missions/demo
   --port N              API port on 127.0.0.1 (default 8710; with --simulate: first port, default any)
   --simulate N          run N simulated devices through realistic missions, then exit
@@ -85,7 +87,7 @@ async function main(argv: string[]): Promise<number> {
       argv,
       {
         data: { type: 'string' },
-        sequencer: { type: 'string' },
+        sequencer: { type: 'string', multiple: true },
         log: { type: 'string' },
         port: { type: 'string' },
         simulate: { type: 'string' },
@@ -102,14 +104,18 @@ async function main(argv: string[]): Promise<number> {
       false,
     );
     if (!values.data) throw new UsageError('--data DIR is required');
-    if (values.sequencer && !values.log) throw new UsageError('--sequencer needs --log ORIGIN');
+    // --sequencer repeated or a comma list: every process that may serve the log, kept as one comma list.
+    const urls = values.sequencer ? sequencerUrls(values.sequencer) : [];
+    for (const u of urls) if (!/^https?:\/\/[^\s]+$/.test(u)) throw new UsageError(`--sequencer ${u} is not an http(s) URL`);
+    const sequencer = urls.length > 0 ? urls.join(',') : undefined;
+    if (sequencer && !values.log) throw new UsageError('--sequencer needs --log ORIGIN');
     const tok = await readOperatorToken({ flag: values['register-token'], file: values['register-token-file'] });
     if (!tok.ok) {
       process.stderr.write(`cookwala executor: ${tok.detail}\n`);
       return 2;
     }
     const registerToken = tok.value?.token;
-    if (registerToken && !values.sequencer) throw new UsageError(`the operator token (${tok.value!.from}) needs --sequencer`);
+    if (registerToken && !sequencer) throw new UsageError(`the operator token (${tok.value!.from}) needs --sequencer`);
     if (tok.value?.from === '--register-token')
       process.stderr.write(
         'cookwala executor: --register-token shows the token to anyone running `ps`: prefer --register-token-file FILE or COOKWALA_OPERATOR_TOKEN\n',
@@ -139,7 +145,7 @@ async function main(argv: string[]): Promise<number> {
         devices: Math.floor(simulate),
         missions: num(values.missions, '--missions', 1),
         speed: speed ?? 300,
-        sequencerUrl: values.sequencer,
+        sequencerUrl: sequencer,
         log: values.log,
         consent,
         registerToken,
@@ -152,12 +158,8 @@ async function main(argv: string[]): Promise<number> {
 
     const dir = values.data;
     const identity = await loadOrCreateDevice(dir, { name: values.name });
-    if (registerToken && values.sequencer && values.log) {
-      const r = await ensureRegistered(
-        createSequencerClient({ url: values.sequencer, log: values.log }),
-        identity.keyRecord,
-        registerToken,
-      );
+    if (registerToken && sequencer && values.log) {
+      const r = await ensureRegistered(createSequencerClient({ url: sequencer, log: values.log }), identity.keyRecord, registerToken);
       if (!r.ok) {
         process.stderr.write(`cookwala executor: registering ${identity.keyRecord.kid}: ${r.detail}\n`);
         return 1;
@@ -165,10 +167,10 @@ async function main(argv: string[]): Promise<number> {
     }
     const clock = speed && speed > 1 ? fastClock(speed) : systemClock();
     const logger = createLogger({ service: 'executor', level: process.env.COOKWALA_LOG_LEVEL }).child({ device: identity.name });
-    if (registerToken && values.sequencer && values.log)
+    if (registerToken && sequencer && values.log)
       logger.info(
-        { event: 'device_registered', kid: identity.keyRecord.kid, sequencer: values.sequencer, log: values.log },
-        `registered ${identity.keyRecord.kid} with ${values.sequencer}`,
+        { event: 'device_registered', kid: identity.keyRecord.kid, sequencer, log: values.log },
+        `registered ${identity.keyRecord.kid} with ${sequencer}`,
       );
     const onError = (m: string) => logger.error({ event: 'service_error', detail: m }, m);
     const ex = await createExecutor(
@@ -183,7 +185,7 @@ async function main(argv: string[]): Promise<number> {
         onError,
       },
       {
-        sequencerUrl: values.sequencer,
+        sequencerUrl: sequencer,
         log: values.log,
         consent,
         heartbeatIntervalMs,

@@ -5,7 +5,7 @@
 // unsupported media type, schema validation, bad JSON in its parsers) are mapped here too, so a
 // client always gets `{type, title, status, detail, code, ...extra}` with a code it can look up.
 // Invariant: a 5xx never carries internals beyond a short detail; structured facts a client acts
-// on (`expected`, `erasure`) travel as extra members.
+// on (`expected`, `erasure`, `leader`) travel as extra members; every 503 carries Retry-After.
 
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fail, ProtocolError, REASONS, type Failure, type ReasonCode } from '../verifier/errors.ts';
@@ -27,9 +27,19 @@ export function problemOf(f: Failure): Problem {
   return { ...extra, type: `urn:cookwala:reason:${code}`, title: r.meaning, status: r.status, detail, code };
 }
 
+/** Seconds a client waits before retrying a 503 (not_leader, store_unavailable, shutting_down): the Retry-After header. */
+export const RETRY_AFTER_SECONDS = 1;
+
+/** The Retry-After value of an answer with this status, if it has one (every 503). */
+export function retryAfterOf(status: number): string | undefined {
+  return status === 503 ? String(RETRY_AFTER_SECONDS) : undefined;
+}
+
 export function sendProblem(reply: FastifyReply, f: Failure): FastifyReply {
   const p = problemOf(f);
   if (p.code === 'unauthorized') reply.header('www-authenticate', 'Bearer');
+  const retry = retryAfterOf(p.status);
+  if (retry !== undefined) reply.header('retry-after', retry);
   return reply.status(p.status).type(PROBLEM_TYPE).send(p);
 }
 

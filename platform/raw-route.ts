@@ -27,6 +27,8 @@ export interface RawAnswer {
   body: string | Uint8Array;
   /** Ask the client to close the connection after this answer (a server that is stopping). */
   close?: boolean;
+  /** The Retry-After header (seconds), for a 503. */
+  retryAfter?: string;
 }
 
 export interface RawPostRoute<T = true> {
@@ -55,6 +57,7 @@ function answer(res: ServerResponse, a: RawAnswer, close: boolean): void {
     'content-length': typeof a.body === 'string' ? Buffer.byteLength(a.body) : a.body.length,
   };
   if (close || a.close === true) headers.connection = 'close';
+  if (a.retryAfter !== undefined) headers['retry-after'] = a.retryAfter;
   res.writeHead(a.status, headers);
   res.end(a.body);
 }

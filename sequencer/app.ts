@@ -8,7 +8,8 @@
 // sign a last checkpoint, close the stores and the signature pool (if created here).
 // Logging: one pino logger in deps (platform/logger.ts), the same instance fastify logs with
 // (`loggerInstance`; per-request lines off); events `log_created`, `device_lost`, `store_failed`
-// (then onFatal) and `service_error` here, checkpoint and erasure events where they happen.
+// (then onFatal), `service_error` and the lease changes of a shared store (`lease_acquired`,
+// `lease_lost`, `lease_released`, with epoch and reason) here, checkpoint and erasure events where they happen.
 
 import { truncateTime } from '../verifier/documents/time-bounds.ts';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -35,8 +36,10 @@ import { SEQUENCER_OPENAPI } from './api-schemas.ts';
 import { openLogHost, type LogHost, type LogHostDeps } from './log-host.ts';
 import { publishNever, publishUnwitnessed, type CheckpointPublisher } from './checkpointer.ts';
 import { deviceLostEvent } from './system-events.ts';
+import { judgeSilence, signsInLog } from './device-lost.ts';
 import type { SequencerContext } from './context.ts';
 import type { StoreBackend } from './store-backend.ts';
+import type { LeaseChange } from '../logstore/postgres/store.ts';
 import { boundedServerOptions, capConnections, type HttpLimits } from '../platform/http-limits.ts';
 
 export interface SequencerDeps {
@@ -119,6 +122,22 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
     const publisher = deps.publisherFor?.(origin, policy) ?? (quorum === 0 ? publishUnwitnessed : publishNever);
     return { publisher, quorum, policy };
   };
+  // Every change of this process's lease on a log is one named line and moves the lease metrics.
+  /** Since when (clock ms) this process leads each log of a shared store: liveness counts silences from there at the earliest. */
+  const leadSince = new Map<string, number>();
+  const leaseChanged = (c: LeaseChange) => {
+    const leads = c.event === 'lease_acquired';
+    if (leads) leadSince.set(c.log, clock.now());
+    else leadSince.delete(c.log);
+    metrics.set('cookwala_lease_epoch', leads ? c.epoch : 0, { log: c.log });
+    metrics.set('cookwala_lease_leader', leads ? 1 : 0, { log: c.log });
+    metrics.inc('cookwala_lease_changes_total', { log: c.log, event: c.event });
+    const line = { event: c.event, log: c.log, epoch: c.epoch, reason: c.reason };
+    if (c.event === 'lease_lost') logger.warn(line, `lost the lease of ${c.log} (epoch ${c.epoch}): ${c.reason}`);
+    else if (leads) logger.info(line, `leading ${c.log} under lease epoch ${c.epoch}`);
+    else logger.info(line, `released the lease of ${c.log} (epoch ${c.epoch}): ${c.reason}`);
+  };
+  const storeBackend = deps.storeBackend && { ...deps.storeBackend, onLeaseChange: leaseChanged };
   let logs: LogHost;
   try {
     logs = await openLogHost(
@@ -130,7 +149,7 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
         metrics,
         logger,
         storeFaults: deps.storeFaults,
-        storeBackend: deps.storeBackend,
+        storeBackend,
         timeBounds: timeBoundsOf(config),
         publishing,
         onFatal,
@@ -143,27 +162,44 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
     if (ownPool) await pool.close();
     throw e;
   }
+  const lostLimitMs = config.heartbeatIntervalMs * config.lostAfterIntervals;
   const liveness = createLiveness({
     clock,
     heartbeatIntervalMs: config.heartbeatIntervalMs,
     lostAfterIntervals: config.lostAfterIntervals,
     onError: report,
+    leading(log) {
+      const h = logs.get(log);
+      // LevelDB: this process alone sequences its logs (a closed one opens for the entry).
+      if (!storeBackend) return 0;
+      const st = h?.store as { role?(): string } | undefined;
+      if (st?.role?.() !== 'leader') return undefined;
+      if (!leadSince.has(log)) leadSince.set(log, clock.now());
+      return leadSince.get(log);
+    },
     async onLost(log, source, lastSeenMs) {
-      if (!logs.has(log)) return;
+      if (!logs.has(log)) return 'already';
       // A lost device's log may be closed (idle): open it for the entry, like any request would.
-      await logs.use(log, async (h) => {
+      return logs.use(log, async (h) => {
+        // The log, not this process's memory, says whether this silence was declared already and when the device last spoke.
+        const v = judgeSilence(await signsInLog(h.store, log, source), lastSeenMs);
+        if (v === 'already') return 'already';
+        if (clock.now() - v.since < lostLimitMs) return { seenAt: v.since };
         const [o] = await h.committer.submit([
           deviceLostEvent(
-            { log, source, lastSeenMs: truncateTime(lastSeenMs, h.timePrecision), atMs: truncateTime(clock.now(), h.timePrecision) },
+            { log, source, lastSeenMs: truncateTime(v.since, h.timePrecision), atMs: truncateTime(clock.now(), h.timePrecision) },
             deps.signer,
           ),
         ]);
+        // The lease moved while judging: the next leader judges; nothing to report.
+        if (!o.ok && o.code === 'not_leader') return { seenAt: lastSeenMs };
         if (!o.ok) throw new ProtocolError(o.code, o.detail);
         metrics.inc('cookwala_devices_lost_total', { log });
         logger.warn(
-          { event: 'device_lost', log, source, lastSeen: new Date(lastSeenMs).toISOString() },
+          { event: 'device_lost', log, source, lastSeen: new Date(v.since).toISOString(), seq: o.seq },
           `device ${source} missed its heartbeats`,
         );
+        return 'declared';
       });
     },
   });

@@ -3,7 +3,8 @@
 // with `--from SEQ` for an incremental bundle (docs/monitoring.md). The first
 // reads the log's LevelDB directly (a running sequencer holds the store's lock: store_locked, use
 // --url then), the sequencer's KeyRecord, the registered device keys and the witness policy of the
-// data directory, and streams export.ts's lines to FILE; the second streams GET …/bundle. Either
+// data directory, and streams export.ts's lines to FILE; the second pipes GET …/bundle to the file
+// (platform/download.ts: at disk or network speed, flat memory, a progress line on stderr). Either
 // way the file is written to FILE.partial and renamed into place only when complete, so a failed
 // export never leaves a file that looks whole. Exit 0 written, 2 the input or the environment is
 // unusable (bad flags, a DIR that is not a sequencer's, a store held by a running sequencer, a URL
@@ -26,6 +27,7 @@ import { deviceKeysFile, logStoreDir } from './data-dir.ts';
 import { bundleLines, type BundleSource, type ExportSummary } from './export.ts';
 import { claimDataDir, DEFAULT_DIRS } from '../platform/data-dir-kind.ts';
 import { describeFetchError, expectSequencer } from '../platform/service-url.ts';
+import { downloadToFile, DownloadRefused, progressLine } from '../platform/download.ts';
 
 const USAGE = `usage: cookwala export (--data DIR | --url URL) --log ORIGIN --out FILE [--from SEQ]
 
@@ -94,12 +96,16 @@ async function writeAtomically(out: string, lines: AsyncIterable<string | Uint8A
   }
 }
 
-async function* httpBody(url: string, log: string, from: number | undefined): AsyncGenerator<Uint8Array> {
+/** GET …/bundle (from seq `from`, when given) streamed to `out` (platform/download.ts: piped to disk, flat memory, a progress line on stderr). */
+async function httpExport(url: string, log: string, out: string, from: number | undefined): Promise<number> {
   const q = from === undefined ? '' : `?from=${from}`;
-  const res = await fetch(`${url.replace(/\/+$/, '')}/v1/logs/${encodeURIComponent(log)}/bundle${q}`);
-  if (res.status !== 200 || !res.body)
-    throw new ProtocolError('not_found', `GET …/bundle answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) yield chunk;
+  const bundle = `${url.replace(/\/+$/, '')}/v1/logs/${encodeURIComponent(log)}/bundle${q}`;
+  try {
+    return await downloadToFile(bundle, out, { progress: progressLine(process.stderr, `cookwala export ${log}`) });
+  } catch (e) {
+    if (e instanceof DownloadRefused) throw new ProtocolError('not_found', `GET …/bundle answered ${e.status}: ${e.body}`);
+    throw e;
+  }
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -126,7 +132,7 @@ export async function run(argv: string[]): Promise<number> {
           process.stderr.write(`cookwala export: ${probe.detail}\n`);
           return 2;
         }
-        const bytes = await writeAtomically(values.out, httpBody(values.url, values.log, from));
+        const bytes = await httpExport(values.url, values.log, values.out, from);
         process.stdout.write(`wrote ${values.out} (${bytes} bytes) from ${values.url}\n`);
         return 0;
       }
@@ -167,6 +173,11 @@ export function reportReadError(command: string, e: unknown, url: string | undef
   }
   if (e instanceof TypeError && /fetch failed/.test(e.message)) {
     process.stderr.write(`cookwala ${command}: ${describeFetchError(e, url ?? '', '--url')}\n`);
+    return 2;
+  }
+  const code = (e as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN)$/.test(code)) {
+    process.stderr.write(`cookwala ${command}: ${url ?? 'the sequencer'} could not be read to the end (${code}): retry, or check --url\n`);
     return 2;
   }
   throw e;

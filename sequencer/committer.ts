@@ -16,6 +16,10 @@
 // (erasure) run through exclusive(), between groups. A failed append is fatal for the log: the
 // store refuses further writes until reopened (logstore/types.ts), so the committer answers
 // internal_error from then on and calls onFatal (the CLI exits and a restart recovers from disk).
+// A store shared by several processes (PostgreSQL) is asked whether this process leads before a
+// group is judged, and a group that writes nothing has the lease confirmed by the database before
+// its answers leave: a process that does not lead never answers out_of_order, a duplicate or a
+// time refusal from its own, possibly stale, view of the log.
 
 import { truncateTime, type TimePrecision } from '../verifier/documents/time-bounds.ts';
 import { fail, ProtocolError, type Failure, type Result } from '../verifier/errors.ts';
@@ -76,6 +80,11 @@ export interface CommitterOptions {
   subjectCacheMax?: number;
   /** "day": sequencedAt is the UTC midnight of the sequencer's day (an open dataset, §8). */
   timePrecision?: TimePrecision;
+}
+
+/** A store several processes share (the PostgreSQL driver): leadership is checked before any judgement. */
+interface Leased {
+  checkLeader(confirm: boolean): Promise<void>;
 }
 
 interface Request {
@@ -282,6 +291,7 @@ export function createCommitter(o: CommitterOptions): Committer {
   }
   let generation: number | undefined;
   const shared = typeof (store as { generation?(): number }).generation === 'function';
+  const leased = typeof (store as { checkLeader?: unknown }).checkLeader === 'function' ? (store as unknown as Leased) : undefined;
 
   async function commitGroup(requests: Request[]): Promise<void> {
     const all = requests.flatMap((r) => r.items);
@@ -289,6 +299,9 @@ export function createCommitter(o: CommitterOptions): Committer {
     const gen = generationNow();
     try {
       if (broken !== undefined) throw broken;
+      // A shared store's standby judges nothing (order, dedup, time window all depend on a log
+      // state only the leader holds): one answer, not_leader naming the leader.
+      await leased?.checkLeader(false);
       const base = await subjectBase(all);
       const at = await sequencedAt(store.head().seq);
       const judged = async () => plan(all, await Promise.all(all.map((c) => store.lookupId(c.ce.source, c.ce.id))), base, at);
@@ -298,6 +311,10 @@ export function createCommitter(o: CommitterOptions): Committer {
       let p = plan(all, [], base, at);
       const optimistic = !p.outOfOrder && !p.timeRefused;
       if (!optimistic) p = await judged();
+      // Answers that write nothing (refusals, duplicates) were judged on this process's view of the
+      // log; a fenced write proves the lease, so without one the database confirms it first (a
+      // leader paused past its lease believes it leads until its next round).
+      if (leased && p.appends.length === 0) await leased.checkLeader(true);
       try {
         await commit(p);
       } catch (e) {

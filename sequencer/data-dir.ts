@@ -180,7 +180,14 @@ export async function openOrCreateLogStore(
   await mkdir(join(dir, DATA_FILES.logs), { recursive: true, mode: 0o700 });
   // With a PostgreSQL backend (store-backend.ts) the log lives in that database, not under DIR/logs.
   const pg = backend
-    ? await openPostgresLogStore({ url: backend.url, log: l.log, address: backend.address, leaseMs: backend.leaseMs, faults })
+    ? await openPostgresLogStore({
+        url: backend.url,
+        log: l.log,
+        address: backend.address,
+        leaseMs: backend.leaseMs,
+        faults,
+        onLeaseChange: backend.onLeaseChange,
+      })
     : undefined;
   const store = pg ?? (await openLogStore(logStoreDir(dir, l.log), { createIfMissing: true, faults, ...level }));
   try {

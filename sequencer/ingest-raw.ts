@@ -19,7 +19,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { fail, REASONS, type Failure } from '../verifier/errors.ts';
-import { problemOf, toFailure } from '../platform/http-problem.ts';
+import { problemOf, retryAfterOf, toFailure } from '../platform/http-problem.ts';
 import { routeRawPost, type RawAnswer } from '../platform/raw-route.ts';
 import { answerType, ingestRequest } from './ingest-route.ts';
 import type { SequencerContext } from './context.ts';
@@ -65,7 +65,12 @@ export function acceptIngest(path: string, req: IncomingMessage, d: Pick<RawInge
 export function routeRawIngest(app: FastifyInstance, d: RawIngestDeps): void {
   const problem = (f: Failure): RawAnswer => {
     const p = problemOf(f);
-    return { status: p.status, contentType: answerType({ status: p.status, body: p }), body: JSON.stringify(p) };
+    return {
+      status: p.status,
+      contentType: answerType({ status: p.status, body: p }),
+      body: JSON.stringify(p),
+      retryAfter: retryAfterOf(p.status),
+    };
   };
   /** A thrown request-level refusal or fault, as fastify's error handler answers it (app.ts). */
   const thrown = (origin: string, err: unknown): RawAnswer => {
@@ -83,7 +88,13 @@ export function routeRawIngest(app: FastifyInstance, d: RawIngestDeps): void {
       try {
         release = (await d.logs.acquire(origin)).release;
         const a = await ingestRequest(d.ctx, { log: origin }, req.headers as Headers, raw);
-        return { status: a.status, contentType: answerType(a), body: a.raw ?? JSON.stringify(a.body), close: d.stopping() };
+        return {
+          status: a.status,
+          contentType: answerType(a),
+          body: a.raw ?? JSON.stringify(a.body),
+          close: d.stopping(),
+          retryAfter: retryAfterOf(a.status),
+        };
       } catch (err) {
         return thrown(origin, err);
       } finally {

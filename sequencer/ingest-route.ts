@@ -8,7 +8,10 @@
 // problem+json; a batch -> 200 {results:[…]} with one result per event in order (each judged
 // alone). Request-level faults (bad JSON, a batch that is not an array, too large) are problems.
 // A device's cookwala.consent.withdrawn erases its earlier payloads in a hash_only log before the
-// answer leaves (sequencer/erasure.ts).
+// answer leaves (sequencer/erasure.ts). A standby of a log in a shared database answers every post
+// 503 not_leader naming the leader before judging anything, and a batch whose every event was
+// refused for the lease or the database (not_leader, store_unavailable) is answered as that one
+// 503 problem; every 503 carries Retry-After.
 
 import type { FastifyInstance } from 'fastify';
 import { fail, ok, ProtocolError, type Failure, type Result } from '../verifier/errors.ts';
@@ -17,13 +20,15 @@ import { hostedLog, LOG_PARAMS, type SequencerContext } from './context.ts';
 import { requestFingerprint, type Answer } from './idempotency.ts';
 import { isBinaryMode, readBinaryEvent, type Headers } from './binary-event.ts';
 import { ingestEvents, type ItemResult } from './ingest.ts';
-import { problemOf, PROBLEM_TYPE } from '../platform/http-problem.ts';
+import { problemOf, PROBLEM_TYPE, retryAfterOf } from '../platform/http-problem.ts';
 import { CONSENT_WITHDRAWN_TYPE, eraseSourcePayloads } from './erasure.ts';
 import type { CloudEvent } from '../verifier/cloudevent/read.ts';
 import { describe, json, ref } from '../platform/openapi.ts';
 import { CE_BATCH, CE_JSON, errors } from './api-schemas.ts';
 
 const MAX_IDEMPOTENCY_KEY = 255;
+/** Refusals about this process or its database, not about the events: a batch of only these is one 503. */
+const WHOLE_REFUSALS = new Set<string>(['not_leader', 'store_unavailable', 'shutting_down']);
 
 /** `texts[i]`, when present, is event i's own JSON text as received (its stored payload). */
 type Parsed =
@@ -142,6 +147,8 @@ export async function ingestRequest(
   parsedJson?: unknown,
 ): Promise<Answer> {
   const h = hostedLog(ctx, params);
+  // A standby of a shared store answers one thing to every post, before judging anything: not_leader naming the leader.
+  if ((h.store as { role?(): string }).role?.() === 'standby') await (h.store as unknown as { checkLeader(): Promise<void> }).checkLeader();
   const key = headers['idempotency-key'];
   if (typeof key !== 'string' || key.length === 0)
     throw new ProtocolError('missing_idempotency_key', 'every POST carries an Idempotency-Key header');
@@ -174,7 +181,8 @@ export async function ingestRequest(
       };
       if (p.value.batch) {
         const results = await ingestEvents(deps, p.value.events, p.value.texts);
-        answer = { status: 200, body: { results } };
+        const whole = results.length > 0 && results.every((r) => 'code' in r && WHOLE_REFUSALS.has(r.code)) ? results[0] : undefined;
+        answer = whole ? singleAnswer(whole) : { status: 200, body: { results } };
         keep = results.every((r) => r.status < 300);
       } else {
         const [r] = await ingestEvents(deps, [p.value.event], p.value.text && [p.value.text]);
@@ -201,6 +209,8 @@ export function registerIngestRoute(app: FastifyInstance, ctx: SequencerContext)
     const parsed = Buffer.isBuffer(request.body) ? undefined : request.body;
     const answer = await ingestRequest(ctx, request.params, request.headers as Headers, raw ?? undefined, parsed);
     reply.status(answer.status);
+    const retry = retryAfterOf(answer.status);
+    if (retry !== undefined) reply.header('retry-after', retry);
     // A kept answer goes out as the bytes its replays get.
     if (answer.raw) return reply.type('application/json').send(answer.raw);
     if (answer.status >= 400) reply.type(PROBLEM_TYPE);

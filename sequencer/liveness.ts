@@ -4,8 +4,14 @@
 // cookwala.hub.device_lost entry for that silence (appended by the onLost callback); speaking
 // again makes it alive, and a later silence is a new episode with a new entry. If appending the
 // entry fails the device goes back to alive-but-silent, so the next check retries: an entry is
-// never skipped and never doubled. Left out: persistence (after a restart a device is unknown
-// until it speaks; it cannot be declared lost for a silence the sequencer did not observe).
+// never skipped and never doubled. With several processes on one log (a shared PostgreSQL store)
+// only the leader judges (`leading` says since when this process leads a log; a standby writes
+// nothing and says nothing), a silence counts at the earliest from when this process began to
+// lead (it could not hear the device before), and onLost consults the log (device-lost.ts): a
+// silence another process declared already is not declared again, and one the log saw end later
+// than this process's memory is counted from the log. Left out: persistence of heartbeats (after a
+// restart a device is unknown until it speaks; it cannot be declared lost for a silence the
+// sequencer did not observe).
 
 import { formatTime } from '../verifier/encoding/wire.ts';
 import type { Clock } from '../platform/clock.ts';
@@ -24,11 +30,16 @@ export interface Liveness {
   list(): DeviceState[];
 }
 
+/** What onLost did: appended the entry, found it declared already, or learned the device spoke at `seenAt`. */
+export type LostVerdict = 'declared' | 'already' | { seenAt: number };
+
 export interface LivenessOptions {
   clock: Clock;
   heartbeatIntervalMs: number;
   lostAfterIntervals: number;
-  onLost(log: string, source: string, lastSeenMs: number): Promise<void>;
+  /** Since when (clock ms) this process leads `log`; undefined: it does not (nothing is judged). Default: always, since 0. */
+  leading?(log: string): number | undefined;
+  onLost(log: string, source: string, lastSeenMs: number): Promise<LostVerdict | void>;
   onError?(e: unknown): void;
 }
 
@@ -46,16 +57,26 @@ export function createLiveness(o: LivenessOptions): Liveness {
 
   async function checkNow(): Promise<number> {
     const now = o.clock.now();
-    const due = [...devices.values()].filter((d) => d.state === 'alive' && now - d.lastSeen >= limit);
+    const due = [...devices.values()].filter((d) => {
+      if (d.state !== 'alive') return false;
+      const since = o.leading ? o.leading(d.log) : 0;
+      return since !== undefined && now - Math.max(d.lastSeen, since) >= limit;
+    });
     let n = 0;
     for (const d of due) {
       const lastSeen = d.lastSeen;
       d.state = 'declaring';
       try {
-        await o.onLost(d.log, d.source, lastSeen);
+        const v = (await o.onLost(d.log, d.source, lastSeen)) ?? 'declared';
+        if (typeof v === 'object') {
+          // The log heard from it later than this process did: the silence counts from then.
+          d.lastSeen = Math.max(d.lastSeen, v.seenAt);
+          if (d.state === 'declaring') d.state = 'alive';
+          continue;
+        }
         // It may have spoken while the entry was being written; then it stays alive.
         if (d.state === 'declaring') d.state = 'lost';
-        n++;
+        if (v === 'declared') n++;
       } catch (e) {
         if (d.state === 'declaring') d.state = 'alive';
         o.onError?.(e);

@@ -3,7 +3,8 @@
 // used: start-up opens the first DEFAULT_EAGER_OPEN, the rest on first acquire, at most
 // maxOpenLogs at once, each granted its write buffer and cache from one memory budget
 // (store-budget.ts); at the cap the least recently used unpinned log is closed (drain, last
-// checkpoint, summary file, close), and idle ones after idleCloseMs. acquire() pins a log open
+// checkpoint, summary file, close), and idle ones after idleCloseMs (never a log in a database
+// shared by several sequencers: this process stays a candidate for its lease). acquire() pins a log open
 // until release(): a pinned log, so one with an append or read in flight, is never closed. Logs
 // come from the config at start and from POST /v1/logs at run time (store and signed descriptor
 // first, then the config file, so a crash in between leaves a store that the next add adopts).
@@ -126,9 +127,10 @@ export async function openLogHost(d: LogHostDeps, logs: LogConfig[]): Promise<Lo
     return s.opening;
   };
 
-  /** Close an open, unpinned log: drain, last checkpoint, summary file, close the store. */
-  const evict = (origin: string, s: Slot): Promise<void> => {
+  /** Close an open, unpinned log: drain, last checkpoint, summary file, close the store (`why` names a released lease). */
+  const evict = (origin: string, s: Slot, why: 'idle' | 'evicted' | 'shutdown'): Promise<void> => {
     const h = s.h!;
+    (h.store as { releaseReason?(why: string): void }).releaseReason?.(why);
     s.closing = (async () => {
       try {
         await closeHostedLog(h);
@@ -173,7 +175,7 @@ export async function openLogHost(d: LogHostDeps, logs: LogConfig[]): Promise<Lo
       }
       if (lru.size >= maxOpen) {
         const v = victim();
-        if (v) await evict(...v).catch(d.onError);
+        if (v) await evict(...v, 'evicted').catch(d.onError);
         else await released.p; // every open log is in use: wait for a release
         continue;
       }
@@ -207,9 +209,9 @@ export async function openLogHost(d: LogHostDeps, logs: LogConfig[]): Promise<Lo
   const closeAll = async (): Promise<void> => {
     for (const s of slots.values()) await s.opening?.catch(() => undefined);
     const open = [...lru.entries()];
-    const errors = (await Promise.allSettled(open.map(([o, s]) => s.closing ?? (s.h ? evict(o, s) : Promise.resolve())))).filter(
-      (r) => r.status === 'rejected',
-    );
+    const errors = (
+      await Promise.allSettled(open.map(([o, s]) => s.closing ?? (s.h ? evict(o, s, 'shutdown') : Promise.resolve())))
+    ).filter((r) => r.status === 'rejected');
     if (errors.length > 0) throw (errors[0] as PromiseRejectedResult).reason;
   };
 
@@ -227,8 +229,11 @@ export async function openLogHost(d: LogHostDeps, logs: LogConfig[]): Promise<Lo
   let idleTimer: NodeJS.Timeout | undefined;
   const closeIdle = async (idleMs: number): Promise<number> => {
     const before = d.clock.now() - idleMs;
-    const idle = [...lru.entries()].filter(([, s]) => s.h && s.pins === 0 && !s.closing && s.lastUsed <= before);
-    await Promise.all(idle.map(([o, s]) => evict(o, s).catch(d.onError)));
+    // A log in a database shared by several sequencers stays open while idle: closing it would end
+    // this process's lease (or candidacy) and hand the log to whichever process asks next, for no
+    // memory worth having back (its store holds no cache), and the device_lost judgement needs a leader.
+    const idle = [...lru.entries()].filter(([, s]) => s.h && s.pins === 0 && !s.closing && s.lastUsed <= before && !sharedStore(s.h.store));
+    await Promise.all(idle.map(([o, s]) => evict(o, s, 'idle').catch(d.onError)));
     return idle.length;
   };
   if (d.idleCloseMs !== undefined) {
@@ -287,6 +292,11 @@ export async function openLogHost(d: LogHostDeps, logs: LogConfig[]): Promise<Lo
       await closeAll();
     },
   };
+}
+
+/** A store several sequencer processes share, one leading at a time (the PostgreSQL driver). */
+function sharedStore(store: object): boolean {
+  return typeof (store as { checkLeader?: unknown }).checkLeader === 'function';
 }
 
 function deferred(): { p: Promise<void>; resolve(): void } {

@@ -18,6 +18,17 @@ export const FAMILIES = {
     type: 'counter',
     labels: LOG,
   },
+  cookwala_lease_epoch: {
+    help: 'The PostgreSQL lease epoch this process writes a log under; 0 while it does not lead the log (a standby).',
+    type: 'gauge',
+    labels: LOG,
+  },
+  cookwala_lease_leader: { help: '1 while this process leads the log (holds its PostgreSQL lease), else 0.', type: 'gauge', labels: LOG },
+  cookwala_lease_changes_total: {
+    help: "Changes of this process's lease on a log, by event (lease_acquired, lease_lost, lease_released).",
+    type: 'counter',
+    labels: ['log', 'event'],
+  },
   cookwala_devices_lost_total: { help: 'cookwala.hub.device_lost entries appended.', type: 'counter', labels: LOG },
   cookwala_batches_total: { help: 'Group-commit batches written (one synced LevelDB batch each).', type: 'counter', labels: LOG },
   cookwala_batch_size: {

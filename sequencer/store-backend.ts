@@ -9,7 +9,7 @@
 // anything is opened.
 
 import { UsageError } from '../platform/args.ts';
-import { isPostgresUrl } from '../logstore/postgres/store.ts';
+import { isPostgresUrl, type LeaseChange } from '../logstore/postgres/store.ts';
 
 export interface StoreBackend {
   /** postgres://user@host:port/db */
@@ -18,6 +18,8 @@ export interface StoreBackend {
   address?: string;
   /** How long a paused or cut-off leader keeps the lease (ms). */
   leaseMs?: number;
+  /** Every change of this process's lease on a log (app.ts logs it and sets the lease metrics). */
+  onLeaseChange?(c: LeaseChange): void;
 }
 
 export function storeBackendOf(v: { store?: string; advertise?: string; 'lease-ms'?: string }): StoreBackend | undefined {

@@ -1,6 +1,9 @@
 // testkit/pg-failover.ts: two real `cookwala sequencer --store postgres://…` child processes for
 // one log on one PostgreSQL database, under load, with the leader killed (SIGKILL) or paused
-// (SIGSTOP, SIGCONT after the other took over) (docs/design.md §12a, §14). Shared by
+// (SIGSTOP, SIGCONT after the other took over), or the database itself restarted under them
+// (`restart`: the caller's own cluster, testkit/pg-cluster.ts) (docs/design.md §12a, §14). Readers
+// run beside the writers (checkpoint, entries, an inclusion proof at both processes): a read may
+// answer 200, 404 (no checkpoint yet) or 503 with Retry-After, never anything else. Shared by
 // test/postgres-failover.test.ts (which asserts on what this returns) and the bench (takeoverMs).
 // The data directory is made once (`initDataDir` with the PostgreSQL backend, device keys
 // registered through the first process), then copied: both processes hold the same sequencer key.
@@ -61,7 +64,7 @@ export function startPgSequencer(name: 'A' | 'B', dir: string, port: number, sto
   child.stderr!.on('data', (d) => (out += d));
   const proc: Proc = { name, url, port, dir, child, output: () => out };
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`sequencer ${name} did not start: ${out}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`sequencer ${name} did not start: ${out}`)), 90_000);
     const onData = () => {
       if (readLogLines(out).some((r) => r.event === 'listening')) {
         clearTimeout(timer);
@@ -106,6 +109,14 @@ export interface FailoverRun {
   takeoverMs: number;
   /** SIGSTOP runs: the resumed old leader's answer to a new event, with its body. */
   resumedAnswer?: { status: number; code?: string; leader?: string };
+  /** SIGSTOP runs: its answer to an event far out of order for a subject the load used (judged only by a leader). */
+  resumedOutOfOrder?: { status: number; code?: string; leader?: string };
+  /** Both processes (their output: every log line). */
+  procs: Record<'A' | 'B', Proc>;
+  /** The devices that drove the load (their sources are the load's). */
+  devices: TestKey[];
+  /** Reads answered (by status) at either process while the load ran. */
+  reads: Record<string, number>;
   /** 503 not_leader answers per process (the standby's redirects). */
   notLeaderBy: Record<'A' | 'B', number>;
   /** Number of acknowledgements per process. */
@@ -122,13 +133,14 @@ export async function prepareDataDirs(
   log: string,
   devices: TestKey[],
   leaseMs: number,
+  config: Record<string, unknown> = {},
 ): Promise<{ dirA: string; dirB: string }> {
   const dirA = join(base, 'a');
   const dirB = join(base, 'b');
   await initDataDir({ dir: dirA, logs: [log], mode: 'hash_only', store: { url: storeUrl, leaseMs } });
   const cfgPath = join(dirA, 'config.json');
   const cfg = JSON.parse(await readFile(cfgPath, 'utf8'));
-  await writeFile(cfgPath, JSON.stringify({ ...cfg, checkpointIntervalMs: 100 }));
+  await writeFile(cfgPath, JSON.stringify({ ...cfg, checkpointIntervalMs: 100, ...config }));
   const token = (await readFile(join(dirA, 'operator.token'), 'utf8')).trim();
   const p = await startPgSequencer('A', dirA, await freePort(), storeUrl, leaseMs);
   try {
@@ -156,15 +168,19 @@ export async function runFailover(o: {
   base: string;
   storeUrl: string;
   log: string;
-  signal: 'SIGKILL' | 'SIGSTOP';
+  signal: 'SIGKILL' | 'SIGSTOP' | 'restart';
   leaseMs: number;
+  /** `restart` runs: stop and start the database (the caller's own cluster). */
+  restartDatabase?: () => Promise<void>;
+  /** Merged into both processes' config.json (e.g. heartbeatIntervalMs). */
+  config?: Record<string, unknown>;
   clients?: number;
   before?: number;
   after?: number;
 }): Promise<FailoverRun> {
   const clients = o.clients ?? 4;
   const devices = Array.from({ length: clients }, (_, i) => deviceKey(500 + i));
-  const { dirA, dirB } = await prepareDataDirs(o.base, o.storeUrl, o.log, devices, o.leaseMs);
+  const { dirA, dirB } = await prepareDataDirs(o.base, o.storeUrl, o.log, devices, o.leaseMs, o.config);
   const A = await startPgSequencer('A', dirA, await freePort(), o.storeUrl, o.leaseMs);
   const B = await startPgSequencer('B', dirB, await freePort(), o.storeUrl, o.leaseMs);
   const procs = { A, B };
@@ -226,6 +242,8 @@ export async function runFailover(o: {
           if (body.code === 'not_leader') notLeaderBy[by]++;
           const named = byUrl(body.leader as string | undefined) ?? other(by);
           target = body.code !== 'not_leader' ? by : named === unreachable ? by : named;
+          // Asked once more here; a second redirect to it is followed (it was slow, not gone).
+          if (body.code === 'not_leader' && named === unreachable) unreachable = undefined;
           await sleep(10);
           continue;
         }
@@ -255,14 +273,31 @@ export async function runFailover(o: {
     }
   }
 
+  const reads: Record<string, number> = {};
+  /** One read: 200, 404 or a 503 with Retry-After; anything else is unexpected. */
+  async function read(p: Proc, path: string): Promise<Response | undefined> {
+    let r: Response;
+    try {
+      r = await fetch(`${p.url}${logPath(o.log, path)}`, { signal: AbortSignal.timeout(Math.max(1000, o.leaseMs)) });
+    } catch {
+      return undefined; // down or paused
+    }
+    reads[r.status] = (reads[r.status] ?? 0) + 1;
+    if (r.status !== 200 && r.status !== 404 && r.status !== 503) unexpected.push(`${p.name} GET ${path}: ${r.status} ${await r.text()}`);
+    else if (r.status === 503 && r.headers.get('retry-after') === null) unexpected.push(`${p.name} GET ${path}: 503 without Retry-After`);
+    return r;
+  }
+
   async function watcher(p: Proc): Promise<void> {
     while (!stop) {
-      try {
-        const r = await fetch(`${p.url}${logPath(o.log, '/checkpoint')}`, { signal: AbortSignal.timeout(500) });
-        if (r.status === 200) served.push((await r.json()) as Checkpoint);
-      } catch {
-        /* down or paused */
-      }
+      const r = await read(p, '/checkpoint');
+      if (r?.status === 200) {
+        const cp = (await r.json()) as Checkpoint;
+        served.push(cp);
+        if (cp.seq > 1) await read(p, `/proof/inclusion?seq=1&size=${cp.seq}`);
+      } else await r?.body?.cancel();
+      const e = await read(p, '/entries?from=1&to=20');
+      await e?.body?.cancel();
       await sleep(50);
     }
   }
@@ -288,13 +323,23 @@ export async function runFailover(o: {
     const before = o.before ?? 60;
     await when(() => acks.filter((a) => a.status === 201).length >= before);
     const victim = acks.find((a) => a.status === 201)!.by;
-    const survivorName = other(victim);
+    let survivorName = other(victim);
     const t0 = Date.now();
-    procs[victim].child.kill(o.signal);
-    if (o.signal === 'SIGKILL') await exitOf(procs[victim].child);
-    await when(() => acks.some((a) => a.by === survivorName && a.status === 201 && a.at > t0));
-    const takeoverMs = acks.find((a) => a.by === survivorName && a.status === 201 && a.at > t0)!.at - t0;
+    let takeoverMs: number;
+    if (o.signal === 'restart') {
+      await o.restartDatabase!();
+      await when(() => acks.some((a) => a.status === 201 && a.at > t0));
+      const first = acks.find((a) => a.status === 201 && a.at > t0)!;
+      takeoverMs = first.at - t0;
+      survivorName = first.by;
+    } else {
+      procs[victim].child.kill(o.signal);
+      if (o.signal === 'SIGKILL') await exitOf(procs[victim].child);
+      await when(() => acks.some((a) => a.by === survivorName && a.status === 201 && a.at > t0));
+      takeoverMs = acks.find((a) => a.by === survivorName && a.status === 201 && a.at > t0)!.at - t0;
+    }
     let resumedAnswer: FailoverRun['resumedAnswer'];
+    let resumedOutOfOrder: FailoverRun['resumedOutOfOrder'];
     if (o.signal === 'SIGSTOP') {
       procs[victim].child.kill('SIGCONT');
       // The resumed old leader is asked to sequence a new event: it must refuse (its lease is gone).
@@ -321,6 +366,15 @@ export async function runFailover(o: {
         );
       const b = (await r.json().catch(() => ({}))) as { code?: string; leader?: string };
       resumedAnswer = { status: r.status, code: b.code, leader: b.leader };
+      // An event far out of order for a subject the load used: only a leader may judge its order.
+      const ahead = eventStream(devices[0]).next('exec-0', { cookwalaseq: 1_000_000, id: `ahead-${Date.now()}` });
+      const r2 = await fetch(`${procs[victim].url}${logPath(o.log, '/events')}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': `ahead-${Date.now()}`, connection: 'close' },
+        body: JSON.stringify(ahead),
+      });
+      const b2 = (await r2.json().catch(() => ({}))) as { code?: string; leader?: string };
+      resumedOutOfOrder = { status: r2.status, code: b2.code, leader: b2.leader };
     }
     const afterCount = acks.length + (o.after ?? 60);
     await when(() => acks.length >= afterCount);
@@ -336,6 +390,10 @@ export async function runFailover(o: {
       survivor,
       takeoverMs,
       resumedAnswer,
+      resumedOutOfOrder,
+      procs,
+      devices,
+      reads,
       acksBy,
       notLeaderBy,
       dirs: [dirA, dirB],

@@ -98,6 +98,11 @@ export const REASONS = {
     meaning:
       'this sequencer is a standby for the log (another process holds its PostgreSQL lease, or this one lost it): nothing was written, retry at the leader named in `leader` (dedup makes the retry safe)',
   },
+  store_unavailable: {
+    status: 503,
+    meaning:
+      "the log's database cannot be reached now (PostgreSQL restarting or shutting down, the connection refused or cut): nothing was read or written; retry after Retry-After",
+  },
   // Log verification (§4, §8)
   chain_broken: { status: 422, meaning: "an entry's prev is not the previous entry's hash, or seq has a gap" },
   entry_hash_mismatch: { status: 422, meaning: "an entry's hash is not the hash of its contents" },

@@ -24,7 +24,8 @@ export interface LeaseOptions {
   leaseMs: number;
   /** Runs (serialized with the store's writes) after a win, with the new epoch. */
   onAcquire(epoch: number): Promise<void>;
-  onLose(why: string): void;
+  /** The lease held under `epoch` is gone (`why`: the epoch moved, the session failed, given up). */
+  onLose(why: string, epoch: number): void;
   /** While standby: refresh the read view (head) from the database. */
   onStandby(): Promise<void>;
   onError(e: unknown): void;
@@ -37,7 +38,8 @@ export interface Lease {
   round(): Promise<void>;
   /** End the lease session now (the lock goes with it); later rounds may win again. */
   drop(why: string): void;
-  close(): Promise<void>;
+  /** Stop the rounds and end the session; resolves with the epoch that was held, if any. */
+  close(): Promise<number | undefined>;
 }
 
 export function sessionSettings(leaseMs: number): string {
@@ -84,8 +86,9 @@ export function startLease(o: LeaseOptions): Lease {
     if (c) ending = endSession(c);
     leader = undefined; // unknown until the next round reads the lease row
     if (epoch !== undefined) {
+      const held = epoch;
       epoch = undefined;
-      o.onLose(why);
+      o.onLose(why, held);
     }
   }
 
@@ -155,10 +158,12 @@ export function startLease(o: LeaseOptions): Lease {
       if (timer) clearTimeout(timer);
       await running;
       const c = conn;
+      const held = epoch;
       conn = undefined;
       epoch = undefined;
       if (c) ending = endSession(c);
       await ending;
+      return held;
     },
   };
 }

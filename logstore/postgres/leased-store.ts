@@ -17,6 +17,14 @@ import type { PgKv } from './pg-kv.ts';
 import { FAMILY_FIRST } from '../keys.ts';
 import { startLease, type Lease } from './lease.ts';
 
+/** A change of this process's lease on one log, as the sequencer logs it (`event` is the log line's event). */
+export interface LeaseChange {
+  event: 'lease_acquired' | 'lease_lost' | 'lease_released';
+  log: string;
+  epoch: number;
+  reason: string;
+}
+
 export abstract class LeasedStore extends StoreWriter<PgKv> {
   // The Merkle frontier (store-write.ts) is held only while leading; a reload rebuilds it.
   protected lease: Lease | undefined;
@@ -25,6 +33,9 @@ export abstract class LeasedStore extends StoreWriter<PgKv> {
   private leaderWaiters: Array<() => void> = [];
   /** Why the last won lease could not be used (load refused); cleared by a good load. */
   loadError: unknown;
+  protected onLeaseChange: ((c: LeaseChange) => void) | undefined;
+  /** Why the store is being closed (the reason of its lease_released line). */
+  protected closeWhy: string | undefined;
 
   constructor(
     db: PgKv,
@@ -39,7 +50,16 @@ export abstract class LeasedStore extends StoreWriter<PgKv> {
   /** Standby read view: follow the database's durable head. */
   abstract refresh(): Promise<void>;
 
-  startLease(x: { url: string; logId: number; holder: string; address?: string; leaseMs: number; onError?(e: unknown): void }): void {
+  startLease(x: {
+    url: string;
+    logId: number;
+    holder: string;
+    address?: string;
+    leaseMs: number;
+    onError?(e: unknown): void;
+    onLeaseChange?(c: LeaseChange): void;
+  }): void {
+    this.onLeaseChange = x.onLeaseChange;
     this.lease = startLease({
       connectionString: x.url,
       logId: x.logId,
@@ -59,11 +79,13 @@ export abstract class LeasedStore extends StoreWriter<PgKv> {
           }
           this.loadError = undefined;
           this.gen++;
+          this.onLeaseChange?.({ event: 'lease_acquired', log: this.origin, epoch, reason: 'the lock was free: this process leads' });
           for (const w of this.leaderWaiters.splice(0)) w();
         }),
-      onLose: () => {
+      onLose: (why, epoch) => {
         this.myEpoch = undefined;
         this.frontier = undefined;
+        this.onLeaseChange?.({ event: 'lease_lost', log: this.origin, epoch, reason: why });
       },
       onStandby: () => this.refresh(),
       onError: (e) => x.onError?.(e),
@@ -125,6 +147,34 @@ export abstract class LeasedStore extends StoreWriter<PgKv> {
   }
 
   /**
+   * Refuse (not_leader, naming the leader as the lease row has it now) unless this process leads;
+   * with `confirm`, also ask the database that the epoch is still ours (a process paused past its
+   * lease believes it leads until its next round): one query, for answers that judge the log's
+   * state without writing. A database that cannot be reached is store_unavailable.
+   */
+  async checkLeader(confirm = false): Promise<void> {
+    const e = this.epoch();
+    if (e !== undefined && !confirm) return;
+    const row = await this.db.leaseRow();
+    if (e !== undefined && row.epoch === e) return;
+    if (e !== undefined) this.giveUp(`the lease row is at epoch ${row.epoch}, this process held ${e}`);
+    const self = this.ownAddress();
+    throw new ProtocolError('not_leader', `${this.origin}: this process does not hold the lease (another sequencer leads)`, {
+      leader: row.address === null || row.address === self ? undefined : row.address,
+    });
+  }
+
+  /** This process's advertised address (never named as "the leader" by itself). */
+  protected ownAddress(): string | undefined {
+    return undefined;
+  }
+
+  /** The reason the next close() gives for releasing a held lease (lease_released): idle, evicted, shutdown. */
+  releaseReason(why: string): void {
+    this.closeWhy = why;
+  }
+
+  /**
    * One fenced transaction. A refusal by the fence writes nothing; any other failure leaves the
    * outcome unknown to this process, so it gives up the lease (the next leader, maybe this one,
    * reloads the truth from the database) and reports not_leader: a retry is safe (dedup).
@@ -152,8 +202,8 @@ export abstract class LeasedStore extends StoreWriter<PgKv> {
 
   /** Stop leading: drop the lease session (the lock goes with it); a later round may win again and reload. */
   private giveUp(why: string): void {
-    this.myEpoch = undefined;
     this.frontier = undefined;
-    this.lease?.drop(why);
+    if (this.lease) this.lease.drop(why); // onLose clears the epoch and reports lease_lost
+    this.myEpoch = undefined;
   }
 }

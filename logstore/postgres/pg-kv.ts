@@ -17,11 +17,12 @@
 // and what the keys mean (logstore/keys.ts). Invariant: a batch lands whole or not at all, and never
 // under an epoch other than the one it was planned for.
 
-import type { Pool, PoolClient } from 'pg';
+import type { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
 import { ProtocolError } from '../../verifier/errors.ts';
 import type { KvRange, KvRead } from '../store-read.ts';
 import type { Op } from '../append-plan.ts';
 import { P } from '../keys.ts';
+import { unavailableOr } from './pg-errors.ts';
 
 /** Families whose keys are written once and never overwritten (INSERT, no upsert). */
 const WRITE_ONCE = new Set<number>([P.entry, P.node, P.dedup]);
@@ -115,6 +116,23 @@ export class PgKv implements KvRead {
     this.payloads = payloadTable(logId);
   }
 
+  /** One read query; a database that cannot be reached is store_unavailable (pg-errors.ts). */
+  private async read<R extends QueryResultRow>(text: string, params: unknown[]): Promise<QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(text, params);
+    } catch (e) {
+      throw unavailableOr(e);
+    }
+  }
+
+  /** The lease row as the database has it now (epoch and the leader's address). */
+  async leaseRow(): Promise<{ epoch: number | undefined; address: string | null }> {
+    const r = await this.read<{ epoch: string; address: string | null }>('SELECT epoch, address FROM cookwala_leases WHERE log_id = $1', [
+      this.logId,
+    ]);
+    return { epoch: r.rows[0] ? Number(r.rows[0].epoch) : undefined, address: r.rows[0]?.address ?? null };
+  }
+
   async get(key: Buffer): Promise<Buffer | undefined> {
     return (await this.getMany([key]))[0];
   }
@@ -127,20 +145,19 @@ export class PgKv implements KvRead {
     await Promise.all([
       kk.length === 0
         ? undefined
-        : this.pool
-            .query<{ k: Buffer; v: Buffer }>('SELECT k, v FROM cookwala_kv WHERE log_id = $1 AND k = ANY($2::bytea[])', [this.logId, kk])
-            .then((r) => {
-              for (const row of r.rows) found.set(row.k.toString('latin1'), row.v);
-            }),
+        : this.read<{ k: Buffer; v: Buffer }>('SELECT k, v FROM cookwala_kv WHERE log_id = $1 AND k = ANY($2::bytea[])', [
+            this.logId,
+            kk,
+          ]).then((r) => {
+            for (const row of r.rows) found.set(row.k.toString('latin1'), row.v);
+          }),
       pk.length === 0
         ? undefined
-        : this.pool
-            .query<{ seq: string; v: Buffer }>(`SELECT seq, v FROM ${this.payloads} WHERE seq = ANY($1::bigint[])`, [
-              pk.map((k) => k.readBigUInt64BE(1).toString()),
-            ])
-            .then((r) => {
-              for (const row of r.rows) found.set(payloadKeyOf(row.seq).toString('latin1'), row.v);
-            }),
+        : this.read<{ seq: string; v: Buffer }>(`SELECT seq, v FROM ${this.payloads} WHERE seq = ANY($1::bigint[])`, [
+            pk.map((k) => k.readBigUInt64BE(1).toString()),
+          ]).then((r) => {
+            for (const row of r.rows) found.set(payloadKeyOf(row.seq).toString('latin1'), row.v);
+          }),
     ]);
     return keys.map((k) => found.get(k.toString('latin1')));
   }
@@ -153,7 +170,7 @@ export class PgKv implements KvRead {
       let hi = seqBound(r.lte, false);
       while (left > 0 && lo <= hi) {
         const n = Math.min(PAGE, left);
-        const res = await this.pool.query<{ seq: string; v: Buffer }>(
+        const res = await this.read<{ seq: string; v: Buffer }>(
           `SELECT seq, v FROM ${this.payloads} WHERE seq >= $1 AND seq <= $2 ORDER BY seq ${desc ? 'DESC' : 'ASC'} LIMIT ${n}`,
           [lo.toString(), hi.toString()],
         );
@@ -181,7 +198,7 @@ export class PgKv implements KvRead {
       };
       add(gt ? '>' : '>=', gt ?? gte);
       add(lt ? '<' : '<=', lt ?? lte);
-      const res = await this.pool.query<{ k: Buffer; v: Buffer }>(
+      const res = await this.read<{ k: Buffer; v: Buffer }>(
         `SELECT k, v FROM cookwala_kv WHERE ${conds.join(' AND ')} ORDER BY k ${desc ? 'DESC' : 'ASC'} LIMIT ${n}`,
         params,
       );

@@ -26,7 +26,9 @@ import { familyRange, seqOfKey, singleKey, wipeKey, P } from '../keys.ts';
 import { decodeHead, decodeJson } from '../values.ts';
 import type { Op } from '../append-plan.ts';
 import { PgKv, ensureSchema, logIdOf } from './pg-kv.ts';
-import { LeasedStore } from './leased-store.ts';
+import { LeasedStore, type LeaseChange } from './leased-store.ts';
+
+export type { LeaseChange } from './leased-store.ts';
 
 export interface PostgresStoreOptions {
   /** postgres://user@host:port/db */
@@ -43,6 +45,8 @@ export interface PostgresStoreOptions {
   waitForLeader?: boolean;
   faults?: FaultHooks;
   onError?(e: unknown): void;
+  /** Every change of this process's lease on the log (won, lost, released), for the log and the metrics. */
+  onLeaseChange?(c: LeaseChange): void;
 }
 
 export const DEFAULT_LEASE_MS = 3000;
@@ -73,6 +77,10 @@ export interface PostgresLogStore extends LogStore {
   leader(): { holder: string | null; address: string | null } | undefined;
   /** One lease round now (tests; the timer runs them anyway). */
   leaseRound(): Promise<void>;
+  /** not_leader unless this process leads; `confirm` asks the database that the epoch is still ours. */
+  checkLeader(confirm?: boolean): Promise<void>;
+  /** The reason the next close() gives for releasing a held lease (its lease_released line). */
+  releaseReason(why: string): void;
   /** Resolves once this process leads (not_leader after `ms`). */
   waitLeader(ms: number): Promise<void>;
 }
@@ -86,7 +94,15 @@ export async function openPostgresLogStore(o: PostgresStoreOptions): Promise<Pos
     await ensureSchema(pool);
     const logId = (await logIdOf(pool, o.log, true))!;
     store = new PgStore(`${redact(o.url)}#${encodeURIComponent(o.log)}`, o.log, new PgKv(pool, logId), pool, o.faults, o.address);
-    store.startLease({ url: o.url, logId, holder: o.holder ?? `pid-${process.pid}`, address: o.address, leaseMs, onError: o.onError });
+    store.startLease({
+      url: o.url,
+      logId,
+      holder: o.holder ?? `pid-${process.pid}`,
+      address: o.address,
+      leaseMs,
+      onError: o.onError,
+      onLeaseChange: o.onLeaseChange,
+    });
     await store.leaseRound();
     // Won the lease but the state is not one to sequence on (store_behind_checkpoint, damage).
     if (store.loadError !== undefined) throw store.loadError;
@@ -130,16 +146,14 @@ class PgStore extends LeasedStore implements PostgresLogStore {
   }
 
   append(items: AppendItem[]): Promise<Head> {
-    return this.refuseClosed() ?? (this.role() === 'leader' ? this.appendQueued(items) : this.standbyRefusal());
+    // A standby refuses with not_leader naming the leader as the lease row has it now (its own view may be stale).
+    return (
+      this.refuseClosed() ?? (this.role() === 'leader' ? this.appendQueued(items) : this.checkLeader().then(() => this.appendQueued(items)))
+    );
   }
 
-  /** not_leader naming the leader as the lease row has it now (this process's view may be stale). */
-  private async standbyRefusal(): Promise<never> {
-    const r = await this.pool.query<{ address: string | null }>('SELECT address FROM cookwala_leases WHERE log_id = $1', [this.db.logId]);
-    const a = r.rows[0]?.address ?? undefined;
-    throw new ProtocolError('not_leader', `${this.origin}: this process is a standby (another sequencer holds the lease)`, {
-      leader: a === this.address ? undefined : a,
-    });
+  protected override ownAddress(): string | undefined {
+    return this.address;
   }
 
   erasePayload(seq: number, record: ErasureRecord, erasedEntry: AppendItem): Promise<Head> {
@@ -174,8 +188,10 @@ class PgStore extends LeasedStore implements PostgresLogStore {
 
   async close(): Promise<void> {
     if (!(await this.drain())) return;
-    await this.lease?.close();
+    const held = await this.lease?.close();
     this.myEpoch = undefined;
+    if (held !== undefined)
+      this.onLeaseChange?.({ event: 'lease_released', log: this.origin, epoch: held, reason: this.closeWhy ?? 'the store was closed' });
     await this.pool.end();
   }
 }
