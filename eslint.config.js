@@ -53,7 +53,7 @@ export default tseslint.config(
   },
   {
     // Files outside both tsconfigs (plain JavaScript, the tool configs): no type information.
-    files: ['**/*.js', 'vitest.config.ts'],
+    files: ['**/*.js', 'vitest.config.ts', 'vitest.unit.config.ts'],
     extends: [tseslint.configs.disableTypeChecked],
   },
 );
