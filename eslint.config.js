@@ -8,7 +8,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'web/dist/', 'coverage/', 'data/', 'conformance/vectors/', '**/*.d.ts', '.*/', '.*.ts', '.*.mts'] },
+  { ignores: ['node_modules/', 'web/dist/', 'dist/', 'coverage/', 'data/', 'conformance/vectors/', '**/*.d.ts', '.*/', '.*.ts', '.*.mts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
