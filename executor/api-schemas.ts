@@ -119,7 +119,8 @@ export const EXECUTION = {
 } as const;
 
 export const PROBLEM = {
-  description: 'RFC 9457 problem details; `code` is in the reason-code table (docs/reference.md). Extra members carry facts (e.g. `seq` on 412).',
+  description:
+    'RFC 9457 problem details; `code` is in the reason-code table (docs/reference.md). Extra members carry facts (e.g. `seq` on 412).',
   type: 'object',
   required: ['type', 'title', 'status', 'detail', 'code'],
   additionalProperties: true,

@@ -169,8 +169,14 @@ export const REASONS = {
   outside_envelope: { status: 422, meaning: "a step target lies outside its operation's envelope (Core 0.2 §3)" },
   safety_limit: { status: 422, meaning: "a step exceeds the device's SafetyLimits pack (Core 0.2 §6.1; the stricter limit wins)" },
   missing_sensor_no_fallback: { status: 422, meaning: "no rung of the step's sensor ladder can be satisfied (Core 0.2 §3)" },
-  time_too_precise: { status: 422, meaning: "a time finer than the log's declared timePrecision (an open dataset is to the day, Core 0.2 §8)" },
-  person_required: { status: 422, meaning: 'an operation that may not run unattended, and no person is present or reachable (Core 0.2 §6.6)' },
+  time_too_precise: {
+    status: 422,
+    meaning: "a time finer than the log's declared timePrecision (an open dataset is to the day, Core 0.2 §8)",
+  },
+  person_required: {
+    status: 422,
+    meaning: 'an operation that may not run unattended, and no person is present or reachable (Core 0.2 §6.6)',
+  },
   interrupted: { status: 503, meaning: 'the device failed an execution safely after a restart or fault cut it short' },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 

@@ -17,7 +17,14 @@ export { formatReport, type BundleReport, type BundleFailure, type CheckpointSum
 export { inlineVerifyBatch, type RawCheck, type VerifyBatch } from './bundle/signature-batches.ts';
 export { createLineSplitter, type LineFlags } from './bundle/line-split.ts';
 export { verifyEventProof, buildEventProof, type EventProof, type EventProofVerdict } from './documents/event-proof.ts';
-export { parseTlogProof, verifyTlogProof, formatTlogProof, TLOG_PROOF_HEADER, type TlogProof, type TlogProofVerdict } from './documents/tlog-proof.ts';
+export {
+  parseTlogProof,
+  verifyTlogProof,
+  formatTlogProof,
+  TLOG_PROOF_HEADER,
+  type TlogProof,
+  type TlogProofVerdict,
+} from './documents/tlog-proof.ts';
 export { forkVerdict, verifyForkProof, buildForkProof, type ForkProof, type ForkVerdict, type ProvedFork } from './documents/fork-proof.ts';
 export { verifyCheckpoint, type Checkpoint, type VerifiedCheckpoint } from './documents/checkpoint.ts';
 
