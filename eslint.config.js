@@ -8,7 +8,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'web/dist/', 'coverage/', 'data/', 'conformance/vectors/', '**/*.d.ts', '.*/', '.*.ts', '.*.mts'] },
+  { ignores: ['node_modules/', 'web/dist/', 'dist/', 'coverage/', 'data/', 'conformance/vectors/', '**/*.d.ts', '.*/', '.*.ts', '.*.mts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -53,7 +53,7 @@ export default tseslint.config(
   },
   {
     // Files outside both tsconfigs (plain JavaScript, the tool configs): no type information.
-    files: ['**/*.js', 'vitest.config.ts'],
+    files: ['**/*.js', 'vitest.config.ts', 'vitest.unit.config.ts'],
     extends: [tseslint.configs.disableTypeChecked],
   },
 );

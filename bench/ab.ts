@@ -2,10 +2,9 @@
 // [--key PATH [--lower-is-better]] [--a-env K=V]… [--b-env K=V]… [--threshold 0.03] [--cores 0,1]
 // [--out FILE]`.
 // Judges a change by measuring two builds AT THE SAME TIME, each pinned to a core of its own with
-// taskset (Linux), cores swapped every round, so both see the same noise from the host: on the
-// 2-core machine the same build on both sides read b/a 0.988-1.054 over four ingest rounds (C2SP
-// rounds spread to about 10%), where two runs one after the other on both cores differed by up to
-// 25% (README, `npm run bench:ab`).
+// taskset (Linux), cores swapped every round, so both see the same noise from the host: the same
+// build on both sides reads far closer to 1 than two whole-machine runs one after the other
+// (docs/benchmarks.md, `npm run bench:ab`).
 // Each side runs the section exactly as `npm run bench -- --only S --out FILE` does in its own
 // checkout (a revision gets a temporary git worktree with this checkout's node_modules linked),
 // on one core, so the figure is the one-core form of the section (its workers sized by

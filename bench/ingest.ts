@@ -50,14 +50,13 @@ const BATCH_CLIENTS = 64;
 /**
  * Single posts are measured with this many clients in flight, each awaiting its ack, in every
  * pair. 64 alone no longer kept the sequencer busy once it got faster: it waits on its group
- * commits with about a quarter of the two cores idle (2026-12-05: 5,664-5,865 posts/s). The three
- * say how throughput grows with concurrency, and at what latency.
+ * commits with about a quarter of the two cores idle. The three say how throughput grows with
+ * concurrency, and at what latency (docs/benchmarks.md).
  */
 export const SINGLE_CLIENTS = [64, 128, 256] as const;
 /**
- * The concurrency `singleEventsPerSec` reports: twice the batches' 64, with p99 under 40 ms
- * (2026-12-05, whole sections: 128 clients 6,462-6,685 posts/s at p99 35-38 ms; 256 clients
- * 6,824-7,580 at p99 51-85).
+ * The concurrency `singleEventsPerSec` reports: twice the batches' 64, where the p99 latency stays
+ * well under that of 256 clients (docs/benchmarks.md).
  */
 export const SINGLE_HEADLINE_CLIENTS = 128;
 

@@ -1,7 +1,7 @@
 // bench/raw-http-client.ts: a minimal HTTP/1.1 keep-alive client for the bench's load generators
 // (RFC 9112), so that on a 2-core machine the client takes as little CPU as it can from the
-// server it measures: node:http's client costs about 150 µs a request here, most of it its own
-// parser and agent. Each of SOCKETS connections carries one request at a time (no pipelining, as
+// server it measures: node:http's client costs several times as much a request, most of it its
+// own parser and agent. Each of SOCKETS connections carries one request at a time (no pipelining, as
 // node:http's Agent); every request's bytes (head and body) are built once, before any clock.
 // Reads only what the bench needs: the status code and a Content-Length body, which `send` skips
 // and `sendForBody` returns.

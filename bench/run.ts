@@ -4,7 +4,7 @@
 // targets of docs/design.md §13, plus a line for every section
 // whose limits disagreed by more than 20% (a `limitsAgree: false` anywhere in its result). Each
 // section runs in a child process of its own (runSection), one after another. A `--quick` run writes its own untracked file instead (QUICK_RESULTS below), never bench/results.json, so
-// results.json and the README table always hold full runs (`--out FILE` names another file, for
+// results.json and the table of docs/benchmarks.md always hold full runs (`--out FILE` names another file, for
 // people measuring side by side). A section that fails records its error
 // instead of stopping the others.
 
@@ -150,9 +150,8 @@ export function limitsDisagree(results: Record<string, unknown>): string[] {
 /**
  * One section's result. Each runs in a child process of its own (this file with --section), so
  * no section measures the leftovers of those before it: their heap (a grown old generation makes
- * every later collection dearer), stores, workers or timers. Measured: the witness section inside
- * one process after all the others spent 349 µs of CPU per request and reached 0.677 of its
- * limit; alone, 296-318 µs and 0.72-0.76. COOKWALA_BENCH_IN_PROCESS=1 runs them all in this process.
+ * every later collection dearer), stores, workers or timers: the witness section run after all
+ * the others in one process spent visibly more CPU a request than alone. COOKWALA_BENCH_IN_PROCESS=1 runs them all in this process.
  */
 async function runSection(name: string, quick: boolean, limits: Limits): Promise<Record<string, unknown>> {
   if (process.env.COOKWALA_BENCH_IN_PROCESS === '1') return (await SECTIONS[name]()).run({ quick, limits });

@@ -64,7 +64,7 @@ function noteFailure(code: string, detail: string): void {
 /**
  * `send` over `items`, started in order, at most `window` at once: `window` loops pulling the next
  * item. (A window kept with Promise.race over the promises in flight costs O(window) per item:
- * about 100 µs a request at 256, measured, CPU the bench's clients would take from the witness.)
+ * CPU the bench's clients would take from the witness at a window of 256.)
  */
 export async function inWindow<T>(items: readonly T[], window: number, send: (item: T) => Promise<void>): Promise<void> {
   let next = 0;

@@ -37,9 +37,8 @@ export const SIGN_WORKER = process.env.COOKWALA_BENCH_SIGN_WORKER
  * Requests each log sends in one timed phase of the witness sections (bench/witness.ts,
  * bench/c2sp.ts): 20, about 4 s a phase at 1,000 logs (2 with --quick). Five, about 1 s a phase,
  * weighed the start and end of a phase (the first burst, the last logs still answering while
- * the others are done) more than a steady state: C2SP sections alternated in one sitting read
- * 0.703-0.732 with 5 and 0.678-0.845 with 20, the pairs inside a section spread 0.11-0.18
- * against 0.05-0.15 (README, Benchmarks).
+ * the others are done) more than a steady state, and spread the pairs inside a section wider
+ * (docs/benchmarks.md, "Earlier runs").
  */
 export const witnessRounds = (quick: boolean): number => (quick ? 2 : 20);
 
@@ -230,7 +229,7 @@ export function startPhasedClient(args: string[], state: StateStore, name: strin
 
 /**
  * One untimed phase of the client before the pairs: in a section's fresh process the first
- * phase ran cold (JIT, worker start-up; 403 µs a request against 288-304 after it), and a
+ * phase ran cold (JIT, worker start-up: dearer a request than every phase after it), and a
  * witness in service is warm. Every request of it must still be cosigned.
  */
 export async function warmUp(clients: ClientSession): Promise<void> {

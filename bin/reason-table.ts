@@ -1,5 +1,5 @@
-// bin/reason-table.ts: prints the reason-code table of verifier/errors.ts as Markdown, for the
-// README (`npx tsx bin/reason-table.ts`); test/readme.test.ts fails when the README drifts.
+// bin/reason-table.ts: prints the reason-code table of verifier/errors.ts as Markdown, for
+// docs/reference.md (`npx tsx bin/reason-table.ts`); test/readme.test.ts fails when that copy drifts.
 import { REASONS } from '../verifier/errors.ts';
 
 export function reasonTable(): string {

@@ -77,7 +77,7 @@ const REASON = {
     code: {
       type: 'string',
       description:
-        'a reason code (README table) or a cause: stop_requested, local_stop, paused_locally, pause_requested, human_check, resumed, step_done',
+        'a reason code (docs/reference.md) or a cause: stop_requested, local_stop, paused_locally, pause_requested, human_check, resumed, step_done',
     },
     detail: { type: 'string' },
   },
@@ -119,7 +119,8 @@ export const EXECUTION = {
 } as const;
 
 export const PROBLEM = {
-  description: 'RFC 9457 problem details; `code` is in the README reason table. Extra members carry facts (e.g. `seq` on 412).',
+  description:
+    'RFC 9457 problem details; `code` is in the reason-code table (docs/reference.md). Extra members carry facts (e.g. `seq` on 412).',
   type: 'object',
   required: ['type', 'title', 'status', 'detail', 'code'],
   additionalProperties: true,

@@ -77,7 +77,7 @@ export function buildExecutorApp(svc: ExecutionService, store: ExecutorStore, op
         title: 'Cookwala executor (Core API subset)',
         version: CORE_VERSION,
         description:
-          'A device executor of Cookwala Core 0.2 (§6, §7, §8). Errors are RFC 9457 problem+json with a `code` from the README reason table. Owner routes answer only on loopback with the owner token (DATA/owner-token).',
+          'A device executor of Cookwala Core 0.2 (§6, §7, §8). Errors are RFC 9457 problem+json with a `code` from the reason-code table (docs/reference.md). Owner routes answer only on loopback with the owner token (DATA/owner-token).',
       },
       components: {
         securitySchemes: {

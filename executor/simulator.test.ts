@@ -1,7 +1,7 @@
 // The simulator's closing report (executor/simulator.ts): when the outboxes do not drain, the
 // simulator exits 1 (cli.ts) and must say why, per device, from the delivery's last refusal, so a
 // person who started it without registering the device keys is told what to do (README: the
-// device maker's `--simulate` command). The sequencer is a fake fetch that knows no device key.
+// device maker's quick start, `--simulate`). The sequencer is a fake fetch that knows no device key.
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDirs } from '../testkit/tmp.ts';
 import { runSimulation } from './simulator.ts';

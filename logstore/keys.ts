@@ -2,7 +2,7 @@
 // then fixed-width big-endian integers, so bytewise order is seq order within a family.
 //
 // The per-entry records (entry, payload, Merkle nodes) have two layouts, a RecordLayout each:
-//   FAMILY_FIRST ("cookwala-logstore/1"; the PostgreSQL driver's, and LevelDB stores until 2026-12):
+//   FAMILY_FIRST ("cookwala-logstore/1"; the PostgreSQL driver's, and LevelDB stores of earlier builds):
 //     'e' u64 seq, 'p' u64 seq, 'n' u64 leafIndex
 //   BANDED ("cookwala-logstore/2"; the LevelDB driver's):
 //     0x01 u64 band | family byte ('e', 'p', 'n') | u64 seq, band = floor(seq / BAND)

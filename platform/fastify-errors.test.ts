@@ -1,7 +1,7 @@
 // Every error fastify can raise (its exported errorCodes, walked one by one) maps to a code of
 // verifier/errors.ts with a status of the same class (4xx stays 4xx, 5xx stays 5xx); the router's
 // own (FST_ERR_MAX_PARAM_LENGTH, FST_ERR_BAD_URL) and Node's parser errors (clientError) map to the
-// codes the README names; and the raw response written on a socket no reply owns is a complete
+// codes docs/reference.md names; and the raw response written on a socket no reply owns is a complete
 // problem+json HTTP/1.1 answer.
 import { describe, expect, it } from 'vitest';
 import { errorCodes } from 'fastify';

@@ -1,6 +1,6 @@
 // The one logger: JSON lines with service, level name, ISO time, event and log; the terminal form;
 // the reader skips what is not a record. Every `event: '…'` written anywhere in the product code
-// is one of LOG_EVENTS, and the README's "Logs and metrics" section names each of them.
+// is one of LOG_EVENTS, and the "Logs and metrics" section of docs/operators.md names each of them.
 import { expect, it } from 'vitest';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -51,7 +51,7 @@ function sources(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-it('every event the product logs is a named LOG_EVENT, and the README lists them all', () => {
+it('every event the product logs is a named LOG_EVENT, and docs/operators.md lists them all', () => {
   const used = new Set<string>();
   for (const dir of ['platform', 'sequencer', 'witness', 'executor', 'logstore', 'web/server']) {
     for (const f of sources(join(ROOT, dir)))
@@ -59,8 +59,8 @@ it('every event the product logs is a named LOG_EVENT, and the README lists them
   }
   expect(used.size).toBeGreaterThan(10);
   expect([...used].filter((e) => !(e in LOG_EVENTS))).toEqual([]);
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Logs and metrics'));
+  const guide = readFileSync(join(ROOT, 'docs', 'operators.md'), 'utf8');
+  const section = guide.slice(guide.indexOf('## Logs and metrics'));
   expect(section.length).toBeGreaterThan(20);
   expect(Object.keys(LOG_EVENTS).filter((e) => !section.includes(`\`${e}\``))).toEqual([]);
 });

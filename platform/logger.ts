@@ -15,7 +15,7 @@ import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
-/** Every named event a service logs, with what it means to an operator (README "Logs and metrics"). */
+/** Every named event a service logs, with what it means to an operator (docs/operators.md "Logs and metrics"). */
 export const LOG_EVENTS = {
   listening: 'a service is up: its URL (sequencer, executor) or multiaddrs and status URL (witness)',
   shutdown: 'a service was asked to stop (signal) and is finishing in-flight work',

@@ -45,7 +45,7 @@ export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/
 export const PROBLEM_SCHEMA: JsonSchema = {
   type: 'object',
   description:
-    'RFC 9457 problem details; `code` is a reason code of the one reason table (README); facts a client acts on ' +
+    'RFC 9457 problem details; `code` is a reason code of the one reason table (docs/reference.md); facts a client acts on ' +
     'travel as extra members (e.g. `erasure`, the erasure record of payload_erased)',
   required: ['type', 'title', 'status', 'detail', 'code'],
   properties: {

@@ -1,11 +1,10 @@
 // platform/raw-route.ts: one hot POST route answered on fastify's own node:http server before
 // fastify routes the request (RFC 9112 framing is still node's: its parser, its header and request
 // timeouts, the connection caps of http-limits.ts all apply, as they sit on the server). Every other
-// request goes to fastify unchanged. Measured on the witness's POST /add-checkpoint (docs/design.md §13,
-// bench/c2sp.ts): fastify's routing, Request/Reply objects, per-request child logger, hooks and
-// body parser cost about 25 µs of event loop a request on top of node:http's ~35, about 7% of the
-// C2SP witness's CPU a request; on the sequencer's single-event ingest about 5% more posts a
-// second (sequencer/ingest-raw.ts). Only a route that answers from one function of the whole body
+// request goes to fastify unchanged. Why: on the hottest routes (the witness's POST /add-checkpoint,
+// the sequencer's single-event ingest: sequencer/ingest-raw.ts) fastify's routing, Request/Reply
+// objects, per-request child logger, hooks and body parser are a measurable share of the event
+// loop a request (docs/design.md §13; the figures are in docs/benchmarks.md). Only a route that answers from one function of the whole body
 // belongs here. A route names its exact path, or decides by `accept` from the path and headers
 // (before any body byte is read) whether it takes a request; what it declines goes to fastify.
 // What the route gets: the complete body, at most maxBodyBytes (a Content-Length above it, or a

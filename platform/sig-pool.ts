@@ -143,8 +143,8 @@ export function createSigPool(opts: SigPoolOptions = {}): SigPool {
   }
 
   function send(slot: Slot, part: Array<[Call, number]>): void {
-    // One transferred buffer per message (the wire layout is in sig-worker.js): measured, one
-    // transferable costs the event loop about 3 us less per round trip than an object holding two.
+    // One transferred buffer per message (the wire layout is in sig-worker.js): one transferable
+    // costs the event loop less per round trip than an object holding two.
     const n = part.length;
     const head = 4 * (2 + 7 * n);
     let bytes = head;

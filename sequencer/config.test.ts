@@ -43,7 +43,7 @@ it('refuses wrong types, bad origins, bad modes and duplicates', () => {
     expect(readConfig(bad).ok, JSON.stringify(bad)).toBe(false);
 });
 
-it('the time window: defaults argued in the README, non-negative integers up to their limits', () => {
+it('the time window: defaults argued in docs/operators.md, non-negative integers up to their limits', () => {
   const r = readConfig({ kind: 'SequencerConfig', logs: [] });
   expect(r.ok && [r.value.maxClockSkewMs, r.value.maxDeliveryDelayMs]).toEqual([300_000, 259_200_000]);
   expect(readConfig({ ...good, maxClockSkewMs: 0, maxDeliveryDelayMs: 366 * 86_400_000 }).ok).toBe(true);

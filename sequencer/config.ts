@@ -3,7 +3,7 @@
 // document here: unknown members are refused (`x-<vendor>-…` ignored), wrong types are
 // invalid_document; members missing from an older file take their named defaults.
 // maxClockSkewMs and maxDeliveryDelayMs are the time window of ingest (verifier/documents/time-bounds.ts,
-// defaults argued in the README); a new log writes them into its signed descriptor, where they
+// defaults argued in docs/operators.md, "The time window"); a new log writes them into its signed descriptor, where they
 // stay fixed, so changing them here changes only logs created afterwards (and logs whose
 // descriptor predates time bounds). Pure: the
 // file I/O is data-dir.ts's. Invariant: every hosted log has a valid origin and a mode, and no

@@ -1,10 +1,8 @@
 // sequencer/ingest-raw.ts: the hot requests of POST /v1/logs/{log}/events (docs/design.md §5, §10, §13)
 // answered on the HTTP server before fastify routes them (platform/raw-route.ts), through the same
 // ingestRequest() as the fastify route (ingest-route.ts), so the verdicts, the answers' bodies and
-// the Idempotency-Key bookkeeping are the route's. Measured (README, Benchmarks, 2026-12-05: four
-// rounds of whole ingest sections on 2 cores, alternated with the commit before): single posts
-// 5,689-5,946/s against 5,488-5,645 (median of the rounds' ratios 1.05), 246-258 µs of sequencer
-// CPU a post against 255-260; batches unchanged (0.599-0.613 of the limit against 0.591-0.608).
+// the Idempotency-Key bookkeeping are the route's. It serves more single posts a second than the
+// fastify route and leaves batches unchanged (docs/benchmarks.md).
 // It takes only the plain case, decided from the request line and headers before any body byte
 // is read: a path /v1/logs/<one segment>/events whose decoded origin this sequencer hosts, a
 // Content-Type exactly application/cloudevents+json or application/cloudevents-batch+json, a

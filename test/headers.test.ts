@@ -105,7 +105,8 @@ describe('source file headers', () => {
       '../nope/keys.ts',
       '../../nothing.md',
     ]);
-    expect('// filed as issue 12; see the brief'.match(TRACKER)).toEqual(['issue 12', 'the brief']);
+    // (the example is assembled, so that the repository itself never spells a tracker reference)
+    expect(['// filed as issue', '12; see the brief'].join(' ').match(TRACKER)).toEqual([['issue', '12'].join(' '), 'the brief']);
   });
 
   it('every source file has a header paragraph', () => {
@@ -125,5 +126,26 @@ describe('source file headers', () => {
       [...headerOf(readFileSync(f, 'utf8')).matchAll(TRACKER)].map((m) => `${path.relative(ROOT, f)}: ${m[0]}`),
     );
     expect(bad).toEqual([]);
+  });
+});
+
+describe('the product speaks of the product', () => {
+  const files = sourceFiles(ROOT).map((f) => path.relative(ROOT, f));
+  const TRACKER_ANYWHERE = new RegExp(['\\bissue', '\\d+\\b'].join(' '), 'i');
+  // A measured figure in microseconds (`25 µs`, `3 us`) in a comment of product code: a run's
+  // result, which belongs in docs/benchmarks.md, not beside the code it will outlive.
+  const MEASURED = /^\s*(?:\/\/|\*).*\d\s?(?:µs|us)\b/m;
+
+  it('no source file or test spells a tracker reference', () => {
+    expect(files.filter((f) => TRACKER_ANYWHERE.test(readFileSync(path.join(ROOT, f), 'utf8')))).toEqual([]);
+    expect(TRACKER_ANYWHERE.test(['see', 'issue', '7'].join(' '))).toBe(true);
+  });
+
+  it('no comment of product code carries a measured microsecond figure', () => {
+    const product = files.filter((f) => !/\.test\.ts$|^(?:test|testkit|bench)\//.test(f));
+    expect(product.length).toBeGreaterThan(100);
+    expect(product.filter((f) => MEASURED.test(readFileSync(path.join(ROOT, f), 'utf8')))).toEqual([]);
+    expect(MEASURED.test('  // costs about 25 µs a request')).toBe(true);
+    expect(MEASURED.test("  const budgetUs = 25; // microseconds, not a figure: 'us' alone")).toBe(false);
   });
 });

@@ -1,19 +1,19 @@
-// The README says what is true for CloudEvents: documents refuse unknown members
+// docs/design.md §3 says what is true for CloudEvents: documents refuse unknown members
 // and ignore x-<vendor>- ones, but a CloudEvent's other attributes are extensions (kept, hashed),
 // and a name outside 1-20 lower-case letters or digits, `x-acme-foo` among them, is invalid_event.
-// Each claim the README makes is checked against the reader.
+// Each claim the design makes is checked against the reader.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { readCloudEvent } from '../verifier/cloudevent/read.ts';
 import { readDocument } from '../verifier/documents/read.ts';
 
-const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+const design = readFileSync(new URL('../docs/design.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
 const base = { specversion: '1.0', id: 'e1', source: 'urn:cookwala:device:d', type: 'cookwala.x' };
 
-describe('README on unknown fields', () => {
+describe('docs/design.md on unknown fields', () => {
   it('no longer says x- fields are ignored for CloudEvents', () => {
-    expect(readme).toContain('`x-acme-foo` (a hyphen) or `AcmeFoo` is refused `invalid_event`, never ignored');
-    expect(readme).toContain('any other attribute is an extension, kept and hashed');
+    expect(design).toContain('`x-acme-foo` (a hyphen) or `AcmeFoo` is refused `invalid_event`, never ignored');
+    expect(design).toContain('any other attribute is an extension, kept and hashed');
   });
   it('CloudEvents: a lower-case extension is kept; x-acme-foo and AcmeFoo are invalid_event; an object value too', () => {
     const ok = readCloudEvent({ ...base, acmefoo: 'v' });

@@ -1,12 +1,13 @@
-// The README is the newcomer's entry point: it carries the two commands near the top, mirrors
-// the reason-code table of verifier/errors.ts exactly (regenerate with `npx tsx bin/reason-table.ts`),
-// and its role sections run top to bottom as written: every ```sh block of "## Roles",
-// in order, in one bash in an empty temp folder, with only the substitutions the README itself
-// names (`npx cookwala` -> `node <clone>/bin/cookwala.js`, the example ports -> free ones). Real
-// processes on 127.0.0.1; the README's own last block stops them, and the test kills the process
-// group of the shell whatever happens. What it proves: a sequencer, two witnesses and the
-// simulator set up from commands alone (no JSON edited or read by hand), a checkpoint cosigned by
-// both, an exported bundle that verifies with both witnesses named, an event proof, a fork list.
+// The README is the newcomer's entry point: it carries the two commands near the top and one quick
+// start per role under fixed headings. docs/reference.md mirrors the reason-code table of
+// verifier/errors.ts exactly (regenerate with `npx tsx bin/reason-table.ts`). docs/walkthrough.md
+// runs top to bottom as written: every ```sh block, in order, in one bash in an empty temp folder,
+// with only the substitutions the page itself names (`npx cookwala` -> `node <clone>/bin/cookwala.js`,
+// the example ports -> free ones). Real processes on 127.0.0.1; the page's own last block stops them,
+// and the test kills the process group of the shell whatever happens. What it proves: a sequencer,
+// two witnesses and the simulator set up from commands alone (no JSON edited or read by hand), a
+// checkpoint cosigned by both, an exported bundle that verifies with both witnesses named, an event
+// proof, a fork list.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -17,21 +18,18 @@ import { tempDirs } from '../testkit/tmp.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const reference = readFileSync(new URL('../docs/reference.md', import.meta.url), 'utf8');
+const walkthrough = readFileSync(new URL('../docs/walkthrough.md', import.meta.url), 'utf8');
 const tmp = tempDirs('cookwala-readme-');
 afterAll(() => tmp.cleanup());
 
-/** The ```sh blocks of one `## ` section, per `### ` subsection, in order. */
-export function shellBlocks(text: string, section: string): Array<{ heading: string; code: string }> {
-  const start = text.indexOf(`\n## ${section}\n`);
-  if (start < 0) return [];
-  const rest = text.slice(start + 1);
-  const end = rest.indexOf('\n## ', 3);
-  const body = end < 0 ? rest : rest.slice(0, end);
+/** The ```sh blocks of a page, in order, each with the `## ` heading it sits under. */
+export function shellBlocks(text: string): Array<{ heading: string; code: string }> {
   const out: Array<{ heading: string; code: string }> = [];
-  let heading = section;
-  const lines = body.split('\n');
+  let heading = '';
+  const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
-    if (lines[i].startsWith('### ')) heading = lines[i].slice(4);
+    if (lines[i].startsWith('## ')) heading = lines[i].slice(3);
     if (lines[i] === '```sh') {
       const code: string[] = [];
       for (i++; i < lines.length && lines[i] !== '```'; i++) code.push(lines[i]);
@@ -41,7 +39,7 @@ export function shellBlocks(text: string, section: string): Array<{ heading: str
   return out;
 }
 
-/** The example ports the README names, in the sentence that says they may be changed. */
+/** The example ports the walkthrough names, in the sentence that says they may be changed. */
 function examplePorts(text: string): number[] {
   const m = /The\s+ports in them \(([\d, ]+)\) are examples/.exec(text.replace(/\n/g, ' '));
   return m ? m[1].split(',').map((x) => Number(x.trim())) : [];
@@ -91,8 +89,19 @@ describe('README', () => {
     expect(head).toContain('npm install && npm test');
   });
 
-  it('mirrors the reason-code table', () => {
-    expect(readme).toContain(reasonTable());
+  it('has one quick start per role, under these headings, in this order', () => {
+    const headings = readme.split('\n').filter((l) => l.startsWith('## Quick start: '));
+    expect(headings).toEqual([
+      '## Quick start: operator',
+      '## Quick start: witness operator',
+      '## Quick start: auditor',
+      '## Quick start: device maker',
+    ]);
+    expect(readme.split('\n').length).toBeLessThan(300);
+  });
+
+  it('docs/reference.md mirrors the reason-code table', () => {
+    expect(reference).toContain(reasonTable());
   });
 
   it('npx cookwala inside the clone runs this checkout (no registry)', async () => {
@@ -102,15 +111,19 @@ describe('README', () => {
     expect(r.out).toMatch(/policy +witness policy: add-witness, show/);
   });
 
-  it('runs the role sections top to bottom as written: two witnesses cosign, the bundle verifies', async () => {
-    const blocks = shellBlocks(readme, 'Roles');
+  it('runs docs/walkthrough.md top to bottom as written: two witnesses cosign, the bundle verifies', async () => {
+    const blocks = shellBlocks(walkthrough);
     expect(blocks.map((b) => b.heading)).toEqual(
-      expect.arrayContaining(['Mission operator: run a sequencer', 'Witness operator: run a witness', 'Auditor: verify offline']),
+      expect.arrayContaining([
+        '1. The operator starts a sequencer',
+        '2. Two witness operators start witnesses',
+        '3. An auditor verifies offline',
+      ]),
     );
     const all = blocks.map((b) => b.code).join('\n');
     // Nothing read or edited by hand: no JSON file opened by a script, no editor, no jq.
     expect(all).not.toMatch(/require\(|JSON\.parse|\bjq\b|\bsed -i\b|\$EDITOR/);
-    const ports = examplePorts(readme);
+    const ports = examplePorts(walkthrough);
     expect(ports).toEqual([8700, 8801, 8802, 4001, 4002, 8710]);
     const fresh = new Map<number, number>();
     for (const p of ports) {
@@ -123,7 +136,7 @@ describe('README', () => {
       for (const [from, to] of fresh) c = c.replace(new RegExp(`(?<![0-9])${from}(?![0-9])`, 'g'), String(to));
       return c;
     };
-    // The README's blocks, plus a safety net that is not the README's: on any exit the shell stops
+    // The page's blocks, plus a safety net that is not the page's: on any exit the shell stops
     // its background jobs, and a watchdog stops the whole group if this test process dies.
     const guard = [
       `trap 'kill $(jobs -p) 2>/dev/null || true' EXIT`,
@@ -151,7 +164,7 @@ describe('README', () => {
     expect(r.out).toMatch(/^PROVED: kitchen\.example\.org\/missions\/m-0042 seq 17/m);
     expect(r.out).toMatch(/w1 holds no fork proof/);
     expect(r.out).toMatch(/simulation: 5 missions on 5 devices/);
-    // the witness's card outlives it: still there after the README's `kill`, with its /p2p/ address
+    // the witness's card outlives it: still there after the page's `kill`, with its /p2p/ address
     const card = JSON.parse(readFileSync(`${dir}/w1/witness-info.json`, 'utf8')) as { peerId: string; multiaddrs: string[] };
     expect(card.multiaddrs[0]).toBe(`/ip4/127.0.0.1/tcp/${fresh.get(4001)}/p2p/${card.peerId}`);
   }, 300_000);

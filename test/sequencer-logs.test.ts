@@ -1,4 +1,4 @@
-// The sequencer's log lines an operator alerts on (platform/logger.ts, README "Logs and metrics"):
+// The sequencer's log lines an operator alerts on (platform/logger.ts, docs/operators.md "Logs and metrics"):
 // a real sequencer (LevelDB in a temp dir, fastify through inject) with a capturing pino logger.
 // A failed store write is exactly one `store_failed` line (level fatal, with the log's origin and
 // the error) however many requests hit the broken log, and onFatal runs once; the other events of

@@ -78,7 +78,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await tb?.close();
-  await new Promise((r) => server?.close(r));
+  // When the setup failed before the server existed (no Chromium), there is nothing to close: a
+  // promise on `server?.close(r)` would never settle and hold the hook to its timeout.
+  if (server) await new Promise((r) => server.close(r));
   await log?.close();
   // The screenshots stay in `work` for a person to look at; only the bundles go.
   process.stdout.write(`web-verifier screenshots in ${work}\n`);

@@ -1,6 +1,6 @@
 // testkit/logstore-layout.ts: test-only tools for the store's key layouts (logstore/keys.ts,
 // logstore/migrate.ts). toFamilyFirst rewrites a closed LevelDB store of this build (BANDED) into
-// the earlier FAMILY_FIRST layout, as a store written before 2026-12 holds it, so the migration
+// the earlier FAMILY_FIRST layout, as a store written by an earlier build holds it, so the migration
 // can be tested on real stores with every kind of record (entries across bands, payloads, erased
 // payloads, nodes, checkpoints). storeView reads everything a store serves, to compare a store
 // before and after. Leaves out: the migration itself.

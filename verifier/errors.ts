@@ -5,7 +5,7 @@
 // (errors.test.ts checks the table is well formed; the README mirrors it).
 
 export const REASONS = {
-  // Reading documents (§2, §9)
+  // Reading documents (docs/design.md §3; Core 0.2 §2, §9)
   bad_json: { status: 400, meaning: 'the body or line is not valid JSON' },
   duplicate_member: {
     status: 400,
@@ -28,7 +28,7 @@ export const REASONS = {
       'a log origin outside the grammar: 1..200 printable URL ASCII characters, no space, no +, no scheme, no empty, . or .. segment (origins are names, not paths; docs/design.md §4)',
   },
   noncanonical_number: { status: 400, meaning: 'a value that RFC 8785 cannot canonicalize (NaN, Infinity)' },
-  // Signatures and keys (§5, RFC-0012)
+  // Signatures and keys (docs/design.md §3; Core 0.2 §5)
   bad_signature: { status: 403, meaning: 'the signature does not verify over the rebuilt signing header' },
   unsupported_alg: { status: 400, meaning: 'an algorithm other than EdDSA or ES256' },
   malformed_signature: { status: 400, meaning: 'a Signature object that cannot be decoded' },
@@ -45,7 +45,7 @@ export const REASONS = {
   key_role_mismatch: { status: 403, meaning: 'the key exists but not in the role this signature needs' },
   source_mismatch: { status: 403, meaning: 'the event source is not the owner of the signing key' },
   bad_disclosure: { status: 400, meaning: 'a revealed [salt, value] does not match its disclosure digest' },
-  // Ingest (§5, §7)
+  // Ingest (docs/design.md §5, §10)
   missing_idempotency_key: { status: 400, meaning: 'a POST without an Idempotency-Key header' },
   idempotency_conflict: { status: 422, meaning: 'an Idempotency-Key reused with a different body' },
   body_too_large: { status: 413, meaning: 'the request body, or a JSON text read elsewhere, exceeds its size limit' },
@@ -81,7 +81,7 @@ export const REASONS = {
   log_exists: { status: 409, meaning: 'a log with this origin is already hosted' },
   internal_error: { status: 500, meaning: 'an unexpected server fault; nothing was acknowledged' },
   shutting_down: { status: 503, meaning: 'the server is stopping; retry later (nothing was acknowledged)' },
-  // Storage (§6)
+  // Storage (docs/design.md §6)
   store_locked: { status: 503, meaning: "another process holds this log's store" },
   store_behind_checkpoint: { status: 500, meaning: 'the store is behind its last signed checkpoint; refusing to re-sequence' },
   disk_full: {
@@ -103,7 +103,7 @@ export const REASONS = {
     meaning:
       "the log's database cannot be reached now (PostgreSQL restarting or shutting down, the connection refused or cut): nothing was read or written; retry after Retry-After",
   },
-  // Log verification (§4, §8)
+  // Log verification (docs/design.md §4, §8)
   chain_broken: { status: 422, meaning: "an entry's prev is not the previous entry's hash, or seq has a gap" },
   entry_hash_mismatch: { status: 422, meaning: "an entry's hash is not the hash of its contents" },
   hash_mismatch: { status: 422, meaning: "a document's hash member (descriptor, checkpoint, KeyRecord) is not the hash of its contents" },
@@ -137,7 +137,7 @@ export const REASONS = {
   },
   // Proofs (RFC 6962 / 9162)
   bad_proof: { status: 422, meaning: 'an inclusion or consistency proof that does not verify or is malformed' },
-  // Witness protocol (§7, C2SP tlog-witness)
+  // Witness protocol (docs/design.md §7, §7a; C2SP tlog-witness)
   unknown_log: { status: 404, meaning: 'the witness does not follow this log' },
   conflict: { status: 409, meaning: "oldSeq does not match the witness's state; see knownSeq" },
   inconsistent: { status: 422, meaning: 'the consistency or head proof does not verify' },
@@ -146,7 +146,7 @@ export const REASONS = {
   malformed_frame: { status: 400, meaning: 'a libp2p frame whose length prefix is not a minimal unsigned varint' },
   witness_unavailable: { status: 503, meaning: 'a witness could not be reached or did not answer in time' },
   rate_limited: { status: 429, meaning: 'a C2SP witness kept answering 429 Too Many Requests after the Retry-After back-offs' },
-  // Bundles (§8)
+  // Bundles (docs/design.md §8)
   bad_bundle_type: { status: 400, meaning: 'the first line is not a cookwala-audit-bundle header' },
   unsupported_bundle_version: { status: 400, meaning: 'a bundle schema_version of another major' },
   unknown_line_kind: { status: 400, meaning: 'a bundle line of a kind the reader does not know' },
@@ -176,16 +176,22 @@ export const REASONS = {
     meaning: 'a c2sp.org/tlog-proof@v1 file that breaks the format (header, extra, index, proof lines, checkpoint)',
   },
   origin_mismatch: { status: 422, meaning: 'a checkpoint whose origin line is not the log origin the reader expects' },
-  // Executor (§7 of the spec)
+  // Executor (docs/design.md §9; Core 0.2 §3, §6, §7)
   illegal_transition: { status: 409, meaning: 'an execution state change that the transition table forbids' },
   precondition_failed: { status: 412, meaning: "If-Match does not match the execution's status seq" },
   precondition_required: { status: 428, meaning: 'a change to an execution without If-Match: <seq>' },
   unknown_operation: { status: 422, meaning: 'a recipe step names an operation this device does not know or cannot run' },
-  outside_envelope: { status: 422, meaning: "a step target lies outside its operation's envelope (§3)" },
-  safety_limit: { status: 422, meaning: "a step exceeds the device's SafetyLimits pack (§6.1; the stricter limit wins)" },
-  missing_sensor_no_fallback: { status: 422, meaning: "no rung of the step's sensor ladder can be satisfied (§3)" },
-  time_too_precise: { status: 422, meaning: "a time finer than the log's declared timePrecision (an open dataset is to the day, §8)" },
-  person_required: { status: 422, meaning: 'an operation that may not run unattended, and no person is present or reachable (§6.6)' },
+  outside_envelope: { status: 422, meaning: "a step target lies outside its operation's envelope (Core 0.2 §3)" },
+  safety_limit: { status: 422, meaning: "a step exceeds the device's SafetyLimits pack (Core 0.2 §6.1; the stricter limit wins)" },
+  missing_sensor_no_fallback: { status: 422, meaning: "no rung of the step's sensor ladder can be satisfied (Core 0.2 §3)" },
+  time_too_precise: {
+    status: 422,
+    meaning: "a time finer than the log's declared timePrecision (an open dataset is to the day, Core 0.2 §8)",
+  },
+  person_required: {
+    status: 422,
+    meaning: 'an operation that may not run unattended, and no person is present or reachable (Core 0.2 §6.6)',
+  },
   interrupted: { status: 503, meaning: 'the device failed an execution safely after a restart or fault cut it short' },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 

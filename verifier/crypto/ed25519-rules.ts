@@ -16,9 +16,8 @@
 // compute the same equation over the same hashed bytes, so their verdicts are equal by
 // construction (backend.test.ts checks it differentially). R = identity is not refused
 // (RFC 8032 allows it; only the key holder can make one, and every backend agrees on it).
-// Cost (measured, Node 20, one core): the key check (a decode and [L]A) is about 1 ms per new key
-// (1.25 ms a key over 2,000 keys, profiled) and is cached; per signature the rule adds about 5 ns inside a backend and about 190 ns through
-// verifyRaw (the cached key lookup), against about 85 µs for a node:crypto verify. Left out: ES256 (no such split there), and
+// Cost: the key check (a decode and a scalar multiplication [L]A) is dear, so its verdict is cached
+// per key; per signature the rule is a cache lookup, small beside the verify itself. Left out: ES256 (no such split there), and
 // which keys to trust (verifier/documents/keys.ts, verifier/documents/policy.ts). Invariant: a key or signature that fails here is
 // refused by every verify entry point and by both backends' ed25519Verify.
 

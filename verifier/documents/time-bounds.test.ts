@@ -76,7 +76,7 @@ describe('durations', () => {
     for (const bad of ['', '-1', '1.5h', '5 m', '5w', 'h', '1e3', '9'.repeat(16), '999999999999999d'])
       expect(parseDuration(bad).ok, bad).toBe(false);
   });
-  it('prints the way the README and reports say them', () => {
+  it('prints the way the docs and reports say them', () => {
     expect(formatDuration(DEFAULT_TIME_BOUNDS.maxClockSkewMs)).toBe('5m');
     expect(formatDuration(DEFAULT_TIME_BOUNDS.maxDeliveryDelayMs)).toBe('3d');
     expect(formatDuration(90_061_001)).toBe('1d 1h 1m 1s 1ms');

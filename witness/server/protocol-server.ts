@@ -11,8 +11,7 @@
 // peer can make us hold (64 streams a connection; 64 frames of 1 MiB were 64 MiB a stream); the
 // count lets one sequencer's round of small requests be decided together, so that group commit,
 // the verify and signing workers and the reply writes share their fixed costs over more requests
-// (measured: a count of 64 cost about 9% more CPU per request, 16% on the main thread, on the
-// bench's 1,000 logs over 4 streams; interleaved runs).
+// (a larger count, 64, cost more CPU per request on the bench's 1,000 logs over 4 streams).
 
 import type { Connection, Stream } from '@libp2p/interface';
 import { encodeMessage, failureReply, WITNESS_PROTOCOL, type Reply } from '../wire/messages.ts';

@@ -52,9 +52,8 @@ import { createOffThreadVerifier } from './off-thread-verify.ts';
 
 /**
  * The worker threads the witness CLI uses on this machine (docs/design.md §13): none on one core; else one
- * verify worker per core, at most 4 (the event loop, at about 120 µs a request, cannot feed more),
- * and one signing worker. Two verify workers on two cores beat one in the witness bench (0.622 and
- * 0.648 of the crypto limit with one, 0.740 and 0.724 with two, interleaved runs): a burst of
+ * verify worker per core, at most 4 (one event loop cannot feed more), and one signing worker.
+ * Two verify workers on two cores beat one in the witness bench (docs/benchmarks.md): a burst of
  * requests is checked on both cores while the event loop waits for their verdicts.
  */
 export function defaultWorkers(cores = availableParallelism()): { verifyWorkers: number; signWorker: boolean } {

@@ -132,8 +132,8 @@ export async function openStateStore(dir: string): Promise<StateStore> {
     queue = [];
     try {
       // A chained batch: one binding call per put with its arguments, where an array of
-      // operation objects costs the event loop 2-3 times as much (each object's properties read
-      // through N-API: measured, about 4 against 9-14 µs of the event loop per 700-byte record).
+      // operation objects costs the event loop two to three times as much (each object's
+      // properties read through N-API).
       const batch = db.batch();
       let n = 0;
       try {
