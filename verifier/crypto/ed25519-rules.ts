@@ -14,8 +14,9 @@
 // encode([S]B - [k]A) == R bytes (noble.ts computes it with @noble's Point API instead of
 // calling its cofactored verify). With the rule holding, node:crypto, @noble and WebCrypto then
 // compute the same equation over the same hashed bytes, so their verdicts are equal by
-// construction (backend.test.ts checks it differentially). R = identity is not refused
-// (RFC 8032 allows it; only the key holder can make one, and every backend agrees on it).
+// construction (backend.test.ts checks it differentially). R = identity (01 00…00) is refused:
+// RFC 8032 allows it and only the key holder can make one, but OpenSSL refuses it from 3.5 (Node
+// 24) and accepted it before (Node 20), so the verdict would depend on the Node a part runs on.
 // Cost: the key check (a decode and a scalar multiplication [L]A) is dear, so its verdict is cached
 // per key; per signature the rule is a cache lookup, small beside the verify itself. Left out: ES256 (no such split there), and
 // which keys to trust (verifier/documents/keys.ts, verifier/documents/policy.ts). Invariant: a key or signature that fails here is
@@ -110,11 +111,19 @@ export function checkEd25519PublicKey(pub: Uint8Array): Result<true> {
   return r;
 }
 
+/** Whether b[off..off+32) is 01 00…00, the one canonical encoding of the identity point. */
+function isIdentityEncoding(b: Uint8Array, off: number): boolean {
+  if (b[off] !== 1) return false;
+  for (let i = 1; i < 32; i++) if (b[off + i] !== 0) return false;
+  return true;
+}
+
 /** The signature rule (strict RFC 8032): ok, or bad_signature with the reason. */
 export function checkEd25519Signature(sig: Uint8Array): Result<true> {
   if (!(sig instanceof Uint8Array) || sig.length !== 64)
     return fail('bad_signature', `an Ed25519 signature is 64 bytes, got ${sig?.length}`);
   if (!isCanonicalY(sig, 0) || isNegativeZero(sig, 0)) return fail('bad_signature', 'R is not a canonical point encoding');
+  if (isIdentityEncoding(sig, 0)) return fail('bad_signature', 'R is the identity point');
   if (!isScalarBelowL(sig, 32)) return fail('bad_signature', 'S is not below L (a malleated signature)');
   return OK;
 }
