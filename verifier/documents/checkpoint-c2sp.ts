@@ -22,6 +22,7 @@ import { parseNote } from '../note/signed.ts';
 import { toBase64Std } from '../note/base64.ts';
 import { checkKeyValidAt, publicKeyBytes, type KeyRecord } from './keys.ts';
 import type { Signature, Signer } from './signature.ts';
+import { witnessDisplayName, witnessEd25519Key, witnessOfC2spKid } from './witness-identity.ts';
 
 export const NOTE_ED25519 = 'note-ed25519';
 export const COSIGNATURE_V1 = 'cosignature/v1';
@@ -116,7 +117,12 @@ export function witnessCosignatureKey(w: Pick<KeyRecord, 'kid' | 'vkey'>): Resul
   return k;
 }
 
-/** Check a cosignature/v1 by witness `w` (its vkey): kid, whole-second signedAt, Ed25519 over the cosignature message, key validity. */
+/**
+ * Check a cosignature/v1 by witness `w`, found by key (witness-identity.ts): the signature's key ID
+ * must be the one its name gives with the witness's Ed25519 key (the vkey's, else its EdDSA
+ * KeyRecord key: our witnesses sign both forms with one key), whatever name the policy spells;
+ * then whole-second signedAt, Ed25519 over the cosignature message, key validity.
+ */
 export function verifyCheckpointC2spCosignature(
   cp: CheckpointFields,
   sig: C2spSignature,
@@ -126,12 +132,13 @@ export function verifyCheckpointC2spCosignature(
   if (sig.alg !== COSIGNATURE_V1) return fail('bad_signature', `${sig.kid}: not a cosignature/v1`);
   const key = witnessCosignatureKey(w);
   if (!key.ok) return key;
-  if (!key.value) return fail('unknown_key', `witness ${w.kid} has no vkey`);
-  if (sig.kid !== `${key.value.name}+${key.value.keyId}`)
-    return fail('unknown_key', `cosignature ${sig.kid} is not by ${key.value.name}+${key.value.keyId}`);
+  const pub = witnessEd25519Key(w);
+  if (!pub) return fail('unknown_key', `witness ${w.kid} has no Ed25519 key to check a cosignature/v1 with`);
+  if (witnessOfC2spKid([w], sig.kid) === undefined)
+    return fail('unknown_key', `cosignature ${sig.kid} is not by the key of witness ${witnessDisplayName(w)}`);
   if (!isTime(sig.signedAt) || timeMs(sig.signedAt) % 1000 !== 0)
     return fail('malformed_signature', `cosignature/v1 signedAt ${String(sig.signedAt)} is not a whole second`);
-  return verifyEd25519Over(cp, sig, key.value.publicKey, timeMs(sig.signedAt) / 1000, w, opts.backend);
+  return verifyEd25519Over(cp, sig, pub, timeMs(sig.signedAt) / 1000, w, opts.backend);
 }
 
 function verifyEd25519Over(

@@ -10,7 +10,8 @@
 // A witness may carry `vkey` (its C2SP cosignature/v1 verifier key, type 0x04) and `url` (its
 // tlog-witness submission prefix, docs/design.md §4, §7a): the vkey must parse, be of type 0x04, and hold
 // neither the sequencer's key nor another witness's (vkey keys compared as raw Ed25519 bytes, so one
-// key never counts twice under two spellings); `url` needs a `vkey`.
+// key never counts twice under two spellings); `url` needs a `vkey`. A witness is its key
+// (witness-identity.ts): an EdDSA witness's vkey holds its own publicKey, never another key.
 
 import { fail, ok, type Result } from '../errors.ts';
 import { sameKey, validKeyRecordShape, type KeyRecord } from './keys.ts';
@@ -18,6 +19,7 @@ import { schemaValidator } from './schemas/validate.ts';
 import { witnessCosignatureKey } from './checkpoint-c2sp.ts';
 import { toBase64url } from '../encoding/wire.ts';
 import { checkOrigin } from './log-descriptor.ts';
+import { witnessKeyAgreement } from './witness-identity.ts';
 
 export interface WitnessPolicy {
   kind: 'WitnessPolicy';
@@ -62,6 +64,8 @@ export function readWitnessPolicy(json: unknown): Result<WitnessPolicy> {
     if (w.url !== undefined && w.vkey === undefined) return invalid(`witness ${w.kid} has a url but no vkey`, `/witnesses/${i}/url`);
     const vk = witnessCosignatureKey(w);
     if (!vk.ok) return keyFailure(vk.code, `witness ${w.kid}: ${vk.detail}`, `/witnesses/${i}/vkey`);
+    const agree = witnessKeyAgreement(w);
+    if (!agree.ok) return invalid(agree.detail, `/witnesses/${i}/vkey`);
     if (vk.value) {
       // A cosignature/v1 key as an EdDSA KeyRecord, for the distinctness checks below and above.
       const asKey = { alg: 'EdDSA' as const, publicKey: toBase64url(vk.value.publicKey) };
