@@ -248,28 +248,15 @@ export function verifyCheckpoint(cp: Checkpoint, policy: WitnessPolicy, opts: Ve
       continue;
     }
     const c2sp = sig.alg === COSIGNATURE_V1;
-    const found = c2sp ? c2spWitnessOf(cp, sig as C2spSignature, policy, opts) : jcsWitnessOf(s.value.hash, sig as Signature, policy, vopts);
+    const found = cosignerWithHash(s.value.hash, cp, sig, policy, vopts);
     if (!found.ok) {
       rejected.push({ kid: sig.kid, code: found.code, detail: found.detail });
       continue;
     }
     const w = found.value;
-    if (sameKey(w, policy.sequencer) || sameWitness(w, policy.sequencer)) {
-      rejected.push({ kid: sig.kid, code: 'key_role_mismatch', detail: `${sig.kid} holds the sequencer's public key and cannot witness` });
-      continue;
-    }
-    if (w.role !== 'witness') {
-      rejected.push({ kid: sig.kid, code: 'key_role_mismatch', detail: `key ${w.kid} has role ${w.role}, need witness` });
-      continue;
-    }
     const form: CosignatureForm = c2sp ? 'cosignature/v1' : 'jcs';
     const seen = cosigners.find((c) => sameWitness(c.key, w));
     if (seen?.forms.includes(form)) continue; // one form of one key counts once
-    const valid = checkKeyValidAt(w, sig.signedAt);
-    if (!valid.ok) {
-      rejected.push({ kid: sig.kid, code: valid.code, detail: valid.detail });
-      continue;
-    }
     if (seen) seen.forms.push(form);
     else cosigners.push({ key: w, kid: w.kid, name: witnessDisplayName(w), forms: [form] });
     if (counted.some((k) => sameWitness(k, w))) continue; // one witness (one key) counts once
@@ -290,6 +277,29 @@ export function verifyCheckpoint(cp: Checkpoint, policy: WitnessPolicy, opts: Ve
     });
   }
   return ok({ witnesses, names, cosignedAt, quorum, rejected, legacy: s.value.legacy, cosigners: cosigners.map(({ key: _k, ...c }) => c), logNote });
+}
+
+/**
+ * The policy witness that made a cosignature (JCS or cosignature/v1), found by key and checked:
+ * the signature verifies over the checkpoint whose hash is `cp.hash` (the caller vouches for it:
+ * its own checkpoint, or one verifyCheckpointSequencerSignature checked), the key is a witness's,
+ * not the sequencer's, and valid at signedAt. What the publisher keeps and what the quorum counts.
+ */
+export function cosignerOf(cp: Checkpoint, sig: CheckpointSignature, policy: WitnessPolicy, opts: VerifyOptions = {}): Result<KeyRecord> {
+  return cosignerWithHash(cp.hash, cp, sig, policy, { backend: opts.backend, allowLegacy: opts.allowLegacy, role: 'witness' });
+}
+
+function cosignerWithHash(hash: string, cp: Checkpoint, sig: CheckpointSignature, policy: WitnessPolicy, vopts: VerifyOptions): Result<KeyRecord> {
+  const found =
+    sig.alg === COSIGNATURE_V1 ? c2spWitnessOf(cp, sig as C2spSignature, policy, vopts) : jcsWitnessOf(hash, sig as Signature, policy, vopts);
+  if (!found.ok) return found;
+  const w = found.value;
+  if (sameKey(w, policy.sequencer) || sameWitness(w, policy.sequencer))
+    return fail('key_role_mismatch', `${sig.kid} holds the sequencer's public key and cannot witness`);
+  if (w.role !== 'witness') return fail('key_role_mismatch', `key ${w.kid} has role ${w.role}, need witness`);
+  const valid = checkKeyValidAt(w, sig.signedAt);
+  if (!valid.ok) return valid;
+  return ok(w);
 }
 
 /**
