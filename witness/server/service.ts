@@ -249,7 +249,12 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
       flushSeqGauge();
       return metrics.render();
     },
-    info: () => ({ peerId: node?.peerId.toString() ?? null, multiaddrs: node ? fullAddrs(node) : [] }),
+    // Its C2SP identity too, so `cookwala policy add-witness --from <status URL>` keeps the vkey.
+    info: () => ({
+      peerId: node?.peerId.toString() ?? null,
+      multiaddrs: node ? fullAddrs(node) : [],
+      ...(cosigner ? { c2sp: { name: cosigner.name, vkey: cosigner.vkey } } : {}),
+    }),
   });
 
   // C2SP tlog-witness on the same HTTP port (c2sp-http.ts): same state, same lock as libp2p.
