@@ -136,7 +136,7 @@ export function addWitness(
     record.url = url;
   }
   const existing = findWitness(policy.witnesses, record);
-  const clash = policy.witnesses.find((w) => w !== existing && w.kid === record.kid);
+  const clash = policy.witnesses.find((w) => w !== existing && w.kid === record.kid); // label, not identity: kids stay distinct labels
   if (clash) return { ok: false, code: 'key_conflict', detail: `the policy already has another witness key with kid ${clash.kid}` };
   const witnesses = existing ? policy.witnesses.map((w) => (w === existing ? record : w)) : [...policy.witnesses, record];
   // Peers of this witness (same peer id, or entries naming its key) go; libp2p puts its address back.
