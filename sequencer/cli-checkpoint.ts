@@ -112,8 +112,7 @@ export function run(argv: string[]): Promise<number> {
         `  ${n} cosignature${n === 1 ? '' : 's'} (quorum ${policy.quorum} of ${policy.witnesses.length} witnesses): ${v.ok ? 'met' : 'NOT met'}\n`,
       );
       for (const name of verdict.names) process.stdout.write(`  cosigned by   ${name}\n`);
-      for (const r of verdict.rejected)
-        process.stdout.write(`  not counted   ${r.kid}: ${r.code}: ${r.detail}\n`);
+      for (const r of verdict.rejected) process.stdout.write(`  not counted   ${r.kid}: ${r.code}: ${r.detail}\n`);
       for (const w of policy.witnesses)
         if (!verdict.names.includes(witnessDisplayName(w))) process.stdout.write(`  no cosignature from ${witnessDisplayName(w)}\n`);
       if (!v.ok) {

@@ -92,7 +92,13 @@ async function cardFromUrl(url: string, flag: string): Promise<Result<WitnessInf
   const logs = await getSmallJson(`${base}/v1/logs`, flag);
   if (!logs.ok) return logs;
   const b = logs.value.body as { peerId?: unknown; multiaddrs?: unknown; c2sp?: unknown } | undefined;
-  return readWitnessInfo({ peerId: b?.peerId, multiaddrs: b?.multiaddrs, http: base, keyRecord: key, ...(b?.c2sp ? { c2sp: b.c2sp } : {}) });
+  return readWitnessInfo({
+    peerId: b?.peerId,
+    multiaddrs: b?.multiaddrs,
+    http: base,
+    keyRecord: key,
+    ...(b?.c2sp ? { c2sp: b.c2sp } : {}),
+  });
 }
 
 function peerOf(addr: string): string | undefined {
@@ -131,8 +137,12 @@ export function addWitness(
   if (transport === 'http') {
     url = opts.url ?? card.http;
     if (!record.vkey)
-      return { ok: false, code: 'invalid_document', detail: 'the witness has no C2SP vkey, so it cannot be asked over HTTP: use --transport libp2p' };
-    if (!url) return { ok: false, code: 'invalid_document', detail: 'give --url, the witness\'s C2SP submission prefix' };
+      return {
+        ok: false,
+        code: 'invalid_document',
+        detail: 'the witness has no C2SP vkey, so it cannot be asked over HTTP: use --transport libp2p',
+      };
+    if (!url) return { ok: false, code: 'invalid_document', detail: "give --url, the witness's C2SP submission prefix" };
     record.url = url;
   }
   const existing = findWitness(policy.witnesses, record);
@@ -168,7 +178,11 @@ export function cardFromVkey(vkey: string): Result<WitnessInfoCard> {
   const k = parseVerifierKey(vkey);
   if (!k.ok) return { ok: false, code: k.code, detail: `--vkey: ${k.detail}` };
   if (k.value.type !== SIG_COSIGNATURE_V1)
-    return { ok: false, code: 'unsupported_alg', detail: `--vkey is of type 0x${k.value.type.toString(16)}; a witness vkey is cosignature/v1 (0x04)` };
+    return {
+      ok: false,
+      code: 'unsupported_alg',
+      detail: `--vkey is of type 0x${k.value.type.toString(16)}; a witness vkey is cosignature/v1 (0x04)`,
+    };
   const publicKey = toBase64url(k.value.publicKey);
   const keyRecord: KeyRecord = {
     kind: 'KeyRecord',
@@ -228,7 +242,7 @@ export function runAddWitness(argv: string[]): Promise<number> {
     if (!values.from && !values.vkey && !values.url)
       throw new UsageError('give --from W/witness-info.json (or a witness status URL), or --vkey VKEY --url URL');
     if (values.url && !/^https?:\/\//.test(values.url)) throw new UsageError('--url is an http(s) URL');
-    if (values.vkey && !values.url) throw new UsageError('--vkey needs --url, the witness\'s C2SP submission prefix');
+    if (values.vkey && !values.url) throw new UsageError("--vkey needs --url, the witness's C2SP submission prefix");
     if (values.transport !== undefined && values.transport !== 'libp2p' && values.transport !== 'http')
       throw new UsageError('--transport is libp2p or http');
     if (values.vkey && values.transport === 'libp2p') throw new UsageError('a witness known by --vkey is asked over http');
@@ -265,7 +279,8 @@ export function runAddWitness(argv: string[]): Promise<number> {
       `${r.value.added ? 'added' : 'updated'} witness ${k.kid} (${k.owner}) to ${seq.value.policyPath}; quorum ${r.value.policy.quorum} of ${r.value.policy.witnesses.length}`,
     );
     out(`witness ${witnessDisplayName(k)}${k.vkey ? ` vkey ${k.vkey}` : ''}`);
-    if (r.value.transport === 'http') out(`http ${r.value.url} (C2SP tlog-witness: POST ${r.value.url!.replace(/\/+$/, '')}/add-checkpoint)`);
+    if (r.value.transport === 'http')
+      out(`http ${r.value.url} (C2SP tlog-witness: POST ${r.value.url!.replace(/\/+$/, '')}/add-checkpoint)`);
     else
       out(
         r.value.addr

@@ -27,7 +27,8 @@ async function quickStartLines(): Promise<string[]> {
   const end = readme.indexOf('\n## ', start + 1);
   const section = readme.slice(start, end < 0 ? undefined : end);
   const lines: string[] = [];
-  for (const m of section.matchAll(/```sh\n([\s\S]*?)```/g)) lines.push(...m[1].split('\n').filter((l) => l.trim() && !l.trim().startsWith('#')));
+  for (const m of section.matchAll(/```sh\n([\s\S]*?)```/g))
+    lines.push(...m[1].split('\n').filter((l) => l.trim() && !l.trim().startsWith('#')));
   return lines;
 }
 

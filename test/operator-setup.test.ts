@@ -162,7 +162,11 @@ describe('2. the witness set-up as commands', () => {
     const policy: WitnessPolicy = { kind: 'WitnessPolicy', log: LOG, sequencer: s.keyRecord, witnesses: [], quorum: 0 } as WitnessPolicy;
     const card = { peerId: '12D3KooWabc', multiaddrs: ['/ip4/127.0.0.1/tcp/1/p2p/12D3KooWabc'], keyRecord: a.keyRecord };
     const one = addWitness(policy, [], card, undefined);
-    const entry = (port: number) => ({ multiaddr: `/ip4/127.0.0.1/tcp/${port}/p2p/12D3KooWabc`, alg: 'EdDSA', publicKey: a.keyRecord.publicKey });
+    const entry = (port: number) => ({
+      multiaddr: `/ip4/127.0.0.1/tcp/${port}/p2p/12D3KooWabc`,
+      alg: 'EdDSA',
+      publicKey: a.keyRecord.publicKey,
+    });
     expect(one).toMatchObject({ ok: true, value: { added: true, peers: [entry(1)], policy: { quorum: 1 } } });
     if (!one.ok) return;
     const moved = addWitness(
@@ -280,7 +284,9 @@ describe('4. one line and exit 2 for each environment fault', () => {
     expect((await cookwala(['init', '--data', seq, '--log', LOG])).code).toBe(0);
     const add = await cookwala(['policy', 'add-witness', '--data', seq, '--url', url]);
     expect(add.code, add.stderr).toBe(0);
-    expect(add.stdout).toMatch(/added witness wit-w-fake \(test:w-fake\) .*quorum 1 of 1\nwitness .*\npeer \/ip4\/127.0.0.1\/tcp\/4999\/p2p\/12D3KooW/);
+    expect(add.stdout).toMatch(
+      /added witness wit-w-fake \(test:w-fake\) .*quorum 1 of 1\nwitness .*\npeer \/ip4\/127.0.0.1\/tcp\/4999\/p2p\/12D3KooW/,
+    );
     // a closed port: one line naming --url
     const closed = `http://127.0.0.1:${await freePort()}`;
     const s = await cookwala(['policy', 'add-witness', '--data', seq, '--url', closed]);

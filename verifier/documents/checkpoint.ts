@@ -276,7 +276,16 @@ export function verifyCheckpoint(cp: Checkpoint, policy: WitnessPolicy, opts: Ve
       seq: cp.seq,
     });
   }
-  return ok({ witnesses, names, cosignedAt, quorum, rejected, legacy: s.value.legacy, cosigners: cosigners.map(({ key: _k, ...c }) => c), logNote });
+  return ok({
+    witnesses,
+    names,
+    cosignedAt,
+    quorum,
+    rejected,
+    legacy: s.value.legacy,
+    cosigners: cosigners.map(({ key: _k, ...c }) => c),
+    logNote,
+  });
 }
 
 /**
@@ -289,9 +298,17 @@ export function cosignerOf(cp: Checkpoint, sig: CheckpointSignature, policy: Wit
   return cosignerWithHash(cp.hash, cp, sig, policy, { backend: opts.backend, allowLegacy: opts.allowLegacy, role: 'witness' });
 }
 
-function cosignerWithHash(hash: string, cp: Checkpoint, sig: CheckpointSignature, policy: WitnessPolicy, vopts: VerifyOptions): Result<KeyRecord> {
+function cosignerWithHash(
+  hash: string,
+  cp: Checkpoint,
+  sig: CheckpointSignature,
+  policy: WitnessPolicy,
+  vopts: VerifyOptions,
+): Result<KeyRecord> {
   const found =
-    sig.alg === COSIGNATURE_V1 ? c2spWitnessOf(cp, sig as C2spSignature, policy, vopts) : jcsWitnessOf(hash, sig as Signature, policy, vopts);
+    sig.alg === COSIGNATURE_V1
+      ? c2spWitnessOf(cp, sig as C2spSignature, policy, vopts)
+      : jcsWitnessOf(hash, sig as Signature, policy, vopts);
   if (!found.ok) return found;
   const w = found.value;
   if (sameKey(w, policy.sequencer) || sameWitness(w, policy.sequencer))

@@ -10,7 +10,14 @@ import {
   witnessKeyAgreement,
   witnessOfC2spKid,
 } from './witness-identity.ts';
-import { addCosignature, buildCheckpoint, cosignCheckpoint, verifyCheckpoint, withLogNoteSignature, type Checkpoint } from './checkpoint.ts';
+import {
+  addCosignature,
+  buildCheckpoint,
+  cosignCheckpoint,
+  verifyCheckpoint,
+  withLogNoteSignature,
+  type Checkpoint,
+} from './checkpoint.ts';
 import { c2spSignatureFromNote, checkpointNoteBody, logVkeyOf, type C2spSignature } from './checkpoint-c2sp.ts';
 import { readWitnessPolicy, type WitnessPolicy } from './policy.ts';
 import { policyFromTlog, policyToTlog } from './tlog-policy.ts';
@@ -55,7 +62,12 @@ describe('sameWitness', () => {
     expect(sameWitness(libp2pKey, relabelled)).toBe(true);
     expect(sameWitness(libp2pKey, { ...httpKey, kid: libp2pKey.kid })).toBe(false);
     // A record known only by its vkey (a C2SP witness) is the same as the KeyRecord of that key.
-    const byVkey = { ...httpKey, alg: 'ES256' as const, publicKey: toBase64url(signerFor('ES256', 'p', 84).publicKey), vkey: vkeyOf('h', 83) };
+    const byVkey = {
+      ...httpKey,
+      alg: 'ES256' as const,
+      publicKey: toBase64url(signerFor('ES256', 'p', 84).publicKey),
+      vkey: vkeyOf('h', 83),
+    };
     expect(sameWitness(byVkey, httpKey)).toBe(true);
     expect(witnessFingerprint(relabelled)).toBe(witnessFingerprint(libp2pKey));
   });

@@ -43,7 +43,8 @@ type AnyReply =
  */
 function cosignaturesOf(r: Result<AnyReply>): Result<CheckpointSignature[]> {
   if (!r.ok) return r;
-  if (r.value.ok) return { ok: true, value: r.value.noteCosignature ? [r.value.cosignature, r.value.noteCosignature] : [r.value.cosignature] };
+  if (r.value.ok)
+    return { ok: true, value: r.value.noteCosignature ? [r.value.cosignature, r.value.noteCosignature] : [r.value.cosignature] };
   const { ok: _ok, code, detail, ...extra } = r.value;
   return fail(code as never, detail, extra);
 }
@@ -268,7 +269,15 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
       if (!w.ok) {
         refused.push(`${sig.kid}: ${w.code}`);
         logger.warn(
-          { event: 'witness_error', witness: nameOf(p), transport: p.transport, addr: p.conn.addr, kid: sig.kid, code: w.code, detail: w.detail },
+          {
+            event: 'witness_error',
+            witness: nameOf(p),
+            transport: p.transport,
+            addr: p.conn.addr,
+            kid: sig.kid,
+            code: w.code,
+            detail: w.detail,
+          },
           `ignored a cosignature by ${sig.kid} from ${nameOf(p)}: ${w.code}`,
         );
         continue;
