@@ -13,7 +13,7 @@
 //   403 → bad_signature, 404 → unknown_log (misconfiguration: logged, counted);
 //   400 → bad_request; 429 → wait Retry-After (capped) and ask again, at most `maxRetries` times,
 //   then rate_limited; no answer → witness_unavailable.
-// Metrics per witness (label `witness` = its display name, witness-identity.ts): request latency, last cosigned size,
+// Metrics per witness (label `witness` = its display name, verifier/documents/witness-identity.ts): request latency, last cosigned size,
 // last HTTP status, failures by outcome. It leaves out sign-subtree and the monitoring read.
 // Invariant: nothing from the witness is believed unverified; bodies are read up to 64 KiB.
 
