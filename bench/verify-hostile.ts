@@ -1,6 +1,7 @@
 // bench/verify-hostile.ts: `verify.hostilePeakRssMB` of docs/design.md §13: the offline verifier's
-// peak resident memory on inputs built to exhaust it, each verified in its own child process
-// (bench/verify-child.ts, the code path of `cookwala verify`, which reports the kernel's VmHWM). The
+// peak resident memory on inputs built to exhaust it, each verified as a user runs it (`node
+// bin/cookwala.js verify FILE --policy P`, default flags and workers), the figure being the peak of
+// the whole process tree's resident memory (bench/process-tree.ts). The
 // inputs are generated on the fly into a temp dir and removed: a small valid bundle with one
 // hostile line put after its descriptor: 16.5 MB of `[{},{},…]`, 8 million nested arrays, 2 million
 // nested objects, 16 MB of `[0,0,…]`, the worst line the bounds still let through (2^18 objects and
@@ -16,19 +17,20 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateLog } from '../testkit/log-generator.ts';
 import { makeTempDir, removeDir } from '../testkit/tmp.ts';
-import { runJsonChild } from './json-child.ts';
+import { runMeasuredTree } from './process-tree.ts';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
+const COOKWALA = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'cookwala.js');
 
 interface ChildResult {
   ms: number;
   exitCode: number;
-  failures: number;
   peakRssMB: number;
 }
 
-function verifyInChild(file: string, policy: string): Promise<ChildResult> {
-  return runJsonChild(join(HERE, 'verify-child.ts'), [file, policy], 'verify');
+/** `cookwala verify FILE --policy POLICY` as a user runs it; its process tree's peak memory. */
+async function verifyInChild(file: string, policy: string): Promise<ChildResult> {
+  const r = await runMeasuredTree([COOKWALA, 'verify', file, '--policy', policy]);
+  return { ms: r.ms, exitCode: r.exitCode, peakRssMB: r.peakTreeRssMB };
 }
 
 /** Writes `parts` (strings, or [unit, count] repeated) in 1 MiB pieces. */

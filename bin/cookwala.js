@@ -1,9 +1,38 @@
 #!/usr/bin/env node
 // The `cookwala` command: loads the TypeScript sources through tsx (no build step), the Node 20
 // polyfills, then dispatches to each part's command module (bin/main.ts).
-import { register } from 'tsx/esm/api';
+//
+// The auditor's commands read files from outside, which are hostile (docs/design.md §14): their
+// memory bound (256 MB for the whole process, docs/design.md §13) must hold on any input and on
+// a busy machine, where V8 left alone lets garbage grow the heap far past what is live. V8 takes
+// its heap limits only at start, so these commands run in a child node started with them
+// (BOUNDED_HEAP); this process only waits, forwards signals and passes the exit code on. The
+// variable COOKWALA_HEAP_BOUND marks the child, so it never starts another.
+import { spawn } from 'node:child_process';
 
-register();
-await import('./polyfill.ts');
-const { main } = await import('./main.ts');
-process.exitCode = await main(process.argv.slice(2));
+/** Commands that read an outside file whole and so run under a heap bound: the heap flags they get. */
+const BOUNDED_HEAP = {
+  verify: ['--max-old-space-size=64', '--max-semi-space-size=8'],
+  'verify-event': ['--max-old-space-size=64'],
+  'verify-fork': ['--max-old-space-size=64'],
+};
+
+const command = process.argv[2];
+const flags = Object.hasOwn(BOUNDED_HEAP, command) ? BOUNDED_HEAP[command] : undefined;
+const bounded = process.execArgv.some((a) => a.startsWith('--max-old-space-size'));
+if (flags && !bounded && process.env.COOKWALA_HEAP_BOUND !== '1') {
+  const child = spawn(process.execPath, [...flags, ...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: { ...process.env, COOKWALA_HEAP_BOUND: '1' },
+  });
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
+  const [code, signal] = await new Promise((resolve) => child.on('exit', (c, s) => resolve([c, s])));
+  if (signal) process.kill(process.pid, signal);
+  process.exitCode = code ?? 2;
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('./polyfill.ts');
+  const { main } = await import('./main.ts');
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -15,7 +15,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { ProtocolError } from '../verifier/errors.ts';
 import { parseJson } from '../verifier/encoding/strict-json.ts';
 import { registerProblemHandlers } from '../platform/http-problem.ts';
-import { boundedServerOptions } from '../platform/http-limits.ts';
+import { answerHalfClosed, boundedServerOptions } from '../platform/http-limits.ts';
 import type { ExecutionService } from './service.ts';
 import type { ExecutorStore } from './store.ts';
 import { CORE_VERSION, createApiContext, type ApiOptions } from './api-context.ts';
@@ -48,6 +48,7 @@ export function buildExecutorApp(svc: ExecutionService, store: ExecutorStore, op
     bodyLimit: opts.bodyLimit ?? 256 * 1024,
     ajv: { customOptions: { removeAdditional: false, useDefaults: false, coerceTypes: false } },
   });
+  answerHalfClosed(app.server);
   // Header/body timeouts and transport errors as problem+json (platform/http-limits.ts); no
   // connection cap here: a local stop must never be answered 503 because others hold sockets.
   registerProblemHandlers(app);

@@ -19,7 +19,9 @@
 // Every error Node's HTTP parser or fastify's router raises before a route runs (clientError:
 // malformed request line, chunked with Content-Length, a body cut short; frameworkErrors: a path
 // parameter over maxParamLength, a bad URL) leaves as problem+json with a code from
-// verifier/errors.ts, through http-problem.ts. Left out: rate limiting per client (a queue, not a
+// verifier/errors.ts, through http-problem.ts. A client that half-closes its side after a complete
+// request (`nc -N`, `curl` with a shut-down write side) still gets its answer (answerHalfClosed):
+// Node's default aborts the request on the client's FIN. Left out: rate limiting per client (a queue, not a
 // bound), TLS (a reverse proxy's).
 
 import type { Server } from 'node:http';
@@ -110,6 +112,16 @@ export function boundedServerOptions(limits: Partial<HttpLimits> = {}): Partial<
   };
 }
 
+/**
+ * Lets `server` answer a request whose client half-closed the connection after sending it: Node's
+ * HTTP server by default aborts the in-flight request on the client's FIN and closes the socket, so
+ * the request runs (an append may even happen) and its answer is lost. With this the answer is
+ * written, then the socket closed.
+ */
+export function answerHalfClosed(server: Server): void {
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+}
+
 export interface ConnectionCaps {
   readonly open: number;
   readonly refused: number;
@@ -137,6 +149,7 @@ function refuseSocket(socket: Socket, detail: string): void {
  */
 export function capConnections(server: Server, limits: Partial<HttpLimits> = {}): ConnectionCaps {
   const l = { ...DEFAULT_HTTP_LIMITS, ...limits };
+  answerHalfClosed(server);
   const perClient = new Map<string, number>();
   /** Connections with no complete request yet, oldest first (a Map keeps insertion order). */
   const incomplete = new Map<Socket, number>();

@@ -3,7 +3,8 @@
 // structured form's), not bad_json; and the errors Node's HTTP parser and fastify produce before
 // any route runs (a path segment over fastify's maxParamLength, Content-Length with chunked
 // encoding, a Content-Length longer or shorter than the body, headers over the limit) leave as
-// problem+json with a code from verifier/errors.ts. Real sequencer on a loopback port, raw sockets.
+// problem+json with a code from verifier/errors.ts, and append nothing; a client that half-closes
+// after a complete request still gets its answer. Real sequencer on a loopback port, raw sockets.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from 'node:net';
 import { once } from 'node:events';
@@ -110,6 +111,30 @@ describe('transport errors as problem+json (#7)', () => {
       `POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n`,
     );
     expectProblem(r, 400, 'bad_request');
+  });
+  it('Content-Length with chunked encoding on the events route, a signed event inside: 400, nothing appended', async () => {
+    const before = t.headSeq();
+    const body = JSON.stringify(signed(makeEvent({ source: dev.owner, type: 'cookwala.execution.stopped' }), dev));
+    const chunk = `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+    const r = await raw(
+      `POST ${logPath(t.log, '/events')} HTTP/1.1\r\nHost: x\r\nContent-Type: application/cloudevents+json\r\nIdempotency-Key: smuggle-1\r\nContent-Length: ${Buffer.byteLength(body)}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n${chunk}`,
+    );
+    expectProblem(r, 400, 'bad_request');
+    expect(t.headSeq()).toBe(before);
+  });
+  it('a complete request, then the client half-closes (nc -N): the answer still arrives, and the event is appended once', async () => {
+    const before = t.headSeq();
+    const body = JSON.stringify(signed(makeEvent({ source: dev.owner, type: 'cookwala.execution.stopped' }), dev));
+    const r = await raw(
+      `POST ${logPath(t.log, '/events')} HTTP/1.1\r\nHost: x\r\nContent-Type: application/cloudevents+json\r\nIdempotency-Key: half-1\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      true,
+    );
+    expect(r.status, r.headers + r.body).toBe(201);
+    expect(JSON.parse(r.body).seq).toBe(before + 1);
+    expect(t.headSeq()).toBe(before + 1);
+    // and a read, half-closed the same way
+    const g = await raw(`GET ${logPath(t.log)} HTTP/1.1\r\nHost: x\r\n\r\n`, true);
+    expect(g.status, g.headers).toBe(200);
   });
   it('a Content-Length longer than the body sent (then the client stops): 400 problem+json', async () => {
     const r = await raw(
