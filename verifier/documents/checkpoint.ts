@@ -10,8 +10,7 @@
 // (kept last: addCosignature inserts cosignatures before it) and cosignature/v1 ones. Which policy
 // witness made a signature is decided by key, never by kid or key name (witness-identity.ts): a
 // JCS cosignature by the witness whose key verifies it, a cosignature/v1 by the witness whose
-// Ed25519 key gives its key ID; the sequencer's signature[0] by the policy's sequencer key whatever
-// its kid. A policy witness counts once toward the quorum, by whichever of its
+// Ed25519 key gives its key ID. A policy witness counts once toward the quorum, by whichever of its
 // signatures (JCS cosignature or cosignature/v1) verifies; the result names each form that verified.
 // The usual checkpoint's hashed JCS text is written directly (checkpointHashedText), the same text
 // computeHash would give; anything unusual goes through computeHash.
@@ -210,7 +209,7 @@ export function verifyCheckpointSequencerSignature(
     return fail('hash_mismatch', `checkpoint ${cp.seq}: hash ${String(cp.hash)} is not the hash of its contents ${h.value}`, {
       seq: cp.seq,
     });
-  const r = verifyHashSignature(h.value, CHECKPOINT_KIND, cp.signature[0], sequencerKey, { ...opts, role: 'sequencer', keyByBytes: true });
+  const r = verifyHashSignature(h.value, CHECKPOINT_KIND, cp.signature[0], sequencerKey, { ...opts, role: 'sequencer' });
   if (!r.ok) return r;
   return ok({ hash: h.value, legacy: r.value.legacy });
 }

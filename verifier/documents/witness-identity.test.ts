@@ -23,9 +23,12 @@ import { readWitnessPolicy, type WitnessPolicy } from './policy.ts';
 import { policyFromTlog, policyToTlog } from './tlog-policy.ts';
 import { createNoteSigner, formatSignerKey, formatVerifierKey, parseNote, signNote, SIG_COSIGNATURE_V1 } from '../note/index.ts';
 import { toBase64url } from '../encoding/wire.ts';
+import { sha256 } from '../crypto/default.ts';
 import { at, fakeHash, keyFor, LOG, seed, signerFor } from '../../testkit/verifier-fixtures.ts';
 
-const seqSigner = signerFor('EdDSA', 'seq-1', 81);
+// The sequencer's kid as our sequencer derives it (and from-tlog of another tool's text does).
+const seqKid = `seq-${toBase64url(sha256(signerFor('EdDSA', 'x', 81).publicKey)).slice(0, 8)}`;
+const seqSigner = signerFor('EdDSA', seqKid, 81);
 const seqKey = keyFor(seqSigner, 'sequencer', 'kitchen.example.org');
 // The libp2p witness signs its JCS cosignatures as wit-…, its cosignature/v1 as `signing.example`.
 const libp2pSigner = signerFor('EdDSA', 'wit-libp2p', 82);
