@@ -1,5 +1,5 @@
 // bin/main.ts: the one CLI, `cookwala`, dispatching to each part's command module
-// (sequencer/cli.ts, witness/cli.ts, executor/cli.ts, …; docs/design.md §2, §12). Parts are imported
+// (sequencer/cli.ts, witness/cli.ts, executor/cli.ts, monitor/cli.ts, …; docs/design.md §2, §12). Parts are imported
 // lazily so `cookwala verify` never loads fastify or libp2p. An unknown subcommand or bad flags
 // print the usage and exit 2.
 
@@ -29,11 +29,34 @@ const COMMANDS: Record<string, Command> = {
   verify: { summary: 'verify an audit bundle offline', load: async () => (await import('../verifier/cli/verify.ts')).run },
   'verify-event': { summary: 'verify one event proof offline', load: async () => (await import('../verifier/cli/verify-event.ts')).run },
   'verify-fork': { summary: 'check a ForkProof offline', load: async () => (await import('../verifier/cli/verify-fork.ts')).run },
+  monitor: {
+    summary: 'follow logs continuously: checkpoints, consistency, new entries, split views',
+    load: async () => (await import('../monitor/cli.ts')).run,
+  },
+  tiles: {
+    summary: "write a log's checkpoint and tlog-tiles as static files (--follow to keep them current)",
+    load: async () => (await import('../monitor/tiles-out.ts')).run,
+  },
   policy: {
     summary: 'witness policy: add-witness, show (and tlog-policy text: to-tlog, from-tlog)',
     load: async () => (await import('./policy.ts')).run,
   },
-  keys: { summary: 'fetch and show keys for offline use', load: async () => (await import('../verifier/cli/keys.ts')).run },
+  keys: {
+    summary: 'keys for offline use (fetch, show); device keys of a log (register, revoke, rotate)',
+    // register/revoke/rotate talk to a sequencer with the operator token: not an auditor's command.
+    load: async () => async (argv) =>
+      ['register', 'revoke', 'rotate'].includes(argv[0] ?? '')
+        ? (await import('../sequencer/cli-keys.ts')).run(argv)
+        : (await import('../verifier/cli/keys.ts')).run(argv),
+  },
+  device: {
+    summary: "a device maker's tools: keygen, sign, post, heartbeat, reveal",
+    load: async () => (await import('../device/cli.ts')).run,
+  },
+  'verify-disclosure': {
+    summary: 'check one revealed value against its logged, signed event offline',
+    load: async () => (await import('../verifier/cli/verify-disclosure.ts')).run,
+  },
   conformance: { summary: 'run conformance vectors', load: async () => (await import('../conformance/cli.ts')).run },
   demo: { summary: 'the local demo network (what npm start runs)', load: async () => (await import('../demo/cli.ts')).run },
 };

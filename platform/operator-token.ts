@@ -2,7 +2,8 @@
 // never required in argv (visible in `ps`): `--register-token-file FILE` (e.g. SEQ/operator.token,
 // mode 0600), else the environment variable COOKWALA_OPERATOR_TOKEN, else `--register-token=T`
 // (kept for scripts; a warning says it shows in `ps`). Pure but for reading FILE (bounded: a
-// token file over 4 KiB is not a token). Invariant: the token itself is never printed.
+// token file over 4 KiB is not a token). A file with several lines (the sequencer's during a
+// token rotation, sequencer/auth.ts) gives its last line: the newest token. Invariant: the token itself is never printed.
 
 import { readFile, stat } from 'node:fs/promises';
 import type { Result } from '../verifier/errors.ts';
@@ -22,7 +23,12 @@ export async function readOperatorToken(s: TokenSources): Promise<Result<{ token
       const st = await stat(s.file);
       if (!st.isFile() || st.size > 4096)
         return { ok: false, code: 'bad_request', detail: `${s.file} is not a token file: check --register-token-file` };
-      const t = (await readFile(s.file, 'utf8')).trim();
+      const t =
+        (await readFile(s.file, 'utf8'))
+          .split(/\r?\n/)
+          .map((l) => l.trim())
+          .filter((l) => l !== '')
+          .pop() ?? '';
       if (t.length < 16) return { ok: false, code: 'bad_request', detail: `${s.file} holds no usable token: check --register-token-file` };
       return { ok: true, value: { token: t, from: s.file } };
     } catch (e) {

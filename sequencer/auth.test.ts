@@ -20,3 +20,15 @@ it('accepts exactly the bearer token', () => {
     expect(a.check(h), String(h)).toBe(false);
   expect(() => createOperatorAuth('short')).toThrow(TypeError);
 });
+
+it('accepts each token of a several-line operator.token (a rotation in progress), and only those', () => {
+  const oldToken = 'o'.repeat(43);
+  const newToken = 'n'.repeat(43);
+  const a = createOperatorAuth(`${oldToken}\n${newToken}\n`);
+  expect(a.check(`Bearer ${oldToken}`)).toBe(true);
+  expect(a.check(`Bearer ${newToken}`)).toBe(true);
+  expect(a.check(`Bearer ${oldToken}\n${newToken}`)).toBe(false);
+  expect(a.check(`Bearer ${'x'.repeat(43)}`)).toBe(false);
+  expect(() => createOperatorAuth(`${newToken}\nshort\n`)).toThrow(TypeError);
+  expect(createOperatorAuth(`\n${newToken}\r\n\n`).check(`Bearer ${newToken}`)).toBe(true);
+});

@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { parseJson } from '../verifier/documents/read.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
-import { hostedLog, LOG_PARAMS, type SequencerContext } from './context.ts';
+import { hostedLog, intParam, LOG_PARAMS, type SequencerContext } from './context.ts';
+import { ProtocolError } from '../verifier/errors.ts';
 import { bundleLines, type ExportSummary } from './export.ts';
 import { describe } from '../platform/openapi.ts';
 import { errors, NDJSON, NDJSON_BODY } from './api-schemas.ts';
@@ -48,8 +49,11 @@ export function registerBundleRoute(app: FastifyInstance, ctx: SequencerContext)
     const h = hostedLog(ctx, request.params);
     const policy = await policyOf(ctx, h.origin);
     const summary: Partial<ExportSummary> = {};
+    const q = (request.query ?? {}) as { from?: unknown };
+    const from = q.from === undefined ? undefined : intParam('from', q.from, 1);
+    if (from && !from.ok) throw ProtocolError.from(from);
     const lines = bundleLines(
-      { store: h.store, sequencerKey: ctx.keyRecord, deviceKeys: h.keys.all(), policy, now: ctx.clock.now },
+      { store: h.store, sequencerKey: ctx.keyRecord, deviceKeys: h.keys.all(), policy, now: ctx.clock.now, from: from?.value },
       summary,
     );
     // Pull the header first, so that an early failure is still an ordinary error answer.

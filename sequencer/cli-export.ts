@@ -1,5 +1,6 @@
 // sequencer/cli-export.ts: `cookwala export --data DIR --log ORIGIN --out FILE` and
-// `cookwala export --url http://127.0.0.1:PORT --log ORIGIN --out FILE` (docs/design.md §8). The first
+// `cookwala export --url http://127.0.0.1:PORT --log ORIGIN --out FILE` (docs/design.md §8), each
+// with `--from SEQ` for an incremental bundle (docs/monitoring.md). The first
 // reads the log's LevelDB directly (a running sequencer holds the store's lock: store_locked, use
 // --url then), the sequencer's KeyRecord, the registered device keys and the witness policy of the
 // data directory, and streams export.ts's lines to FILE; the second streams GET …/bundle. Either
@@ -26,10 +27,12 @@ import { bundleLines, type BundleSource, type ExportSummary } from './export.ts'
 import { claimDataDir, DEFAULT_DIRS } from '../platform/data-dir-kind.ts';
 import { describeFetchError, expectSequencer } from '../platform/service-url.ts';
 
-const USAGE = `usage: cookwala export (--data DIR | --url URL) --log ORIGIN --out FILE
+const USAGE = `usage: cookwala export (--data DIR | --url URL) --log ORIGIN --out FILE [--from SEQ]
 
 Write the audit bundle (NDJSON) of one log: from the data directory of a stopped sequencer
-(--data; default ${DEFAULT_DIRS.sequencer}), or from a running one over HTTP (--url http://127.0.0.1:PORT).`;
+(--data; default ${DEFAULT_DIRS.sequencer}), or from a running one over HTTP (--url http://127.0.0.1:PORT).
+--from SEQ writes an incremental bundle (entries and checkpoints from SEQ on) for
+\`cookwala verify --resume STATE\`.`;
 
 export interface ExportSource extends BundleSource {
   close(): Promise<void>;
@@ -91,8 +94,9 @@ async function writeAtomically(out: string, lines: AsyncIterable<string | Uint8A
   }
 }
 
-async function* httpBody(url: string, log: string): AsyncGenerator<Uint8Array> {
-  const res = await fetch(`${url.replace(/\/+$/, '')}/v1/logs/${encodeURIComponent(log)}/bundle`);
+async function* httpBody(url: string, log: string, from: number | undefined): AsyncGenerator<Uint8Array> {
+  const q = from === undefined ? '' : `?from=${from}`;
+  const res = await fetch(`${url.replace(/\/+$/, '')}/v1/logs/${encodeURIComponent(log)}/bundle${q}`);
   if (res.status !== 200 || !res.body)
     throw new ProtocolError('not_found', `GET …/bundle answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) yield chunk;
@@ -105,7 +109,11 @@ export async function run(argv: string[]): Promise<number> {
       url: { type: 'string' },
       log: { type: 'string' },
       out: { type: 'string' },
+      from: { type: 'string' },
     });
+    const from = values.from === undefined ? undefined : Number(values.from);
+    if (from !== undefined && (!/^[1-9][0-9]*$/.test(values.from!) || !Number.isSafeInteger(from)))
+      throw new UsageError('--from is a seq (a positive integer)');
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
     if (!values.log) throw new UsageError('--log ORIGIN is required');
     if (!values.out) throw new UsageError('--out FILE is required');
@@ -118,7 +126,7 @@ export async function run(argv: string[]): Promise<number> {
           process.stderr.write(`cookwala export: ${probe.detail}\n`);
           return 2;
         }
-        const bytes = await writeAtomically(values.out, httpBody(values.url, values.log));
+        const bytes = await writeAtomically(values.out, httpBody(values.url, values.log, from));
         process.stdout.write(`wrote ${values.out} (${bytes} bytes) from ${values.url}\n`);
         return 0;
       }
@@ -128,7 +136,7 @@ export async function run(argv: string[]): Promise<number> {
         process.stderr.write(`cookwala export: ${claim.reason}\n`);
         return 2;
       }
-      const src = await openExportSource(dir, values.log);
+      const src = { ...(await openExportSource(dir, values.log)), from };
       try {
         const summary: Partial<ExportSummary> = {};
         const bytes = await writeAtomically(values.out, bundleLines(src, summary));

@@ -51,6 +51,34 @@ export interface SequencerConfig {
   idleCloseMs?: number;
 }
 
+/**
+ * Every member of config.json with what it means: the reader accepts exactly these (plus
+ * `x-<vendor>-…`), and docs/config-reference.md is generated from this table with the defaults
+ * (bin/config-reference.ts), so a member cannot be added without its documentation.
+ */
+export const CONFIG_MEMBERS: Readonly<Record<keyof SequencerConfig, string>> = Object.freeze({
+  kind: 'Always "SequencerConfig".',
+  host: 'Address the HTTP API listens on. Keep 127.0.0.1 behind a reverse proxy (docs/operations.md); 0.0.0.0 or :: only with TLS in front.',
+  port: 'HTTP port; `cookwala sequencer --port` overrides it for one run (0 picks a free port).',
+  logs: 'The hosted logs, each {log: origin, mode: "full" | "hash_only", timePrecision?: "day"}; `cookwala init --log` and `POST /v1/logs` add to it. Fixed per log once created (its descriptor is signed).',
+  checkpointIntervalMs: 'How often a checkpoint is signed (and sent to the witnesses) while the log grows.',
+  heartbeatIntervalMs: 'The heartbeat interval devices are expected to keep (docs/devices.md §3).',
+  lostAfterIntervals: 'A device silent for this many heartbeat intervals gets one cookwala.hub.device_lost entry.',
+  bodyLimitBytes:
+    'Largest request body accepted (body_too_large beyond it). A reverse proxy should allow a little more, so the device sees this refusal.',
+  maxClockSkewMs:
+    'How far a signedAt may lie after the sequencer clock (signed_in_future). New logs declare it in their descriptor; existing logs keep theirs.',
+  maxDeliveryDelayMs:
+    'How far a signedAt may lie before the sequencer clock (delivery_too_late), and how long after a key revocation events signed before it are still taken. Declared by new logs, as above.',
+  policy:
+    'The witness policy file, relative to the data directory. Changing it (cookwala policy add-witness) re-opens the sequencer on the same port.',
+  witnessPeers: 'libp2p addresses (or peer records) of the policy witnesses, opaque here and read by the witness client.',
+  memoryBudgetMB: 'Memory all log stores share (MiB, 300 to 1048576); `--memory-budget` overrides it.',
+  maxOpenLogs:
+    'At most this many log stores open at once (1 to 100000); idle logs close and reopen on use. Default: what the budget allows, at most 256.',
+  idleCloseMs: 'Close a log store after this long unused (>= 1000 ms).',
+});
+
 export const DEFAULT_LOG = 'localhost/missions/demo';
 export const DEFAULT_MODE: LogMode = 'hash_only';
 
@@ -109,23 +137,7 @@ export function timeBoundsOf(c: Pick<SequencerConfig, 'maxClockSkewMs' | 'maxDel
 export function readConfig(json: unknown): Result<SequencerConfig> {
   const o = json as Record<string, unknown>;
   if (!o || typeof o !== 'object' || Array.isArray(o)) return fail('invalid_document', 'config is a JSON object');
-  const known = new Set([
-    'kind',
-    'host',
-    'port',
-    'logs',
-    'checkpointIntervalMs',
-    'heartbeatIntervalMs',
-    'lostAfterIntervals',
-    'bodyLimitBytes',
-    'maxClockSkewMs',
-    'maxDeliveryDelayMs',
-    'policy',
-    'witnessPeers',
-    'memoryBudgetMB',
-    'maxOpenLogs',
-    'idleCloseMs',
-  ]);
+  const known = new Set(Object.keys(CONFIG_MEMBERS));
   for (const k of Object.keys(o)) if (!known.has(k) && !isVendorMember(k)) return fail('unknown_field', `config.${k}`);
   if (o.kind !== 'SequencerConfig') return fail('invalid_document', 'config.kind is "SequencerConfig"');
   const c = { ...DEFAULT_CONFIG, ...o } as SequencerConfig;

@@ -4,7 +4,9 @@
 // sequencer's own KeyRecord then the registered device KeyRecords in kid order, every entry 1..seq
 // with its payload line unless erased (the entry and payload iterators are merged by seq), and the
 // stored checkpoints up to seq that meet the witness policy (a checkpoint short of its quorum was
-// signed but never published, so it is left out; with no policy all are exported).
+// signed but never published, so it is left out; with no policy all are exported). With `from`
+// (`cookwala export --from SEQ`) an incremental bundle: entries, payloads and checkpoints from SEQ
+// on, the header saying `from` (an auditor resumes with `cookwala verify --resume`).
 // Invariant: the bundle describes one state of the log. Entries are fixed by the head read first;
 // if an erasure lands while the export runs, a payload may be gone whose erasure entry lies past
 // that head: the export then fails (ProtocolError 'conflict', "retry") instead of writing a bundle
@@ -27,6 +29,8 @@ export interface BundleSource {
   /** When given (and for this log), only checkpoints that meet it are exported. */
   policy?: WitnessPolicy;
   now?: () => number;
+  /** An incremental bundle: entries and checkpoints from this seq on (header `from`); default 1. */
+  from?: number;
 }
 
 export interface ExportSummary {
@@ -47,24 +51,26 @@ export async function* bundleLines(src: BundleSource, summary?: Partial<ExportSu
   if (!d) throw new ProtocolError('not_found', 'the store holds no log descriptor');
   const head = src.store.head();
   const seq = head.seq;
+  const from = Math.max(1, src.from ?? 1);
+  if (from > seq + 1) throw new ProtocolError('bad_request', `from ${from} is beyond the head ${seq} + 1`);
   const policy = src.policy && src.policy.log === d.log ? src.policy : undefined;
   // Checkpoints are few (one per interval) but come last, so they are counted in a first pass.
   const keep = new Set<number>();
-  for await (const cp of src.store.checkpoints()) if (published(cp, seq, policy)) keep.add(cp.seq);
+  for await (const cp of src.store.checkpoints()) if (cp.seq >= from && published(cp, seq, policy)) keep.add(cp.seq);
   const exportedAt = formatTime((src.now ?? Date.now)());
   Object.assign(summary ?? {}, { log: d.log, seq, checkpoints: keep.size, erased: 0 });
 
-  yield encodeLine(buildBundleHeader({ log: d.log, mode: d.mode, seq, checkpoints: keep.size, exportedAt }));
+  yield encodeLine(buildBundleHeader({ log: d.log, mode: d.mode, seq, checkpoints: keep.size, exportedAt, from }));
   yield encodeLine(d);
   yield encodeLine(src.sequencerKey);
   const devices = src.deviceKeys.filter((k) => k.kid !== src.sequencerKey.kid).sort((a, b) => (a.kid < b.kid ? -1 : a.kid > b.kid ? 1 : 0));
   for (const k of devices) yield encodeLine(k);
 
-  if (seq > 0) {
-    const payloads = src.store.payloads(1, seq)[Symbol.asyncIterator]();
+  if (seq >= from) {
+    const payloads = src.store.payloads(from, seq)[Symbol.asyncIterator]();
     let next = await payloads.next();
     let erased = 0;
-    for await (const e of src.store.entries(1, seq)) {
+    for await (const e of src.store.entries(from, seq)) {
       yield encodeLine(e);
       while (!next.done && next.value.seq < e.seq) next = await payloads.next();
       if (!next.done && next.value.seq === e.seq) {

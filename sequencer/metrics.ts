@@ -8,7 +8,7 @@ import { createMetrics as createRegistry, type MetricFamily, type Metrics as Reg
 
 const LOG = ['log'] as const;
 
-const FAMILIES = {
+export const FAMILIES = {
   cookwala_events_appended_total: { help: 'Events appended to a log (acknowledged after fsync).', type: 'counter', labels: LOG },
   cookwala_events_duplicate_total: { help: 'Events answered from the (source, id) index without appending.', type: 'counter', labels: LOG },
   cookwala_events_rejected_total: { help: 'Events refused, by reason code.', type: 'counter', labels: ['log', 'code'] },

@@ -12,26 +12,44 @@
 // Memory: O(log n) frontier, the id set (id-set.ts: flat when the caller injects a spill sink, as
 // `cookwala verify` does; its duplicates are then confirmed and reported by finishIds() at the end,
 // with the same failure as when found on the way), one number per subject, 48 bytes per missing
-// payload. Left out: checkpoints (checkpoints.ts).
+// payload. With `resume` it goes on from where an earlier run stopped (EntryResume: chain, tree,
+// subjects, clock), so a monitor or an incremental audit checks each new entry exactly as a full
+// run does. Left out: checkpoints (checkpoints.ts).
 
 import type { FailureLog } from './report.ts';
 import type { Trust } from './trust.ts';
 import type { SigQueue } from './signature-batches.ts';
-import { createIdSet, type IdSpillOptions } from './id-set.ts';
+import { createIdSet, type IdSet, type IdSpillOptions } from './id-set.ts';
 import { createPayloadLines } from './payload-lines.ts';
-import { createEntryClock, type LatestStamp } from './entry-time.ts';
+import { createEntryClock, type ClockResume, type LatestStamp } from './entry-time.ts';
 import { readDocument } from '../documents/read.ts';
 import { hashedView, type JsonObject } from '../documents/document-hash.ts';
 import { entryCanonicalText, type Entry } from '../documents/entry.ts';
 import { canonicalize } from '../encoding/jcs.ts';
 import { createEntrySignatures, hashString } from './entry-signatures.ts';
-import { createFrontier, hashLeaf } from '../merkle/index.ts';
+import { createFrontier, hashLeaf, type Hash32, type NodeId } from '../merkle/index.ts';
 import { defaultBackend, type CryptoBackend } from '../crypto/default.ts';
 import type { Failure, Result } from '../errors.ts';
 import type { TimeBounds } from '../documents/time-bounds.ts';
 import { timeMs } from '../encoding/wire.ts';
 
-export type { LatestStamp } from './entry-time.ts';
+export type { LatestStamp, ClockResume } from './entry-time.ts';
+
+/**
+ * Where an earlier check of the same log stopped, so a monitor or an incremental audit goes on
+ * from entry `seq + 1` as if it had read every entry before: the last entry's hash (the chain),
+ * the Merkle frontier at `seq` (the tree), the last cookwalaseq per subject, and the clock.
+ * The caller vouches for it: it comes from the caller's own earlier run, tied to a verified
+ * checkpoint at `seq` (the frontier's root equals that checkpoint's root).
+ */
+export interface EntryResume {
+  seq: number;
+  /** The hash of entry `seq` (the descriptor's hash when seq is 0). */
+  hash: string;
+  frontier: Array<{ id: NodeId; hash: Hash32 }>;
+  subjects: Iterable<[string, number]>;
+  clock?: ClockResume;
+}
 
 export { SEQUENCER_TYPES } from './entry-signatures.ts';
 
@@ -56,6 +74,10 @@ export interface EntryCheckerOptions {
   /** Where the (source, id) set spills beyond its table (id-set.ts); without it, all in memory. */
   idSpill?: IdSpillOptions;
   maxErasedListed?: number;
+  /** Go on from an earlier run (see EntryResume); absent: from the descriptor. */
+  resume?: EntryResume;
+  /** The (source, id) set to use instead of a fresh one (a monitor's bounded window). */
+  ids?: IdSet;
 }
 
 /** The members an entry line may have for the direct encoder: its own eight and `hash` (left out of the hash). */
@@ -85,15 +107,22 @@ function usualEntry(doc: object): boolean {
 export function createEntryChecker(o: EntryCheckerOptions) {
   const f = o.failures;
   const backend = o.backend ?? defaultBackend();
-  const frontier = createFrontier();
-  const ids = createIdSet({ backend, salt: o.idSalt, spill: o.idSpill });
-  const subjects = new Map<string, number>();
-  const payloads = createPayloadLines({ failures: f, mode: o.mode, maxErasedListed: o.maxErasedListed });
-  const clock = createEntryClock({ failures: f, timeBounds: o.timeBounds, timePrecision: o.timePrecision });
+  const frontier = o.resume ? createFrontier(o.resume.seq, o.resume.frontier) : createFrontier();
+  const ids = o.ids ?? createIdSet({ backend, salt: o.idSalt, spill: o.idSpill });
+  const subjects = new Map<string, number>(o.resume?.subjects ?? []);
+  const payloads = createPayloadLines({
+    failures: f,
+    mode: o.mode,
+    maxErasedListed: o.maxErasedListed,
+    resumedAfter: o.resume?.seq,
+  });
+  const clock = createEntryClock({ failures: f, timeBounds: o.timeBounds, timePrecision: o.timePrecision, resume: o.resume?.clock });
   const signatures = createEntrySignatures({ failures: f, trust: o.trust, sigs: o.sigs, backend, allowLegacy: o.allowLegacy });
   // The previous entry line: its seq and its `hash` member as written (two values, no object per entry).
-  const last: { seq: number; hash: string | undefined } = { seq: 0, hash: o.descriptorHash };
-  let head = o.descriptorHash;
+  const last: { seq: number; hash: string | undefined } = o.resume
+    ? { seq: o.resume.seq, hash: o.resume.hash }
+    : { seq: 0, hash: o.descriptorHash };
+  let head = o.resume ? o.resume.hash : o.descriptorHash;
   let entries = 0;
   let firstBadEntry: number | undefined;
 
@@ -227,6 +256,10 @@ export function createEntryChecker(o: EntryCheckerOptions) {
 
     get lastSeq() {
       return last.seq;
+    },
+    /** What a later run needs to go on from here (valid when the run recorded no failure). */
+    resumePoint(): EntryResume {
+      return { seq: last.seq, hash: head ?? '', frontier: frontier.nodes(), subjects: subjects.entries(), clock: clock.resume };
     },
     get count() {
       return entries;

@@ -19,14 +19,22 @@ export interface LatestStamp {
   seq: number;
 }
 
-export function createEntryClock(o: { failures: FailureLog; timeBounds?: TimeBounds; timePrecision?: 'day' }) {
+/** Where an earlier run of the clock stopped (a monitor or an incremental audit resuming). */
+export interface ClockResume {
+  /** The last entry checked: its seq and sequencedAt. */
+  seq: number;
+  sequencedAt: string;
+  latest?: LatestStamp;
+}
+
+export function createEntryClock(o: { failures: FailureLog; timeBounds?: TimeBounds; timePrecision?: 'day'; resume?: ClockResume }) {
   const f = o.failures;
-  let maxStampMs = -Infinity;
-  let latest: LatestStamp | undefined;
+  let maxStampMs = o.resume?.latest?.ms ?? -Infinity;
+  let latest: LatestStamp | undefined = o.resume?.latest;
   // The previous entry's seq, sequencedAt and its time (kept as three values: no object per entry).
-  let prevSeq = 0;
-  let prevAt: string | undefined;
-  let prevMs = NaN;
+  let prevSeq = o.resume?.seq ?? 0;
+  let prevAt: string | undefined = o.resume?.sequencedAt;
+  let prevMs = prevAt === undefined ? NaN : timeMs(prevAt);
 
   /**
    * The log's clock: non-decreasing sequencedAt, and signedAt within the declared bounds of it.
@@ -80,6 +88,10 @@ export function createEntryClock(o: { failures: FailureLog; timeBounds?: TimeBou
 
   return {
     check: checkTime,
+    /** Where this clock stands, for a later run to resume from (undefined before any entry). */
+    get resume(): ClockResume | undefined {
+      return prevAt === undefined ? undefined : { seq: prevSeq, sequencedAt: prevAt, latest };
+    },
     get maxStampMs() {
       return maxStampMs;
     },

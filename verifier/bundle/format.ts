@@ -7,7 +7,7 @@
 //   3. KeyRecords (kind "KeyRecord"), each signed by the log's sequencer key: first the sequencer's
 //      own record (its kid is the descriptor's `sequencer`), then the others in strictly ascending
 //      kid order (UTF-16 code units, as JS compares strings), so each kid appears once;
-//   4. for seq = 1..N: the entry (kind "Event"), directly followed by its payload line
+//   4. for seq = 1..N (from..N in an incremental bundle, whose header has `from`): the entry (kind "Event"), directly followed by its payload line
 //      {"kind":"Payload","seq":seq,"event":{…CloudEvent…}} unless that payload was erased;
 //   5. K checkpoints (kind "Checkpoint") in ascending seq order, latest last; two lines share a seq
 //      only when they differ in head or root (a fork that the bundle reports).
@@ -37,6 +37,8 @@ export interface BundleHeader {
   seq: number;
   checkpoints: number;
   exportedAt: string;
+  /** An incremental bundle (`cookwala export --from`): its first entry; absent = 1. */
+  from?: number;
 }
 
 export interface PayloadLine {
@@ -49,7 +51,7 @@ export interface PayloadLine {
 export const LINE_KINDS = ['Log', 'KeyRecord', 'Event', 'Payload', 'Checkpoint'] as const;
 export type LineKind = (typeof LINE_KINDS)[number];
 
-const HEADER_FIELDS = ['type', 'schema_version', 'log', 'mode', 'seq', 'checkpoints', 'exportedAt'];
+const HEADER_FIELDS = ['type', 'schema_version', 'log', 'mode', 'seq', 'checkpoints', 'exportedAt', 'from'];
 
 function isCount(n: unknown): n is number {
   return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
@@ -83,13 +85,22 @@ export function readBundleHeader(json: unknown): Result<BundleHeader> {
   if (h.mode !== 'full' && h.mode !== 'hash_only') return fail('invalid_document', 'header mode is full or hash_only', { path: '/mode' });
   if (!isCount(h.seq)) return fail('invalid_document', 'header seq is a non-negative integer', { path: '/seq' });
   if (!isCount(h.checkpoints)) return fail('invalid_document', 'header checkpoints is a non-negative integer', { path: '/checkpoints' });
+  if (h.from !== undefined && (!isCount(h.from) || h.from < 1))
+    return fail('invalid_document', 'header from is a positive integer', { path: '/from' });
   if (!isTime(h.exportedAt))
     return fail('invalid_document', 'header exportedAt is an RFC 3339 UTC time with milliseconds', { path: '/exportedAt' });
   return ok(h as unknown as BundleHeader);
 }
 
-export function buildBundleHeader(f: { log: string; mode: LogMode; seq: number; checkpoints: number; exportedAt: string }): BundleHeader {
-  return {
+export function buildBundleHeader(f: {
+  log: string;
+  mode: LogMode;
+  seq: number;
+  checkpoints: number;
+  exportedAt: string;
+  from?: number;
+}): BundleHeader {
+  const h: BundleHeader = {
     type: BUNDLE_TYPE,
     schema_version: BUNDLE_SCHEMA_VERSION,
     log: f.log,
@@ -98,6 +109,8 @@ export function buildBundleHeader(f: { log: string; mode: LogMode; seq: number; 
     checkpoints: f.checkpoints,
     exportedAt: f.exportedAt,
   };
+  if (f.from !== undefined && f.from > 1) h.from = f.from;
+  return h;
 }
 
 /** A payload line; the event is written as received (with its cookwalasig). */

@@ -25,7 +25,13 @@ interface Pending {
   sequencerSigned: boolean;
 }
 
-export function createPayloadLines(o: { failures: FailureLog; mode: 'full' | 'hash_only'; maxErasedListed?: number }) {
+export function createPayloadLines(o: {
+  failures: FailureLog;
+  mode: 'full' | 'hash_only';
+  maxErasedListed?: number;
+  /** Entries through this seq were checked by an earlier run: an erasure naming one of them is not matched to a gap here. */
+  resumedAfter?: number;
+}) {
   const f = o.failures;
   const missing = createMissingPayloads();
   const erased: ErasedPayload[] = [];
@@ -89,6 +95,11 @@ export function createPayloadLines(o: { failures: FailureLog; mode: 'full' | 'ha
         found: target,
         detail: `erasure entry ${e.seq} names seq ${target}, which is not an earlier entry`,
       });
+      return;
+    }
+    if (o.resumedAfter !== undefined && target <= o.resumedAfter) {
+      erasedCount++;
+      if (erased.length < maxErased) erased.push({ seq: target, eventHash: d.eventHash as string, erasedBy: e.seq, reason: d.reason });
       return;
     }
     const r = missing.markErased(target, (parseHash(d.eventHash) as { value: Uint8Array }).value, e.seq);

@@ -26,6 +26,7 @@ import type { WitnessPolicy } from '../documents/policy.ts';
 import type { KeyRecord } from '../documents/keys.ts';
 import type { CryptoBackend } from '../crypto/default.ts';
 import type { IdSpillOptions } from './id-set.ts';
+import type { EntryResume } from './entries.ts';
 
 export interface BundleVerifierOptions {
   policy: WitnessPolicy;
@@ -50,6 +51,11 @@ export interface BundleVerifierOptions {
    * at all always fails: nothing would bind its chain.
    */
   requireWitnessed?: boolean;
+  /**
+   * An incremental audit (`cookwala verify --resume`): go on from where an earlier audit of the
+   * same log stopped; the bundle's first entry must be resume.seq + 1 (chain_broken otherwise).
+   */
+  resume?: EntryResume;
 }
 
 export interface BundleVerifier {
@@ -63,6 +69,8 @@ export interface BundleVerifier {
   /** True once reading cannot go on (bad header type or version). */
   readonly stopped: boolean;
   readonly progress: { lines: number; entries: number };
+  /** After end(): where a later incremental audit goes on from (undefined when no entry was read). */
+  resumePoint(): EntryResume | undefined;
 }
 
 /** A line is one document, or a payload line wrapping one event: one level more than a document. */
@@ -126,6 +134,7 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
         backend: opts.backend,
         idSalt: opts.idSalt,
         idSpill: opts.idSpill,
+        resume: opts.resume,
       });
     }
     return entries;
@@ -201,6 +210,9 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
     },
     get progress() {
       return { lines, entries: entries?.count ?? 0 };
+    },
+    resumePoint() {
+      return entries && entries.lastSeq > 0 ? entries.resumePoint() : opts.resume;
     },
 
     line(text, flags = {}) {

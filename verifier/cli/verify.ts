@@ -19,8 +19,9 @@ import { parseJson } from '../encoding/strict-json.ts';
 import { formatReport, type BundleReport } from '../bundle/report.ts';
 import { createSpillDir } from './spill-dir.ts';
 import type { IdSpillOptions } from '../bundle/id-set.ts';
+import { readAuditState, writeAuditState } from './audit-state.ts';
 
-const USAGE = `usage: cookwala verify BUNDLE --policy POLICY [--keys CACHE] [--json] [--allow-legacy-signatures] [--require-witnessed] [--workers N] [--spill-dir DIR]
+const USAGE = `usage: cookwala verify BUNDLE --policy POLICY [--keys CACHE] [--json] [--allow-legacy-signatures] [--require-witnessed] [--workers N] [--spill-dir DIR] [--resume STATE]
 
 Verify an audit bundle (NDJSON) offline, in one streaming pass and constant memory.
   --policy POLICY             the witness policy to trust (sequencer key, witnesses, quorum)
@@ -33,6 +34,9 @@ Verify an audit bundle (NDJSON) offline, in one streaming pass and constant memo
   --spill-dir DIR             where the (source, id) check spills past about 600,000 entries
                               (default the system temp directory; about 80 bytes per entry,
                               removed when the run ends)
+  --resume STATE              an incremental audit: go on from the AuditState file STATE (the
+                              bundle from \`cookwala export --from SEQ\` with SEQ = its seq + 1);
+                              a missing STATE starts from seq 1; a valid run writes STATE anew
 Exit 0 valid, 1 invalid, 2 unusable input.`;
 
 export interface VerifyFileOptions {
@@ -46,6 +50,8 @@ export interface VerifyFileOptions {
   spillDir?: string;
   /** Sizes of the (source, id) set (tests use tiny ones to spill often). */
   idSet?: Omit<IdSpillOptions, 'sink'>;
+  /** The AuditState file of an incremental audit (read, and written again after a valid run). */
+  resumePath?: string;
 }
 
 /** Verify one bundle file; throws InputError for unusable policy, key cache or bundle file. */
@@ -78,6 +84,7 @@ export async function verifyBundleFile(path: string, o: VerifyFileOptions): Prom
   const wrong = wrongInput(path, doc, policy.log, o.policyPath, descriptorLog);
   if (wrong) throw new InputError(wrong);
   if (h && Number.isSafeInteger(h.checkpoints)) ahead = await readCheckpointSeqsAhead(path, h.checkpoints as number).catch(() => undefined);
+  const resume = o.resumePath === undefined ? undefined : await readAuditState(o.resumePath, policy.log);
   const pool = o.workers === 0 ? undefined : createSigPool({ size: o.workers });
   // The (source, id) set keeps flat memory by spilling sorted runs here (removed in the finally).
   const spill = createSpillDir(o.spillDir);
@@ -90,6 +97,7 @@ export async function verifyBundleFile(path: string, o: VerifyFileOptions): Prom
       checkpointSeqs: ahead,
       verifyBatch: pool ? (items) => pool.verify(items) : undefined,
       idSpill: { ...o.idSet, sink: spill },
+      resume,
     });
     let bytes = 0;
     try {
@@ -106,7 +114,10 @@ export async function verifyBundleFile(path: string, o: VerifyFileOptions): Prom
       if (typeof code !== 'string' || !code.startsWith('E')) throw e;
       throw new InputError(`cannot read the bundle ${path}: ${(e as Error).message}`);
     }
-    return await v.end();
+    const report = await v.end();
+    const next = v.resumePoint();
+    if (o.resumePath !== undefined && report.valid && next) await writeAuditState(o.resumePath, policy.log, next);
+    return report;
   } finally {
     await pool?.close();
     await spill.dispose();
@@ -164,6 +175,7 @@ export async function run(argv: string[]): Promise<number> {
       'require-witnessed': { type: 'boolean' },
       workers: { type: 'string' },
       'spill-dir': { type: 'string' },
+      resume: { type: 'string' },
     });
     if (positionals.length !== 1) throw new UsageError('give exactly one BUNDLE file');
     if (!values.policy) throw new UsageError('--policy POLICY is required');
@@ -180,6 +192,7 @@ export async function run(argv: string[]): Promise<number> {
         requireWitnessed: values['require-witnessed'],
         workers,
         spillDir: values['spill-dir'],
+        resumePath: values.resume,
         onProgress: bar.update,
       });
     } catch (e) {

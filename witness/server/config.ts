@@ -39,7 +39,24 @@ export const DEFAULT_WITNESS_CONFIG: Readonly<Omit<WitnessConfig, 'name' | 'logs
   httpPort: 0,
 });
 
-const MEMBERS = new Set(['kind', 'name', 'listen', 'bootstrap', 'httpHost', 'httpPort', 'logs', 'c2spName', 'c2spLogs', 'logLists']);
+/**
+ * Every member of witness.json with what it means: the reader accepts exactly these (plus
+ * `x-<vendor>-…`); docs/config-reference.md is generated from this table (bin/config-reference.ts).
+ */
+export const WITNESS_CONFIG_MEMBERS: Readonly<Record<keyof WitnessConfig, string>> = Object.freeze({
+  kind: 'Always "WitnessConfig".',
+  name: 'The witness name (1-64 of A-Z a-z 0-9 . _ -), shown in cosignatures and policies.',
+  listen: 'libp2p multiaddrs to listen on; `--listen` overrides. Open the TCP port to the sequencers and other witnesses.',
+  bootstrap: 'libp2p multiaddrs of other witnesses to gossip checkpoints with (split-view detection).',
+  httpHost: 'Address of the status page, /metrics and the C2SP tlog-witness endpoint (POST /add-checkpoint).',
+  httpPort: 'Port of that HTTP server (0 picks a free port).',
+  logs: 'Cookwala logs admitted, each {log: origin, sequencer: its sequencer KeyRecord}; `cookwala witness add-log` adds one. Never changed for an admitted origin.',
+  c2spName: 'C2SP key name of the cosignature/v1 key (a schema-less URL is best); default: name.',
+  c2spLogs: 'C2SP logs admitted by {origin, vkey} (`add-log --origin O --vkey V`).',
+  logLists: 'logs/v0 log lists followed (file paths or http(s) URLs): logs are added from them, never removed or changed.',
+});
+
+const MEMBERS = new Set(Object.keys(WITNESS_CONFIG_MEMBERS));
 
 function stringList(x: unknown, where: string): Result<string[]> {
   if (!Array.isArray(x) || x.some((s) => typeof s !== 'string' || s.length === 0 || s.length > 1024))

@@ -1,0 +1,156 @@
+// monitor/entries-step.ts: the entries of a Cookwala log between two checkpoints, checked as the
+// offline verifier checks them (docs/design.md §8), by the verifier's own entry checker
+// (verifier/bundle/entries.ts) resumed from the monitor's state: strict reading, entry hashes, the
+// chain link to the last verified head, device signatures and key validity (device KeyRecords from
+// `GET /v1/logs/{log}/keys`, admitted only when the policy's sequencer key signed them, plus the
+// auditor's key cache), the descriptor's time bounds, per-subject cookwalaseq order, (source, id)
+// uniqueness in the monitor's window (id-window.ts), payload hashes and signatures
+// (`GET …/events/{seq}`; 410 is an erased payload, which the sequencer-signed erasure entry
+// explains), erasure records. Entries come from `GET …/entries?from=&to=` in pages of at most
+// 10,000; the Merkle root and head at the checkpoint's size are recomputed from the entries read,
+// so they are compared with the checkpoint by the caller. Left out: matching an erased payload to
+// its erasure entry when the two fall into different steps (the full audit does), the policy's
+// pinning of the declared time bounds. Invariant: nothing is trusted from the log but what a
+// verified checkpoint binds; the caller commits the returned resume point only when it connects.
+
+import { createFailureLog, type BundleFailure } from '../verifier/bundle/report.ts';
+import { createTrust } from '../verifier/bundle/trust.ts';
+import { createSigQueue } from '../verifier/bundle/signature-batches.ts';
+import { createEntryChecker, type EntryResume } from '../verifier/bundle/entries.ts';
+import { readDocument, parseJson } from '../verifier/documents/read.ts';
+import { verifyLogDescriptor, type LogDescriptor } from '../verifier/documents/log-descriptor.ts';
+import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { WitnessPolicy } from '../verifier/documents/policy.ts';
+import { fail, ok, type Result } from '../verifier/errors.ts';
+import { text, type HttpGet } from './http-get.ts';
+import type { IdWindow } from './id-window.ts';
+
+export const PAGE = 10_000;
+const PAYLOAD_CONCURRENCY = 16;
+
+export interface LogSource {
+  base: string;
+  policy: WitnessPolicy;
+  keyCache: readonly KeyRecord[];
+}
+
+export interface Descriptor {
+  doc: LogDescriptor;
+  hash: string;
+}
+
+const logUrl = (s: LogSource, rest: string) => `${s.base}/v1/logs/${encodeURIComponent(s.policy.log)}${rest}`;
+
+/** The log's descriptor, signed by the policy's sequencer key. */
+export async function readDescriptor(get: HttpGet, s: LogSource): Promise<Result<Descriptor>> {
+  const r = await get(logUrl(s, ''), { accept: 'application/json', maxBytes: 1 << 20 });
+  if (r.status !== 200) return fail('not_found', `GET the descriptor: HTTP ${r.status}`);
+  const j = parseJson(text(r.body));
+  if (!j.ok) return j;
+  const d = readDocument('Log', j.value);
+  if (!d.ok) return d;
+  const v = verifyLogDescriptor(d.value, s.policy.sequencer, { log: s.policy.log });
+  if (!v.ok) return v;
+  return ok({ doc: d.value, hash: v.value.hash });
+}
+
+async function readKeys(get: HttpGet, s: LogSource): Promise<KeyRecord[]> {
+  const r = await get(logUrl(s, '/keys'), { accept: 'application/json', maxBytes: 16 << 20 });
+  if (r.status !== 200) return [];
+  const j = parseJson(text(r.body));
+  const keys = j.ok ? (j.value as { keys?: unknown }).keys : undefined;
+  return Array.isArray(keys) ? (keys as KeyRecord[]) : [];
+}
+
+async function readPage(get: HttpGet, s: LogSource, from: number, to: number): Promise<Result<unknown[]>> {
+  const r = await get(logUrl(s, `/entries?from=${from}&to=${to}`), { maxBytes: 256 << 20, timeoutMs: 60_000 });
+  if (r.status !== 200) return fail('not_found', `GET entries ${from}-${to}: HTTP ${r.status}`);
+  const out: unknown[] = [];
+  for (const line of text(r.body).split('\n')) {
+    if (line === '') continue;
+    const j = parseJson(line);
+    if (!j.ok) return fail(j.code, `entries ${from}-${to}: ${j.detail}`);
+    out.push(j.value);
+  }
+  return ok(out);
+}
+
+/** The payload of one entry: the event, 'erased' (410) or 'absent' (404). */
+async function readPayload(get: HttpGet, s: LogSource, seq: number): Promise<Record<string, unknown> | 'erased' | 'absent'> {
+  const r = await get(logUrl(s, `/events/${seq}`), { accept: 'application/cloudevents+json', maxBytes: 16 << 20 });
+  if (r.status === 410) return 'erased';
+  if (r.status !== 200) return 'absent';
+  const j = parseJson(text(r.body));
+  return j.ok && j.value !== null && typeof j.value === 'object' && !Array.isArray(j.value)
+    ? (j.value as Record<string, unknown>)
+    : 'absent';
+}
+
+export interface EntriesOutcome {
+  /** Recomputed at `to`: the head (hash of entry `to`) and the Merkle root. */
+  head: string;
+  root: string;
+  failures: BundleFailure[];
+  resume: EntryResume;
+  entries: number;
+}
+
+/** Check entries from+1..to, resuming from `resume` (undefined: from the descriptor, seq 0). */
+export async function checkEntries(
+  get: HttpGet,
+  s: LogSource,
+  d: Descriptor,
+  resume: EntryResume | undefined,
+  to: number,
+  ids: IdWindow,
+): Promise<Result<EntriesOutcome>> {
+  const failures = createFailureLog(200);
+  const trust = createTrust(s.policy, s.keyCache);
+  for (const k of await readKeys(get, s)) {
+    const a = trust.admit(k);
+    if (!a.ok && k.kid !== s.policy.sequencer.kid) failures.add({ kind: a.code, detail: `KeyRecord ${String(k.kid)}: ${a.detail}` });
+  }
+  const sigs = createSigQueue();
+  let at: { head: string; root: string } | undefined;
+  const checker = createEntryChecker({
+    failures,
+    trust,
+    sigs,
+    mode: d.doc.mode,
+    log: s.policy.log,
+    descriptorHash: d.hash,
+    timeBounds: d.doc.timeBounds,
+    timePrecision: d.doc.timePrecision,
+    wantsRoot: (seq) => seq === to,
+    recordRoot: (_seq, head, root) => {
+      at = { head, root };
+    },
+    resume,
+    ids,
+  });
+  const from = (resume?.seq ?? 0) + 1;
+  let line = 0;
+  for (let lo = from; lo <= to; lo += PAGE) {
+    const hi = Math.min(to, lo + PAGE - 1);
+    const page = await readPage(get, s, lo, hi);
+    if (!page.ok) return page;
+    if (page.value.length !== hi - lo + 1) return fail('truncated', `entries ${lo}-${hi}: the log served ${page.value.length}`);
+    const payloads: Array<Record<string, unknown> | 'erased' | 'absent'> = new Array(page.value.length);
+    for (let i = 0; i < page.value.length; i += PAYLOAD_CONCURRENCY) {
+      const batch = [];
+      for (let j = i; j < Math.min(page.value.length, i + PAYLOAD_CONCURRENCY); j++)
+        batch.push(readPayload(get, s, lo + j).then((p) => (payloads[j] = p)));
+      await Promise.all(batch);
+    }
+    for (let i = 0; i < page.value.length; i++) {
+      const w = checker.entry(page.value[i], ++line);
+      if (w) await w;
+      const p = payloads[i];
+      if (typeof p === 'object') checker.payload({ kind: 'Payload', seq: lo + i, event: p }, ++line);
+    }
+  }
+  checker.close();
+  await sigs.drain();
+  if (!at) return fail('truncated', `no root was recorded at ${to}`);
+  return ok({ head: at.head, root: at.root, failures: failures.list(), resume: checker.resumePoint(), entries: to - from + 1 });
+}

@@ -1,0 +1,323 @@
+// monitor/follow.ts: one followed log, advanced one step at a time (docs/monitoring.md). A step
+// reads the served checkpoint and verifies it under the policy (served.ts); then, against the
+// state of the last step (state.ts): a smaller size than verified is a rollback, the same size
+// with another root a fork (a ForkProof file when both sides are JSON checkpoints signed by the
+// sequencer), a larger one is extended: the Merkle frontier of the last verified tree is grown
+// with the new leaves (recomputed from the entries of a Cookwala log, entries-step.ts, or read
+// from the level-0 hash tiles of any C2SP log, tiles.ts) and its root must equal the new root.
+// That equality is the consistency proof, computed from what the log serves rather than taken
+// from its proof endpoint: the old tree is a prefix of the new one exactly when the compact range
+// extends to it. When it does not, the old frontier's nodes are compared with the nodes of the
+// served tree read from its hash tiles, and the first that differs names the range of entries
+// that changed (rewrite_detected). Only a connected step is committed, and the state file is
+// written before the step reports checkpoint_verified; a killed monitor redoes at most the step it
+// was in. Staleness: the newest cosignature of the served checkpoint (or the last time the log
+// answered) older than staleAfterMs. Left out: the comparison with other views (split-view.ts),
+// the loop and the HTTP side (service.ts). Invariant: the state never holds a checkpoint that does
+// not connect to the one before it.
+
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createFrontier, EMPTY_ROOT } from '../verifier/merkle/index.ts';
+import { formatHash, toHex } from '../verifier/encoding/wire.ts';
+import { buildForkProof } from '../verifier/documents/fork-proof.ts';
+import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { WitnessPolicy } from '../verifier/documents/policy.ts';
+import type { Logger } from '../platform/logger.ts';
+import { FetchFailed, type HttpGet } from './http-get.ts';
+import { readC2spCheckpoint, readCookwalaCheckpoint, type LogKind, type ServedView } from './served.ts';
+import { createTileReader, TileError } from './tiles.ts';
+import { checkEntries, readDescriptor, type Descriptor } from './entries-step.ts';
+import { createIdWindow, DEFAULT_ID_WINDOW } from './id-window.ts';
+import { emptyState, encodeFrontier, frontierNodes, loadState, saveState, withRecent, type LogState } from './state.ts';
+import type { MonitorEvent, MonitorMetrics } from './events.ts';
+
+export interface FollowedLog {
+  origin: string;
+  kind: LogKind;
+  /** Cookwala logs: the sequencer's base URL. */
+  url?: string;
+  /** The tlog-tiles prefix, ending in '/'. */
+  tiles: string;
+  policy: WitnessPolicy;
+  keyCache: readonly KeyRecord[];
+  staleAfterMs: number;
+  idWindow?: number;
+  maxSubjects?: number;
+}
+
+export interface FollowDeps {
+  get: HttpGet;
+  log: Logger;
+  metrics: MonitorMetrics;
+  stateDir: string;
+  now: () => number;
+}
+
+export interface Finding {
+  event: MonitorEvent;
+  seq?: number;
+  detail: string;
+  [k: string]: unknown;
+}
+
+export interface StepResult {
+  findings: Finding[];
+  /** The view served this step, when it verified. */
+  served?: ServedView;
+  verified?: { size: number; entries: number };
+}
+
+export const DEFAULT_MAX_SUBJECTS = 10_000;
+
+export interface Follower {
+  readonly origin: string;
+  readonly config: FollowedLog;
+  step(): Promise<StepResult>;
+  /** The committed state (undefined before the first step loaded it). */
+  state(): LogState | undefined;
+  readonly lastServed: ServedView | undefined;
+}
+
+const EMPTY = formatHash(EMPTY_ROOT);
+
+export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
+  let state: LogState | undefined;
+  let descriptor: Descriptor | undefined;
+  let lastAnswerMs = deps.now();
+  let lastServed: ServedView | undefined;
+  const labels = { log: cfg.origin };
+
+  async function load(): Promise<LogState> {
+    if (state) return state;
+    const s = await loadState(deps.stateDir, cfg.origin);
+    if (!s.ok) throw new Error(s.detail);
+    state = s.value ?? emptyState(cfg.origin, EMPTY);
+    return state;
+  }
+
+  async function served(): Promise<ReturnType<typeof readCookwalaCheckpoint>> {
+    return cfg.kind === 'cookwala'
+      ? readCookwalaCheckpoint(deps.get, cfg.url!, cfg.policy)
+      : readC2spCheckpoint(deps.get, cfg.tiles, cfg.policy);
+  }
+
+  /** The first node of the old frontier that the served tree of `size` holds differently: the changed range. */
+  async function locateRewrite(s: LogState, size: number): Promise<{ from: number; to: number } | undefined> {
+    try {
+      const tiles = createTileReader(deps.get, cfg.tiles, size);
+      for (const { id, hash } of frontierNodes(s)) {
+        const [l, i] = id;
+        const theirs = await tiles.node(l, i);
+        if (toHex(theirs) !== toHex(hash)) return { from: i * 2 ** l + 1, to: (i + 1) * 2 ** l };
+      }
+    } catch (e) {
+      if (!(e instanceof TileError) && !(e instanceof FetchFailed)) throw e;
+    }
+    return undefined;
+  }
+
+  async function forkFile(s: LogState, v: ServedView, source: string): Promise<string | undefined> {
+    const name = `fork-${v.size}-${v.root.slice(7, 15)}.json`;
+    const path = join(deps.stateDir, name);
+    if (s.checkpoint && v.checkpoint && s.checkpoint.seq === v.checkpoint.seq) {
+      await writeFile(path, JSON.stringify(buildForkProof(s.checkpoint, v.checkpoint), null, 1) + '\n');
+      return path;
+    }
+    await writeFile(
+      path,
+      JSON.stringify(
+        { kind: 'ForkEvidence', log: cfg.origin, size: v.size, source, ours: s.checkpoint ?? s.note, theirs: v.checkpoint ?? v.note },
+        null,
+        1,
+      ) + '\n',
+    );
+    return path;
+  }
+
+  async function fork(s: LogState, v: ServedView): Promise<Finding> {
+    const proof = await forkFile(s, v, 'served');
+    return {
+      event: 'fork_detected',
+      seq: v.size,
+      source: 'served',
+      roots: [s.root, v.root],
+      proof,
+      detail: `the log serves checkpoint ${v.size} with root ${v.root}; ${s.root} was verified at that size`,
+    };
+  }
+
+  async function extend(s: LogState, v: ServedView): Promise<{ next?: LogState; findings: Finding[]; entries: number }> {
+    const findings: Finding[] = [];
+    if (cfg.kind === 'c2sp') {
+      const tiles = createTileReader(deps.get, cfg.tiles, v.size);
+      let leaves;
+      try {
+        leaves = await tiles.leafHashes(s.size, v.size);
+      } catch (e) {
+        if (!(e instanceof TileError)) throw e;
+        return { findings: [{ event: 'entry_invalid', seq: v.size, code: 'tile_invalid', detail: e.message }], entries: 0 };
+      }
+      const f = createFrontier(s.size, frontierNodes(s));
+      for (const h of leaves) f.push(h);
+      const root = formatHash(f.root());
+      if (root !== v.root) {
+        const range = await locateRewrite(s, v.size);
+        return { findings: [rewrite(s, v, range)], entries: 0 };
+      }
+      return { next: { ...s, size: v.size, root, note: v.note, frontier: encodeFrontier(f.nodes()) }, findings, entries: leaves.length };
+    }
+    if (!descriptor) {
+      const d = await readDescriptor(deps.get, { base: cfg.url!, policy: cfg.policy, keyCache: cfg.keyCache });
+      if (!d.ok)
+        return { findings: [{ event: 'checkpoint_invalid', code: d.code, detail: `the log descriptor: ${d.detail}` }], entries: 0 };
+      descriptor = d.value;
+    }
+    const ids = createIdWindow(cfg.idWindow ?? DEFAULT_ID_WINDOW, s.ids);
+    const resume =
+      s.size === 0 ? undefined : { seq: s.size, hash: s.head ?? '', frontier: frontierNodes(s), subjects: s.subjects, clock: s.clock };
+    const out = await checkEntries(
+      deps.get,
+      { base: cfg.url!, policy: cfg.policy, keyCache: cfg.keyCache },
+      descriptor,
+      resume,
+      v.size,
+      ids,
+    );
+    if (!out.ok) return { findings: [{ event: 'entry_invalid', seq: s.size + 1, code: out.code, detail: out.detail }], entries: 0 };
+    const o = out.value;
+    for (const f of o.failures) findings.push({ event: 'entry_invalid', seq: f.seq, code: f.kind, detail: f.detail ?? f.kind });
+    if (o.root !== v.root) {
+      // New entries that hash to other leaves than the log's tree holds are already named above;
+      // when none is, the old tree itself is not a prefix of the new one.
+      const inRange = o.failures.some((f) => f.kind === 'entry_hash_mismatch' || f.kind === 'chain_broken');
+      if (!inRange) findings.push(rewrite(s, v, await locateRewrite(s, v.size)));
+      else
+        findings.push({
+          event: 'rewrite_detected',
+          seq: v.size,
+          detail: `the entries served do not give the root of checkpoint ${v.size}`,
+        });
+      return { findings, entries: 0 };
+    }
+    if (o.head !== v.head) {
+      findings.push({
+        event: 'entry_invalid',
+        seq: v.size,
+        code: 'head_mismatch',
+        detail: `checkpoint ${v.size} names head ${v.head}, entry ${v.size} hashes to ${o.head}`,
+      });
+      return { findings, entries: 0 };
+    }
+    const maxSubjects = cfg.maxSubjects ?? DEFAULT_MAX_SUBJECTS;
+    const subjects = [...o.resume.subjects].slice(-maxSubjects);
+    return {
+      next: {
+        ...s,
+        size: v.size,
+        root: v.root,
+        head: o.head,
+        checkpoint: v.checkpoint,
+        frontier: encodeFrontier(o.resume.frontier),
+        subjects,
+        clock: o.resume.clock,
+        ids: ids.snapshot(),
+      },
+      findings,
+      entries: o.entries,
+    };
+  }
+
+  function rewrite(s: LogState, v: ServedView, range: { from: number; to: number } | undefined): Finding {
+    return {
+      event: 'rewrite_detected',
+      seq: range?.from ?? s.size,
+      ...(range ?? {}),
+      verified: { size: s.size, root: s.root },
+      served: { size: v.size, root: v.root },
+      detail: range
+        ? `checkpoint ${v.size} does not extend the verified tree of ${s.size}: entries ${range.from}-${range.to} changed`
+        : `checkpoint ${v.size} does not extend the verified tree of ${s.size}`,
+    };
+  }
+
+  return {
+    origin: cfg.origin,
+    config: cfg,
+    get lastServed() {
+      return lastServed;
+    },
+    state: () => state,
+    async step() {
+      const s = await load();
+      const now = deps.now();
+      let r;
+      try {
+        r = await served();
+      } catch (e) {
+        if (!(e instanceof FetchFailed)) throw e;
+        if (now - lastAnswerMs > cfg.staleAfterMs)
+          return {
+            findings: [
+              { event: 'checkpoint_stale', seq: s.size, detail: `the log has not answered for ${now - lastAnswerMs} ms: ${e.message}` },
+            ],
+          };
+        return { findings: [] };
+      }
+      lastAnswerMs = now;
+      if (!r.ok) {
+        if (r.code === 'quorum_not_met') {
+          const x = r as { seq?: number; witnesses?: string[]; view?: ServedView };
+          const found: Finding[] = [{ event: 'quorum_lost', seq: x.seq, witnesses: x.witnesses, detail: r.detail }];
+          const v = x.view;
+          if (v && v.size === s.size && s.size > 0 && v.root !== s.root) found.push(await fork(s, v));
+          return { findings: found };
+        }
+        return { findings: [{ event: 'checkpoint_invalid', code: r.code, detail: r.detail }] };
+      }
+      const v = r.value;
+      lastServed = v;
+      deps.metrics.set('cookwala_monitor_served_size', v.size, labels);
+      deps.metrics.set('cookwala_monitor_lag_entries', Math.max(0, v.size - s.size), labels);
+      const findings: Finding[] = [];
+      const newest = Number.isFinite(v.newestCosignatureMs) ? v.newestCosignatureMs : s.verifiedAt;
+      if (newest > 0 && now - newest > cfg.staleAfterMs)
+        findings.push({
+          event: 'checkpoint_stale',
+          seq: v.size,
+          detail: `the newest cosignature of checkpoint ${v.size} is ${now - newest} ms old`,
+        });
+      if (v.size < s.size) {
+        const known = s.recent.find((x) => x.size === v.size);
+        if (known && known.root === v.root)
+          findings.push({
+            event: 'checkpoint_stale',
+            seq: v.size,
+            detail: `the log serves checkpoint ${v.size}, older than the verified ${s.size}`,
+          });
+        else
+          findings.push({
+            event: 'rewrite_detected',
+            seq: v.size,
+            detail: `the log serves size ${v.size}, below the verified ${s.size}, with an unknown root`,
+          });
+        return { findings, served: v };
+      }
+      if (v.size === s.size) {
+        if (v.root !== s.root && !(s.size === 0 && v.root === EMPTY)) findings.push(await fork(s, v));
+        return { findings, served: v };
+      }
+      const x = await extend(s, v);
+      findings.push(...x.findings);
+      if (!x.next) return { findings, served: v };
+      const next: LogState = { ...x.next, recent: withRecent(s.recent, { size: v.size, root: v.root }), verifiedAt: now };
+      await saveState(deps.stateDir, next);
+      state = next;
+      deps.metrics.set('cookwala_monitor_verified_size', next.size, labels);
+      deps.metrics.set('cookwala_monitor_verified_time_seconds', Math.floor(now / 1000), labels);
+      deps.metrics.set('cookwala_monitor_lag_entries', 0, labels);
+      deps.metrics.inc('cookwala_monitor_entries_verified_total', labels, x.entries);
+      return { findings, served: v, verified: { size: next.size, entries: x.entries } };
+    },
+  };
+}

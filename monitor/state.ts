@@ -1,0 +1,97 @@
+// monitor/state.ts: the monitor's durable state per log, one small JSON file named by the hex
+// SHA-256 of the origin in the state directory, written with writeFileDurable (temp file, fsync,
+// rename, fsync of the directory) only after every check of a step passed, so a SIGKILL leaves
+// the state of the last step or of the one before, never a torn or unchecked one. It holds what
+// the next step needs and nothing that grows with the log: the last verified checkpoint (size,
+// root, the checkpoint itself for a ForkProof), the Merkle frontier at that size (at most 53
+// hashes: the tree, docs/design.md §4), for Cookwala logs the chain head, the last cookwalaseq of
+// the most recent subjects (at most `maxSubjects`), the clock's last stamp, and the (source, id)
+// digests of the last `idWindow` entries with the secret salt (id-window.ts), plus the sizes and
+// roots of the last RECENT verified checkpoints for comparing other views. Left out: entries,
+// payloads, anything per entry beyond the bounded window. Invariant: `root` is the root of
+// `frontier`, and both are those of a checkpoint the policy accepted.
+
+import { join } from 'node:path';
+import { readTextIfExists, writeFileDurable } from '../platform/durable-file.ts';
+import { fail, ok, type Result } from '../verifier/errors.ts';
+import { parseJson } from '../verifier/documents/read.ts';
+import { fromHex, toHex } from '../verifier/encoding/wire.ts';
+import type { Checkpoint } from '../verifier/documents/checkpoint.ts';
+import type { Hash32, NodeId } from '../verifier/merkle/index.ts';
+import type { ClockResume } from '../verifier/bundle/entries.ts';
+import { originHash } from './served.ts';
+
+export const STATE_KIND = 'MonitorState';
+export const RECENT = 32;
+
+export interface RecentView {
+  size: number;
+  root: string;
+}
+
+export interface LogState {
+  kind: typeof STATE_KIND;
+  log: string;
+  size: number;
+  root: string;
+  head?: string;
+  checkpoint?: Checkpoint;
+  note?: string;
+  /** [level, index, hex hash] of the frontier at `size`. */
+  frontier: Array<[number, number, string]>;
+  subjects: Array<[string, number]>;
+  clock?: ClockResume;
+  ids?: { salt: string; window: string[] };
+  recent: RecentView[];
+  /** When the last step verified a checkpoint (ms). */
+  verifiedAt: number;
+}
+
+export function statePath(dir: string, origin: string): string {
+  return join(dir, `${originHash(origin)}.json`);
+}
+
+export function frontierNodes(s: Pick<LogState, 'frontier'>): Array<{ id: NodeId; hash: Hash32 }> {
+  return s.frontier.map(([l, i, h]) => {
+    const b = fromHex(h);
+    if (!b.ok || b.value.length !== 32) throw new TypeError(`state frontier node [${l}, ${i}] is not a 32-byte hex hash`);
+    return { id: [l, i] as NodeId, hash: b.value };
+  });
+}
+
+export function encodeFrontier(nodes: Array<{ id: NodeId; hash: Hash32 }>): Array<[number, number, string]> {
+  return nodes.map((n) => [n.id[0], n.id[1], toHex(n.hash)]);
+}
+
+/** A fresh state: the empty tree of a log (size 0). */
+export function emptyState(log: string, emptyRoot: string): LogState {
+  return { kind: STATE_KIND, log, size: 0, root: emptyRoot, frontier: [], subjects: [], recent: [], verifiedAt: 0 };
+}
+
+export async function loadState(dir: string, origin: string): Promise<Result<LogState | undefined>> {
+  const t = await readTextIfExists(statePath(dir, origin));
+  if (t === undefined) return ok(undefined);
+  const j = parseJson(t);
+  if (!j.ok) return j;
+  const s = j.value as LogState;
+  if (
+    s === null ||
+    typeof s !== 'object' ||
+    s.kind !== STATE_KIND ||
+    s.log !== origin ||
+    !Number.isSafeInteger(s.size) ||
+    !Array.isArray(s.frontier)
+  )
+    return fail('invalid_document', `${statePath(dir, origin)} is not a monitor state of ${origin}`);
+  return ok(s);
+}
+
+export async function saveState(dir: string, s: LogState): Promise<void> {
+  await writeFileDurable(statePath(dir, s.log), JSON.stringify(s) + '\n');
+}
+
+export function withRecent(recent: readonly RecentView[], v: RecentView): RecentView[] {
+  const out = recent.filter((r) => r.size !== v.size);
+  out.push(v);
+  return out.slice(-RECENT);
+}
