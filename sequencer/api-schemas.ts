@@ -130,7 +130,22 @@ const Witnesses = closed({
     type: 'boolean',
     description: 'false when the policy asks for no witness (quorum 0): checkpoints carry the sequencer signature alone',
   },
-  witnesses: { type: 'array', items: closed({ kid: str(), owner: str() }) },
+  witnesses: {
+    type: 'array',
+    description: 'one row per policy witness (a witness is its key), with its live state',
+    items: closed({
+      name: str('its display name: C2SP key name (or owner) and key fingerprint'),
+      kid: str(),
+      owner: str(),
+      transports: { type: 'array', items: closed({ transport: { type: 'string', enum: ['libp2p', 'http'] }, addr: str() }) },
+      state: str('cosigned, unreachable: <why>, refused: <code>, cosignature not counted: <why>, or not asked yet'),
+      lastTriedAt: nullable(str()),
+      lastCosignedSeq: nullable(int(0)),
+      lastCosignedAt: nullable(str()),
+      lastError: nullable(str()),
+      latencyMs: nullable({ type: 'number' }),
+    }),
+  },
   publisher: nullable(
     closed({
       quorumMissing: { type: 'boolean' },

@@ -17,6 +17,7 @@ import { fail, ProtocolError } from '../verifier/errors.ts';
 import type { KeyRecord } from '../verifier/documents/keys.ts';
 import type { Signer } from '../verifier/documents/signature.ts';
 import type { WitnessPolicy } from '../verifier/documents/policy.ts';
+import type { PublisherStore } from '../witness/client/publisher.ts';
 import { createSigPool, type SigPool } from '../platform/sig-pool.ts';
 import { silentLogger, type Logger } from '../platform/logger.ts';
 import type { FaultHooks } from '../logstore/index.ts';
@@ -50,7 +51,7 @@ export interface SequencerDeps {
   /** Signature worker pool; created (and closed) here when absent. */
   pool?: SigPool;
   /** The witness hook: a publisher for a log's checkpoints. Default: publish as is at quorum 0, never otherwise. */
-  publisherFor?(origin: string, policy: WitnessPolicy | undefined): CheckpointPublisher | undefined;
+  publisherFor?(origin: string, policy: WitnessPolicy | undefined, store?: PublisherStore): CheckpointPublisher | undefined;
   /** The service logger (platform/logger.ts createLogger); fastify logs through it too. Default silent. */
   logger?: Logger;
   /** A store write failed (logged as store_failed first): the process should exit and restart from disk. */
@@ -115,11 +116,11 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
     );
     deps.onFatal?.(e, origin);
   };
-  const publishing = (origin: string) => {
+  const publishing = (origin: string, store?: PublisherStore) => {
     const policy = opts.policy && opts.policy.log === origin ? opts.policy : undefined;
     const quorum = policy?.quorum ?? 0;
     metrics.set('cookwala_witness_quorum', quorum, { log: origin }); // 0: unwitnessed, said on /metrics
-    const publisher = deps.publisherFor?.(origin, policy) ?? (quorum === 0 ? publishUnwitnessed : publishNever);
+    const publisher = deps.publisherFor?.(origin, policy, store) ?? (quorum === 0 ? publishUnwitnessed : publishNever);
     return { publisher, quorum, policy };
   };
   // Every change of this process's lease on a log is one named line and moves the lease metrics.

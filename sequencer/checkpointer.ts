@@ -13,7 +13,9 @@
 // before anyone can see it; ticks never overlap. Left out: collecting late
 // cosignatures and periodic re-submission (the witness client's job, docs/design.md §7).
 // Logs (info): `checkpoint_signed` per newly signed checkpoint, `checkpoint_published` per
-// newly published one, both with seq and head.
+// newly published one, both with seq and head; the latter also with `cosignatures`, the number of
+// policy witnesses that cosigned (each once, by key; never the sequencer's own signatures), and
+// `witnesses`, their display names.
 
 import { formatTime } from '../verifier/encoding/wire.ts';
 import {
@@ -24,6 +26,7 @@ import {
   type Checkpoint,
 } from '../verifier/documents/checkpoint.ts';
 import type { WitnessPolicy } from '../verifier/documents/policy.ts';
+import type { WitnessRow } from '../witness/client/publisher.ts';
 import type { Signer } from '../verifier/documents/signature.ts';
 import type { LogStore } from '../logstore/index.ts';
 import type { Clock } from '../platform/clock.ts';
@@ -49,6 +52,8 @@ export interface PublisherStatus {
     lastCosignedSeq: number | undefined;
     lastError: string | undefined;
   }>;
+  /** One row per policy witness, all its transports together (witness/client/publisher.ts WitnessRow). */
+  rows?: WitnessRow[];
 }
 
 /** Publish as is: for a policy with quorum 0. */
@@ -139,9 +144,13 @@ export async function createCheckpointer(o: CheckpointerOptions): Promise<Checkp
     if (!published || out.seq >= published.seq) {
       published = out;
       o.metrics?.set('cookwala_checkpoint_published_seq', out.seq, labels);
+      // Witnesses, counted once each by key (witness-identity.ts); the sequencer's own signatures
+      // (JCS and the C2SP note) are never cosignatures.
+      const v = o.policy ? verifyCheckpoint(out, o.policy) : undefined;
+      const witnesses = v?.ok ? v.value.names : [];
       o.logger?.info(
-        { event: 'checkpoint_published', seq: out.seq, head: out.head, cosignatures: out.signature.length - 1 },
-        `published checkpoint ${out.seq}`,
+        { event: 'checkpoint_published', seq: out.seq, head: out.head, cosignatures: witnesses.length, witnesses },
+        `published checkpoint ${out.seq}${witnesses.length ? ` cosigned by ${witnesses.join(', ')}` : ' (unwitnessed)'}`,
       );
     }
   }

@@ -1,6 +1,8 @@
 // sequencer/cli-checkpoint.ts: `cookwala checkpoint --url URL --log ORIGIN [--wait DURATION]
 // [--policy POLICY]` : what a running sequencer has published, said in words, so an
-// operator sees "cosigned by w1 and w2" without reading the JSON of GET …/checkpoint. With
+// operator sees every cosigner by its one name (verifier/documents/witness-identity.ts), each
+// signature that did not count with why, and each policy witness that did not cosign, without
+// reading the JSON of GET …/checkpoint. With
 // --wait it waits (bounded by DURATION) until the published checkpoint covers the log's head as
 // it was when the command started, then prints it: the step between "devices delivered" and
 // "export the bundle". The checkpoint is checked against the policy (the sequencer's own
@@ -14,7 +16,8 @@ import { expectSequencer, getSmallJson } from '../platform/service-url.ts';
 import { parseDuration } from '../verifier/documents/time-bounds.ts';
 import { parseJson } from '../verifier/encoding/strict-json.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
-import { verifyCheckpoint, type Checkpoint } from '../verifier/documents/checkpoint.ts';
+import { verifyCheckpoint, type Checkpoint, type RejectedCosignature } from '../verifier/documents/checkpoint.ts';
+import { witnessDisplayName } from '../verifier/documents/witness-identity.ts';
 
 const USAGE = `usage: cookwala checkpoint --url URL --log ORIGIN [--wait DURATION] [--policy POLICY]
 
@@ -93,17 +96,29 @@ export function run(argv: string[]): Promise<number> {
       );
       return 1;
     }
-    const cosigners = policy ? policy.witnesses.filter((w) => cp!.signature.some((s) => s.kid === w.kid)) : [];
     process.stdout.write(`checkpoint of ${cp.log} at seq ${cp.seq}, root ${cp.root}\n`);
     if (!policy) process.stdout.write('  no witness policy: the sequencer serves none and no --policy was given\n');
     else if (policy.quorum === 0)
       process.stdout.write('  UNWITNESSED: the policy asks for no witness (quorum 0); only the sequencer signed it\n');
     else {
+      // Every cosigner by its one name (a witness is its key: witness-identity.ts), each once; what
+      // did not count is named with why. Never "met" unless verifyCheckpoint says so.
       const v = verifyCheckpoint(cp, policy);
+      const verdict: { names: string[]; rejected: RejectedCosignature[] } = v.ok
+        ? v.value
+        : { names: (v.names as string[] | undefined) ?? [], rejected: (v.rejected as RejectedCosignature[] | undefined) ?? [] };
+      const n = verdict.names.length;
       process.stdout.write(
-        `  cosigned by ${cosigners.map((w) => `${w.kid} (${w.owner})`).join(', ') || 'no witness of the policy'}; quorum ${policy.quorum} of ${policy.witnesses.length}: ${v.ok ? 'met' : `NOT met (${v.code}: ${v.detail})`}\n`,
+        `  ${n} cosignature${n === 1 ? '' : 's'} (quorum ${policy.quorum} of ${policy.witnesses.length} witnesses): ${v.ok ? 'met' : 'NOT met'}\n`,
       );
-      if (!v.ok) return 1;
+      for (const name of verdict.names) process.stdout.write(`  cosigned by   ${name}\n`);
+      for (const r of verdict.rejected) process.stdout.write(`  not counted   ${r.kid}: ${r.code}: ${r.detail}\n`);
+      for (const w of policy.witnesses)
+        if (!verdict.names.includes(witnessDisplayName(w))) process.stdout.write(`  no cosignature from ${witnessDisplayName(w)}\n`);
+      if (!v.ok) {
+        if (v.code !== 'quorum_not_met') process.stdout.write(`  ${v.code}: ${v.detail}\n`);
+        return 1;
+      }
     }
     if (target !== undefined && cp.seq < target) {
       process.stdout.write(`  it does not cover seq ${target} yet (--wait ${values.wait} ran out)\n`);

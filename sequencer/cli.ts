@@ -7,7 +7,8 @@
 // `listening` (url, logs), `shutdown`, `store_failed` and the events of the parts it runs;
 // errors that stop it from starting stay plain lines on stderr, as for every command. A change to
 // the witness policy or config.witnessPeers (`cookwala policy add-witness`), or SIGHUP, re-opens it
-// on the same port with the new files (policy-watch.ts): `policy_reload`, `policy_reloaded`.
+// on the same port with the new files (policy-watch.ts): `policy_reload`, `policy_reloaded`; the
+// listening socket stays open through it (held-listener.ts), so no connection is refused.
 
 import { parseFlags, runCli, UsageError } from '../platform/args.ts';
 import { ProtocolError } from '../verifier/errors.ts';
@@ -18,6 +19,8 @@ import { startWitnessing, type WitnessHook } from '../witness/client/sequencer-s
 import { watchPolicy } from './policy-watch.ts';
 import { createLogger } from '../platform/logger.ts';
 import { storeBackendOf } from './store-backend.ts';
+import { createHeldListener } from './held-listener.ts';
+import type { AddressInfo } from 'node:net';
 
 const USAGE = `usage: cookwala sequencer [--data DIR] [--port N] [--host H] [--memory-budget MIB] [--max-open-logs N] [--store postgres://… [--advertise URL] [--lease-ms N]]
 
@@ -64,7 +67,9 @@ export function run(argv: string[]): Promise<number> {
       return 2;
     }
     const logger = createLogger({ service: 'sequencer', level: process.env.COOKWALA_LOG_LEVEL });
-    let listenPort = port;
+    const listenPort = port;
+    const listener = createHeldListener();
+    let address: AddressInfo | undefined;
     // One start: load the data directory, witnessing, the app, listen. Run again (same port) when
     // the witness policy changes (policy-watch.ts): the operator never restarts by hand.
     const start = async (): Promise<{ code: number } | { seq: Sequencer; witnesses: WitnessHook | undefined; url: string }> => {
@@ -84,7 +89,11 @@ export function run(argv: string[]): Promise<number> {
           witnessPeers: data.config.witnessPeers,
           policy: data.policy,
           logger,
-          metrics: { set: (n, v, l) => seq?.metrics.set(n as never, v, l), inc: (n, l, k) => seq?.metrics.inc(n as never, l, k) },
+          metrics: {
+            set: (n, v, l) => seq?.metrics.set(n as never, v, l),
+            inc: (n, l, k) => seq?.metrics.inc(n as never, l, k),
+            observe: (n, v, l) => seq?.metrics.observe(n as never, v, l),
+          },
         });
         seq = await openSequencer(dir, {
           publisherFor: witnesses?.publisherFor((origin) => seq?.logs.get(origin)?.store),
@@ -110,20 +119,25 @@ export function run(argv: string[]): Promise<number> {
         throw e;
       }
       const host = values.host ?? seq.ctx.config.host;
-      try {
-        await seq.app.listen({ host, port: listenPort ?? seq.ctx.config.port });
-      } catch (e) {
-        await seq.close();
-        await witnesses?.close();
-        const busy = (e as NodeJS.ErrnoException).code === 'EADDRINUSE';
-        process.stderr.write(
-          `cookwala sequencer: cannot listen on ${host}:${listenPort ?? seq.ctx.config.port}: ${busy ? 'the port is in use (another sequencer?): stop it, or pass --port N (0 picks a free one)' : `${(e as Error).message} (check --host and --port)`}\n`,
-        );
-        return { code: 2 };
+      // One listening socket for the life of the process (held-listener.ts): a re-open hands it
+      // to the new app, so a policy reload refuses no connection.
+      if (!address) {
+        try {
+          address = await listener.listen(host, listenPort ?? seq.ctx.config.port);
+        } catch (e) {
+          await seq.close();
+          await witnesses?.close();
+          const busy = (e as NodeJS.ErrnoException).code === 'EADDRINUSE';
+          process.stderr.write(
+            `cookwala sequencer: cannot listen on ${host}:${listenPort ?? seq.ctx.config.port}: ${busy ? 'the port is in use (another sequencer?): stop it, or pass --port N (0 picks a free one)' : `${(e as Error).message} (check --host and --port)`}\n`,
+          );
+          return { code: 2 };
+        }
       }
-      const a = seq.app.server.address();
-      if (a && typeof a === 'object') listenPort = a.port;
-      const url = a && typeof a === 'object' ? `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}` : String(a);
+      await seq.app.ready();
+      listener.serve(seq.app.server);
+      const a = address;
+      const url = `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
       return { seq, witnesses, url };
     };
     // Watch before the first load, so a policy changed while the sequencer starts is not missed.
@@ -134,12 +148,14 @@ export function run(argv: string[]): Promise<number> {
       onChange: (why) => onPolicyChange(why),
       onUnreadable: (detail) => logger.warn({ event: 'policy_unreadable', detail }, `${detail}: keeping the witness policy in force`),
     });
-    const first = await start().catch((e) => {
+    const first = await start().catch(async (e) => {
       watcher.close();
+      await listener.close();
       throw e;
     });
     if ('code' in first) {
       watcher.close();
+      await listener.close();
       return first.code;
     }
     let { seq, witnesses } = first;
@@ -153,11 +169,13 @@ export function run(argv: string[]): Promise<number> {
         reloading = reloading.then(async () => {
           if (stopping) return;
           logger.info({ event: 'policy_reload', why }, `${why}: re-opening with the new witness policy (in-flight batches finish first)`);
+          listener.serve(undefined); // new connections wait for the re-opened app
           await seq.close();
           await witnesses?.close().catch(() => undefined);
           const next = await start();
           if ('code' in next) {
             watcher.close();
+            await listener.close();
             return resolve(next.code);
           }
           ({ seq, witnesses } = next);
@@ -174,7 +192,10 @@ export function run(argv: string[]): Promise<number> {
         logger.info({ event: 'shutdown', signal }, `${signal}: finishing in-flight batches`);
         const running = reloading.then(() => seq);
         running
-          .then((r) => r.close())
+          .then(async (r) => {
+            listener.serve(undefined);
+            await Promise.all([r.close(), listener.close()]);
+          })
           .then(
             async () => {
               await witnesses?.close().catch(() => undefined);

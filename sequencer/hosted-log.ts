@@ -8,6 +8,7 @@
 // (log-host.ts). Invariants: a log whose open fails leaves no store open; a closed log keeps no
 // store handle, whatever failed before the close.
 
+import type { PublisherStore } from '../witness/client/publisher.ts';
 import type { KeyRecord } from '../verifier/documents/keys.ts';
 import type { Signer } from '../verifier/documents/signature.ts';
 import type { LogDescriptor, LogMode } from '../verifier/documents/log-descriptor.ts';
@@ -59,7 +60,7 @@ export interface LogHostDeps {
   /** The time window new logs declare (config maxClockSkewMs, maxDeliveryDelayMs). */
   timeBounds: TimeBounds;
   /** The checkpoint publisher and quorum of a log (the witness hook). */
-  publishing(origin: string): { publisher: CheckpointPublisher; quorum: number; policy?: WitnessPolicy };
+  publishing(origin: string, store?: PublisherStore): { publisher: CheckpointPublisher; quorum: number; policy?: WitnessPolicy };
   /** A store write of the log `origin` failed (once per log). */
   onFatal(e: unknown, origin: string): void;
   onError(e: unknown): void;
@@ -101,7 +102,7 @@ export async function openHostedLog(d: LogHostDeps, l: LogConfig, grant: StoreGr
       timePrecision,
       onFatal: (e) => d.onFatal(e, l.log),
     });
-    const { publisher, quorum, policy } = d.publishing(l.log);
+    const { publisher, quorum, policy } = d.publishing(l.log, store);
     const checkpoints = await createCheckpointer({
       store,
       log: l.log,

@@ -62,7 +62,35 @@ export const FAMILIES = {
     type: 'gauge',
     labels: LOG,
   },
-  // C2SP tlog-witness submissions over HTTP (witness/client/c2sp-http.ts), per policy witness (label `witness` = its kid).
+  // Every policy witness, whatever its transport (witness/client/publisher.ts); label `witness` =
+  // its display name (verifier/documents/witness-identity.ts), `transport` = libp2p or http.
+  cookwala_witness_request_seconds: {
+    help: 'Latency of one add-checkpoint request to a witness (libp2p or C2SP HTTP).',
+    type: 'histogram',
+    labels: ['log', 'witness', 'transport'],
+    buckets: [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5],
+  },
+  cookwala_witness_cosigned_size: {
+    help: 'Tree size (seq) of the latest checkpoint a witness cosigned.',
+    type: 'gauge',
+    labels: ['log', 'witness', 'transport'],
+  },
+  cookwala_witness_cosigned_timestamp_seconds: {
+    help: 'When a witness last cosigned (Unix seconds).',
+    type: 'gauge',
+    labels: ['log', 'witness', 'transport'],
+  },
+  cookwala_witness_up: {
+    help: '1 when the last request to a witness got a cosignature that counts, else 0.',
+    type: 'gauge',
+    labels: ['log', 'witness', 'transport'],
+  },
+  cookwala_witness_errors_total: {
+    help: 'Requests to a witness that got no counted cosignature, by reason code.',
+    type: 'counter',
+    labels: ['log', 'witness', 'transport', 'code'],
+  },
+  // C2SP tlog-witness submissions over HTTP (witness/client/c2sp-http.ts), per policy witness (label `witness` = its display name).
   cookwala_c2sp_witness_seconds: {
     help: 'Latency of one add-checkpoint request to a C2SP witness.',
     type: 'histogram',

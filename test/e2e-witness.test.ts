@@ -185,7 +185,7 @@ describe('sequencer + three witnesses over libp2p', () => {
       service: 'sequencer',
       log: ORIGIN,
       quorum: 2,
-      reason: expect.stringMatching(/^seq \d+: 1 of 2 cosignatures/),
+      reason: expect.stringMatching(/^seq \d+: 1 cosignature \(quorum 2\): /),
     });
     expect(await metric(url, 'cookwala_quorum_missing')).toMatch(/ 1$/m);
     expect((await published())!.seq).toBe(before);

@@ -130,7 +130,12 @@ describe('2. the witness set-up as commands', () => {
     expect(add.stdout).toMatch(/added witness wit-\S+ \(cookwala:witness\/w1\) to .*policy.json; quorum 1 of 1/);
     const policy = JSON.parse(await readFile(join(seq, 'policy.json'), 'utf8'));
     expect(policy).toMatchObject({ quorum: 1, witnesses: [{ owner: 'cookwala:witness/w1' }] });
-    expect(JSON.parse(await readFile(join(seq, 'config.json'), 'utf8')).witnessPeers).toEqual([`/ip4/127.0.0.1/tcp/${port}/p2p/${peer}`]);
+    // The peer is kept with the witness's key, so the sequencer knows which witness it is before it answers.
+    expect(JSON.parse(await readFile(join(seq, 'config.json'), 'utf8')).witnessPeers).toEqual([
+      { multiaddr: `/ip4/127.0.0.1/tcp/${port}/p2p/${peer}`, alg: 'EdDSA', publicKey: policy.witnesses[0].publicKey },
+    ]);
+    // The card's C2SP vkey is kept (to-tlog needs it).
+    expect(policy.witnesses[0].vkey).toBe(JSON.parse(await readFile(join(w1, 'witness-info.json'), 'utf8')).c2sp.vkey);
     const twice = await cookwala(['policy', 'add-witness', '--data', seq, '--from', join(w1, 'witness-info.json'), '--quorum', '2']);
     expect(twice.code).toBe(2);
     expect(twice.stderr).toMatch(/--quorum 2 needs 2 witnesses; the policy has 1/);
@@ -157,7 +162,12 @@ describe('2. the witness set-up as commands', () => {
     const policy: WitnessPolicy = { kind: 'WitnessPolicy', log: LOG, sequencer: s.keyRecord, witnesses: [], quorum: 0 } as WitnessPolicy;
     const card = { peerId: '12D3KooWabc', multiaddrs: ['/ip4/127.0.0.1/tcp/1/p2p/12D3KooWabc'], keyRecord: a.keyRecord };
     const one = addWitness(policy, [], card, undefined);
-    expect(one).toMatchObject({ ok: true, value: { added: true, peers: ['/ip4/127.0.0.1/tcp/1/p2p/12D3KooWabc'], policy: { quorum: 1 } } });
+    const entry = (port: number) => ({
+      multiaddr: `/ip4/127.0.0.1/tcp/${port}/p2p/12D3KooWabc`,
+      alg: 'EdDSA',
+      publicKey: a.keyRecord.publicKey,
+    });
+    expect(one).toMatchObject({ ok: true, value: { added: true, peers: [entry(1)], policy: { quorum: 1 } } });
     if (!one.ok) return;
     const moved = addWitness(
       one.value.policy,
@@ -165,7 +175,11 @@ describe('2. the witness set-up as commands', () => {
       { ...card, multiaddrs: ['/ip4/127.0.0.1/tcp/2/p2p/12D3KooWabc'] },
       undefined,
     );
-    expect(moved).toMatchObject({ ok: true, value: { added: false, peers: ['/ip4/127.0.0.1/tcp/2/p2p/12D3KooWabc'] } });
+    expect(moved).toMatchObject({ ok: true, value: { added: false, peers: [entry(2)] } });
+    // The same key under another kid is the same witness: updated, never a second one.
+    const relabelled = addWitness(one.value.policy, one.value.peers, { ...card, keyRecord: { ...a.keyRecord, kid: 'w1' } }, undefined);
+    expect(relabelled).toMatchObject({ ok: true, value: { added: false } });
+    if (relabelled.ok) expect(relabelled.value.policy.witnesses).toHaveLength(1);
     if (moved.ok) expect(moved.value.policy.witnesses).toHaveLength(1);
     expect(addWitness(policy, [], { ...card, keyRecord: s.keyRecord }, undefined)).toMatchObject({ ok: false });
     expect(readWitnessPolicy(one.value.policy).ok).toBe(true);
@@ -270,7 +284,9 @@ describe('4. one line and exit 2 for each environment fault', () => {
     expect((await cookwala(['init', '--data', seq, '--log', LOG])).code).toBe(0);
     const add = await cookwala(['policy', 'add-witness', '--data', seq, '--url', url]);
     expect(add.code, add.stderr).toBe(0);
-    expect(add.stdout).toMatch(/added witness wit-w-fake \(test:w-fake\) .*quorum 1 of 1\npeer \/ip4\/127.0.0.1\/tcp\/4999\/p2p\/12D3KooW/);
+    expect(add.stdout).toMatch(
+      /added witness wit-w-fake \(test:w-fake\) .*quorum 1 of 1\nwitness .*\npeer \/ip4\/127.0.0.1\/tcp\/4999\/p2p\/12D3KooW/,
+    );
     // a closed port: one line naming --url
     const closed = `http://127.0.0.1:${await freePort()}`;
     const s = await cookwala(['policy', 'add-witness', '--data', seq, '--url', closed]);

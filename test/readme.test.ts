@@ -157,7 +157,9 @@ describe('README', () => {
     // both witnesses added from their witness-info.json, quorum 2, and a checkpoint both cosigned
     expect(r.out).toMatch(/added witness wit-\S+ \(cookwala:witness\/w1\).*quorum 1 of 1/);
     expect(r.out).toMatch(/added witness wit-\S+ \(cookwala:witness\/w2\).*quorum 2 of 2/);
-    expect(r.out).toMatch(/cosigned by wit-\S+ \(cookwala:witness\/w1\), wit-\S+ \(cookwala:witness\/w2\); quorum 2 of 2: met/);
+    expect(r.out).toMatch(/^ {2}2 cosignatures \(quorum 2 of 2 witnesses\): met$/m);
+    expect(r.out).toMatch(/^ {2}cosigned by {3}w1 \(wit-\S+\)$/m);
+    expect(r.out).toMatch(/^ {2}cosigned by {3}w2 \(wit-\S+\)$/m);
     // the exported bundle verifies, its latest checkpoint cosigned by two witnesses
     expect(r.out).toMatch(/^VALID: kitchen\.example\.org\/missions\/m-0042 \(hash_only\)$/m);
     expect(r.out).toMatch(/latest seq \d+, root sha256:[0-9a-f]{64}, witnesses wit-\S+, wit-\S+$/m);

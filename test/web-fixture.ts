@@ -9,6 +9,7 @@
 // last answered, so the explorer can show a witness that is down with its last error. Devices
 // register through the operator endpoint and post signed events; payloads are erased by DELETE.
 
+import { witnessDisplayName } from '../verifier/documents/witness-identity.ts';
 import { readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -131,6 +132,22 @@ export async function buildWebLog(): Promise<WebLog> {
           knownSeq: state[i].lastCosignedSeq,
           lastCosignedSeq: state[i].lastCosignedSeq,
           lastError: down.get(i),
+        })),
+        // One row per witness, as the real client reports them (witness/client/publisher.ts rows()).
+        rows: witnesses.map((w, i) => ({
+          name: witnessDisplayName(w.record),
+          kid: w.record.kid,
+          transports: [{ transport: 'libp2p' as const, addr: `/ip4/127.0.0.1/tcp/${4101 + i}/p2p/12D3KooWitness${i + 1}` }],
+          state: down.has(i)
+            ? `unreachable: ${down.get(i)!.replace(/^[a-z_]+: /, '')}`
+            : state[i].lastCosignedSeq !== undefined
+              ? 'cosigned'
+              : 'not asked yet',
+          lastTriedAt: formatTime(clock.now()),
+          lastCosignedSeq: state[i].lastCosignedSeq,
+          lastCosignedAt: undefined,
+          lastError: down.get(i),
+          latencyMs: 3,
         })),
       };
     },

@@ -23,9 +23,9 @@ export interface Child {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export function spawnCookwala(args: string[], env: Record<string, string> = {}): Child {
+export function spawnCookwala(args: string[], env: Record<string, string> = {}, cwd: string = PROJECT_ROOT): Child {
   const proc = spawn(process.execPath, [COOKWALA, ...args], {
-    cwd: PROJECT_ROOT,
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -44,8 +44,9 @@ export function spawnCookwala(args: string[], env: Record<string, string> = {}):
 export async function runCookwala(
   args: string[],
   env: Record<string, string> = {},
+  cwd?: string,
 ): Promise<{ code: number | null; out: string; err: string }> {
-  const c = spawnCookwala(args, env);
+  const c = spawnCookwala(args, env, cwd);
   const { code } = await c.exited;
   return { code, out: c.out(), err: c.err() };
 }

@@ -37,6 +37,7 @@ import { parseNote } from '../note/signed.ts';
 import { toBase64Std } from '../note/base64.ts';
 import { checkKeyValidAt, publicKeyBytes, type KeyRecord } from './keys.ts';
 import type { Signature, Signer } from './signature.ts';
+import { witnessDisplayName, witnessEd25519Key, witnessOfC2spKid } from './witness-identity.ts';
 
 export const NOTE_ED25519 = 'note-ed25519';
 export const COSIGNATURE_V1 = 'cosignature/v1';
@@ -149,7 +150,12 @@ export function witnessCosignatureKey(
   return k;
 }
 
-/** Check a cosignature/v1 by witness `w` (its vkey): kid, whole-second signedAt, Ed25519 over the cosignature message, key validity. */
+/**
+ * Check a cosignature/v1 by witness `w`, found by key (witness-identity.ts): the signature's key ID
+ * must be the one its name gives with the witness's Ed25519 key (the vkey's, else its EdDSA
+ * KeyRecord key: our witnesses sign both forms with one key), whatever name the policy spells;
+ * then whole-second signedAt, Ed25519 over the cosignature message, key validity.
+ */
 export function verifyCheckpointC2spCosignature(
   cp: CheckpointFields,
   sig: C2spSignature,
@@ -159,15 +165,23 @@ export function verifyCheckpointC2spCosignature(
   if (!isC2spCosignatureAlg(sig.alg)) return fail('bad_signature', `${sig.kid}: not a cosignature/v1 or subtree/v1`);
   const key = witnessCosignatureKey(w);
   if (!key.ok) return key;
-  if (!key.value) return fail('unknown_key', `witness ${w.kid} has no vkey`);
-  if (sig.kid !== `${key.value.name}+${key.value.keyId}`)
-    return fail('unknown_key', `cosignature ${sig.kid} is not by ${key.value.name}+${key.value.keyId}`);
-  if (cosignatureAlgOf(key.value.type) !== sig.alg)
-    return fail('bad_signature', `${sig.kid}: a ${sig.alg} signature by a key of type 0x0${key.value.type}`);
+  if (sig.alg === SUBTREE_V1) {
+    if (!key.value) return fail('unknown_key', `witness ${witnessDisplayName(w)} has no vkey`);
+    if (sig.kid !== `${key.value.name}+${key.value.keyId}`)
+      return fail('unknown_key', `cosignature ${sig.kid} is not by ${key.value.name}+${key.value.keyId}`);
+    if (cosignatureAlgOf(key.value.type) !== sig.alg)
+      return fail('bad_signature', `${sig.kid}: a ${sig.alg} signature by a key of type 0x0${key.value.type}`);
+    if (!isTime(sig.signedAt) || timeMs(sig.signedAt) % 1000 !== 0)
+      return fail('malformed_signature', `${sig.alg} signedAt ${String(sig.signedAt)} is not a whole second`);
+    return verifyMldsaOver(cp, sig, key.value, w, opts.backend);
+  }
+  const pub = witnessEd25519Key(w);
+  if (!pub) return fail('unknown_key', `witness ${w.kid} has no Ed25519 key to check a cosignature/v1 with`);
+  if (witnessOfC2spKid([w], sig.kid) === undefined)
+    return fail('unknown_key', `cosignature ${sig.kid} is not by the key of witness ${witnessDisplayName(w)}`);
   if (!isTime(sig.signedAt) || timeMs(sig.signedAt) % 1000 !== 0)
-    return fail('malformed_signature', `${sig.alg} signedAt ${String(sig.signedAt)} is not a whole second`);
-  if (sig.alg === SUBTREE_V1) return verifyMldsaOver(cp, sig, key.value, w, opts.backend);
-  return verifyEd25519Over(cp, sig, key.value.publicKey, timeMs(sig.signedAt) / 1000, w, opts.backend);
+    return fail('malformed_signature', `cosignature/v1 signedAt ${String(sig.signedAt)} is not a whole second`);
+  return verifyEd25519Over(cp, sig, pub, timeMs(sig.signedAt) / 1000, w, opts.backend);
 }
 
 /** An ML-DSA-44 cosignature over the subtree/v1 message rebuilt from log, seq and root. */

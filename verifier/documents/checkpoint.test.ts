@@ -20,6 +20,7 @@ import { canonicalize } from '../encoding/jcs.ts';
 import { computeHash, hashedView, type JsonObject } from './document-hash.ts';
 import { createNobleBackend } from '../crypto/noble.ts';
 import { at, fakeHash, keyFor, LOG, signerFor } from '../../testkit/verifier-fixtures.ts';
+import { witnessDisplayName } from './witness-identity.ts';
 
 const seqSigner = signerFor('EdDSA', 'seq-1', 61);
 const seqKey = keyFor(seqSigner, 'sequencer', 'kitchen.example.org');
@@ -93,13 +94,14 @@ describe('verifyCheckpoint', () => {
       ok: true,
       value: {
         witnesses: ['w-1', 'w-2'],
+        names: [witnessDisplayName(wKeys[0]), witnessDisplayName(wKeys[1])],
         cosignedAt: [at(1_100), at(1_100)],
         quorum: 2,
         rejected: [],
         legacy: false,
         cosigners: [
-          { kid: 'w-1', forms: ['jcs'] },
-          { kid: 'w-2', forms: ['jcs'] },
+          { kid: 'w-1', name: witnessDisplayName(wKeys[0]), forms: ['jcs'] },
+          { kid: 'w-2', name: witnessDisplayName(wKeys[1]), forms: ['jcs'] },
         ],
         logNote: 'absent',
       },

@@ -8,7 +8,10 @@
 // quorum is then not met. Whether head and root match the entries is the log verifier's job.
 // The array may also hold C2SP signatures (checkpoint-c2sp.ts): the log's note-ed25519 signature
 // (kept last: addCosignature inserts cosignatures before it) and cosignature/v1 or ML-DSA-44
-// subtree/v1 ones, matched to a policy witness by its `vkey`. A policy witness counts once toward the quorum, by whichever of its
+// subtree/v1 ones. Which policy
+// witness made a signature is decided by key, never by kid or key name (witness-identity.ts): a
+// JCS cosignature by the witness whose key verifies it, a cosignature/v1 by the witness whose
+// Ed25519 key gives its key ID, a subtree/v1 by the witness whose ML-DSA-44 vkey gives it. A policy witness counts once toward the quorum, by whichever of its
 // signatures (JCS cosignature or cosignature/v1) verifies; the result names each form that verified.
 // The usual checkpoint's hashed JCS text is written directly (checkpointHashedText), the same text
 // computeHash would give; anything unusual goes through computeHash.
@@ -18,7 +21,8 @@ import { isHashString, isTime } from '../encoding/wire.ts';
 import { computeHash, type JsonObject } from './document-hash.ts';
 import { isPlainJsonString } from '../encoding/jcs.ts';
 import { defaultBackend } from '../crypto/default.ts';
-import { sameKey, type KeyRecord } from './keys.ts';
+import { checkKeyValidAt, sameKey, type KeyRecord } from './keys.ts';
+import { labelFirst, labelNamesOne, sameWitness, witnessDisplayName, witnessOfC2spKid } from './witness-identity.ts';
 import { signHash, verifyHashSignature, type Signature, type Signer, type VerifyOptions } from './signature.ts';
 import { isValidOrigin } from './log-descriptor.ts';
 import { schemaValidator } from './schemas/validate.ts';
@@ -27,10 +31,11 @@ import { MAX_SEQ } from './schemas/bundle.ts';
 import {
   isC2spCosignatureAlg,
   NOTE_ED25519,
+  SUBTREE_V1,
+  witnessCosignatureKey,
   signCheckpointNote,
   verifyCheckpointC2spCosignature,
   verifyCheckpointNoteSignature,
-  witnessCosignatureKey,
   type CheckpointSignature,
   type C2spSignature,
 } from './checkpoint-c2sp.ts';
@@ -54,8 +59,10 @@ export interface Checkpoint {
 export type CosignatureForm = 'jcs' | 'cosignature/v1' | 'subtree/v1';
 
 export interface Cosigner {
-  /** The policy witness's kid. */
+  /** The policy witness's kid (its label in that policy). */
   kid: string;
+  /** Its display name (witness-identity.ts witnessDisplayName), the same on every surface. */
+  name: string;
   /** Each form whose signature verified (the witness still counts once). */
   forms: CosignatureForm[];
 }
@@ -69,6 +76,8 @@ export interface RejectedCosignature {
 export interface VerifiedCheckpoint {
   /** kids of the witnesses whose cosignatures counted, in checkpoint order */
   witnesses: string[];
+  /** Their display names (witness-identity.ts), parallel to `witnesses`: what a person is shown. */
+  names: string[];
   /** signedAt of each counted cosignature, parallel to `witnesses` (the witness's time of seeing it) */
   cosignedAt: string[];
   quorum: number;
@@ -220,17 +229,15 @@ export function verifyCheckpoint(cp: Checkpoint, policy: WitnessPolicy, opts: Ve
   if (cp.log !== policy.log) return fail('log_mismatch', `checkpoint of ${cp.log}, the policy is for ${policy.log}`);
   const s = verifyCheckpointSequencerSignature(cp, policy.sequencer, opts);
   if (!s.ok) return s;
-  const counted: KeyRecord[] = [];
   const witnesses: string[] = [];
+  const names: string[] = [];
   const cosignedAt: string[] = [];
   const rejected: RejectedCosignature[] = [];
-  const cosigners: Cosigner[] = [];
+  const cosigners: Array<Cosigner & { key: KeyRecord }> = [];
   let logNote: VerifiedCheckpoint['logNote'] = 'absent';
   const vopts: VerifyOptions = { backend: opts.backend, allowLegacy: opts.allowLegacy, role: 'witness' };
-  const c2spKid = (w: KeyRecord): string | undefined => {
-    const k = witnessCosignatureKey(w);
-    return k.ok && k.value ? `${k.value.name}+${k.value.keyId}` : undefined;
-  };
+  // Which policy witness made a signature is decided by key (witness-identity.ts), never by kid.
+  const counted: KeyRecord[] = [];
   for (const sig of cp.signature.slice(1)) {
     if (sig.alg === NOTE_ED25519) {
       const r = verifyCheckpointNoteSignature(cp, sig as C2spSignature, policy.sequencer, { backend: opts.backend });
@@ -243,45 +250,108 @@ export function verifyCheckpoint(cp: Checkpoint, policy: WitnessPolicy, opts: Ve
       continue;
     }
     const c2sp = isC2spCosignatureAlg(sig.alg);
-    const w = policy.witnesses.find((k) => (c2sp ? c2spKid(k) === sig.kid : k.kid === sig.kid));
-    if (!w) {
-      rejected.push({
-        kid: sig.kid,
-        code: 'unknown_key',
-        detail: `${sig.kid} is not a witness of the policy${c2sp ? ' (no witness vkey has this name and key ID)' : ''}`,
-      });
+    const found = cosignerWithHash(s.value.hash, cp, sig, policy, vopts);
+    if (!found.ok) {
+      rejected.push({ kid: sig.kid, code: found.code, detail: found.detail });
       continue;
     }
-    if (sameKey(w, policy.sequencer)) {
-      rejected.push({ kid: sig.kid, code: 'key_role_mismatch', detail: `${sig.kid} holds the sequencer's public key and cannot witness` });
-      continue;
-    }
+    const w = found.value;
     const form: CosignatureForm = c2sp ? (sig.alg as 'cosignature/v1' | 'subtree/v1') : 'jcs';
-    const seen = cosigners.find((c) => c.kid === w.kid);
+    const seen = cosigners.find((c) => sameWitness(c.key, w));
     if (seen?.forms.includes(form)) continue; // one form of one key counts once
-    const r = c2sp
-      ? verifyCheckpointC2spCosignature(cp, sig as C2spSignature, w, { backend: opts.backend })
-      : verifyHashSignature(s.value.hash, CHECKPOINT_KIND, sig, w, vopts);
-    if (!r.ok) {
-      rejected.push({ kid: sig.kid, code: r.code, detail: r.detail });
-      continue;
-    }
     if (seen) seen.forms.push(form);
-    else cosigners.push({ kid: w.kid, forms: [form] });
-    if (counted.some((k) => k === w || sameKey(k, w))) continue; // one witness counts once
+    else cosigners.push({ key: w, kid: w.kid, name: witnessDisplayName(w), forms: [form] });
+    if (counted.some((k) => sameWitness(k, w))) continue; // one witness (one key) counts once
     counted.push(w);
     witnesses.push(w.kid);
+    names.push(witnessDisplayName(w));
     cosignedAt.push(sig.signedAt);
   }
   const quorum = policy.quorum ?? 1;
   if (witnesses.length < quorum) {
     const why = rejected.length ? `; rejected: ${rejected.map((x) => `${x.kid} (${x.code})`).join(', ')}` : '';
-    return fail('quorum_not_met', `checkpoint ${cp.seq}: ${witnesses.length} of ${quorum} witness cosignatures${why}`, {
+    return fail('quorum_not_met', `checkpoint ${cp.seq}: ${witnesses.length} witness cosignatures (quorum ${quorum})${why}`, {
       witnesses,
+      names,
       quorum,
       rejected,
       seq: cp.seq,
     });
   }
-  return ok({ witnesses, cosignedAt, quorum, rejected, legacy: s.value.legacy, cosigners, logNote });
+  return ok({
+    witnesses,
+    names,
+    cosignedAt,
+    quorum,
+    rejected,
+    legacy: s.value.legacy,
+    cosigners: cosigners.map(({ key: _k, ...c }) => c),
+    logNote,
+  });
+}
+
+/**
+ * The policy witness that made a cosignature (JCS or cosignature/v1), found by key and checked:
+ * the signature verifies over the checkpoint whose hash is `cp.hash` (the caller vouches for it:
+ * its own checkpoint, or one verifyCheckpointSequencerSignature checked), the key is a witness's,
+ * not the sequencer's, and valid at signedAt. What the publisher keeps and what the quorum counts.
+ */
+export function cosignerOf(cp: Checkpoint, sig: CheckpointSignature, policy: WitnessPolicy, opts: VerifyOptions = {}): Result<KeyRecord> {
+  return cosignerWithHash(cp.hash, cp, sig, policy, { backend: opts.backend, allowLegacy: opts.allowLegacy, role: 'witness' });
+}
+
+function cosignerWithHash(
+  hash: string,
+  cp: Checkpoint,
+  sig: CheckpointSignature,
+  policy: WitnessPolicy,
+  vopts: VerifyOptions,
+): Result<KeyRecord> {
+  const found = isC2spCosignatureAlg(sig.alg)
+    ? c2spWitnessOf(cp, sig as C2spSignature, policy, vopts)
+    : jcsWitnessOf(hash, sig as Signature, policy, vopts);
+  if (!found.ok) return found;
+  const w = found.value;
+  if (sameKey(w, policy.sequencer) || sameWitness(w, policy.sequencer))
+    return fail('key_role_mismatch', `${sig.kid} holds the sequencer's public key and cannot witness`);
+  if (w.role !== 'witness') return fail('key_role_mismatch', `key ${w.kid} has role ${w.role}, need witness`);
+  const valid = checkKeyValidAt(w, sig.signedAt);
+  if (!valid.ok) return valid;
+  return ok(w);
+}
+
+/**
+ * The policy witness whose key verifies a JCS cosignature (the kid only orders the search). A
+ * signature that verifies but whose key is not valid then is that witness's, refused for that.
+ */
+function jcsWitnessOf(hash: string, sig: Signature, policy: WitnessPolicy, vopts: VerifyOptions): Result<KeyRecord> {
+  const candidates = labelFirst(
+    policy.witnesses.filter((w) => w.alg === sig.alg),
+    sig.kid,
+  );
+  for (const w of candidates) {
+    const r = verifyHashSignature(hash, CHECKPOINT_KIND, sig, w, { ...vopts, role: undefined, keyByBytes: true });
+    if (r.ok) return ok(w);
+    if (r.code === 'malformed_signature' || r.code === 'unsupported_alg' || r.code === 'invalid_hash') return r;
+    if (r.code !== 'bad_signature') return fail(r.code, r.detail);
+  }
+  // The label only chooses the words: a signature under a policy witness's kid that no key verifies is bad, any other unknown.
+  if (labelNamesOne(policy.witnesses, sig.kid))
+    return fail('bad_signature', `cosignature ${sig.kid} verifies with no witness key of the policy`);
+  return fail('unknown_key', `${sig.kid} is not a witness of the policy (no witness key verifies it)`);
+}
+
+/** The policy witness a cosignature/v1 or subtree/v1 is by (its key ID under its name matches the witness's key), verified. */
+function c2spWitnessOf(cp: Checkpoint, sig: C2spSignature, policy: WitnessPolicy, opts: VerifyOptions): Result<KeyRecord> {
+  const w =
+    sig.alg === SUBTREE_V1
+      ? policy.witnesses.find((k) => {
+          const v = witnessCosignatureKey(k);
+          return v.ok && v.value !== undefined && `${v.value.name}+${v.value.keyId}` === sig.kid;
+        })
+      : witnessOfC2spKid(policy.witnesses, sig.kid);
+  if (!w) return fail('unknown_key', `${sig.kid} is not a witness of the policy (no witness vkey has this name and key ID)`);
+  const r = verifyCheckpointC2spCosignature(cp, { ...sig }, w, { backend: opts.backend });
+  if (!r.ok && (r.code === 'key_not_valid_at' || r.code === 'key_revoked')) return ok(w); // its validity is judged by the caller
+  return r.ok ? ok(w) : r;
 }

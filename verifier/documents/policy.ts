@@ -11,7 +11,8 @@
 // 0x06) and `url` (its tlog-witness submission prefix, docs/design.md §4, §7a): the vkey must parse, be of
 // one of those types, and hold neither the sequencer's key nor another witness's (keys compared as
 // raw bytes, so one key never counts twice under two spellings); `url` needs a `vkey`. A witness
-// known only by its ML-DSA-44 key is a KeyRecord of alg ML-DSA-44 whose vkey holds that key.
+// known only by its ML-DSA-44 key is a KeyRecord of alg ML-DSA-44 whose vkey holds that key. A
+// witness is its key (witness-identity.ts): a witness's vkey holds its own publicKey, never another key.
 // The policy pins time (docs/design.md §4): `timeBounds: {required?, maxClockSkewMs?,
 // maxDeliveryDelayMs?}`. The log's descriptor must declare timeBounds unless `required` is false
 // (the auditor knows the log predates them), and may declare neither bound above the cap given;
@@ -24,6 +25,7 @@ import { witnessCosignatureKey } from './checkpoint-c2sp.ts';
 import { toBase64url } from '../encoding/wire.ts';
 import { SIG_MLDSA44 } from '../note/keys.ts';
 import { checkOrigin } from './log-descriptor.ts';
+import { witnessKeyAgreement } from './witness-identity.ts';
 
 export interface WitnessPolicy {
   kind: 'WitnessPolicy';
@@ -78,6 +80,8 @@ export function readWitnessPolicy(json: unknown): Result<WitnessPolicy> {
     if (w.url !== undefined && w.vkey === undefined) return invalid(`witness ${w.kid} has a url but no vkey`, `/witnesses/${i}/url`);
     const vk = witnessCosignatureKey(w);
     if (!vk.ok) return keyFailure(vk.code, `witness ${w.kid}: ${vk.detail}`, `/witnesses/${i}/vkey`);
+    const agree = witnessKeyAgreement(w);
+    if (!agree.ok) return invalid(agree.detail, `/witnesses/${i}/vkey`);
     if (vk.value) {
       // A vkey's key as a KeyRecord key (EdDSA or ML-DSA-44), for the distinctness checks below and above.
       const alg = vk.value.type === SIG_MLDSA44 ? ('ML-DSA-44' as const) : ('EdDSA' as const);

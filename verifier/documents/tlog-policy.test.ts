@@ -3,6 +3,7 @@
 // plain tlog-policy text from another tool reads into a policy with derived KeyRecords, the
 // quorum forms map both ways, and what one side cannot express is refused with malformed_policy;
 // the policy and tlog-proof readers never throw on hostile text (fast-check).
+import { witnessFingerprint } from './witness-identity.ts';
 import { describe, expect, it } from 'vitest';
 import { policyFromTlog, policyToTlog } from './tlog-policy.ts';
 import { readWitnessPolicy, type WitnessPolicy } from './policy.ts';
@@ -62,8 +63,9 @@ describe('tlog-policy conversion', () => {
         quorum: 1,
         sequencer: { kid: expect.stringMatching(/^seq-/), publicKey: seqKey.publicKey, role: 'sequencer' },
         witnesses: [
-          { kid: 'X1', owner: 'w1.example', publicKey: w1.publicKey, vkey: w1.vkey, url: 'https://x1.example/' },
-          { kid: 'X2', vkey: w2.vkey },
+          // The kid is the key's fingerprint, never the policy-local name X1 (nothing signs as X1).
+          { kid: witnessFingerprint(w1), owner: 'w1.example', publicKey: w1.publicKey, vkey: w1.vkey, url: 'https://x1.example/' },
+          { kid: witnessFingerprint(w2), vkey: w2.vkey },
         ],
       },
     });

@@ -10,8 +10,9 @@
 // octets), then what a WitnessPolicy can express: exactly one log, cosignature/v1 or ML-DSA-44
 // (0x06; a witness without its #cookwala record becomes a KeyRecord of alg ML-DSA-44) witness keys,
 // and a quorum that is none, the only witness, or one k-of-all group. A line without its
-// `#cookwala` record gets a derived KeyRecord: the witness's policy name as kid, its key name as
-// owner; the sequencer's kid as our sequencer derives it (`seq-` + the first 8 base64url
+// `#cookwala` record gets a derived KeyRecord: as kid the `wit-` fingerprint of its key (what our
+// witnesses sign as: a policy-local name such as `w1` would be a label nothing signs with; a witness
+// is its key, witness-identity.ts), its key name as owner; the sequencer's kid as our sequencer derives it (`seq-` + the first 8 base64url
 // characters of SHA-256(public key)); validFrom 1970, so only the keys decide.
 // It leaves out nested groups and several logs (refused: malformed_policy names why).
 // Invariant: whatever is produced goes through readWitnessPolicy, so it is a valid policy.
@@ -26,6 +27,7 @@ import { isCosignatureType, parseVerifierKey, SIG_ED25519, SIG_MLDSA44, type Ver
 import { logVkeyOf } from './checkpoint-c2sp.ts';
 import type { KeyRecord } from './keys.ts';
 import { readWitnessPolicy, type WitnessPolicy } from './policy.ts';
+import { witnessFingerprint } from './witness-identity.ts';
 
 export const MAX_POLICY_BYTES = 1 << 20;
 export const QUORUM_GROUP = 'cookwala-quorum';
@@ -204,8 +206,11 @@ export function policyFromTlog(text: string | Uint8Array): Result<WitnessPolicy>
       ? w.meta
       : {
           kind: 'KeyRecord',
-          kid: w.name,
           // A witness known by its ML-DSA-44 key alone is an ML-DSA-44 record (docs/design.md §7a).
+          kid: witnessFingerprint({
+            alg: w.key.type === SIG_MLDSA44 ? 'ML-DSA-44' : 'EdDSA',
+            publicKey: toBase64url(w.key.publicKey),
+          }),
           alg: w.key.type === SIG_MLDSA44 ? 'ML-DSA-44' : 'EdDSA',
           publicKey: toBase64url(w.key.publicKey),
           owner: w.key.name,

@@ -5,7 +5,7 @@
 // inclusion path as base64 lines, a blank line, and the checkpoint as a signed note with every
 // C2SP signature it carries. Verification (the spec's four steps, against the auditor's policy):
 // the leaf from `extra`; the note signed by the policy's log vkey (origin = policy.log); the
-// cosignature/v1 of policy witnesses, each counted once, at least policy.quorum of them
+// cosignature/v1 of policy witnesses, found by key (witness-identity.ts), each counted once, at least policy.quorum of them
 // (quorum_not_met); the inclusion path to the note's root; then the device signature on the entry
 // when the auditor's keys hold its key (otherwise the verdict says it was not checked: `extra` is
 // not authenticated, but the inclusion binds it to the witnessed root).
@@ -22,7 +22,9 @@ import type { CryptoBackend } from '../crypto/default.ts';
 import { fromBase64Std, toBase64Std } from '../note/base64.ts';
 import { parseNote, verifyCheckpointNote } from '../note/signed.ts';
 import { parseCheckpointBody } from '../note/checkpoint.ts';
-import { isCosignatureType } from '../note/keys.ts';
+import { formatVerifierKey, isCosignatureType, SIG_COSIGNATURE_V1, SIG_MLDSA44 } from '../note/keys.ts';
+import { isValidKeyName } from '../note/text.ts';
+import { sameWitness, witnessDisplayName, witnessEd25519Key, witnessOfC2spKid } from './witness-identity.ts';
 import { hashLeaf, verifyInclusion } from '../merkle/index.ts';
 import { checkpointToNote, logVkeyOf, witnessCosignatureKey } from './checkpoint-c2sp.ts';
 import type { Checkpoint } from './checkpoint.ts';
@@ -125,14 +127,30 @@ export function verifyTlogProof(
   // 2, 3. The note: the log key of the policy, then the policy witnesses' cosignatures.
   const logVkey = logVkeyOf(policy.log, policy.sequencer);
   if (!logVkey.ok) return logVkey;
-  const witnessKeys = new Map<string, string>(); // name+keyId -> policy kid
-  const vkeys = [logVkey.value];
+  // Witnesses by key (witness-identity.ts): each cosignature line's name and key ID are matched to
+  // the policy witness whose Ed25519 key gives that key ID, whatever name the policy spells.
   for (const w of policy.witnesses) {
     const k = witnessCosignatureKey(w);
     if (!k.ok) return k;
-    if (!k.value || !w.vkey) continue;
-    witnessKeys.set(`${k.value.name}+${k.value.keyId}`, w.kid);
+  }
+  const parsed = parseNote(note);
+  if (!parsed.ok) return parsed;
+  const byLine = new Map<string, KeyRecord>(); // name+keyId -> policy witness
+  const vkeys = [logVkey.value];
+  // An ML-DSA-44 witness signs under the name and key ID its vkey fixes (subtree/v1).
+  for (const w of policy.witnesses) {
+    const k = witnessCosignatureKey(w);
+    if (!k.ok || !k.value || k.value.type !== SIG_MLDSA44 || !w.vkey) continue;
+    byLine.set(`${k.value.name}+${k.value.keyId}`, w);
     vkeys.push(w.vkey);
+  }
+  for (const s of parsed.value.signatures) {
+    const id = `${s.name}+${s.keyId}`;
+    const w = byLine.has(id) ? undefined : witnessOfC2spKid(policy.witnesses, id);
+    const key = w ? witnessEd25519Key(w) : undefined;
+    if (!w || !key || !isValidKeyName(s.name)) continue;
+    byLine.set(id, w);
+    vkeys.push(formatVerifierKey(s.name, SIG_COSIGNATURE_V1, key));
   }
   const v = verifyCheckpointNote(note, vkeys, { origin: policy.log, backend: opts.backend });
   if (!v.ok) {
@@ -145,17 +163,15 @@ export function verifyTlogProof(
   const logKeyId = logVkey.value.split('+')[1];
   if (!v.value.note.verified.some((s) => s.name === logName && s.keyId === logKeyId))
     return fail('unknown_key', 'the checkpoint carries no signature by the log key of the policy');
-  const witnesses = [
-    ...new Set(
-      v.value.note.verified
-        .filter((s) => isCosignatureType(s.type))
-        .map((s) => witnessKeys.get(`${s.name}+${s.keyId}`))
-        .filter((k): k is string => k !== undefined),
-    ),
-  ];
+  const counted: KeyRecord[] = [];
+  for (const s of v.value.note.verified) {
+    const w = isCosignatureType(s.type) ? byLine.get(`${s.name}+${s.keyId}`) : undefined;
+    if (w && !counted.some((c) => sameWitness(c, w))) counted.push(w);
+  }
+  const witnesses = counted.map(witnessDisplayName);
   const size = v.value.checkpoint.size;
   if (witnesses.length < policy.quorum)
-    return fail('quorum_not_met', `checkpoint ${size}: ${witnesses.length} of ${policy.quorum} witness cosignatures`, {
+    return fail('quorum_not_met', `checkpoint ${size}: ${witnesses.length} witness cosignatures (quorum ${policy.quorum})`, {
       witnesses,
       quorum: policy.quorum,
       seq: size,

@@ -4,9 +4,10 @@
 // auditor can save and open from disk), and the two reads the explorer needs beyond the log API:
 //   GET /v1/logs/{log}/policy     the witness policy in force for the log (what `bundle` exports
 //                                 against; the explorer checks the checkpoint with it), 404 if none
-//   GET /v1/logs/{log}/witnesses  the policy's witnesses and quorum, what each witness connection
-//                                 last answered (kid, last cosigned seq, last error) as the
-//                                 publisher knows it, and the sequencer's C2SP verifier key
+//   GET /v1/logs/{log}/witnesses  the policy's witnesses, one row each (a witness is its key): its
+//                                 name, transports, live state (cosigned / unreachable: why), last
+//                                 tried, last cosigned seq and time, last error, latency; the
+//                                 quorum; each connection's last answer; the sequencer's C2SP vkey
 // The page verifies everything it shows from these with the pure verifier; these answers are
 // what the sequencer says, not proof. Left out: any write.
 
@@ -19,6 +20,8 @@ import { policyOf } from '../../sequencer/bundle-route.ts';
 import { sendPage } from './pages.ts';
 import { describe, json, ref } from '../../platform/openapi.ts';
 import { errors } from '../../sequencer/api-schemas.ts';
+import { transportsOf } from '../../sequencer/cli-policy.ts';
+import { witnessDisplayName } from '../../verifier/documents/witness-identity.ts';
 
 const page = (summary: string) =>
   describe({
@@ -47,12 +50,30 @@ const WITNESSES = describe({
   responses: { 200: json('what the sequencer says (not proof)', ref('Witnesses')), ...errors('bad_request', 'not_found') },
 });
 
+export interface WitnessRowAnswer {
+  name: string;
+  kid: string;
+  owner: string;
+  transports: Array<{ transport: 'libp2p' | 'http'; addr: string }>;
+  /** `cosigned`, `unreachable: <why>`, `refused: <code>`, `cosignature not counted: …`, `not asked yet`, or why it is not asked. */
+  state: string;
+  lastTriedAt: string | null;
+  lastCosignedSeq: number | null;
+  lastCosignedAt: string | null;
+  lastError: string | null;
+  latencyMs: number | null;
+}
+
 export interface WitnessesAnswer {
   log: string;
   quorum: number;
   /** False when the log is unwitnessed (quorum 0, or no policy): the explorer should say so. */
   witnessed: boolean;
-  witnesses: Array<{ kid: string; owner: string }>;
+  /**
+   * One row per policy witness (a witness is its key, verifier/documents/witness-identity.ts): its
+   * one name, its transports, and its live state as the publisher knows it.
+   */
+  witnesses: WitnessRowAnswer[];
   /** null when no witness client runs for this log (quorum 0, or no peers configured). */
   publisher: null | {
     quorumMissing: boolean;
@@ -98,7 +119,21 @@ export function registerExplorer(app: FastifyInstance, ctx: SequencerContext): v
       log: h.origin,
       quorum: p?.quorum ?? 0,
       witnessed: (p?.quorum ?? 0) > 0,
-      witnesses: (p?.witnesses ?? []).map((w) => ({ kid: w.kid, owner: w.owner })),
+      witnesses: (p?.witnesses ?? []).map((w): WitnessRowAnswer => {
+        const row = st?.rows?.find((r) => r.name === witnessDisplayName(w)); // the name is derived from the key
+        return {
+          name: witnessDisplayName(w),
+          kid: w.kid,
+          owner: w.owner,
+          transports: row?.transports ?? transportsOf(w, ctx.config.witnessPeers),
+          state: row?.state ?? (p!.quorum === 0 ? 'not asked: the policy asks for no witness (quorum 0)' : 'not asked yet'),
+          lastTriedAt: row?.lastTriedAt ?? null,
+          lastCosignedSeq: row?.lastCosignedSeq ?? null,
+          lastCosignedAt: row?.lastCosignedAt ?? null,
+          lastError: row?.lastError ?? null,
+          latencyMs: row?.latencyMs ?? null,
+        };
+      }),
       publisher: st
         ? {
             quorumMissing: st.quorumMissing,

@@ -13,7 +13,7 @@
 //   403 → bad_signature, 404 → unknown_log (misconfiguration: logged, counted);
 //   400 → bad_request; 429 → wait Retry-After (capped) and ask again, at most `maxRetries` times,
 //   then rate_limited; no answer → witness_unavailable.
-// Metrics per witness (label `witness` = the policy kid): request latency, last cosigned size,
+// Metrics per witness (label `witness` = its display name, verifier/documents/witness-identity.ts): request latency, last cosigned size,
 // last HTTP status, failures by outcome. It leaves out sign-subtree and the monitoring read.
 // Invariant: nothing from the witness is believed unverified; bodies are read up to 64 KiB.
 
@@ -29,6 +29,7 @@ import {
 } from '../../verifier/documents/checkpoint-c2sp.ts';
 import type { Checkpoint } from '../../verifier/documents/checkpoint.ts';
 import type { KeyRecord } from '../../verifier/documents/keys.ts';
+import { witnessDisplayName } from '../../verifier/documents/witness-identity.ts';
 import type { AddCheckpointRequest } from '../wire/messages.ts';
 import type { PublisherMetrics } from './publisher.ts';
 import { silentLogger, type Logger } from '../../platform/logger.ts';
@@ -44,8 +45,9 @@ export interface C2spWitnessConnection {
   /** The submission prefix, as configured. */
   readonly addr: string;
   readonly peerId: undefined;
-  /** The policy witness this connection asks. */
+  /** The policy witness this connection asks (its kid, and the record: a witness is its key). */
   readonly kid: string;
+  readonly witness: KeyRecord;
   readonly connected: boolean;
   request(req: AddCheckpointRequest, opts?: { timeoutMs?: number }): Promise<Result<C2spReply>>;
   close(): Promise<void>;
@@ -127,8 +129,9 @@ export function createC2spWitnessConnection(o: C2spWitnessOptions): C2spWitnessC
   if (!vk.ok || !vk.value) throw new TypeError(`witness ${w.kid}: ${vk.ok ? 'no vkey' : vk.detail}`);
   const vkey = vk.value;
   const endpoint = `${w.url.replace(/\/+$/, '')}/add-checkpoint`;
-  const labels = { log: o.origin, witness: w.kid };
-  const logger = (o.logger ?? silentLogger()).child({ log: o.origin, witness: w.kid, url: w.url });
+  const name = witnessDisplayName(w);
+  const labels = { log: o.origin, witness: name };
+  const logger = (o.logger ?? silentLogger()).child({ log: o.origin, witness: name, transport: 'http', url: w.url });
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref()));
   const doFetch = o.fetch ?? fetch;
   let connected = false;
@@ -158,7 +161,11 @@ export function createC2spWitnessConnection(o: C2spWitnessOptions): C2spWitnessC
     } catch (e) {
       connected = false;
       o.metrics?.set('cookwala_c2sp_witness_last_status', 0, labels);
-      const why = ac.signal.aborted ? String((ac.signal.reason as Error)?.message ?? 'aborted') : (e as Error).message;
+      // fetch says "fetch failed"; the cause says why (ECONNREFUSED, ENOTFOUND…), which the operator needs.
+      const cause = (e as { cause?: { code?: unknown } }).cause?.code;
+      const why = ac.signal.aborted
+        ? String((ac.signal.reason as Error)?.message ?? 'aborted')
+        : `${(e as Error).message}${typeof cause === 'string' ? ` (${cause === 'ECONNREFUSED' ? 'connection refused' : cause})` : ''}`;
       return failure('unavailable', 'witness_unavailable', why);
     } finally {
       clearTimeout(timer);
@@ -237,6 +244,7 @@ export function createC2spWitnessConnection(o: C2spWitnessOptions): C2spWitnessC
     addr: w.url,
     peerId: undefined,
     kid: w.kid,
+    witness: w,
     get connected() {
       return connected;
     },

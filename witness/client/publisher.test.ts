@@ -87,7 +87,7 @@ describe('checkpoint publisher', () => {
     const put = store.putCheckpoint;
     store.putCheckpoint = async (c) => {
       await put(c);
-      if ((store.checkpoints.get(c.seq)?.signature.length ?? 0) >= 4) allFour();
+      if ((store.checkpoints.get(c.seq)?.signature.length ?? 0) >= 1 + 3 * 2) allFour();
     };
     const pub = createCheckpointPublisher({ store, policy: policy(2), witnesses: conns }, { resubmitMs: 0 });
     const cp = await log.checkpoint();
@@ -96,11 +96,13 @@ describe('checkpoint publisher', () => {
     expect(verifyCheckpoint(out!, policy(2))).toMatchObject({ ok: true });
     // The third cosignature arrives and is persisted with the checkpoint.
     await persistedWithFour;
-    expect(store.checkpoints.get(cp.seq)?.signature).toHaveLength(4);
+    // Each witness answers its JCS cosignature and its cosignature/v1 (one key, two forms): both kept.
+    expect(store.checkpoints.get(cp.seq)?.signature).toHaveLength(1 + 3 * 2);
     expect(pub.status().witnesses.map((w) => w.lastCosignedSeq)).toEqual([11, 11, 11]);
     // Each connection is named by the kid of its last valid cosignature (the explorer's witness table).
     expect(pub.status().witnesses.map((w) => w.kid)).toEqual(keys.map((k) => k.keyRecord.kid));
-    expect(pub.latest()?.signature).toHaveLength(4);
+    expect(pub.latest()?.signature).toHaveLength(1 + 3 * 2);
+    expect(verifyCheckpoint(pub.latest()!, policy(3))).toMatchObject({ ok: true, value: { witnesses: keys.map((k) => k.keyRecord.kid) } });
     await pub.close();
   });
 
@@ -159,7 +161,7 @@ describe('checkpoint publisher', () => {
     expect(logs.events('quorum_restored')).toEqual([expect.objectContaining({ level: 'info', log: ORIGIN, event: 'quorum_restored' })]);
     // One witness_error when witness 1 went away, not one per unpublished checkpoint.
     expect(logs.events('witness_error')).toEqual([
-      expect.objectContaining({ code: 'witness_unavailable', witness: cut[1].addr, log: ORIGIN }),
+      expect.objectContaining({ code: 'witness_unavailable', addr: cut[1].addr, transport: 'libp2p', log: ORIGIN }),
     ]);
     expect(logs.records.findIndex((r) => r.event === 'quorum_lost')).toBeLessThan(
       logs.records.findIndex((r) => r.event === 'quorum_restored'),
@@ -187,7 +189,8 @@ describe('checkpoint publisher', () => {
     expect(lost).toBeUndefined();
     expect(metrics.values.get('cookwala_quorum_missing')).toBe(1);
     expect(pub.status()).toMatchObject({ quorumMissing: true });
-    expect(pub.status().reason).toMatch(/1 of 2 cosignatures/);
+    expect(pub.status().reason).toMatch(/1 cosignature \(quorum 2\)/);
+    expect(pub.status().reason).toMatch(/unreachable/);
     expect(pub.status().witnesses[2].lastError).toMatch(/^witness_unavailable: /);
     expect(logs.events('quorum_lost')).toEqual([
       expect.objectContaining({
@@ -195,7 +198,7 @@ describe('checkpoint publisher', () => {
         service: 'sequencer',
         log: ORIGIN,
         quorum: 2,
-        reason: expect.stringMatching(/1 of 2 cosignatures/),
+        reason: expect.stringMatching(/1 cosignature \(quorum 2\)/),
       }),
     ]);
     expect(logs.events('witness_error').map((r) => r.code)).toEqual(['witness_unavailable', 'witness_unavailable']);

@@ -19,16 +19,10 @@
 // requests to one witness never overlap (a newer checkpoint supersedes a queued older one).
 
 import { fail, type Result } from '../../verifier/errors.ts';
-import { addCosignature, mergeCosignatures, verifyCheckpoint, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
-import { verifyHashSignature } from '../../verifier/documents/signature.ts';
-import {
-  isC2spCosignatureAlg,
-  NOTE_ED25519,
-  verifyCheckpointC2spCosignature,
-  witnessCosignatureKey,
-  type C2spSignature,
-  type CheckpointSignature,
-} from '../../verifier/documents/checkpoint-c2sp.ts';
+import { addCosignature, cosignerOf, mergeCosignatures, verifyCheckpoint, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
+import { NOTE_ED25519, type CheckpointSignature } from '../../verifier/documents/checkpoint-c2sp.ts';
+import type { KeyRecord } from '../../verifier/documents/keys.ts';
+import { findWitness, sameWitness, witnessDisplayName } from '../../verifier/documents/witness-identity.ts';
 import type { LogDescriptor } from '../../verifier/documents/log-descriptor.ts';
 import type { WitnessPolicy } from '../../verifier/documents/policy.ts';
 import type { AddCheckpointRequest } from '../wire/messages.ts';
@@ -38,14 +32,34 @@ import type { C2spWitnessConnection } from './c2sp-http.ts';
 /** A witness the publisher can ask: over libp2p or over C2SP HTTP. */
 export type AnyWitnessConnection = WitnessConnection | C2spWitnessConnection;
 
-type AnyReply = { ok: true; cosignature: CheckpointSignature } | { ok: false; code: string; detail: string; knownSeq?: number };
+type AnyReply =
+  | { ok: true; cosignature: CheckpointSignature; noteCosignature?: CheckpointSignature }
+  | { ok: false; code: string; detail: string; knownSeq?: number };
 
-/** A reply that is a cosignature, or the failure it carries. */
-function cosignatureOf(r: Result<AnyReply>): Result<CheckpointSignature> {
+/**
+ * A reply's cosignatures, or the failure it carries. A libp2p witness with an Ed25519 key answers
+ * its JCS cosignature and the cosignature/v1 of the same key (docs/design.md §4): both are kept, so
+ * the checkpoint's C2SP view carries every witness that cosigned, whatever transport asked it.
+ */
+function cosignaturesOf(r: Result<AnyReply>): Result<CheckpointSignature[]> {
   if (!r.ok) return r;
-  if (r.value.ok) return { ok: true, value: r.value.cosignature };
+  if (r.value.ok)
+    return { ok: true, value: r.value.noteCosignature ? [r.value.cosignature, r.value.noteCosignature] : [r.value.cosignature] };
   const { ok: _ok, code, detail, ...extra } = r.value;
   return fail(code as never, detail, extra);
+}
+
+/** How a transport failure reads to an operator: `unreachable: <why>` or `refused: <code>`. */
+export function witnessState(code: string, detail: string): string {
+  if (code === 'witness_unavailable' || code === 'timeout') {
+    const why = /ECONNREFUSED|connection refused/i.test(detail)
+      ? 'connection refused'
+      : /timed? ?out|ETIMEDOUT|no reply/i.test(detail)
+        ? 'timed out'
+        : detail.slice(0, 120);
+    return `unreachable: ${why}`;
+  }
+  return `refused: ${code}`;
 }
 
 /** The sequencer's own signatures of a checkpoint: the JCS one and the C2SP note signature. */
@@ -73,6 +87,8 @@ export interface PublisherDeps {
   policy: WitnessPolicy;
   witnesses: AnyWitnessConnection[];
   gossip?: (cp: Checkpoint) => Promise<void>;
+  /** The witness a libp2p peer is known to be (config.witnessPeers `{multiaddr, publicKey}`), so its row is named before it answers. */
+  witnessOf?: (addr: string) => Pick<KeyRecord, 'alg' | 'publicKey'> | undefined;
   /** The service logger (bound here to the log: `log` field); default silent. */
   logger?: Logger;
   metrics?: PublisherMetrics;
@@ -91,27 +107,50 @@ export interface WitnessStatus {
   knownSeq: number | undefined;
   lastCosignedSeq: number | undefined;
   lastError: string | undefined;
-  /** The kid of this witness's last valid cosignature (how a status names the policy witness). */
+  /** The kid of the policy witness this connection reaches, once known (by key). */
   kid?: string;
+}
+
+/** One policy witness (a witness is its key: all its transports in one row), as an operator sees it. */
+export interface WitnessRow {
+  /** The display name (witness-identity.ts), the same on every surface. */
+  name: string;
+  kid: string;
+  /** How it is asked: libp2p multiaddrs and C2SP HTTP submission prefixes. */
+  transports: Array<{ transport: 'libp2p' | 'http'; addr: string }>;
+  /** `cosigned`, `unreachable: <why>`, `refused: <code>`, `cosignature not counted: <code>`, or `not asked yet`. */
+  state: string;
+  lastTriedAt: string | undefined;
+  lastCosignedSeq: number | undefined;
+  lastCosignedAt: string | undefined;
+  lastError: string | undefined;
+  /** Milliseconds of the last answered request. */
+  latencyMs: number | undefined;
 }
 
 export interface CheckpointPublisherImpl {
   publish(cp: Checkpoint): Promise<Checkpoint | undefined>;
   /** The latest quorum-cosigned checkpoint, late cosignatures included. */
   latest(): Checkpoint | undefined;
-  status(): { quorumMissing: boolean; reason: string | undefined; witnesses: WitnessStatus[] };
+  status(): { quorumMissing: boolean; reason: string | undefined; witnesses: WitnessStatus[]; rows: WitnessRow[] };
   start(): void;
   close(): Promise<void>;
 }
 
 interface Peer {
   conn: AnyWitnessConnection;
+  transport: 'libp2p' | 'http';
   known: number | undefined;
   lastCosigned: number | undefined;
+  lastCosignedAt: number | undefined;
   lastError: string | undefined;
+  lastState: string | undefined;
+  lastTriedAt: number | undefined;
+  latencyMs: number | undefined;
   /** The failure code last logged as witness_error (undefined after a cosignature). */
   loggedCode: string | undefined;
-  kid: string | undefined;
+  /** The policy witness this connection reaches: given (an HTTP witness, a peer of a known key) or learned from its first valid cosignature. */
+  witness: KeyRecord | undefined;
   chain: Promise<unknown>;
 }
 
@@ -126,15 +165,25 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
   const logger = (deps.logger ?? silentLogger()).child({ log: deps.policy.log });
   const clock = deps.clock ?? Date.now;
   const labels = { log: deps.policy.log };
-  const peers: Peer[] = deps.witnesses.map((conn) => ({
-    conn,
-    known: undefined,
-    lastCosigned: undefined,
-    lastError: undefined,
-    loggedCode: undefined,
-    kid: undefined,
-    chain: Promise.resolve(),
-  }));
+  const peers: Peer[] = deps.witnesses.map((conn) => {
+    const given = 'witness' in conn && conn.witness ? conn.witness : deps.witnessOf?.(conn.addr);
+    return {
+      conn,
+      transport: 'witness' in conn ? ('http' as const) : ('libp2p' as const),
+      known: undefined,
+      lastCosigned: undefined,
+      lastCosignedAt: undefined,
+      lastError: undefined,
+      lastState: undefined,
+      lastTriedAt: undefined,
+      latencyMs: undefined,
+      loggedCode: undefined,
+      witness: given ? findWitness(deps.policy.witnesses, given) : undefined,
+      chain: Promise.resolve(),
+    };
+  });
+  const nameOf = (p: Peer) => (p.witness ? witnessDisplayName(p.witness) : `${p.transport} ${p.conn.addr}`);
+  const witnessLabels = (p: Peer) => ({ ...labels, witness: nameOf(p), transport: p.transport });
   let newest: Checkpoint | undefined;
   let latest: Checkpoint | undefined;
   let lastRoundAt = 0;
@@ -166,17 +215,20 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
     return req;
   };
 
-  /** One witness's cosignature for cp, resending from knownSeq on conflict. */
-  const askOnce = async (p: Peer, cp: Checkpoint): Promise<Result<CheckpointSignature>> => {
+  /** One witness's cosignatures for cp, resending from knownSeq on conflict. */
+  const askOnce = async (p: Peer, cp: Checkpoint): Promise<Result<CheckpointSignature[]>> => {
     if (newest && newest.seq > cp.seq && cp !== latest) return fail('conflict', 'superseded by a newer checkpoint');
     for (let attempt = 0; attempt <= MAX_RESENDS; attempt++) {
       const oldSeq = Math.min(p.known ?? 0, cp.seq);
-      const r = cosignatureOf((await p.conn.request(await buildRequest(oldSeq, cp), { timeoutMs: opts.timeoutMs })) as Result<AnyReply>);
+      const req = await buildRequest(oldSeq, cp);
+      const t0 = clock();
+      p.lastTriedAt = t0;
+      const r = cosignaturesOf((await p.conn.request(req, { timeoutMs: opts.timeoutMs })) as Result<AnyReply>);
+      p.latencyMs = clock() - t0;
+      deps.metrics?.observe?.('cookwala_witness_request_seconds', p.latencyMs / 1000, witnessLabels(p));
       if (r.ok) {
         p.known = cp.seq;
-        p.lastCosigned = cp.seq;
         p.lastError = undefined;
-        p.kid = r.value.kid;
         return r;
       }
       p.lastError = `${r.code}: ${r.detail}`;
@@ -184,7 +236,7 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
         const k = r.knownSeq;
         if (k > cp.seq) {
           p.known = k;
-          return fail('conflict', `witness ${p.conn.addr} has cosigned seq ${k}, beyond ours (${cp.seq})`, { knownSeq: k });
+          return fail('conflict', `witness ${nameOf(p)} has cosigned seq ${k}, beyond ours (${cp.seq})`, { knownSeq: k });
         }
         if (k === oldSeq) return r; // no progress: do not loop
         p.known = k;
@@ -192,40 +244,151 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
       }
       if (r.code === 'fork_detected')
         logger.error(
-          { event: 'fork_detected', seq: cp.seq, witness: p.conn.addr, source: 'witness', detail: r.detail },
-          `witness ${p.conn.addr} holds another checkpoint at seq ${cp.seq}: ${r.detail}`,
+          { event: 'fork_detected', seq: cp.seq, witness: nameOf(p), addr: p.conn.addr, source: 'witness', detail: r.detail },
+          `witness ${nameOf(p)} holds another checkpoint at seq ${cp.seq}: ${r.detail}`,
         );
       return r;
     }
-    return fail('conflict', `witness ${p.conn.addr} kept moving`);
+    return fail('conflict', `witness ${nameOf(p)} kept moving`);
   };
 
-  const ask = (p: Peer, cp: Checkpoint): Promise<Result<CheckpointSignature>> => {
+  const ask = (p: Peer, cp: Checkpoint): Promise<Result<CheckpointSignature[]>> => {
     const run = p.chain.then(() => askOnce(p, cp));
     p.chain = run.catch(() => undefined);
     return run.catch((e) => fail('witness_unavailable', (e as Error).message));
   };
 
-  const c2spKid = (k: (typeof deps.policy.witnesses)[number]) => {
-    const v = witnessCosignatureKey(k);
-    return v.ok && v.value ? `${v.value.name}+${v.value.keyId}` : undefined;
-  };
-  const accept = (round: Round, sig: CheckpointSignature): boolean => {
-    const c2sp = isC2spCosignatureAlg(sig.alg);
-    const key = deps.policy.witnesses.find((k) => (c2sp ? c2spKid(k) === sig.kid : k.kid === sig.kid));
-    if (!key) return false;
-    const v = c2sp
-      ? verifyCheckpointC2spCosignature(round.cp, sig as C2spSignature, key)
-      : verifyHashSignature(round.cp.hash, 'Checkpoint', sig, key, { role: 'witness' });
-    if (!v.ok) {
-      logger.warn(
-        { event: 'witness_error', kid: sig.kid, code: v.code, detail: v.detail },
-        `ignored a cosignature by ${sig.kid}: ${v.code}`,
-      );
-      return false;
+  /**
+   * Keep the cosignatures that verify, by the policy witness whose key made them (never by kid:
+   * witness-identity.ts); the connection is that witness from then on. Returns what did not count.
+   */
+  const accept = (round: Round, p: Peer, sigs: CheckpointSignature[]): string[] => {
+    const refused: string[] = [];
+    for (const sig of sigs) {
+      const w = cosignerOf(round.cp, sig, deps.policy);
+      if (!w.ok) {
+        refused.push(`${sig.kid}: ${w.code}`);
+        logger.warn(
+          {
+            event: 'witness_error',
+            witness: nameOf(p),
+            transport: p.transport,
+            addr: p.conn.addr,
+            kid: sig.kid,
+            code: w.code,
+            detail: w.detail,
+          },
+          `ignored a cosignature by ${sig.kid} from ${nameOf(p)}: ${w.code}`,
+        );
+        continue;
+      }
+      if (p.witness && !sameWitness(p.witness, w.value)) {
+        refused.push(`${sig.kid}: unknown_key`);
+        logger.warn(
+          { event: 'witness_error', witness: nameOf(p), transport: p.transport, addr: p.conn.addr, kid: sig.kid, code: 'unknown_key' },
+          `${nameOf(p)} answered with the cosignature of another witness (${witnessDisplayName(w.value)}): not counted for it`,
+        );
+        continue;
+      }
+      p.witness ??= w.value;
+      round.cp = addCosignature(round.cp, sig);
     }
-    round.cp = addCosignature(round.cp, sig);
-    return true;
+    return refused;
+  };
+
+  /** The policy witnesses that cosigned a checkpoint, each once, by key. */
+  const cosignersOf = (cp: Checkpoint): KeyRecord[] => {
+    const out: KeyRecord[] = [];
+    for (const sig of cp.signature.slice(1)) {
+      if (sig.alg === NOTE_ED25519) continue;
+      const w = cosignerOf(cp, sig, deps.policy);
+      if (w.ok && !out.some((x) => sameWitness(x, w.value))) out.push(w.value);
+    }
+    return out;
+  };
+
+  /** After a peer's answer: its state, metrics, and a log line when its state changed. */
+  const note = (p: Peer, cp: Checkpoint, r: Result<CheckpointSignature[]>, refused: string[]) => {
+    const l = witnessLabels(p);
+    const counted = r.ok && refused.length < r.value.length;
+    if (counted) {
+      p.lastCosigned = cp.seq;
+      p.lastCosignedAt = clock();
+      deps.metrics?.set('cookwala_witness_cosigned_size', cp.seq, l);
+      deps.metrics?.set('cookwala_witness_cosigned_timestamp_seconds', Math.floor(p.lastCosignedAt / 1000), l);
+      deps.metrics?.set('cookwala_witness_up', 1, l);
+      if (p.lastState !== 'cosigned')
+        logger.info(
+          { event: 'witness_cosigned', witness: nameOf(p), transport: p.transport, addr: p.conn.addr, seq: cp.seq, latencyMs: p.latencyMs },
+          `witness ${nameOf(p)} (${p.transport}) cosigned seq ${cp.seq}`,
+        );
+      p.lastState = 'cosigned';
+      p.loggedCode = undefined;
+      return;
+    }
+    const code = r.ok ? 'bad_cosignature' : r.code;
+    const state = r.ok ? `cosignature not counted: ${refused.join(', ')}` : witnessState(r.code, r.detail);
+    p.lastState = state;
+    if (!r.ok) p.lastError = `${r.code}: ${r.detail}`;
+    deps.metrics?.set('cookwala_witness_up', 0, l);
+    deps.metrics?.inc('cookwala_witness_errors_total', { ...l, code });
+    if (code !== 'fork_detected' && code !== p.loggedCode) {
+      p.loggedCode = code;
+      logger.warn(
+        {
+          event: 'witness_error',
+          seq: cp.seq,
+          witness: nameOf(p),
+          transport: p.transport,
+          addr: p.conn.addr,
+          code,
+          state,
+          detail: r.ok ? refused.join(', ') : r.detail,
+          latencyMs: p.latencyMs,
+          lastCosignedSeq: p.lastCosigned ?? null,
+          lastCosignedAt: p.lastCosignedAt === undefined ? null : new Date(p.lastCosignedAt).toISOString(),
+        },
+        `witness ${nameOf(p)} (${p.transport}): ${state}`,
+      );
+    }
+  };
+
+  /** One row per policy witness: its transports merged, its best state (cosigned wins). */
+  const rows = (): WitnessRow[] => {
+    const iso = (t: number | undefined) => (t === undefined ? undefined : new Date(t).toISOString());
+    const out: WitnessRow[] = deps.policy.witnesses.map((w) => {
+      const mine = peers.filter((p) => p.witness && sameWitness(p.witness, w));
+      const best = mine.find((p) => p.lastState === 'cosigned') ?? mine.find((p) => p.lastState !== undefined) ?? mine[0];
+      const last = (f: (p: Peer) => number | undefined) => Math.max(-1, ...mine.map((p) => f(p) ?? -1));
+      const cosignedAt = last((p) => p.lastCosignedAt);
+      const triedAt = last((p) => p.lastTriedAt);
+      const cosignedSeq = last((p) => p.lastCosigned);
+      return {
+        name: witnessDisplayName(w),
+        kid: w.kid,
+        transports: mine.map((p) => ({ transport: p.transport, addr: p.conn.addr })),
+        state: best?.lastState ?? (mine.length ? 'not asked yet' : 'not asked: no transport (no libp2p peer of this key, no url)'),
+        lastTriedAt: iso(triedAt < 0 ? undefined : triedAt),
+        lastCosignedSeq: cosignedSeq < 0 ? undefined : cosignedSeq,
+        lastCosignedAt: iso(cosignedAt < 0 ? undefined : cosignedAt),
+        lastError: mine.map((p) => p.lastError).find((e) => e !== undefined),
+        latencyMs: best?.latencyMs,
+      };
+    });
+    // A libp2p peer not yet known to be a policy witness (it has not cosigned, and its key was not given).
+    for (const p of peers.filter((x) => !x.witness))
+      out.push({
+        name: nameOf(p),
+        kid: '',
+        transports: [{ transport: p.transport, addr: p.conn.addr }],
+        state: p.lastState ?? 'not asked yet',
+        lastTriedAt: iso(p.lastTriedAt),
+        lastCosignedSeq: undefined,
+        lastCosignedAt: undefined,
+        lastError: p.lastError,
+        latencyMs: p.latencyMs,
+      });
+    return out;
   };
 
   /** Ask everyone; resolve at quorum (with the cosigned checkpoint) or when all answered without it. */
@@ -250,24 +413,19 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
     tryQuorum(); // quorum 0
     const asks = peers.map(async (p) => {
       const r = await ask(p, cp);
-      if (r.ok) p.loggedCode = undefined;
-      else if (r.code !== 'fork_detected' && r.code !== p.loggedCode) {
-        p.loggedCode = r.code;
-        logger.warn(
-          { event: 'witness_error', seq: cp.seq, witness: p.conn.addr, code: r.code, detail: r.detail },
-          `witness ${p.conn.addr}: ${r.code}`,
-        );
-      }
-      if (r.ok && accept(round, r.value)) tryQuorum();
+      const refused = r.ok ? accept(round, p, r.value) : [];
+      note(p, cp, r, refused);
+      if (r.ok) tryQuorum();
       return r;
     });
-    void Promise.all(asks).then(async (results) => {
+    void Promise.all(asks).then(async () => {
       if (!round.published) {
-        const have = round.cp.signature.length - ownSignatures(round.cp).length;
-        const why = results
-          .map((r, i) => `${peers[i].conn.addr.split('/p2p/')[1]?.slice(-8) ?? peers[i].conn.addr}: ${r.ok ? 'cosigned' : r.code}`)
-          .join(', ');
-        setMissing(`seq ${cp.seq}: ${have} of ${quorum} cosignatures (${why})`);
+        // Each witness by name, once, with why it did not count (never the sequencer's own signatures).
+        const have = cosignersOf(round.cp);
+        const why = rows()
+          .map((w) => `${w.name}: ${w.state}`)
+          .join('; ');
+        setMissing(`seq ${cp.seq}: ${have.length} cosignature${have.length === 1 ? '' : 's'} (quorum ${quorum}): ${why}`);
         resolve(undefined);
         return;
       }
@@ -300,8 +458,9 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
         knownSeq: p.known,
         lastCosignedSeq: p.lastCosigned,
         lastError: p.lastError,
-        kid: p.kid,
+        kid: p.witness?.kid,
       })),
+      rows: rows(),
     }),
     start() {
       const every = opts.resubmitMs ?? 30_000;

@@ -15,6 +15,7 @@
 import { join } from 'node:path';
 import type { Checkpoint } from '../../verifier/documents/checkpoint.ts';
 import type { WitnessPolicy } from '../../verifier/documents/policy.ts';
+import type { KeyRecord } from '../../verifier/documents/keys.ts';
 import { loadOrCreatePeerKey } from '../wire/identity.ts';
 import { createP2pNode, fullAddrs, keepConnected, type P2pNode } from '../wire/p2p-node.ts';
 import { createWitnessConnection, type WitnessConnection } from './connection.ts';
@@ -34,6 +35,8 @@ export interface SequencerWitnessingOptions {
   resubmitMs?: number;
   logger?: Logger;
   metrics?: PublisherMetrics;
+  /** The key of each peer, when known (readWitnessPeerKeys). */
+  peerKeys?: Map<string, Pick<KeyRecord, 'alg' | 'publicKey'>>;
 }
 
 export interface SequencerWitnessing {
@@ -44,6 +47,21 @@ export interface SequencerWitnessing {
   publisherFor(policy: WitnessPolicy, store: PublisherStore | (() => PublisherStore | undefined)): CheckpointPublisherImpl;
   multiaddrs(): string[];
   close(): Promise<void>;
+}
+
+/**
+ * The key each configured peer is known to hold: `{multiaddr, alg, publicKey}` entries, as
+ * `cookwala policy add-witness --transport libp2p` writes them (a witness is its key: its row is
+ * named before it answers). Plain multiaddr strings name no key.
+ */
+export function readWitnessPeerKeys(x: unknown[]): Map<string, Pick<KeyRecord, 'alg' | 'publicKey'>> {
+  const m = new Map<string, Pick<KeyRecord, 'alg' | 'publicKey'>>();
+  for (const p of x) {
+    const o = p as { multiaddr?: unknown; alg?: unknown; publicKey?: unknown } | null;
+    if (o && typeof o === 'object' && typeof o.multiaddr === 'string' && typeof o.publicKey === 'string')
+      m.set(o.multiaddr, { alg: o.alg === 'ES256' ? 'ES256' : 'EdDSA', publicKey: o.publicKey });
+  }
+  return m;
 }
 
 /** Multiaddr strings from the config's opaque `witnessPeers` (strings, or {multiaddr}). */
@@ -99,7 +117,15 @@ export async function createSequencerWitnessing(opts: SequencerWitnessingOptions
       );
       c2spConnections.push(...http);
       const p = createCheckpointPublisher(
-        { store: lazy, policy, witnesses: [...connections, ...http], gossip, logger, metrics: opts.metrics },
+        {
+          store: lazy,
+          policy,
+          witnesses: [...connections, ...http],
+          gossip,
+          logger,
+          metrics: opts.metrics,
+          witnessOf: (addr) => opts.peerKeys?.get(addr),
+        },
         { timeoutMs: opts.timeoutMs, resubmitMs: opts.resubmitMs },
       );
       p.start();
@@ -128,10 +154,13 @@ export interface StartWitnessingOptions {
 
 export interface WitnessHook {
   readonly witnessing: SequencerWitnessing;
-  /** The sequencer's `publisherFor(origin, policy)`; stores are looked up when first needed. */
+  /**
+   * The sequencer's `publisherFor(origin, policy, store)`: the log's own open store when given (so a
+   * publish during the log's opening never finds it "not open yet"), else looked up when needed.
+   */
   publisherFor(
     store: (origin: string) => PublisherStore | undefined,
-  ): (origin: string, policy: WitnessPolicy | undefined) => CheckpointPublisherImpl | undefined;
+  ): (origin: string, policy: WitnessPolicy | undefined, open?: PublisherStore) => CheckpointPublisherImpl | undefined;
   close(): Promise<void>;
 }
 
@@ -162,6 +191,7 @@ export async function startWitnessing(o: StartWitnessingOptions): Promise<Witnes
   const witnessing = await createSequencerWitnessing({
     peerKeyPath: join(o.dataDir, 'peer.key'),
     peers,
+    peerKeys: readWitnessPeerKeys(o.witnessPeers),
     logger,
     metrics: o.metrics,
     timeoutMs: o.timeoutMs,
@@ -180,8 +210,8 @@ export async function startWitnessing(o: StartWitnessingOptions): Promise<Witnes
   );
   return {
     witnessing,
-    publisherFor: (store) => (origin, policy) =>
-      policy && policy.quorum > 0 ? witnessing.publisherFor(policy, () => store(origin)) : undefined,
+    publisherFor: (store) => (origin, policy, open) =>
+      policy && policy.quorum > 0 ? witnessing.publisherFor(policy, open ?? (() => store(origin))) : undefined,
     close: () => witnessing.close(),
   };
 }

@@ -274,7 +274,12 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
       flushSeqGauge();
       return metrics.render();
     },
-    info: () => ({ peerId: node?.peerId.toString() ?? null, multiaddrs: node ? fullAddrs(node) : [] }),
+    // Its C2SP identity too, so `cookwala policy add-witness --from <status URL>` keeps the vkey.
+    info: () => ({
+      peerId: node?.peerId.toString() ?? null,
+      multiaddrs: node ? fullAddrs(node) : [],
+      ...(cosigner ? { c2sp: { name: cosigner.name, vkey: cosigner.vkey } } : {}),
+    }),
   });
 
   const recordNoteFork = (fp: NoteForkProof) => {

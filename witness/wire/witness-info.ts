@@ -1,5 +1,6 @@
 // witness/wire/witness-info.ts: DIR/witness-info.json, what a witness operator hands to a
-// sequencer operator: `{peerId, multiaddrs:[…/p2p/<peerId>], http?, keyRecord}`.
+// sequencer operator: `{peerId, multiaddrs:[…/p2p/<peerId>], http?, keyRecord, c2sp?:{name, vkey}}`
+// (c2sp: its cosignature/v1 identity, whose key must be keyRecord's: a witness is its key).
 // `cookwala witness init` writes it from the configuration (a fixed --listen port gives the
 // multiaddr the witness will have; port 0 is only known once it runs); `cookwala witness run`
 // rewrites it with the addresses it actually listens on. It outlives the process: the file is
@@ -12,12 +13,16 @@ import type { PrivateKey } from '@libp2p/interface';
 import { fail, ok, type Result } from '../../verifier/errors.ts';
 import { readDocument } from '../../verifier/documents/read.ts';
 import type { KeyRecord } from '../../verifier/documents/keys.ts';
+import { witnessCosignatureKey } from '../../verifier/documents/checkpoint-c2sp.ts';
+import { witnessKeyAgreement } from '../../verifier/documents/witness-identity.ts';
 
 export interface WitnessInfoCard {
   peerId: string;
   multiaddrs: string[];
   http?: string;
   keyRecord: KeyRecord;
+  /** Its C2SP identity: cosignature/v1 key name and vkey (the same key as keyRecord's). */
+  c2sp?: { name: string; vkey: string };
 }
 
 /** The libp2p peer id of a private key (base58btc of its identity multihash). */
@@ -66,5 +71,24 @@ export function readWitnessInfo(json: unknown): Result<WitnessInfoCard> {
     return fail('invalid_document', 'multiaddrs is an array of multiaddr strings');
   if (j.http !== undefined && (typeof j.http !== 'string' || !/^https?:\/\//.test(j.http)))
     return fail('invalid_document', 'http is an http(s) URL');
-  return ok({ peerId: j.peerId, multiaddrs: addrs as string[], ...(j.http ? { http: j.http as string } : {}), keyRecord: key.value });
+  let c2sp: WitnessInfoCard['c2sp'];
+  if (j.c2sp !== undefined) {
+    const c = j.c2sp as { name?: unknown; vkey?: unknown } | null;
+    if (!c || typeof c !== 'object' || typeof c.name !== 'string' || typeof c.vkey !== 'string' || c.vkey.length > 512)
+      return fail('invalid_document', 'c2sp is {name, vkey}');
+    const withVkey = { ...key.value, vkey: c.vkey };
+    const vk = witnessCosignatureKey(withVkey);
+    if (!vk.ok) return fail(vk.code, `c2sp.vkey: ${vk.detail}`);
+    // One witness, one key: the card's vkey must hold its KeyRecord's key (witness-identity.ts).
+    const agree = witnessKeyAgreement(withVkey);
+    if (!agree.ok) return fail(agree.code, `c2sp.vkey: ${agree.detail}`);
+    c2sp = { name: c.name, vkey: c.vkey };
+  }
+  return ok({
+    peerId: j.peerId,
+    multiaddrs: addrs as string[],
+    ...(j.http ? { http: j.http as string } : {}),
+    keyRecord: key.value,
+    ...(c2sp ? { c2sp } : {}),
+  });
 }
