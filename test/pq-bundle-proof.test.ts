@@ -130,7 +130,9 @@ describe('a witness known only by its ML-DSA-44 key', () => {
     expect(ok.code, ok.out + ok.err).toBe(0);
     const report = JSON.parse(ok.out) as { valid: boolean; checkpoints: { cosigned?: Array<{ seq: number; cosigners: unknown }> } };
     expect(report.valid).toBe(true);
-    expect(report.checkpoints.cosigned?.map((c) => c.cosigners)).toEqual([5, 25, 32].map(() => [{ kid: 'w-pq', forms: ['subtree/v1'] }]));
+    expect(report.checkpoints.cosigned?.map((c) => c.cosigners)).toEqual(
+      [5, 25, 32].map(() => [{ kid: 'w-pq', name: expect.stringMatching(/^pq-w \(wit-/), forms: ['subtree/v1'] }]),
+    );
     // One byte of the seq-25 checkpoint's ML-DSA-44 signature.
     const lines = bundle.split('\n');
     const i = lines.findIndex((l) => l.includes('"kind":"Checkpoint"') && (JSON.parse(l) as Checkpoint).seq === 25);

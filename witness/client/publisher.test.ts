@@ -102,7 +102,8 @@ describe('checkpoint publisher', () => {
     // Each connection is named by the kid of its last valid cosignature (the explorer's witness table).
     expect(pub.status().witnesses.map((w) => w.kid)).toEqual(keys.map((k) => k.keyRecord.kid));
     expect(pub.latest()?.signature).toHaveLength(1 + 3 * 2);
-    expect(verifyCheckpoint(pub.latest()!, policy(3))).toMatchObject({ ok: true, value: { witnesses: keys.map((k) => k.keyRecord.kid) } });
+    const v = verifyCheckpoint(pub.latest()!, policy(3));
+    expect(v.ok && [...v.value.witnesses].sort()).toEqual(keys.map((k) => k.keyRecord.kid).sort()); // each witness once, in any order
     await pub.close();
   });
 
