@@ -15,7 +15,7 @@ import { initDataDir } from '../sequencer/data-dir.ts';
 import { openSequencer, type Sequencer } from '../sequencer/app.ts';
 import { startWitnessing } from '../witness/client/sequencer-side.ts';
 import { logVkeyOf } from '../verifier/documents/checkpoint-c2sp.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
 import { deviceKey } from '../testkit/keys.ts';
 import { eventStream } from '../testkit/events.ts';
 import { startRefWitness, type RefWitness } from '../testkit/c2sp-reference.ts';

@@ -18,7 +18,7 @@ import { createWitness, type Witness } from '../witness/server/service.ts';
 import { openStateStore, type StateStore } from '../witness/server/state.ts';
 import { startWitnessing } from '../witness/client/sequencer-side.ts';
 import { testKey } from '../testkit/witness.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
 import { deviceKey } from '../testkit/keys.ts';
 import { eventStream } from '../testkit/events.ts';
 import { makeTempDir, removeDir } from '../testkit/tmp.ts';

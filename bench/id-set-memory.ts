@@ -2,14 +2,14 @@
 // without 10^7 signatures: `node --import tsx bench/id-set-memory.ts [PAIRS] [spill|memory]` runs
 // the set in a child process of its own (so the peak is the set's plus a bare Node) with pairs
 // shaped like a generated bundle's (16 device sources, ids ev-N), two planted duplicates, the
-// spill sink of `cookwala verify` (verifier/cli/spill-dir.ts) or none (the browser's table), and
+// spill sink of `cookwala verify` (auditor/spill-dir.ts) or none (the browser's table), and
 // prints one JSON line {pairs, mode, ms, duplicates, peakRssMB, baseRssMB, setBytes, runs, spillMB,
 // and the largest heapTotalMB, externalMB, arrayBuffersMB sampled every 100 ms}.
 // baseRssMB is the child's high-water mark before the first pair. Invariant: both duplicates found.
 
 import { fileURLToPath } from 'node:url';
 import { createIdSet } from '../verifier/bundle/id-set.ts';
-import { createSpillDir } from '../verifier/cli/spill-dir.ts';
+import { createSpillDir } from '../auditor/spill-dir.ts';
 import { runJsonChild } from './json-child.ts';
 import { peakRssMB } from './proc-cpu.ts';
 

@@ -14,8 +14,15 @@ import { createNodeBackend } from '../verifier/crypto/node.ts';
 import { createNobleBackend } from '../verifier/crypto/noble.ts';
 import type { CryptoBackend } from '../verifier/crypto/backend.ts';
 import { defaultBackend } from '../verifier/crypto/default.ts';
-import { createSigner, generateSecretKey } from '../verifier/documents/signature.ts';
-import { formatCheckpointBody, formatSignerKey, createNoteSigner, signNote, SIG_ED25519, SIG_MLDSA44 } from '../verifier/note/index.ts';
+import { createSigner, generateSecretKey } from '../verifier/signing/signature.ts';
+import {
+  formatCheckpointBody,
+  formatSignerKey,
+  createNoteSigner,
+  signNote,
+  SIG_ED25519,
+  SIG_MLDSA44,
+} from '../verifier/c2sp/note/index.ts';
 import { openStateStore } from '../witness/server/state.ts';
 import { createLogRegistry } from '../witness/server/c2sp-logs.ts';
 import { createWitnessCosigner } from '../witness/server/note-cosigner.ts';

@@ -3,7 +3,7 @@
 // .ci/run starts: COOKWALA_TEST_PG), in interleaved pairs (LevelDB run, PostgreSQL run, three
 // times, each on a fresh log), batches of 100 signed events from 16 devices, every ack checked;
 // the median pair's ratio is reported with the spread of all pairs. Then the take-over time of
-// two sequencers for one log (testkit/pg-failover.ts): SIGKILL of the leader -> first 201 from the
+// two sequencers for one log (tools/pg-failover.ts): SIGKILL of the leader -> first 201 from the
 // new leader (takeoverMs), and the same for SIGSTOP (takeoverStopMs, bounded below by the lease).
 // Also the stores alone (appendRatioToLevel: prebuilt entries, no HTTP, no signature checks), since
 // over HTTP on 2 shared cores the signature checks, not the store, may set the pace.
@@ -20,7 +20,7 @@ import { eventStream } from '../testkit/events.ts';
 import { freePort } from '../testkit/net.ts';
 import { readLogLines } from '../platform/logger.ts';
 import { createTestDatabase } from '../testkit/postgres.ts';
-import { runFailover } from '../testkit/pg-failover.ts';
+import { runFailover } from '../tools/pg-failover.ts';
 import { TEST_LOG, makeDescriptor, makeItems } from '../testkit/logstore.ts';
 import { openLogStore } from '../logstore/index.ts';
 import { openPostgresLogStore } from '../logstore/postgres/store.ts';

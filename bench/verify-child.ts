@@ -9,7 +9,7 @@
 // (ArrayBuffer) memory sampled every 250 ms: what the peak is made of (docs/design.md §13).
 
 import { peakRssMB } from './proc-cpu.ts';
-import { verifyBundleFile } from '../verifier/cli/verify.ts';
+import { verifyBundleFile } from '../auditor/verify.ts';
 
 const [file, policy, workers] = process.argv.slice(2);
 const startRssMB = peakRssMB();

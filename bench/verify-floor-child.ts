@@ -1,12 +1,12 @@
 // bench/verify-floor-child.ts: the verify section's floor (docs/design.md §13): the least an offline
 // verifier of an audit bundle must do, in a process of its own, as bench/floor-server.ts is for
 // ingest. `node --import tsx bench/verify-floor-child.ts BUNDLE` reads the file as `cookwala
-// verify` does (verifier/cli/bundle-file.ts forEachLine), parses every line with JSON.parse (not
+// verify` does (auditor/bundle-file.ts forEachLine), parses every line with JSON.parse (not
 // the strict reader), hashes the text of every Event and Payload line once with SHA-256 (standing
 // in for the hashes the spec fixes for each event, of which the verifier computes five;
 // node:crypto, as the verifier's default backend), and checks every entry's Ed25519 signature (the
 // device's, or the sequencer's on an erasure) over its signing header, built by the one encoder
-// signer and verifier share (verifier/documents/signature.ts signingHeaderBytes), through the same
+// signer and verifier share (verifier/signing/signature.ts signingHeaderBytes), through the same
 // worker pool (platform/sig-pool.ts) and batch queue (verifier/bundle/signature-batches.ts) as
 // `cookwala verify`. It prints one JSON line (FloorResult): good counts the entries whose signature
 // verified, so a floor that checked nothing cannot pass for one (verify-floor.test.ts). Left out,
@@ -15,12 +15,12 @@
 // verifier.
 
 import { peakRssMB } from './proc-cpu.ts';
-import { forEachLine } from '../verifier/cli/bundle-file.ts';
+import { forEachLine } from '../auditor/bundle-file.ts';
 import { createSigQueue } from '../verifier/bundle/signature-batches.ts';
 import { createSigPool } from '../platform/sig-pool.ts';
 import { defaultBackend } from '../verifier/crypto/default.ts';
-import { signingHeader, signingHeaderBytes } from '../verifier/documents/signature.ts';
-import type { Signature } from '../verifier/documents/signature-types.ts';
+import { signingHeader, signingHeaderBytes } from '../verifier/signing/signature.ts';
+import type { Signature } from '../verifier/signing/signature-types.ts';
 import { EVENT_KIND } from '../verifier/cloudevent/read.ts';
 
 interface Line {

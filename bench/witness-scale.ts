@@ -16,7 +16,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { generateKeyPairSync } from 'node:crypto';
-import { formatVerifierKey, SIG_ED25519 } from '../verifier/note/index.ts';
+import { formatVerifierKey, SIG_ED25519 } from '../verifier/c2sp/note/index.ts';
 import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -26,9 +26,9 @@ const COMMANDS: Record<string, Command> = {
   },
   witness: { summary: 'run a witness (libp2p cosigner)', load: async () => (await import('../witness/cli.ts')).run },
   executor: { summary: 'run a device executor or the simulator', load: async () => (await import('../executor/cli.ts')).run },
-  verify: { summary: 'verify an audit bundle offline', load: async () => (await import('../verifier/cli/verify.ts')).run },
-  'verify-event': { summary: 'verify one event proof offline', load: async () => (await import('../verifier/cli/verify-event.ts')).run },
-  'verify-fork': { summary: 'check a ForkProof offline', load: async () => (await import('../verifier/cli/verify-fork.ts')).run },
+  verify: { summary: 'verify an audit bundle offline', load: async () => (await import('../auditor/verify.ts')).run },
+  'verify-event': { summary: 'verify one event proof offline', load: async () => (await import('../auditor/verify-event.ts')).run },
+  'verify-fork': { summary: 'check a ForkProof offline', load: async () => (await import('../auditor/verify-fork.ts')).run },
   monitor: {
     summary: 'follow logs continuously: checkpoints, consistency, new entries, split views',
     load: async () => (await import('../monitor/cli.ts')).run,
@@ -47,7 +47,7 @@ const COMMANDS: Record<string, Command> = {
     load: async () => async (argv) =>
       ['register', 'revoke', 'rotate'].includes(argv[0] ?? '')
         ? (await import('../sequencer/cli-keys.ts')).run(argv)
-        : (await import('../verifier/cli/keys.ts')).run(argv),
+        : (await import('../auditor/keys.ts')).run(argv),
   },
   device: {
     summary: "a device maker's tools: keygen, sign, post, heartbeat, reveal",
@@ -55,7 +55,7 @@ const COMMANDS: Record<string, Command> = {
   },
   'verify-disclosure': {
     summary: 'check one revealed value against its logged, signed event offline',
-    load: async () => (await import('../verifier/cli/verify-disclosure.ts')).run,
+    load: async () => (await import('../auditor/verify-disclosure.ts')).run,
   },
   conformance: { summary: 'run conformance vectors', load: async () => (await import('../conformance/cli.ts')).run },
   demo: { summary: 'the local demo network (what npm start runs)', load: async () => (await import('../demo/cli.ts')).run },

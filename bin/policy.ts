@@ -1,7 +1,7 @@
 // bin/policy.ts: `cookwala policy SUBCOMMAND`, one dispatcher for everything done to a witness
 // policy (docs/design.md §4). The operator's subcommands live beside the sequencer's data
 // directory (sequencer/cli-policy.ts): `add-witness`, `show`. The C2SP tlog-policy conversions,
-// `to-tlog` and `from-tlog`, are the auditor's and live in verifier/cli/policy-tlog.ts. Each
+// `to-tlog` and `from-tlog`, are the auditor's and live in auditor/policy-tlog.ts. Each
 // subcommand prints its own help; an unknown one gets "did you mean" and exit 2.
 
 type Run = (argv: string[]) => Promise<number>;
@@ -15,14 +15,14 @@ const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Run> }>
     summary: 'print a witness policy; says when a log is unwitnessed',
     load: async () => (await import('../sequencer/cli-policy.ts')).runShow,
   },
-  // The tlog-policy conversion, the auditor's (verifier/cli/policy-tlog.ts).
+  // The tlog-policy conversion, the auditor's (auditor/policy-tlog.ts).
   'to-tlog': {
     summary: 'write a policy as C2SP tlog-policy text',
-    load: async () => (await import('../verifier/cli/policy-tlog.ts')).runToTlog,
+    load: async () => (await import('../auditor/policy-tlog.ts')).runToTlog,
   },
   'from-tlog': {
     summary: 'read C2SP tlog-policy text into a policy',
-    load: async () => (await import('../verifier/cli/policy-tlog.ts')).runFromTlog,
+    load: async () => (await import('../auditor/policy-tlog.ts')).runFromTlog,
   },
 };
 

@@ -30,7 +30,11 @@ export const TOPICS: readonly TopicEntry[] = [
     load: async () => (await import('./topics/ecdsa-p256.ts')).ecdsaP256Topic,
   },
   { name: 'merkle', uses: ['verifier/merkle/index.ts'], load: async () => (await import('./topics/merkle.ts')).merkleTopic },
-  { name: 'signed-note', uses: ['verifier/note/index.ts'], load: async () => (await import('./topics/signed-note.ts')).signedNoteTopic },
+  {
+    name: 'signed-note',
+    uses: ['verifier/c2sp/note/index.ts'],
+    load: async () => (await import('./topics/signed-note.ts')).signedNoteTopic,
+  },
   {
     name: 'cloudevents',
     uses: ['verifier/cloudevent/read.ts'],

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { buildCheckpoint, type Checkpoint } from '../verifier/documents/checkpoint.ts';
 import { formatHash, formatTime } from '../verifier/encoding/wire.ts';
-import { createSigner, type SecretKey } from '../verifier/documents/signature.ts';
+import { createSigner, type SecretKey } from '../verifier/signing/signature.ts';
 import type { ForkProof } from '../verifier/documents/fork-proof.ts';
 import { createP2pNode, type P2pNode } from '../witness/wire/p2p-node.ts';
 import { loadOrCreatePeerKey } from '../witness/wire/identity.ts';

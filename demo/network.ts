@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { parseJson } from '../verifier/encoding/strict-json.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
 import { readConfig } from '../sequencer/config.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
 import { describeExit, type Child } from './children.ts';
 import { readLogLines } from '../platform/logger.ts';
 import type { DemoContext, Network, WitnessNode } from './context.ts';

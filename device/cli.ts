@@ -17,7 +17,7 @@ import { formatTime, isTime } from '../verifier/encoding/wire.ts';
 import { readCloudEvent, signEvent, decodeCookwalasig, type CloudEvent } from '../verifier/cloudevent/read.ts';
 import { explainEvent } from '../verifier/cloudevent/explain.ts';
 import { parseDuration } from '../verifier/documents/time-bounds.ts';
-import type { Alg } from '../verifier/documents/keys.ts';
+import type { Alg } from '../verifier/signing/keys.ts';
 import { toBase64 } from '../verifier/cloudevent/format.ts';
 import { fromBase64 } from '../verifier/cloudevent/format.ts';
 import { KeyFileError, newDeviceKey, readKeyFile, recordOf, writeKeyFile } from './key-file.ts';

@@ -8,8 +8,8 @@
 
 import { readBoundedText, writeFileOnce } from '../platform/durable-file.ts';
 import { parseJson } from '../verifier/encoding/strict-json.ts';
-import { createSigner, generateSecretKey, keyRecordOf, type Signer } from '../verifier/documents/signature.ts';
-import type { Alg, KeyRecord } from '../verifier/documents/keys.ts';
+import { createSigner, generateSecretKey, keyRecordOf, type Signer } from '../verifier/signing/signature.ts';
+import type { Alg, KeyRecord } from '../verifier/signing/keys.ts';
 import { isUriReference } from '../verifier/cloudevent/format.ts';
 import { isTime } from '../verifier/encoding/wire.ts';
 

@@ -11,7 +11,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../platform/logger.ts';
 import { fail, type Failure } from '../verifier/errors.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
 import { PROBLEM_TYPE } from '../platform/http-problem.ts';
 import type { ExecutionService } from './service.ts';
 import type { ExecutionRecord, ExecutorStore } from './store.ts';

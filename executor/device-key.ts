@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { formatTime, toBase64url } from '../verifier/encoding/wire.ts';
 import { parseJson } from '../verifier/encoding/strict-json.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
-import { createSigner, generateSecretKey, keyRecordOf, type SecretKey, type Signer } from '../verifier/documents/signature.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
+import { createSigner, generateSecretKey, keyRecordOf, type SecretKey, type Signer } from '../verifier/signing/signature.ts';
 
 export interface DeviceIdentity {
   name: string;

@@ -3,7 +3,7 @@
 // finer than a day under `open` consent, and readCloudEvent-valid JSON.
 import { describe, expect, it } from 'vitest';
 import { readCloudEvent, verifyEventSignature } from '../verifier/cloudevent/read.ts';
-import { createSigner, generateSecretKey, keyRecordOf } from '../verifier/documents/signature.ts';
+import { createSigner, generateSecretKey, keyRecordOf } from '../verifier/signing/signature.ts';
 import { buildConsentWithdrawn, buildHeartbeat, buildStatusEvent, eventTime, LOCAL_SAFETY } from './events.ts';
 import { STATES } from './lifecycle.ts';
 

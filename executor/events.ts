@@ -13,7 +13,7 @@
 // the hub, never stored in a log or the outbox, and their arrival time tells the hub as much.
 
 import { signEvent, type CloudEvent } from '../verifier/cloudevent/read.ts';
-import type { Signer } from '../verifier/documents/signature.ts';
+import type { Signer } from '../verifier/signing/signature.ts';
 import { formatTime } from '../verifier/encoding/wire.ts';
 import { SAFETY_STATES, type ExecutionState, type Reason } from './lifecycle.ts';
 import type { Dataset } from './request.ts';

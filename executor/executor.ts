@@ -15,8 +15,8 @@
 import { join } from 'node:path';
 import type { Logger } from '../platform/logger.ts';
 import type { FastifyInstance } from 'fastify';
-import type { Signer } from '../verifier/documents/signature.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { Signer } from '../verifier/signing/signature.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
 import { buildExecutorApp } from './api.ts';
 import { createAttendance, NOBODY, type Attendance, type AttendanceState } from './attendance.ts';
 import { systemClock, type Clock } from '../platform/clock.ts';

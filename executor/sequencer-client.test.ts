@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSequencerClient, sequencerUrls, type FetchLike } from './sequencer-client.ts';
 import type { CloudEvent } from '../verifier/cloudevent/read.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
 
 const LOG = 'x.example/missions/m-1';
 const ev = { specversion: '1.0', id: 'e1', source: 'cookwala:device/d', type: 't' } as CloudEvent;

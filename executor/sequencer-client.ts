@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import type { CloudEvent } from '../verifier/cloudevent/read.ts';
 import { MAX_JSON_DEPTH, parseJson } from '../verifier/encoding/strict-json.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
 
 export type FetchLike = (
   url: string,

@@ -4,7 +4,7 @@
 // recovery (interrupted executions fail, a stop in progress completes, nothing resumes heating).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyEventSignature } from '../verifier/cloudevent/read.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
 import { tempDirs } from '../testkit/tmp.ts';
 import { STATES, TRANSITIONS, type ExecutionState } from './lifecycle.ts';
 import { FRIES_BODY, SIMPLE_BODY, testExecutor } from '../testkit/executor.ts';

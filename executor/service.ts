@@ -14,7 +14,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { CloudEvent } from '../verifier/cloudevent/read.ts';
-import { jsonHash } from '../verifier/documents/document-hash.ts';
+import { jsonHash } from '../verifier/signing/document-hash.ts';
 import { fail, ok, type Result } from '../verifier/errors.ts';
 import { formatTime } from '../verifier/encoding/wire.ts';
 import type { Clock } from '../platform/clock.ts';

@@ -5,7 +5,7 @@
 //             "keys":FILE?, "staleAfterMs":N?}],
 //    "peers":[MONITOR URL…]?, "intervalMs":N?, "staleAfterMs":N?, "idWindow":N?}
 // The policy is a WitnessPolicy JSON file or a C2SP tlog-policy text file
-// (verifier/documents/tlog-policy.ts), for a C2SP log its `sequencer` key being the log's Ed25519 note key; the key
+// (verifier/c2sp/tlog-policy.ts), for a C2SP log its `sequencer` key being the log's Ed25519 note key; the key
 // cache a KeyCache. Relative paths are read from the config file's directory. Every fault is a
 // ConfigError naming what to fix (exit 2). Left out: reloading (restart the monitor).
 // Invariant: every log's policy names that log's origin.
@@ -14,9 +14,9 @@ import { dirname, resolve } from 'node:path';
 import { readBoundedText } from '../platform/durable-file.ts';
 import { parseJson, readDocument } from '../verifier/documents/read.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
-import { policyFromTlog } from '../verifier/documents/tlog-policy.ts';
+import { policyFromTlog } from '../verifier/c2sp/tlog-policy.ts';
 import { isValidOrigin } from '../verifier/documents/log-descriptor.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
 import type { FollowedLog } from './follow.ts';
 
 export class ConfigError extends Error {

@@ -19,7 +19,7 @@ import { createSigQueue } from '../verifier/bundle/signature-batches.ts';
 import { createEntryChecker, type EntryResume } from '../verifier/bundle/entries.ts';
 import { readDocument, parseJson } from '../verifier/documents/read.ts';
 import { verifyLogDescriptor, type LogDescriptor } from '../verifier/documents/log-descriptor.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
 import type { WitnessPolicy } from '../verifier/documents/policy.ts';
 import { fail, ok, type Result } from '../verifier/errors.ts';
 import { text, type HttpGet } from './http-get.ts';

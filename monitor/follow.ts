@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { createFrontier, EMPTY_ROOT } from '../verifier/merkle/index.ts';
 import { formatHash, toHex } from '../verifier/encoding/wire.ts';
 import { buildForkProof } from '../verifier/documents/fork-proof.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
 import type { WitnessPolicy } from '../verifier/documents/policy.ts';
 import type { Logger } from '../platform/logger.ts';
 import { FetchFailed, type HttpGet } from './http-get.ts';

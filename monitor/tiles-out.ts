@@ -14,7 +14,7 @@ import { mkdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { writeFileDurable } from '../platform/durable-file.ts';
 import { parseFlags, runCli, UsageError } from '../platform/args.ts';
-import { parseNote, parseCheckpointBody } from '../verifier/note/index.ts';
+import { parseNote, parseCheckpointBody } from '../verifier/c2sp/note/index.ts';
 import { httpGet, text, type HttpGet } from './http-get.ts';
 import { TILE_HEIGHT, TILE_WIDTH, tilePath } from './tiles.ts';
 import { MAX_CHECKPOINT_BYTES } from './served.ts';

@@ -2,7 +2,7 @@
 // tokens, configs, policies): written durably (temp file, fsync, rename or link, fsync of the
 // directory), so a crash leaves the old file or the new one, never a torn one; `exclusive` never
 // replaces an existing file (EEXIST), which is how keys are created once. Read back as JSON with
-// a clear reason code. Node only (I/O lives in verifier/cli/, docs/design.md §2); sequencer, witness and
+// a clear reason code. Node only (I/O lives in auditor/, docs/design.md §2); sequencer, witness and
 // executor share it.
 
 import { createReadStream } from 'node:fs';

@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createSigPool, MAX_JOBS_PER_WORKER, type SigItem } from './sig-pool.ts';
-import { verifyRaw } from '../verifier/documents/signature.ts';
+import { verifyRaw } from '../verifier/signing/signature.ts';
 import { createNodeBackend } from '../verifier/crypto/node.ts';
 import { T8, identityForgery, keyOf, signScalar } from '../testkit/ed25519-adversarial.ts';
 

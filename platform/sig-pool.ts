@@ -1,10 +1,10 @@
 // platform/sig-pool.ts: signature checks off the event loop (docs/design.md §5, §13), shared by the
 // sequencer's ingest and the offline verifier. A pool of worker_threads (default size
 // os.availableParallelism()) runs sig-worker.js, plain JS on node:crypto, so no loader is needed
-// in the worker. Callers build the signed bytes themselves (verifier/documents/signature.ts signingHeaderBytes) and
+// in the worker. Callers build the signed bytes themselves (verifier/signing/signature.ts signingHeaderBytes) and
 // hand over raw {alg, publicKey, msg, sig}, or the text of those bytes (signingHeaderText) as msgText, which the
 // pool writes as UTF-8 straight into the worker message; the pool only answers true/false, with the same
-// verdict as verifier/documents/signature.ts verifyRaw() on the node:crypto backend (sig-pool.test.ts proves it).
+// verdict as verifier/signing/signature.ts verifyRaw() on the node:crypto backend (sig-pool.test.ts proves it).
 // Calls made in the same event-loop turn are coalesced and packed into one transferred buffer per
 // worker, so a request carrying one event costs no message of its own. While every worker already
 // holds MAX_JOBS_PER_WORKER messages, new items wait and go out together when a worker answers
@@ -14,13 +14,13 @@
 // The one Ed25519 rule (verifier/crypto/ed25519-rules.ts: key and signature encodings, small- and mixed-order keys)
 // is applied here on the main thread before an item is sent; an item that breaks it goes to the
 // worker as an unknown algorithm, whose verdict is false, as verifyRaw's is.
-// Left out: key validity and roles (verifier/documents/signature.ts / verifier/documents/keys.ts decide those on the main thread).
+// Left out: key validity and roles (verifier/signing/signature.ts / verifier/signing/keys.ts decide those on the main thread).
 
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
-import { verifyRaw } from '../verifier/documents/signature.ts';
+import { verifyRaw } from '../verifier/signing/signature.ts';
 import { ed25519InputsPass } from '../verifier/crypto/ed25519-rules.ts';
-import type { Alg } from '../verifier/documents/keys.ts';
+import type { Alg } from '../verifier/signing/keys.ts';
 import { utf8 } from '../verifier/encoding/wire.ts';
 
 export interface SigItem {

@@ -1,7 +1,7 @@
 // platform/sig-worker.js: the worker_threads half of sig-pool.ts. It verifies batches of raw
 // signatures (Ed25519 per RFC 8032, strict; ES256 raw r||s over SHA-256) with node:crypto only, so
 // it runs as plain JavaScript with no loader. It never builds signed bytes: the main thread builds
-// them with verifier/documents/signature.ts signingHeaderBytes(), so signer and verifier share one encoder. The
+// them with verifier/signing/signature.ts signingHeaderBytes(), so signer and verifier share one encoder. The
 // rules mirror verifier/crypto/node.ts exactly (key and signature lengths, the 0x04 point prefix,
 // fixed DER prefixes, false on any exception), so a verdict here equals verifyRaw() there
 // (sig-pool.test.ts proves it). The one Ed25519 rule (verifier/crypto/ed25519-rules.ts) is applied by sig-pool.ts

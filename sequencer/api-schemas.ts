@@ -8,7 +8,7 @@
 // closed, a CloudEvent is open (extension attributes).
 
 import { SCHEMA_BUNDLE } from '../verifier/documents/schemas/bundle.ts';
-import { VENDOR_MEMBER_PATTERN } from '../verifier/documents/document-hash.ts';
+import { VENDOR_MEMBER_PATTERN } from '../verifier/signing/document-hash.ts';
 import type { ReasonCode } from '../verifier/errors.ts';
 import { componentsFromDefinitions, problems, ref, type JsonSchema } from '../platform/openapi.ts';
 

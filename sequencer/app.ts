@@ -14,8 +14,8 @@
 import { truncateTime } from '../verifier/documents/time-bounds.ts';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { fail, ProtocolError } from '../verifier/errors.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
-import type { Signer } from '../verifier/documents/signature.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
+import type { Signer } from '../verifier/signing/signature.ts';
 import type { WitnessPolicy } from '../verifier/documents/policy.ts';
 import type { PublisherStore } from '../witness/client/publisher.ts';
 import { createSigPool, type SigPool } from '../platform/sig-pool.ts';

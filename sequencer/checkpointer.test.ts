@@ -18,8 +18,8 @@ import {
 } from '../verifier/documents/checkpoint.ts';
 import { c2spSignatureFromNote, checkpointNoteBody } from '../verifier/documents/checkpoint-c2sp.ts';
 import type { WitnessPolicy } from '../verifier/documents/policy.ts';
-import { createNoteSigner, formatSignerKey, parseNote, signNote, SIG_COSIGNATURE_V1 } from '../verifier/note/index.ts';
-import { noteKeyId } from '../verifier/note/index.ts';
+import { createNoteSigner, formatSignerKey, parseNote, signNote, SIG_COSIGNATURE_V1 } from '../verifier/c2sp/note/index.ts';
+import { noteKeyId } from '../verifier/c2sp/note/index.ts';
 import { EMPTY_ROOT } from '../verifier/merkle/index.ts';
 import { formatHash } from '../verifier/encoding/wire.ts';
 import { entryFor, makeEvent } from '../testkit/logstore.ts';

@@ -27,7 +27,7 @@ import {
 } from '../verifier/documents/checkpoint.ts';
 import type { WitnessPolicy } from '../verifier/documents/policy.ts';
 import type { WitnessRow } from '../witness/client/publisher.ts';
-import type { Signer } from '../verifier/documents/signature.ts';
+import type { Signer } from '../verifier/signing/signature.ts';
 import type { LogStore } from '../logstore/index.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Metrics } from './metrics.ts';

@@ -1,6 +1,6 @@
 // sequencer/cli-checkpoint.ts: `cookwala checkpoint --url URL --log ORIGIN [--wait DURATION]
 // [--policy POLICY]` : what a running sequencer has published, said in words, so an
-// operator sees every cosigner by its one name (verifier/documents/witness-identity.ts), each
+// operator sees every cosigner by its one name (verifier/signing/witness-identity.ts), each
 // signature that did not count with why, and each policy witness that did not cosign, without
 // reading the JSON of GET …/checkpoint. With
 // --wait it waits (bounded by DURATION) until the published checkpoint covers the log's head as
@@ -17,7 +17,7 @@ import { parseDuration } from '../verifier/documents/time-bounds.ts';
 import { parseJson } from '../verifier/encoding/strict-json.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
 import { verifyCheckpoint, type Checkpoint, type RejectedCosignature } from '../verifier/documents/checkpoint.ts';
-import { witnessDisplayName } from '../verifier/documents/witness-identity.ts';
+import { witnessDisplayName } from '../verifier/signing/witness-identity.ts';
 
 const USAGE = `usage: cookwala checkpoint --url URL --log ORIGIN [--wait DURATION] [--policy POLICY]
 

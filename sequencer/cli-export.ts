@@ -20,7 +20,7 @@ import { ProtocolError } from '../verifier/errors.ts';
 import { parseJson, readDocument } from '../verifier/documents/read.ts';
 import { readJsonIfExists } from '../platform/durable-file.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
 import { openLogStore, type LogStore } from '../logstore/index.ts';
 import { DATA_FILES, readConfig } from './config.ts';
 import { deviceKeysFile, logStoreDir } from './data-dir.ts';

@@ -15,7 +15,7 @@ import { parseFlags, runCli, UsageError } from '../platform/args.ts';
 import { readOperatorToken } from '../platform/operator-token.ts';
 import { parseJson } from '../verifier/encoding/strict-json.ts';
 import { formatTime, isTime } from '../verifier/encoding/wire.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
 
 const USAGE = `usage: cookwala keys register RECORD.json --url URL --log ORIGIN --token-file FILE
        cookwala keys revoke --kid KID [--at TIME] --url URL --log ORIGIN --token-file FILE

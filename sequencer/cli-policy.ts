@@ -3,7 +3,7 @@
 //   cookwala policy add-witness --data SEQ --from CARD [--transport libp2p|http] [--url URL] [--quorum K]
 //   cookwala policy add-witness --data SEQ --vkey VKEY --url URL [--quorum K]
 //   cookwala policy show (--data SEQ | --policy FILE) [--json]
-// A witness is its public key (verifier/documents/witness-identity.ts). add-witness takes the
+// A witness is its public key (verifier/signing/witness-identity.ts). add-witness takes the
 // witness's card (witness/wire/witness-info.ts: KeyRecord, C2SP name and vkey, peer id, multiaddrs,
 // status URL; from the witness-info.json `cookwala witness init` keeps, or from a running witness's
 // status URL), or, for any C2SP witness (omniwitness, litewitness, Sunlight's), just its vkey and
@@ -26,9 +26,9 @@ import { getSmallJson } from '../platform/service-url.ts';
 import { parseJson } from '../verifier/encoding/strict-json.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
 import type { Result } from '../verifier/errors.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
-import { findWitness, sameWitness, witnessDisplayName, witnessFingerprint } from '../verifier/documents/witness-identity.ts';
-import { parseVerifierKey, SIG_COSIGNATURE_V1 } from '../verifier/note/keys.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
+import { findWitness, sameWitness, witnessDisplayName, witnessFingerprint } from '../verifier/signing/witness-identity.ts';
+import { parseVerifierKey, SIG_COSIGNATURE_V1 } from '../verifier/c2sp/note/keys.ts';
 import { toBase64url } from '../verifier/encoding/wire.ts';
 import { readWitnessInfo, type WitnessInfoCard } from '../witness/wire/witness-info.ts';
 import { readConfig, type SequencerConfig } from './config.ts';

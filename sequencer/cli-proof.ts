@@ -1,12 +1,12 @@
 // sequencer/cli-proof.ts: `cookwala proof (--data DIR | --url URL) --log ORIGIN --seq N --out FILE`
-// (docs/design.md §8): writes the EventProof of one entry (verifier/documents/event-proof.ts): the entry, its event
+// (docs/design.md §8): writes the EventProof of one entry (verifier/bundle/event-proof.ts): the entry, its event
 // unless erased, its RFC 6962 inclusion proof in the latest checkpoint that covers it and meets the
 // witness policy (the published one, over HTTP), and the KeyRecord that signed it as the sequencer
 // signed it. `cookwala verify-event FILE --policy POLICY` then checks it offline in O(log n).
 // From a data directory the store is read directly (a running sequencer holds its lock: use --url,
 // which reads GET …/checkpoint, …/entries, …/proof/inclusion, …/events/{seq} and …/keys).
 // `--format tlog-proof` writes the same proof as a c2sp.org/tlog-proof@v1 file instead
-// (verifier/documents/tlog-proof.ts: `extra` = the entry JSON, the checkpoint as a signed note);
+// (verifier/c2sp/tlog-proof.ts: `extra` = the entry JSON, the checkpoint as a signed note);
 // verify-event reads either form.
 // Exit 0 written, 1 no such entry or no checkpoint covers it yet, 2 the input or the environment is
 // unusable (bad flags, not a sequencer's DIR or URL, store locked: one line naming the flag).
@@ -16,11 +16,11 @@ import { parseFlags, runCli, UsageError } from '../platform/args.ts';
 import { ProtocolError } from '../verifier/errors.ts';
 import { MAX_JSON_DEPTH, parseJson } from '../verifier/encoding/strict-json.ts';
 import { verifyCheckpoint, type Checkpoint } from '../verifier/documents/checkpoint.ts';
-import { buildEventProof, type EventProof } from '../verifier/documents/event-proof.ts';
-import { formatTlogProof } from '../verifier/documents/tlog-proof.ts';
+import { buildEventProof, type EventProof } from '../verifier/bundle/event-proof.ts';
+import { formatTlogProof } from '../verifier/c2sp/tlog-proof.ts';
 import type { Entry } from '../verifier/documents/entry.ts';
 import type { CloudEvent } from '../verifier/cloudevent/read.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
 import { openExportSource, reportReadError } from './cli-export.ts';
 import { claimDataDir, DEFAULT_DIRS } from '../platform/data-dir-kind.ts';
 import { expectSequencer } from '../platform/service-url.ts';

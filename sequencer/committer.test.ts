@@ -8,7 +8,7 @@ import { openLogStore, type LogStore } from '../logstore/index.ts';
 import { createCommitter, storedOrder, type Candidate } from './committer.ts';
 import { encodeEntry } from '../logstore/entry-codec.ts';
 import { verifyEntryHash } from '../verifier/documents/entry.ts';
-import type { Signature } from '../verifier/documents/signature.ts';
+import type { Signature } from '../verifier/signing/signature.ts';
 import { createManualClock } from '../testkit/clock.ts';
 import { tempDirs } from '../testkit/tmp.ts';
 import { deviceKey } from '../testkit/keys.ts';

@@ -26,7 +26,7 @@ import { fail, ProtocolError, type Failure, type Result } from '../verifier/erro
 import { formatTime } from '../verifier/encoding/wire.ts';
 import { buildEntry, entryCeOf, type Entry } from '../verifier/documents/entry.ts';
 import type { CloudEvent } from '../verifier/cloudevent/read.ts';
-import type { Signature } from '../verifier/documents/signature.ts';
+import type { Signature } from '../verifier/signing/signature.ts';
 import type { AppendItem, LogStore } from '../logstore/index.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Metrics } from './metrics.ts';

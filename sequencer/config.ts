@@ -10,7 +10,7 @@
 // origin appears twice.
 
 import { fail, ok, ProtocolError, type Result } from '../verifier/errors.ts';
-import { isVendorMember } from '../verifier/documents/document-hash.ts';
+import { isVendorMember } from '../verifier/signing/document-hash.ts';
 import { checkOrigin, LOG_MODES, originSegment, type LogMode } from '../verifier/documents/log-descriptor.ts';
 import {
   DEFAULT_TIME_BOUNDS,

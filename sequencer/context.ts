@@ -6,8 +6,8 @@
 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fail, ProtocolError, type Result, ok } from '../verifier/errors.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
-import type { Signer } from '../verifier/documents/signature.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
+import type { Signer } from '../verifier/signing/signature.ts';
 import type { SigPool } from '../platform/sig-pool.ts';
 import type { LogConfig, SequencerConfig } from './config.ts';
 import type { Clock } from '../platform/clock.ts';

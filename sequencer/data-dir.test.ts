@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { initDataDir, loadDataDir, sequencerKid, openOrCreateLogStore } from './data-dir.ts';
 import { DATA_FILES } from './config.ts';
 import { tempDirs } from '../testkit/tmp.ts';
-import { verifyDocument } from '../verifier/documents/signature.ts';
+import { verifyDocument } from '../verifier/signing/signature.ts';
 import { fromBase64url } from '../verifier/encoding/wire.ts';
-import type { JsonObject } from '../verifier/documents/document-hash.ts';
+import type { JsonObject } from '../verifier/signing/document-hash.ts';
 
 const tmp = tempDirs();
 afterAll(() => tmp.cleanup());

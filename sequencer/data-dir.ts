@@ -17,14 +17,7 @@ import { DEFAULT_DIRS } from '../platform/data-dir-kind.ts';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ProtocolError } from '../verifier/errors.ts';
-import {
-  createSigner,
-  generateSecretKey,
-  keyRecordOf,
-  signDocument,
-  type SecretKey,
-  type Signer,
-} from '../verifier/documents/signature.ts';
+import { createSigner, generateSecretKey, keyRecordOf, signDocument, type SecretKey, type Signer } from '../verifier/signing/signature.ts';
 import { formatTime, toBase64url } from '../verifier/encoding/wire.ts';
 import { sha256 } from '../verifier/crypto/default.ts';
 import { buildLogDescriptor } from '../verifier/documents/log-descriptor.ts';
@@ -33,8 +26,8 @@ import { readDocument } from '../verifier/documents/read.ts';
 import { readJsonIfExists, readTextIfExists, writeFileDurable, writeFileOnce } from '../platform/durable-file.ts';
 
 export { writeFileDurable };
-import type { KeyRecord } from '../verifier/documents/keys.ts';
-import type { JsonObject } from '../verifier/documents/document-hash.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
+import type { JsonObject } from '../verifier/signing/document-hash.ts';
 import { openLogStore, type FaultHooks, type LogStore, type OpenOptions } from '../logstore/index.ts';
 import { DEFAULT_LEASE_MS, openPostgresLogStore } from '../logstore/postgres/store.ts';
 import type { StoreBackend } from './store-backend.ts';

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { openDeviceKeys } from './device-keys.ts';
 import { tempDirs } from '../testkit/tmp.ts';
 import { deviceKey, signerKey } from '../testkit/keys.ts';
-import { signDocument, verifyDocument } from '../verifier/documents/signature.ts';
-import type { JsonObject } from '../verifier/documents/document-hash.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
+import { signDocument, verifyDocument } from '../verifier/signing/signature.ts';
+import type { JsonObject } from '../verifier/signing/document-hash.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
 
 const tmp = tempDirs();
 afterAll(() => tmp.cleanup());

@@ -12,10 +12,10 @@ import { mkdir, open, readFile, truncate, type FileHandle } from 'node:fs/promis
 import { dirname } from 'node:path';
 import { fail, ok, ProtocolError, type Result } from '../verifier/errors.ts';
 import { canonicalize } from '../verifier/encoding/jcs.ts';
-import { publicKeyBytes, type KeyRecord } from '../verifier/documents/keys.ts';
-import { signDocument, verifyDocument, type Signer } from '../verifier/documents/signature.ts';
+import { publicKeyBytes, type KeyRecord } from '../verifier/signing/keys.ts';
+import { signDocument, verifyDocument, type Signer } from '../verifier/signing/signature.ts';
 import { parseJson, readDocument } from '../verifier/documents/read.ts';
-import type { JsonObject } from '../verifier/documents/document-hash.ts';
+import type { JsonObject } from '../verifier/signing/document-hash.ts';
 import { SEQUENCER_SOURCE_PREFIX } from './system-events.ts';
 
 export interface DeviceKeyRegistry {

@@ -16,7 +16,7 @@ import { ProtocolError } from '../verifier/errors.ts';
 import { buildBundleHeader, buildPayloadLine, encodeLine } from '../verifier/bundle/format.ts';
 import { verifyCheckpoint, type Checkpoint } from '../verifier/documents/checkpoint.ts';
 import { formatTime } from '../verifier/encoding/wire.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
 import type { WitnessPolicy } from '../verifier/documents/policy.ts';
 import type { LogStore } from '../logstore/index.ts';
 

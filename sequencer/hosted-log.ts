@@ -9,8 +9,8 @@
 // store handle, whatever failed before the close.
 
 import type { PublisherStore } from '../witness/client/publisher.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
-import type { Signer } from '../verifier/documents/signature.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
+import type { Signer } from '../verifier/signing/signature.ts';
 import type { LogDescriptor, LogMode } from '../verifier/documents/log-descriptor.ts';
 import type { TimeBounds, TimePrecision } from '../verifier/documents/time-bounds.ts';
 import type { FaultHooks, LogStore, MigrationReport } from '../logstore/index.ts';

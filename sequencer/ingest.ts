@@ -8,7 +8,7 @@
 // maxDeliveryDelay after the revocation, else key_revoked), judged in the committer after dedup so
 // that a late retry of a stored event still gets its 200; a heartbeat's signedAt within
 // maxClockSkew of now on both sides (it is never queued, and an old one says nothing about now).
-// Only events inside the window count as a sign of life. The signed bytes come from verifier/documents/signature.ts
+// Only events inside the window count as a sign of life. The signed bytes come from verifier/signing/signature.ts
 // (signingHeaderText, whose UTF-8 is signingHeaderBytes, over {alg, hash: eventHash, kid, kind:"Event", signedAt}), the one encoder
 // shared with signers; only the raw verification runs in the pool, with all events of a request
 // in one call. Verified heartbeats (and every verified event inside the window) update liveness;
@@ -18,7 +18,7 @@
 
 import { fail, statusOf, type Failure, type ReasonCode, type Result } from '../verifier/errors.ts';
 import { fromBase64url, timeMs } from '../verifier/encoding/wire.ts';
-import { checkKeyValidAt, type KeyRecord } from '../verifier/documents/keys.ts';
+import { checkKeyValidAt, type KeyRecord } from '../verifier/signing/keys.ts';
 import {
   checkHeartbeatTime,
   checkSignedAt,
@@ -27,7 +27,7 @@ import {
   type TimePrecision,
 } from '../verifier/documents/time-bounds.ts';
 import type { Clock } from '../platform/clock.ts';
-import { signingHeader, signingHeaderText, type Signature } from '../verifier/documents/signature.ts';
+import { signingHeader, signingHeaderText, type Signature } from '../verifier/signing/signature.ts';
 import { decodeCookwalasig, eventHash, EVENT_KIND, readCloudEvent, type CloudEvent } from '../verifier/cloudevent/read.ts';
 import type { SigPool, SigTextItem } from '../platform/sig-pool.ts';
 import type { Candidate, Committer } from './committer.ts';

@@ -63,7 +63,7 @@ export const FAMILIES = {
     labels: LOG,
   },
   // Every policy witness, whatever its transport (witness/client/publisher.ts); label `witness` =
-  // its display name (verifier/documents/witness-identity.ts), `transport` = libp2p or http.
+  // its display name (verifier/signing/witness-identity.ts), `transport` = libp2p or http.
   cookwala_witness_request_seconds: {
     help: 'Latency of one add-checkpoint request to a witness (libp2p or C2SP HTTP).',
     type: 'histogram',

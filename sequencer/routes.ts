@@ -12,7 +12,7 @@ import { registerAdminRoutes } from './admin-routes.ts';
 import { registerBundleRoute } from './bundle-route.ts';
 import { registerTlogRoutes } from './tlog-routes.ts';
 import { registerLogsListRoute } from './logs-list-route.ts';
-import { registerExplorer } from '../web/server/sequencer-explorer.ts';
+import { registerExplorer } from './explorer-routes.ts';
 
 export type RouteModule = (app: FastifyInstance, ctx: SequencerContext) => void;
 

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { formatTime } from '../verifier/encoding/wire.ts';
 import { decodeCookwalasig, eventHash, signEvent, type CloudEvent } from '../verifier/cloudevent/read.ts';
-import type { Signer } from '../verifier/documents/signature.ts';
+import type { Signer } from '../verifier/signing/signature.ts';
 import type { Candidate } from './committer.ts';
 
 export const ERASED_TYPE = 'cookwala.log.erased';

@@ -1,6 +1,6 @@
 // ARCHITECTURE (docs/design.md §2, STYLE "the folders are the architecture"): a table of layers, one row
 // per folder, naming the folders of ours that a product file there may import; any other arrow
-// fails. On top of the table, the pure core (verifier/ outside verifier/cli/) imports no I/O or
+// fails. On top of the table, the pure core (verifier/) imports no I/O or
 // network stack (fastify, level, libp2p, node's fs, net, child_process, worker_threads), so it
 // runs in a browser, and no product file imports the test kit. Tests (`*.test.ts`, test/) and
 // bench/ may import any product folder and testkit/, but tests never reach into bench/. The check
@@ -15,7 +15,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Layer of a project path: the longest row prefix it falls under. */
 const LAYERS: Record<string, readonly string[]> = {
   verifier: [],
-  'verifier/cli': ['verifier', 'platform'],
+  auditor: ['verifier', 'platform'],
   platform: ['verifier'],
   logstore: ['verifier', 'platform'],
   'witness/wire': ['verifier', 'platform'],
@@ -26,7 +26,7 @@ const LAYERS: Record<string, readonly string[]> = {
   device: ['verifier', 'platform'],
   sequencer: ['verifier', 'platform', 'logstore', 'witness/wire', 'witness/client', 'web/server'],
   'web/src': ['verifier'],
-  'web/server': ['verifier', 'platform', 'sequencer'],
+  'web/server': ['verifier', 'platform'],
   web: ['verifier', 'platform', 'web/src', 'web/server'],
   conformance: ['verifier', 'platform'],
   monitor: ['verifier', 'platform'],
@@ -45,7 +45,7 @@ const LAYERS: Record<string, readonly string[]> = {
   ],
   bin: [
     'verifier',
-    'verifier/cli',
+    'auditor',
     'platform',
     'logstore',
     'sequencer',
@@ -63,7 +63,7 @@ const LAYERS: Record<string, readonly string[]> = {
   ],
   testkit: [
     'verifier',
-    'verifier/cli',
+    'auditor',
     'platform',
     'logstore',
     'sequencer',
@@ -80,6 +80,7 @@ const LAYERS: Record<string, readonly string[]> = {
     'web/server',
     'web/src',
   ],
+  tools: ['*', '!test', '!bench'],
   bench: ['*', '!test'],
   test: ['*', '!bench'],
 };
@@ -201,7 +202,7 @@ describe('architecture: the layer table holds for every file', () => {
       [],
     );
     expect(
-      offences({ 'verifier/cli/x.ts': "import { readFile } from 'node:fs/promises'; import { a } from '../../platform/sig-pool.ts';" }),
+      offences({ 'auditor/x.ts': "import { readFile } from 'node:fs/promises'; import { a } from '../platform/sig-pool.ts';" }),
     ).toEqual([]);
     expect(offences({ 'verifier/x.test.ts': "import { readFile } from 'node:fs'; import { a } from '../testkit/tmp.ts';" })).toEqual([]);
   });

@@ -21,7 +21,7 @@ import { createBundleVerifier } from '../verifier/bundle/verifier.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
 import { logVkeyOf } from '../verifier/documents/checkpoint-c2sp.ts';
 import type { Checkpoint } from '../verifier/documents/checkpoint.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
 import { formatTime } from '../verifier/encoding/wire.ts';
 import { createManualClock } from '../testkit/clock.ts';
 import { deviceKey, FIXTURE_VALID_FROM } from '../testkit/keys.ts';
@@ -339,7 +339,7 @@ describe('the C2SP surface for auditors: well-known vkey, tlog-policy, tlog-proo
   });
 
   it('converts the policy to tlog-policy text and back with the CLI, unchanged', async () => {
-    const { runToTlog, runFromTlog } = await import('../verifier/cli/policy-tlog.ts');
+    const { runToTlog, runFromTlog } = await import('../auditor/policy-tlog.ts');
     const [pj, pt, back] = ['p.json', 'p.tlog', 'back.json'].map((f) => join(dir, f));
     await writeFile(pj, JSON.stringify(policy));
     expect(await runToTlog([pj, '--out', pt])).toBe(0);
@@ -352,8 +352,8 @@ describe('the C2SP surface for auditors: well-known vkey, tlog-policy, tlog-proo
 
   it('cookwala proof --format tlog-proof writes a c2sp.org/tlog-proof@v1 that verify-event and an independent reader accept', async () => {
     const { run: proofCli } = await import('../sequencer/cli-proof.ts');
-    const { run: verifyCli } = await import('../verifier/cli/verify-event.ts');
-    const { verifyTlogProof } = await import('../verifier/documents/tlog-proof.ts');
+    const { run: verifyCli } = await import('../auditor/verify-event.ts');
+    const { verifyTlogProof } = await import('../verifier/c2sp/tlog-proof.ts');
     const out = join(dir, 'e42.tlog-proof');
     const pj = join(dir, 'policy-audit.json');
     await writeFile(pj, JSON.stringify(policy));

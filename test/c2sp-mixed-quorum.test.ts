@@ -17,7 +17,7 @@ import { openStateStore, type StateStore } from '../witness/server/state.ts';
 import { verifyCheckpoint } from '../verifier/documents/checkpoint.ts';
 import { logVkeyOf } from '../verifier/documents/checkpoint-c2sp.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
 import { formatTime } from '../verifier/encoding/wire.ts';
 import { testKey } from '../testkit/witness.ts';
 import { deviceKey, FIXTURE_VALID_FROM } from '../testkit/keys.ts';

@@ -14,7 +14,7 @@ import { spawnCookwala, startWitnessProcess, stopChild, runCookwala, type Child 
 import { waitFor } from '../testkit/wait.ts';
 import { verifyCheckpoint, type Checkpoint } from '../verifier/documents/checkpoint.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
 import type { WitnessInfo } from '../witness/server/service.ts';
 import { deviceKey } from '../testkit/keys.ts';
 import { eventStream } from '../testkit/events.ts';

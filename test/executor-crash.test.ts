@@ -10,7 +10,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, onTestFailed } from 'vitest';
 import type { CloudEvent } from '../verifier/cloudevent/read.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
 import { startSequencer, type TestSequencer } from '../testkit/sequencer.ts';
 import { tempDirs } from '../testkit/tmp.ts';
 import { changes, waitFor, type Changes } from '../testkit/wait.ts';

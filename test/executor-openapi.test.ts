@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Ajv } from 'ajv';
 import { verifyEventSignature, type CloudEvent } from '../verifier/cloudevent/read.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
 import { spawnExecutor, statusLine, type ExecutorProcess } from '../testkit/executor.ts';
 import { tempDirs } from '../testkit/tmp.ts';
 

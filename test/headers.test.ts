@@ -100,8 +100,8 @@ describe('source file headers', () => {
     expect(
       unresolved(f, '// see crypto-noble.ts and noble.ts, *.test.ts, GET /openapi.json, DIR/x.json, cases.json', exists, vectorNames),
     ).toEqual(['crypto-noble.ts']);
-    expect(unresolved(f, '// verifier/documents/keys.ts and ../../README.md.', exists, vectorNames)).toEqual([]);
-    expect(unresolved(f, '// ../cli/keys.ts resolves, ../nope/keys.ts and ../../nothing.md do not', exists, vectorNames)).toEqual([
+    expect(unresolved(f, '// verifier/signing/keys.ts and ../../README.md.', exists, vectorNames)).toEqual([]);
+    expect(unresolved(f, '// ../signing/keys.ts resolves, ../nope/keys.ts and ../../nothing.md do not', exists, vectorNames)).toEqual([
       '../nope/keys.ts',
       '../../nothing.md',
     ]);

@@ -1,6 +1,6 @@
 // `cookwala monitor` following a live Cookwala log (docs/monitoring.md), all real child processes on
 // 127.0.0.1: a sequencer (checkpoints every 100 ms), a witness over libp2p (its C2SP HTTP side
-// serving the monitoring read), an executor simulating missions as the load (testkit/soak-procs.ts),
+// serving the monitoring read), an executor simulating missions as the load (tools/soak-procs.ts),
 // and the monitor, which reads the log through a proxy written here that can misbehave toward the
 // monitor alone. On the honest log the monitor reports nothing but checkpoint_verified while it is
 // SIGKILLed at random points: each restart resumes at exactly the size of its state file (never
@@ -16,7 +16,7 @@ import { createServer, type Server } from 'node:http';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { prepareSoakCluster, type Proc, type SoakCluster } from '../testkit/soak-procs.ts';
+import { prepareSoakCluster, type Proc, type SoakCluster } from '../tools/soak-procs.ts';
 import { spawnCookwala, type Child } from '../testkit/witness-procs.ts';
 import { tempDirs } from '../testkit/tmp.ts';
 import { MONITOR_EVENTS, PROBLEMS } from '../monitor/events.ts';
@@ -24,7 +24,7 @@ import type { LogRecord } from '../platform/logger.ts';
 import { loadDataDir } from '../sequencer/data-dir.ts';
 import { buildCheckpoint } from '../verifier/documents/checkpoint.ts';
 import { formatTime } from '../verifier/encoding/wire.ts';
-import type { Signer } from '../verifier/documents/signature.ts';
+import type { Signer } from '../verifier/signing/signature.ts';
 import { runCookwala } from '../testkit/witness-procs.ts';
 
 const LOG = 'monitor.example/missions/m-1';

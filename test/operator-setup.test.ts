@@ -24,7 +24,7 @@ import { addWitness } from '../sequencer/cli-policy.ts';
 import { watchPolicy } from '../sequencer/policy-watch.ts';
 import { didYouMean, checkBootstrap } from '../witness/cli-usage.ts';
 import { readWitnessInfo } from '../witness/wire/witness-info.ts';
-import { wrongInput } from '../verifier/cli/verify.ts';
+import { wrongInput } from '../auditor/verify.ts';
 import { initDataDir, writeFileDurable } from '../sequencer/data-dir.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
 

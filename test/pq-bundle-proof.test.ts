@@ -17,7 +17,7 @@ import { startWitnessing, type WitnessHook } from '../witness/client/sequencer-s
 import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
 import { logVkeyOf } from '../verifier/documents/checkpoint-c2sp.ts';
 import type { Checkpoint } from '../verifier/documents/checkpoint.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
 import { formatTime } from '../verifier/encoding/wire.ts';
 import { createManualClock } from '../testkit/clock.ts';
 import { deviceKey, FIXTURE_VALID_FROM } from '../testkit/keys.ts';

@@ -15,12 +15,12 @@ import { openSequencer } from '../sequencer/app.ts';
 import { verifyLogDescriptor, type LogDescriptor } from '../verifier/documents/log-descriptor.ts';
 import { addCosignature, cosignCheckpoint, verifyCheckpoint, type Checkpoint } from '../verifier/documents/checkpoint.ts';
 import { readWitnessPolicy } from '../verifier/documents/policy.ts';
-import { verifyDocument } from '../verifier/documents/signature.ts';
+import { verifyDocument } from '../verifier/signing/signature.ts';
 import { entryLeaf, verifyEntryEventSignature, type Entry } from '../verifier/documents/entry.ts';
 import { hashLeaf, verifyConsistency, verifyInclusion } from '../verifier/merkle/index.ts';
 import { parseHash } from '../verifier/encoding/wire.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
-import type { JsonObject } from '../verifier/documents/document-hash.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
+import type { JsonObject } from '../verifier/signing/document-hash.ts';
 import { decodeCookwalasig, eventHash } from '../verifier/cloudevent/read.ts';
 import { unwrap } from '../verifier/errors.ts';
 

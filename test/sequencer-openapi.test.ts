@@ -13,7 +13,7 @@ import { startSequencer, logPath, type TestSequencer } from '../testkit/sequence
 import { deviceKey } from '../testkit/keys.ts';
 import { makeEvent, signed } from '../testkit/events.ts';
 import { registerRoutes } from '../sequencer/routes.ts';
-import { VENDOR_MEMBER_PATTERN } from '../verifier/documents/document-hash.ts';
+import { VENDOR_MEMBER_PATTERN } from '../verifier/signing/document-hash.ts';
 import { OPENAPI_PATH, registerOpenApi } from '../platform/openapi.ts';
 import { SEQUENCER_OPENAPI, SEQUENCER_SCHEMAS } from '../sequencer/api-schemas.ts';
 

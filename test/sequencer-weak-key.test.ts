@@ -12,9 +12,9 @@ import { makeEvent, signed } from '../testkit/events.ts';
 import { tempDirs } from '../testkit/tmp.ts';
 import { IDENTITY, NONCANONICAL_Y, T8, identityForgery, keyOf } from '../testkit/ed25519-adversarial.ts';
 import { toBase64url } from '../verifier/encoding/wire.ts';
-import { signDocument, type Signer } from '../verifier/documents/signature.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
-import type { JsonObject } from '../verifier/documents/document-hash.ts';
+import { signDocument, type Signer } from '../verifier/signing/signature.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
+import type { JsonObject } from '../verifier/signing/document-hash.ts';
 import { openDeviceKeys } from '../sequencer/device-keys.ts';
 
 let t: TestSequencer;

@@ -1,13 +1,13 @@
 // The short soak in `npm test` (`npm run soak` runs the long one): one SIGKILL each of
 // the sequencer, the witness and the executor under mixed load (single, batch, binary, retries of
-// acknowledged events), every invariant of testkit/soak.ts checked after each restart and at the
+// acknowledged events), every invariant of tools/soak.ts checked after each restart and at the
 // end: every acknowledged event exactly once at its seq, no gap, chain and tree verify, no fork or
 // rollback of checkpoints, no witness rollback, no executor event lost, no stale temp file.
 import { expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runSoak, summaryLine } from '../testkit/soak.ts';
+import { runSoak, summaryLine } from '../tools/soak.ts';
 import { changes, waitFor } from '../testkit/wait.ts';
 
 /** Live processes whose command line names `dir`. */
@@ -37,7 +37,7 @@ it('SIGKILL of the sequencer, the witness and the executor under mixed load lose
 
 it('npm run soak stopped by SIGTERM ends with its summary, leaves no child process and removes its temp dir', async () => {
   const root = join(import.meta.dirname, '..');
-  const p = spawn(process.execPath, ['--import', 'tsx', 'testkit/soak-cli.ts', '--kills', '1000', '--minutes', '5'], {
+  const p = spawn(process.execPath, ['--import', 'tsx', 'tools/soak-cli.ts', '--kills', '1000', '--minutes', '5'], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

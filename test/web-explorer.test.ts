@@ -10,7 +10,7 @@
 // their bounds. The witness page, served by a real witness (libp2p node and status HTTP API) that
 // cosigned a log and caught a fork, lists the log, its last cosigned checkpoint with the
 // witness's own cosignature checked in the page, and the ForkProof. Screenshots go to a temp dir.
-import { witnessDisplayName } from '../verifier/documents/witness-identity.ts';
+import { witnessDisplayName } from '../verifier/signing/witness-identity.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { generateKeyPair } from '@libp2p/crypto/keys';

@@ -9,7 +9,7 @@
 // last answered, so the explorer can show a witness that is down with its last error. Devices
 // register through the operator endpoint and post signed events; payloads are erased by DELETE.
 
-import { witnessDisplayName } from '../verifier/documents/witness-identity.ts';
+import { witnessDisplayName } from '../verifier/signing/witness-identity.ts';
 import { readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,8 +20,8 @@ import { DATA_FILES } from '../sequencer/config.ts';
 import type { CheckpointPublisher, PublisherStatus } from '../sequencer/checkpointer.ts';
 import { addCosignature, cosignCheckpoint, type Checkpoint } from '../verifier/documents/checkpoint.ts';
 import { formatTime } from '../verifier/encoding/wire.ts';
-import { createSigner, type Signer } from '../verifier/documents/signature.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
+import { createSigner, type Signer } from '../verifier/signing/signature.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
 import { createManualClock, type ManualClock } from '../testkit/clock.ts';
 import { deviceKey, signerKey, type TestKey } from '../testkit/keys.ts';
 import { eventStream } from '../testkit/events.ts';

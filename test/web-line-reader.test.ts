@@ -1,5 +1,5 @@
 // The verifier page's reader (web/src/lib/line-reader.ts, over Blob streams) feeds the pure verifier
-// exactly what the CLI's reader (verifier/cli/bundle-file.ts, over a file stream) feeds it: the same
+// exactly what the CLI's reader (auditor/bundle-file.ts, over a file stream) feeds it: the same
 // lines, in order, with the same flags (not UTF-8, cut last line), whatever the bytes and however
 // the browser cuts the stream into chunks; and the same header line and checkpoint read-ahead.
 // A fast-check property over random byte soups (newlines, multi-byte and broken UTF-8, a BOM,
@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { forEachLine as cliLines, readCheckpointSeqsAhead as cliAhead, readFirstLine as cliFirst } from '../verifier/cli/bundle-file.ts';
+import { forEachLine as cliLines, readCheckpointSeqsAhead as cliAhead, readFirstLine as cliFirst } from '../auditor/bundle-file.ts';
 import {
   forEachLine as pageLines,
   readCheckpointSeqsAhead as pageAhead,

@@ -1,11 +1,11 @@
 // A witness is its public key (docs/design.md §4): no surface matches witness records by kid. An
 // architecture-style scan of the parts that name or count witnesses (sequencer/, witness/client/,
 // verifier/, web/) for a kid comparison on a line about witnesses or cosignatures; identity goes
-// through verifier/documents/witness-identity.ts (sameWitness, witnessOfC2spKid…), the one file
+// through verifier/signing/witness-identity.ts (sameWitness, witnessOfC2spKid…), the one file
 // allowed to look at a label, and only to order a search or word a refusal. A line that compares
 // kids for another reason (kids must stay distinct labels) says so with "label, not identity".
 // The behaviour (a policy whose kids differ from what witnesses sign with still counts them):
-// verifier/documents/witness-identity.test.ts and test/operator-quickstart.test.ts.
+// verifier/signing/witness-identity.test.ts and test/operator-quickstart.test.ts.
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SURFACES = ['sequencer', 'witness/client', 'verifier', 'web/src', 'web/server'];
-const ALLOWED = new Set(['verifier/documents/witness-identity.ts']);
+const ALLOWED = new Set(['verifier/signing/witness-identity.ts']);
 
 const KID_COMPARISON = /\.kid\s*[!=]==|[!=]==\s*[\w.?]*\.kid\b/;
 const ABOUT_WITNESSES = /witness|cosign|\bw\.kid\b/i;

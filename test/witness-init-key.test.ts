@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { run } from '../witness/cli.ts';
 import { checkBootstrap, resolveBootstrap } from '../witness/cli-usage.ts';
 import { makeTempDir, removeDir } from '../testkit/tmp.ts';
-import { formatSignerKey, SIG_ED25519 } from '../verifier/note/index.ts';
+import { formatSignerKey, SIG_ED25519 } from '../verifier/c2sp/note/index.ts';
 import { fromBase64url } from '../verifier/encoding/wire.ts';
 
 let root: string;

@@ -1,7 +1,7 @@
 // testkit/c2sp-reference.ts: an independent, minimal C2SP toolkit for tests and benches, written
 // from the specs alone (C2SP commit 5ba5ee830903e91240fc6f9f3a7a9293d49e69c9: signed-note,
 // tlog-checkpoint, tlog-cosignature, tlog-witness, tlog-tiles) and RFC 6962 / RFC 9162, on
-// node:crypto only. It imports nothing of ours, so a bug shared with verifier/note or
+// node:crypto only. It imports nothing of ours, so a bug shared with verifier/c2sp/note or
 // verifier/merkle cannot make both sides agree. Pieces: Ed25519 vkeys and note signature lines,
 // a tlog-witness (node:http, POST /add-checkpoint with the spec's status table, cosignature/v1),
 // and the RFC 6962 hashing a tiles client needs (MTH, inclusion paths, consistency checking).

@@ -10,7 +10,7 @@
 // log-generator.ts, audited logs and bundles; verifier-fixtures.ts, json-arbitraries.ts,
 // ed25519-adversarial.ts, c2sp-log.ts and c2sp-reference.ts, vectors and independent references.
 // Left out of the re-exports: the vitest-bound suites (logstore-stores.ts, logstore-compliance.ts),
-// the soak and PostgreSQL harnesses (soak.ts, pg-failover.ts, postgres.ts): import those files
+// the soak and PostgreSQL harnesses (../tools/soak.ts, ../tools/pg-failover.ts, postgres.ts): import those files
 // directly. Invariant: one definition per helper; a file here re-exports, never re-implements.
 
 export { waitFor, changes, type Changes, type WaitOptions } from './wait.ts';

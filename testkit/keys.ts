@@ -3,8 +3,8 @@
 // signerKey(label, role) gives other roles (witness, sequencer) the same way.
 
 import { createHash } from 'node:crypto';
-import { createSigner, generateSecretKey, keyRecordOf, type Signer } from '../verifier/documents/signature.ts';
-import type { Alg, KeyRecord, KeyRole } from '../verifier/documents/keys.ts';
+import { createSigner, generateSecretKey, keyRecordOf, type Signer } from '../verifier/signing/signature.ts';
+import type { Alg, KeyRecord, KeyRole } from '../verifier/signing/keys.ts';
 
 export const FIXTURE_VALID_FROM = '2026-01-01T00:00:00.000Z';
 

@@ -15,12 +15,12 @@ import { buildLogDescriptor, type LogMode } from '../verifier/documents/log-desc
 import { buildEntry, entryCeOf, type Entry } from '../verifier/documents/entry.ts';
 import { buildCheckpoint, cosignCheckpoint, addCosignature, type Checkpoint } from '../verifier/documents/checkpoint.ts';
 import { decodeCookwalasig, encodeCookwalasig, eventHash, signEvent, type CloudEvent } from '../verifier/cloudevent/read.ts';
-import { createSigner, generateSecretKey, keyRecordOf, signDocument, type Signer } from '../verifier/documents/signature.ts';
+import { createSigner, generateSecretKey, keyRecordOf, signDocument, type Signer } from '../verifier/signing/signature.ts';
 import { formatHash, formatTime, parseHash, toBase64url, utf8 } from '../verifier/encoding/wire.ts';
 import { createFrontier, hashLeaf } from '../verifier/merkle/index.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
 import type { WitnessPolicy } from '../verifier/documents/policy.ts';
-import type { JsonObject } from '../verifier/documents/document-hash.ts';
+import type { JsonObject } from '../verifier/signing/document-hash.ts';
 import { DEFAULT_TIME_BOUNDS, type TimeBounds } from '../verifier/documents/time-bounds.ts';
 
 export interface GenOptions {

@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import type { CloudEvent } from '../verifier/cloudevent/read.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
 import type { LogMode } from '../verifier/documents/log-descriptor.ts';
 import { initDataDir } from '../sequencer/data-dir.ts';
 import { openSequencer, type Sequencer, type SequencerDeps } from '../sequencer/app.ts';

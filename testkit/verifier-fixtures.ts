@@ -2,8 +2,8 @@
 // support only: no product module imports it. Seeds are fixed so signatures (EdDSA; ES256 on the
 // noble backend) are reproducible; every seed is a valid P-256 scalar (first byte 0x11 < n).
 
-import { createSigner, generateSecretKey, keyRecordOf, type Signer } from '../verifier/documents/signature.ts';
-import type { Alg, KeyRecord, KeyRole } from '../verifier/documents/keys.ts';
+import { createSigner, generateSecretKey, keyRecordOf, type Signer } from '../verifier/signing/signature.ts';
+import type { Alg, KeyRecord, KeyRole } from '../verifier/signing/keys.ts';
 import type { CryptoBackend } from '../verifier/crypto/backend.ts';
 import { formatTime } from '../verifier/encoding/wire.ts';
 import type { CloudEvent } from '../verifier/cloudevent/read.ts';

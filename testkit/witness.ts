@@ -6,9 +6,9 @@
 // split-view attacker of the fork tests. Never imported by production code.
 
 import { createHash, randomBytes } from 'node:crypto';
-import { createSigner, keyRecordOf, type Signer } from '../verifier/documents/signature.ts';
+import { createSigner, keyRecordOf, type Signer } from '../verifier/signing/signature.ts';
 import { formatHash, formatTime, toBase64url } from '../verifier/encoding/wire.ts';
-import type { KeyRecord, KeyRole } from '../verifier/documents/keys.ts';
+import type { KeyRecord, KeyRole } from '../verifier/signing/keys.ts';
 import { buildCheckpoint, type Checkpoint } from '../verifier/documents/checkpoint.ts';
 import { buildLogDescriptor, type LogDescriptor } from '../verifier/documents/log-descriptor.ts';
 import { consistencyProof, createMemoryTree, hashLeaf, inclusionProof, rootAt, type MemoryTree } from '../verifier/merkle/index.ts';

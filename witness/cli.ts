@@ -18,10 +18,10 @@ import { open, readFile } from 'node:fs/promises';
 import { parseFlags, runCli, UsageError } from '../platform/args.ts';
 import { ProtocolError, type Result } from '../verifier/errors.ts';
 import { parseJson, readDocument } from '../verifier/documents/read.ts';
-import type { KeyRecord } from '../verifier/documents/keys.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
 import { admitC2spLog, admitLog, type WitnessConfig } from './server/config.ts';
 import { watchWitnessConfig, type ConfigWatch } from './server/config-watch.ts';
-import { isValidKeyName, parseVerifierKey } from '../verifier/note/index.ts';
+import { isValidKeyName, parseVerifierKey } from '../verifier/c2sp/note/index.ts';
 import { importWitnessKey, MAX_KEY_FILE_BYTES, type ImportedKey } from './server/key-import.ts';
 import { createWitnessCosigner } from './server/note-cosigner.ts';
 import {

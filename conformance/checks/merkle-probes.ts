@@ -12,7 +12,7 @@ import { createFrontier, createMemoryTree, type MemoryTree } from '../../verifie
 import { rootPlan } from '../../verifier/merkle/plan.ts';
 import { consistencyProof, inclusionProof, rootAt } from '../../verifier/merkle/proofs.ts';
 import { verifyConsistency, verifyInclusion } from '../../verifier/merkle/verify.ts';
-import { fromBase64Std } from '../../verifier/note/base64.ts';
+import { fromBase64Std } from '../../verifier/c2sp/note/base64.ts';
 
 /**
  * One scored case: the runner records `pass`, or a failure with expected vs got, or (when `skip`

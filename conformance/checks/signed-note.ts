@@ -11,11 +11,11 @@
 import { fromUtf8, utf8 } from '../../verifier/encoding/wire.ts';
 import type { Result } from '../../verifier/errors.ts';
 import type { VectorCheck } from './merkle-probes.ts';
-import { fromBase64Std, toBase64Std } from '../../verifier/note/base64.ts';
-import { parseCheckpointBody } from '../../verifier/note/checkpoint.ts';
-import { cosignatureMessage, parseCosignature } from '../../verifier/note/cosignature.ts';
-import { createNoteSigner, createNoteVerifier, parseVerifierKey } from '../../verifier/note/keys.ts';
-import { parseNote, verifyCheckpointNote, verifyNote } from '../../verifier/note/signed.ts';
+import { fromBase64Std, toBase64Std } from '../../verifier/c2sp/note/base64.ts';
+import { parseCheckpointBody } from '../../verifier/c2sp/note/checkpoint.ts';
+import { cosignatureMessage, parseCosignature } from '../../verifier/c2sp/note/cosignature.ts';
+import { createNoteSigner, createNoteVerifier, parseVerifierKey } from '../../verifier/c2sp/note/keys.ts';
+import { parseNote, verifyCheckpointNote, verifyNote } from '../../verifier/c2sp/note/signed.ts';
 
 export type NoteVerdict = 'valid' | 'invalid' | 'malformed';
 

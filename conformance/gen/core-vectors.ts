@@ -2,12 +2,12 @@
 // every part shares: the document hash, RFC-0012 signatures (signature-vectors.ts builds them, with
 // every way of moving one), KeyRecord validity edges, and selective disclosure. Document-hash
 // vectors state a hash computed here from a HAND-WRITTEN canonical string, not by
-// verifier/documents/document-hash.ts, so they test the hashing rule rather than repeat its
+// verifier/signing/document-hash.ts, so they test the hashing rule rather than repeat its
 // output. Expected verdicts are written by hand from the spec; the runner checks them.
 
 import { toBase64url, utf8, formatHash } from '../../verifier/encoding/wire.ts';
 import { createDisclosure } from '../../verifier/documents/disclosure.ts';
-import { signDocument } from '../../verifier/documents/signature.ts';
+import { signDocument } from '../../verifier/signing/signature.ts';
 import {
   backend,
   clone,

@@ -6,11 +6,11 @@
 
 import { addCosignature, cosignCheckpoint } from '../../verifier/documents/checkpoint.ts';
 import { encodeCookwalasig, eventHash, type CloudEvent } from '../../verifier/cloudevent/read.ts';
-import type { JsonObject } from '../../verifier/documents/document-hash.ts';
+import type { JsonObject } from '../../verifier/signing/document-hash.ts';
 import { formatHash, toBase64url, utf8 } from '../../verifier/encoding/wire.ts';
 import type { ReasonCode } from '../../verifier/errors.ts';
 import { buildForkProof } from '../../verifier/documents/fork-proof.ts';
-import { signDocument, signHash, type Signer } from '../../verifier/documents/signature.ts';
+import { signDocument, signHash, type Signer } from '../../verifier/signing/signature.ts';
 import { backend, clone, DEVICE, DEVICE2, fixedBytes, invalid, LOG, T, valid, type Keys, type VectorFile } from './fixtures.ts';
 import { createLogFixture, deviceEvent, must, signatureOf } from './log-fixture.ts';
 import { buildCheckpoint } from '../../verifier/documents/checkpoint.ts';

@@ -7,8 +7,8 @@ import { createNobleBackend } from '../../verifier/crypto/noble.ts';
 import type { CryptoBackend } from '../../verifier/crypto/backend.ts';
 import { toBase64url, utf8 } from '../../verifier/encoding/wire.ts';
 import type { ReasonCode } from '../../verifier/errors.ts';
-import type { Alg, KeyRecord, KeyRole } from '../../verifier/documents/keys.ts';
-import { createSigner, keyRecordOf, type Signer } from '../../verifier/documents/signature.ts';
+import type { Alg, KeyRecord, KeyRole } from '../../verifier/signing/keys.ts';
+import { createSigner, keyRecordOf, type Signer } from '../../verifier/signing/signature.ts';
 
 export const backend: CryptoBackend = createNobleBackend();
 

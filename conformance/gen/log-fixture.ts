@@ -12,7 +12,7 @@ import { formatHash } from '../../verifier/encoding/wire.ts';
 import { buildEntry, entryCeOf, entryLeaf, type Entry } from '../../verifier/documents/entry.ts';
 import { buildLogDescriptor, type LogDescriptor } from '../../verifier/documents/log-descriptor.ts';
 import { createMemoryTree, hashLeaf } from '../../verifier/merkle/index.ts';
-import type { Signature, Signer } from '../../verifier/documents/signature.ts';
+import type { Signature, Signer } from '../../verifier/signing/signature.ts';
 import { DEVICE, LOG, shiftMs, T, type Keys } from './fixtures.ts';
 
 export const TIME_BOUNDS = { maxClockSkewMs: 300_000, maxDeliveryDelayMs: 259_200_000 };

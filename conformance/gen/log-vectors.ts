@@ -13,8 +13,8 @@ import { buildEntry, type Entry } from '../../verifier/documents/entry.ts';
 import type { ReasonCode } from '../../verifier/errors.ts';
 import { buildForkProof } from '../../verifier/documents/fork-proof.ts';
 import { buildLogDescriptor } from '../../verifier/documents/log-descriptor.ts';
-import { signDocument, signHash } from '../../verifier/documents/signature.ts';
-import { documentHash, type JsonObject } from '../../verifier/documents/document-hash.ts';
+import { signDocument, signHash } from '../../verifier/signing/signature.ts';
+import { documentHash, type JsonObject } from '../../verifier/signing/document-hash.ts';
 import { backend, clone, invalid, LOG, OTHER_LOG, shiftMs, T, testKey, valid, type Keys, type VectorFile } from './fixtures.ts';
 import { chain, createLogFixture, deviceEvent, rootOf, signatureOf, TIME_BOUNDS } from './log-fixture.ts';
 

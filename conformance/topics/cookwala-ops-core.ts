@@ -1,13 +1,13 @@
 // conformance/topics/cookwala-ops-core.ts: vector ops over the core integrity functions that exist
-// from the start (Core 0.2 §5, RFC-0012): the document hash (verifier/documents/document-hash.ts), signatures
-// (verifier/documents/signature.ts), key validity (verifier/documents/keys.ts) and selective disclosure
+// from the start (Core 0.2 §5, RFC-0012): the document hash (verifier/signing/document-hash.ts), signatures
+// (verifier/signing/signature.ts), key validity (verifier/signing/keys.ts) and selective disclosure
 // (verifier/documents/disclosure.ts). Each op reads its self-contained input and returns the project's Result;
 // it adds no rule of its own beyond comparing a stated hash with the recomputed one.
 
-import { computeHash, type JsonObject } from '../../verifier/documents/document-hash.ts';
+import { computeHash, type JsonObject } from '../../verifier/signing/document-hash.ts';
 import { fail, ok, type Result } from '../../verifier/errors.ts';
-import { checkKeyValidAt, createKeyCache, validKeyRecordShape, type KeyRecord, type KeyRole } from '../../verifier/documents/keys.ts';
-import { verifyDocument, verifyWithKeys } from '../../verifier/documents/signature.ts';
+import { checkKeyValidAt, createKeyCache, validKeyRecordShape, type KeyRecord, type KeyRole } from '../../verifier/signing/keys.ts';
+import { verifyDocument, verifyWithKeys } from '../../verifier/signing/signature.ts';
 import { verifyDisclosure, type Disclosure } from '../../verifier/documents/disclosure.ts';
 
 type Input = Record<string, unknown>;

@@ -17,7 +17,7 @@ import { verifyCheckpoint, type Checkpoint } from '../../verifier/documents/chec
 import { checkLink, verifyEntryEventSignature, verifyEntryHash, type Entry } from '../../verifier/documents/entry.ts';
 import { fail, ok, type Result } from '../../verifier/errors.ts';
 import { verifyForkProof, type ForkProof } from '../../verifier/documents/fork-proof.ts';
-import { validKeyRecordShape, type KeyRecord } from '../../verifier/documents/keys.ts';
+import { validKeyRecordShape, type KeyRecord } from '../../verifier/signing/keys.ts';
 import { verifyLogDescriptor } from '../../verifier/documents/log-descriptor.ts';
 import { readWitnessPolicy, DEFAULT_QUORUM, type WitnessPolicy } from '../../verifier/documents/policy.ts';
 import { parseJson, readDocument, type DocumentKind } from '../../verifier/documents/read.ts';

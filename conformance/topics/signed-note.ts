@@ -1,5 +1,5 @@
 // conformance/topics/signed-note.ts: C2SP signed-note, tlog-checkpoint and tlog-cosignature vectors
-// (keys.json, notes.json, checkpoints.json; any subset present) through verifier/note/index.ts. Each
+// (keys.json, notes.json, checkpoints.json; any subset present) through verifier/c2sp/note/index.ts. Each
 // file is scored by the sections it holds (checkSignedNoteFile: vkeys and skeys, invalid vkeys,
 // notes with verdicts valid / invalid / malformed, checkpoint bodies, signed checkpoints,
 // parse-only examples); a case passes only when the verdict and every stated detail match.

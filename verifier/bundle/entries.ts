@@ -23,7 +23,7 @@ import { createIdSet, type IdSet, type IdSpillOptions } from './id-set.ts';
 import { createPayloadLines } from './payload-lines.ts';
 import { createEntryClock, type ClockResume, type LatestStamp } from './entry-time.ts';
 import { readDocument } from '../documents/read.ts';
-import { hashedView, type JsonObject } from '../documents/document-hash.ts';
+import { hashedView, type JsonObject } from '../signing/document-hash.ts';
 import { entryCanonicalText, type Entry } from '../documents/entry.ts';
 import { canonicalize } from '../encoding/jcs.ts';
 import { createEntrySignatures, hashString } from './entry-signatures.ts';

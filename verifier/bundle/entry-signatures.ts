@@ -3,7 +3,7 @@
 // rule (a device key owned by ce.source; the sequencer's own key only for the entry types only the
 // sequencer appends, and those only with it: key_role_mismatch, source_mismatch), the validity
 // window at signedAt (key_revoked, key_not_valid_at), and the signature over the header {alg,
-// hash: eventHash, kid, kind:"Event", signedAt} built by verifier/documents/signature.ts signingHeaderBytes (the one
+// hash: eventHash, kid, kind:"Event", signedAt} built by verifier/signing/signature.ts signingHeaderBytes (the one
 // encoder). All is decided here on the reader's thread except the raw check, which is queued
 // (signature-batches.ts) for the worker pool; its verdict then names bad_signature, or legacy_signature
 // for a Core 0.2.0 bare-hash signature (accepted and counted only with allowLegacy).
@@ -14,8 +14,8 @@ import type { Trust } from './trust.ts';
 import type { SigQueue } from './signature-batches.ts';
 import { EVENT_KIND } from '../cloudevent/read.ts';
 import type { Entry } from '../documents/entry.ts';
-import { checkKeyValidAt, publicKeyBytes, type KeyRecord } from '../documents/keys.ts';
-import { signingHeader, signingHeaderBytes, verifyRaw } from '../documents/signature.ts';
+import { checkKeyValidAt, publicKeyBytes, type KeyRecord } from '../signing/keys.ts';
+import { signingHeader, signingHeaderBytes, verifyRaw } from '../signing/signature.ts';
 import { formatHash, fromBase64url, timeMs, utf8 } from '../encoding/wire.ts';
 import type { CryptoBackend } from '../crypto/default.ts';
 import type { Failure, Result } from '../errors.ts';

@@ -21,7 +21,7 @@
 
 import { fail, ok, type Result } from '../errors.ts';
 import { isTime } from '../encoding/wire.ts';
-import { isVendorMember } from '../documents/document-hash.ts';
+import { isVendorMember } from '../signing/document-hash.ts';
 import { isValidOrigin, type LogMode } from '../documents/log-descriptor.ts';
 
 export const BUNDLE_TYPE = 'cookwala-audit-bundle';

@@ -5,7 +5,7 @@
 // at most about 27 bytes per distinct pair (16 MB for 10^6 pairs); a true duplicate is always
 // found; a false one needs two of n pairs to share 64 bits, probability below n^2 / 2^65, and the
 // secret salt keeps a log writer from crafting one.
-// With a spill sink (`cookwala verify`, verifier/cli/spill-dir.ts) memory stays flat and the
+// With a spill sink (`cookwala verify`, auditor/spill-dir.ts) memory stays flat and the
 // check is exact: every pair also goes, with its seq, line and digest, to a side file
 // (id-side-file.ts; about 60 bytes a pair on disk). The table grows to `tableSlots` (2^20 slots, 8 MB,
 // about 629,000 pairs) and is then dropped, its pairs read back from the side file as sorted runs;

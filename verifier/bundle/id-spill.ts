@@ -1,6 +1,6 @@
 // verifier/bundle/id-spill.ts: the on-disk half of the (source, id) uniqueness check of docs/design.md §8
 // (id-set.ts), for a log too long for its in-memory table: an injected spill sink (the CLI's temp
-// directory, verifier/cli/spill-dir.ts; createMemorySink here for tests), a side file of every
+// directory, auditor/spill-dir.ts; createMemorySink here for tests), a side file of every
 // pair in arrival order ({seq, line, source, id}, so a duplicate is reported with its own seq and
 // confirmed by comparing the strings), and sorted runs of 16-byte records (hi, lo: the pair's
 // 64-bit salted digest; off: its side-file offset) ordered by (hi, off), merged 16 at a time as
@@ -20,7 +20,7 @@ export interface SpillFile {
   remove(): Promise<void>;
 }
 
-/** Where the id set spills: a directory in Node (verifier/cli/spill-dir.ts), memory in tests. */
+/** Where the id set spills: a directory in Node (auditor/spill-dir.ts), memory in tests. */
 export interface SpillSink {
   create(name: string): Promise<SpillFile>;
 }

@@ -1,5 +1,5 @@
 // verifier/bundle/line-split.ts: an audit bundle's bytes cut into lines (docs/design.md §8), for the CLI's
-// file stream (verifier/cli/bundle-file.ts) and the page's Blob stream (web/src/lib/line-reader.ts),
+// file stream (auditor/bundle-file.ts) and the page's Blob stream (web/src/lib/line-reader.ts),
 // so both feed the verifier the same lines with the same flags: lines end at the byte 0x0A and are
 // cut before any decoding (a newline byte never occurs inside a multi-byte UTF-8 sequence); a line
 // over the limit is never held whole (its bytes are counted and dropped as they stream by) and is

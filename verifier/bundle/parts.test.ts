@@ -10,7 +10,7 @@ import { createFailureLog, formatReport, type BundleReport } from './report.ts';
 import { encodeCookwalasig } from '../cloudevent/read.ts';
 import { canonicalize } from '../encoding/jcs.ts';
 import { textToBase64url } from '../encoding/wire.ts';
-import type { Signature } from '../documents/signature.ts';
+import type { Signature } from '../signing/signature.ts';
 
 describe('payload cookwalasig', () => {
   it("encodeCookwalasig's direct text is the generic JCS one, on the direct path and off it (property)", () => {

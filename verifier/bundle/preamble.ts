@@ -16,7 +16,7 @@ import type { FailureLog, SkippedCheck } from './report.ts';
 import type { Trust } from './trust.ts';
 import { readDocument } from '../documents/read.ts';
 import { verifyLogDescriptor, type LogDescriptor } from '../documents/log-descriptor.ts';
-import { computeHash, type JsonObject } from '../documents/document-hash.ts';
+import { computeHash, type JsonObject } from '../signing/document-hash.ts';
 import { timeMs } from '../encoding/wire.ts';
 import { formatDuration } from '../documents/time-bounds.ts';
 import type { WitnessPolicy } from '../documents/policy.ts';

@@ -1,14 +1,14 @@
 // verifier/bundle/signature-batches.ts: batched signature checks for the streaming bundle verifier (docs/design.md §8,
 // §13). The reader decides everything about a signature on its own thread (key lookup, role, owner,
 // validity window) and queues only the raw check {alg, publicKey, msg, sig}, where msg comes from
-// verifier/documents/signature.ts signingHeaderBytes (one encoder for signer and verifier). Full batches go to an
+// verifier/signing/signature.ts signingHeaderBytes (one encoder for signer and verifier). Full batches go to an
 // injected `verifyBatch` (the CLI passes the worker pool of platform/sig-pool.ts, so both cores verify
 // while the reader parses and hashes); at most `maxInFlight` batches are outstanding, which bounds
 // memory, and the reader waits for the oldest when that bound is hit. The default verifyBatch runs
 // verifyRaw inline, so this file stays pure. Left out: what a failed check means (the callback).
 
-import { verifyRaw } from '../documents/signature.ts';
-import type { Alg } from '../documents/keys.ts';
+import { verifyRaw } from '../signing/signature.ts';
+import type { Alg } from '../signing/keys.ts';
 
 export interface RawCheck {
   alg: Alg;

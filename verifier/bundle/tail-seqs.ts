@@ -1,7 +1,7 @@
 // verifier/bundle/tail-seqs.ts: the read-ahead of an audit bundle's checkpoint seqs (docs/design.md §8):
 // the checkpoints come last in the file (format.ts) and the header names how many there are, so
 // reading that many lines back from the end, and no more, finds them. One function for the CLI's
-// file (verifier/cli/bundle-file.ts) and the page's Blob (web/src/lib/line-reader.ts), each giving
+// file (auditor/bundle-file.ts) and the page's Blob (web/src/lib/line-reader.ts), each giving
 // only how to read a range of bytes. The read-ahead is a hint that lets the verifier record roots in
 // one pass; it is never trusted, since every checkpoint line is read and checked again in order.
 // The hint reads I-JSON too (verifier/encoding/strict-json.ts), so a line with a repeated `seq`, or

@@ -5,13 +5,13 @@
 // The bundle's first record must be the sequencer's own and carry the policy's public key. When the
 // cache and the bundle both hold a kid, the public keys must agree (key_conflict otherwise, and the
 // cache's record is kept); the stricter window wins (latest validFrom, earliest validUntil and
-// revokedAt), so a revocation known to either side counts. Left out: fetching keys (verifier/cli/keys.ts).
+// revokedAt), so a revocation known to either side counts. Left out: fetching keys (auditor/keys.ts).
 
 import { fail, ok, type Result } from '../errors.ts';
-import { sameKey, type KeyRecord } from '../documents/keys.ts';
-import { verifyDocument, type VerifyOptions } from '../documents/signature.ts';
+import { sameKey, type KeyRecord } from '../signing/keys.ts';
+import { verifyDocument, type VerifyOptions } from '../signing/signature.ts';
 import { timeMs } from '../encoding/wire.ts';
-import type { JsonObject } from '../documents/document-hash.ts';
+import type { JsonObject } from '../signing/document-hash.ts';
 import type { WitnessPolicy } from '../documents/policy.ts';
 
 export interface Trust {

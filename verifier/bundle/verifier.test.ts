@@ -6,13 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { generateLog, type GenOptions } from '../../testkit/log-generator.ts';
 import { createBundleVerifier, type BundleVerifierOptions } from './verifier.ts';
 import type { BundleReport } from './report.ts';
-import type { JsonObject } from '../documents/document-hash.ts';
+import type { JsonObject } from '../signing/document-hash.ts';
 import { verifyForkProof } from '../documents/fork-proof.ts';
 import { buildCheckpoint } from '../documents/checkpoint.ts';
 import { createSigPool } from '../../platform/sig-pool.ts';
 import { decodeCookwalasig, eventHash, signEvent } from '../cloudevent/read.ts';
 import { entryCeOf } from '../documents/entry.ts';
-import { signDocument, type Signer } from '../documents/signature.ts';
+import { signDocument, type Signer } from '../signing/signature.ts';
 import { edit, rechain, rehash, type Doc } from '../../testkit/audit.ts';
 
 function bundle(o: Partial<GenOptions> = {}) {

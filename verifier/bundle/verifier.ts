@@ -1,5 +1,5 @@
 // verifier/bundle/verifier.ts: the streaming audit-bundle verifier of docs/design.md §8, a state machine fed
-// one line at a time (no I/O: verifier/cli/verify.ts reads the file). It reads every line as I-JSON
+// one line at a time (no I/O: auditor/verify.ts reads the file). It reads every line as I-JSON
 // (verifier/encoding/strict-json.ts: bad_json, duplicate_member, too_deep past one level more than
 // a document; a refused line is not read further, and its failure names the seq it claims),
 // enforces the line order of format.ts (header, descriptor, KeyRecords, entries each with its
@@ -23,7 +23,7 @@ import { buildReport, checkHeaderAgainstLines, checkWitnessed, type CheckpointTo
 import { MAX_JSON_DEPTH, parseJson } from '../encoding/strict-json.ts';
 import { fail, type Failure, type Result } from '../errors.ts';
 import type { WitnessPolicy } from '../documents/policy.ts';
-import type { KeyRecord } from '../documents/keys.ts';
+import type { KeyRecord } from '../signing/keys.ts';
 import type { CryptoBackend } from '../crypto/default.ts';
 import type { IdSpillOptions } from './id-set.ts';
 import type { EntryResume } from './entries.ts';

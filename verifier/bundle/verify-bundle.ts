@@ -7,7 +7,7 @@
 // Failure (with its reason code) when the policy or the key cache is unusable, as the CLI's exit 2.
 // For text or bytes the checkpoint seqs are read ahead from the tail (tail-seqs.ts), as the CLI does
 // for a file; a stream is read once, as the CLI reads a pipe. Left out: files and worker threads
-// (verifier/cli/ does both); signatures are checked inline unless a `verifyBatch` is given.
+// (auditor/ does both); signatures are checked inline unless a `verifyBatch` is given.
 // Invariant: nothing in the bundle is trusted because the bundle says so; trust comes only from
 // the policy and the key cache given here.
 
@@ -20,7 +20,7 @@ import { decodeUtf8 } from '../encoding/wire.ts';
 import { parseJson } from '../encoding/strict-json.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../documents/policy.ts';
 import { readDocument } from '../documents/read.ts';
-import type { KeyRecord } from '../documents/keys.ts';
+import type { KeyRecord } from '../signing/keys.ts';
 import { fail, ok, type Result } from '../errors.ts';
 
 /** A bundle: its text, its bytes, or its bytes as a stream of chunks. */

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { createHash } from 'node:crypto';
 import { explainEvent } from './explain.ts';
 import { decodeCookwalasig, eventHash, signEvent, type CloudEvent } from './read.ts';
-import { createSigner, generateSecretKey, verifyRaw } from '../documents/signature.ts';
+import { createSigner, generateSecretKey, verifyRaw } from '../signing/signature.ts';
 import { utf8 } from '../encoding/wire.ts';
 
 const signer = createSigner(generateSecretKey('EdDSA', 'k-1', undefined, new Uint8Array(32).fill(3)));

@@ -10,7 +10,7 @@ import { fail, ok, type Result } from '../errors.ts';
 import { canonicalize } from '../encoding/jcs.ts';
 import { setMember } from '../encoding/own-member.ts';
 import { defaultBackend } from '../crypto/default.ts';
-import { signingHeader, signingHeaderText, type Signature } from '../documents/signature.ts';
+import { signingHeader, signingHeaderText, type Signature } from '../signing/signature.ts';
 import { EVENT_KIND, eventHash, type CloudEvent } from './read.ts';
 
 export interface EventExplained {

@@ -17,8 +17,8 @@ import {
   verifyEventSignature,
   type CloudEvent,
 } from './read.ts';
-import { computeHash } from '../documents/document-hash.ts';
-import { parseSignature, signHash, type Signature } from '../documents/signature.ts';
+import { computeHash } from '../signing/document-hash.ts';
+import { parseSignature, signHash, type Signature } from '../signing/signature.ts';
 import { fromBase64url, fromUtf8, toBase64url, utf8 } from '../encoding/wire.ts';
 import { parseJson } from '../encoding/strict-json.ts';
 import { canonicalize, canonicalizeSlow } from '../encoding/jcs.ts';

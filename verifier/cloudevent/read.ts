@@ -14,10 +14,10 @@ import { setMember } from '../encoding/own-member.ts';
 import { parseJson } from '../encoding/strict-json.ts';
 import { canonicalize, isPlainJsonString } from '../encoding/jcs.ts';
 import { isBase64url, isTime, textToBase64url, utf8OfBase64url } from '../encoding/wire.ts';
-import { computeHash, type JsonObject } from '../documents/document-hash.ts';
+import { computeHash, type JsonObject } from '../signing/document-hash.ts';
 import { defaultBackend } from '../crypto/default.ts';
-import { parseSignature, signHash, verifyHashSignature, type Signature, type Signer, type VerifyOptions } from '../documents/signature.ts';
-import type { KeyRecord } from '../documents/keys.ts';
+import { parseSignature, signHash, verifyHashSignature, type Signature, type Signer, type VerifyOptions } from '../signing/signature.ts';
+import type { KeyRecord } from '../signing/keys.ts';
 import { fromBase64, isAbsoluteUri, isJsonMediaType, isMediaType, isRfc3339, isUriReference, toBase64 } from './format.ts';
 
 export type CloudEvent = Record<string, unknown> & {

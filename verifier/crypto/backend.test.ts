@@ -14,7 +14,7 @@ import { createNodeBackend } from './node.ts';
 /** Node 20 ships OpenSSL 3.0, which accepts the identity-key forgery; Node 24's OpenSSL 3.5 refuses it. */
 const OPENSSL_3_0 = /^3\.0\./.test(process.versions.openssl);
 import { createNobleBackend } from './noble.ts';
-import { verifyRaw } from '../documents/signature.ts';
+import { verifyRaw } from '../signing/signature.ts';
 import {
   IDENTITY,
   L,

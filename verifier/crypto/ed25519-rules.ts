@@ -19,7 +19,7 @@
 // 24) and accepted it before (Node 20), so the verdict would depend on the Node a part runs on.
 // Cost: the key check (a decode and a scalar multiplication [L]A) is dear, so its verdict is cached
 // per key; per signature the rule is a cache lookup, small beside the verify itself. Left out: ES256 (no such split there), and
-// which keys to trust (verifier/documents/keys.ts, verifier/documents/policy.ts). Invariant: a key or signature that fails here is
+// which keys to trust (verifier/signing/keys.ts, verifier/documents/policy.ts). Invariant: a key or signature that fails here is
 // refused by every verify entry point and by both backends' ed25519Verify.
 
 import { Point } from '@noble/ed25519';

@@ -1,6 +1,6 @@
 // The identity-point key (a known forgery; and a mixed-order and a y >= p key) is refused with weak_key
 // at every place a key enters the core: KeyRecord reading, the witness policy, the key cache (in
-// memory and from files through verifier/cli/trust-files.ts), C2SP vkeys (Ed25519 and
+// memory and from files through auditor/trust-files.ts), C2SP vkeys (Ed25519 and
 // cosignature/v1), and in verification: a document "signed" by the forgery (which raw OpenSSL
 // accepts) and a bundle whose sequencer-signed KeyRecord holds the identity key.
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,22 +9,15 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { IDENTITY, NONCANONICAL_Y, T8, identityForgery, keyOf } from '../../testkit/ed25519-adversarial.ts';
 import { toBase64url } from '../encoding/wire.ts';
-import { parseKeyCache, publicKeyBytes, validKeyRecordShape, type KeyRecord } from '../documents/keys.ts';
+import { parseKeyCache, publicKeyBytes, validKeyRecordShape, type KeyRecord } from '../signing/keys.ts';
 import { readDocument } from '../documents/read.ts';
 import { readWitnessPolicy } from '../documents/policy.ts';
-import { createNoteVerifier, formatVerifierKey, parseVerifierKey, SIG_COSIGNATURE_V1, SIG_ED25519 } from '../note/keys.ts';
-import {
-  signDocument,
-  signingHeader,
-  signingHeaderBytes,
-  verifyDocument,
-  verifyHashSignature,
-  type Signer,
-} from '../documents/signature.ts';
+import { createNoteVerifier, formatVerifierKey, parseVerifierKey, SIG_COSIGNATURE_V1, SIG_ED25519 } from '../c2sp/note/keys.ts';
+import { signDocument, signingHeader, signingHeaderBytes, verifyDocument, verifyHashSignature, type Signer } from '../signing/signature.ts';
 import { createBundleVerifier } from '../bundle/verifier.ts';
-import type { JsonObject } from '../documents/document-hash.ts';
+import type { JsonObject } from '../signing/document-hash.ts';
 import { fakeHash, keyFor, signerFor, T0 } from '../../testkit/verifier-fixtures.ts';
-import { readKeyCacheFile, readPolicyFile } from '../cli/trust-files.ts';
+import { readKeyCacheFile, readPolicyFile } from '../../auditor/trust-files.ts';
 import { generateLog } from '../../testkit/log-generator.ts';
 import { tempDirs } from '../../testkit/tmp.ts';
 

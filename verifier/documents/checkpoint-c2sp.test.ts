@@ -1,6 +1,6 @@
 // C2SP signatures inside checkpoints (docs/design.md §4, §7a; C2SP commit
 // 5ba5ee830903e91240fc6f9f3a7a9293d49e69c9): the log's note signature and witness cosignature/v1
-// entries render to a signed note that our C2SP verifier (verifier/note) accepts on both crypto
+// entries render to a signed note that our C2SP verifier (verifier/c2sp/note) accepts on both crypto
 // backends; verifyCheckpoint counts a witness once whichever of its forms verify, names the forms,
 // and rejects a tampered or foreign C2SP signature; addCosignature keeps the log's note last.
 import { describe, expect, it } from 'vitest';
@@ -33,7 +33,7 @@ import {
   signNote,
   SIG_COSIGNATURE_V1,
   verifyCheckpointNote,
-} from '../note/index.ts';
+} from '../c2sp/note/index.ts';
 import { at, fakeHash, keyFor, LOG, seed, signerFor } from '../../testkit/verifier-fixtures.ts';
 
 const backends = [

@@ -20,8 +20,8 @@ import { fail, ok, type Result } from '../errors.ts';
 import { concatBytes, formatTime, fromBase64url, isTime, parseHash, timeMs, toBase64url, utf8, fromHex } from '../encoding/wire.ts';
 import { defaultBackend, type CryptoBackend } from '../crypto/default.ts';
 import { verifyEd25519 } from '../crypto/ed25519-rules.ts';
-import { formatCheckpointBody } from '../note/checkpoint.ts';
-import { cosignatureMessage, encodeCosignature, parseCosignature } from '../note/cosignature.ts';
+import { formatCheckpointBody } from '../c2sp/note/checkpoint.ts';
+import { cosignatureMessage, encodeCosignature, parseCosignature } from '../c2sp/note/cosignature.ts';
 import {
   formatVerifierKey,
   isCosignatureType,
@@ -30,14 +30,14 @@ import {
   SIG_ED25519,
   SIG_MLDSA44,
   type VerifierKey,
-} from '../note/keys.ts';
-import { encodeMldsaCosignature, parseMldsaCosignature, subtreeMessage, subtreeNamesFit } from '../note/subtree.ts';
+} from '../c2sp/note/keys.ts';
+import { encodeMldsaCosignature, parseMldsaCosignature, subtreeMessage, subtreeNamesFit } from '../c2sp/note/subtree.ts';
 import { MLDSA44_SIGNATURE_BYTES } from '../crypto/mldsa44.ts';
-import { parseNote } from '../note/signed.ts';
-import { toBase64Std } from '../note/base64.ts';
-import { checkKeyValidAt, publicKeyBytes, type KeyRecord } from './keys.ts';
-import type { Signature, Signer } from './signature.ts';
-import { witnessDisplayName, witnessEd25519Key, witnessOfC2spKid } from './witness-identity.ts';
+import { parseNote } from '../c2sp/note/signed.ts';
+import { toBase64Std } from '../c2sp/note/base64.ts';
+import { checkKeyValidAt, publicKeyBytes, type KeyRecord } from '../signing/keys.ts';
+import type { Signature, Signer } from '../signing/signature.ts';
+import { witnessDisplayName, witnessEd25519Key, witnessOfC2spKid } from '../signing/witness-identity.ts';
 
 export const NOTE_ED25519 = 'note-ed25519';
 export const COSIGNATURE_V1 = 'cosignature/v1';
@@ -91,7 +91,7 @@ export function logVkey(origin: string, publicKey: Uint8Array): string {
 
 /**
  * The log's vkey from the sequencer's KeyRecord (EdDSA only). keyRule false: the key is only
- * formatted, its Ed25519 rule left to the note verifier made from the vkey (keys.ts publicKeyBytes).
+ * formatted, its Ed25519 rule left to the note verifier made from the vkey (../signing/keys.ts publicKeyBytes).
  */
 export function logVkeyOf(origin: string, sequencer: Pick<KeyRecord, 'alg' | 'publicKey'>, keyRule = true): Result<string> {
   if (sequencer.alg !== 'EdDSA') return fail('unsupported_alg', `a C2SP log key is Ed25519; the sequencer key is ${sequencer.alg}`);
@@ -151,7 +151,7 @@ export function witnessCosignatureKey(
 }
 
 /**
- * Check a cosignature/v1 by witness `w`, found by key (witness-identity.ts): the signature's key ID
+ * Check a cosignature/v1 by witness `w`, found by key (../signing/witness-identity.ts): the signature's key ID
  * must be the one its name gives with the witness's Ed25519 key (the vkey's, else its EdDSA
  * KeyRecord key: our witnesses sign both forms with one key), whatever name the policy spells;
  * then whole-second signedAt, Ed25519 over the cosignature message, key validity.

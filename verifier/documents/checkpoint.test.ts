@@ -17,10 +17,10 @@ import {
 import type { WitnessPolicy } from './policy.ts';
 import { readDocument } from './read.ts';
 import { canonicalize } from '../encoding/jcs.ts';
-import { computeHash, hashedView, type JsonObject } from './document-hash.ts';
+import { computeHash, hashedView, type JsonObject } from '../signing/document-hash.ts';
 import { createNobleBackend } from '../crypto/noble.ts';
 import { at, fakeHash, keyFor, LOG, signerFor } from '../../testkit/verifier-fixtures.ts';
-import { witnessDisplayName } from './witness-identity.ts';
+import { witnessDisplayName } from '../signing/witness-identity.ts';
 
 const seqSigner = signerFor('EdDSA', 'seq-1', 61);
 const seqKey = keyFor(seqSigner, 'sequencer', 'kitchen.example.org');

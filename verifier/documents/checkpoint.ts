@@ -9,7 +9,7 @@
 // The array may also hold C2SP signatures (checkpoint-c2sp.ts): the log's note-ed25519 signature
 // (kept last: addCosignature inserts cosignatures before it) and cosignature/v1 or ML-DSA-44
 // subtree/v1 ones. Which policy
-// witness made a signature is decided by key, never by kid or key name (witness-identity.ts): a
+// witness made a signature is decided by key, never by kid or key name (../signing/witness-identity.ts): a
 // JCS cosignature by the witness whose key verifies it, a cosignature/v1 by the witness whose
 // Ed25519 key gives its key ID, a subtree/v1 by the witness whose ML-DSA-44 vkey gives it. A policy witness counts once toward the quorum, by whichever of its
 // signatures (JCS cosignature or cosignature/v1) verifies; the result names each form that verified.
@@ -18,12 +18,12 @@
 
 import { fail, ok, type Result } from '../errors.ts';
 import { isHashString, isTime } from '../encoding/wire.ts';
-import { computeHash, type JsonObject } from './document-hash.ts';
+import { computeHash, type JsonObject } from '../signing/document-hash.ts';
 import { isPlainJsonString } from '../encoding/jcs.ts';
 import { defaultBackend } from '../crypto/default.ts';
-import { checkKeyValidAt, sameKey, type KeyRecord } from './keys.ts';
-import { labelFirst, labelNamesOne, sameWitness, witnessDisplayName, witnessOfC2spKid } from './witness-identity.ts';
-import { signHash, verifyHashSignature, type Signature, type Signer, type VerifyOptions } from './signature.ts';
+import { checkKeyValidAt, sameKey, type KeyRecord } from '../signing/keys.ts';
+import { labelFirst, labelNamesOne, sameWitness, witnessDisplayName, witnessOfC2spKid } from '../signing/witness-identity.ts';
+import { signHash, verifyHashSignature, type Signature, type Signer, type VerifyOptions } from '../signing/signature.ts';
 import { isValidOrigin } from './log-descriptor.ts';
 import { schemaValidator } from './schemas/validate.ts';
 import type { WitnessPolicy } from './policy.ts';
@@ -61,7 +61,7 @@ export type CosignatureForm = 'jcs' | 'cosignature/v1' | 'subtree/v1';
 export interface Cosigner {
   /** The policy witness's kid (its label in that policy). */
   kid: string;
-  /** Its display name (witness-identity.ts witnessDisplayName), the same on every surface. */
+  /** Its display name (../signing/witness-identity.ts witnessDisplayName), the same on every surface. */
   name: string;
   /** Each form whose signature verified (the witness still counts once). */
   forms: CosignatureForm[];
@@ -76,7 +76,7 @@ export interface RejectedCosignature {
 export interface VerifiedCheckpoint {
   /** kids of the witnesses whose cosignatures counted, in checkpoint order */
   witnesses: string[];
-  /** Their display names (witness-identity.ts), parallel to `witnesses`: what a person is shown. */
+  /** Their display names (../signing/witness-identity.ts), parallel to `witnesses`: what a person is shown. */
   names: string[];
   /** signedAt of each counted cosignature, parallel to `witnesses` (the witness's time of seeing it) */
   cosignedAt: string[];
@@ -236,7 +236,7 @@ export function verifyCheckpoint(cp: Checkpoint, policy: WitnessPolicy, opts: Ve
   const cosigners: Array<Cosigner & { key: KeyRecord }> = [];
   let logNote: VerifiedCheckpoint['logNote'] = 'absent';
   const vopts: VerifyOptions = { backend: opts.backend, allowLegacy: opts.allowLegacy, role: 'witness' };
-  // Which policy witness made a signature is decided by key (witness-identity.ts), never by kid.
+  // Which policy witness made a signature is decided by key (../signing/witness-identity.ts), never by kid.
   const counted: KeyRecord[] = [];
   for (const sig of cp.signature.slice(1)) {
     if (sig.alg === NOTE_ED25519) {

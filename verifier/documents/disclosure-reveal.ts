@@ -12,7 +12,7 @@
 // Left out: revealing several values at once (one reveal each) and nested digests.
 
 import { fail, ok, type Result } from '../errors.ts';
-import { isVendorMember } from './document-hash.ts';
+import { isVendorMember } from '../signing/document-hash.ts';
 import { verifyDisclosure, type Disclosure } from './disclosure.ts';
 import { eventHash, readCloudEvent, type CloudEvent } from '../cloudevent/read.ts';
 import { isHashString } from '../encoding/wire.ts';

@@ -3,11 +3,11 @@
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { createDisclosure, verifyDisclosure } from './disclosure.ts';
-import { signDocument, verifyDocument } from './signature.ts';
+import { signDocument, verifyDocument } from '../signing/signature.ts';
 import { createNobleBackend } from '../crypto/noble.ts';
 import { keyFor, lookupOf, signerFor, T0 } from '../../testkit/verifier-fixtures.ts';
 import { toBase64url } from '../encoding/wire.ts';
-import type { JsonObject } from './document-hash.ts';
+import type { JsonObject } from '../signing/document-hash.ts';
 
 const SALT = Uint8Array.from({ length: 16 }, (_, i) => i);
 

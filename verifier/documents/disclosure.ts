@@ -5,7 +5,7 @@
 
 import { fail, ok, type Result } from '../errors.ts';
 import { fromBase64url, toBase64url } from '../encoding/wire.ts';
-import { jsonHash } from './document-hash.ts';
+import { jsonHash } from '../signing/document-hash.ts';
 import { defaultBackend, type CryptoBackend } from '../crypto/default.ts';
 
 export interface Disclosure {

@@ -16,7 +16,7 @@ import {
 import { canonicalize } from '../encoding/jcs.ts';
 import { decodeCookwalasig, eventHash, signEvent, type CloudEvent } from '../cloudevent/read.ts';
 import { buildLogDescriptor } from './log-descriptor.ts';
-import { computeHash, type JsonObject } from './document-hash.ts';
+import { computeHash, type JsonObject } from '../signing/document-hash.ts';
 import { readDocument } from './read.ts';
 import { at, clone, DEVICE, fakeHash, keyFor, LOG, lookupOf, sampleEvent, signerFor } from '../../testkit/verifier-fixtures.ts';
 

@@ -11,11 +11,11 @@
 
 import { fail, ok, type Result } from '../errors.ts';
 import { parseHash } from '../encoding/wire.ts';
-import { computeHash, type JsonObject } from './document-hash.ts';
+import { computeHash, type JsonObject } from '../signing/document-hash.ts';
 import { isPlainJsonString } from '../encoding/jcs.ts';
 import { defaultBackend } from '../crypto/default.ts';
-import type { Signature } from './signature.ts';
-import type { KeyRecord } from './keys.ts';
+import type { Signature } from '../signing/signature.ts';
+import type { KeyRecord } from '../signing/keys.ts';
 import { verifyEventHashSignature, type CloudEvent, type EventVerifyOptions, type VerifiedEvent } from '../cloudevent/read.ts';
 
 /** The CloudEvent attributes an entry keeps: enough to deduplicate and order without the payload. */

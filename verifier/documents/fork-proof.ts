@@ -5,11 +5,11 @@
 // signed itself: its force comes from the sequencer's own two signatures. Invariant: ok means a
 // fork is proved; any doubt (bad shape, other log, other seq, equal checkpoints, a signature that
 // does not verify) is a failure that names the reason. forkVerdict is what `cookwala verify-fork
-// --json` prints and the verifier page shows (verifier/cli/verify-fork.ts, web/src/lib/audit-checks.ts).
+// --json` prints and the verifier page shows (auditor/verify-fork.ts, web/src/lib/audit-checks.ts).
 
 import { fail, ok, type Result } from '../errors.ts';
-import type { KeyRecord } from './keys.ts';
-import type { VerifyOptions } from './signature.ts';
+import type { KeyRecord } from '../signing/keys.ts';
+import type { VerifyOptions } from '../signing/signature.ts';
 import { verifyCheckpointSequencerSignature, type Checkpoint } from './checkpoint.ts';
 import { schemaValidator } from './schemas/validate.ts';
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildLogDescriptor, CORE_VERSION, isValidOrigin, verifyLogDescriptor } from './log-descriptor.ts';
 import { readDocument } from './read.ts';
-import { signDocument } from './signature.ts';
+import { signDocument } from '../signing/signature.ts';
 import { toBase64url, utf8 } from '../encoding/wire.ts';
 import { at, keyFor, LOG, signerFor } from '../../testkit/verifier-fixtures.ts';
 

@@ -16,9 +16,9 @@
 
 import { fail, ok, type Result } from '../errors.ts';
 import { isTime } from '../encoding/wire.ts';
-import { signDocument, verifyDocument, type Signature, type Signer, type VerifyOptions } from './signature.ts';
-import type { KeyRecord } from './keys.ts';
-import type { JsonObject } from './document-hash.ts';
+import { signDocument, verifyDocument, type Signature, type Signer, type VerifyOptions } from '../signing/signature.ts';
+import type { KeyRecord } from '../signing/keys.ts';
+import type { JsonObject } from '../signing/document-hash.ts';
 import { boundsForPrecision, isTimeBounds, type TimeBounds } from './time-bounds.ts';
 
 /** The Core version this implementation writes (draft 0.2.1, RFC-0012 signing headers). */

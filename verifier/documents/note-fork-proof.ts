@@ -10,11 +10,11 @@
 
 import { fail, ok, type Result } from '../errors.ts';
 import { formatHash } from '../encoding/wire.ts';
-import { isVendorMember } from './document-hash.ts';
-import { MAX_NOTE_BYTES, parseCheckpointBody, verifyNote, type NoteVerifier } from '../note/index.ts';
+import { isVendorMember } from '../signing/document-hash.ts';
+import { MAX_NOTE_BYTES, parseCheckpointBody, verifyNote, type NoteVerifier } from '../c2sp/note/index.ts';
 import type { CryptoBackend } from '../crypto/default.ts';
 import type { ForkVerdict } from './fork-proof.ts';
-import type { KeyRecord } from './keys.ts';
+import type { KeyRecord } from '../signing/keys.ts';
 import { logVkeyOf } from './checkpoint-c2sp.ts';
 
 export const NOTE_FORK_PROOF = 'NoteForkProof';

@@ -12,20 +12,20 @@
 // one of those types, and hold neither the sequencer's key nor another witness's (keys compared as
 // raw bytes, so one key never counts twice under two spellings); `url` needs a `vkey`. A witness
 // known only by its ML-DSA-44 key is a KeyRecord of alg ML-DSA-44 whose vkey holds that key. A
-// witness is its key (witness-identity.ts): a witness's vkey holds its own publicKey, never another key.
+// witness is its key (../signing/witness-identity.ts): a witness's vkey holds its own publicKey, never another key.
 // The policy pins time (docs/design.md §4): `timeBounds: {required?, maxClockSkewMs?,
 // maxDeliveryDelayMs?}`. The log's descriptor must declare timeBounds unless `required` is false
 // (the auditor knows the log predates them), and may declare neither bound above the cap given;
 // absent, bounds are required and capped only by the format's limits (verifier/bundle/preamble.ts).
 
 import { fail, ok, type Result } from '../errors.ts';
-import { sameKey, validKeyRecordShape, type KeyRecord } from './keys.ts';
+import { sameKey, validKeyRecordShape, type KeyRecord } from '../signing/keys.ts';
 import { schemaValidator } from './schemas/validate.ts';
 import { witnessCosignatureKey } from './checkpoint-c2sp.ts';
 import { toBase64url } from '../encoding/wire.ts';
-import { SIG_MLDSA44 } from '../note/keys.ts';
+import { SIG_MLDSA44 } from '../c2sp/note/keys.ts';
 import { checkOrigin } from './log-descriptor.ts';
-import { witnessKeyAgreement } from './witness-identity.ts';
+import { witnessKeyAgreement } from '../signing/witness-identity.ts';
 
 export interface WitnessPolicy {
   kind: 'WitnessPolicy';

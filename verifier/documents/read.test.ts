@@ -9,7 +9,7 @@ import { addCosignature, buildCheckpoint, cosignCheckpoint } from './checkpoint.
 import { buildForkProof } from './fork-proof.ts';
 import { buildEntry, entryCeOf, verifyEntryHash, type Entry } from './entry.ts';
 import { decodeCookwalasig, eventHash, signEvent } from '../cloudevent/read.ts';
-import { computeHash, isVendorMember, type JsonObject } from './document-hash.ts';
+import { computeHash, isVendorMember, type JsonObject } from '../signing/document-hash.ts';
 import { SCHEMA_BUNDLE, DOCUMENT_KINDS } from './schemas/bundle.ts';
 import { createSchemaValidator, pointerToken } from './schemas/validate.ts';
 import { at, clone, deepFreeze, fakeHash, keyFor, LOG, sampleEvent, signerFor } from '../../testkit/verifier-fixtures.ts';

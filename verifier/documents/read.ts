@@ -11,8 +11,8 @@
 // JSON.parse's "the last wins", so every part reads one document one way.
 
 import { fail, ok, type Result } from '../errors.ts';
-import { createKeyCache, validKeyRecordShape, type KeyCache, type KeyRecord } from './keys.ts';
-import type { Signature } from './signature.ts';
+import { createKeyCache, validKeyRecordShape, type KeyCache, type KeyRecord } from '../signing/keys.ts';
+import type { Signature } from '../signing/signature.ts';
 import type { LogDescriptor } from './log-descriptor.ts';
 import type { Entry } from './entry.ts';
 import type { Checkpoint } from './checkpoint.ts';
@@ -37,7 +37,7 @@ export interface DocumentOf {
 export interface ReadOptions {
   /** Read documents declaring coreVersion 0.2.0 (bare-hash signatures, reported as weaker). */
   allowLegacy?: boolean;
-  /** 'on-use': a KeyRecord's Ed25519 key rule waits for the key's first signature check (keys.ts publicKeyBytes). */
+  /** 'on-use': a KeyRecord's Ed25519 key rule waits for the key's first signature check (../signing/keys.ts publicKeyBytes). */
   keyRule?: 'now' | 'on-use';
 }
 

@@ -15,7 +15,7 @@ import {
 } from './time-bounds.ts';
 import { buildLogDescriptor, verifyLogDescriptor } from './log-descriptor.ts';
 import { readDocument } from './read.ts';
-import { signDocument } from './signature.ts';
+import { signDocument } from '../signing/signature.ts';
 import { at, keyFor, LOG, signerFor } from '../../testkit/verifier-fixtures.ts';
 
 const B = { maxClockSkewMs: 1_000, maxDeliveryDelayMs: 60_000 };

@@ -6,7 +6,7 @@
 // declares the rounded bounds (its createdAt stays exact: the sequencer key signs it), and verifies.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createSigner, generateSecretKey, keyRecordOf } from './signature.ts';
+import { createSigner, generateSecretKey, keyRecordOf } from '../signing/signature.ts';
 import { buildLogDescriptor, verifyLogDescriptor } from './log-descriptor.ts';
 import {
   boundsForPrecision,

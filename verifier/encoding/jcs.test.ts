@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import canonicalizeLib from 'canonicalize';
 import { canonicalBytes, canonicalize, canonicalizeSlow } from './jcs.ts';
-import { documentHash, jsonHash, type JsonObject } from '../documents/document-hash.ts';
+import { documentHash, jsonHash, type JsonObject } from '../signing/document-hash.ts';
 import {
   FAST_PATH_KEYS,
   jsonDocument,

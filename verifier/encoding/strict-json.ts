@@ -35,7 +35,7 @@ export interface JsonLimits {
  * wrapped once more (a batch array, a bundle's payload line, a witness request) passes one more.
  */
 export const MAX_JSON_DEPTH = 64;
-/** The longest text read by default: a bundle line (verifier/cli/bundle-file.ts MAX_LINE_BYTES). */
+/** The longest text read by default: a bundle line (auditor/bundle-file.ts MAX_LINE_BYTES). */
 export const MAX_JSON_LENGTH = 16 << 20;
 /** Most values in one text: a 1 MiB event body holds at most about half a million. */
 export const MAX_JSON_VALUES = 1 << 20;

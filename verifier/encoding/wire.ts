@@ -100,7 +100,7 @@ export function fromBase64url(s: string): Result<Uint8Array> {
 }
 
 /**
- * The bytes of a standard base64 string that verifier/note/base64.ts fromBase64Std already found
+ * The bytes of a standard base64 string that verifier/c2sp/note/base64.ts fromBase64Std already found
  * strict (padded, canonical): under Node in one native pass, elsewhere through the base64url
  * decoder. Throws on a string it was not meant to see (a programmer error).
  */

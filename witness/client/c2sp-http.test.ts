@@ -11,9 +11,9 @@ import type { AddressInfo } from 'node:net';
 import { addCheckpointBody, createC2spWitnessConnection, retryAfterMs } from './c2sp-http.ts';
 import { addCosignature, buildCheckpoint, cosignCheckpoint, withLogNoteSignature } from '../../verifier/documents/checkpoint.ts';
 import { checkpointNoteBody, checkpointToNote } from '../../verifier/documents/checkpoint-c2sp.ts';
-import { createNoteSigner, formatSignerKey, signNote, SIG_COSIGNATURE_V1 } from '../../verifier/note/index.ts';
+import { createNoteSigner, formatSignerKey, signNote, SIG_COSIGNATURE_V1 } from '../../verifier/c2sp/note/index.ts';
 import { at, fakeHash, keyFor, LOG, seed, signerFor } from '../../testkit/verifier-fixtures.ts';
-import type { KeyRecord } from '../../verifier/documents/keys.ts';
+import type { KeyRecord } from '../../verifier/signing/keys.ts';
 
 const seqSigner = signerFor('EdDSA', 'seq-1', 81);
 const skey = formatSignerKey('w.example', SIG_COSIGNATURE_V1, seed(82));

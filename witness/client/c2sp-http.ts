@@ -13,13 +13,13 @@
 //   403 → bad_signature, 404 → unknown_log (misconfiguration: logged, counted);
 //   400 → bad_request; 429 → wait Retry-After (capped) and ask again, at most `maxRetries` times,
 //   then rate_limited; no answer → witness_unavailable.
-// Metrics per witness (label `witness` = its display name, verifier/documents/witness-identity.ts): request latency, last cosigned size,
+// Metrics per witness (label `witness` = its display name, verifier/signing/witness-identity.ts): request latency, last cosigned size,
 // last HTTP status, failures by outcome. It leaves out sign-subtree and the monitoring read.
 // Invariant: nothing from the witness is believed unverified; bodies are read up to 64 KiB.
 
 import { fail, ok, type Result } from '../../verifier/errors.ts';
 import { parseHash } from '../../verifier/encoding/wire.ts';
-import { toBase64Std } from '../../verifier/note/base64.ts';
+import { toBase64Std } from '../../verifier/c2sp/note/base64.ts';
 import {
   checkpointToNote,
   cosignaturesFromWitnessReply,
@@ -28,8 +28,8 @@ import {
   type C2spSignature,
 } from '../../verifier/documents/checkpoint-c2sp.ts';
 import type { Checkpoint } from '../../verifier/documents/checkpoint.ts';
-import type { KeyRecord } from '../../verifier/documents/keys.ts';
-import { witnessDisplayName } from '../../verifier/documents/witness-identity.ts';
+import type { KeyRecord } from '../../verifier/signing/keys.ts';
+import { witnessDisplayName } from '../../verifier/signing/witness-identity.ts';
 import type { AddCheckpointRequest } from '../wire/messages.ts';
 import type { PublisherMetrics } from './publisher.ts';
 import { silentLogger, type Logger } from '../../platform/logger.ts';

@@ -21,8 +21,8 @@
 import { fail, type Result } from '../../verifier/errors.ts';
 import { addCosignature, cosignerOf, mergeCosignatures, verifyCheckpoint, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
 import { NOTE_ED25519, type CheckpointSignature } from '../../verifier/documents/checkpoint-c2sp.ts';
-import type { KeyRecord } from '../../verifier/documents/keys.ts';
-import { findWitness, sameWitness, witnessDisplayName } from '../../verifier/documents/witness-identity.ts';
+import type { KeyRecord } from '../../verifier/signing/keys.ts';
+import { findWitness, sameWitness, witnessDisplayName } from '../../verifier/signing/witness-identity.ts';
 import type { LogDescriptor } from '../../verifier/documents/log-descriptor.ts';
 import type { WitnessPolicy } from '../../verifier/documents/policy.ts';
 import type { AddCheckpointRequest } from '../wire/messages.ts';

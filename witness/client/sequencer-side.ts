@@ -15,7 +15,7 @@
 import { join } from 'node:path';
 import type { Checkpoint } from '../../verifier/documents/checkpoint.ts';
 import type { WitnessPolicy } from '../../verifier/documents/policy.ts';
-import type { KeyRecord } from '../../verifier/documents/keys.ts';
+import type { KeyRecord } from '../../verifier/signing/keys.ts';
 import { loadOrCreatePeerKey } from '../wire/identity.ts';
 import { createP2pNode, fullAddrs, keepConnected, type P2pNode } from '../wire/p2p-node.ts';
 import { createWitnessConnection, type WitnessConnection } from './connection.ts';

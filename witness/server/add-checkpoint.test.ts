@@ -8,8 +8,8 @@ import { addCosignature, buildCheckpoint, verifyCheckpoint, type Checkpoint } fr
 import { verifyForkProof, type ForkProof } from '../../verifier/documents/fork-proof.ts';
 import { buildLogDescriptor } from '../../verifier/documents/log-descriptor.ts';
 import { EMPTY_ROOT } from '../../verifier/merkle/index.ts';
-import { documentHash } from '../../verifier/documents/document-hash.ts';
-import { signHash } from '../../verifier/documents/signature.ts';
+import { documentHash } from '../../verifier/signing/document-hash.ts';
+import { signHash } from '../../verifier/signing/signature.ts';
 import { processAddCheckpoint, type AdmittedLog, type WitnessDeps } from './add-checkpoint.ts';
 import { openStateStore, type StateStore } from './state.ts';
 import { noLock } from './mutex.ts';

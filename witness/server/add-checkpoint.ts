@@ -21,9 +21,9 @@
 
 import { fail, ok, type Result } from '../../verifier/errors.ts';
 import { formatHash, formatTime, parseHash, utf8 } from '../../verifier/encoding/wire.ts';
-import type { Signature, Signer } from '../../verifier/documents/signature.ts';
+import type { Signature, Signer } from '../../verifier/signing/signature.ts';
 import type { CryptoBackend } from '../../verifier/crypto/default.ts';
-import type { KeyRecord } from '../../verifier/documents/keys.ts';
+import type { KeyRecord } from '../../verifier/signing/keys.ts';
 import { verifyCheckpointSequencerSignature, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
 import { cosignatureHeaderBytes, cosignatureOf } from './checkpoint-cosigner.ts';
 import { signWith, type SigningWorker } from './signing-worker.ts';
@@ -36,7 +36,7 @@ import type { KeyedLock } from './mutex.ts';
 import type { WitnessCosigner } from './note-cosigner.ts';
 import type { NoteCosignatureObject } from '../wire/messages.ts';
 import type { OffThreadVerifier } from './off-thread-verify.ts';
-import { formatCheckpointBody } from '../../verifier/note/index.ts';
+import { formatCheckpointBody } from '../../verifier/c2sp/note/index.ts';
 import {
   NOTE_ED25519,
   noteSignatureLine,

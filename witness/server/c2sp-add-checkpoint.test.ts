@@ -14,7 +14,7 @@ import { openStateStore, type StateStore } from './state.ts';
 import { createWitnessCosigner, logVkeyOf } from './note-cosigner.ts';
 import { createLogRegistry } from './c2sp-logs.ts';
 import { c2spBodyOf, processAddCheckpointBoth, type WitnessDeps } from './add-checkpoint.ts';
-import { createNoteSigner, formatSignerKey, signNote, SIG_ED25519, verifyNote } from '../../verifier/note/index.ts';
+import { createNoteSigner, formatSignerKey, signNote, SIG_ED25519, verifyNote } from '../../verifier/c2sp/note/index.ts';
 import { fromBase64url, parseHash } from '../../verifier/encoding/wire.ts';
 import { signCheckpointNote } from '../../verifier/documents/checkpoint-c2sp.ts';
 import { verifyNoteForkProof, type NoteForkProof } from '../../verifier/documents/note-fork-proof.ts';

@@ -35,7 +35,7 @@ import { fail, ok, type Failure, type Result } from '../../verifier/errors.ts';
 import { formatHash, formatTime } from '../../verifier/encoding/wire.ts';
 import type { CryptoBackend } from '../../verifier/crypto/default.ts';
 import { EMPTY_ROOT, verifyConsistency, type Hash32 } from '../../verifier/merkle/index.ts';
-import { parseCheckpointBody, parseNote, verifyParsedNote, type NoteVerifier } from '../../verifier/note/index.ts';
+import { parseCheckpointBody, parseNote, verifyParsedNote, type NoteVerifier } from '../../verifier/c2sp/note/index.ts';
 import { hashFromBase64StdBytes } from '../wire/hash-text.ts';
 import type { LogState, StateStore } from './state.ts';
 import type { KeyedLock } from './mutex.ts';
@@ -44,7 +44,7 @@ import type { MldsaCosigner } from './mldsa-cosigner.ts';
 import { parseHash } from '../../verifier/encoding/wire.ts';
 import type { OffThreadVerifier } from './off-thread-verify.ts';
 import { signWith, type SigningWorker } from './signing-worker.ts';
-import type { Signer } from '../../verifier/documents/signature.ts';
+import type { Signer } from '../../verifier/signing/signature.ts';
 import { buildNoteForkProof, type NoteForkProof } from '../../verifier/documents/note-fork-proof.ts';
 
 /** The most consistency proof lines a client may send (tlog-witness). */

@@ -14,10 +14,10 @@
 // un-admits nothing. Pure code (reading the list is log-list-follow.ts's).
 
 import { fail, ok, type Failure, type Result } from '../../verifier/errors.ts';
-import { createNoteVerifier, parseVerifierKey, SIG_COSIGNATURE_V1, type NoteVerifier } from '../../verifier/note/index.ts';
+import { createNoteVerifier, parseVerifierKey, SIG_COSIGNATURE_V1, type NoteVerifier } from '../../verifier/c2sp/note/index.ts';
 import type { CryptoBackend } from '../../verifier/crypto/default.ts';
 import { isValidOrigin } from '../../verifier/documents/log-descriptor.ts';
-import { isVendorMember } from '../../verifier/documents/document-hash.ts';
+import { isVendorMember } from '../../verifier/signing/document-hash.ts';
 import { logVkeyOf } from './note-cosigner.ts';
 import type { AdmittedLog } from './add-checkpoint.ts';
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { formatTime } from '../../verifier/encoding/wire.ts';
 import { cosignVerifiedCheckpoint, CHECKPOINT_KIND } from '../../verifier/documents/checkpoint.ts';
-import { signingHeader, signingHeaderBytes, verifyHashSignature, type Signer } from '../../verifier/documents/signature.ts';
+import { signingHeader, signingHeaderBytes, verifyHashSignature, type Signer } from '../../verifier/signing/signature.ts';
 import { testKey } from '../../testkit/witness.ts';
 import { cosignatureHeaderBytes, cosignCheckpoint } from './checkpoint-cosigner.ts';
 

@@ -3,13 +3,13 @@
 // cosignVerifiedCheckpoint, split so that the signing can happen elsewhere (signing-worker.ts):
 // cosignatureHeaderBytes gives the signed bytes (signingHeaderBytes of the header {alg, hash, kid,
 // kind: "Checkpoint", signedAt}, which writes this usual shape directly), cosignatureOf wraps a
-// signature made over them. Left out: verifying (verifier/documents/signature.ts does that).
+// signature made over them. Left out: verifying (verifier/signing/signature.ts does that).
 // Invariant: the hash and the time are checked (a programmer error otherwise, as in
 // cosignVerifiedCheckpoint), so nothing but the fixed shape can be signed.
 
 import { isHashString, isTime, toBase64url } from '../../verifier/encoding/wire.ts';
 import { CHECKPOINT_KIND } from '../../verifier/documents/checkpoint.ts';
-import { signingHeader, signingHeaderBytes, type Signature, type Signer } from '../../verifier/documents/signature.ts';
+import { signingHeader, signingHeaderBytes, type Signature, type Signer } from '../../verifier/signing/signature.ts';
 
 /** The signed bytes of our cosignature header: signingHeaderBytes(signingHeader(…)). */
 export function cosignatureHeaderBytes(signer: Signer, hash: string, signedAt: string): Uint8Array {

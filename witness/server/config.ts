@@ -7,13 +7,13 @@
 // file I/O is data-dir.ts's. Invariant: each origin appears once, with a sequencer-role key.
 
 import { fail, ok, type Result } from '../../verifier/errors.ts';
-import { isVendorMember } from '../../verifier/documents/document-hash.ts';
+import { isVendorMember } from '../../verifier/signing/document-hash.ts';
 import { checkOrigin } from '../../verifier/documents/log-descriptor.ts';
 import { readDocument } from '../../verifier/documents/read.ts';
-import type { KeyRecord } from '../../verifier/documents/keys.ts';
+import type { KeyRecord } from '../../verifier/signing/keys.ts';
 import type { AdmittedLog } from './add-checkpoint.ts';
 import { readC2spLog, type C2spLog } from './c2sp-logs.ts';
-import { isValidKeyName } from '../../verifier/note/index.ts';
+import { isValidKeyName } from '../../verifier/c2sp/note/index.ts';
 
 export interface WitnessConfig {
   kind: 'WitnessConfig';

@@ -15,7 +15,7 @@
 
 import { mkdir, readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
-import { formatSignerKey, parseSignerKey, SIG_MLDSA44 } from '../../verifier/note/index.ts';
+import { formatSignerKey, parseSignerKey, SIG_MLDSA44 } from '../../verifier/c2sp/note/index.ts';
 import { join } from 'node:path';
 import { ProtocolError, type Result } from '../../verifier/errors.ts';
 import {
@@ -25,14 +25,14 @@ import {
   signDocument,
   type SecretKey,
   type Signer,
-} from '../../verifier/documents/signature.ts';
+} from '../../verifier/signing/signature.ts';
 import { formatTime, toBase64url } from '../../verifier/encoding/wire.ts';
 import { sha256 } from '../../verifier/crypto/default.ts';
 import { readDocument } from '../../verifier/documents/read.ts';
 import { readJsonIfExists as readJsonFile, writeFileDurable, writeFileOnce } from '../../platform/durable-file.ts';
 
 export { readJsonFile, writeFileDurable };
-import type { KeyRecord } from '../../verifier/documents/keys.ts';
+import type { KeyRecord } from '../../verifier/signing/keys.ts';
 import { DEFAULT_WITNESS_CONFIG, readWitnessConfig, type WitnessConfig } from './config.ts';
 import type { ImportedKey } from './key-import.ts';
 

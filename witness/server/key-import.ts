@@ -13,7 +13,7 @@
 // the file is kept; a file that is none of the forms is refused with a line naming them.
 
 import { fail, ok, type Result } from '../../verifier/errors.ts';
-import { parseSignerKey } from '../../verifier/note/index.ts';
+import { parseSignerKey } from '../../verifier/c2sp/note/index.ts';
 import { parseJson } from '../../verifier/encoding/strict-json.ts';
 import { fromBase64url } from '../../verifier/encoding/wire.ts';
 

@@ -10,7 +10,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { Point } from '@noble/ed25519';
 import { tempDirs } from '../../testkit/tmp.ts';
 import { T8 } from '../../testkit/ed25519-adversarial.ts';
-import { formatVerifierKey, SIG_ED25519 } from '../../verifier/note/index.ts';
+import { formatVerifierKey, SIG_ED25519 } from '../../verifier/c2sp/note/index.ts';
 import { createLogRegistry, parseLogListV0 } from './c2sp-logs.ts';
 import { refreshLogLists } from './log-list-follow.ts';
 import { openStateStore, type StateStore } from './state.ts';

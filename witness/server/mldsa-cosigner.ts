@@ -5,7 +5,7 @@
 // is a signed-note skey `PRIVATE+KEY+<name>+<key ID>+base64(0x06 || 32-byte seed)` (the seed is
 // the FIPS 204 key, so another implementation holding it signs as this witness). It signs the
 // message over origin, start 0, end = size and root with a non-zero timestamp (tlog-witness).
-// It leaves out sign-subtree and mirror statements. Invariant: verifier/note/subtree.ts is the one
+// It leaves out sign-subtree and mirror statements. Invariant: verifier/c2sp/note/subtree.ts is the one
 // encoder of the signed bytes; a timestamp is never 0.
 
 import type { CryptoBackend } from '../../verifier/crypto/default.ts';
@@ -19,7 +19,7 @@ import {
   SIG_MLDSA44,
   subtreeMessage,
   toBase64Std,
-} from '../../verifier/note/index.ts';
+} from '../../verifier/c2sp/note/index.ts';
 
 export interface MldsaCosigner {
   readonly name: string;

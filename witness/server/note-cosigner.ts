@@ -4,7 +4,7 @@
 // `<origin>+<key id>+<base64(0x01 || key)>`. Specs: c2sp.org tlog-cosignature and signed-note at
 // C2SP/C2SP commit 5ba5ee830903e91240fc6f9f3a7a9293d49e69c9.
 // It makes: a signature line `<name> base64(key ID || u64 timestamp || Ed25519 sig)` over
-// "cosignature/v1\ntime <t>\n" + the checkpoint body bytes as received (verifier/note/cosignature.ts
+// "cosignature/v1\ntime <t>\n" + the checkpoint body bytes as received (verifier/c2sp/note/cosignature.ts
 // is the one encoder of those bytes), and the JSON object the libp2p reply carries,
 // {alg:"cosignature/v1", kid:"<name>+<key id hex>", signedAt (whole seconds), sig (base64url of
 // the 64-byte signature)}. Left out: ML-DSA-44 cosignatures (0x06) and subtree signing.
@@ -13,7 +13,7 @@
 // never 0 (tlog-witness forbids omitting it).
 
 import { concatBytes, formatTime, toBase64url } from '../../verifier/encoding/wire.ts';
-import type { Signer } from '../../verifier/documents/signature.ts';
+import type { Signer } from '../../verifier/signing/signature.ts';
 import {
   cosignatureMessage,
   encodeCosignature,
@@ -22,7 +22,7 @@ import {
   SIG_COSIGNATURE_V1,
   toBase64Std,
   isValidKeyName,
-} from '../../verifier/note/index.ts';
+} from '../../verifier/c2sp/note/index.ts';
 
 import type { NoteCosignatureObject } from '../wire/messages.ts';
 

@@ -10,7 +10,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createSigPool, type SigItem } from '../../platform/sig-pool.ts';
 import { defaultBackend } from '../../verifier/crypto/default.ts';
-import { signHash } from '../../verifier/documents/signature.ts';
+import { signHash } from '../../verifier/signing/signature.ts';
 import { withLogNoteSignature } from '../../verifier/documents/checkpoint.ts';
 import { fromBase64url, toBase64url, utf8 } from '../../verifier/encoding/wire.ts';
 import { createFakeLog, testKey, type FakeLog } from '../../testkit/witness.ts';

@@ -24,8 +24,8 @@
 import { availableParallelism } from 'node:os';
 import type { PrivateKey } from '@libp2p/interface';
 import type { FastifyInstance } from 'fastify';
-import type { KeyRecord } from '../../verifier/documents/keys.ts';
-import type { SecretKey, Signature, Signer } from '../../verifier/documents/signature.ts';
+import type { KeyRecord } from '../../verifier/signing/keys.ts';
+import type { SecretKey, Signature, Signer } from '../../verifier/signing/signature.ts';
 import { createSigningWorker } from './signing-worker.ts';
 import { addCosignature, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
 import type { ForkProof } from '../../verifier/documents/fork-proof.ts';

@@ -3,7 +3,7 @@
 // holds it on the main thread too, so no new place keeps the secret) and signs batches of
 // messages with node:crypto (RFC 8032 Ed25519, deterministic: the bytes equal those of the main
 // thread's signer). Plain JavaScript, no loader. It never builds the signed bytes: the main thread
-// builds them (checkpoint-cosigner.ts, verifier/note/cosignature.ts) after the witness decided,
+// builds them (checkpoint-cosigner.ts, verifier/c2sp/note/cosignature.ts) after the witness decided,
 // and decides what to do with the signatures (commit first, answer after).
 //
 // Message in: one Uint8Array over a transferred ArrayBuffer (byteOffset 0): Uint32 words

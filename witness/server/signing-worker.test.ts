@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createSigner, type SecretKey, type Signer } from '../../verifier/documents/signature.ts';
+import { createSigner, type SecretKey, type Signer } from '../../verifier/signing/signature.ts';
 import { toBase64url } from '../../verifier/encoding/wire.ts';
 import { tempDirs } from '../../testkit/tmp.ts';
 import { createFakeLog } from '../../testkit/witness.ts';
@@ -26,7 +26,7 @@ import { createLogRegistry } from './c2sp-logs.ts';
 import { openStateStore, type LogState, type StateStore } from './state.ts';
 import { createWitness } from './service.ts';
 import { encodeMessage } from '../wire/messages.ts';
-import { keyRecordOf } from '../../verifier/documents/signature.ts';
+import { keyRecordOf } from '../../verifier/signing/signature.ts';
 import { generateKeyPair } from '@libp2p/crypto/keys';
 
 const tmp = tempDirs('cookwala-signw-');

@@ -3,7 +3,7 @@
 // witness's Ed25519 private key: the same process holds it anyway (the main thread's Signer keeps
 // the seed in a closure), so no new party sees the secret; the seed goes to the worker once, in
 // workerData, and the worker is never handed anything else secret. It signs what the main thread
-// built (checkpoint-cosigner.ts header bytes, verifier/note/cosignature.ts cosignature/v1
+// built (checkpoint-cosigner.ts header bytes, verifier/c2sp/note/cosignature.ts cosignature/v1
 // messages) and only after the witness decided (under the per-log lock, as inline): it changes
 // where the Ed25519 arithmetic runs, not what is signed nor when a cosignature may leave (the
 // callers still commit the state, synced, before they answer). Ed25519 is deterministic, so the
@@ -18,7 +18,7 @@
 
 import { Worker } from 'node:worker_threads';
 import { fromBase64url } from '../../verifier/encoding/wire.ts';
-import type { SecretKey, Signer } from '../../verifier/documents/signature.ts';
+import type { SecretKey, Signer } from '../../verifier/signing/signature.ts';
 import { defaultBackend } from '../../verifier/crypto/default.ts';
 
 export interface SigningWorker {

@@ -19,7 +19,7 @@ import type { ForkProof } from '../../verifier/documents/fork-proof.ts';
 import type { NoteForkProof } from '../../verifier/documents/note-fork-proof.ts';
 import { sha256 } from '../../verifier/crypto/default.ts';
 import { toHex } from '../../verifier/encoding/wire.ts';
-import type { Signature } from '../../verifier/documents/signature.ts';
+import type { Signature } from '../../verifier/signing/signature.ts';
 import { createKeyedLock, type KeyedLock } from './mutex.ts';
 import { openLevel } from '../../platform/level-open.ts';
 

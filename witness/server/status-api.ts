@@ -15,7 +15,7 @@ import type { Logger } from '../../platform/logger.ts';
 import { fail } from '../../verifier/errors.ts';
 import { sendProblem } from '../../platform/http-problem.ts';
 import { boundedServerOptions, capConnections } from '../../platform/http-limits.ts';
-import type { KeyRecord } from '../../verifier/documents/keys.ts';
+import type { KeyRecord } from '../../verifier/signing/keys.ts';
 import { addCosignature } from '../../verifier/documents/checkpoint.ts';
 import type { AdmittedLog } from './add-checkpoint.ts';
 import type { StateStore } from './state.ts';

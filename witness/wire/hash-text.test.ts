@@ -1,9 +1,9 @@
-// The base64 proof-line reader of the C2SP witness (hash-text.ts) against verifier/note/base64.ts
+// The base64 proof-line reader of the C2SP witness (hash-text.ts) against verifier/c2sp/note/base64.ts
 // fromBase64Std: 32 bytes or refused, for random hashes, strings over the characters that matter
 // and each near miss written out.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { fromBase64Std } from '../../verifier/note/base64.ts';
+import { fromBase64Std } from '../../verifier/c2sp/note/base64.ts';
 import { hashFromBase64Std, hashFromBase64StdBytes } from './hash-text.ts';
 
 const agree64 = (s: string) => {

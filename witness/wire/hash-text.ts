@@ -1,6 +1,6 @@
 // witness/wire/hash-text.ts: the C2SP form of a 32-byte hash, a line of strict standard base64
 // (a tlog-witness consistency proof line, C2SP tlog-witness), decoded in one pass: exactly the
-// lines verifier/note/base64.ts fromBase64Std decodes to 32 bytes (44 characters, one `=`, zero
+// lines verifier/c2sp/note/base64.ts fromBase64Std decodes to 32 bytes (44 characters, one `=`, zero
 // trailing bits; hash-text.test.ts checks both against each other). The `sha256:` hash strings of
 // the libp2p protocol are read by verifier/encoding/wire.ts parseHash. Pure code.
 

@@ -5,7 +5,7 @@
 // members refused, every document read through verifier/documents/read.ts), so processAddCheckpoint only
 // ever sees well-formed values, read one way. Pure code.
 // Left out: other message types (answered `unknown_message_type`); C2SP's text wire format (the
-// project speaks JSON; verifier/note/index.ts covers the text formats for interop).
+// project speaks JSON; verifier/c2sp/note/index.ts covers the text formats for interop).
 
 import { fail, isReasonCode, ok, type Failure, type ReasonCode, type Result } from '../../verifier/errors.ts';
 import { fromUtf8, isHashString, isTime, utf8 } from '../../verifier/encoding/wire.ts';
@@ -14,8 +14,8 @@ import { MAX_JSON_DEPTH, parseJson } from '../../verifier/encoding/strict-json.t
 import type { Checkpoint } from '../../verifier/documents/checkpoint.ts';
 import type { LogDescriptor } from '../../verifier/documents/log-descriptor.ts';
 import type { ForkProof } from '../../verifier/documents/fork-proof.ts';
-import { parseSignature, type Signature } from '../../verifier/documents/signature.ts';
-import { isVendorMember } from '../../verifier/documents/document-hash.ts';
+import { parseSignature, type Signature } from '../../verifier/signing/signature.ts';
+import { isVendorMember } from '../../verifier/signing/document-hash.ts';
 
 export const WITNESS_PROTOCOL = '/cookwala/witness/1.0.0';
 /** A proof for a tree of up to 2^64 leaves has at most 64 hashes (consistency: one more). */

@@ -12,9 +12,9 @@
 import type { PrivateKey } from '@libp2p/interface';
 import { fail, ok, type Result } from '../../verifier/errors.ts';
 import { readDocument } from '../../verifier/documents/read.ts';
-import type { KeyRecord } from '../../verifier/documents/keys.ts';
+import type { KeyRecord } from '../../verifier/signing/keys.ts';
 import { witnessCosignatureKey } from '../../verifier/documents/checkpoint-c2sp.ts';
-import { witnessKeyAgreement } from '../../verifier/documents/witness-identity.ts';
+import { witnessKeyAgreement } from '../../verifier/signing/witness-identity.ts';
 
 export interface WitnessInfoCard {
   peerId: string;

@@ -9,7 +9,7 @@
 // them): `hash`, `time`, `base64url`, `origin`. What a schema cannot say (public-key length per
 // alg, roles in a policy, the coreVersion rule) is checked by verifier/documents/read.ts and verifier/documents/policy.ts after validation.
 
-import { VENDOR_MEMBER_PATTERN } from '../document-hash.ts';
+import { VENDOR_MEMBER_PATTERN } from '../../signing/document-hash.ts';
 import { MAX_CLOCK_SKEW_LIMIT_MS, MAX_DELIVERY_DELAY_LIMIT_MS } from '../time-bounds.ts';
 
 export const SCHEMA_ID = 'https://cookwala.org/schemas/log-0.2/documents.json';

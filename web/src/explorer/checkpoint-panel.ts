@@ -10,7 +10,7 @@
 
 import { verifyCheckpoint, type Checkpoint } from '../../../verifier/documents/checkpoint.ts';
 import { readWitnessPolicy } from '../../../verifier/documents/policy.ts';
-import type { KeyRecord } from '../../../verifier/documents/keys.ts';
+import type { KeyRecord } from '../../../verifier/signing/keys.ts';
 import type { LogDescriptor } from '../../../verifier/documents/log-descriptor.ts';
 import { age, byId, download, fill, h, shortHash } from '../lib/dom.ts';
 import { getJson, HttpError, logPath } from '../lib/http.ts';

@@ -8,7 +8,7 @@
 // it. Left out: the checkpoint it is checked against (checkpoint-panel.ts). Invariant: an
 // inclusion is shown as verified only when verifyEventProof accepted the proof in this page.
 
-import { buildEventProof, verifyEventProof } from '../../../verifier/documents/event-proof.ts';
+import { buildEventProof, verifyEventProof } from '../../../verifier/bundle/event-proof.ts';
 import type { Entry } from '../../../verifier/documents/entry.ts';
 import type { CloudEvent } from '../../../verifier/cloudevent/read.ts';
 import { byId, copyButton, download, fill, h, num } from '../lib/dom.ts';

@@ -9,7 +9,7 @@
 
 import type { Checkpoint } from '../../../verifier/documents/checkpoint.ts';
 import type { WitnessPolicy } from '../../../verifier/documents/policy.ts';
-import type { KeyRecord } from '../../../verifier/documents/keys.ts';
+import type { KeyRecord } from '../../../verifier/signing/keys.ts';
 import type { LogDescriptor } from '../../../verifier/documents/log-descriptor.ts';
 import { age, h } from '../lib/dom.ts';
 

@@ -1,5 +1,5 @@
 // web/src/explorer/witness-rows.ts: the explorer's witness table (docs/design.md §12b, §4): one row per
-// policy witness, because a witness is its key (verifier/documents/witness-identity.ts): its one
+// policy witness, because a witness is its key (verifier/signing/witness-identity.ts): its one
 // name, its transports (libp2p multiaddr, C2SP HTTP URL), whether its cosignature counted on the
 // checkpoint shown (decided IN THE PAGE by verifyCheckpoint, by key), and its live state as the
 // sequencer's witness client reports it ("cosigned", "unreachable: connection refused, last tried
@@ -10,11 +10,11 @@
 import type { Checkpoint } from '../../../verifier/documents/checkpoint.ts';
 import { verifyCheckpoint } from '../../../verifier/documents/checkpoint.ts';
 import type { WitnessPolicy } from '../../../verifier/documents/policy.ts';
-import { witnessDisplayName } from '../../../verifier/documents/witness-identity.ts';
+import { witnessDisplayName } from '../../../verifier/signing/witness-identity.ts';
 import { h } from '../lib/dom.ts';
 import { badge, when } from './view.ts';
 
-/** What GET /v1/logs/{log}/witnesses says of one witness (web/server/sequencer-explorer.ts). */
+/** What GET /v1/logs/{log}/witnesses says of one witness (sequencer/explorer-routes.ts). */
 export interface WitnessRowAnswer {
   name: string;
   kid: string;

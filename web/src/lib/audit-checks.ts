@@ -2,7 +2,7 @@
 // each the browser twin of an auditor's command, returning the same JSON that command prints with
 // --json: a whole bundle (`cookwala verify`: the pure streaming verifier of
 // verifier/bundle/verifier.ts fed by line-reader.ts, signatures through an injected batch
-// verifier), one event proof (`cookwala verify-event`: verifier/documents/event-proof.ts) and a ForkProof
+// verifier), one event proof (`cookwala verify-event`: verifier/bundle/event-proof.ts) and a ForkProof
 // (`cookwala verify-fork`: verifier/documents/fork-proof.ts). Trust comes only from the policy (or, for a
 // fork proof, a sequencer KeyRecord) and the key cache the auditor gives; a trust file that is
 // not JSON or not the document is "unusable input" (exit 2) with the CLI's wording, never a
@@ -12,12 +12,12 @@
 import { createBundleVerifier } from '../../../verifier/bundle/verifier.ts';
 import type { BundleReport } from '../../../verifier/bundle/report.ts';
 import type { VerifyBatch } from '../../../verifier/bundle/signature-batches.ts';
-import { verifyEventProof } from '../../../verifier/documents/event-proof.ts';
+import { verifyEventProof } from '../../../verifier/bundle/event-proof.ts';
 import { forkVerdict, type ForkProof, type ForkVerdict } from '../../../verifier/documents/fork-proof.ts';
 import { NOTE_FORK_PROOF, noteForkVerdict, readNoteForkProof } from '../../../verifier/documents/note-fork-proof.ts';
 import { parseJson, readDocument } from '../../../verifier/documents/read.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../../../verifier/documents/policy.ts';
-import type { KeyRecord } from '../../../verifier/documents/keys.ts';
+import type { KeyRecord } from '../../../verifier/signing/keys.ts';
 import type { Result } from '../../../verifier/errors.ts';
 import { forEachLine, readCheckpointSeqsAhead, readFirstLine, type ByteSource } from './line-reader.ts';
 

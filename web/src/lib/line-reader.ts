@@ -1,5 +1,5 @@
 // web/src/lib/line-reader.ts: an audit bundle read line by line from a Blob or File in a browser
-// (docs/design.md §8, §12b), with the same rules as the CLI's reader (verifier/cli/bundle-file.ts), so the
+// (docs/design.md §8, §12b), with the same rules as the CLI's reader (auditor/bundle-file.ts), so the
 // page and `cookwala verify` feed the pure verifier the same lines with the same flags: lines cut
 // by verifier/bundle/line-split.ts (on the byte 0x0A, before decoding; a line over MAX_LINE_BYTES
 // skipped unread and flagged tooLong, a last line without a newline flagged unterminated), each
@@ -13,7 +13,7 @@ import { createLineSplitter, type LineFlags } from '../../../verifier/bundle/lin
 
 export type { LineFlags };
 
-/** As verifier/cli/bundle-file.ts: no valid line comes near this. */
+/** As auditor/bundle-file.ts: no valid line comes near this. */
 export const MAX_LINE_BYTES = 16 << 20;
 const SLICE = 1 << 20;
 

@@ -7,12 +7,12 @@
 
 import { setDefaultBackend } from '../../../verifier/crypto/default.ts';
 import { createNobleBackend } from '../../../verifier/crypto/noble.ts';
-import { computeHash, type JsonObject } from '../../../verifier/documents/document-hash.ts';
-import { verifyHashSignature } from '../../../verifier/documents/signature.ts';
+import { computeHash, type JsonObject } from '../../../verifier/signing/document-hash.ts';
+import { verifyHashSignature } from '../../../verifier/signing/signature.ts';
 import type { Checkpoint } from '../../../verifier/documents/checkpoint.ts';
 import type { ForkProof } from '../../../verifier/documents/fork-proof.ts';
 import type { NoteForkProof } from '../../../verifier/documents/note-fork-proof.ts';
-import type { KeyRecord } from '../../../verifier/documents/keys.ts';
+import type { KeyRecord } from '../../../verifier/signing/keys.ts';
 import { age, byId, download, fill, h, shortHash } from '../lib/dom.ts';
 import { getJson } from '../lib/http.ts';
 
