@@ -6,7 +6,9 @@ import { defineConfig } from 'vitest/config';
 // Crash soak rounds are controlled by COOKWALA_CRASH_ROUNDS (short by default).
 export default defineConfig({
   test: {
-    include: ['{verifier,platform,testkit,logstore,sequencer,witness,executor,device,conformance,demo,test,bench,web}/**/*.test.ts'],
+    include: [
+      '{verifier,auditor,platform,testkit,logstore,sequencer,witness,executor,device,monitor,tools,conformance,demo,test,bench,web}/**/*.test.ts',
+    ],
     setupFiles: ['./bin/polyfill.ts', './test/fast-check-setup.ts'],
     globalSetup: ['./test/global-setup.ts'],
     testTimeout: 60_000,

@@ -10,10 +10,10 @@
 // set across the resume point (uniqueness is checked within each bundle).
 // Invariant: a state is written only from a report that is valid.
 
-import { readTextIfExists, writeFileDurable } from '../platform/durable-file.ts';
-import { parseJson } from '../verifier/encoding/strict-json.ts';
-import { fromHex, toHex } from '../verifier/encoding/wire.ts';
-import type { EntryResume } from '../verifier/bundle/entries.ts';
+import { readTextIfExists, writeFileDurable } from '../platform/index.ts';
+import { parseJson } from '../verifier/encoding/index.ts';
+import { fromHex, toHex } from '../verifier/encoding/index.ts';
+import type { EntryResume } from '../verifier/bundle/index.ts';
 import type { NodeId } from '../verifier/merkle/index.ts';
 import { InputError } from './trust-files.ts';
 

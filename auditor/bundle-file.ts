@@ -12,8 +12,8 @@
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
-import { readCheckpointSeqsFromTail } from '../verifier/bundle/tail-seqs.ts';
-import { createLineSplitter, type LineFlags } from '../verifier/bundle/line-split.ts';
+import { readCheckpointSeqsFromTail } from '../verifier/bundle/index.ts';
+import { createLineSplitter, type LineFlags } from '../verifier/bundle/index.ts';
 
 export type { LineFlags };
 

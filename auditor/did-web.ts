@@ -8,10 +8,10 @@
 // skipped and named. A service URL serves /.well-known/cookwala.json ({keys:[KeyRecord…]}) or,
 // given a full path, any {keys:[…]} document (e.g. a log's GET …/keys).
 
-import { fromBase64url, toBase64url } from '../verifier/encoding/wire.ts';
-import { fail, ok, type Result } from '../verifier/errors.ts';
-import { readDocument } from '../verifier/documents/read.ts';
-import type { KeyRecord, KeyRole } from '../verifier/signing/keys.ts';
+import { fromBase64url, toBase64url } from '../verifier/encoding/index.ts';
+import { fail, ok, type Result } from '../verifier/index.ts';
+import { readDocument } from '../verifier/documents/index.ts';
+import type { KeyRecord, KeyRole } from '../verifier/signing/index.ts';
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 

@@ -9,11 +9,11 @@
 // separate from verification, which stays offline. Exit 0 done, 1 refused, 2 usage or unreachable.
 
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import { parseFlags, runCli, UsageError } from '../platform/args.ts';
+import { parseFlags, runCli, UsageError } from '../platform/index.ts';
 import { keySourceOf, keysFromDidDocument, keysFromKeysDocument } from './did-web.ts';
-import { parseJson, readDocument } from '../verifier/documents/read.ts';
-import { isTime } from '../verifier/encoding/wire.ts';
-import { KEY_ROLES, sameKey, type KeyRecord, type KeyRole } from '../verifier/signing/keys.ts';
+import { parseJson, readDocument } from '../verifier/documents/index.ts';
+import { isTime } from '../verifier/encoding/index.ts';
+import { KEY_ROLES, sameKey, type KeyRecord, type KeyRole } from '../verifier/signing/index.ts';
 
 const USAGE = `usage: cookwala keys fetch (URL | did:web:HOST[:PATH…]) --cache FILE [--role ROLE] [--valid-from TIME]
        cookwala keys show --cache FILE [--json]

@@ -7,11 +7,11 @@
 // breaks its format (malformed_policy and the like, one line on stderr), 2 unusable input (no file).
 
 import { readFile, writeFile } from 'node:fs/promises';
-import { parseFlags, runCli, UsageError } from '../platform/args.ts';
+import { parseFlags, runCli, UsageError } from '../platform/index.ts';
 import { InputError, readJsonFile } from './trust-files.ts';
-import { readWitnessPolicy } from '../verifier/documents/policy.ts';
-import { policyFromTlog, policyToTlog } from '../verifier/c2sp/tlog-policy.ts';
-import type { Result } from '../verifier/errors.ts';
+import { readWitnessPolicy } from '../verifier/documents/index.ts';
+import { policyFromTlog, policyToTlog } from '../verifier/c2sp/index.ts';
+import type { Result } from '../verifier/index.ts';
 
 const TO_USAGE = `usage: cookwala policy to-tlog POLICY [--out FILE]
 

@@ -10,7 +10,7 @@
 import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SpillFile, SpillSink } from '../verifier/bundle/id-spill.ts';
+import type { SpillFile, SpillSink } from '../verifier/bundle/index.ts';
 
 export interface SpillDir extends SpillSink {
   /** The directory, once a file was made. */

@@ -5,10 +5,10 @@
 // Both are read as I-JSON (verifier/encoding/strict-json.ts): a member named twice is duplicate_member.
 
 import { createReadStream } from 'node:fs';
-import { MAX_JSON_LENGTH } from '../verifier/encoding/strict-json.ts';
-import { parseJson, readDocument } from '../verifier/documents/read.ts';
-import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
-import type { KeyRecord } from '../verifier/signing/keys.ts';
+import { MAX_JSON_LENGTH } from '../verifier/encoding/index.ts';
+import { parseJson, readDocument } from '../verifier/documents/index.ts';
+import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/index.ts';
+import type { KeyRecord } from '../verifier/signing/index.ts';
 
 export class InputError extends Error {
   override readonly name = 'InputError';

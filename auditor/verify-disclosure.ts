@@ -8,10 +8,10 @@
 // payload does not stop a reveal. Exit 0 the value is proved, 1 refused (reason code and detail),
 // 2 unusable input.
 
-import { parseFlags, runCli, UsageError } from '../platform/args.ts';
+import { parseFlags, runCli, UsageError } from '../platform/index.ts';
 import { InputError, readJsonFile, readKeyCacheFile, readPolicyFile } from './trust-files.ts';
-import { verifyEventProof } from '../verifier/bundle/event-proof.ts';
-import { verifyDisclosureReveal } from '../verifier/documents/disclosure-reveal.ts';
+import { verifyEventProof } from '../verifier/bundle/index.ts';
+import { verifyDisclosureReveal } from '../verifier/documents/index.ts';
 
 const USAGE = `usage: cookwala verify-disclosure REVEAL --proof PROOF --policy POLICY [--keys CACHE] [--json]
 

@@ -5,10 +5,10 @@
 // unreadable or non-JSON file, policy or key cache). A file starting with `c2sp.org/tlog-proof@v1`
 // is read as a C2SP tlog-proof (verifier/c2sp/tlog-proof.ts) and checked against the same policy.
 
-import { parseFlags, runCli, UsageError } from '../platform/args.ts';
+import { parseFlags, runCli, UsageError } from '../platform/index.ts';
 import { InputError, readJsonFile, readKeyCacheFile, readPolicyFile } from './trust-files.ts';
-import { verifyEventProof } from '../verifier/bundle/event-proof.ts';
-import { TLOG_PROOF_HEADER, verifyTlogProof } from '../verifier/c2sp/tlog-proof.ts';
+import { verifyEventProof } from '../verifier/bundle/index.ts';
+import { TLOG_PROOF_HEADER, verifyTlogProof } from '../verifier/c2sp/index.ts';
 import { readFile } from 'node:fs/promises';
 
 const USAGE = `usage: cookwala verify-event PROOF --policy POLICY [--keys CACHE] [--json] [--allow-legacy-signatures]

@@ -1,8 +1,8 @@
 // auditor/verify-fork.ts: `cookwala verify-fork PROOF (--policy POLICY | --key KEYRECORD |
 // --vkey VKEY) [--json]` (docs/design.md §4, §7, §7a): check fork proofs offline. The log's key
 // comes from the auditor (the policy's `sequencer`, a KeyRecord file, or a C2SP log's signed-note
-// vkey), never from the proof. A proof is a ForkProof (two JSON checkpoints, ../documents/fork-proof.ts) or a
-// NoteForkProof (two signed notes of a C2SP log, ../documents/note-fork-proof.ts; a Cookwala log's note key is
+// vkey), never from the proof. A proof is a ForkProof (two JSON checkpoints, ../verifier/documents/fork-proof.ts) or a
+// NoteForkProof (two signed notes of a C2SP log, ../verifier/documents/note-fork-proof.ts; a Cookwala log's note key is
 // its sequencer key, so --policy and --key check those too). PROOF may also be a witness's
 // `GET /v1/forks` answer, `{"forks":[…]}`: each proof is checked, one verdict per line (--json: an
 // array). Exit codes, for a monitoring job: 0 a fork is proven, 1 a proof was given and proves
@@ -10,14 +10,14 @@
 // no trusted key), 3 the witness's list holds no proof at all (nothing to check: no fork seen).
 // No network.
 
-import { parseFlags, runCli, UsageError } from '../platform/args.ts';
+import { parseFlags, runCli, UsageError } from '../platform/index.ts';
 import { InputError, readJsonFile, readPolicyFile } from './trust-files.ts';
-import { readDocument } from '../verifier/documents/read.ts';
-import { forkVerdict, type ForkProof, type ForkVerdict } from '../verifier/documents/fork-proof.ts';
-import { NOTE_FORK_PROOF, noteForkVerdict, readNoteForkProof } from '../verifier/documents/note-fork-proof.ts';
+import { readDocument } from '../verifier/documents/index.ts';
+import { forkVerdict, type ForkProof, type ForkVerdict } from '../verifier/documents/index.ts';
+import { NOTE_FORK_PROOF, noteForkVerdict, readNoteForkProof } from '../verifier/documents/index.ts';
 import { parseVerifierKey } from '../verifier/c2sp/note/index.ts';
-import type { KeyRecord } from '../verifier/signing/keys.ts';
-import type { Result } from '../verifier/errors.ts';
+import type { KeyRecord } from '../verifier/signing/index.ts';
+import type { Result } from '../verifier/index.ts';
 
 /** The exit codes, named (the README and docs/witnesses.md mirror them). */
 export const VERIFY_FORK_EXIT = { proven: 0, notProven: 1, unusable: 2, noFork: 3 } as const;

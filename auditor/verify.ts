@@ -10,15 +10,15 @@
 // major version). No network: trust comes from the policy and the key cache alone.
 
 import { readFile, stat } from 'node:fs/promises';
-import { parseFlags, runCli, UsageError } from '../platform/args.ts';
+import { parseFlags, runCli, UsageError } from '../platform/index.ts';
 import { canReadAhead, forEachLine, readCheckpointSeqsAhead, readLeadingLines } from './bundle-file.ts';
 import { InputError, readKeyCacheFile, readPolicyFile } from './trust-files.ts';
-import { createSigPool } from '../platform/sig-pool.ts';
-import { createBundleVerifier } from '../verifier/bundle/verifier.ts';
-import { parseJson } from '../verifier/encoding/strict-json.ts';
-import { formatReport, type BundleReport } from '../verifier/bundle/report.ts';
+import { createSigPool } from '../platform/index.ts';
+import { createBundleVerifier } from '../verifier/bundle/index.ts';
+import { parseJson } from '../verifier/encoding/index.ts';
+import { formatReport, type BundleReport } from '../verifier/bundle/index.ts';
 import { createSpillDir } from './spill-dir.ts';
-import type { IdSpillOptions } from '../verifier/bundle/id-set.ts';
+import type { IdSpillOptions } from '../verifier/bundle/index.ts';
 import { readAuditState, writeAuditState } from './audit-state.ts';
 
 const USAGE = `usage: cookwala verify BUNDLE --policy POLICY [--keys CACHE] [--json] [--allow-legacy-signatures] [--require-witnessed] [--workers N] [--spill-dir DIR] [--resume STATE]

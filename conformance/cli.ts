@@ -4,7 +4,7 @@
 // Exit 0 when every case passed, 1 when one failed or none ran, 2 on bad usage (including a
 // --vectors DIR or a $COOKWALA_VECTORS that is not a directory).
 
-import { parseFlags, runCli, UsageError } from '../platform/args.ts';
+import { parseFlags, runCli, UsageError } from '../platform/index.ts';
 import { isDirectory } from './files.ts';
 import { formatReport } from './report.ts';
 import { runConformance, type VectorsDir } from './runner.ts';

@@ -9,7 +9,7 @@
 
 import { copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { verifyCheckpoint, type Checkpoint } from '../verifier/documents/checkpoint.ts';
+import { verifyCheckpoint, type Checkpoint } from '../verifier/documents/index.ts';
 import { describeExit } from './children.ts';
 import { witnessName, type DemoContext, type Network } from './context.ts';
 import { latestCheckpoint, tailEntries } from './http.ts';

@@ -13,8 +13,8 @@
 // negative; 2 bad flags or a DIR that is not ours. Every child is stopped before the demo exits.
 
 import { join } from 'node:path';
-import { parseFlags, runCli, UsageError } from '../platform/args.ts';
-import { DEFAULT_DIRS, DEMO_CHILD_ENV } from '../platform/data-dir-kind.ts';
+import { parseFlags, runCli, UsageError } from '../platform/index.ts';
+import { DEFAULT_DIRS, DEMO_CHILD_ENV } from '../platform/index.ts';
 import { createSupervisor, describeExit, SupervisorClosed, tailOf, type ChildDeath } from './children.ts';
 import { DEFAULT_OPTIONS, type DemoContext } from './context.ts';
 import { prepareDemoDir } from './data-dir.ts';

@@ -3,8 +3,8 @@
 // the steps learn as they go (URLs, keys, the policy). The steps are plain async functions over
 // this context; only demo/cli.ts decides their order. Left out: any global state.
 
-import type { KeyRecord } from '../verifier/signing/keys.ts';
-import type { WitnessPolicy } from '../verifier/documents/policy.ts';
+import type { KeyRecord } from '../verifier/signing/index.ts';
+import type { WitnessPolicy } from '../verifier/documents/index.ts';
 import type { Child, Supervisor } from './children.ts';
 
 export interface DemoOptions {

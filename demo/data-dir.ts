@@ -13,8 +13,8 @@
 
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { parseJson } from '../verifier/encoding/strict-json.ts';
-import { describeKind, inspectDataDir } from '../platform/data-dir-kind.ts';
+import { parseJson } from '../verifier/encoding/index.ts';
+import { describeKind, inspectDataDir } from '../platform/index.ts';
 
 export const MARKER = 'demo.json';
 

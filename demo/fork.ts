@@ -11,15 +11,15 @@
 
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { buildCheckpoint, type Checkpoint } from '../verifier/documents/checkpoint.ts';
-import { formatHash, formatTime } from '../verifier/encoding/wire.ts';
-import { createSigner, type SecretKey } from '../verifier/signing/signature.ts';
-import type { ForkProof } from '../verifier/documents/fork-proof.ts';
-import { createP2pNode, type P2pNode } from '../witness/wire/p2p-node.ts';
-import { loadOrCreatePeerKey } from '../witness/wire/identity.ts';
-import { createWitnessConnection } from '../witness/client/connection.ts';
-import { TOPICS } from '../witness/wire/topics.ts';
-import type { AddCheckpointRequest } from '../witness/wire/messages.ts';
+import { buildCheckpoint, type Checkpoint } from '../verifier/documents/index.ts';
+import { formatHash, formatTime } from '../verifier/encoding/index.ts';
+import { createSigner, type SecretKey } from '../verifier/signing/index.ts';
+import type { ForkProof } from '../verifier/documents/index.ts';
+import { createP2pNode, type P2pNode } from '../witness/wire/index.ts';
+import { loadOrCreatePeerKey } from '../witness/wire/index.ts';
+import { createWitnessConnection } from '../witness/client/index.ts';
+import { TOPICS } from '../witness/wire/index.ts';
+import type { AddCheckpointRequest } from '../witness/wire/index.ts';
 import type { DemoContext, Network, WitnessNode } from './context.ts';
 import { getJson } from './http.ts';
 import { readJsonFile, writeJsonFile } from './network.ts';

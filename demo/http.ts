@@ -4,9 +4,9 @@
 // or erased: 410). Invariant: everything here only reads, and every call is bounded by a timeout
 // and the demo's abort signal. Left out: retries (callers poll).
 
-import type { Entry } from '../verifier/documents/entry.ts';
-import { MAX_JSON_DEPTH, parseJson } from '../verifier/encoding/strict-json.ts';
-import type { Checkpoint } from '../verifier/documents/checkpoint.ts';
+import type { Entry } from '../verifier/documents/index.ts';
+import { MAX_JSON_DEPTH, parseJson } from '../verifier/encoding/index.ts';
+import type { Checkpoint } from '../verifier/documents/index.ts';
 
 export interface HttpAnswer<T = unknown> {
   status: number;

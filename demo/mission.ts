@@ -11,7 +11,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseJson } from '../verifier/encoding/strict-json.ts';
+import { parseJson } from '../verifier/encoding/index.ts';
 import { describeExit, type Child } from './children.ts';
 import type { DemoContext, Network } from './context.ts';
 import { payloadState, tailEntries, type EntryTail } from './http.ts';

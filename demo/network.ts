@@ -16,12 +16,12 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { parseJson } from '../verifier/encoding/strict-json.ts';
-import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
-import { readConfig } from '../sequencer/config.ts';
-import type { KeyRecord } from '../verifier/signing/keys.ts';
+import { parseJson } from '../verifier/encoding/index.ts';
+import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/index.ts';
+import { readConfig } from '../sequencer/index.ts';
+import type { KeyRecord } from '../verifier/signing/index.ts';
 import { describeExit, type Child } from './children.ts';
-import { readLogLines } from '../platform/logger.ts';
+import { readLogLines } from '../platform/index.ts';
 import type { DemoContext, Network, WitnessNode } from './context.ts';
 import { DemoError, waitFor } from './wait.ts';
 

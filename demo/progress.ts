@@ -6,7 +6,7 @@
 // `?`), since the line must keep coming while something is down; formatting is pure and tested.
 // Left out: anything that writes; this only reads.
 
-import type { Checkpoint } from '../verifier/documents/checkpoint.ts';
+import type { Checkpoint } from '../verifier/documents/index.ts';
 import { witnessName, type Network } from './context.ts';
 import { getJson, logUrls, request } from './http.ts';
 

@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { DIST_DIR } from '../web/server/pages.ts';
+import { DIST_DIR } from '../web/server/index.ts';
 
 const BUILD = fileURLToPath(new URL('../web/build.ts', import.meta.url));
 

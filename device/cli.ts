@@ -10,16 +10,16 @@
 // sequencer or by a check, 2 usage, unreadable input or an unreachable sequencer.
 
 import { appendFile, chmod, readFile, writeFile } from 'node:fs/promises';
-import { parseFlags, runCli, UsageError } from '../platform/args.ts';
-import { readBoundedText } from '../platform/durable-file.ts';
-import { parseJson } from '../verifier/encoding/strict-json.ts';
-import { formatTime, isTime } from '../verifier/encoding/wire.ts';
-import { readCloudEvent, signEvent, decodeCookwalasig, type CloudEvent } from '../verifier/cloudevent/read.ts';
-import { explainEvent } from '../verifier/cloudevent/explain.ts';
-import { parseDuration } from '../verifier/documents/time-bounds.ts';
-import type { Alg } from '../verifier/signing/keys.ts';
-import { toBase64 } from '../verifier/cloudevent/format.ts';
-import { fromBase64 } from '../verifier/cloudevent/format.ts';
+import { parseFlags, runCli, UsageError } from '../platform/index.ts';
+import { readBoundedText } from '../platform/index.ts';
+import { parseJson } from '../verifier/encoding/index.ts';
+import { formatTime, isTime } from '../verifier/encoding/index.ts';
+import { readCloudEvent, signEvent, decodeCookwalasig, type CloudEvent } from '../verifier/cloudevent/index.ts';
+import { explainEvent } from '../verifier/cloudevent/index.ts';
+import { parseDuration } from '../verifier/documents/index.ts';
+import type { Alg } from '../verifier/signing/index.ts';
+import { toBase64 } from '../verifier/cloudevent/index.ts';
+import { fromBase64 } from '../verifier/cloudevent/index.ts';
 import { KeyFileError, newDeviceKey, readKeyFile, recordOf, writeKeyFile } from './key-file.ts';
 import { binaryForm, discloseFields, revealsOf, type BinaryForm } from './event-forms.ts';
 import { allAccepted, deliver, requestOf, type Mode } from './deliver.ts';

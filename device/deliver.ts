@@ -9,8 +9,8 @@
 // Invariant: the answer printed is the sequencer's own JSON, unchanged.
 
 import { createHash } from 'node:crypto';
-import type { CloudEvent } from '../verifier/cloudevent/read.ts';
-import { parseJson } from '../verifier/encoding/strict-json.ts';
+import type { CloudEvent } from '../verifier/cloudevent/index.ts';
+import { parseJson } from '../verifier/encoding/index.ts';
 import type { BinaryForm } from './event-forms.ts';
 
 export type Mode = 'structured' | 'batch' | 'binary';

@@ -9,12 +9,12 @@
 // and the body (JSON content types parsed into `data`, anything else kept as `data_base64`).
 // Pure: no I/O.
 
-import { fail, ok, type Result } from '../verifier/errors.ts';
-import { createDisclosure, type Revealed } from '../verifier/documents/disclosure.ts';
-import { atPointer, pointerTokens, type DisclosureReveal } from '../verifier/documents/disclosure-reveal.ts';
-import { readCloudEvent, type CloudEvent } from '../verifier/cloudevent/read.ts';
-import { fromBase64, isJsonMediaType } from '../verifier/cloudevent/format.ts';
-import { utf8 } from '../verifier/encoding/wire.ts';
+import { fail, ok, type Result } from '../verifier/index.ts';
+import { createDisclosure, type Revealed } from '../verifier/documents/index.ts';
+import { atPointer, pointerTokens, type DisclosureReveal } from '../verifier/documents/index.ts';
+import { readCloudEvent, type CloudEvent } from '../verifier/cloudevent/index.ts';
+import { fromBase64, isJsonMediaType } from '../verifier/cloudevent/index.ts';
+import { utf8 } from '../verifier/encoding/index.ts';
 
 export interface BinaryForm {
   headers: Record<string, string>;

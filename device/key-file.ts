@@ -6,12 +6,12 @@
 // too; its owner then comes from --source. Invariant: the secret never leaves the file: nothing
 // here prints it.
 
-import { readBoundedText, writeFileOnce } from '../platform/durable-file.ts';
-import { parseJson } from '../verifier/encoding/strict-json.ts';
-import { createSigner, generateSecretKey, keyRecordOf, type Signer } from '../verifier/signing/signature.ts';
-import type { Alg, KeyRecord } from '../verifier/signing/keys.ts';
-import { isUriReference } from '../verifier/cloudevent/format.ts';
-import { isTime } from '../verifier/encoding/wire.ts';
+import { readBoundedText, writeFileOnce } from '../platform/index.ts';
+import { parseJson } from '../verifier/encoding/index.ts';
+import { createSigner, generateSecretKey, keyRecordOf, type Signer } from '../verifier/signing/index.ts';
+import type { Alg, KeyRecord } from '../verifier/signing/index.ts';
+import { isUriReference } from '../verifier/cloudevent/index.ts';
+import { isTime } from '../verifier/encoding/index.ts';
 
 export interface DeviceKeyFile {
   kind: 'DeviceKey';

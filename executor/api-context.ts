@@ -9,10 +9,10 @@
 
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Logger } from '../platform/logger.ts';
-import { fail, type Failure } from '../verifier/errors.ts';
-import type { KeyRecord } from '../verifier/signing/keys.ts';
-import { PROBLEM_TYPE } from '../platform/http-problem.ts';
+import type { Logger } from '../platform/index.ts';
+import { fail, type Failure } from '../verifier/index.ts';
+import type { KeyRecord } from '../verifier/signing/index.ts';
+import { PROBLEM_TYPE } from '../platform/index.ts';
 import type { ExecutionService } from './service.ts';
 import type { ExecutionRecord, ExecutorStore } from './store.ts';
 import type { SafetyLimits } from './safety-limits.ts';

@@ -12,10 +12,10 @@
 import swagger from '@fastify/swagger';
 import { Ajv } from 'ajv';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { ProtocolError } from '../verifier/errors.ts';
-import { parseJson } from '../verifier/encoding/strict-json.ts';
-import { registerProblemHandlers } from '../platform/http-problem.ts';
-import { answerHalfClosed, boundedServerOptions } from '../platform/http-limits.ts';
+import { ProtocolError } from '../verifier/index.ts';
+import { parseJson } from '../verifier/encoding/index.ts';
+import { registerProblemHandlers } from '../platform/index.ts';
+import { answerHalfClosed, boundedServerOptions } from '../platform/index.ts';
 import type { ExecutionService } from './service.ts';
 import type { ExecutorStore } from './store.ts';
 import { CORE_VERSION, createApiContext, type ApiOptions } from './api-context.ts';

@@ -8,7 +8,7 @@
 // they are (the owner token covers the device owner; a household's people are not modelled).
 // Invariant: `available()` is true exactly when present, or reachable within REACHABLE_LIMIT_S.
 
-import { fail, ok, type Result } from '../verifier/errors.ts';
+import { fail, ok, type Result } from '../verifier/index.ts';
 
 /** §6.6: "reachable within one minute". */
 export const REACHABLE_LIMIT_S = 60;

@@ -13,21 +13,21 @@
 
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { readTextIfExists, writeFileOnce } from '../platform/durable-file.ts';
+import { readTextIfExists, writeFileOnce } from '../platform/index.ts';
 import { parseAttendanceFlag, type AttendanceState } from './attendance.ts';
 import { startLocalControl } from './local-control.ts';
-import { parseFlags, runCli, UsageError } from '../platform/args.ts';
-import { claimDataDir } from '../platform/data-dir-kind.ts';
-import { readOperatorToken } from '../platform/operator-token.ts';
-import { ProtocolError } from '../verifier/errors.ts';
+import { parseFlags, runCli, UsageError } from '../platform/index.ts';
+import { claimDataDir } from '../platform/index.ts';
+import { readOperatorToken } from '../platform/index.ts';
+import { ProtocolError } from '../verifier/index.ts';
 import { DeviceSetupError, loadOrCreateDevice } from './device-key.ts';
 import { createExecutor } from './executor.ts';
-import { fastClock, systemClock } from '../platform/clock.ts';
+import { fastClock, systemClock } from '../platform/index.ts';
 import { isDataset, type Dataset } from './request.ts';
 import { createSimulatedHardware } from './runner.ts';
 import { createSequencerClient, ensureRegistered, sequencerUrls } from './sequencer-client.ts';
 import { RegistrationError, runSimulation } from './simulator.ts';
-import { createLogger } from '../platform/logger.ts';
+import { createLogger } from '../platform/index.ts';
 
 const USAGE = `usage: cookwala executor --data DIR [--sequencer URL --log ORIGIN] [--port N] [--simulate N]
                          [--consent research_only|open|none] [--register-token-file FILE]

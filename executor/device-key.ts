@@ -9,13 +9,13 @@
 // Left out: key rotation and revocation (a new key is a new device name).
 
 import { mkdir, readFile } from 'node:fs/promises';
-import { writeFileOnce } from '../platform/durable-file.ts';
+import { writeFileOnce } from '../platform/index.ts';
 import { join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
-import { formatTime, toBase64url } from '../verifier/encoding/wire.ts';
-import { parseJson } from '../verifier/encoding/strict-json.ts';
-import type { KeyRecord } from '../verifier/signing/keys.ts';
-import { createSigner, generateSecretKey, keyRecordOf, type SecretKey, type Signer } from '../verifier/signing/signature.ts';
+import { formatTime, toBase64url } from '../verifier/encoding/index.ts';
+import { parseJson } from '../verifier/encoding/index.ts';
+import type { KeyRecord } from '../verifier/signing/index.ts';
+import { createSigner, generateSecretKey, keyRecordOf, type SecretKey, type Signer } from '../verifier/signing/index.ts';
 
 export interface DeviceIdentity {
   name: string;

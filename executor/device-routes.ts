@@ -8,9 +8,9 @@
 // store and the attendance at each request, never cached here.
 
 import type { FastifyInstance } from 'fastify';
-import { fail } from '../verifier/errors.ts';
-import { formatTime } from '../verifier/encoding/wire.ts';
-import { sendProblem } from '../platform/http-problem.ts';
+import { fail } from '../verifier/index.ts';
+import { formatTime } from '../verifier/encoding/index.ts';
+import { sendProblem } from '../platform/index.ts';
 import { OPERATIONS } from './vocabulary.ts';
 import { readAttendance } from './attendance.ts';
 import { isDataset } from './request.ts';

@@ -12,9 +12,9 @@
 // start of their creation day, device-key.ts). Heartbeats keep exact times: they are liveness for
 // the hub, never stored in a log or the outbox, and their arrival time tells the hub as much.
 
-import { signEvent, type CloudEvent } from '../verifier/cloudevent/read.ts';
-import type { Signer } from '../verifier/signing/signature.ts';
-import { formatTime } from '../verifier/encoding/wire.ts';
+import { signEvent, type CloudEvent } from '../verifier/cloudevent/index.ts';
+import type { Signer } from '../verifier/signing/index.ts';
+import { formatTime } from '../verifier/encoding/index.ts';
 import { SAFETY_STATES, type ExecutionState, type Reason } from './lifecycle.ts';
 import type { Dataset } from './request.ts';
 

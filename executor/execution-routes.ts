@@ -10,8 +10,8 @@
 // stop reaches the service whatever the request carries.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { fail, type Failure } from '../verifier/errors.ts';
-import { problemOf, PROBLEM_TYPE, sendProblem } from '../platform/http-problem.ts';
+import { fail, type Failure } from '../verifier/index.ts';
+import { problemOf, PROBLEM_TYPE, sendProblem } from '../platform/index.ts';
 import { etag, executionView, json, parseIfMatch, problems, TAGS, type ApiContext } from './api-context.ts';
 import * as S from './api-schemas.ts';
 

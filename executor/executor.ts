@@ -13,13 +13,13 @@
 // (the CLI wires it to SIGUSR2 and to DATA/control.sock): it calls the service directly, never HTTP.
 
 import { join } from 'node:path';
-import type { Logger } from '../platform/logger.ts';
+import type { Logger } from '../platform/index.ts';
 import type { FastifyInstance } from 'fastify';
-import type { Signer } from '../verifier/signing/signature.ts';
-import type { KeyRecord } from '../verifier/signing/keys.ts';
+import type { Signer } from '../verifier/signing/index.ts';
+import type { KeyRecord } from '../verifier/signing/index.ts';
 import { buildExecutorApp } from './api.ts';
 import { createAttendance, NOBODY, type Attendance, type AttendanceState } from './attendance.ts';
-import { systemClock, type Clock } from '../platform/clock.ts';
+import { systemClock, type Clock } from '../platform/index.ts';
 import { buildConsentWithdrawn } from './events.ts';
 import { createHeartbeats, type Heartbeats } from './heartbeat.ts';
 import { createDelivery, type Delivery, type DeliveryOptions } from './outbox.ts';

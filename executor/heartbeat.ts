@@ -4,7 +4,7 @@
 // device's consent is not `none` (§8: under `none` the device makes no request to a sequencer).
 // Invariant: at most one heartbeat in flight; the timer is re-armed only after it settles.
 
-import type { Clock, TimerHandle } from '../platform/clock.ts';
+import type { Clock, TimerHandle } from '../platform/index.ts';
 import { buildHeartbeat, type EventContext } from './events.ts';
 import type { SequencerClient } from './sequencer-client.ts';
 import type { ExecutorStore } from './store.ts';

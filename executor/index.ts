@@ -17,7 +17,7 @@ export { openExecutorStore, type ExecutorStore, type ExecutionRecord } from './s
 export { createDelivery, type Delivery, type DeliveryStats } from './outbox.ts';
 export { createSequencerClient, ensureRegistered, type SequencerClient, type FetchLike } from './sequencer-client.ts';
 export { loadOrCreateDevice, sourceOf, type DeviceIdentity } from './device-key.ts';
-export { systemClock, fastClock, type Clock } from '../platform/clock.ts';
+export { systemClock, fastClock, type Clock } from '../platform/index.ts';
 export { createSimulatedHardware, type SimulatedHardware } from './runner.ts';
 export { createAttendance, isAvailable, readAttendance, REACHABLE_LIMIT_S, type Attendance, type AttendanceState } from './attendance.ts';
 export { startLocalControl, type LocalControl, type LocalControlTarget } from './local-control.ts';
@@ -30,3 +30,4 @@ export {
   type SimulatedDevice,
   type SimulationSummary,
 } from './simulator.ts';
+export { prng } from './missions.ts';

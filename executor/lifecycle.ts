@@ -7,7 +7,7 @@
 // failure `illegal_transition`, never a silent no-op, and every change bumps the status seq by one
 // (seq 1 is `accepted`), which is the CloudEvent `cookwalaseq` and the HTTP ETag.
 
-import { fail, ok, type ReasonCode, type Result } from '../verifier/errors.ts';
+import { fail, ok, type ReasonCode, type Result } from '../verifier/index.ts';
 
 export const STATES = [
   'accepted',

@@ -14,9 +14,9 @@
 // `cookwala.consent.withdrawn` notice. Invariant: a record leaves the outbox only after an answer
 // that settles it; the loop never holds more than one batch in flight.
 
-import type { Clock } from '../platform/clock.ts';
-import { sleep } from '../platform/clock.ts';
-import { formatTime } from '../verifier/encoding/wire.ts';
+import type { Clock } from '../platform/index.ts';
+import { sleep } from '../platform/index.ts';
+import { formatTime } from '../verifier/encoding/index.ts';
 import type { BatchAnswer, EventResult, SequencerClient } from './sequencer-client.ts';
 import type { ExecutorStore, OutboxRecord } from './store.ts';
 

@@ -6,7 +6,7 @@
 // problem refuses the whole execution before it starts, with a reason code and the step named.
 // Pure: the device profile and limits are values. Leaves out allergens, recalls and mandates.
 
-import { fail, ok, type Result } from '../verifier/errors.ts';
+import { fail, ok, type Result } from '../verifier/index.ts';
 import type { ExecutionRequest } from './request.ts';
 import { maxTempFor, type SafetyLimits } from './safety-limits.ts';
 import { OPERATIONS, bandAt, rungName, type Medium, type Rung, type SensorName } from './vocabulary.ts';

@@ -6,7 +6,7 @@
 // (an execution refused with a reason). Leaves out agent mandates (§6.5): a request carrying one is
 // refused as an unknown field rather than half-honoured.
 
-import { fail, ok, type Result } from '../verifier/errors.ts';
+import { fail, ok, type Result } from '../verifier/index.ts';
 
 export const DATASETS = ['none', 'research_only', 'open'] as const;
 export type Dataset = (typeof DATASETS)[number];

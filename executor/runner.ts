@@ -11,9 +11,9 @@
 // step's heat is held (its timer stops, the time left is kept) and the execution moves to
 // `needs_human` with reason `person_required` (a local_safety report); a resume continues the step.
 
-import type { Clock, TimerHandle } from '../platform/clock.ts';
-import type { Result } from '../verifier/errors.ts';
-import { fail } from '../verifier/errors.ts';
+import type { Clock, TimerHandle } from '../platform/index.ts';
+import type { Result } from '../verifier/index.ts';
+import { fail } from '../verifier/index.ts';
 import type { ExecutionService, Hardware } from './service.ts';
 import type { ExecutionRecord } from './store.ts';
 import type { PlannedStep } from './plan.ts';

@@ -6,7 +6,7 @@
 // in this repository); device makers tighten it from their own safety case. Reading a pack is strict:
 // unknown members are refused (x- members ignored), every limit is a positive finite number.
 
-import { fail, ok, type Result } from '../verifier/errors.ts';
+import { fail, ok, type Result } from '../verifier/index.ts';
 import type { Medium } from './vocabulary.ts';
 
 export const SAFETY_LIMIT_KEYS = [

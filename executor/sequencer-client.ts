@@ -13,9 +13,9 @@
 // what to do about them is outbox.ts's job.
 
 import { createHash } from 'node:crypto';
-import type { CloudEvent } from '../verifier/cloudevent/read.ts';
-import { MAX_JSON_DEPTH, parseJson } from '../verifier/encoding/strict-json.ts';
-import type { KeyRecord } from '../verifier/signing/keys.ts';
+import type { CloudEvent } from '../verifier/cloudevent/index.ts';
+import { MAX_JSON_DEPTH, parseJson } from '../verifier/encoding/index.ts';
+import type { KeyRecord } from '../verifier/signing/index.ts';
 
 export type FetchLike = (
   url: string,

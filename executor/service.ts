@@ -13,11 +13,11 @@
 // with person_required while nobody is present or reachable.
 
 import { randomUUID } from 'node:crypto';
-import type { CloudEvent } from '../verifier/cloudevent/read.ts';
-import { jsonHash } from '../verifier/signing/document-hash.ts';
-import { fail, ok, type Result } from '../verifier/errors.ts';
-import { formatTime } from '../verifier/encoding/wire.ts';
-import type { Clock } from '../platform/clock.ts';
+import type { CloudEvent } from '../verifier/cloudevent/index.ts';
+import { jsonHash } from '../verifier/signing/index.ts';
+import { fail, ok, type Result } from '../verifier/index.ts';
+import { formatTime } from '../verifier/encoding/index.ts';
+import type { Clock } from '../platform/index.ts';
 import { buildStatusEvent, type EventContext } from './events.ts';
 import { INITIAL, isFinal, transition, type ExecutionState, type Reason } from './lifecycle.ts';
 import { planExecution, type DeviceProfile } from './plan.ts';

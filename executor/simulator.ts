@@ -10,12 +10,12 @@
 // mission answers 422 with the refused execution inside.
 
 import { join } from 'node:path';
-import { parseJson } from '../verifier/encoding/strict-json.ts';
+import { parseJson } from '../verifier/encoding/index.ts';
 import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { loadOrCreateDevice, type DeviceIdentity } from './device-key.ts';
 import { createExecutor, type Executor, type ExecutorOptions } from './executor.ts';
-import { fastClock, systemClock, type Clock } from '../platform/clock.ts';
+import { fastClock, systemClock, type Clock } from '../platform/index.ts';
 import { isFinal } from './lifecycle.ts';
 import { missionFor, type MissionScript } from './missions.ts';
 import { createSimulatedHardware, type SimulatedHardware } from './runner.ts';

@@ -17,11 +17,11 @@
 // `out_of_order` answer puts it back at its original place in the queue (before its successors).
 
 import { Level } from 'level';
-import type { CloudEvent } from '../verifier/cloudevent/read.ts';
+import type { CloudEvent } from '../verifier/cloudevent/index.ts';
 import type { ExecutionState, Reason } from './lifecycle.ts';
 import type { Plan } from './plan.ts';
 import type { Dataset, ExecutionRequest } from './request.ts';
-import { openLevel } from '../platform/level-open.ts';
+import { openLevel } from '../platform/index.ts';
 
 export interface ExecutionRecord {
   id: string;

@@ -12,9 +12,9 @@
 // or head that does not follow from exactly these entries, and a refused plan adds no op to a
 // shared batch.
 
-import { fail, ok, type Result } from '../verifier/errors.ts';
-import { isHashString, isTime, formatHash } from '../verifier/encoding/wire.ts';
-import { checkLink } from '../verifier/documents/entry.ts';
+import { fail, ok, type Result } from '../verifier/index.ts';
+import { isHashString, isTime, formatHash } from '../verifier/encoding/index.ts';
+import { checkLink } from '../verifier/documents/index.ts';
 import { createFrontier, hashLeaf, type Frontier } from '../verifier/merkle/index.ts';
 import type { AppendItem, ErasureRecord, Entry, Head } from './types.ts';
 import { P, dedupKey, erasureKey, singleKey, subjectKey, wipeKey, type RecordLayout } from './keys.ts';

@@ -7,7 +7,7 @@
 
 import { Level } from 'level';
 import { createFrontier, type Hash32 } from '../verifier/merkle/index.ts';
-import { formatHash } from '../verifier/encoding/wire.ts';
+import { formatHash } from '../verifier/encoding/index.ts';
 import type { LogDescriptor } from './types.ts';
 import { BANDED, P, singleKey } from './keys.ts';
 import { encodeHead, encodeJson } from './values.ts';

@@ -5,9 +5,9 @@
 // comparing with the stored entries (each driver's disagreement(), which reads its own store) and
 // the write. Invariant: one rule for both drivers, so the compliance suite tests one thing.
 
-import { ProtocolError } from '../verifier/errors.ts';
-import { isHashString } from '../verifier/encoding/wire.ts';
-import type { Checkpoint } from '../verifier/documents/checkpoint.ts';
+import { ProtocolError } from '../verifier/index.ts';
+import { isHashString } from '../verifier/encoding/index.ts';
+import type { Checkpoint } from '../verifier/documents/index.ts';
 
 /** Throws invalid_document or log_mismatch for a checkpoint this log's store must not hold. */
 export function checkCheckpointShape(cp: Checkpoint, log: string): void {

@@ -9,8 +9,8 @@
 // out: checking the entry hash (the sequencer built it). Invariant: decodeEntry(encodeEntry(e), e.log, e.seq) deep-equals
 // e, members in buildEntry's order (codecs.test.ts, fast-check).
 
-import { formatHash, isTime } from '../verifier/encoding/wire.ts';
-import type { Entry, EntryCe } from '../verifier/documents/entry.ts';
+import { formatHash, isTime } from '../verifier/encoding/index.ts';
+import type { Entry, EntryCe } from '../verifier/documents/index.ts';
 import { isWellFormed, readU64, writeU64 } from './keys.ts';
 import { allocValue } from './slab.ts';
 

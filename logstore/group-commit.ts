@@ -9,7 +9,7 @@
 // appends, in order, ending with one head record for the last of them; a refused append
 // contributes nothing.
 
-import { ProtocolError } from '../verifier/errors.ts';
+import { ProtocolError } from '../verifier/index.ts';
 import type { Frontier } from '../verifier/merkle/index.ts';
 import type { AppendItem, Head } from './types.ts';
 import { decodeDedup } from './values.ts';

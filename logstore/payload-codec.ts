@@ -5,7 +5,7 @@
 // as its JSON text (the text the sequencer received, when it passes it: append-plan.ts payloadOf).
 // Leaves out: validating the event (the sequencer read it strictly) and its hash. Invariant: decodePayload(encodePayload(ce)) deep-equals ce, member order included.
 
-import type { CloudEvent } from '../verifier/cloudevent/read.ts';
+import type { CloudEvent } from '../verifier/cloudevent/index.ts';
 import { allocValue } from './slab.ts';
 
 const RAW_DATA = 0x01;

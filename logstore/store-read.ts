@@ -6,8 +6,8 @@
 // head, whose nodes are all on disk (a batch lands whole or not at all).
 
 import type { Level } from 'level';
-import { ProtocolError } from '../verifier/errors.ts';
-import { formatHash } from '../verifier/encoding/wire.ts';
+import { ProtocolError } from '../verifier/index.ts';
+import { formatHash } from '../verifier/encoding/index.ts';
 import {
   consistencyProof as merkleConsistency,
   inclusionProof as merkleInclusion,

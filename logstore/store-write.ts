@@ -11,9 +11,9 @@
 // move only after a write is durable; a checkpoint is stored only when it fits the entries.
 
 import { checkCheckpointFits, checkCheckpointShape } from './checkpoint-checks.ts';
-import { ProtocolError } from '../verifier/errors.ts';
-import { formatHash, isHashString } from '../verifier/encoding/wire.ts';
-import { mergeCosignatures } from '../verifier/documents/checkpoint.ts';
+import { ProtocolError } from '../verifier/index.ts';
+import { formatHash, isHashString } from '../verifier/encoding/index.ts';
+import { mergeCosignatures } from '../verifier/documents/index.ts';
 import { EMPTY_ROOT, createFrontier, rootPlan, type Frontier } from '../verifier/merkle/index.ts';
 import type { AppendItem, Checkpoint, Head, LogDescriptor, WriteKind } from './types.ts';
 import { checkpointKey, singleKey, type RecordLayout } from './keys.ts';

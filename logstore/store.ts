@@ -12,14 +12,14 @@
 // refuses writes (store_failed) until reopened.
 
 import { Level } from 'level';
-import { ProtocolError } from '../verifier/errors.ts';
+import { ProtocolError } from '../verifier/index.ts';
 import type { AppendItem, ErasureRecord, FaultHooks, Head, LogStore, OpenOptions, WriteKind } from './types.ts';
 import { BANDED, familyRange, seqOfKey, wipeKey, P } from './keys.ts';
 import { migrateToBanded } from './migrate.ts';
 import type { Op } from './append-plan.ts';
 import { compactRange, type DB } from './store-read.ts';
 import { StoreWriter } from './store-write.ts';
-import { openLevel } from '../platform/level-open.ts';
+import { openLevel } from '../platform/index.ts';
 
 /** An error that means the disk (or quota) is full: ENOSPC/EDQUOT from Node, or LevelDB's IO error text. */
 export function isNoSpace(e: unknown): boolean {

@@ -6,10 +6,10 @@
 // as it was (after a failure inside LevelDB itself the store refuses further writes until it is
 // reopened, because only the disk then knows whether the batch landed).
 
-import type { Entry } from '../verifier/documents/entry.ts';
-import type { CloudEvent } from '../verifier/cloudevent/read.ts';
-import type { LogDescriptor } from '../verifier/documents/log-descriptor.ts';
-import type { Checkpoint } from '../verifier/documents/checkpoint.ts';
+import type { Entry } from '../verifier/documents/index.ts';
+import type { CloudEvent } from '../verifier/cloudevent/index.ts';
+import type { LogDescriptor } from '../verifier/documents/index.ts';
+import type { Checkpoint } from '../verifier/documents/index.ts';
 
 export interface AppendItem {
   /** Built by the caller with seq = head+1…, prev = the previous entry's hash. */

@@ -5,7 +5,7 @@
 // kept as their 32 raw bytes. Leaves out: compression (LevelDB's Snappy compresses its tables). Invariant: decode(encode(x)) equals x, and
 // a hash only enters binary form if it is a well-formed `sha256:` string (else TypeError).
 
-import { formatHash, isHashString } from '../verifier/encoding/wire.ts';
+import { formatHash, isHashString } from '../verifier/encoding/index.ts';
 import { readU64, writeU64 } from './keys.ts';
 import { allocValue } from './slab.ts';
 

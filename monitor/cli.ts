@@ -7,8 +7,8 @@
 // Invariant: --once exits 0 only when every log's step completed without a finding.
 
 import { mkdir } from 'node:fs/promises';
-import { parseFlags, runCli, UsageError } from '../platform/args.ts';
-import { createLogger } from '../platform/logger.ts';
+import { parseFlags, runCli, UsageError } from '../platform/index.ts';
+import { createLogger } from '../platform/index.ts';
 import { ConfigError, readMonitorConfig } from './config.ts';
 import { createMonitorMetrics } from './events.ts';
 import { httpGet } from './http-get.ts';

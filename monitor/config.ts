@@ -11,12 +11,12 @@
 // Invariant: every log's policy names that log's origin.
 
 import { dirname, resolve } from 'node:path';
-import { readBoundedText } from '../platform/durable-file.ts';
-import { parseJson, readDocument } from '../verifier/documents/read.ts';
-import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
-import { policyFromTlog } from '../verifier/c2sp/tlog-policy.ts';
-import { isValidOrigin } from '../verifier/documents/log-descriptor.ts';
-import type { KeyRecord } from '../verifier/signing/keys.ts';
+import { readBoundedText } from '../platform/index.ts';
+import { parseJson, readDocument } from '../verifier/documents/index.ts';
+import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/index.ts';
+import { policyFromTlog } from '../verifier/c2sp/index.ts';
+import { isValidOrigin } from '../verifier/documents/index.ts';
+import type { KeyRecord } from '../verifier/signing/index.ts';
 import type { FollowedLog } from './follow.ts';
 
 export class ConfigError extends Error {

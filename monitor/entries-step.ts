@@ -13,15 +13,15 @@
 // pinning of the declared time bounds. Invariant: nothing is trusted from the log but what a
 // verified checkpoint binds; the caller commits the returned resume point only when it connects.
 
-import { createFailureLog, type BundleFailure } from '../verifier/bundle/report.ts';
-import { createTrust } from '../verifier/bundle/trust.ts';
-import { createSigQueue } from '../verifier/bundle/signature-batches.ts';
-import { createEntryChecker, type EntryResume } from '../verifier/bundle/entries.ts';
-import { readDocument, parseJson } from '../verifier/documents/read.ts';
-import { verifyLogDescriptor, type LogDescriptor } from '../verifier/documents/log-descriptor.ts';
-import type { KeyRecord } from '../verifier/signing/keys.ts';
-import type { WitnessPolicy } from '../verifier/documents/policy.ts';
-import { fail, ok, type Result } from '../verifier/errors.ts';
+import { createFailureLog, type BundleFailure } from '../verifier/bundle/index.ts';
+import { createTrust } from '../verifier/bundle/index.ts';
+import { createSigQueue } from '../verifier/bundle/index.ts';
+import { createEntryChecker, type EntryResume } from '../verifier/bundle/index.ts';
+import { readDocument, parseJson } from '../verifier/documents/index.ts';
+import { verifyLogDescriptor, type LogDescriptor } from '../verifier/documents/index.ts';
+import type { KeyRecord } from '../verifier/signing/index.ts';
+import type { WitnessPolicy } from '../verifier/documents/index.ts';
+import { fail, ok, type Result } from '../verifier/index.ts';
 import { text, type HttpGet } from './http-get.ts';
 import type { IdWindow } from './id-window.ts';
 

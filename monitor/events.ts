@@ -6,7 +6,7 @@
 // (stdout is the interface; pipe it to whatever pages someone). Invariant: every finding the
 // monitor reports carries one of these names.
 
-import { createMetrics, type MetricFamily } from '../platform/metrics.ts';
+import { createMetrics, type MetricFamily } from '../platform/index.ts';
 
 export const MONITOR_EVENTS = {
   checkpoint_verified: 'a new checkpoint verified: signatures, quorum, consistency with the last one, every new entry (`seq`, `entries`)',

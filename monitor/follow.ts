@@ -19,11 +19,11 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createFrontier, EMPTY_ROOT } from '../verifier/merkle/index.ts';
-import { formatHash, toHex } from '../verifier/encoding/wire.ts';
-import { buildForkProof } from '../verifier/documents/fork-proof.ts';
-import type { KeyRecord } from '../verifier/signing/keys.ts';
-import type { WitnessPolicy } from '../verifier/documents/policy.ts';
-import type { Logger } from '../platform/logger.ts';
+import { formatHash, toHex } from '../verifier/encoding/index.ts';
+import { buildForkProof } from '../verifier/documents/index.ts';
+import type { KeyRecord } from '../verifier/signing/index.ts';
+import type { WitnessPolicy } from '../verifier/documents/index.ts';
+import type { Logger } from '../platform/index.ts';
 import { FetchFailed, type HttpGet } from './http-get.ts';
 import { readC2spCheckpoint, readCookwalaCheckpoint, type LogKind, type ServedView } from './served.ts';
 import { createTileReader, TileError } from './tiles.ts';

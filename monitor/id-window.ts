@@ -10,7 +10,7 @@
 // secret salt). Invariant: at most `size` digests are held and persisted, newest last.
 
 import { createHash, randomBytes } from 'node:crypto';
-import type { IdSet } from '../verifier/bundle/id-set.ts';
+import type { IdSet } from '../verifier/bundle/index.ts';
 
 export const DEFAULT_ID_WINDOW = 8192;
 

@@ -13,14 +13,14 @@
 // policy's sequencer key.
 
 import { createHash } from 'node:crypto';
-import { fail, ok, type Result } from '../verifier/errors.ts';
-import { parseJson } from '../verifier/documents/read.ts';
-import { verifyCheckpoint, type Checkpoint } from '../verifier/documents/checkpoint.ts';
-import { logVkeyOf, witnessCosignatureKey } from '../verifier/documents/checkpoint-c2sp.ts';
+import { fail, ok, type Result } from '../verifier/index.ts';
+import { parseJson } from '../verifier/documents/index.ts';
+import { verifyCheckpoint, type Checkpoint } from '../verifier/documents/index.ts';
+import { logVkeyOf, witnessCosignatureKey } from '../verifier/documents/index.ts';
 import { formatVerifierKey, verifyNote, parseCheckpointBody, SIG_COSIGNATURE_V1, type VerifiedNote } from '../verifier/c2sp/note/index.ts';
-import { parseVerifierKey } from '../verifier/c2sp/note/keys.ts';
-import { formatHash, timeMs } from '../verifier/encoding/wire.ts';
-import type { WitnessPolicy } from '../verifier/documents/policy.ts';
+import { parseVerifierKey } from '../verifier/c2sp/note/index.ts';
+import { formatHash, timeMs } from '../verifier/encoding/index.ts';
+import type { WitnessPolicy } from '../verifier/documents/index.ts';
 import { text, type HttpGet } from './http-get.ts';
 
 export type LogKind = 'cookwala' | 'c2sp';

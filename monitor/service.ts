@@ -12,7 +12,7 @@
 // state stays that of the last committed step.
 
 import { createServer, type Server } from 'node:http';
-import type { Logger } from '../platform/logger.ts';
+import type { Logger } from '../platform/index.ts';
 import type { HttpGet } from './http-get.ts';
 import { createFollower, type Finding, type Follower } from './follow.ts';
 import { compareViews, otherViews } from './split-view.ts';

@@ -13,11 +13,11 @@
 
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { rootPlan, foldRight } from '../verifier/merkle/plan.ts';
-import { formatHash } from '../verifier/encoding/wire.ts';
-import { buildForkProof } from '../verifier/documents/fork-proof.ts';
-import { verifyCheckpointSequencerSignature, type Checkpoint } from '../verifier/documents/checkpoint.ts';
-import { parseJson } from '../verifier/documents/read.ts';
+import { rootPlan, foldRight } from '../verifier/merkle/index.ts';
+import { formatHash } from '../verifier/encoding/index.ts';
+import { buildForkProof } from '../verifier/documents/index.ts';
+import { verifyCheckpointSequencerSignature, type Checkpoint } from '../verifier/documents/index.ts';
+import { parseJson } from '../verifier/documents/index.ts';
 import { text, FetchFailed, type HttpGet } from './http-get.ts';
 import { readWitnessView, verifyPolicyNote, type ServedView } from './served.ts';
 import { createTileReader, TileError } from './tiles.ts';

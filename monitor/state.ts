@@ -12,13 +12,13 @@
 // `frontier`, and both are those of a checkpoint the policy accepted.
 
 import { join } from 'node:path';
-import { readTextIfExists, writeFileDurable } from '../platform/durable-file.ts';
-import { fail, ok, type Result } from '../verifier/errors.ts';
-import { parseJson } from '../verifier/documents/read.ts';
-import { fromHex, toHex } from '../verifier/encoding/wire.ts';
-import type { Checkpoint } from '../verifier/documents/checkpoint.ts';
+import { readTextIfExists, writeFileDurable } from '../platform/index.ts';
+import { fail, ok, type Result } from '../verifier/index.ts';
+import { parseJson } from '../verifier/documents/index.ts';
+import { fromHex, toHex } from '../verifier/encoding/index.ts';
+import type { Checkpoint } from '../verifier/documents/index.ts';
 import type { Hash32, NodeId } from '../verifier/merkle/index.ts';
-import type { ClockResume } from '../verifier/bundle/entries.ts';
+import type { ClockResume } from '../verifier/bundle/index.ts';
 import { originHash } from './served.ts';
 
 export const STATE_KIND = 'MonitorState';

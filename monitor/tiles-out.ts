@@ -12,8 +12,8 @@
 
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { writeFileDurable } from '../platform/durable-file.ts';
-import { parseFlags, runCli, UsageError } from '../platform/args.ts';
+import { writeFileDurable } from '../platform/index.ts';
+import { parseFlags, runCli, UsageError } from '../platform/index.ts';
 import { parseNote, parseCheckpointBody } from '../verifier/c2sp/note/index.ts';
 import { httpGet, text, type HttpGet } from './http-get.ts';
 import { TILE_HEIGHT, TILE_WIDTH, tilePath } from './tiles.ts';

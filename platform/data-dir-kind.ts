@@ -16,7 +16,7 @@
 
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { parseJson } from '../verifier/encoding/strict-json.ts';
+import { parseJson } from '../verifier/encoding/index.ts';
 
 export type DirKind = 'demo' | 'sequencer' | 'witness' | 'executor' | 'simulator';
 

@@ -9,8 +9,8 @@ import { createReadStream } from 'node:fs';
 import { link, open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { ProtocolError } from '../verifier/errors.ts';
-import { parseJson } from '../verifier/documents/read.ts';
+import { ProtocolError } from '../verifier/index.ts';
+import { parseJson } from '../verifier/documents/index.ts';
 
 async function fsyncDir(dir: string): Promise<void> {
   const fh = await open(dir, 'r');

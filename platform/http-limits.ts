@@ -27,7 +27,7 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
-import { fail, type Failure } from '../verifier/errors.ts';
+import { fail, type Failure } from '../verifier/index.ts';
 import { problemOf, sendProblem, toFailure, PROBLEM_TYPE } from './http-problem.ts';
 
 export interface HttpLimits {

@@ -8,7 +8,7 @@
 // on (`expected`, `erasure`, `leader`) travel as extra members; every 503 carries Retry-After.
 
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { fail, ProtocolError, REASONS, type Failure, type ReasonCode } from '../verifier/errors.ts';
+import { fail, ProtocolError, REASONS, type Failure, type ReasonCode } from '../verifier/index.ts';
 
 export const PROBLEM_TYPE = 'application/problem+json';
 

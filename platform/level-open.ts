@@ -3,7 +3,7 @@
 // store_locked (LevelDB allows one process per directory), and a missing database opened without
 // createIfMissing is not_found. Anything else is thrown as it came. Node only (docs/design.md §2).
 
-import { ProtocolError } from '../verifier/errors.ts';
+import { ProtocolError } from '../verifier/index.ts';
 
 /** Open `db`; `what` names it in the error ("witness state /path"). */
 export async function openLevel(db: { open(): Promise<void> }, dir: string, what: string): Promise<void> {

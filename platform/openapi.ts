@@ -18,7 +18,7 @@
 
 import fastifySwagger, { type SwaggerOptions } from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import { REASONS, type ReasonCode } from '../verifier/errors.ts';
+import { REASONS, type ReasonCode } from '../verifier/index.ts';
 import { PROBLEM_TYPE } from './http-problem.ts';
 
 export type JsonSchema = Record<string, unknown>;

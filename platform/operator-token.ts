@@ -6,7 +6,7 @@
 // token rotation, sequencer/auth.ts) gives its last line: the newest token. Invariant: the token itself is never printed.
 
 import { readFile, stat } from 'node:fs/promises';
-import type { Result } from '../verifier/errors.ts';
+import type { Result } from '../verifier/index.ts';
 
 export const TOKEN_ENV = 'COOKWALA_OPERATOR_TOKEN';
 

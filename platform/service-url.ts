@@ -6,8 +6,8 @@
 // kept). Invariant: bounded (a timeout on every request, at most 1 MiB read), never throws for a
 // network fault: every outcome is a Result whose detail is the line to print.
 
-import { parseJson } from '../verifier/encoding/strict-json.ts';
-import type { Result } from '../verifier/errors.ts';
+import { parseJson } from '../verifier/encoding/index.ts';
+import type { Result } from '../verifier/index.ts';
 
 export type ServiceKind = 'sequencer' | 'witness';
 

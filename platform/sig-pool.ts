@@ -18,10 +18,10 @@
 
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
-import { verifyRaw } from '../verifier/signing/signature.ts';
-import { ed25519InputsPass } from '../verifier/crypto/ed25519-rules.ts';
-import type { Alg } from '../verifier/signing/keys.ts';
-import { utf8 } from '../verifier/encoding/wire.ts';
+import { verifyRaw } from '../verifier/signing/index.ts';
+import { ed25519InputsPass } from '../verifier/crypto/index.ts';
+import type { Alg } from '../verifier/signing/index.ts';
+import { utf8 } from '../verifier/encoding/index.ts';
 
 export interface SigItem {
   alg: Alg | string;

@@ -5,12 +5,12 @@
 // platform/openapi.ts's, registered by app.ts before these.
 
 import type { FastifyInstance } from 'fastify';
-import { ProtocolError } from '../verifier/errors.ts';
+import { ProtocolError } from '../verifier/index.ts';
 import { readLogConfig } from './config.ts';
 import type { SequencerContext } from './context.ts';
-import { describe, json, ref } from '../platform/openapi.ts';
+import { describe, json, ref } from '../platform/index.ts';
 import { errors, OPERATOR } from './api-schemas.ts';
-import { logVkeyOf } from '../verifier/documents/checkpoint-c2sp.ts';
+import { logVkeyOf } from '../verifier/documents/index.ts';
 
 export function registerAdminRoutes(app: FastifyInstance, ctx: SequencerContext): void {
   const newLog = describe({

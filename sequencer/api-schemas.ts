@@ -7,10 +7,10 @@
 // it built. Invariant: every member a route sends is named here; objects the sequencer builds are
 // closed, a CloudEvent is open (extension attributes).
 
-import { SCHEMA_BUNDLE } from '../verifier/documents/schemas/bundle.ts';
-import { VENDOR_MEMBER_PATTERN } from '../verifier/signing/document-hash.ts';
-import type { ReasonCode } from '../verifier/errors.ts';
-import { componentsFromDefinitions, problems, ref, type JsonSchema } from '../platform/openapi.ts';
+import { SCHEMA_BUNDLE } from '../verifier/documents/schemas/index.ts';
+import { VENDOR_MEMBER_PATTERN } from '../verifier/signing/index.ts';
+import type { ReasonCode } from '../verifier/index.ts';
+import { componentsFromDefinitions, problems, ref, type JsonSchema } from '../platform/index.ts';
 
 const str = (description?: string): JsonSchema => (description ? { type: 'string', description } : { type: 'string' });
 const int = (minimum = 0, description?: string): JsonSchema => ({ type: 'integer', minimum, ...(description ? { description } : {}) });

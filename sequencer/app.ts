@@ -11,17 +11,17 @@
 // (then onFatal), `service_error` and the lease changes of a shared store (`lease_acquired`,
 // `lease_lost`, `lease_released`, with epoch and reason) here, checkpoint and erasure events where they happen.
 
-import { truncateTime } from '../verifier/documents/time-bounds.ts';
+import { truncateTime } from '../verifier/documents/index.ts';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { fail, ProtocolError } from '../verifier/errors.ts';
-import type { KeyRecord } from '../verifier/signing/keys.ts';
-import type { Signer } from '../verifier/signing/signature.ts';
-import type { WitnessPolicy } from '../verifier/documents/policy.ts';
-import type { PublisherStore } from '../witness/client/publisher.ts';
-import { createSigPool, type SigPool } from '../platform/sig-pool.ts';
-import { silentLogger, type Logger } from '../platform/logger.ts';
+import { fail, ProtocolError } from '../verifier/index.ts';
+import type { KeyRecord } from '../verifier/signing/index.ts';
+import type { Signer } from '../verifier/signing/index.ts';
+import type { WitnessPolicy } from '../verifier/documents/index.ts';
+import type { PublisherStore } from '../witness/client/index.ts';
+import { createSigPool, type SigPool } from '../platform/index.ts';
+import { silentLogger, type Logger } from '../platform/index.ts';
 import type { FaultHooks } from '../logstore/index.ts';
-import { systemClock, type Clock } from '../platform/clock.ts';
+import { systemClock, type Clock } from '../platform/index.ts';
 import { timeBoundsOf, type SequencerConfig } from './config.ts';
 import { saveConfig, loadDataDir } from './data-dir.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
@@ -29,10 +29,10 @@ import { createLiveness, type Liveness } from './liveness.ts';
 import { createIdempotencyCache } from './idempotency.ts';
 import { createOperatorAuth } from './auth.ts';
 import { registerBodyParsers } from './body-parsers.ts';
-import { registerProblemHandlers, sendProblem } from '../platform/http-problem.ts';
+import { registerProblemHandlers, sendProblem } from '../platform/index.ts';
 import { registerRoutes } from './routes.ts';
 import { routeRawIngest } from './ingest-raw.ts';
-import { registerOpenApi } from '../platform/openapi.ts';
+import { registerOpenApi } from '../platform/index.ts';
 import { SEQUENCER_OPENAPI } from './api-schemas.ts';
 import { openLogHost, type LogHost, type LogHostDeps } from './log-host.ts';
 import { publishNever, publishUnwitnessed, type CheckpointPublisher } from './checkpointer.ts';
@@ -40,8 +40,8 @@ import { deviceLostEvent } from './system-events.ts';
 import { judgeSilence, signsInLog } from './device-lost.ts';
 import type { SequencerContext } from './context.ts';
 import type { StoreBackend } from './store-backend.ts';
-import type { LeaseChange } from '../logstore/postgres/store.ts';
-import { boundedServerOptions, capConnections, type HttpLimits } from '../platform/http-limits.ts';
+import type { LeaseChange } from '../logstore/postgres/index.ts';
+import { boundedServerOptions, capConnections, type HttpLimits } from '../platform/index.ts';
 
 export interface SequencerDeps {
   signer: Signer;

@@ -9,8 +9,8 @@
 
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { fail } from '../verifier/errors.ts';
-import { sendProblem } from '../platform/http-problem.ts';
+import { fail } from '../verifier/index.ts';
+import { sendProblem } from '../platform/index.ts';
 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
 

@@ -14,11 +14,11 @@
 // devices using it interoperate).
 
 import { HTTP } from 'cloudevents';
-import { fail, ok, type Result } from '../verifier/errors.ts';
-import { ATTRIBUTE_NAME_RE, normalizeBinaryExtensions, type CloudEvent } from '../verifier/cloudevent/read.ts';
-import { isJsonMediaType, toBase64 } from '../verifier/cloudevent/format.ts';
-import { MAX_JSON_DEPTH, parseJson } from '../verifier/encoding/strict-json.ts';
-import { fromUtf8 } from '../verifier/encoding/wire.ts';
+import { fail, ok, type Result } from '../verifier/index.ts';
+import { ATTRIBUTE_NAME_RE, normalizeBinaryExtensions, type CloudEvent } from '../verifier/cloudevent/index.ts';
+import { isJsonMediaType, toBase64 } from '../verifier/cloudevent/index.ts';
+import { MAX_JSON_DEPTH, parseJson } from '../verifier/encoding/index.ts';
+import { fromUtf8 } from '../verifier/encoding/index.ts';
 
 export type Headers = Record<string, string | string[] | undefined>;
 

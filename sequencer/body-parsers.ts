@@ -10,9 +10,9 @@
 // bundle reader, which wraps an event once in its payload line, allows the same one more.
 
 import type { FastifyInstance } from 'fastify';
-import { fail, ok, ProtocolError, type Result } from '../verifier/errors.ts';
-import { fromUtf8 } from '../verifier/encoding/wire.ts';
-import { MAX_JSON_DEPTH, parseJson, parseJsonArrayElements } from '../verifier/encoding/strict-json.ts';
+import { fail, ok, ProtocolError, type Result } from '../verifier/index.ts';
+import { fromUtf8 } from '../verifier/encoding/index.ts';
+import { MAX_JSON_DEPTH, parseJson, parseJsonArrayElements } from '../verifier/encoding/index.ts';
 import { isBinaryMode } from './binary-event.ts';
 
 declare module 'fastify' {

@@ -11,12 +11,12 @@ import { Readable } from 'node:stream';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { parseJson } from '../verifier/documents/read.ts';
-import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
+import { parseJson } from '../verifier/documents/index.ts';
+import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/index.ts';
 import { hostedLog, intParam, LOG_PARAMS, type SequencerContext } from './context.ts';
-import { ProtocolError } from '../verifier/errors.ts';
+import { ProtocolError } from '../verifier/index.ts';
 import { bundleLines, type ExportSummary } from './export.ts';
-import { describe } from '../platform/openapi.ts';
+import { describe } from '../platform/index.ts';
 import { errors, NDJSON, NDJSON_BODY } from './api-schemas.ts';
 
 const DOC = describe({

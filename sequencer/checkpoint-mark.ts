@@ -14,9 +14,9 @@
 
 import { mkdir, open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { ProtocolError } from '../verifier/errors.ts';
-import { readJsonIfExists, removeStaleTemps, writeFileDurable } from '../platform/durable-file.ts';
-import type { Checkpoint } from '../verifier/documents/checkpoint.ts';
+import { ProtocolError } from '../verifier/index.ts';
+import { readJsonIfExists, removeStaleTemps, writeFileDurable } from '../platform/index.ts';
+import type { Checkpoint } from '../verifier/documents/index.ts';
 import type { LogStore } from '../logstore/index.ts';
 import { logDirName } from './config.ts';
 

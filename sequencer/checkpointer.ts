@@ -17,21 +17,21 @@
 // policy witnesses that cosigned (each once, by key; never the sequencer's own signatures), and
 // `witnesses`, their display names.
 
-import { formatTime } from '../verifier/encoding/wire.ts';
+import { formatTime } from '../verifier/encoding/index.ts';
 import {
   buildCheckpoint,
   verifyCheckpoint,
   withLogNoteSignature,
   witnessSignatures,
   type Checkpoint,
-} from '../verifier/documents/checkpoint.ts';
-import type { WitnessPolicy } from '../verifier/documents/policy.ts';
-import type { WitnessRow } from '../witness/client/publisher.ts';
-import type { Signer } from '../verifier/signing/signature.ts';
+} from '../verifier/documents/index.ts';
+import type { WitnessPolicy } from '../verifier/documents/index.ts';
+import type { WitnessRow } from '../witness/client/index.ts';
+import type { Signer } from '../verifier/signing/index.ts';
 import type { LogStore } from '../logstore/index.ts';
-import type { Clock } from '../platform/clock.ts';
+import type { Clock } from '../platform/index.ts';
 import type { Metrics } from './metrics.ts';
-import type { Logger } from '../platform/logger.ts';
+import type { Logger } from '../platform/index.ts';
 import type { CheckpointMark } from './checkpoint-mark.ts';
 
 export interface CheckpointPublisher {

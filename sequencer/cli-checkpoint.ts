@@ -11,13 +11,13 @@
 // out, 2 the input or the environment is unusable (one line naming the flag).
 
 import { readFile } from 'node:fs/promises';
-import { parseFlags, runCli, UsageError } from '../platform/args.ts';
-import { expectSequencer, getSmallJson } from '../platform/service-url.ts';
-import { parseDuration } from '../verifier/documents/time-bounds.ts';
-import { parseJson } from '../verifier/encoding/strict-json.ts';
-import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
-import { verifyCheckpoint, type Checkpoint, type RejectedCosignature } from '../verifier/documents/checkpoint.ts';
-import { witnessDisplayName } from '../verifier/signing/witness-identity.ts';
+import { parseFlags, runCli, UsageError } from '../platform/index.ts';
+import { expectSequencer, getSmallJson } from '../platform/index.ts';
+import { parseDuration } from '../verifier/documents/index.ts';
+import { parseJson } from '../verifier/encoding/index.ts';
+import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/index.ts';
+import { verifyCheckpoint, type Checkpoint, type RejectedCosignature } from '../verifier/documents/index.ts';
+import { witnessDisplayName } from '../verifier/signing/index.ts';
 
 const USAGE = `usage: cookwala checkpoint --url URL --log ORIGIN [--wait DURATION] [--policy POLICY]
 

@@ -15,19 +15,19 @@ import { createWriteStream } from 'node:fs';
 import { readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { parseFlags, runCli, UsageError } from '../platform/args.ts';
-import { ProtocolError } from '../verifier/errors.ts';
-import { parseJson, readDocument } from '../verifier/documents/read.ts';
-import { readJsonIfExists } from '../platform/durable-file.ts';
-import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
-import type { KeyRecord } from '../verifier/signing/keys.ts';
+import { parseFlags, runCli, UsageError } from '../platform/index.ts';
+import { ProtocolError } from '../verifier/index.ts';
+import { parseJson, readDocument } from '../verifier/documents/index.ts';
+import { readJsonIfExists } from '../platform/index.ts';
+import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/index.ts';
+import type { KeyRecord } from '../verifier/signing/index.ts';
 import { openLogStore, type LogStore } from '../logstore/index.ts';
 import { DATA_FILES, readConfig } from './config.ts';
 import { deviceKeysFile, logStoreDir } from './data-dir.ts';
 import { bundleLines, type BundleSource, type ExportSummary } from './export.ts';
-import { claimDataDir, DEFAULT_DIRS } from '../platform/data-dir-kind.ts';
-import { describeFetchError, expectSequencer } from '../platform/service-url.ts';
-import { downloadToFile, DownloadRefused, progressLine } from '../platform/download.ts';
+import { claimDataDir, DEFAULT_DIRS } from '../platform/index.ts';
+import { describeFetchError, expectSequencer } from '../platform/index.ts';
+import { downloadToFile, DownloadRefused, progressLine } from '../platform/index.ts';
 
 const USAGE = `usage: cookwala export (--data DIR | --url URL) --log ORIGIN --out FILE [--from SEQ]
 

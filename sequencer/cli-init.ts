@@ -4,9 +4,9 @@
 // and --max-delivery-delay set the time window (verifier/documents/time-bounds.ts) in config.json; each log
 // declares the window in force when it was created, in its signed descriptor.
 
-import { parseFlags, runCli, UsageError } from '../platform/args.ts';
-import { ProtocolError } from '../verifier/errors.ts';
-import { LOG_MODES, type LogMode } from '../verifier/documents/log-descriptor.ts';
+import { parseFlags, runCli, UsageError } from '../platform/index.ts';
+import { ProtocolError } from '../verifier/index.ts';
+import { LOG_MODES, type LogMode } from '../verifier/documents/index.ts';
 import { DEFAULT_LOG, DEFAULT_MODE } from './config.ts';
 import {
   DEFAULT_TIME_BOUNDS,
@@ -14,11 +14,11 @@ import {
   MAX_CLOCK_SKEW_LIMIT_MS,
   MAX_DELIVERY_DELAY_LIMIT_MS,
   parseDuration,
-} from '../verifier/documents/time-bounds.ts';
+} from '../verifier/documents/index.ts';
 import { initDataDir } from './data-dir.ts';
-import { logVkey } from '../verifier/documents/checkpoint-c2sp.ts';
+import { logVkey } from '../verifier/documents/index.ts';
 import { storeBackendOf } from './store-backend.ts';
-import { claimDataDir, DEFAULT_DIRS } from '../platform/data-dir-kind.ts';
+import { claimDataDir, DEFAULT_DIRS } from '../platform/index.ts';
 
 const USAGE = `usage: cookwala init [--data DIR] [--log ORIGIN]... [--mode full|hash_only] [--port N] [--host H]
                      [--max-clock-skew DURATION] [--max-delivery-delay DURATION] [--store postgres://…]

@@ -11,11 +11,11 @@
 // unreachable. Invariant: the token is never printed.
 
 import { readFile } from 'node:fs/promises';
-import { parseFlags, runCli, UsageError } from '../platform/args.ts';
-import { readOperatorToken } from '../platform/operator-token.ts';
-import { parseJson } from '../verifier/encoding/strict-json.ts';
-import { formatTime, isTime } from '../verifier/encoding/wire.ts';
-import type { KeyRecord } from '../verifier/signing/keys.ts';
+import { parseFlags, runCli, UsageError } from '../platform/index.ts';
+import { readOperatorToken } from '../platform/index.ts';
+import { parseJson } from '../verifier/encoding/index.ts';
+import { formatTime, isTime } from '../verifier/encoding/index.ts';
+import type { KeyRecord } from '../verifier/signing/index.ts';
 
 const USAGE = `usage: cookwala keys register RECORD.json --url URL --log ORIGIN --token-file FILE
        cookwala keys revoke --kid KID [--at TIME] --url URL --log ORIGIN --token-file FILE

@@ -20,17 +20,17 @@
 
 import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { parseFlags, runCli, UsageError } from '../platform/args.ts';
-import { claimDataDir, DEFAULT_DIRS } from '../platform/data-dir-kind.ts';
-import { getSmallJson } from '../platform/service-url.ts';
-import { parseJson } from '../verifier/encoding/strict-json.ts';
-import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
-import type { Result } from '../verifier/errors.ts';
-import type { KeyRecord } from '../verifier/signing/keys.ts';
-import { findWitness, sameWitness, witnessDisplayName, witnessFingerprint } from '../verifier/signing/witness-identity.ts';
-import { parseVerifierKey, SIG_COSIGNATURE_V1 } from '../verifier/c2sp/note/keys.ts';
-import { toBase64url } from '../verifier/encoding/wire.ts';
-import { readWitnessInfo, type WitnessInfoCard } from '../witness/wire/witness-info.ts';
+import { parseFlags, runCli, UsageError } from '../platform/index.ts';
+import { claimDataDir, DEFAULT_DIRS } from '../platform/index.ts';
+import { getSmallJson } from '../platform/index.ts';
+import { parseJson } from '../verifier/encoding/index.ts';
+import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/index.ts';
+import type { Result } from '../verifier/index.ts';
+import type { KeyRecord } from '../verifier/signing/index.ts';
+import { findWitness, sameWitness, witnessDisplayName, witnessFingerprint } from '../verifier/signing/index.ts';
+import { parseVerifierKey, SIG_COSIGNATURE_V1 } from '../verifier/c2sp/note/index.ts';
+import { toBase64url } from '../verifier/encoding/index.ts';
+import { readWitnessInfo, type WitnessInfoCard } from '../witness/wire/index.ts';
 import { readConfig, type SequencerConfig } from './config.ts';
 import { saveConfig, writeFileDurable } from './data-dir.ts';
 

@@ -12,18 +12,18 @@
 // unusable (bad flags, not a sequencer's DIR or URL, store locked: one line naming the flag).
 
 import { writeFile } from 'node:fs/promises';
-import { parseFlags, runCli, UsageError } from '../platform/args.ts';
-import { ProtocolError } from '../verifier/errors.ts';
-import { MAX_JSON_DEPTH, parseJson } from '../verifier/encoding/strict-json.ts';
-import { verifyCheckpoint, type Checkpoint } from '../verifier/documents/checkpoint.ts';
-import { buildEventProof, type EventProof } from '../verifier/bundle/event-proof.ts';
-import { formatTlogProof } from '../verifier/c2sp/tlog-proof.ts';
-import type { Entry } from '../verifier/documents/entry.ts';
-import type { CloudEvent } from '../verifier/cloudevent/read.ts';
-import type { KeyRecord } from '../verifier/signing/keys.ts';
+import { parseFlags, runCli, UsageError } from '../platform/index.ts';
+import { ProtocolError } from '../verifier/index.ts';
+import { MAX_JSON_DEPTH, parseJson } from '../verifier/encoding/index.ts';
+import { verifyCheckpoint, type Checkpoint } from '../verifier/documents/index.ts';
+import { buildEventProof, type EventProof } from '../verifier/bundle/index.ts';
+import { formatTlogProof } from '../verifier/c2sp/index.ts';
+import type { Entry } from '../verifier/documents/index.ts';
+import type { CloudEvent } from '../verifier/cloudevent/index.ts';
+import type { KeyRecord } from '../verifier/signing/index.ts';
 import { openExportSource, reportReadError } from './cli-export.ts';
-import { claimDataDir, DEFAULT_DIRS } from '../platform/data-dir-kind.ts';
-import { expectSequencer } from '../platform/service-url.ts';
+import { claimDataDir, DEFAULT_DIRS } from '../platform/index.ts';
+import { expectSequencer } from '../platform/index.ts';
 
 const USAGE = `usage: cookwala proof (--data DIR | --url URL) --log ORIGIN --seq N --out FILE [--format event-proof|tlog-proof]
 

@@ -10,14 +10,14 @@
 // on the same port with the new files (policy-watch.ts): `policy_reload`, `policy_reloaded`; the
 // listening socket stays open through it (held-listener.ts), so no connection is refused.
 
-import { parseFlags, runCli, UsageError } from '../platform/args.ts';
-import { ProtocolError } from '../verifier/errors.ts';
+import { parseFlags, runCli, UsageError } from '../platform/index.ts';
+import { ProtocolError } from '../verifier/index.ts';
 import { openSequencer, type Sequencer } from './app.ts';
 import { loadDataDir } from './data-dir.ts';
-import { claimDataDir, DEFAULT_DIRS } from '../platform/data-dir-kind.ts';
-import { startWitnessing, type WitnessHook } from '../witness/client/sequencer-side.ts';
+import { claimDataDir, DEFAULT_DIRS } from '../platform/index.ts';
+import { startWitnessing, type WitnessHook } from '../witness/client/index.ts';
 import { watchPolicy } from './policy-watch.ts';
-import { createLogger } from '../platform/logger.ts';
+import { createLogger } from '../platform/index.ts';
 import { storeBackendOf } from './store-backend.ts';
 import { createHeldListener } from './held-listener.ts';
 import type { AddressInfo } from 'node:net';

@@ -21,14 +21,14 @@
 // its answers leave: a process that does not lead never answers out_of_order, a duplicate or a
 // time refusal from its own, possibly stale, view of the log.
 
-import { truncateTime, type TimePrecision } from '../verifier/documents/time-bounds.ts';
-import { fail, ProtocolError, type Failure, type Result } from '../verifier/errors.ts';
-import { formatTime } from '../verifier/encoding/wire.ts';
-import { buildEntry, entryCeOf, type Entry } from '../verifier/documents/entry.ts';
-import type { CloudEvent } from '../verifier/cloudevent/read.ts';
-import type { Signature } from '../verifier/signing/signature.ts';
+import { truncateTime, type TimePrecision } from '../verifier/documents/index.ts';
+import { fail, ProtocolError, type Failure, type Result } from '../verifier/index.ts';
+import { formatTime } from '../verifier/encoding/index.ts';
+import { buildEntry, entryCeOf, type Entry } from '../verifier/documents/index.ts';
+import type { CloudEvent } from '../verifier/cloudevent/index.ts';
+import type { Signature } from '../verifier/signing/index.ts';
 import type { AppendItem, LogStore } from '../logstore/index.ts';
-import type { Clock } from '../platform/clock.ts';
+import type { Clock } from '../platform/index.ts';
 import type { Metrics } from './metrics.ts';
 
 /** An event ready to sequence: verified, with its hash and the signature for the entry. */

@@ -9,15 +9,10 @@
 // file I/O is data-dir.ts's. Invariant: every hosted log has a valid origin and a mode, and no
 // origin appears twice.
 
-import { fail, ok, ProtocolError, type Result } from '../verifier/errors.ts';
-import { isVendorMember } from '../verifier/signing/document-hash.ts';
-import { checkOrigin, LOG_MODES, originSegment, type LogMode } from '../verifier/documents/log-descriptor.ts';
-import {
-  DEFAULT_TIME_BOUNDS,
-  MAX_CLOCK_SKEW_LIMIT_MS,
-  MAX_DELIVERY_DELAY_LIMIT_MS,
-  type TimeBounds,
-} from '../verifier/documents/time-bounds.ts';
+import { fail, ok, ProtocolError, type Result } from '../verifier/index.ts';
+import { isVendorMember } from '../verifier/signing/index.ts';
+import { checkOrigin, LOG_MODES, originSegment, type LogMode } from '../verifier/documents/index.ts';
+import { DEFAULT_TIME_BOUNDS, MAX_CLOCK_SKEW_LIMIT_MS, MAX_DELIVERY_DELAY_LIMIT_MS, type TimeBounds } from '../verifier/documents/index.ts';
 
 export interface LogConfig {
   log: string;

@@ -5,14 +5,14 @@
 // coerces, docs/design.md §10).
 
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { fail, ProtocolError, type Result, ok } from '../verifier/errors.ts';
-import type { KeyRecord } from '../verifier/signing/keys.ts';
-import type { Signer } from '../verifier/signing/signature.ts';
-import type { SigPool } from '../platform/sig-pool.ts';
+import { fail, ProtocolError, type Result, ok } from '../verifier/index.ts';
+import type { KeyRecord } from '../verifier/signing/index.ts';
+import type { Signer } from '../verifier/signing/index.ts';
+import type { SigPool } from '../platform/index.ts';
 import type { LogConfig, SequencerConfig } from './config.ts';
-import type { Clock } from '../platform/clock.ts';
+import type { Clock } from '../platform/index.ts';
 import type { Metrics } from './metrics.ts';
-import type { Logger } from '../platform/logger.ts';
+import type { Logger } from '../platform/index.ts';
 import type { Liveness } from './liveness.ts';
 import type { IdempotencyCache } from './idempotency.ts';
 import type { HostedLog, LogHost } from './log-host.ts';

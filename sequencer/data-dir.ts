@@ -13,23 +13,23 @@
 // (write, fsync, rename, fsync the folder). Left out: key rotation (a new key is a new log).
 
 import { mkdir } from 'node:fs/promises';
-import { DEFAULT_DIRS } from '../platform/data-dir-kind.ts';
+import { DEFAULT_DIRS } from '../platform/index.ts';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { ProtocolError } from '../verifier/errors.ts';
-import { createSigner, generateSecretKey, keyRecordOf, signDocument, type SecretKey, type Signer } from '../verifier/signing/signature.ts';
-import { formatTime, toBase64url } from '../verifier/encoding/wire.ts';
-import { sha256 } from '../verifier/crypto/default.ts';
-import { buildLogDescriptor } from '../verifier/documents/log-descriptor.ts';
-import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
-import { readDocument } from '../verifier/documents/read.ts';
-import { readJsonIfExists, readTextIfExists, writeFileDurable, writeFileOnce } from '../platform/durable-file.ts';
+import { ProtocolError } from '../verifier/index.ts';
+import { createSigner, generateSecretKey, keyRecordOf, signDocument, type SecretKey, type Signer } from '../verifier/signing/index.ts';
+import { formatTime, toBase64url } from '../verifier/encoding/index.ts';
+import { sha256 } from '../verifier/crypto/index.ts';
+import { buildLogDescriptor } from '../verifier/documents/index.ts';
+import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/index.ts';
+import { readDocument } from '../verifier/documents/index.ts';
+import { readJsonIfExists, readTextIfExists, writeFileDurable, writeFileOnce } from '../platform/index.ts';
 
 export { writeFileDurable };
-import type { KeyRecord } from '../verifier/signing/keys.ts';
-import type { JsonObject } from '../verifier/signing/document-hash.ts';
+import type { KeyRecord } from '../verifier/signing/index.ts';
+import type { JsonObject } from '../verifier/signing/index.ts';
 import { openLogStore, type FaultHooks, type LogStore, type OpenOptions } from '../logstore/index.ts';
-import { DEFAULT_LEASE_MS, openPostgresLogStore } from '../logstore/postgres/store.ts';
+import { DEFAULT_LEASE_MS, openPostgresLogStore } from '../logstore/postgres/index.ts';
 import type { StoreBackend } from './store-backend.ts';
 import {
   DATA_FILES,
@@ -42,7 +42,7 @@ import {
   type LogConfig,
   type SequencerConfig,
 } from './config.ts';
-import { boundsForPrecision, DEFAULT_TIME_BOUNDS, type TimeBounds } from '../verifier/documents/time-bounds.ts';
+import { boundsForPrecision, DEFAULT_TIME_BOUNDS, type TimeBounds } from '../verifier/documents/index.ts';
 
 /** The owner named in the sequencer's KeyRecord; its own events use `cookwala:sequencer/<log>`. */
 export const SEQUENCER_OWNER = 'cookwala:sequencer';

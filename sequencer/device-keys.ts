@@ -10,12 +10,12 @@
 
 import { mkdir, open, readFile, truncate, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { fail, ok, ProtocolError, type Result } from '../verifier/errors.ts';
-import { canonicalize } from '../verifier/encoding/jcs.ts';
-import { publicKeyBytes, type KeyRecord } from '../verifier/signing/keys.ts';
-import { signDocument, verifyDocument, type Signer } from '../verifier/signing/signature.ts';
-import { parseJson, readDocument } from '../verifier/documents/read.ts';
-import type { JsonObject } from '../verifier/signing/document-hash.ts';
+import { fail, ok, ProtocolError, type Result } from '../verifier/index.ts';
+import { canonicalize } from '../verifier/encoding/index.ts';
+import { publicKeyBytes, type KeyRecord } from '../verifier/signing/index.ts';
+import { signDocument, verifyDocument, type Signer } from '../verifier/signing/index.ts';
+import { parseJson, readDocument } from '../verifier/documents/index.ts';
+import type { JsonObject } from '../verifier/signing/index.ts';
 import { SEQUENCER_SOURCE_PREFIX } from './system-events.ts';
 
 export interface DeviceKeyRegistry {

@@ -9,9 +9,9 @@
 // the range is exhausted). Left out: indexes (a subject or source index would make sparse filters
 // O(matches); the store keeps only the (source, id) and last-cookwalaseq indexes today).
 
-import { fail, ok, type Result } from '../verifier/errors.ts';
+import { fail, ok, type Result } from '../verifier/index.ts';
 import type { LogStore } from '../logstore/index.ts';
-import type { Entry } from '../verifier/documents/entry.ts';
+import type { Entry } from '../verifier/documents/index.ts';
 import { optionalIntParam } from './context.ts';
 
 export const MAX_SCAN = 10_000;

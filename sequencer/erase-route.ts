@@ -7,10 +7,10 @@
 // erase of the same seq answers 410 payload_erased with the record and appends nothing.
 
 import type { FastifyInstance } from 'fastify';
-import { ProtocolError } from '../verifier/errors.ts';
+import { ProtocolError } from '../verifier/index.ts';
 import { hostedLog, intParam, LOG_PARAMS, type SequencerContext } from './context.ts';
 import { erasePayload } from './erasure.ts';
-import { describe, json, ref } from '../platform/openapi.ts';
+import { describe, json, ref } from '../platform/index.ts';
 import { errors, OPERATOR } from './api-schemas.ts';
 
 const PARAMS = {

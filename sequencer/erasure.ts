@@ -13,9 +13,9 @@
 // failure: its withdrawal is in the log). The sweep finds the device's entries through the
 // (source, id) index (logstore seqsOfSource), so it costs O(that device's events), not O(log).
 
-import { truncateTime } from '../verifier/documents/time-bounds.ts';
-import { fail, ProtocolError } from '../verifier/errors.ts';
-import { formatTime } from '../verifier/encoding/wire.ts';
+import { truncateTime } from '../verifier/documents/index.ts';
+import { fail, ProtocolError } from '../verifier/index.ts';
+import { formatTime } from '../verifier/encoding/index.ts';
 import type { SequencerContext } from './context.ts';
 import type { HostedLog } from './log-host.ts';
 import { erasedEvent } from './system-events.ts';

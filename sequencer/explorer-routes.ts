@@ -12,16 +12,16 @@
 // what the sequencer says, not proof. Left out: any write.
 
 import type { FastifyInstance } from 'fastify';
-import { ProtocolError } from '../verifier/errors.ts';
-import { publicKeyBytes } from '../verifier/signing/keys.ts';
-import { formatVerifierKey, SIG_ED25519 } from '../verifier/c2sp/note/keys.ts';
+import { ProtocolError } from '../verifier/index.ts';
+import { publicKeyBytes } from '../verifier/signing/index.ts';
+import { formatVerifierKey, SIG_ED25519 } from '../verifier/c2sp/note/index.ts';
 import { hostedLog, LOG_PARAMS, type SequencerContext } from './context.ts';
 import { policyOf } from './bundle-route.ts';
-import { sendPage } from '../web/server/pages.ts';
-import { describe, json, ref } from '../platform/openapi.ts';
+import { sendPage } from '../web/server/index.ts';
+import { describe, json, ref } from '../platform/index.ts';
 import { errors } from './api-schemas.ts';
 import { transportsOf } from './cli-policy.ts';
-import { witnessDisplayName } from '../verifier/signing/witness-identity.ts';
+import { witnessDisplayName } from '../verifier/signing/index.ts';
 
 const page = (summary: string) =>
   describe({

@@ -12,12 +12,12 @@
 // that head: the export then fails (ProtocolError 'conflict', "retry") instead of writing a bundle
 // that would not verify. Left out: HTTP (bundle-route.ts) and files (cli-export.ts).
 
-import { ProtocolError } from '../verifier/errors.ts';
-import { buildBundleHeader, buildPayloadLine, encodeLine } from '../verifier/bundle/format.ts';
-import { verifyCheckpoint, type Checkpoint } from '../verifier/documents/checkpoint.ts';
-import { formatTime } from '../verifier/encoding/wire.ts';
-import type { KeyRecord } from '../verifier/signing/keys.ts';
-import type { WitnessPolicy } from '../verifier/documents/policy.ts';
+import { ProtocolError } from '../verifier/index.ts';
+import { buildBundleHeader, buildPayloadLine, encodeLine } from '../verifier/bundle/index.ts';
+import { verifyCheckpoint, type Checkpoint } from '../verifier/documents/index.ts';
+import { formatTime } from '../verifier/encoding/index.ts';
+import type { KeyRecord } from '../verifier/signing/index.ts';
+import type { WitnessPolicy } from '../verifier/documents/index.ts';
 import type { LogStore } from '../logstore/index.ts';
 
 export interface BundleSource {

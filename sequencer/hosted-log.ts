@@ -8,24 +8,24 @@
 // (log-host.ts). Invariants: a log whose open fails leaves no store open; a closed log keeps no
 // store handle, whatever failed before the close.
 
-import type { PublisherStore } from '../witness/client/publisher.ts';
-import type { KeyRecord } from '../verifier/signing/keys.ts';
-import type { Signer } from '../verifier/signing/signature.ts';
-import type { LogDescriptor, LogMode } from '../verifier/documents/log-descriptor.ts';
-import type { TimeBounds, TimePrecision } from '../verifier/documents/time-bounds.ts';
+import type { PublisherStore } from '../witness/client/index.ts';
+import type { KeyRecord } from '../verifier/signing/index.ts';
+import type { Signer } from '../verifier/signing/index.ts';
+import type { LogDescriptor, LogMode } from '../verifier/documents/index.ts';
+import type { TimeBounds, TimePrecision } from '../verifier/documents/index.ts';
 import type { FaultHooks, LogStore, MigrationReport } from '../logstore/index.ts';
 import type { LogConfig } from './config.ts';
-import type { Clock } from '../platform/clock.ts';
+import type { Clock } from '../platform/index.ts';
 import type { Metrics } from './metrics.ts';
 import { createCommitter, type Committer } from './committer.ts';
-import type { WitnessPolicy } from '../verifier/documents/policy.ts';
+import type { WitnessPolicy } from '../verifier/documents/index.ts';
 import { createCheckpointer, type CheckpointPublisher, type Checkpointer } from './checkpointer.ts';
 import { openDeviceKeys, type DeviceKeyRegistry } from './device-keys.ts';
 import { deviceKeysFile, openOrCreateLogStore } from './data-dir.ts';
 import type { StoreBackend } from './store-backend.ts';
 import { sequencerSource } from './system-events.ts';
 import { openCheckpointMark } from './checkpoint-mark.ts';
-import type { Logger } from '../platform/logger.ts';
+import type { Logger } from '../platform/index.ts';
 import { STORE_MAX_OPEN_FILES, type StoreGrant } from './store-budget.ts';
 
 export interface HostedLog {

@@ -9,3 +9,5 @@ export * from './app.ts';
 export * from './data-dir.ts';
 export * from './config.ts';
 export * from './cli.ts';
+export { readConfig } from './config.ts';
+export { initDataDir } from './data-dir.ts';

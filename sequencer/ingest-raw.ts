@@ -16,9 +16,9 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { fail, REASONS, type Failure } from '../verifier/errors.ts';
-import { problemOf, retryAfterOf, toFailure } from '../platform/http-problem.ts';
-import { routeRawPost, type RawAnswer } from '../platform/raw-route.ts';
+import { fail, REASONS, type Failure } from '../verifier/index.ts';
+import { problemOf, retryAfterOf, toFailure } from '../platform/index.ts';
+import { routeRawPost, type RawAnswer } from '../platform/index.ts';
 import { answerType, ingestRequest } from './ingest-route.ts';
 import type { SequencerContext } from './context.ts';
 import type { LogHost } from './log-host.ts';

@@ -14,16 +14,16 @@
 // 503 problem; every 503 carries Retry-After.
 
 import type { FastifyInstance } from 'fastify';
-import { fail, ok, ProtocolError, type Failure, type Result } from '../verifier/errors.ts';
+import { fail, ok, ProtocolError, type Failure, type Result } from '../verifier/index.ts';
 import { jsonBody, jsonBodyElements } from './body-parsers.ts';
 import { hostedLog, LOG_PARAMS, type SequencerContext } from './context.ts';
 import { requestFingerprint, type Answer } from './idempotency.ts';
 import { isBinaryMode, readBinaryEvent, type Headers } from './binary-event.ts';
 import { ingestEvents, type ItemResult } from './ingest.ts';
-import { problemOf, PROBLEM_TYPE, retryAfterOf } from '../platform/http-problem.ts';
+import { problemOf, PROBLEM_TYPE, retryAfterOf } from '../platform/index.ts';
 import { CONSENT_WITHDRAWN_TYPE, eraseSourcePayloads } from './erasure.ts';
-import type { CloudEvent } from '../verifier/cloudevent/read.ts';
-import { describe, json, ref } from '../platform/openapi.ts';
+import type { CloudEvent } from '../verifier/cloudevent/index.ts';
+import { describe, json, ref } from '../platform/index.ts';
 import { CE_BATCH, CE_JSON, errors } from './api-schemas.ts';
 
 const MAX_IDEMPOTENCY_KEY = 255;

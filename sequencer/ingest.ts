@@ -16,20 +16,14 @@
 // sequencer appends (cookwala.log.erased, cookwala.hub.device_lost) are refused from devices:
 // verifiers expect them signed by the sequencer key.
 
-import { fail, statusOf, type Failure, type ReasonCode, type Result } from '../verifier/errors.ts';
-import { fromBase64url, timeMs } from '../verifier/encoding/wire.ts';
-import { checkKeyValidAt, type KeyRecord } from '../verifier/signing/keys.ts';
-import {
-  checkHeartbeatTime,
-  checkSignedAt,
-  checkTimePrecision,
-  type TimeBounds,
-  type TimePrecision,
-} from '../verifier/documents/time-bounds.ts';
-import type { Clock } from '../platform/clock.ts';
-import { signingHeader, signingHeaderText, type Signature } from '../verifier/signing/signature.ts';
-import { decodeCookwalasig, eventHash, EVENT_KIND, readCloudEvent, type CloudEvent } from '../verifier/cloudevent/read.ts';
-import type { SigPool, SigTextItem } from '../platform/sig-pool.ts';
+import { fail, statusOf, type Failure, type ReasonCode, type Result } from '../verifier/index.ts';
+import { fromBase64url, timeMs } from '../verifier/encoding/index.ts';
+import { checkKeyValidAt, type KeyRecord } from '../verifier/signing/index.ts';
+import { checkHeartbeatTime, checkSignedAt, checkTimePrecision, type TimeBounds, type TimePrecision } from '../verifier/documents/index.ts';
+import type { Clock } from '../platform/index.ts';
+import { signingHeader, signingHeaderText, type Signature } from '../verifier/signing/index.ts';
+import { decodeCookwalasig, eventHash, EVENT_KIND, readCloudEvent, type CloudEvent } from '../verifier/cloudevent/index.ts';
+import type { SigPool, SigTextItem } from '../platform/index.ts';
 import type { Candidate, Committer } from './committer.ts';
 import type { DeviceKeyRegistry } from './device-keys.ts';
 import type { Liveness } from './liveness.ts';

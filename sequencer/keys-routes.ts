@@ -6,10 +6,10 @@
 // ({"kind":"KeyCache","keys":[…]}), the file format `cookwala verify --keys` reads.
 
 import type { FastifyInstance } from 'fastify';
-import { ProtocolError } from '../verifier/errors.ts';
-import { formatTime } from '../verifier/encoding/wire.ts';
+import { ProtocolError } from '../verifier/index.ts';
+import { formatTime } from '../verifier/encoding/index.ts';
 import { hostedLog, LOG_PARAMS, type SequencerContext } from './context.ts';
-import { describe, json, ref } from '../platform/openapi.ts';
+import { describe, json, ref } from '../platform/index.ts';
 import { errors, OPERATOR } from './api-schemas.ts';
 
 const REGISTER = describe({

@@ -13,8 +13,8 @@
 // restart a device is unknown until it speaks; it cannot be declared lost for a silence the
 // sequencer did not observe).
 
-import { formatTime } from '../verifier/encoding/wire.ts';
-import type { Clock } from '../platform/clock.ts';
+import { formatTime } from '../verifier/encoding/index.ts';
+import type { Clock } from '../platform/index.ts';
 
 export interface DeviceState {
   log: string;

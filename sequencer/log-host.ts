@@ -11,8 +11,8 @@
 // Leaves out: sharing one LevelDB between logs; what opening and closing one log does
 // (hosted-log.ts). Invariant: a log is open at most once in this process, and never closed while pinned.
 
-import { ProtocolError } from '../verifier/errors.ts';
-import type { LogMode } from '../verifier/documents/log-descriptor.ts';
+import { ProtocolError } from '../verifier/index.ts';
+import type { LogMode } from '../verifier/documents/index.ts';
 import type { LogConfig } from './config.ts';
 import { grantStore, maxStoresFor, type StoreGrant } from './store-budget.ts';
 import { readLogSummary, writeLogSummary } from './log-summary.ts';

@@ -8,9 +8,9 @@
 
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readTextIfExists, writeFileDurable } from '../platform/durable-file.ts';
-import { isHashString } from '../verifier/encoding/wire.ts';
-import { parseJson } from '../verifier/encoding/strict-json.ts';
+import { readTextIfExists, writeFileDurable } from '../platform/index.ts';
+import { isHashString } from '../verifier/encoding/index.ts';
+import { parseJson } from '../verifier/encoding/index.ts';
 import { logDirName } from './config.ts';
 import type { LogSummary } from './log-host.ts';
 

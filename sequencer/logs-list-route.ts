@@ -6,9 +6,9 @@
 // Invariant: a page reads at most `limit` small files and opens no store.
 
 import type { FastifyInstance } from 'fastify';
-import { ProtocolError } from '../verifier/errors.ts';
+import { ProtocolError } from '../verifier/index.ts';
 import { optionalIntParam, type SequencerContext } from './context.ts';
-import { describe, json } from '../platform/openapi.ts';
+import { describe, json } from '../platform/index.ts';
 import { errors } from './api-schemas.ts';
 
 export const MAX_LIST_LIMIT = 1000;

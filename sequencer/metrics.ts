@@ -4,7 +4,7 @@
 // log (label `log`), over one prom-client registry per sequencer (platform/metrics.ts), so two
 // sequencers in one test process never mix counts. Process and event-loop metrics come with it.
 
-import { createMetrics as createRegistry, type MetricFamily, type Metrics as Registry } from '../platform/metrics.ts';
+import { createMetrics as createRegistry, type MetricFamily, type Metrics as Registry } from '../platform/index.ts';
 
 const LOG = ['log'] as const;
 

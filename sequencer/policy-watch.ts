@@ -11,8 +11,8 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseJson } from '../verifier/encoding/strict-json.ts';
-import { readWitnessPolicy } from '../verifier/documents/policy.ts';
+import { parseJson } from '../verifier/encoding/index.ts';
+import { readWitnessPolicy } from '../verifier/documents/index.ts';
 import { readConfig } from './config.ts';
 
 export interface PolicyWatch {

@@ -13,12 +13,12 @@
 
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { fail, ProtocolError, type Result } from '../verifier/errors.ts';
+import { fail, ProtocolError, type Result } from '../verifier/index.ts';
 import { hostedLog, intParam, LOG_PARAMS, optionalIntParam, type SequencerContext } from './context.ts';
 import { publishedCheckpoint, sendCheckpointNote, wantsNote } from './tlog-routes.ts';
 import { isFilteredQuery, MATCH_PARAMS, queryEntries, readEntriesQuery } from './entries-query.ts';
 import { sequencerSource } from './system-events.ts';
-import { describe, json, ref } from '../platform/openapi.ts';
+import { describe, json, ref } from '../platform/index.ts';
 import { CE_JSON, errors, NDJSON, NDJSON_BODY } from './api-schemas.ts';
 
 export const MAX_ENTRIES = 10_000;

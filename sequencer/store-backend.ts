@@ -8,8 +8,8 @@
 // which the pg client reads). Invariant: a malformed URL or value is a usage error before
 // anything is opened.
 
-import { UsageError } from '../platform/args.ts';
-import { isPostgresUrl, type LeaseChange } from '../logstore/postgres/store.ts';
+import { UsageError } from '../platform/index.ts';
+import { isPostgresUrl, type LeaseChange } from '../logstore/postgres/index.ts';
 
 export interface StoreBackend {
   /** postgres://user@host:port/db */

@@ -7,9 +7,9 @@
 // them). They carry no cookwalaseq, so per-subject order does not apply.
 
 import { randomUUID } from 'node:crypto';
-import { formatTime } from '../verifier/encoding/wire.ts';
-import { decodeCookwalasig, eventHash, signEvent, type CloudEvent } from '../verifier/cloudevent/read.ts';
-import type { Signer } from '../verifier/signing/signature.ts';
+import { formatTime } from '../verifier/encoding/index.ts';
+import { decodeCookwalasig, eventHash, signEvent, type CloudEvent } from '../verifier/cloudevent/index.ts';
+import type { Signer } from '../verifier/signing/index.ts';
 import type { Candidate } from './committer.ts';
 
 export const ERASED_TYPE = 'cookwala.log.erased';

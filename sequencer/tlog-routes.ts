@@ -15,11 +15,11 @@
 // Invariant: no tile is recomputed from entries; every byte served is what the store holds.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ProtocolError } from '../verifier/errors.ts';
-import { parseHash } from '../verifier/encoding/wire.ts';
-import { checkpointToNote } from '../verifier/documents/checkpoint-c2sp.ts';
-import type { Checkpoint } from '../verifier/documents/checkpoint.ts';
-import { describe, json } from '../platform/openapi.ts';
+import { ProtocolError } from '../verifier/index.ts';
+import { parseHash } from '../verifier/encoding/index.ts';
+import { checkpointToNote } from '../verifier/documents/index.ts';
+import type { Checkpoint } from '../verifier/documents/index.ts';
+import { describe, json } from '../platform/index.ts';
 import { errors } from './api-schemas.ts';
 import { hostedLog, LOG_PARAMS, type SequencerContext } from './context.ts';
 import type { HostedLog } from './log-host.ts';

@@ -2,7 +2,11 @@
 // per folder, naming the folders of ours that a product file there may import; any other arrow
 // fails. On top of the table, the pure core (verifier/) imports no I/O or
 // network stack (fastify, level, libp2p, node's fs, net, child_process, worker_threads), so it
-// runs in a browser, and no product file imports the test kit. Tests (`*.test.ts`, test/) and
+// runs in a browser, and no product file imports the test kit. The table has no cycle, and neither
+// have the areas inside the core (CORE_AREAS, lowest first: an area imports only areas before it).
+// A product file that imports another top-level folder imports that folder's public surface, its
+// index file (bin/ dispatches to each part's CLI file and is exempt; so are tests, bench/, testkit/
+// and tools/). Tests (`*.test.ts`, test/) and
 // bench/ may import any product folder and testkit/, but tests never reach into bench/. The check
 // reads every import form (static, re-export, side-effect, dynamic import(), require()).
 import { describe, expect, it } from 'vitest';
@@ -169,6 +173,52 @@ function sourceFiles(dir: string, acc: Record<string, string> = {}): Record<stri
   return acc;
 }
 
+/** The areas of the pure core, lowest first: a file of one imports only its own area and earlier ones. */
+export const CORE_AREAS = [
+  'verifier',
+  'verifier/encoding',
+  'verifier/crypto',
+  'verifier/merkle',
+  'verifier/c2sp/note',
+  'verifier/signing',
+  'verifier/cloudevent',
+  'verifier/documents',
+  'verifier/c2sp',
+  'verifier/bundle',
+] as const;
+
+function coreAreaOf(path: string): number {
+  if (path === 'verifier/index.ts') return -1; // the library surface: it re-exports every area
+  let best = -1;
+  CORE_AREAS.forEach((a, i) => {
+    if (path.startsWith(a + '/') && (best < 0 || a.length > CORE_AREAS[best].length)) best = i;
+  });
+  return best;
+}
+
+const SURFACE_EXEMPT = /^(?:bin|test|bench|testkit|tools)\//;
+
+/** Offences against the core's area order and against public surfaces (imports into another top-level folder end in index.ts). */
+export function surfaceOffences(files: Record<string, string>): string[] {
+  const out: string[] = [];
+  for (const [path, src] of Object.entries(files)) {
+    if (/\.test\.ts$/.test(path)) continue;
+    for (const spec of importsOf(src)) {
+      if (!spec.startsWith('.')) continue;
+      const target = relative(ROOT, resolve(ROOT, dirname(path), spec))
+        .split(sep)
+        .join('/');
+      const from = coreAreaOf(path);
+      const to = coreAreaOf(target);
+      if (from >= 0 && to > from) out.push(`${path} (${CORE_AREAS[from]}) imports ${spec} (${CORE_AREAS[to]}, a later area of the core)`);
+      if (SURFACE_EXEMPT.test(path) || !path.includes('/') || !/\.ts$/.test(target)) continue;
+      if (path.split('/')[0] !== target.split('/')[0] && !target.endsWith('/index.ts'))
+        out.push(`${path} imports ${spec}: another folder's internals, not its index.ts`);
+    }
+  }
+  return out;
+}
+
 describe('architecture: the layer table holds for every file', () => {
   it('finds the import forms it claims to', () => {
     const src = [
@@ -254,13 +304,12 @@ export function layerCycles(table: Readonly<Record<string, readonly string[]>>):
 }
 
 /**
- * The one cycle the table still permits: web/server serves two sequencer routes and imports
- * sequencer, which imports it back. Moving those routes into sequencer/ removes it; then this list
- * is empty and stays so.
+ * The cycles the table permits: none. The explorer's API routes live in sequencer/ (its
+ * explorer-routes.ts) and web/server only serves pages, so nothing imports back.
  */
-const KNOWN_CYCLES = [['sequencer', 'web/server']];
+const KNOWN_CYCLES: string[][] = [];
 
-describe('architecture: the layer table has no cycle beyond the known one', () => {
+describe('architecture: the layer table has no cycle', () => {
   it('finds a new cycle (a test of the test)', () => {
     expect(layerCycles({ a: ['b'], b: ['c'], c: [] })).toEqual([]);
     expect(layerCycles({ a: ['b'], b: ['c'], c: ['a'], d: ['a'] })).toEqual([['a', 'b', 'c']]);
@@ -274,5 +323,19 @@ describe('architecture: the layer table has no cycle beyond the known one', () =
 
   it('the table holds exactly the known cycles', () => {
     expect(layerCycles(LAYERS)).toEqual(KNOWN_CYCLES);
+  });
+  it('the core keeps its area order and other folders import public surfaces (a test of the test)', () => {
+    expect(surfaceOffences({ 'verifier/signing/x.ts': "import { a } from '../documents/policy.ts';" })).toHaveLength(1);
+    expect(surfaceOffences({ 'verifier/documents/x.ts': "import { a } from '../signing/keys.ts';" })).toEqual([]);
+    expect(surfaceOffences({ 'sequencer/x.ts': "import { a } from '../verifier/documents/policy.ts';" })).toHaveLength(1);
+    expect(surfaceOffences({ 'sequencer/x.ts': "import { a } from '../verifier/documents/index.ts';" })).toEqual([]);
+    expect(surfaceOffences({ 'bin/x.ts': "import { a } from '../verifier/documents/policy.ts';" })).toEqual([]);
+    expect(surfaceOffences({ 'sequencer/x.test.ts': "import { a } from '../verifier/documents/policy.ts';" })).toEqual([]);
+  });
+
+  it('every product file keeps the core order and imports other folders through their index.ts', () => {
+    const files = sourceFiles(ROOT);
+    delete files['test/architecture.test.ts'];
+    expect(surfaceOffences(files)).toEqual([]);
   });
 });

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import type { Page } from 'playwright-core';
-import { ensureWebBuilt, DIST, WEB_ROOT } from '../web/build.ts';
+import { ensureWebBuilt, DIST, WEB_ROOT, browserOnly } from '../web/build.ts';
 import { verifyBundleFile } from '../auditor/verify.ts';
 import { checkForkFile } from '../auditor/verify-fork.ts';
 import { verifyEventProof, buildEventProof } from '../verifier/bundle/event-proof.ts';
@@ -424,6 +424,7 @@ describe('browser crypto: WebCrypto in Chromium and node:crypto agree', () => {
         format: 'iife',
         globalName: 'cookwalaBatch',
         platform: 'browser',
+        plugins: [browserOnly],
         logLevel: 'silent',
       })
     ).outputFiles[0].text;

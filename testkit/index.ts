@@ -33,3 +33,4 @@ export * as jsonArbitraries from './json-arbitraries.ts';
 export * as ed25519Adversarial from './ed25519-adversarial.ts';
 export * as c2spLog from './c2sp-log.ts';
 export * as c2spReference from './c2sp-reference.ts';
+export { startPgCluster } from './pg-cluster.ts';

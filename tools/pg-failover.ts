@@ -16,14 +16,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { deviceKey, type TestKey } from '../testkit/keys.ts';
-import { eventStream } from '../testkit/events.ts';
-import { logPath } from '../testkit/sequencer.ts';
-import { freePort } from '../testkit/net.ts';
-import { initDataDir } from '../sequencer/data-dir.ts';
-import { readLogLines } from '../platform/logger.ts';
-import type { Checkpoint } from '../verifier/documents/checkpoint.ts';
-import type { CloudEvent } from '../verifier/cloudevent/read.ts';
+import { deviceKey, type TestKey } from '../testkit/index.ts';
+import { eventStream } from '../testkit/index.ts';
+import { logPath } from '../testkit/index.ts';
+import { freePort } from '../testkit/index.ts';
+import { initDataDir } from '../sequencer/index.ts';
+import { readLogLines } from '../platform/index.ts';
+import type { Checkpoint } from '../verifier/documents/index.ts';
+import type { CloudEvent } from '../verifier/cloudevent/index.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 

@@ -11,12 +11,12 @@
 // observed checkpoints are each checked once, against the verified prefix. Never imported by
 // production code.
 
-import { checkLink, entryLeaf, verifyEntryEventSignature, verifyEntryHash, type Entry } from '../verifier/documents/entry.ts';
-import type { KeyRecord } from '../verifier/signing/keys.ts';
-import type { Checkpoint } from '../verifier/documents/checkpoint.ts';
-import type { CloudEvent } from '../verifier/cloudevent/read.ts';
+import { checkLink, entryLeaf, verifyEntryEventSignature, verifyEntryHash, type Entry } from '../verifier/documents/index.ts';
+import type { KeyRecord } from '../verifier/signing/index.ts';
+import type { Checkpoint } from '../verifier/documents/index.ts';
+import type { CloudEvent } from '../verifier/cloudevent/index.ts';
 import { createFrontier, hashLeaf } from '../verifier/merkle/index.ts';
-import { formatHash } from '../verifier/encoding/wire.ts';
+import { formatHash } from '../verifier/encoding/index.ts';
 
 export interface AuditAck {
   ce: CloudEvent;

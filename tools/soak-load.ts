@@ -8,8 +8,8 @@
 // acknowledged only from a 200 or 201 answer that carries its seq. Never imported by production
 // code.
 
-import type { TestKey } from '../testkit/keys.ts';
-import { eventStream } from '../testkit/events.ts';
+import type { TestKey } from '../testkit/index.ts';
+import { eventStream } from '../testkit/index.ts';
 import type { AuditAck } from './soak-audit.ts';
 
 export type LoadMode = 'single' | 'batch' | 'binary' | 'retry';

@@ -9,15 +9,15 @@
 // at the end any acknowledged event not in the log exactly once at its acknowledged seq.
 // Bounded: `faults` faults or `durationMs`, whichever first. Never imported by production code.
 
-import { deviceKey, type TestKey } from '../testkit/keys.ts';
-import { eventStream } from '../testkit/events.ts';
-import { logPath } from '../testkit/sequencer.ts';
-import { freePort } from '../testkit/net.ts';
-import { startPgCluster } from '../testkit/pg-cluster.ts';
+import { deviceKey, type TestKey } from '../testkit/index.ts';
+import { eventStream } from '../testkit/index.ts';
+import { logPath } from '../testkit/index.ts';
+import { freePort } from '../testkit/index.ts';
+import { startPgCluster } from '../testkit/index.ts';
 import { exitOf, prepareDataDirs, startPgSequencer, type Proc } from './pg-failover.ts';
-import { makeTempDir, removeDir } from '../testkit/tmp.ts';
-import { prng } from '../executor/missions.ts';
-import { openPostgresLogStore } from '../logstore/postgres/store.ts';
+import { makeTempDir, removeDir } from '../testkit/index.ts';
+import { prng } from '../executor/index.ts';
+import { openPostgresLogStore } from '../logstore/postgres/index.ts';
 
 const LOG = 'soak.example/missions/pg';
 const LEASE_MS = 1000;

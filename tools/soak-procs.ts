@@ -12,15 +12,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { initDataDir } from '../sequencer/data-dir.ts';
-import { initWitnessDir, loadWitnessDir, saveWitnessConfig } from '../witness/server/data-dir.ts';
-import { admitLog } from '../witness/server/config.ts';
-import { readWitnessPolicy } from '../verifier/documents/policy.ts';
-import type { KeyRecord } from '../verifier/signing/keys.ts';
-import { readLogLines } from '../platform/logger.ts';
-import { freePort } from '../testkit/net.ts';
-import { readInfo } from '../testkit/witness-procs.ts';
-import { changes, waitFor } from '../testkit/wait.ts';
+import { initDataDir } from '../sequencer/index.ts';
+import { initWitnessDir, loadWitnessDir, saveWitnessConfig } from '../witness/server/index.ts';
+import { admitLog } from '../witness/server/index.ts';
+import { readWitnessPolicy } from '../verifier/documents/index.ts';
+import type { KeyRecord } from '../verifier/signing/index.ts';
+import { readLogLines } from '../platform/index.ts';
+import { freePort } from '../testkit/index.ts';
+import { readInfo } from '../testkit/index.ts';
+import { changes, waitFor } from '../testkit/index.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 

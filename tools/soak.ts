@@ -17,15 +17,15 @@
 
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Entry } from '../verifier/documents/entry.ts';
-import type { Checkpoint } from '../verifier/documents/checkpoint.ts';
-import { openExecutorStore } from '../executor/store.ts';
-import { prng } from '../executor/missions.ts';
-import { deviceKey, type TestKey } from '../testkit/keys.ts';
+import type { Entry } from '../verifier/documents/index.ts';
+import type { Checkpoint } from '../verifier/documents/index.ts';
+import { openExecutorStore } from '../executor/index.ts';
+import { prng } from '../executor/index.ts';
+import { deviceKey, type TestKey } from '../testkit/index.ts';
 import { createLogAudit } from './soak-audit.ts';
 import { prepareSoakCluster, type Proc } from './soak-procs.ts';
 import { sleep, startSoakLoad, type LoadMode } from './soak-load.ts';
-import { makeTempDir, removeDir } from '../testkit/tmp.ts';
+import { makeTempDir, removeDir } from '../testkit/index.ts';
 
 const LOG = 'soak.example/missions/m-1';
 const enc = encodeURIComponent(LOG);

@@ -50,3 +50,4 @@ export { createNobleBackend } from './crypto/noble.ts';
 // The C2SP signed notes and the RFC 6962 tree, as namespaces
 export * as note from './c2sp/note/index.ts';
 export * as merkle from './merkle/index.ts';
+export { ProtocolError } from './errors.ts';

@@ -31,7 +31,7 @@ export interface PageInfo {
 
 export type Manifest = Record<PageName, PageInfo>;
 
-const browserOnly: Plugin = {
+export const browserOnly: Plugin = {
   name: 'cookwala-browser-only',
   setup(b) {
     // The node:crypto backend, wherever the verifier keeps it, resolved by absolute path.

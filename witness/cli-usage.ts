@@ -102,7 +102,7 @@ export function didYouMean(word: string, choices: readonly string[]): string | u
  */
 export async function resolveBootstrap(values: readonly string[]): Promise<{ ok: true; addrs: string[] } | { ok: false; line: string }> {
   const { readFile, stat } = await import('node:fs/promises');
-  const { parseJson } = await import('../verifier/encoding/strict-json.ts');
+  const { parseJson } = await import('../verifier/encoding/index.ts');
   const out: string[] = [];
   for (const v of values) {
     const isFile = await stat(v).then(

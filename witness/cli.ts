@@ -15,10 +15,10 @@
 
 import { join } from 'node:path';
 import { open, readFile } from 'node:fs/promises';
-import { parseFlags, runCli, UsageError } from '../platform/args.ts';
-import { ProtocolError, type Result } from '../verifier/errors.ts';
-import { parseJson, readDocument } from '../verifier/documents/read.ts';
-import type { KeyRecord } from '../verifier/signing/keys.ts';
+import { parseFlags, runCli, UsageError } from '../platform/index.ts';
+import { ProtocolError, type Result } from '../verifier/index.ts';
+import { parseJson, readDocument } from '../verifier/documents/index.ts';
+import type { KeyRecord } from '../verifier/signing/index.ts';
 import { admitC2spLog, admitLog, type WitnessConfig } from './server/config.ts';
 import { watchWitnessConfig, type ConfigWatch } from './server/config-watch.ts';
 import { isValidKeyName, parseVerifierKey } from '../verifier/c2sp/note/index.ts';
@@ -48,8 +48,8 @@ import {
   WITNESS_USAGE,
   type Subcommand,
 } from './cli-usage.ts';
-import { claimDataDir } from '../platform/data-dir-kind.ts';
-import { createLogger } from '../platform/logger.ts';
+import { claimDataDir } from '../platform/index.ts';
+import { createLogger } from '../platform/index.ts';
 
 // The usage texts, per subcommand: cli-usage.ts.
 

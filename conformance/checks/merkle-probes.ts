@@ -5,14 +5,14 @@
 // Invariant: a probe passes through exactly the verifier other parts use (verifyInclusion,
 // verifyConsistency); a value that does not decode is a failed proof, as wantErr expects.
 
-import { fromHex, toHex } from '../../verifier/encoding/wire.ts';
-import { fail, ok, type Result } from '../../verifier/errors.ts';
-import { hashLeaf, type Hash32 } from '../../verifier/merkle/hash.ts';
-import { createFrontier, createMemoryTree, type MemoryTree } from '../../verifier/merkle/frontier.ts';
-import { rootPlan } from '../../verifier/merkle/plan.ts';
-import { consistencyProof, inclusionProof, rootAt } from '../../verifier/merkle/proofs.ts';
-import { verifyConsistency, verifyInclusion } from '../../verifier/merkle/verify.ts';
-import { fromBase64Std } from '../../verifier/c2sp/note/base64.ts';
+import { fromHex, toHex } from '../../verifier/encoding/index.ts';
+import { fail, ok, type Result } from '../../verifier/index.ts';
+import { hashLeaf, type Hash32 } from '../../verifier/merkle/index.ts';
+import { createFrontier, createMemoryTree, type MemoryTree } from '../../verifier/merkle/index.ts';
+import { rootPlan } from '../../verifier/merkle/index.ts';
+import { consistencyProof, inclusionProof, rootAt } from '../../verifier/merkle/index.ts';
+import { verifyConsistency, verifyInclusion } from '../../verifier/merkle/index.ts';
+import { fromBase64Std } from '../../verifier/c2sp/note/index.ts';
 
 /**
  * One scored case: the runner records `pass`, or a failure with expected vs got, or (when `skip`

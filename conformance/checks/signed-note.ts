@@ -8,14 +8,14 @@
 // Invariant: a case passes only if the verdict matches AND every expected detail the case gives
 // (text, verified and unverified keys, key fields, tree size, root, cosignature) matches too.
 
-import { fromUtf8, utf8 } from '../../verifier/encoding/wire.ts';
-import type { Result } from '../../verifier/errors.ts';
+import { fromUtf8, utf8 } from '../../verifier/encoding/index.ts';
+import type { Result } from '../../verifier/index.ts';
 import type { VectorCheck } from './merkle-probes.ts';
-import { fromBase64Std, toBase64Std } from '../../verifier/c2sp/note/base64.ts';
-import { parseCheckpointBody } from '../../verifier/c2sp/note/checkpoint.ts';
-import { cosignatureMessage, parseCosignature } from '../../verifier/c2sp/note/cosignature.ts';
-import { createNoteSigner, createNoteVerifier, parseVerifierKey } from '../../verifier/c2sp/note/keys.ts';
-import { parseNote, verifyCheckpointNote, verifyNote } from '../../verifier/c2sp/note/signed.ts';
+import { fromBase64Std, toBase64Std } from '../../verifier/c2sp/note/index.ts';
+import { parseCheckpointBody } from '../../verifier/c2sp/note/index.ts';
+import { cosignatureMessage, parseCosignature } from '../../verifier/c2sp/note/index.ts';
+import { createNoteSigner, createNoteVerifier, parseVerifierKey } from '../../verifier/c2sp/note/index.ts';
+import { parseNote, verifyCheckpointNote, verifyNote } from '../../verifier/c2sp/note/index.ts';
 
 export type NoteVerdict = 'valid' | 'invalid' | 'malformed';
 

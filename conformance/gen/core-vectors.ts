@@ -5,9 +5,9 @@
 // verifier/signing/document-hash.ts, so they test the hashing rule rather than repeat its
 // output. Expected verdicts are written by hand from the spec; the runner checks them.
 
-import { toBase64url, utf8, formatHash } from '../../verifier/encoding/wire.ts';
-import { createDisclosure } from '../../verifier/documents/disclosure.ts';
-import { signDocument } from '../../verifier/signing/signature.ts';
+import { toBase64url, utf8, formatHash } from '../../verifier/encoding/index.ts';
+import { createDisclosure } from '../../verifier/documents/index.ts';
+import { signDocument } from '../../verifier/signing/index.ts';
 import {
   backend,
   clone,

@@ -4,16 +4,16 @@
 // hash in structured and binary mode, and device signatures in `cookwalasig`). Verdicts are written
 // by hand from the spec; the stated event hash comes from a hand-written canonical string.
 
-import { addCosignature, cosignCheckpoint } from '../../verifier/documents/checkpoint.ts';
-import { encodeCookwalasig, eventHash, type CloudEvent } from '../../verifier/cloudevent/read.ts';
-import type { JsonObject } from '../../verifier/signing/document-hash.ts';
-import { formatHash, toBase64url, utf8 } from '../../verifier/encoding/wire.ts';
-import type { ReasonCode } from '../../verifier/errors.ts';
-import { buildForkProof } from '../../verifier/documents/fork-proof.ts';
-import { signDocument, signHash, type Signer } from '../../verifier/signing/signature.ts';
+import { addCosignature, cosignCheckpoint } from '../../verifier/documents/index.ts';
+import { encodeCookwalasig, eventHash, type CloudEvent } from '../../verifier/cloudevent/index.ts';
+import type { JsonObject } from '../../verifier/signing/index.ts';
+import { formatHash, toBase64url, utf8 } from '../../verifier/encoding/index.ts';
+import type { ReasonCode } from '../../verifier/index.ts';
+import { buildForkProof } from '../../verifier/documents/index.ts';
+import { signDocument, signHash, type Signer } from '../../verifier/signing/index.ts';
 import { backend, clone, DEVICE, DEVICE2, fixedBytes, invalid, LOG, T, valid, type Keys, type VectorFile } from './fixtures.ts';
 import { createLogFixture, deviceEvent, must, signatureOf } from './log-fixture.ts';
-import { buildCheckpoint } from '../../verifier/documents/checkpoint.ts';
+import { buildCheckpoint } from '../../verifier/documents/index.ts';
 
 /** The document re-signed after a change (hash and signature recomputed). */
 export function resign<T extends object>(doc: T, signer: Signer, signedAt: string): T {

@@ -3,12 +3,12 @@
 // Signing uses the @noble backend, which is deterministic for EdDSA (RFC 8032) and ES256 (RFC 6979),
 // so regenerating gives identical bytes. These keys are public test keys: never trust them.
 
-import { createNobleBackend } from '../../verifier/crypto/noble.ts';
-import type { CryptoBackend } from '../../verifier/crypto/backend.ts';
-import { toBase64url, utf8 } from '../../verifier/encoding/wire.ts';
-import type { ReasonCode } from '../../verifier/errors.ts';
-import type { Alg, KeyRecord, KeyRole } from '../../verifier/signing/keys.ts';
-import { createSigner, keyRecordOf, type Signer } from '../../verifier/signing/signature.ts';
+import { createNobleBackend } from '../../verifier/crypto/index.ts';
+import type { CryptoBackend } from '../../verifier/crypto/index.ts';
+import { toBase64url, utf8 } from '../../verifier/encoding/index.ts';
+import type { ReasonCode } from '../../verifier/index.ts';
+import type { Alg, KeyRecord, KeyRole } from '../../verifier/signing/index.ts';
+import { createSigner, keyRecordOf, type Signer } from '../../verifier/signing/index.ts';
 
 export const backend: CryptoBackend = createNobleBackend();
 

@@ -6,13 +6,13 @@
 // (buildLogDescriptor, signEvent, buildEntry, buildCheckpoint, verifier/merkle/index.ts); the vectors then mutate
 // copies of it. Everything derives from fixed keys and times, so it is reproducible.
 
-import { buildCheckpoint, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
-import { decodeCookwalasig, eventHash, signEvent, type CloudEvent } from '../../verifier/cloudevent/read.ts';
-import { formatHash } from '../../verifier/encoding/wire.ts';
-import { buildEntry, entryCeOf, entryLeaf, type Entry } from '../../verifier/documents/entry.ts';
-import { buildLogDescriptor, type LogDescriptor } from '../../verifier/documents/log-descriptor.ts';
+import { buildCheckpoint, type Checkpoint } from '../../verifier/documents/index.ts';
+import { decodeCookwalasig, eventHash, signEvent, type CloudEvent } from '../../verifier/cloudevent/index.ts';
+import { formatHash } from '../../verifier/encoding/index.ts';
+import { buildEntry, entryCeOf, entryLeaf, type Entry } from '../../verifier/documents/index.ts';
+import { buildLogDescriptor, type LogDescriptor } from '../../verifier/documents/index.ts';
 import { createMemoryTree, hashLeaf } from '../../verifier/merkle/index.ts';
-import type { Signature, Signer } from '../../verifier/signing/signature.ts';
+import type { Signature, Signer } from '../../verifier/signing/index.ts';
 import { DEVICE, LOG, shiftMs, T, type Keys } from './fixtures.ts';
 
 export const TIME_BOUNDS = { maxClockSkewMs: 300_000, maxDeliveryDelayMs: 259_200_000 };

@@ -7,14 +7,14 @@
 // timeBounds, bounds inclusive, and sequencedAt never going backwards. Verdicts are
 // written by hand from docs/design.md §4 and Core §5; the runner checks them against the code.
 
-import { addCosignature, buildCheckpoint, cosignCheckpoint, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
-import { signEvent } from '../../verifier/cloudevent/read.ts';
-import { buildEntry, type Entry } from '../../verifier/documents/entry.ts';
-import type { ReasonCode } from '../../verifier/errors.ts';
-import { buildForkProof } from '../../verifier/documents/fork-proof.ts';
-import { buildLogDescriptor } from '../../verifier/documents/log-descriptor.ts';
-import { signDocument, signHash } from '../../verifier/signing/signature.ts';
-import { documentHash, type JsonObject } from '../../verifier/signing/document-hash.ts';
+import { addCosignature, buildCheckpoint, cosignCheckpoint, type Checkpoint } from '../../verifier/documents/index.ts';
+import { signEvent } from '../../verifier/cloudevent/index.ts';
+import { buildEntry, type Entry } from '../../verifier/documents/index.ts';
+import type { ReasonCode } from '../../verifier/index.ts';
+import { buildForkProof } from '../../verifier/documents/index.ts';
+import { buildLogDescriptor } from '../../verifier/documents/index.ts';
+import { signDocument, signHash } from '../../verifier/signing/index.ts';
+import { documentHash, type JsonObject } from '../../verifier/signing/index.ts';
 import { backend, clone, invalid, LOG, OTHER_LOG, shiftMs, T, testKey, valid, type Keys, type VectorFile } from './fixtures.ts';
 import { chain, createLogFixture, deviceEvent, rootOf, signatureOf, TIME_BOUNDS } from './log-fixture.ts';
 

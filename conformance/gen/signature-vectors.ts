@@ -8,9 +8,9 @@
 // the spec; the runner checks them. Left out: the document hash itself, key validity edges and
 // disclosures (core-vectors.ts).
 
-import type { JsonObject } from '../../verifier/signing/document-hash.ts';
-import { fromBase64url, toBase64url, utf8 } from '../../verifier/encoding/wire.ts';
-import { signDocument, signHash, type Signature } from '../../verifier/signing/signature.ts';
+import type { JsonObject } from '../../verifier/signing/index.ts';
+import { fromBase64url, toBase64url, utf8 } from '../../verifier/encoding/index.ts';
+import { signDocument, signHash, type Signature } from '../../verifier/signing/index.ts';
 import { backend, clone, invalid, LOG, shiftMs, T, valid, type Keys, type VectorFile } from './fixtures.ts';
 
 const P256_N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;

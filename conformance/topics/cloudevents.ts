@@ -8,8 +8,8 @@
 // string ..." placeholder) is skipped with that reason, never passed.
 
 import path from 'node:path';
-import { readCloudEvent } from '../../verifier/cloudevent/read.ts';
-import { isJsonMediaType } from '../../verifier/cloudevent/format.ts';
+import { readCloudEvent } from '../../verifier/cloudevent/index.ts';
+import { isJsonMediaType } from '../../verifier/cloudevent/index.ts';
 import { classify, isDocumentation, listFiles, readJson, readText } from '../files.ts';
 import type { Tally } from '../tally.ts';
 import type { TopicRunner } from '../topic.ts';

@@ -2,7 +2,7 @@
 // the function that evaluates it. Op modules load lazily and by group, so a verifier module that is
 // not built yet fails the cases that need it (with the missing module named) and no others.
 
-import type { Result } from '../../verifier/errors.ts';
+import type { Result } from '../../verifier/index.ts';
 
 export type OpFn = (input: Record<string, unknown>) => Result<unknown> | Promise<Result<unknown>>;
 

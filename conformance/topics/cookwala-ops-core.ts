@@ -4,11 +4,11 @@
 // (verifier/documents/disclosure.ts). Each op reads its self-contained input and returns the project's Result;
 // it adds no rule of its own beyond comparing a stated hash with the recomputed one.
 
-import { computeHash, type JsonObject } from '../../verifier/signing/document-hash.ts';
-import { fail, ok, type Result } from '../../verifier/errors.ts';
-import { checkKeyValidAt, createKeyCache, validKeyRecordShape, type KeyRecord, type KeyRole } from '../../verifier/signing/keys.ts';
-import { verifyDocument, verifyWithKeys } from '../../verifier/signing/signature.ts';
-import { verifyDisclosure, type Disclosure } from '../../verifier/documents/disclosure.ts';
+import { computeHash, type JsonObject } from '../../verifier/signing/index.ts';
+import { fail, ok, type Result } from '../../verifier/index.ts';
+import { checkKeyValidAt, createKeyCache, validKeyRecordShape, type KeyRecord, type KeyRole } from '../../verifier/signing/index.ts';
+import { verifyDocument, verifyWithKeys } from '../../verifier/signing/index.ts';
+import { verifyDisclosure, type Disclosure } from '../../verifier/documents/index.ts';
 
 type Input = Record<string, unknown>;
 

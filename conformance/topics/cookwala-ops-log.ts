@@ -12,18 +12,18 @@ import {
   eventHash,
   verifyEventSignature,
   type CloudEvent,
-} from '../../verifier/cloudevent/read.ts';
-import { verifyCheckpoint, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
-import { checkLink, verifyEntryEventSignature, verifyEntryHash, type Entry } from '../../verifier/documents/entry.ts';
-import { fail, ok, type Result } from '../../verifier/errors.ts';
-import { verifyForkProof, type ForkProof } from '../../verifier/documents/fork-proof.ts';
-import { validKeyRecordShape, type KeyRecord } from '../../verifier/signing/keys.ts';
-import { verifyLogDescriptor } from '../../verifier/documents/log-descriptor.ts';
-import { readWitnessPolicy, DEFAULT_QUORUM, type WitnessPolicy } from '../../verifier/documents/policy.ts';
-import { parseJson, readDocument, type DocumentKind } from '../../verifier/documents/read.ts';
+} from '../../verifier/cloudevent/index.ts';
+import { verifyCheckpoint, type Checkpoint } from '../../verifier/documents/index.ts';
+import { checkLink, verifyEntryEventSignature, verifyEntryHash, type Entry } from '../../verifier/documents/index.ts';
+import { fail, ok, type Result } from '../../verifier/index.ts';
+import { verifyForkProof, type ForkProof } from '../../verifier/documents/index.ts';
+import { validKeyRecordShape, type KeyRecord } from '../../verifier/signing/index.ts';
+import { verifyLogDescriptor } from '../../verifier/documents/index.ts';
+import { readWitnessPolicy, DEFAULT_QUORUM, type WitnessPolicy } from '../../verifier/documents/index.ts';
+import { parseJson, readDocument, type DocumentKind } from '../../verifier/documents/index.ts';
 import { keyLookup } from './cookwala-ops-core.ts';
-import { checkSignedAt, checkTimeOrder } from '../../verifier/documents/time-bounds.ts';
-import { timeMs } from '../../verifier/encoding/wire.ts';
+import { checkSignedAt, checkTimeOrder } from '../../verifier/documents/index.ts';
+import { timeMs } from '../../verifier/encoding/index.ts';
 
 type Input = Record<string, unknown>;
 

@@ -7,7 +7,7 @@
 // loaded lazily, so a module that is not built yet fails only the cases that need it.
 
 import path from 'node:path';
-import { isReasonCode, type Result } from '../../verifier/errors.ts';
+import { isReasonCode, type Result } from '../../verifier/index.ts';
 import { classify, isDocumentation, listFiles, readJson } from '../files.ts';
 import type { Tally } from '../tally.ts';
 import type { TopicRunner } from '../topic.ts';

@@ -7,9 +7,9 @@
 // Groups hashed with anything but SHA-256 are skipped: ES256 is SHA-256 only.
 
 import path from 'node:path';
-import { bytesEqual, concatBytes, fromBase64url, toHex, utf8 } from '../../verifier/encoding/wire.ts';
-import { createNobleBackend } from '../../verifier/crypto/noble.ts';
-import type { CryptoBackend } from '../../verifier/crypto/backend.ts';
+import { bytesEqual, concatBytes, fromBase64url, toHex, utf8 } from '../../verifier/encoding/index.ts';
+import { createNobleBackend } from '../../verifier/crypto/index.ts';
+import type { CryptoBackend } from '../../verifier/crypto/index.ts';
 import { classify, isDocumentation, listFiles, readJson } from '../files.ts';
 import type { Tally } from '../tally.ts';
 import type { TopicRunner } from '../topic.ts';

@@ -6,8 +6,8 @@
 // deterministic), and verify it. Wycheproof "acceptable": see wycheproof.ts.
 
 import path from 'node:path';
-import { bytesEqual, toHex } from '../../verifier/encoding/wire.ts';
-import type { CryptoBackend } from '../../verifier/crypto/backend.ts';
+import { bytesEqual, toHex } from '../../verifier/encoding/index.ts';
+import type { CryptoBackend } from '../../verifier/crypto/index.ts';
 import { classify, isDocumentation, listFiles, readJson, readText } from '../files.ts';
 import type { Tally } from '../tally.ts';
 import type { TopicRunner } from '../topic.ts';

@@ -5,8 +5,8 @@
 // Input JSON is parsed with JSON.parse, which is what JCS is defined over (IEEE-754 doubles).
 
 import path from 'node:path';
-import { canonicalize } from '../../verifier/encoding/jcs.ts';
-import { bytesEqual, decodeUtf8, toHex, utf8 } from '../../verifier/encoding/wire.ts';
+import { canonicalize } from '../../verifier/encoding/index.ts';
+import { bytesEqual, decodeUtf8, toHex, utf8 } from '../../verifier/encoding/index.ts';
 import { classify, isDocumentation, listFiles, readBytes, readJson, readText } from '../files.ts';
 import type { Tally } from '../tally.ts';
 import type { TopicRunner } from '../topic.ts';

@@ -7,7 +7,7 @@
 
 import path from 'node:path';
 import { checkConsistencyProbe, checkInclusionProbe, checkMerkleReference } from '../checks/merkle-probes.ts';
-import type { Result } from '../../verifier/errors.ts';
+import type { Result } from '../../verifier/index.ts';
 import { classify, isDocumentation, listFiles, readJson } from '../files.ts';
 import type { Tally } from '../tally.ts';
 import type { TopicRunner } from '../topic.ts';

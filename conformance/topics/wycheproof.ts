@@ -4,9 +4,9 @@
 // discouraged inputs): either verdict passes, but all backends must give the same one, since a
 // witness and an auditor on different backends must never disagree (docs/design.md §3).
 
-import type { CryptoBackend } from '../../verifier/crypto/backend.ts';
-import { createNobleBackend } from '../../verifier/crypto/noble.ts';
-import { createNodeBackend } from '../../verifier/crypto/node.ts';
+import type { CryptoBackend } from '../../verifier/crypto/index.ts';
+import { createNobleBackend } from '../../verifier/crypto/index.ts';
+import { createNodeBackend } from '../../verifier/crypto/index.ts';
 import type { Tally } from '../tally.ts';
 
 export interface WycheproofTest {

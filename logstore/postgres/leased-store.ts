@@ -9,7 +9,7 @@
 // (lease.ts). Invariant: a process writes only under the epoch it holds, and the frontier exists
 // only while it leads.
 
-import { ProtocolError } from '../../verifier/errors.ts';
+import { ProtocolError } from '../../verifier/index.ts';
 import type { FaultHooks, WriteKind } from '../types.ts';
 import type { Op } from '../append-plan.ts';
 import { StoreWriter } from '../store-write.ts';

@@ -7,7 +7,7 @@
 // out: retrying (the client does, after Retry-After). Invariant: only an error that says nothing
 // about the data is mapped; anything else is thrown on unchanged.
 
-import { ProtocolError } from '../../verifier/errors.ts';
+import { ProtocolError } from '../../verifier/index.ts';
 
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
 const CLIENT_MESSAGES = /Connection terminated|connection error|not queryable|timeout exceeded when trying to connect|Client was closed/i;

@@ -18,7 +18,7 @@
 // under an epoch other than the one it was planned for.
 
 import type { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
-import { ProtocolError } from '../../verifier/errors.ts';
+import { ProtocolError } from '../../verifier/index.ts';
 import type { KvRange, KvRead } from '../store-read.ts';
 import type { Op } from '../append-plan.ts';
 import { P } from '../keys.ts';

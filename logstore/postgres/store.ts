@@ -20,7 +20,7 @@
 // lease and reloads from the database when it wins it again.
 
 import pg from 'pg';
-import { ProtocolError } from '../../verifier/errors.ts';
+import { ProtocolError } from '../../verifier/index.ts';
 import type { AppendItem, ErasureRecord, FaultHooks, Head, LogDescriptor, LogStore } from '../types.ts';
 import { familyRange, seqOfKey, singleKey, wipeKey, P } from '../keys.ts';
 import { decodeHead, decodeJson } from '../values.ts';

@@ -12,3 +12,4 @@ export { consistencyPlan, inclusionPlan, rootPlan } from './plan.ts';
 export { consistencyProof, inclusionProof, rootAt } from './proofs.ts';
 export { rootFromInclusion, verifyConsistency, verifyInclusion } from './verify.ts';
 export { createFrontier, createMemoryTree, type Frontier, type MemoryTree, type NodeReader } from './frontier.ts';
+export { foldRight } from './plan.ts';

@@ -12,7 +12,7 @@
 // Display name: `<C2SP key name, else owner> (<wit-fingerprint>)`, the fingerprint being `wit-` and
 // the first 8 base64url characters of SHA-256 of the identity key, as our witnesses derive their
 // kid (witness/server/data-dir.ts), so it is the same for every record of the same key.
-// Leaves out: verifying signatures (checkpoint.ts, checkpoint-c2sp.ts do, by the keys found here).
+// Leaves out: verifying signatures (../documents/checkpoint.ts, ../documents/checkpoint-c2sp.ts do, by the keys found here).
 // Invariant: nothing here compares a kid.
 
 import { fail, ok, type Result } from '../errors.ts';

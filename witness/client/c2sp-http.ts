@@ -17,22 +17,22 @@
 // last HTTP status, failures by outcome. It leaves out sign-subtree and the monitoring read.
 // Invariant: nothing from the witness is believed unverified; bodies are read up to 64 KiB.
 
-import { fail, ok, type Result } from '../../verifier/errors.ts';
-import { parseHash } from '../../verifier/encoding/wire.ts';
-import { toBase64Std } from '../../verifier/c2sp/note/base64.ts';
+import { fail, ok, type Result } from '../../verifier/index.ts';
+import { parseHash } from '../../verifier/encoding/index.ts';
+import { toBase64Std } from '../../verifier/c2sp/note/index.ts';
 import {
   checkpointToNote,
   cosignaturesFromWitnessReply,
   verifyCheckpointC2spCosignature,
   witnessCosignatureKey,
   type C2spSignature,
-} from '../../verifier/documents/checkpoint-c2sp.ts';
-import type { Checkpoint } from '../../verifier/documents/checkpoint.ts';
-import type { KeyRecord } from '../../verifier/signing/keys.ts';
-import { witnessDisplayName } from '../../verifier/signing/witness-identity.ts';
+} from '../../verifier/documents/index.ts';
+import type { Checkpoint } from '../../verifier/documents/index.ts';
+import type { KeyRecord } from '../../verifier/signing/index.ts';
+import { witnessDisplayName } from '../../verifier/signing/index.ts';
 import type { AddCheckpointRequest } from '../wire/messages.ts';
 import type { PublisherMetrics } from './publisher.ts';
-import { silentLogger, type Logger } from '../../platform/logger.ts';
+import { silentLogger, type Logger } from '../../platform/index.ts';
 
 export const MAX_REPLY_BYTES = 64 * 1024;
 /** tlog-witness: a client MUST NOT send more than 63 consistency proof lines. */

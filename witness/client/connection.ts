@@ -13,7 +13,7 @@
 // cosignature that verifies, a knownSeq to resend from) is the publisher's to judge.
 
 import type { Stream } from '@libp2p/interface';
-import { fail, ok, type Result } from '../../verifier/errors.ts';
+import { fail, ok, type Result } from '../../verifier/index.ts';
 import { encodeMessage, parseReply, WITNESS_PROTOCOL, type AddCheckpointRequest, type Reply } from '../wire/messages.ts';
 import { createFrameChannel, type FrameChannel } from '../wire/frame-channel.ts';
 import { parseMultiaddr, type P2pNode } from '../wire/p2p-node.ts';

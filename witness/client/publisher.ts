@@ -18,13 +18,13 @@
 // Invariants: a cosignature is kept only if it verifies with the policy key of its kid; the
 // requests to one witness never overlap (a newer checkpoint supersedes a queued older one).
 
-import { fail, type Result } from '../../verifier/errors.ts';
-import { addCosignature, cosignerOf, mergeCosignatures, verifyCheckpoint, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
-import { NOTE_ED25519, type CheckpointSignature } from '../../verifier/documents/checkpoint-c2sp.ts';
-import type { KeyRecord } from '../../verifier/signing/keys.ts';
-import { findWitness, sameWitness, witnessDisplayName } from '../../verifier/signing/witness-identity.ts';
-import type { LogDescriptor } from '../../verifier/documents/log-descriptor.ts';
-import type { WitnessPolicy } from '../../verifier/documents/policy.ts';
+import { fail, type Result } from '../../verifier/index.ts';
+import { addCosignature, cosignerOf, mergeCosignatures, verifyCheckpoint, type Checkpoint } from '../../verifier/documents/index.ts';
+import { NOTE_ED25519, type CheckpointSignature } from '../../verifier/documents/index.ts';
+import type { KeyRecord } from '../../verifier/signing/index.ts';
+import { findWitness, sameWitness, witnessDisplayName } from '../../verifier/signing/index.ts';
+import type { LogDescriptor } from '../../verifier/documents/index.ts';
+import type { WitnessPolicy } from '../../verifier/documents/index.ts';
 import type { AddCheckpointRequest } from '../wire/messages.ts';
 import type { WitnessConnection } from './connection.ts';
 import type { C2spWitnessConnection } from './c2sp-http.ts';
@@ -66,7 +66,7 @@ export function witnessState(code: string, detail: string): string {
 function ownSignatures(cp: Checkpoint): CheckpointSignature[] {
   return cp.signature.filter((s, i) => i === 0 || s.alg === NOTE_ED25519);
 }
-import { silentLogger, type Logger } from '../../platform/logger.ts';
+import { silentLogger, type Logger } from '../../platform/index.ts';
 
 export interface PublisherStore {
   descriptor(): LogDescriptor | undefined;

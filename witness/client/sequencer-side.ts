@@ -13,9 +13,9 @@
 // binds its log (`log` field).
 
 import { join } from 'node:path';
-import type { Checkpoint } from '../../verifier/documents/checkpoint.ts';
-import type { WitnessPolicy } from '../../verifier/documents/policy.ts';
-import type { KeyRecord } from '../../verifier/signing/keys.ts';
+import type { Checkpoint } from '../../verifier/documents/index.ts';
+import type { WitnessPolicy } from '../../verifier/documents/index.ts';
+import type { KeyRecord } from '../../verifier/signing/index.ts';
 import { loadOrCreatePeerKey } from '../wire/identity.ts';
 import { createP2pNode, fullAddrs, keepConnected, type P2pNode } from '../wire/p2p-node.ts';
 import { createWitnessConnection, type WitnessConnection } from './connection.ts';
@@ -23,7 +23,7 @@ import { c2spWitnessesOf, createC2spWitnessConnection, type C2spWitnessConnectio
 import { createCheckpointPublisher, type CheckpointPublisherImpl, type PublisherMetrics, type PublisherStore } from './publisher.ts';
 import { CHECKPOINT_TOPIC, TOPICS } from '../wire/topics.ts';
 import { encodeMessage } from '../wire/messages.ts';
-import { silentLogger, type Logger } from '../../platform/logger.ts';
+import { silentLogger, type Logger } from '../../platform/index.ts';
 
 export interface SequencerWitnessingOptions {
   /** File holding the sequencer's libp2p identity (created on first use, mode 0600). */

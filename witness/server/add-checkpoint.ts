@@ -19,17 +19,17 @@
 // deps.signWorker our signatures are made on a worker once decided (the same bytes; still before the commit).
 // Left out: rate limiting (the transport's job) and C2SP's text wire format (c2sp-add-checkpoint.ts).
 
-import { fail, ok, type Result } from '../../verifier/errors.ts';
-import { formatHash, formatTime, parseHash, utf8 } from '../../verifier/encoding/wire.ts';
-import type { Signature, Signer } from '../../verifier/signing/signature.ts';
-import type { CryptoBackend } from '../../verifier/crypto/default.ts';
-import type { KeyRecord } from '../../verifier/signing/keys.ts';
-import { verifyCheckpointSequencerSignature, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
+import { fail, ok, type Result } from '../../verifier/index.ts';
+import { formatHash, formatTime, parseHash, utf8 } from '../../verifier/encoding/index.ts';
+import type { Signature, Signer } from '../../verifier/signing/index.ts';
+import type { CryptoBackend } from '../../verifier/crypto/index.ts';
+import type { KeyRecord } from '../../verifier/signing/index.ts';
+import { verifyCheckpointSequencerSignature, type Checkpoint } from '../../verifier/documents/index.ts';
 import { cosignatureHeaderBytes, cosignatureOf } from './checkpoint-cosigner.ts';
 import { signWith, type SigningWorker } from './signing-worker.ts';
-import { buildForkProof, type ForkProof } from '../../verifier/documents/fork-proof.ts';
+import { buildForkProof, type ForkProof } from '../../verifier/documents/index.ts';
 import { EMPTY_ROOT, hashLeaf, verifyConsistency, verifyInclusion, type Hash32 } from '../../verifier/merkle/index.ts';
-import { verifyLogDescriptor, type LogDescriptor } from '../../verifier/documents/log-descriptor.ts';
+import { verifyLogDescriptor, type LogDescriptor } from '../../verifier/documents/index.ts';
 import type { AddCheckpointRequest } from '../wire/messages.ts';
 import type { LogState, StateStore } from './state.ts';
 import type { KeyedLock } from './mutex.ts';
@@ -37,12 +37,7 @@ import type { WitnessCosigner } from './note-cosigner.ts';
 import type { NoteCosignatureObject } from '../wire/messages.ts';
 import type { OffThreadVerifier } from './off-thread-verify.ts';
 import { formatCheckpointBody } from '../../verifier/c2sp/note/index.ts';
-import {
-  NOTE_ED25519,
-  noteSignatureLine,
-  verifyCheckpointNoteSignature,
-  type C2spSignature,
-} from '../../verifier/documents/checkpoint-c2sp.ts';
+import { NOTE_ED25519, noteSignatureLine, verifyCheckpointNoteSignature, type C2spSignature } from '../../verifier/documents/index.ts';
 
 export interface AdmittedLog {
   log: string;

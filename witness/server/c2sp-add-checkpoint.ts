@@ -31,9 +31,9 @@
 // in the answer and in the kept note, as litewitness answers; it is signed on the event loop.
 // Left out: sign-subtree (optional in the spec), rate limits (the transport's), bastions.
 
-import { fail, ok, type Failure, type Result } from '../../verifier/errors.ts';
-import { formatHash, formatTime } from '../../verifier/encoding/wire.ts';
-import type { CryptoBackend } from '../../verifier/crypto/default.ts';
+import { fail, ok, type Failure, type Result } from '../../verifier/index.ts';
+import { formatHash, formatTime } from '../../verifier/encoding/index.ts';
+import type { CryptoBackend } from '../../verifier/crypto/index.ts';
 import { EMPTY_ROOT, verifyConsistency, type Hash32 } from '../../verifier/merkle/index.ts';
 import { parseCheckpointBody, parseNote, verifyParsedNote, type NoteVerifier } from '../../verifier/c2sp/note/index.ts';
 import { hashFromBase64StdBytes } from '../wire/hash-text.ts';
@@ -41,11 +41,11 @@ import type { LogState, StateStore } from './state.ts';
 import type { KeyedLock } from './mutex.ts';
 import type { WitnessCosigner } from './note-cosigner.ts';
 import type { MldsaCosigner } from './mldsa-cosigner.ts';
-import { parseHash } from '../../verifier/encoding/wire.ts';
+import { parseHash } from '../../verifier/encoding/index.ts';
 import type { OffThreadVerifier } from './off-thread-verify.ts';
 import { signWith, type SigningWorker } from './signing-worker.ts';
-import type { Signer } from '../../verifier/signing/signature.ts';
-import { buildNoteForkProof, type NoteForkProof } from '../../verifier/documents/note-fork-proof.ts';
+import type { Signer } from '../../verifier/signing/index.ts';
+import { buildNoteForkProof, type NoteForkProof } from '../../verifier/documents/index.ts';
 
 /** The most consistency proof lines a client may send (tlog-witness). */
 export const MAX_C2SP_PROOF_LINES = 63;

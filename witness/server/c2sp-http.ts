@@ -13,9 +13,9 @@
 // Invariant: routes only adapt; every decision is made by processC2spAddCheckpoint.
 
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { routeRawPost } from '../../platform/raw-route.ts';
-import { sha256 } from '../../verifier/crypto/default.ts';
-import { toHex, utf8 } from '../../verifier/encoding/wire.ts';
+import { routeRawPost } from '../../platform/index.ts';
+import { sha256 } from '../../verifier/crypto/index.ts';
+import { toHex, utf8 } from '../../verifier/encoding/index.ts';
 import {
   c2spAnswer,
   MAX_C2SP_BODY_BYTES,
@@ -23,7 +23,7 @@ import {
   type C2spCosigned,
   type C2spWitnessDeps,
 } from './c2sp-add-checkpoint.ts';
-import type { Result } from '../../verifier/errors.ts';
+import type { Result } from '../../verifier/index.ts';
 
 export interface C2spHttpDeps {
   witness: C2spWitnessDeps;

@@ -13,11 +13,11 @@
 // naming another key for it is refused (and reported), never applied; a list that drops a log
 // un-admits nothing. Pure code (reading the list is log-list-follow.ts's).
 
-import { fail, ok, type Failure, type Result } from '../../verifier/errors.ts';
+import { fail, ok, type Failure, type Result } from '../../verifier/index.ts';
 import { createNoteVerifier, parseVerifierKey, SIG_COSIGNATURE_V1, type NoteVerifier } from '../../verifier/c2sp/note/index.ts';
-import type { CryptoBackend } from '../../verifier/crypto/default.ts';
-import { isValidOrigin } from '../../verifier/documents/log-descriptor.ts';
-import { isVendorMember } from '../../verifier/signing/document-hash.ts';
+import type { CryptoBackend } from '../../verifier/crypto/index.ts';
+import { isValidOrigin } from '../../verifier/documents/index.ts';
+import { isVendorMember } from '../../verifier/signing/index.ts';
 import { logVkeyOf } from './note-cosigner.ts';
 import type { AdmittedLog } from './add-checkpoint.ts';
 

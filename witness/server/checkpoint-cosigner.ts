@@ -7,9 +7,9 @@
 // Invariant: the hash and the time are checked (a programmer error otherwise, as in
 // cosignVerifiedCheckpoint), so nothing but the fixed shape can be signed.
 
-import { isHashString, isTime, toBase64url } from '../../verifier/encoding/wire.ts';
-import { CHECKPOINT_KIND } from '../../verifier/documents/checkpoint.ts';
-import { signingHeader, signingHeaderBytes, type Signature, type Signer } from '../../verifier/signing/signature.ts';
+import { isHashString, isTime, toBase64url } from '../../verifier/encoding/index.ts';
+import { CHECKPOINT_KIND } from '../../verifier/documents/index.ts';
+import { signingHeader, signingHeaderBytes, type Signature, type Signer } from '../../verifier/signing/index.ts';
 
 /** The signed bytes of our cosignature header: signingHeaderBytes(signingHeader(…)). */
 export function cosignatureHeaderBytes(signer: Signer, hash: string, signedAt: string): Uint8Array {

@@ -13,7 +13,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readJsonIfExists } from '../../platform/durable-file.ts';
+import { readJsonIfExists } from '../../platform/index.ts';
 import { readWitnessConfig, type WitnessConfig } from './config.ts';
 
 export interface ConfigWatch {

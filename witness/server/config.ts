@@ -6,11 +6,11 @@
 // unknown members refused (`x-<vendor>-…` ignored), wrong types `invalid_document`. Pure code: the
 // file I/O is data-dir.ts's. Invariant: each origin appears once, with a sequencer-role key.
 
-import { fail, ok, type Result } from '../../verifier/errors.ts';
-import { isVendorMember } from '../../verifier/signing/document-hash.ts';
-import { checkOrigin } from '../../verifier/documents/log-descriptor.ts';
-import { readDocument } from '../../verifier/documents/read.ts';
-import type { KeyRecord } from '../../verifier/signing/keys.ts';
+import { fail, ok, type Result } from '../../verifier/index.ts';
+import { isVendorMember } from '../../verifier/signing/index.ts';
+import { checkOrigin } from '../../verifier/documents/index.ts';
+import { readDocument } from '../../verifier/documents/index.ts';
+import type { KeyRecord } from '../../verifier/signing/index.ts';
 import type { AdmittedLog } from './add-checkpoint.ts';
 import { readC2spLog, type C2spLog } from './c2sp-logs.ts';
 import { isValidKeyName } from '../../verifier/c2sp/note/index.ts';

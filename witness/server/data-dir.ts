@@ -17,22 +17,15 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { formatSignerKey, parseSignerKey, SIG_MLDSA44 } from '../../verifier/c2sp/note/index.ts';
 import { join } from 'node:path';
-import { ProtocolError, type Result } from '../../verifier/errors.ts';
-import {
-  createSigner,
-  generateSecretKey,
-  keyRecordOf,
-  signDocument,
-  type SecretKey,
-  type Signer,
-} from '../../verifier/signing/signature.ts';
-import { formatTime, toBase64url } from '../../verifier/encoding/wire.ts';
-import { sha256 } from '../../verifier/crypto/default.ts';
-import { readDocument } from '../../verifier/documents/read.ts';
-import { readJsonIfExists as readJsonFile, writeFileDurable, writeFileOnce } from '../../platform/durable-file.ts';
+import { ProtocolError, type Result } from '../../verifier/index.ts';
+import { createSigner, generateSecretKey, keyRecordOf, signDocument, type SecretKey, type Signer } from '../../verifier/signing/index.ts';
+import { formatTime, toBase64url } from '../../verifier/encoding/index.ts';
+import { sha256 } from '../../verifier/crypto/index.ts';
+import { readDocument } from '../../verifier/documents/index.ts';
+import { readJsonIfExists as readJsonFile, writeFileDurable, writeFileOnce } from '../../platform/index.ts';
 
 export { readJsonFile, writeFileDurable };
-import type { KeyRecord } from '../../verifier/signing/keys.ts';
+import type { KeyRecord } from '../../verifier/signing/index.ts';
 import { DEFAULT_WITNESS_CONFIG, readWitnessConfig, type WitnessConfig } from './config.ts';
 import type { ImportedKey } from './key-import.ts';
 

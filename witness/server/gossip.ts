@@ -9,12 +9,12 @@
 // this node admitted for the log. Left out: checkpoints older than our state (we keep only the
 // latest cosigned one per log, so an older fork is caught by the witnesses still at that seq).
 
-import { readDocument, parseJson } from '../../verifier/documents/read.ts';
-import { fromUtf8 } from '../../verifier/encoding/wire.ts';
-import type { Result } from '../../verifier/errors.ts';
-import { verifyCheckpointSequencerSignature, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
-import { buildForkProof, verifyForkProof, type ForkProof } from '../../verifier/documents/fork-proof.ts';
-import type { CryptoBackend } from '../../verifier/crypto/default.ts';
+import { readDocument, parseJson } from '../../verifier/documents/index.ts';
+import { fromUtf8 } from '../../verifier/encoding/index.ts';
+import type { Result } from '../../verifier/index.ts';
+import { verifyCheckpointSequencerSignature, type Checkpoint } from '../../verifier/documents/index.ts';
+import { buildForkProof, verifyForkProof, type ForkProof } from '../../verifier/documents/index.ts';
+import type { CryptoBackend } from '../../verifier/crypto/index.ts';
 import type { AdmittedLog } from './add-checkpoint.ts';
 import { stripCosignatures } from './add-checkpoint.ts';
 import type { LogState } from './state.ts';

@@ -12,10 +12,10 @@
 // encrypted or ssh-agent keys. Invariant: the seed returned is exactly 32 bytes and nothing else of
 // the file is kept; a file that is none of the forms is refused with a line naming them.
 
-import { fail, ok, type Result } from '../../verifier/errors.ts';
+import { fail, ok, type Result } from '../../verifier/index.ts';
 import { parseSignerKey } from '../../verifier/c2sp/note/index.ts';
-import { parseJson } from '../../verifier/encoding/strict-json.ts';
-import { fromBase64url } from '../../verifier/encoding/wire.ts';
+import { parseJson } from '../../verifier/encoding/index.ts';
+import { fromBase64url } from '../../verifier/encoding/index.ts';
 
 export interface ImportedKey {
   alg: 'EdDSA';

@@ -8,7 +8,7 @@
 // `timeoutMs` per fetch. Left out: signatures over lists (the format has none) and bastions.
 
 import { readFile } from 'node:fs/promises';
-import { formatTime } from '../../verifier/encoding/wire.ts';
+import { formatTime } from '../../verifier/encoding/index.ts';
 import { MAX_LOG_LIST_BYTES, parseLogListV0, type LogRegistry } from './c2sp-logs.ts';
 import type { StateStore } from './state.ts';
 

@@ -3,7 +3,7 @@
 // test process keep apart). Families without labels render 0 before anything happened, as
 // dashboards expect; per-log families carry the label `log`.
 
-import { createMetrics as createRegistry, type MetricFamily, type Metrics } from '../../platform/metrics.ts';
+import { createMetrics as createRegistry, type MetricFamily, type Metrics } from '../../platform/index.ts';
 
 export type { MetricFamily, Metrics };
 

@@ -8,10 +8,10 @@
 // It leaves out sign-subtree and mirror statements. Invariant: verifier/c2sp/note/subtree.ts is the one
 // encoder of the signed bytes; a timestamp is never 0.
 
-import type { CryptoBackend } from '../../verifier/crypto/default.ts';
-import { defaultBackend } from '../../verifier/crypto/default.ts';
-import { concatBytes, fromHex } from '../../verifier/encoding/wire.ts';
-import { fail, ok, type Result } from '../../verifier/errors.ts';
+import type { CryptoBackend } from '../../verifier/crypto/index.ts';
+import { defaultBackend } from '../../verifier/crypto/index.ts';
+import { concatBytes, fromHex } from '../../verifier/encoding/index.ts';
+import { fail, ok, type Result } from '../../verifier/index.ts';
 import {
   encodeMldsaCosignature,
   formatVerifierKey,

@@ -12,8 +12,8 @@
 // (which start with `cosignature/v1\n`), so neither can be mistaken for the other; a timestamp is
 // never 0 (tlog-witness forbids omitting it).
 
-import { concatBytes, formatTime, toBase64url } from '../../verifier/encoding/wire.ts';
-import type { Signer } from '../../verifier/signing/signature.ts';
+import { concatBytes, formatTime, toBase64url } from '../../verifier/encoding/index.ts';
+import type { Signer } from '../../verifier/signing/index.ts';
 import {
   cosignatureMessage,
   encodeCosignature,
@@ -91,4 +91,4 @@ export function createWitnessCosigner(name: string, signer: Signer): WitnessCosi
 }
 
 /** The C2SP vkey of a Cookwala log (origin as key name, sequencer Ed25519 key as type 0x01): one definition, checkpoint-c2sp.ts. */
-export { logVkeyOf } from '../../verifier/documents/checkpoint-c2sp.ts';
+export { logVkeyOf } from '../../verifier/documents/index.ts';

@@ -17,8 +17,8 @@
 // in, so requests reach the per-log lock in arrival order as they did when checked inline (a
 // result that needed no signature check is a refusal and takes no lock).
 
-import type { CryptoBackend } from '../../verifier/crypto/default.ts';
-import type { SigItem, SigPool } from '../../platform/sig-pool.ts';
+import type { CryptoBackend } from '../../verifier/crypto/index.ts';
+import type { SigItem, SigPool } from '../../platform/index.ts';
 
 export interface OffThreadVerifier {
   /** The real backend outside `check`; a recording one inside it. Give it to long-lived verifiers (note keys). */

@@ -17,7 +17,7 @@ import type { Connection, Stream } from '@libp2p/interface';
 import { encodeMessage, failureReply, WITNESS_PROTOCOL, type Reply } from '../wire/messages.ts';
 import { createFrameChannel } from '../wire/frame-channel.ts';
 import type { P2pNode } from '../wire/p2p-node.ts';
-import { fail } from '../../verifier/errors.ts';
+import { fail } from '../../verifier/index.ts';
 
 export type FrameHandler = (frame: Uint8Array, remotePeer: string) => Promise<Reply>;
 

@@ -24,12 +24,12 @@
 import { availableParallelism } from 'node:os';
 import type { PrivateKey } from '@libp2p/interface';
 import type { FastifyInstance } from 'fastify';
-import type { KeyRecord } from '../../verifier/signing/keys.ts';
-import type { SecretKey, Signature, Signer } from '../../verifier/signing/signature.ts';
+import type { KeyRecord } from '../../verifier/signing/index.ts';
+import type { SecretKey, Signature, Signer } from '../../verifier/signing/index.ts';
 import { createSigningWorker } from './signing-worker.ts';
-import { addCosignature, type Checkpoint } from '../../verifier/documents/checkpoint.ts';
-import type { ForkProof } from '../../verifier/documents/fork-proof.ts';
-import { verifyNoteForkProof, type NoteForkProof } from '../../verifier/documents/note-fork-proof.ts';
+import { addCosignature, type Checkpoint } from '../../verifier/documents/index.ts';
+import type { ForkProof } from '../../verifier/documents/index.ts';
+import { verifyNoteForkProof, type NoteForkProof } from '../../verifier/documents/index.ts';
 import type { AdmittedLog, WitnessDeps } from './add-checkpoint.ts';
 import { encodeMessage, failureReply, parseRequest, type AddCheckpointRequest, type Reply } from '../wire/messages.ts';
 import { createP2pNode, fullAddrs, keepConnected, type P2pNode } from '../wire/p2p-node.ts';
@@ -37,7 +37,7 @@ import { registerWitnessProtocol } from './protocol-server.ts';
 import { CHECKPOINT_TOPIC, FORK_TOPIC, TOPICS, judgeCheckpoint, judgeFork, type Verdict } from './gossip.ts';
 import { buildStatusApp } from './status-api.ts';
 import { createWitnessMetrics, type Metrics, type WitnessMetricName } from './metrics.ts';
-import { silentLogger, type Logger } from '../../platform/logger.ts';
+import { silentLogger, type Logger } from '../../platform/index.ts';
 import type { StateStore } from './state.ts';
 import { createWitnessCosigner, type WitnessCosigner } from './note-cosigner.ts';
 import { createMldsaCosigner } from './mldsa-cosigner.ts';
@@ -46,8 +46,8 @@ import type { C2spWitnessDeps } from './c2sp-add-checkpoint.ts';
 import { registerC2spRoutes } from './c2sp-http.ts';
 import { refreshLogLists, restoreAdmissions } from './log-list-follow.ts';
 import { processAddCheckpointBoth } from './add-checkpoint.ts';
-import { createSigPool } from '../../platform/sig-pool.ts';
-import { defaultBackend } from '../../verifier/crypto/default.ts';
+import { createSigPool } from '../../platform/index.ts';
+import { defaultBackend } from '../../verifier/crypto/index.ts';
 import { createOffThreadVerifier } from './off-thread-verify.ts';
 
 /**

@@ -17,9 +17,9 @@
 // worker whose key does not give the signer's public key is refused at creation.
 
 import { Worker } from 'node:worker_threads';
-import { fromBase64url } from '../../verifier/encoding/wire.ts';
-import type { SecretKey, Signer } from '../../verifier/signing/signature.ts';
-import { defaultBackend } from '../../verifier/crypto/default.ts';
+import { fromBase64url } from '../../verifier/encoding/index.ts';
+import type { SecretKey, Signer } from '../../verifier/signing/index.ts';
+import { defaultBackend } from '../../verifier/crypto/index.ts';
 
 export interface SigningWorker {
   /** The 64-byte signature of each message, in order; rejects only when the worker died or closed. */

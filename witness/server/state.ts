@@ -13,15 +13,15 @@
 // a log's state can only move forward, and re-admitting a log cannot reset it.
 
 import { Level } from 'level';
-import { fail, ok, type Result } from '../../verifier/errors.ts';
-import type { Checkpoint } from '../../verifier/documents/checkpoint.ts';
-import type { ForkProof } from '../../verifier/documents/fork-proof.ts';
-import type { NoteForkProof } from '../../verifier/documents/note-fork-proof.ts';
-import { sha256 } from '../../verifier/crypto/default.ts';
-import { toHex } from '../../verifier/encoding/wire.ts';
-import type { Signature } from '../../verifier/signing/signature.ts';
+import { fail, ok, type Result } from '../../verifier/index.ts';
+import type { Checkpoint } from '../../verifier/documents/index.ts';
+import type { ForkProof } from '../../verifier/documents/index.ts';
+import type { NoteForkProof } from '../../verifier/documents/index.ts';
+import { sha256 } from '../../verifier/crypto/index.ts';
+import { toHex } from '../../verifier/encoding/index.ts';
+import type { Signature } from '../../verifier/signing/index.ts';
 import { createKeyedLock, type KeyedLock } from './mutex.ts';
-import { openLevel } from '../../platform/level-open.ts';
+import { openLevel } from '../../platform/index.ts';
 
 export interface LogState {
   log: string;

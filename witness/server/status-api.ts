@@ -11,15 +11,15 @@
 // POST /add-checkpoint and GET /<sha256(origin)>/checkpoint, are added to this app by c2sp-http.ts).
 
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { Logger } from '../../platform/logger.ts';
-import { fail } from '../../verifier/errors.ts';
-import { sendProblem } from '../../platform/http-problem.ts';
-import { boundedServerOptions, capConnections } from '../../platform/http-limits.ts';
-import type { KeyRecord } from '../../verifier/signing/keys.ts';
-import { addCosignature } from '../../verifier/documents/checkpoint.ts';
+import type { Logger } from '../../platform/index.ts';
+import { fail } from '../../verifier/index.ts';
+import { sendProblem } from '../../platform/index.ts';
+import { boundedServerOptions, capConnections } from '../../platform/index.ts';
+import type { KeyRecord } from '../../verifier/signing/index.ts';
+import { addCosignature } from '../../verifier/documents/index.ts';
 import type { AdmittedLog } from './add-checkpoint.ts';
 import type { StateStore } from './state.ts';
-import { registerPage } from '../../web/server/pages.ts';
+import { registerPage } from '../../web/server/index.ts';
 
 export interface StatusDeps {
   state: StateStore;

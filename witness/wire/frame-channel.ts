@@ -12,7 +12,7 @@
 
 import { lpStream } from '@libp2p/utils';
 import type { Stream } from '@libp2p/interface';
-import type { Failure } from '../../verifier/errors.ts';
+import type { Failure } from '../../verifier/index.ts';
 import { FramingError, frameLengthDecoder, MAX_FRAME_BYTES, MAX_VARINT_BYTES } from './frame.ts';
 
 export type NextFrame = { frame: Uint8Array } | { end: true } | { error: Failure };

@@ -9,7 +9,7 @@
 // any of its body is read (`message_too_large`); a prefix longer than the limit needs (3 bytes for
 // 1 MiB) is `message_too_large` at its 4th byte; a non-minimal varint is `malformed_frame`.
 
-import { fail, type Failure } from '../../verifier/errors.ts';
+import { fail, type Failure } from '../../verifier/index.ts';
 
 export const MAX_FRAME_BYTES = 1024 * 1024;
 /** 1 MiB needs 3 varint bytes; a fourth byte can only announce a frame over the limit. */

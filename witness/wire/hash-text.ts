@@ -4,7 +4,7 @@
 // trailing bits; hash-text.test.ts checks both against each other). The `sha256:` hash strings of
 // the libp2p protocol are read by verifier/encoding/wire.ts parseHash. Pure code.
 
-import { B64STD_VALUE } from '../../verifier/encoding/wire.ts';
+import { B64STD_VALUE } from '../../verifier/encoding/index.ts';
 
 const sextet = (c: number): number => (c < 128 ? B64STD_VALUE[c] : -1);
 

@@ -7,15 +7,15 @@
 // Left out: other message types (answered `unknown_message_type`); C2SP's text wire format (the
 // project speaks JSON; verifier/c2sp/note/index.ts covers the text formats for interop).
 
-import { fail, isReasonCode, ok, type Failure, type ReasonCode, type Result } from '../../verifier/errors.ts';
-import { fromUtf8, isHashString, isTime, utf8 } from '../../verifier/encoding/wire.ts';
-import { readDocument } from '../../verifier/documents/read.ts';
-import { MAX_JSON_DEPTH, parseJson } from '../../verifier/encoding/strict-json.ts';
-import type { Checkpoint } from '../../verifier/documents/checkpoint.ts';
-import type { LogDescriptor } from '../../verifier/documents/log-descriptor.ts';
-import type { ForkProof } from '../../verifier/documents/fork-proof.ts';
-import { parseSignature, type Signature } from '../../verifier/signing/signature.ts';
-import { isVendorMember } from '../../verifier/signing/document-hash.ts';
+import { fail, isReasonCode, ok, type Failure, type ReasonCode, type Result } from '../../verifier/index.ts';
+import { fromUtf8, isHashString, isTime, utf8 } from '../../verifier/encoding/index.ts';
+import { readDocument } from '../../verifier/documents/index.ts';
+import { MAX_JSON_DEPTH, parseJson } from '../../verifier/encoding/index.ts';
+import type { Checkpoint } from '../../verifier/documents/index.ts';
+import type { LogDescriptor } from '../../verifier/documents/index.ts';
+import type { ForkProof } from '../../verifier/documents/index.ts';
+import { parseSignature, type Signature } from '../../verifier/signing/index.ts';
+import { isVendorMember } from '../../verifier/signing/index.ts';
 
 export const WITNESS_PROTOCOL = '/cookwala/witness/1.0.0';
 /** A proof for a tree of up to 2^64 leaves has at most 64 hashes (consistency: one more). */

@@ -10,11 +10,11 @@
 // (the KeyRecord inside is self-signed; the multiaddr is checked by the libp2p handshake).
 
 import type { PrivateKey } from '@libp2p/interface';
-import { fail, ok, type Result } from '../../verifier/errors.ts';
-import { readDocument } from '../../verifier/documents/read.ts';
-import type { KeyRecord } from '../../verifier/signing/keys.ts';
-import { witnessCosignatureKey } from '../../verifier/documents/checkpoint-c2sp.ts';
-import { witnessKeyAgreement } from '../../verifier/signing/witness-identity.ts';
+import { fail, ok, type Result } from '../../verifier/index.ts';
+import { readDocument } from '../../verifier/documents/index.ts';
+import type { KeyRecord } from '../../verifier/signing/index.ts';
+import { witnessCosignatureKey } from '../../verifier/documents/index.ts';
+import { witnessKeyAgreement } from '../../verifier/signing/index.ts';
 
 export interface WitnessInfoCard {
   peerId: string;

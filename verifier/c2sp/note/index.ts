@@ -17,3 +17,7 @@ export * from './cosignature.ts';
 export * from './subtree.ts';
 export { fromBase64Std, toBase64Std } from './base64.ts';
 export { isValidKeyName, MAX_NOTE_BYTES, MAX_SIGNATURES } from './text.ts';
+export { parseCheckpointBody } from './checkpoint.ts';
+export { cosignatureMessage, parseCosignature } from './cosignature.ts';
+export { SIG_COSIGNATURE_V1, SIG_ED25519, createNoteSigner, createNoteVerifier, formatVerifierKey, parseVerifierKey } from './keys.ts';
+export { parseNote, verifyCheckpointNote, verifyNote } from './signed.ts';

@@ -8,10 +8,10 @@
 // the policy they hold. Left out: devices and entries (main.ts, entries-panel.ts). Invariant: a
 // checkpoint is shown as verified only when verifyCheckpoint accepted it in this page.
 
-import { verifyCheckpoint, type Checkpoint } from '../../../verifier/documents/checkpoint.ts';
-import { readWitnessPolicy } from '../../../verifier/documents/policy.ts';
-import type { KeyRecord } from '../../../verifier/signing/keys.ts';
-import type { LogDescriptor } from '../../../verifier/documents/log-descriptor.ts';
+import { verifyCheckpoint, type Checkpoint } from '../../../verifier/documents/index.ts';
+import { readWitnessPolicy } from '../../../verifier/documents/index.ts';
+import type { KeyRecord } from '../../../verifier/signing/index.ts';
+import type { LogDescriptor } from '../../../verifier/documents/index.ts';
 import { age, byId, download, fill, h, shortHash } from '../lib/dom.ts';
 import { getJson, HttpError, logPath } from '../lib/http.ts';
 import { check, currentView, errorNote, fileSafe, type View } from './view.ts';

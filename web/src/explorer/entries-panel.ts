@@ -5,7 +5,7 @@
 // erasure entry (the API's cookwala-erased header). Left out: the entry on its own (entry-page.ts)
 // and the paging buttons' wiring (main.ts). Invariant: rows are written only for the current view.
 
-import type { Entry } from '../../../verifier/documents/entry.ts';
+import type { Entry } from '../../../verifier/documents/index.ts';
 import { byId, fill, h, num } from '../lib/dom.ts';
 import { getNdjson, logPath } from '../lib/http.ts';
 import { badge, currentView, errorNote, isFiltered, type View } from './view.ts';

@@ -8,9 +8,9 @@
 // it. Left out: the checkpoint it is checked against (checkpoint-panel.ts). Invariant: an
 // inclusion is shown as verified only when verifyEventProof accepted the proof in this page.
 
-import { buildEventProof, verifyEventProof } from '../../../verifier/bundle/event-proof.ts';
-import type { Entry } from '../../../verifier/documents/entry.ts';
-import type { CloudEvent } from '../../../verifier/cloudevent/read.ts';
+import { buildEventProof, verifyEventProof } from '../../../verifier/bundle/index.ts';
+import type { Entry } from '../../../verifier/documents/index.ts';
+import type { CloudEvent } from '../../../verifier/cloudevent/index.ts';
 import { byId, copyButton, download, fill, h, num } from '../lib/dom.ts';
 import { getJson, getNdjson, HttpError, logPath } from '../lib/http.ts';
 import { badge, check, currentView, errorNote, fileSafe, type View } from './view.ts';

@@ -9,7 +9,7 @@
 // (checkpoint-panel.ts, entries-panel.ts, entry-page.ts). Invariant: one loop per view; a loop
 // whose view is no longer current stops.
 
-import type { Checkpoint } from '../../../verifier/documents/checkpoint.ts';
+import type { Checkpoint } from '../../../verifier/documents/index.ts';
 import { byId, fill, h, num } from '../lib/dom.ts';
 import { getJson, getNdjson, HttpError, logPath } from '../lib/http.ts';
 import { currentView, type View } from './view.ts';

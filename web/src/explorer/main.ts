@@ -10,8 +10,8 @@
 // entries are links; everything else is native. Invariant: switching logs starts a new view, and
 // nothing loaded for the old one is shown.
 
-import { setDefaultBackend } from '../../../verifier/crypto/default.ts';
-import { createNobleBackend } from '../../../verifier/crypto/noble.ts';
+import { setDefaultBackend } from '../../../verifier/crypto/index.ts';
+import { createNobleBackend } from '../../../verifier/crypto/index.ts';
 import { byId, fill, h } from '../lib/dom.ts';
 import { getJson } from '../lib/http.ts';
 import { badge, currentView, errorNote, NO_FILTER, setView, when, type View } from './view.ts';

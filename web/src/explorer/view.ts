@@ -7,10 +7,10 @@
 // themselves (checkpoint-panel.ts, entries-panel.ts, main.ts). Invariant: a panel writes only while
 // the view it was loaded for is still the current one.
 
-import type { Checkpoint } from '../../../verifier/documents/checkpoint.ts';
-import type { WitnessPolicy } from '../../../verifier/documents/policy.ts';
-import type { KeyRecord } from '../../../verifier/signing/keys.ts';
-import type { LogDescriptor } from '../../../verifier/documents/log-descriptor.ts';
+import type { Checkpoint } from '../../../verifier/documents/index.ts';
+import type { WitnessPolicy } from '../../../verifier/documents/index.ts';
+import type { KeyRecord } from '../../../verifier/signing/index.ts';
+import type { LogDescriptor } from '../../../verifier/documents/index.ts';
 import { age, h } from '../lib/dom.ts';
 
 export interface View {

@@ -7,10 +7,10 @@
 // panel (checkpoint-panel.ts). Invariant: a witness is never listed twice, and a row says
 // "cosigned" for this checkpoint only when the page's verification counted it.
 
-import type { Checkpoint } from '../../../verifier/documents/checkpoint.ts';
-import { verifyCheckpoint } from '../../../verifier/documents/checkpoint.ts';
-import type { WitnessPolicy } from '../../../verifier/documents/policy.ts';
-import { witnessDisplayName } from '../../../verifier/signing/witness-identity.ts';
+import type { Checkpoint } from '../../../verifier/documents/index.ts';
+import { verifyCheckpoint } from '../../../verifier/documents/index.ts';
+import type { WitnessPolicy } from '../../../verifier/documents/index.ts';
+import { witnessDisplayName } from '../../../verifier/signing/index.ts';
 import { h } from '../lib/dom.ts';
 import { badge, when } from './view.ts';
 

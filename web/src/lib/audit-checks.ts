@@ -9,16 +9,16 @@
 // verdict. Pure: no DOM, no network; the worker and the Node tests both run it.
 // Left out: the CLI's worker threads (the batch verifier stands in for them).
 
-import { createBundleVerifier } from '../../../verifier/bundle/verifier.ts';
-import type { BundleReport } from '../../../verifier/bundle/report.ts';
-import type { VerifyBatch } from '../../../verifier/bundle/signature-batches.ts';
-import { verifyEventProof } from '../../../verifier/bundle/event-proof.ts';
-import { forkVerdict, type ForkProof, type ForkVerdict } from '../../../verifier/documents/fork-proof.ts';
-import { NOTE_FORK_PROOF, noteForkVerdict, readNoteForkProof } from '../../../verifier/documents/note-fork-proof.ts';
-import { parseJson, readDocument } from '../../../verifier/documents/read.ts';
-import { readWitnessPolicy, type WitnessPolicy } from '../../../verifier/documents/policy.ts';
-import type { KeyRecord } from '../../../verifier/signing/keys.ts';
-import type { Result } from '../../../verifier/errors.ts';
+import { createBundleVerifier } from '../../../verifier/bundle/index.ts';
+import type { BundleReport } from '../../../verifier/bundle/index.ts';
+import type { VerifyBatch } from '../../../verifier/bundle/index.ts';
+import { verifyEventProof } from '../../../verifier/bundle/index.ts';
+import { forkVerdict, type ForkProof, type ForkVerdict } from '../../../verifier/documents/index.ts';
+import { NOTE_FORK_PROOF, noteForkVerdict, readNoteForkProof } from '../../../verifier/documents/index.ts';
+import { parseJson, readDocument } from '../../../verifier/documents/index.ts';
+import { readWitnessPolicy, type WitnessPolicy } from '../../../verifier/documents/index.ts';
+import type { KeyRecord } from '../../../verifier/signing/index.ts';
+import type { Result } from '../../../verifier/index.ts';
 import { forEachLine, readCheckpointSeqsAhead, readFirstLine, type ByteSource } from './line-reader.ts';
 
 export type { ForkVerdict };

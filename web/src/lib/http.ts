@@ -4,7 +4,7 @@
 // line handed over as it arrives (the page shows rows while the answer is still coming). Every
 // answer is bounded (MAX_BYTES) and parsed strictly; nothing is trusted because the server said it.
 
-import { parseJson } from '../../../verifier/documents/read.ts';
+import { parseJson } from '../../../verifier/documents/index.ts';
 
 const MAX_BYTES = 32 << 20;
 

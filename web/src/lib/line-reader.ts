@@ -8,8 +8,8 @@
 // end through verifier/bundle/tail-seqs.ts, as the CLI's) and the first line (the header) alone.
 // Left out: what a line means.
 
-import { readCheckpointSeqsFromTail } from '../../../verifier/bundle/tail-seqs.ts';
-import { createLineSplitter, type LineFlags } from '../../../verifier/bundle/line-split.ts';
+import { readCheckpointSeqsFromTail } from '../../../verifier/bundle/index.ts';
+import { createLineSplitter, type LineFlags } from '../../../verifier/bundle/index.ts';
 
 export type { LineFlags };
 

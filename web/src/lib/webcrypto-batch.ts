@@ -13,8 +13,8 @@
 // where either answer is wrong or the algorithm is missing, the caller falls back to @noble.
 // Invariant: any malformed input or exception is `false`, never a throw or a rejection.
 
-import { ed25519InputsPass } from '../../../verifier/crypto/ed25519-rules.ts';
-import type { RawCheck, VerifyBatch } from '../../../verifier/bundle/signature-batches.ts';
+import { ed25519InputsPass } from '../../../verifier/crypto/index.ts';
+import type { RawCheck, VerifyBatch } from '../../../verifier/bundle/index.ts';
 
 const CACHE_MAX = 4096;
 

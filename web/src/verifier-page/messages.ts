@@ -3,7 +3,7 @@
 // shares the file, never copies its bytes); the worker answers with progress, then exactly one
 // result: the same JSON the CLI prints with --json, or an error for a bug. Nothing else crosses.
 
-import type { BundleReport } from '../../../verifier/bundle/report.ts';
+import type { BundleReport } from '../../../verifier/bundle/index.ts';
 import type { EventProofOutput, ForkVerdict, Unusable } from '../lib/audit-checks.ts';
 
 export type CheckRequest =

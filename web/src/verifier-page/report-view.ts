@@ -7,9 +7,9 @@
 // prints with --json is shown beneath it and offered as a download. Everything from the file is
 // rendered as text.
 
-import type { BundleReport } from '../../../verifier/bundle/report.ts';
-import { buildReportModel, erasedLine, skippedLine, type ReportItem, type ReportModel } from '../../../verifier/bundle/report-model.ts';
-import { shortFingerprint } from '../../../verifier/documents/policy-fingerprint.ts';
+import type { BundleReport } from '../../../verifier/bundle/index.ts';
+import { buildReportModel, erasedLine, skippedLine, type ReportItem, type ReportModel } from '../../../verifier/bundle/index.ts';
+import { shortFingerprint } from '../../../verifier/documents/index.ts';
 import type { EventProofOutput, ForkVerdict, Unusable } from '../lib/audit-checks.ts';
 import { h, shortHash } from '../lib/dom.ts';
 

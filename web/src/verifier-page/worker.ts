@@ -6,9 +6,9 @@
 // the bulk, in batches on WebCrypto when it passes its probe (web/src/lib/webcrypto-batch.ts), else on @noble.
 // The worker does no network I/O (the page's CSP, connect-src 'none', binds it too).
 
-import { setDefaultBackend } from '../../../verifier/crypto/default.ts';
-import { createNobleBackend } from '../../../verifier/crypto/noble.ts';
-import { inlineVerifyBatch, type VerifyBatch } from '../../../verifier/bundle/signature-batches.ts';
+import { setDefaultBackend } from '../../../verifier/crypto/index.ts';
+import { createNobleBackend } from '../../../verifier/crypto/index.ts';
+import { inlineVerifyBatch, type VerifyBatch } from '../../../verifier/bundle/index.ts';
 import { checkBundle, checkEventProof, checkForkProof } from '../lib/audit-checks.ts';
 import { createWebCryptoBatch, probeWebCrypto } from '../lib/webcrypto-batch.ts';
 import type { CheckRequest, CryptoPath, WorkerMessage } from './messages.ts';

@@ -5,14 +5,14 @@
 // ForkProof it holds, each downloadable so an auditor can check it offline (the verifier page or
 // `cookwala verify-fork` with the log's policy: the sequencer key comes from the auditor).
 
-import { setDefaultBackend } from '../../../verifier/crypto/default.ts';
-import { createNobleBackend } from '../../../verifier/crypto/noble.ts';
-import { computeHash, type JsonObject } from '../../../verifier/signing/document-hash.ts';
-import { verifyHashSignature } from '../../../verifier/signing/signature.ts';
-import type { Checkpoint } from '../../../verifier/documents/checkpoint.ts';
-import type { ForkProof } from '../../../verifier/documents/fork-proof.ts';
-import type { NoteForkProof } from '../../../verifier/documents/note-fork-proof.ts';
-import type { KeyRecord } from '../../../verifier/signing/keys.ts';
+import { setDefaultBackend } from '../../../verifier/crypto/index.ts';
+import { createNobleBackend } from '../../../verifier/crypto/index.ts';
+import { computeHash, type JsonObject } from '../../../verifier/signing/index.ts';
+import { verifyHashSignature } from '../../../verifier/signing/index.ts';
+import type { Checkpoint } from '../../../verifier/documents/index.ts';
+import type { ForkProof } from '../../../verifier/documents/index.ts';
+import type { NoteForkProof } from '../../../verifier/documents/index.ts';
+import type { KeyRecord } from '../../../verifier/signing/index.ts';
 import { age, byId, download, fill, h, shortHash } from '../lib/dom.ts';
 import { getJson } from '../lib/http.ts';
 
