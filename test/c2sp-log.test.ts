@@ -13,6 +13,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { generateKeyPairSync } from 'node:crypto';
 import { initDataDir } from '../sequencer/data-dir.ts';
 import { openSequencer, type Sequencer } from '../sequencer/app.ts';
 import { DATA_FILES } from '../sequencer/config.ts';
@@ -22,6 +23,7 @@ import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/pol
 import { logVkeyOf } from '../verifier/documents/checkpoint-c2sp.ts';
 import type { Checkpoint } from '../verifier/documents/checkpoint.ts';
 import type { KeyRecord } from '../verifier/signing/keys.ts';
+import { witnessDisplayName } from '../verifier/signing/witness-identity.ts';
 import { formatTime } from '../verifier/encoding/wire.ts';
 import { createManualClock } from '../testkit/clock.ts';
 import { deviceKey, FIXTURE_VALID_FROM } from '../testkit/keys.ts';
@@ -102,6 +104,7 @@ async function round(n: number): Promise<Checkpoint | undefined> {
 
 const metric = (name: string, labels: Record<string, string>) => seq.metrics.value(name as never, labels);
 
+let wref: string;
 beforeAll(async () => {
   dir = await makeTempDir('cookwala-c2sp-');
   await initDataDir({ dir, logs: [LOG], mode: 'hash_only', now: () => clock.now() });
@@ -121,6 +124,7 @@ beforeAll(async () => {
     vkey: witness.vkey,
     url: witness.url,
   };
+  wref = witnessDisplayName(w); // metrics and reports name a witness by its key, not its kid
   const p = readWitnessPolicy({ kind: 'WitnessPolicy', log: LOG, sequencer: keyRecord, witnesses: [w], quorum: 1 });
   if (!p.ok) throw new Error(p.detail);
   policy = p.value;
@@ -150,8 +154,8 @@ describe('an independent C2SP tlog-witness cosigns our checkpoints over HTTP', (
       expect(witness.state(LOG)?.size).toBe(cp!.seq);
       expect(cp!.signature.map((s) => s.alg)).toEqual(['EdDSA', 'cosignature/v1', 'note-ed25519']);
       expect(cp!.signature[1].kid).toBe(`${refParseVkey(witness.vkey).name}+${refParseVkey(witness.vkey).id.toString('hex')}`);
-      expect(await metric('cookwala_c2sp_witness_cosigned_size', { log: LOG, witness: 'w-ref' })).toBe(cp!.seq);
-      expect(await metric('cookwala_c2sp_witness_last_status', { log: LOG, witness: 'w-ref' })).toBe(200);
+      expect(await metric('cookwala_c2sp_witness_cosigned_size', { log: LOG, witness: wref })).toBe(cp!.seq);
+      expect(await metric('cookwala_c2sp_witness_last_status', { log: LOG, witness: wref })).toBe(200);
     }
     expect(sizes).toEqual([5, 265, 305]);
     // Old sizes grew with the witness's state: 0, then 5, then 265 (proofs were checked by the witness).
@@ -182,11 +186,22 @@ describe('an independent C2SP tlog-witness cosigns our checkpoints over HTTP', (
       checkpoints: { count: 3, verified: 3, latest: { seq: 305, witnesses: ['w-ref'] } },
     });
     expect(r.checkpoints.cosigned?.map((c) => [c.seq, c.cosigners, c.logNote])).toEqual(
-      [5, 265, 305].map((s) => [s, [{ kid: 'w-ref', forms: ['cosignature/v1'] }], 'verified']),
+      [5, 265, 305].map((s) => [s, [{ kid: 'w-ref', name: wref, forms: ['cosignature/v1'] }], 'verified']),
     );
-    // Without the witness's vkey the cosignatures cannot count: the same bundle fails the quorum.
-    const blind = createBundleVerifier({
+    // A witness is its key: without its vkey the policy still holds its Ed25519 key, whose key ID
+    // the cosignature/v1 lines carry, so they count; under another key they cannot.
+    const byKey = createBundleVerifier({
       policy: { ...policy, witnesses: policy.witnesses.map(({ vkey: _v, url: _u, ...k }) => k) },
+      checkpointSeqs: ahead,
+    });
+    for (const l of lines) await byKey.line(l);
+    expect((await byKey.end()).failureCounts.quorum_not_met).toBeUndefined();
+    const other = generateKeyPairSync('ed25519').publicKey.export({ format: 'der', type: 'spki' }).subarray(12);
+    const blind = createBundleVerifier({
+      policy: {
+        ...policy,
+        witnesses: policy.witnesses.map(({ vkey: _v, url: _u, ...k }) => ({ ...k, publicKey: Buffer.from(other).toString('base64url') })),
+      },
       checkpointSeqs: ahead,
     });
     for (const l of lines) await blind.line(l);
@@ -203,7 +218,7 @@ describe('an independent C2SP tlog-witness cosigns our checkpoints over HTTP', (
       [409, 0],
       [200, 305],
     ]);
-    expect(await metric('cookwala_c2sp_witness_errors_total', { log: LOG, witness: 'w-ref', outcome: 'conflict' })).toBe(1);
+    expect(await metric('cookwala_c2sp_witness_errors_total', { log: LOG, witness: wref, outcome: 'conflict' })).toBe(1);
   });
 
   it('backs off on 429 and then cosigns', async () => {
@@ -211,7 +226,7 @@ describe('an independent C2SP tlog-witness cosigns our checkpoints over HTTP', (
     const cp = await round(2);
     expect(cp?.seq).toBe(310);
     expect(witness.answered.slice(-2).map((a) => a.status)).toEqual([429, 200]);
-    expect(await metric('cookwala_c2sp_witness_errors_total', { log: LOG, witness: 'w-ref', outcome: 'rate_limited' })).toBe(1);
+    expect(await metric('cookwala_c2sp_witness_errors_total', { log: LOG, witness: wref, outcome: 'rate_limited' })).toBe(1);
   });
 
   it('never publishes below quorum: 422 is inconsistency evidence, 403 and 404 misconfiguration', async () => {
@@ -225,15 +240,15 @@ describe('an independent C2SP tlog-witness cosigns our checkpoints over HTTP', (
       await round(1);
       expect(seq.logs.get(LOG)!.checkpoints.latestPublished()!.seq).toBe(published);
       expect(seq.logs.get(LOG)!.checkpoints.latestSigned()!.seq).toBe(published + 1);
-      expect(await metric('cookwala_c2sp_witness_last_status', { log: LOG, witness: 'w-ref' })).toBe(status);
+      expect(await metric('cookwala_c2sp_witness_last_status', { log: LOG, witness: wref })).toBe(status);
       expect(await metric('cookwala_quorum_missing', { log: LOG })).toBe(1);
       await round(0); // the same checkpoint again: now the witness cosigns it
       expect(seq.logs.get(LOG)!.checkpoints.latestPublished()!.seq).toBe(published + 1);
       expect(await metric('cookwala_quorum_missing', { log: LOG })).toBe(0);
       void outcome;
     }
-    expect(await metric('cookwala_c2sp_witness_errors_total', { log: LOG, witness: 'w-ref', outcome: 'inconsistent' })).toBe(1);
-    expect(await metric('cookwala_c2sp_witness_errors_total', { log: LOG, witness: 'w-ref', outcome: 'misconfigured' })).toBe(2);
+    expect(await metric('cookwala_c2sp_witness_errors_total', { log: LOG, witness: wref, outcome: 'inconsistent' })).toBe(1);
+    expect(await metric('cookwala_c2sp_witness_errors_total', { log: LOG, witness: wref, outcome: 'misconfigured' })).toBe(2);
   });
 });
 
@@ -366,7 +381,12 @@ describe('the C2SP surface for auditors: well-known vkey, tlog-policy, tlog-proo
     const verdict = verifyTlogProof(text, policy, { keys: keys.keys });
     expect(verdict).toMatchObject({
       ok: true,
-      value: { log: LOG, seq: 42, signedBy: device.record.kid, checkpoint: { witnesses: ['w-ref'] } },
+      value: {
+        log: LOG,
+        seq: 42,
+        signedBy: device.record.kid,
+        checkpoint: { witnesses: [expect.stringMatching(/^witness\.c2sp\.example \(wit-/)] },
+      },
     });
     // The independent reader: the leaf from extra, the path to the note's root, both signatures.
     const [head, noteText] = [text.slice(0, text.indexOf('\n\n')), text.slice(text.indexOf('\n\n') + 2)];
@@ -384,10 +404,18 @@ describe('the C2SP surface for auditors: well-known vkey, tlog-policy, tlog-proo
         cp.root,
       ),
     ).toBe(true);
-    // Refusals: an edited entry, a policy that does not know the witness's vkey, a broken header.
+    // Refusals: an edited entry, a policy whose witness holds another key, a broken header.
     const edited = text.replace(lines[1], `extra ${Buffer.from(JSON.stringify({ ...entry, seq: 43 })).toString('base64')}`);
     expect(verifyTlogProof(edited, policy)).toMatchObject({ ok: false, code: 'entry_hash_mismatch' });
-    expect(verifyTlogProof(text, { ...policy, witnesses: policy.witnesses.map(({ vkey: _v, url: _u, ...k }) => k) })).toMatchObject({
+    const stranger = Buffer.from(generateKeyPairSync('ed25519').publicKey.export({ format: 'der', type: 'spki' }).subarray(12)).toString(
+      'base64url',
+    );
+    expect(
+      verifyTlogProof(text, {
+        ...policy,
+        witnesses: policy.witnesses.map(({ vkey: _v, url: _u, ...k }) => ({ ...k, publicKey: stranger })),
+      }),
+    ).toMatchObject({
       ok: false,
       code: 'quorum_not_met',
     });
