@@ -92,12 +92,21 @@ export function toFailure(err: unknown): Failure {
   return fail('internal_error', 'unexpected server fault');
 }
 
+/**
+ * Whether a failure is a fault of ours to log as `service_error`: a 500. A 503 (not_leader,
+ * store_unavailable, shutting_down, …) is an answer the client retries, counted in the metrics, and
+ * logging each would flood the log of a standby or of a sequencer whose database restarts.
+ */
+export function isServiceFault(f: Failure): boolean {
+  return REASONS[f.code].status === 500;
+}
+
 /** Route every error and every unmatched route through problem+json. */
 export function registerProblemHandlers(app: FastifyInstance, onProblem?: (request: FastifyRequest, f: Failure) => void): void {
   app.setErrorHandler((err, request, reply) => {
     const f = toFailure(err);
     onProblem?.(request, f);
-    if (REASONS[f.code].status >= 500) request.log.error({ event: 'service_error', err }, 'request failed');
+    if (isServiceFault(f)) request.log.error({ event: 'service_error', err }, 'request failed');
     return sendProblem(reply, f);
   });
   app.setNotFoundHandler((request, reply) =>

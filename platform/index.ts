@@ -27,7 +27,7 @@ export { DownloadRefused, downloadToFile, progressLine } from './download.ts';
 export { readBoundedText, readJsonIfExists, readTextIfExists, removeStaleTemps, writeFileDurable, writeFileOnce } from './durable-file.ts';
 export { answerHalfClosed, boundedServerOptions, capConnections } from './http-limits.ts';
 export type { HttpLimits } from './http-limits.ts';
-export { PROBLEM_TYPE, problemOf, registerProblemHandlers, retryAfterOf, sendProblem, toFailure } from './http-problem.ts';
+export { isServiceFault, PROBLEM_TYPE, problemOf, registerProblemHandlers, retryAfterOf, sendProblem, toFailure } from './http-problem.ts';
 export { openLevel } from './level-open.ts';
 export { createLogger, readLogLines, silentLogger } from './logger.ts';
 export type { Logger } from './logger.ts';

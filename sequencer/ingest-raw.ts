@@ -16,8 +16,8 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { fail, REASONS, type Failure } from '../verifier/index.ts';
-import { problemOf, retryAfterOf, toFailure } from '../platform/index.ts';
+import { fail, type Failure } from '../verifier/index.ts';
+import { isServiceFault, problemOf, retryAfterOf, toFailure } from '../platform/index.ts';
 import { routeRawPost, type RawAnswer } from '../platform/index.ts';
 import { answerType, ingestRequest } from './ingest-route.ts';
 import type { SequencerContext } from './context.ts';
@@ -74,7 +74,7 @@ export function routeRawIngest(app: FastifyInstance, d: RawIngestDeps): void {
   const thrown = (origin: string, err: unknown): RawAnswer => {
     const f = toFailure(err);
     if (f.code !== 'not_found') d.metrics.inc('cookwala_events_rejected_total', { log: origin, code: f.code });
-    if (REASONS[f.code].status >= 500) d.logger.error({ event: 'service_error', err }, 'request failed');
+    if (isServiceFault(f)) d.logger.error({ event: 'service_error', err }, 'request failed');
     return { ...problem(f), close: d.stopping() };
   };
   routeRawPost<string>(app, {
