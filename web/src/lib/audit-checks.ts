@@ -185,7 +185,7 @@ export async function checkForkProof(proofFile: NamedSource, trustFile: NamedSou
   } catch (e) {
     return unusable(e);
   }
-  return forkVerdict(fp, trust);
+  return { ...forkVerdict(fp, trust), form: 'ForkProof' }; // as verify-fork --json names the form
 }
 
 export type EvidenceKind = 'bundle' | 'event-proof' | 'fork-proof' | 'policy' | 'key-cache' | 'key-record' | 'unknown';
