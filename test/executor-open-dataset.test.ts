@@ -160,7 +160,11 @@ describe('an open dataset: times to the day, from the device to the log', () => 
     await seq.seq.tick();
     const data = await dirs.make();
     const policy = JSON.parse(await readFile(join(seq.dir, 'policy.json'), 'utf8')) as Record<string, unknown>;
-    await writeFile(join(data, 'policy.json'), JSON.stringify({ ...policy, log: OPEN_LOG }));
+    // The auditor's policy for this log caps its time bounds at what it declares (whole days).
+    await writeFile(
+      join(data, 'policy.json'),
+      JSON.stringify({ ...policy, log: OPEN_LOG, timeBounds: { required: true, ...descriptor.timeBounds } }),
+    );
     const bundle = await fetch(`${seq.url}${logPath(OPEN_LOG, '/bundle')}`);
     expect(bundle.status).toBe(200);
     await writeFile(join(data, 'bundle.ndjson'), await bundle.text());

@@ -34,7 +34,11 @@ export function createEntryClock(o: {
   resume?: ClockResume;
   createdAtMs?: number;
 }) {
-  const createdAtMs = o.createdAtMs ?? -Infinity;
+  // A day-precision log (an open dataset) stamps its entries at 00:00 of their day: its creation
+  // is compared at that precision too, or every entry of its first day would precede it.
+  const DAY_MS = 86_400_000;
+  const createdAtMs =
+    o.createdAtMs === undefined ? -Infinity : o.timePrecision === 'day' ? Math.floor(o.createdAtMs / DAY_MS) * DAY_MS : o.createdAtMs;
   const f = o.failures;
   let maxStampMs = o.resume?.latest?.ms ?? -Infinity;
   let latest: LatestStamp | undefined = o.resume?.latest;
