@@ -107,14 +107,15 @@ describe('libp2p and C2SP witnesses toward one quorum', () => {
     let cps = await round(3);
     const cp = cps.latestPublished();
     expect(cp?.seq).toBe(3);
-    expect(cp!.signature.map((s) => s.alg).sort()).toEqual(['EdDSA', 'EdDSA', 'cosignature/v1', 'note-ed25519']);
+    // The libp2p witness signs both forms, so the C2SP view carries a cosignature/v1 line from each witness.
+    expect(cp!.signature.map((s) => s.alg).sort()).toEqual(['EdDSA', 'EdDSA', 'cosignature/v1', 'cosignature/v1', 'note-ed25519']);
     expect(verifyCheckpoint(cp!, policy)).toMatchObject({
       ok: true,
       value: {
         witnesses: expect.arrayContaining(['w-ref', policy.witnesses[0].kid]),
         cosigners: expect.arrayContaining([
-          { kid: 'w-ref', forms: ['cosignature/v1'] },
-          { kid: policy.witnesses[0].kid, forms: ['jcs'] },
+          expect.objectContaining({ kid: 'w-ref', forms: ['cosignature/v1'] }),
+          expect.objectContaining({ kid: policy.witnesses[0].kid, forms: expect.arrayContaining(['jcs', 'cosignature/v1']) }),
         ]),
       },
     });
