@@ -25,6 +25,7 @@ export const LOG_EVENTS = {
   quorum_lost: 'fewer witnesses than the policy quorum cosigned: nothing is published (the reason says who answered what)',
   quorum_restored: 'the quorum is met again after a quorum_lost',
   witness_error: 'one witness could not be asked or refused a checkpoint (unreachable, conflict, a bad cosignature, gossip failure)',
+  witness_cosigned: 'a witness cosigned a checkpoint: its seq, transport and latency (one line per witness, whatever its transport)',
   fork_detected: 'two different checkpoints of one log at one seq, both signed by its sequencer key: a split view (page someone)',
   store_failed: 'a log store write failed; the sequencer exits and restarts from disk',
   store_migrated: "a log's LevelDB store was moved to this build's key layout at open (`from`, `to`, `moved` records, `ms`)",

@@ -188,7 +188,8 @@ async function confirmRunning(dir: string, origin: string): Promise<number> {
     let body: { peerId?: unknown; logs?: Array<{ log?: unknown }> } | undefined;
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
-      body = res.ok ? ((await res.json()) as typeof body) : undefined;
+      const j = res.ok ? parseJson(await res.text()) : undefined;
+      body = j?.ok ? (j.value as typeof body) : undefined;
     } catch {
       body = undefined;
     }
