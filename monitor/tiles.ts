@@ -10,20 +10,14 @@
 // a verified checkpoint signed.
 
 import { hashChildren, type Hash32 } from '../verifier/merkle/index.ts';
+import { formatTileIndex } from '../verifier/c2sp/index.ts';
 import type { HttpGet } from './http-get.ts';
 
 export const TILE_HEIGHT = 8;
 export const TILE_WIDTH = 256;
 
 /** The tlog-tiles spelling of a tile index: 1234067 -> x001/x234/067. */
-export function tileIndexPath(n: number): string {
-  const els: string[] = [];
-  do {
-    els.unshift(String(n % 1000).padStart(3, '0'));
-    n = Math.floor(n / 1000);
-  } while (n > 0);
-  return els.map((e, i) => (i < els.length - 1 ? `x${e}` : e)).join('/');
-}
+export const tileIndexPath = formatTileIndex;
 
 /** `tile/<L>/<N>` or `tile/<L>/<N>.p/<W>` for a partial tile of width W (1..255). */
 export function tilePath(level: number | 'entries', index: number, width: number): string {

@@ -18,6 +18,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ProtocolError } from '../verifier/index.ts';
 import { parseHash } from '../verifier/encoding/index.ts';
 import { checkpointToNote } from '../verifier/documents/index.ts';
+import { formatTileIndex } from '../verifier/c2sp/index.ts';
 import type { Checkpoint } from '../verifier/documents/index.ts';
 import { describe, json } from '../platform/index.ts';
 import { errors } from './api-schemas.ts';
@@ -44,6 +45,8 @@ const LEVEL_RE = /^(0|[1-9][0-9]?)$/;
 const WIDTH_RE = /^[1-9][0-9]{0,2}$/;
 
 /** Parse `<L>/<N>[.p/<W>]` or `entries/<N>[.p/<W>]` (the part after `tile/`); undefined when not canonical. */
+export { formatTileIndex };
+
 export function parseTilePath(rest: string): TilePath | undefined {
   if (rest.length > 200) return undefined;
   const parts = rest.split('/');
@@ -69,16 +72,6 @@ export function parseTilePath(rest: string): TilePath | undefined {
   }
   if (!Number.isSafeInteger(index) || formatTileIndex(index) !== parts.join('/')) return undefined; // one spelling per index
   return { level, index, width };
-}
-
-/** The tlog-tiles spelling of a tile index: 1234067 -> x001/x234/067. */
-export function formatTileIndex(n: number): string {
-  const els: string[] = [];
-  do {
-    els.unshift(String(n % 1000).padStart(3, '0'));
-    n = Math.floor(n / 1000);
-  } while (n > 0);
-  return els.map((e, i) => (i < els.length - 1 ? `x${e}` : e)).join('/');
 }
 
 /** The published checkpoint with the late cosignatures the store gathered since (same head and root). */

@@ -2,3 +2,4 @@
 // other folders may import from here. Files inside verifier/ import each other directly.
 export { policyFromTlog, policyToTlog } from './tlog-policy.ts';
 export { TLOG_PROOF_HEADER, formatTlogProof, verifyTlogProof } from './tlog-proof.ts';
+export { formatTileIndex } from './tile-path.ts';
