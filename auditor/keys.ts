@@ -9,7 +9,7 @@
 // separate from verification, which stays offline. Exit 0 done, 1 refused, 2 usage or unreachable.
 
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import { parseFlags, runCli, UsageError } from '../platform/index.ts';
+import { parseFlags, runCli, UsageError, readTextCapped } from '../platform/index.ts';
 import { keySourceOf, keysFromDidDocument, keysFromKeysDocument } from './did-web.ts';
 import { parseJson, readDocument } from '../verifier/documents/index.ts';
 import { isTime } from '../verifier/encoding/index.ts';
@@ -43,7 +43,7 @@ async function fetchKeys(target: string, role: KeyRole, validFrom: string): Prom
   if (!src.ok) throw new UsageError(src.detail);
   const res = await fetch(src.value.url, { headers: { accept: 'application/json, application/did+json' } });
   if (res.status !== 200) throw new Error(`GET ${src.value.url} answered ${res.status}`);
-  const j = parseJson(await res.text());
+  const j = parseJson(await readTextCapped(res, 16 << 20));
   if (!j.ok) throw new Error(`${src.value.url} is refused: ${j.code}: ${j.detail}`);
   const r =
     src.value.kind === 'did' ? keysFromDidDocument(j.value, src.value.did as string, { role, validFrom }) : keysFromKeysDocument(j.value);

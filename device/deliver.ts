@@ -8,6 +8,7 @@
 // answers are final: the event itself is wrong, and sending it again changes nothing.
 // Invariant: the answer printed is the sequencer's own JSON, unchanged.
 
+import { readTextCapped } from '../platform/index.ts';
 import { createHash } from 'node:crypto';
 import type { CloudEvent } from '../verifier/cloudevent/index.ts';
 import { parseJson } from '../verifier/encoding/index.ts';
@@ -87,7 +88,7 @@ export async function deliver(req: { headers: Record<string, string>; body: Uint
         redirect: 'error',
       });
       status = res.status;
-      const text = await res.text();
+      const text = await readTextCapped(res, 1 << 20);
       const j = parseJson(text);
       body = j.ok ? j.value : text;
       const ra = Number(res.headers.get('retry-after'));

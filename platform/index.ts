@@ -41,3 +41,4 @@ export type { RawAnswer } from './raw-route.ts';
 export { describeFetchError, expectSequencer, getSmallJson } from './service-url.ts';
 export { createSigPool } from './sig-pool.ts';
 export type { SigItem, SigPool, SigTextItem } from './sig-pool.ts';
+export { readTextCapped } from './read-capped.ts';

@@ -11,7 +11,7 @@
 // out, 2 the input or the environment is unusable (one line naming the flag).
 
 import { readFile } from 'node:fs/promises';
-import { parseFlags, runCli, UsageError } from '../platform/index.ts';
+import { parseFlags, runCli, UsageError, readTextCapped } from '../platform/index.ts';
 import { expectSequencer, getSmallJson } from '../platform/index.ts';
 import { parseDuration } from '../verifier/documents/index.ts';
 import { parseJson } from '../verifier/encoding/index.ts';
@@ -34,7 +34,7 @@ interface Head {
 async function headSeq(base: string): Promise<number | undefined> {
   const res = await fetch(`${base}/entries?order=desc&limit=1`, { signal: AbortSignal.timeout(10_000) });
   if (res.status !== 200) return undefined;
-  const line = (await res.text()).split('\n')[0];
+  const line = (await readTextCapped(res, 1 << 20)).split('\n')[0];
   if (!line) return 0;
   const j = parseJson(line);
   return j.ok ? ((j.value as Head | null)?.seq ?? 0) : undefined;

@@ -11,7 +11,7 @@
 // unreachable. Invariant: the token is never printed.
 
 import { readFile } from 'node:fs/promises';
-import { parseFlags, runCli, UsageError } from '../platform/index.ts';
+import { parseFlags, runCli, UsageError, readTextCapped } from '../platform/index.ts';
 import { readOperatorToken } from '../platform/index.ts';
 import { parseJson } from '../verifier/encoding/index.ts';
 import { formatTime, isTime } from '../verifier/encoding/index.ts';
@@ -65,7 +65,7 @@ async function call(url: string, init: RequestInit): Promise<{ status: number; b
     const err = e as Error & { cause?: Error };
     throw new Refused(`cannot reach ${url}: ${err.cause?.message ?? err.message}`, 2);
   }
-  const j = parseJson(await res.text());
+  const j = parseJson(await readTextCapped(res, 16 << 20));
   return { status: res.status, body: (j.ok ? j.value : {}) as Record<string, unknown> };
 }
 

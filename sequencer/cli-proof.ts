@@ -12,7 +12,7 @@
 // unusable (bad flags, not a sequencer's DIR or URL, store locked: one line naming the flag).
 
 import { writeFile } from 'node:fs/promises';
-import { parseFlags, runCli, UsageError } from '../platform/index.ts';
+import { parseFlags, runCli, UsageError, readTextCapped } from '../platform/index.ts';
 import { ProtocolError } from '../verifier/index.ts';
 import { MAX_JSON_DEPTH, parseJson } from '../verifier/encoding/index.ts';
 import { verifyCheckpoint, type Checkpoint } from '../verifier/documents/index.ts';
@@ -60,7 +60,7 @@ async function fromDataDir(dir: string, log: string, seq: number): Promise<Event
 
 async function getJson(url: string, okStatus: number[] = [200]): Promise<{ status: number; body: unknown }> {
   const res = await fetch(url);
-  const text = await res.text();
+  const text = await readTextCapped(res, 16 << 20);
   if (!okStatus.includes(res.status)) throw new ProtocolError('not_found', `GET ${url} answered ${res.status}: ${text.slice(0, 300)}`);
   if (!text.length) return { status: res.status, body: undefined };
   const j = parseJson(text.split('\n')[0], { maxDepth: MAX_JSON_DEPTH + 1 }); // the sequencer's answer, read as I-JSON too

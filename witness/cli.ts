@@ -15,7 +15,7 @@
 
 import { join } from 'node:path';
 import { open, readFile } from 'node:fs/promises';
-import { parseFlags, runCli, UsageError } from '../platform/index.ts';
+import { parseFlags, runCli, UsageError, readTextCapped } from '../platform/index.ts';
 import { ProtocolError, type Result } from '../verifier/index.ts';
 import { parseJson, readDocument } from '../verifier/documents/index.ts';
 import type { KeyRecord } from '../verifier/signing/index.ts';
@@ -188,7 +188,7 @@ async function confirmRunning(dir: string, origin: string): Promise<number> {
     let body: { peerId?: unknown; logs?: Array<{ log?: unknown }> } | undefined;
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
-      const j = res.ok ? parseJson(await res.text()) : undefined;
+      const j = res.ok ? parseJson(await readTextCapped(res, 1 << 20)) : undefined;
       body = j?.ok ? (j.value as typeof body) : undefined;
     } catch {
       body = undefined;

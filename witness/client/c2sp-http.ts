@@ -32,7 +32,7 @@ import type { KeyRecord } from '../../verifier/signing/index.ts';
 import { witnessDisplayName } from '../../verifier/signing/index.ts';
 import type { AddCheckpointRequest } from '../wire/messages.ts';
 import type { PublisherMetrics } from './publisher.ts';
-import { silentLogger, type Logger } from '../../platform/index.ts';
+import { silentLogger, type Logger, readTextCapped } from '../../platform/index.ts';
 
 export const MAX_REPLY_BYTES = 64 * 1024;
 /** tlog-witness: a client MUST NOT send more than 63 consistency proof lines. */
@@ -104,23 +104,7 @@ export function retryAfterMs(v: string | null, now = Date.now()): number | undef
   return Number.isFinite(d) ? Math.max(0, d - now) : undefined;
 }
 
-async function readCapped(res: Response): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let n = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    n += value.length;
-    if (n > MAX_REPLY_BYTES) {
-      await reader.cancel();
-      throw new Error(`reply over ${MAX_REPLY_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
+const readCapped = (res: Response): Promise<string> => readTextCapped(res, MAX_REPLY_BYTES);
 
 export function createC2spWitnessConnection(o: C2spWitnessOptions): C2spWitnessConnection {
   const w = o.witness;
