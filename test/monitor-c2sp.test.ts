@@ -143,7 +143,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const a = server.address();
   base = `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`;
-  const logPub = Buffer.from(logKey.vkey.split('+')[2], 'base64').subarray(1);
+  const logPub = Buffer.from(logKey.vkey.split('+').slice(2).join('+'), 'base64').subarray(1);
   const policy = {
     kind: 'WitnessPolicy',
     log: ORIGIN,
