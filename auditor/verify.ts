@@ -7,7 +7,9 @@
 // (spill-dir.ts, removed when the run ends however it ends), so memory stays flat at any length
 // and every duplicate is confirmed exactly. A progress bar goes to stderr only when stderr is a terminal. Exit 0 valid,
 // 1 invalid, 2 unusable input (unreadable file, policy or key cache; a header of another type or
-// major version). No network: trust comes from the policy and the key cache alone.
+// major version). No network: trust comes from the policy and the key cache alone. With --resume
+// STATE an incremental audit goes on from an AuditState (audit-state.ts), carrying the (source, id)
+// pairs of the audits before it (audit-ids.ts).
 
 import { readFile, stat } from 'node:fs/promises';
 import { parseFlags, runCli, UsageError } from '../platform/index.ts';
@@ -20,6 +22,7 @@ import { formatReport, type BundleReport } from '../verifier/bundle/index.ts';
 import { createSpillDir } from './spill-dir.ts';
 import type { IdSpillOptions } from '../verifier/bundle/index.ts';
 import { readAuditState, writeAuditState } from './audit-state.ts';
+import { openAuditIds, removeOldIds } from './audit-ids.ts';
 
 const USAGE = `usage: cookwala verify BUNDLE --policy POLICY [--keys CACHE] [--json] [--allow-legacy-signatures] [--require-witnessed] [--workers N] [--spill-dir DIR] [--resume STATE]
 
@@ -84,7 +87,9 @@ export async function verifyBundleFile(path: string, o: VerifyFileOptions): Prom
   const wrong = wrongInput(path, doc, policy.log, o.policyPath, descriptorLog);
   if (wrong) throw new InputError(wrong);
   if (h && Number.isSafeInteger(h.checkpoints)) ahead = await readCheckpointSeqsAhead(path, h.checkpoints as number).catch(() => undefined);
-  const resume = o.resumePath === undefined ? undefined : await readAuditState(o.resumePath, policy.log);
+  const state = o.resumePath === undefined ? undefined : await readAuditState(o.resumePath, policy.log);
+  const resume = state?.resume;
+  const earlierIds = o.resumePath === undefined ? undefined : await openAuditIds(o.resumePath, state?.ids);
   const pool = o.workers === 0 ? undefined : createSigPool({ size: o.workers });
   // The (source, id) set keeps flat memory by spilling sorted runs here (removed in the finally).
   const spill = createSpillDir(o.spillDir);
@@ -98,6 +103,7 @@ export async function verifyBundleFile(path: string, o: VerifyFileOptions): Prom
       verifyBatch: pool ? (items) => pool.verify(items) : undefined,
       idSpill: { ...o.idSet, sink: spill },
       resume,
+      earlierIds,
     });
     let bytes = 0;
     try {
@@ -116,7 +122,11 @@ export async function verifyBundleFile(path: string, o: VerifyFileOptions): Prom
     }
     const report = await v.end();
     const next = v.resumePoint();
-    if (o.resumePath !== undefined && report.valid && next) await writeAuditState(o.resumePath, policy.log, next);
+    if (o.resumePath !== undefined && earlierIds && report.valid && next && next.seq !== resume?.seq) {
+      const ids = await earlierIds.save(o.resumePath, next.seq);
+      await writeAuditState(o.resumePath, policy.log, next, ids);
+      await removeOldIds(o.resumePath, state?.ids, ids);
+    }
     return report;
   } finally {
     await pool?.close();

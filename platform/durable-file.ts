@@ -22,7 +22,11 @@ async function fsyncDir(dir: string): Promise<void> {
 }
 
 /** Write a file durably; with `exclusive` an existing file is never replaced (throws EEXIST). */
-export async function writeFileDurable(path: string, data: string, opts: { mode?: number; exclusive?: boolean } = {}): Promise<void> {
+export async function writeFileDurable(
+  path: string,
+  data: string | Uint8Array,
+  opts: { mode?: number; exclusive?: boolean } = {},
+): Promise<void> {
   const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   const fh = await open(tmp, 'wx', opts.mode ?? 0o644);
   try {

@@ -14,7 +14,8 @@
 // with the same failure as when found on the way), one number per subject, 48 bytes per missing
 // payload. With `resume` it goes on from where an earlier run stopped (EntryResume: chain, tree,
 // subjects, clock), so a monitor or an incremental audit checks each new entry exactly as a full
-// run does. Left out: checkpoints (checkpoints.ts).
+// run does; `earlierIds` carries the (source, id) pairs of the runs before it. Left out: checkpoints
+// (checkpoints.ts).
 
 import type { FailureLog } from './report.ts';
 import type { Trust } from './trust.ts';
@@ -80,6 +81,16 @@ export interface EntryCheckerOptions {
   resume?: EntryResume;
   /** The (source, id) set to use instead of a fresh one (a monitor's bounded window). */
   ids?: IdSet;
+  /**
+   * The pairs of the runs before `resume` (an incremental audit): add() is false for a pair they
+   * hold, which is then a duplicate_id as one found within this run; it remembers the others.
+   */
+  earlierIds?: EarlierIds;
+}
+
+/** The (source, id) pairs audited before a resume point (auditor/audit-ids.ts keeps them). */
+export interface EarlierIds {
+  add(source: string, id: string): boolean;
 }
 
 /** The members an entry line may have for the direct encoder: its own eight and `hash` (left out of the hash). */
@@ -218,7 +229,8 @@ export function createEntryChecker(o: EntryCheckerOptions) {
       if (!recomputed.ok && r.ok) bad(recomputed, line, seq);
       if (!r.ok || !recomputed.ok) return undefined;
       const e = r.value;
-      if (!ids.add(e.ce.source, e.ce.id, seq, line)) duplicate(seq, line, e.ce.source, e.ce.id);
+      if (o.earlierIds && !o.earlierIds.add(e.ce.source, e.ce.id)) duplicate(seq, line, e.ce.source, e.ce.id);
+      else if (!ids.add(e.ce.source, e.ce.id, seq, line)) duplicate(seq, line, e.ce.source, e.ce.id);
       const idWait = ids.wait();
       const { subject, cookwalaseq } = e.ce;
       if (subject !== undefined && cookwalaseq !== undefined) {

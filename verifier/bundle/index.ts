@@ -1,7 +1,7 @@
 // verifier/bundle/index.ts: the public surface of verifier/bundle/ for the other layers (docs/design.md §2): what
 // other folders may import from here. Files inside verifier/ import each other directly.
 export { createEntryChecker } from './entries.ts';
-export type { ClockResume, EntryResume } from './entries.ts';
+export type { ClockResume, EarlierIds, EntryResume } from './entries.ts';
 export { buildEventProof, verifyEventProof } from './event-proof.ts';
 export type { EventProof } from './event-proof.ts';
 export { buildBundleHeader, buildPayloadLine, encodeLine } from './format.ts';

@@ -26,7 +26,7 @@ import type { WitnessPolicy } from '../documents/policy.ts';
 import type { KeyRecord } from '../signing/keys.ts';
 import type { CryptoBackend } from '../crypto/default.ts';
 import type { IdSpillOptions } from './id-set.ts';
-import type { EntryResume } from './entries.ts';
+import type { EarlierIds, EntryResume } from './entries.ts';
 
 export interface BundleVerifierOptions {
   policy: WitnessPolicy;
@@ -56,6 +56,8 @@ export interface BundleVerifierOptions {
    * same log stopped; the bundle's first entry must be resume.seq + 1 (chain_broken otherwise).
    */
   resume?: EntryResume;
+  /** With `resume`: the (source, id) pairs audited before it, so a repeat across the resume point is a duplicate_id. */
+  earlierIds?: EarlierIds;
 }
 
 export interface BundleVerifier {
@@ -136,6 +138,7 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
         idSalt: opts.idSalt,
         idSpill: opts.idSpill,
         resume: opts.resume,
+        earlierIds: opts.earlierIds,
       });
     }
     return entries;
