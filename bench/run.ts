@@ -52,6 +52,8 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   logs: () => import('./logs.ts'),
   export: () => import('./export.ts'),
   witnessScale: () => import('./witness-scale.ts'),
+  // the auditor's monitor: catch-up vs `cookwala verify` on the same log, steady-state CPU, state size
+  monitor: () => import('./monitor.ts'),
 };
 
 // key path, target predicate (given the whole results, for targets relative to another key), text
@@ -85,6 +87,11 @@ const TARGETS: Target[] = [
   ['witnessScale.addCheckpointPerSec', (v) => v >= 1000, '>= 1,000/s'],
   ['postgres.takeoverMs', () => true, '(reported: SIGKILL -> first 201)'],
   ['export.ratioToCurl', (v) => v >= 0.5, '>= 0.5 (export --url vs curl, same URL)'],
+  ['monitor.ratioToVerify', (v) => v >= 0.9, '>= 0.9 (catch-up 10^6 vs verify, same log)'],
+  ['monitor.entriesPerSec', () => true, '(reported: catch-up entries/s)'],
+  ['monitor.steadyCpuUsPerEntry', () => true, '(reported: CPU us per new entry, following)'],
+  ['monitor.stateBytesAt1e6', () => true, '(reported: state file bytes at 10^6)'],
+  ['monitor.stateBytesAt1e7', () => true, '(reported: state file bytes at 10^7)'],
   ['export.rssGrowthMB', (v) => v < 32, '< 32 MB (peak RSS: full size minus a tenth of it)'],
   // docs/design.md §13: ratios measured in interleaved pairs against their limits (bench/pairs.ts)
   ['ingest.ratioToVerifyLimit', (v) => v >= 0.7, '>= 0.7'],

@@ -8,8 +8,9 @@
 
 import { mkdir } from 'node:fs/promises';
 import { parseFlags, runCli, UsageError } from '../platform/index.ts';
-import { createLogger } from '../platform/index.ts';
-import { ConfigError, readMonitorConfig } from './config.ts';
+import { createLogger, createSigPool } from '../platform/index.ts';
+import { ConfigError, readMonitorConfig, type MonitorConfig } from './config.ts';
+import type { Logger, SigPool } from '../platform/index.ts';
 import { createMonitorMetrics } from './events.ts';
 import { httpGet } from './http-get.ts';
 import { createMonitor } from './service.ts';
@@ -55,28 +56,49 @@ export async function run(argv: string[]): Promise<number> {
     }
     const log = createLogger({ service: 'monitor', level: process.env.COOKWALA_LOG_LEVEL });
     const metrics = createMonitorMetrics();
-    const monitor = createMonitor({ get: httpGet, log, metrics, stateDir, now: Date.now }, config);
-    if (values.once) {
-      const r = await monitor.round({ repeat: true });
-      const unusable = [...r.byLog.values()].some((f) => f.some((x) => x.event === 'monitor_error'));
-      return unusable ? 2 : r.problems > 0 ? 1 : 0;
+    // Device signatures on every core, as `cookwala verify` checks them (platform/sig-pool.ts).
+    const pool = createSigPool();
+    try {
+      return await follow(values, listen, config, stateDir, log, metrics, pool);
+    } finally {
+      await pool.close();
     }
-    const stop = new AbortController();
-    const onSignal = (sig: string) => {
-      log.info({ event: 'shutdown', signal: sig }, `${sig}: finishing the current step`);
-      stop.abort();
-    };
-    process.once('SIGINT', () => onSignal('SIGINT'));
-    process.once('SIGTERM', () => onSignal('SIGTERM'));
-    let server;
-    if (listen) {
-      const host = listen[1].replace(/^\[|\]$/g, '');
-      const l = await monitor.listen(host, Number(listen[2]));
-      server = l.server;
-      log.info({ event: 'listening', url: l.url }, `monitor on ${l.url}`);
-    }
-    await monitor.run(stop.signal);
-    server?.close();
-    return 0;
   });
+}
+
+async function follow(
+  values: { once?: boolean },
+  listen: RegExpExecArray | null | undefined,
+  config: MonitorConfig,
+  stateDir: string,
+  log: Logger,
+  metrics: ReturnType<typeof createMonitorMetrics>,
+  pool: SigPool,
+): Promise<number> {
+  const monitor = createMonitor(
+    { get: httpGet, verifyBatch: (items) => pool.verify(items), log, metrics, stateDir, now: Date.now },
+    config,
+  );
+  if (values.once) {
+    const r = await monitor.round({ repeat: true });
+    const unusable = [...r.byLog.values()].some((f) => f.some((x) => x.event === 'monitor_error'));
+    return unusable ? 2 : r.problems > 0 ? 1 : 0;
+  }
+  const stop = new AbortController();
+  const onSignal = (sig: string) => {
+    log.info({ event: 'shutdown', signal: sig }, `${sig}: finishing the current step`);
+    stop.abort();
+  };
+  process.once('SIGINT', () => onSignal('SIGINT'));
+  process.once('SIGTERM', () => onSignal('SIGTERM'));
+  let server;
+  if (listen) {
+    const host = listen[1].replace(/^\[|\]$/g, '');
+    const l = await monitor.listen(host, Number(listen[2]));
+    server = l.server;
+    log.info({ event: 'listening', url: l.url }, `monitor on ${l.url}`);
+  }
+  await monitor.run(stop.signal);
+  server?.close();
+  return 0;
 }

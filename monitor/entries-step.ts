@@ -6,16 +6,18 @@
 // auditor's key cache), the descriptor's time bounds, per-subject cookwalaseq order, (source, id)
 // uniqueness in the monitor's window (id-window.ts), payload hashes and signatures
 // (`GET …/events/{seq}`; 410 is an erased payload, which the sequencer-signed erasure entry
-// explains), erasure records. Entries come from `GET …/entries?from=&to=` in pages of at most
-// 10,000; the Merkle root and head at the checkpoint's size are recomputed from the entries read,
-// so they are compared with the checkpoint by the caller. Left out: matching an erased payload to
+// explains), erasure records. Entries and their payloads come from
+// `GET …/entries?from=&to=&payloads=1` in pages of at most 10,000 (a log that does not inline
+// payloads is read one `GET …/events/{seq}` each); device signatures go through `verifyBatch` (the
+// CLI's worker pool on every core). The Merkle root and head at the checkpoint's size are
+// recomputed from the entries read, so they are compared with the checkpoint by the caller. Left out: matching an erased payload to
 // its erasure entry when the two fall into different steps (the full audit does), the policy's
 // pinning of the declared time bounds. Invariant: nothing is trusted from the log but what a
 // verified checkpoint binds; the caller commits the returned resume point only when it connects.
 
 import { createFailureLog, type BundleFailure } from '../verifier/bundle/index.ts';
 import { createTrust } from '../verifier/bundle/index.ts';
-import { createSigQueue } from '../verifier/bundle/index.ts';
+import { createSigQueue, type VerifyBatch } from '../verifier/bundle/index.ts';
 import { createEntryChecker, type EntryResume } from '../verifier/bundle/index.ts';
 import { readDocument, parseJson } from '../verifier/documents/index.ts';
 import { verifyLogDescriptor, type LogDescriptor } from '../verifier/documents/index.ts';
@@ -32,6 +34,8 @@ export interface LogSource {
   base: string;
   policy: WitnessPolicy;
   keyCache: readonly KeyRecord[];
+  /** Device signature checks in batches (the CLI's worker pool); inline by default. */
+  verifyBatch?: VerifyBatch;
 }
 
 export interface Descriptor {
@@ -62,17 +66,49 @@ async function readKeys(get: HttpGet, s: LogSource): Promise<KeyRecord[]> {
   return Array.isArray(keys) ? (keys as KeyRecord[]) : [];
 }
 
-async function readPage(get: HttpGet, s: LogSource, from: number, to: number): Promise<Result<unknown[]>> {
-  const r = await get(logUrl(s, `/entries?from=${from}&to=${to}`), { maxBytes: 256 << 20, timeoutMs: 60_000 });
+type Payload = Record<string, unknown> | 'erased' | 'absent';
+
+/**
+ * Entries from..to with their payloads: `payloads=1` has each present payload follow its entry as
+ * a bundle Payload line; a page without any (a log that does not inline them, or every payload
+ * erased) is completed by one GET …/events/{seq} per entry.
+ */
+async function readPage(
+  get: HttpGet,
+  s: LogSource,
+  from: number,
+  to: number,
+): Promise<Result<{ entries: unknown[]; payloads: Payload[]; inline: boolean }>> {
+  const r = await get(logUrl(s, `/entries?from=${from}&to=${to}&payloads=1`), { maxBytes: 256 << 20, timeoutMs: 120_000 });
   if (r.status !== 200) return fail('not_found', `GET entries ${from}-${to}: HTTP ${r.status}`);
-  const out: unknown[] = [];
+  const entries: unknown[] = [];
+  const payloads: Payload[] = [];
+  let inline = false;
   for (const line of text(r.body).split('\n')) {
     if (line === '') continue;
     const j = parseJson(line);
     if (!j.ok) return fail(j.code, `entries ${from}-${to}: ${j.detail}`);
-    out.push(j.value);
+    const v = j.value as { kind?: unknown; seq?: unknown; event?: unknown } | null;
+    if (v !== null && typeof v === 'object' && v.kind === 'Payload') {
+      // A payload line belongs to the entry just before it, with its seq; anything else is refused.
+      const at = from + entries.length - 1;
+      if (
+        entries.length === 0 ||
+        v.seq !== at ||
+        payloads[entries.length - 1] !== 'absent' ||
+        typeof v.event !== 'object' ||
+        v.event === null ||
+        Array.isArray(v.event)
+      )
+        return fail('misplaced_line', `entries ${from}-${to}: a payload line for ${String(v.seq)} after entry ${at}`);
+      payloads[entries.length - 1] = v.event as Record<string, unknown>;
+      inline = true;
+      continue;
+    }
+    entries.push(j.value);
+    payloads.push('absent');
   }
-  return ok(out);
+  return ok({ entries, payloads, inline });
 }
 
 /** The payload of one entry: the event, 'erased' (410) or 'absent' (404). */
@@ -110,7 +146,7 @@ export async function checkEntries(
     const a = trust.admit(k);
     if (!a.ok && k.kid !== s.policy.sequencer.kid) failures.add({ kind: a.code, detail: `KeyRecord ${String(k.kid)}: ${a.detail}` });
   }
-  const sigs = createSigQueue();
+  const sigs = createSigQueue({ verifyBatch: s.verifyBatch });
   let at: { head: string; root: string } | undefined;
   const checker = createEntryChecker({
     failures,
@@ -134,16 +170,16 @@ export async function checkEntries(
     const hi = Math.min(to, lo + PAGE - 1);
     const page = await readPage(get, s, lo, hi);
     if (!page.ok) return page;
-    if (page.value.length !== hi - lo + 1) return fail('truncated', `entries ${lo}-${hi}: the log served ${page.value.length}`);
-    const payloads: Array<Record<string, unknown> | 'erased' | 'absent'> = new Array(page.value.length);
-    for (let i = 0; i < page.value.length; i += PAYLOAD_CONCURRENCY) {
+    const { entries, payloads, inline } = page.value;
+    if (entries.length !== hi - lo + 1) return fail('truncated', `entries ${lo}-${hi}: the log served ${entries.length}`);
+    for (let i = 0; !inline && i < entries.length; i += PAYLOAD_CONCURRENCY) {
       const batch = [];
-      for (let j = i; j < Math.min(page.value.length, i + PAYLOAD_CONCURRENCY); j++)
+      for (let j = i; j < Math.min(entries.length, i + PAYLOAD_CONCURRENCY); j++)
         batch.push(readPayload(get, s, lo + j).then((p) => (payloads[j] = p)));
       await Promise.all(batch);
     }
-    for (let i = 0; i < page.value.length; i++) {
-      const w = checker.entry(page.value[i], ++line);
+    for (let i = 0; i < entries.length; i++) {
+      const w = checker.entry(entries[i], ++line);
       if (w) await w;
       const p = payloads[i];
       if (typeof p === 'object') checker.payload({ kind: 'Payload', seq: lo + i, event: p }, ++line);

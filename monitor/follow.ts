@@ -22,6 +22,7 @@ import { createFrontier, EMPTY_ROOT } from '../verifier/merkle/index.ts';
 import { formatHash, toHex } from '../verifier/encoding/index.ts';
 import { buildForkProof } from '../verifier/documents/index.ts';
 import type { KeyRecord } from '../verifier/signing/index.ts';
+import type { VerifyBatch } from '../verifier/bundle/index.ts';
 import type { WitnessPolicy } from '../verifier/documents/index.ts';
 import type { Logger } from '../platform/index.ts';
 import { FetchFailed, type HttpGet } from './http-get.ts';
@@ -48,6 +49,8 @@ export interface FollowedLog {
 
 export interface FollowDeps {
   get: HttpGet;
+  /** Device signature checks in batches (the CLI's worker pool); inline by default. */
+  verifyBatch?: VerifyBatch;
   log: Logger;
   metrics: MonitorMetrics;
   stateDir: string;
@@ -168,7 +171,12 @@ export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
       return { next: { ...s, size: v.size, root, note: v.note, frontier: encodeFrontier(f.nodes()) }, findings, entries: leaves.length };
     }
     if (!descriptor) {
-      const d = await readDescriptor(deps.get, { base: cfg.url!, policy: cfg.policy, keyCache: cfg.keyCache });
+      const d = await readDescriptor(deps.get, {
+        base: cfg.url!,
+        policy: cfg.policy,
+        keyCache: cfg.keyCache,
+        verifyBatch: deps.verifyBatch,
+      });
       if (!d.ok)
         return { findings: [{ event: 'checkpoint_invalid', code: d.code, detail: `the log descriptor: ${d.detail}` }], entries: 0 };
       descriptor = d.value;
@@ -178,7 +186,7 @@ export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
       s.size === 0 ? undefined : { seq: s.size, hash: s.head ?? '', frontier: frontierNodes(s), subjects: s.subjects, clock: s.clock };
     const out = await checkEntries(
       deps.get,
-      { base: cfg.url!, policy: cfg.policy, keyCache: cfg.keyCache },
+      { base: cfg.url!, policy: cfg.policy, keyCache: cfg.keyCache, verifyBatch: deps.verifyBatch },
       descriptor,
       resume,
       v.size,

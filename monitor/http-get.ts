@@ -1,7 +1,9 @@
 // monitor/http-get.ts: the monitor's one way to read from a log, a witness or a peer monitor:
 // GET with a deadline and a byte cap, because every byte a log serves is hostile
 // (docs/design.md §14). A body past the cap or a deadline passed is an error, never a partial read.
-// Left out: retries (the follow loop tries again next interval), caching, redirects to other hosts.
+// A request that fails before any answer is sent once more (a kept-alive connection the server
+// closed while the monitor was busy verifying is the usual cause). Left out: other retries (the
+// follow loop tries again next interval), caching, redirects to other hosts.
 // Invariant: a returned body is whole and at most `maxBytes` long.
 
 export interface Got {
@@ -22,15 +24,21 @@ export class FetchFailed extends Error {
 /** GET over node's fetch: the body is read chunk by chunk and refused past maxBytes. */
 export const httpGet: HttpGet = async (url, opts = {}) => {
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
-  let res: Response;
-  try {
-    res = await fetch(url, {
-      headers: opts.accept ? { accept: opts.accept } : {},
-      redirect: 'error',
-      signal: AbortSignal.timeout(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS),
-    });
-  } catch (e) {
-    throw new FetchFailed(`GET ${url}: ${(e as Error).message}`);
+  let res: Response | undefined;
+  for (let attempt = 0; !res; attempt++) {
+    try {
+      res = await fetch(url, {
+        headers: opts.accept ? { accept: opts.accept } : {},
+        redirect: 'error',
+        signal: AbortSignal.timeout(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+      });
+    } catch (e) {
+      const timedOut = (e as Error).name === 'TimeoutError';
+      if (attempt >= 1 || timedOut) {
+        const cause = (e as { cause?: { message?: string } }).cause?.message;
+        throw new FetchFailed(`GET ${url}: ${(e as Error).message}${cause ? ` (${cause})` : ''}`);
+      }
+    }
   }
   const chunks: Uint8Array[] = [];
   let n = 0;

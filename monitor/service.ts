@@ -14,6 +14,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Logger } from '../platform/index.ts';
 import type { HttpGet } from './http-get.ts';
+import type { VerifyBatch } from '../verifier/bundle/index.ts';
 import { createFollower, type Finding, type Follower } from './follow.ts';
 import { compareViews, otherViews } from './split-view.ts';
 import { PROBLEMS, type MonitorMetrics } from './events.ts';
@@ -21,6 +22,8 @@ import type { MonitorConfig } from './config.ts';
 
 export interface MonitorDeps {
   get: HttpGet;
+  /** Device signature checks in batches (the CLI's worker pool); inline by default. */
+  verifyBatch?: VerifyBatch;
   log: Logger;
   metrics: MonitorMetrics;
   stateDir: string;

@@ -6,6 +6,7 @@
 // store from O(log n) stored nodes. Sizes default to the durable head; a size beyond it is
 // bad_request, since the tree does not exist there yet. Ranges: `cookwala-range: from-to`
 // (inclusive, empty when from > to), `cookwala-head`, and `cookwala-clamped: true` when cut.
+// With payloads=1 each entry's payload follows it as a bundle Payload line (none when erased).
 // With order=desc, limit= or a match (subject=, source=, type=, id=, eventHash=, subjectPrefix=,
 // sourcePrefix=) the entries route answers from entries-query.ts (newest first, filtered, at most
 // 10,000 examined; `cookwala-next` says where to continue, `cookwala-erased` which listed entries
@@ -109,10 +110,11 @@ export function registerReadRoutes(app: FastifyInstance, ctx: SequencerContext):
 
   app.get(
     '/v1/logs/:log/entries',
-    { schema: { params: LOG_PARAMS, querystring: query('from', 'to', 'order', 'limit', ...MATCH_PARAMS), ...DOCS.entries } },
+    { schema: { params: LOG_PARAMS, querystring: query('from', 'to', 'order', 'limit', 'payloads', ...MATCH_PARAMS), ...DOCS.entries } },
     async (request, reply) => {
       const h = hostedLog(ctx, request.params);
-      const q = request.query as { from?: string; to?: string };
+      const q = request.query as { from?: string; to?: string; payloads?: string };
+      if (q.payloads !== undefined && q.payloads !== '1') throw new ProtocolError('bad_request', 'payloads is 1 or absent');
       const head = h.store.head().seq;
       if (isFilteredQuery(q)) {
         // Newest first and/or filtered (entries-query.ts): bounded work, the range examined in the headers.
@@ -140,10 +142,26 @@ export function registerReadRoutes(app: FastifyInstance, ctx: SequencerContext):
       if (last - from + 1 > MAX_ENTRIES) last = from + MAX_ENTRIES - 1;
       reply.header('cookwala-head', String(head)).header('cookwala-range', `${from}-${last}`);
       if (clamped) reply.header('cookwala-clamped', 'true');
+      // payloads=1 (the monitor's catch-up): each entry's payload follows it as a bundle Payload line
+      // (docs/design.md §8), none for an erased one, so one request reads what a page of GET events would.
+      const withPayloads = q.payloads === '1';
+      if (withPayloads) reply.header('cookwala-payloads', 'inline');
       reply.type('application/x-ndjson');
       async function* lines(): AsyncGenerator<string> {
         if (from > last) return;
-        for await (const e of h.store.entries(from, last)) yield JSON.stringify(e) + '\n';
+        if (!withPayloads) {
+          for await (const e of h.store.entries(from, last)) yield JSON.stringify(e) + '\n';
+          return;
+        }
+        const payloads = h.store.payloads(from, last)[Symbol.asyncIterator]();
+        let p = await payloads.next();
+        for await (const e of h.store.entries(from, last)) {
+          let out = JSON.stringify(e) + '\n';
+          while (!p.done && p.value.seq < e.seq) p = await payloads.next();
+          if (!p.done && p.value.seq === e.seq) out += JSON.stringify({ kind: 'Payload', seq: e.seq, event: p.value.event }) + '\n';
+          yield out;
+        }
+        await payloads.return?.();
       }
       return reply.send(Readable.from(lines()));
     },
@@ -182,7 +200,8 @@ export function registerReadRoutes(app: FastifyInstance, ctx: SequencerContext):
     { schema: { params: LOG_PARAMS, querystring: query('from', 'to'), ...DOCS.consistency } },
     async (request) => {
       const h = hostedLog(ctx, request.params);
-      const q = request.query as { from?: string; to?: string };
+      const q = request.query as { from?: string; to?: string; payloads?: string };
+      if (q.payloads !== undefined && q.payloads !== '1') throw new ProtocolError('bad_request', 'payloads is 1 or absent');
       const head = h.store.head().seq;
       const from = need(intParam('from', q.from, 0));
       const to = need(optionalIntParam('to', q.to, head, 0));

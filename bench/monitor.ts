@@ -1,0 +1,349 @@
+// bench/monitor.ts: the `monitor` section of bench/results.json (docs/design.md §13,
+// docs/monitoring.md). One of our logs served by a real `cookwala sequencer` child process
+// (LevelDB, hash_only, quorum 0, checkpoints every second), filled over HTTP with 10^6 events
+// (quick: 10^4) in signed batches of 100 from 16 devices, then exported as a bundle
+// (`cookwala export --url`). Measured:
+// 1. catch-up, in interleaved pairs (bench/pairs.ts): `cookwala verify` on the exported bundle
+//    (bench/verify-child.ts, the limit) and a monitor catching up the same log from an empty state
+//    (bench/monitor-child.ts, what `cookwala monitor --once` runs, reading the sequencer over
+//    HTTP); ratioToVerify = the monitor's entries/s over verify's (target >= 0.9);
+// 2. steady state: a `cookwala monitor` child that has caught up follows the log while events
+//    trickle in (TRICKLE_PER_SEC in batches of 10); its process CPU time (/proc) over the entries
+//    it verified in that time is cpuUsPerEntry;
+// 3. state size on disk: the state file after the catch-up (stateBytes at the log's size), and at
+//    10^7 entries a state of the monitor built at that size from the caught-up one: the Merkle
+//    frontier of 10^7 leaves (one node per set bit of the size, its hashes from a frontier over
+//    synthetic leaves), the subject list at its cap and the (source, id) window full; everything
+//    else in it does not depend on the size. The quick run also measures 10^5 for the state size.
+// Leaves out: witnesses (quorum 0: the cosignature checks are the checkpoint's, per step, not per
+// entry), erasures.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { request, Agent } from 'node:http';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import { initDataDir } from '../sequencer/data-dir.ts';
+import { makeTempDir, removeDir } from '../testkit/tmp.ts';
+import { deviceKey } from '../testkit/keys.ts';
+import { eventStream } from '../testkit/events.ts';
+import { freePort } from '../testkit/net.ts';
+import { readLogLines } from '../platform/logger.ts';
+import { createFrontier, hashLeaf } from '../verifier/merkle/index.ts';
+import { saveState, statePath, type LogState } from '../monitor/index.ts';
+import { measurePairs } from './pairs.ts';
+import { runJsonChild } from './json-child.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+const LOG = 'bench.example/monitor/m-1';
+const DEVICES = 16;
+const BATCH = 100;
+const SOCKETS = 8;
+export const TRICKLE_PER_SEC = 200;
+export const MONITOR_TARGET = 0.9;
+const round = (x: number, d = 0) => Math.round(x * 10 ** d) / 10 ** d;
+
+interface VerifyResult {
+  ms: number;
+  cpuMs: number;
+  entries: number;
+  exitCode: number;
+  failures: number;
+  peakRssMB: number;
+}
+interface MonitorResult {
+  ms: number;
+  cpuMs: number;
+  entries: number;
+  size: number;
+  problems: number;
+  findings: unknown[];
+  peakRssMB: number;
+}
+
+/** A child node process of this checkout; resolved at its first `listening` line (when `listening`). */
+function startChild(args: string[], onLine?: (r: Record<string, unknown>) => void): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let buf = '';
+  let err = '';
+  let up = false;
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (d) => {
+      buf += d;
+      const cut = buf.lastIndexOf('\n');
+      if (cut < 0) return;
+      const text = buf.slice(0, cut + 1);
+      buf = buf.slice(cut + 1);
+      for (const r of readLogLines(text)) {
+        onLine?.(r as unknown as Record<string, unknown>);
+        if (!up && r.event === 'listening') {
+          up = true;
+          resolve(child);
+        }
+      }
+    });
+    child.stderr!.on('data', (d) => (err = (err + d).slice(-4000)));
+    child.once('exit', (code) => reject(new Error(`${args.slice(0, 3).join(' ')} exited with ${code}: ${err}`)));
+  });
+}
+
+function httpClient(port: number) {
+  const agent = new Agent({ keepAlive: true, maxSockets: SOCKETS });
+  const call = (method: string, path: string, body?: Buffer, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        { host: '127.0.0.1', port, method, path, agent, headers: body ? { ...headers, 'content-length': String(body.length) } : headers },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  return { call, close: () => agent.destroy() };
+}
+type Http = ReturnType<typeof httpClient>;
+
+const logPath = (rest = '') => `/v1/logs/${encodeURIComponent(LOG)}${rest}`;
+
+/** utime + stime of a process (every thread), ms (Linux /proc; NaN elsewhere). */
+function procCpuMs(pid: number): number {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
+/** The sequencer's published checkpoint size. */
+async function servedSize(http: Http): Promise<number> {
+  const r = await http.call('GET', logPath('/checkpoint'), undefined, { accept: 'application/json' });
+  return r.status === 200 ? (JSON.parse(r.body) as { seq: number }).seq : 0;
+}
+
+async function waitFor<T>(what: string, ms: number, f: () => Promise<T | undefined>): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100)); // polling the sequencer's checkpoint, which has no push
+  }
+}
+
+/** Post `n` events in batches of BATCH (SOCKETS in flight), signed as they go; every one must be acknowledged 201. */
+async function fill(http: Http, streams: Array<ReturnType<typeof eventStream>>, n: number, tag: string): Promise<number> {
+  let batchNo = 0;
+  const batches = Math.ceil(n / BATCH);
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: SOCKETS }, async () => {
+      while (batchNo < batches) {
+        const b = batchNo++;
+        const s = streams[b % streams.length];
+        const size = Math.min(BATCH, n - b * BATCH);
+        const body = Buffer.from(
+          JSON.stringify(Array.from({ length: size }, (_, k) => s.next(`${tag}-${b % 64}`, { data: { step: k, tempC: 92.5 } }))),
+        );
+        const r = await http.call('POST', logPath('/events'), body, {
+          'content-type': 'application/cloudevents-batch+json',
+          'idempotency-key': `${tag}-${b}`,
+        });
+        const ok = r.status === 200 && (JSON.parse(r.body).results as Array<{ status: number }>).every((x) => x.status === 201);
+        if (!ok) throw new Error(`not acknowledged: ${r.status} ${r.body.slice(0, 300)}`);
+      }
+    }),
+  );
+  return (performance.now() - t0) / 1000;
+}
+
+/** The monitor's state at `size` entries built from a caught-up one (see the header): its bytes on disk. */
+async function stateBytesAt(dir: string, from: LogState, size: number, maxSubjects: number): Promise<number> {
+  const f = createFrontier();
+  const leaf = Buffer.alloc(32);
+  for (let i = 0; i < size; i++) {
+    leaf.writeUInt32BE(i, 0);
+    f.append(hashLeaf(leaf));
+  }
+  const subjects = [...from.subjects];
+  for (let i = subjects.length; i < maxSubjects; i++) subjects.push([`bench-subject-${i}`, size]);
+  const window = from.ids?.window.slice() ?? [];
+  while (window.length < 8192) window.push(randomBytes(8).toString('hex'));
+  const s: LogState = {
+    ...from,
+    size,
+    frontier: f.nodes().map((n) => [n.id[0], n.id[1], Buffer.from(n.hash).toString('hex')]),
+    subjects,
+    ids: { salt: from.ids?.salt ?? randomBytes(16).toString('hex'), window },
+  };
+  await mkdir(dir, { recursive: true });
+  await saveState(dir, s);
+  return (await stat(statePath(dir, LOG))).size;
+}
+
+export async function run(ctx: { quick: boolean }): Promise<Record<string, unknown>> {
+  const events = ctx.quick ? 10_000 : 1_000_000;
+  const trickleSeconds = ctx.quick ? 5 : 20;
+  const dir = await makeTempDir('cookwala-bench-monitor-');
+  let seq: ChildProcess | undefined;
+  let follower: ChildProcess | undefined;
+  const data = join(dir, 'data');
+  try {
+    await initDataDir({ dir: data, logs: [LOG], mode: 'hash_only' });
+    const token = (await readFile(join(data, 'operator.token'), 'utf8')).trim();
+    const port = await freePort();
+    seq = await startChild(['bin/cookwala.js', 'sequencer', '--data', data, '--port', String(port)]);
+    const base = `http://127.0.0.1:${port}`;
+    const http = httpClient(port);
+    const devices = Array.from({ length: DEVICES }, (_, i) => deviceKey(3000 + i));
+    for (const d of devices) {
+      const r = await http.call('POST', logPath('/keys'), Buffer.from(JSON.stringify(d.record)), {
+        'content-type': 'application/json',
+        authorization: `Bearer ${token}`,
+      });
+      if (r.status !== 201) throw new Error(`key registration: ${r.status} ${r.body}`);
+    }
+    const streams = devices.map((d) => eventStream(d, { signedAt: () => new Date().toISOString() }));
+    const fillSeconds = await fill(http, streams, events, 'm');
+    const size = await waitFor('the checkpoint of every event', 120_000, async () => {
+      const n = await servedSize(http);
+      return n >= events ? n : undefined;
+    });
+    const policy = join(data, 'policy.json');
+    const bundle = join(dir, 'bundle.ndjson');
+    await new Promise<void>((resolve, reject) => {
+      const c = spawn(process.execPath, ['bin/cookwala.js', 'export', '--url', base, '--log', LOG, '--out', bundle], {
+        cwd: ROOT,
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      c.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`export exited ${code}`))));
+    });
+    const config = join(dir, 'monitor.json');
+    await writeFile(
+      config,
+      JSON.stringify({ kind: 'MonitorConfig', logs: [{ origin: LOG, kind: 'cookwala', url: base, policy }], intervalMs: 1000 }),
+    );
+    let run = 0;
+    const stateDirs: string[] = [];
+    const pairs = await measurePairs(
+      3,
+      async () => {
+        const r = await runJsonChild<VerifyResult>(join(HERE, 'verify-child.ts'), [bundle, policy], 'verify');
+        if (r.exitCode !== 0) throw new Error(`the exported bundle did not verify (${r.failures} failures)`);
+        return Math.round((r.entries * 1000) / r.ms);
+      },
+      async () => {
+        const state = join(dir, `state-${run++}`);
+        stateDirs.push(state);
+        const prof = process.env.COOKWALA_BENCH_CPU_PROF;
+        const r = await runJsonChild<MonitorResult>(
+          join(HERE, 'monitor-child.ts'),
+          [config, state],
+          'monitor',
+          prof ? ['--cpu-prof', `--cpu-prof-dir=${join(prof, 'monitor')}`] : [],
+        );
+        if (r.problems !== 0 || r.size < size) throw new Error(`the monitor did not catch up cleanly: ${JSON.stringify(r)}`);
+        return { value: Math.round((r.entries * 1000) / r.ms), extra: r };
+      },
+    );
+    const caughtUp = stateDirs[stateDirs.length - 1];
+    const stateFile = statePath(caughtUp, LOG);
+    const stateBytes = (await stat(stateFile)).size;
+    const state = JSON.parse(await readFile(stateFile, 'utf8')) as LogState;
+
+    // Steady state: the CLI monitor follows while events trickle in.
+    let verifiedTo = 0;
+    let verifiedEntries = 0;
+    const reported: unknown[] = [];
+    const mport = await freePort();
+    follower = await startChild(
+      ['bin/cookwala.js', 'monitor', '--config', config, '--state', caughtUp, '--listen', `127.0.0.1:${mport}`],
+      (r) => {
+        if (r.event === 'checkpoint_verified') {
+          verifiedTo = Number(r.seq);
+          verifiedEntries += Number(r.entries);
+        }
+        if (r.level === 'warn' || r.level === 'error') reported.push(r);
+      },
+    );
+    const cpu0 = procCpuMs(follower.pid!);
+    const counted0 = verifiedEntries;
+    const every = 50;
+    const perTick = Math.max(1, Math.round((TRICKLE_PER_SEC * every) / 1000));
+    let posted = 0;
+    const tEnd = Date.now() + trickleSeconds * 1000;
+    let tick = 0;
+    while (Date.now() < tEnd) {
+      const s = streams[tick % streams.length];
+      const body = Buffer.from(JSON.stringify(Array.from({ length: perTick }, (_, k) => s.next(`t-${tick % 64}`, { data: { step: k } }))));
+      const r = await http.call('POST', logPath('/events'), body, {
+        'content-type': 'application/cloudevents-batch+json',
+        'idempotency-key': `t-${tick++}`,
+      });
+      if (r.status !== 200) throw new Error(`trickle: ${r.status} ${r.body.slice(0, 200)}`);
+      posted += perTick;
+      await new Promise((res) => setTimeout(res, every)); // the trickle's own pace
+    }
+    const last = size + posted;
+    await waitFor('the monitor to verify the trickle', 60_000, async () =>
+      (await servedSize(http)) >= last && verifiedTo >= last ? true : undefined,
+    );
+    const cpu1 = procCpuMs(follower.pid!);
+    if (reported.length > 0) throw new Error(`the following monitor reported ${JSON.stringify(reported.slice(0, 3))}`);
+    const steadyEntries = verifiedEntries - counted0;
+    follower.kill('SIGTERM');
+    http.close();
+
+    const at1e7 = await stateBytesAt(join(dir, 'state-1e7'), state, 10_000_000, 10_000);
+    const atQuick = ctx.quick ? await stateBytesAt(join(dir, 'state-1e5'), state, 100_000, 10_000) : undefined;
+    const m = pairs.median.extra!;
+    return {
+      events,
+      size,
+      fillSeconds: round(fillSeconds, 1),
+      entriesPerSec: pairs.median.figure,
+      verifyEntriesPerSec: pairs.median.limit,
+      ratioToVerify: pairs.ratio,
+      ratioSpread: pairs.ratioSpread,
+      limitSpread: pairs.limitSpread,
+      limitsAgree: pairs.limitsAgree,
+      pairList: pairs.pairs.map((p) => ({
+        verifyEntriesPerSec: p.limit,
+        entriesPerSec: p.figure,
+        ratio: p.ratio,
+        ms: p.extra!.ms,
+        cpuMs: p.extra!.cpuMs,
+        peakRssMB: p.extra!.peakRssMB,
+      })),
+      catchUpCpuUsPerEntry: round((1000 * m.cpuMs) / m.entries, 1),
+      catchUpPeakRssMB: m.peakRssMB,
+      steady: {
+        perSec: TRICKLE_PER_SEC,
+        seconds: trickleSeconds,
+        entries: steadyEntries,
+        cpuMs: cpu1 - cpu0,
+      },
+      steadyCpuUsPerEntry: steadyEntries > 0 ? round((1000 * (cpu1 - cpu0)) / steadyEntries, 1) : undefined,
+      [ctx.quick ? 'stateBytesAt1e4' : 'stateBytesAt1e6']: stateBytes,
+      ...(atQuick !== undefined ? { stateBytesAt1e5: atQuick } : {}),
+      stateBytesAt1e7: at1e7,
+      stateBytesAt1e7How: 'built from the caught-up state: frontier of 10^7 leaves, subjects at their cap, (source, id) window full',
+    };
+  } finally {
+    follower?.kill('SIGKILL');
+    seq?.kill('SIGKILL');
+    await rm(join(dir, 'bundle.ndjson'), { force: true });
+    await removeDir(dir);
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(JSON.stringify(await run({ quick: process.argv.includes('--quick') }), null, 2));
+}
