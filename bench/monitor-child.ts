@@ -6,12 +6,14 @@
 // start-up left out, as bench/verify-child.ts leaves it out), cpuMs the whole process's CPU time.
 // Leaves out: the HTTP side (--listen). Its own log goes to stderr at level warn.
 
+import { mkdir } from 'node:fs/promises';
 import { createLogger, createSigPool } from '../platform/index.ts';
 import { createMonitor, createMonitorMetrics, httpGet, readMonitorConfig } from '../monitor/index.ts';
 import { peakRssMB } from './proc-cpu.ts';
 import pino from 'pino';
 
 const [configPath, stateDir] = process.argv.slice(2);
+await mkdir(stateDir, { recursive: true });
 const config = await readMonitorConfig(configPath);
 const log = createLogger({ service: 'monitor', level: 'warn', destination: pino.destination({ dest: 2, sync: true }) });
 const pool = createSigPool();

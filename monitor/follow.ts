@@ -197,9 +197,11 @@ export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
     for (const f of o.failures) findings.push({ event: 'entry_invalid', seq: f.seq, code: f.kind, detail: f.detail ?? f.kind });
     if (o.root !== v.root) {
       // New entries that hash to other leaves than the log's tree holds are already named above;
-      // when none is, the old tree itself is not a prefix of the new one.
+      // when none is, or the first new entry does not link to the verified head (the history
+      // before it was re-chained), the old tree itself is not a prefix of the new one.
+      const linked = !o.failures.some((f) => f.kind === 'chain_broken' && f.seq === s.size + 1);
       const inRange = o.failures.some((f) => f.kind === 'entry_hash_mismatch' || f.kind === 'chain_broken');
-      if (!inRange) findings.push(rewrite(s, v, await locateRewrite(s, v.size)));
+      if (!inRange || !linked) findings.push(rewrite(s, v, await locateRewrite(s, v.size)));
       else
         findings.push({
           event: 'rewrite_detected',

@@ -21,7 +21,15 @@ import { formatVerifierKey, verifyNote, parseCheckpointBody, SIG_COSIGNATURE_V1,
 import { parseVerifierKey } from '../verifier/c2sp/note/index.ts';
 import { formatHash, timeMs } from '../verifier/encoding/index.ts';
 import type { WitnessPolicy } from '../verifier/documents/index.ts';
-import { text, type HttpGet } from './http-get.ts';
+import { FetchFailed, text, type HttpGet } from './http-get.ts';
+
+/**
+ * 502, 503 and 504 say the log is not answering now (a restart, a proxy without its upstream), not
+ * that what it serves is wrong: the caller treats them as no answer (stale only after staleAfterMs).
+ */
+function unavailable(status: number, url: string): void {
+  if (status === 502 || status === 503 || status === 504) throw new FetchFailed(`GET ${url}: HTTP ${status}`);
+}
 
 export type LogKind = 'cookwala' | 'c2sp';
 
@@ -51,6 +59,7 @@ export function originHash(origin: string): string {
 export async function readCookwalaCheckpoint(get: HttpGet, base: string, policy: WitnessPolicy): Promise<Result<ServedView>> {
   const url = `${base}/v1/logs/${encodeURIComponent(policy.log)}/checkpoint`;
   const r = await get(url, { accept: 'application/json', maxBytes: MAX_CHECKPOINT_BYTES });
+  unavailable(r.status, url);
   if (r.status !== 200) return fail('not_found', `GET ${url}: HTTP ${r.status}`);
   const j = parseJson(text(r.body));
   if (!j.ok) return j;
@@ -129,6 +138,7 @@ function countWitnesses(v: VerifiedNote, keys: Map<string, { kid: string }>): { 
 /** Read and verify the served checkpoint note of any C2SP log under its tiles prefix. */
 export async function readC2spCheckpoint(get: HttpGet, prefix: string, policy: WitnessPolicy): Promise<Result<ServedView>> {
   const r = await get(prefix + 'checkpoint', { accept: 'text/plain', maxBytes: MAX_CHECKPOINT_BYTES });
+  unavailable(r.status, `${prefix}checkpoint`);
   if (r.status !== 200) return fail('not_found', `GET ${prefix}checkpoint: HTTP ${r.status}`);
   return verifyPolicyNote(text(r.body), policy);
 }

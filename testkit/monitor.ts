@@ -3,7 +3,7 @@
 // 0, checkpoints every CHECKPOINT_MS), stopped and started again on the same directory; signed
 // events posted to it in batches over HTTP; the data directory's store of a log rewritten while
 // the sequencer is stopped (one old entry changed and every later entry re-chained, as an operator
-// with write access to the store would, so the tree the restarted sequencer signs no longer extends
+// with write access to the data directory would, its checkpoint mark removed, so the tree the restarted sequencer signs no longer extends
 // the one it signed before); and a MonitorConfig for `cookwala monitor`. Left out: witnesses (the
 // quorum checks have tests of their own, test/monitor.test.ts). Invariant: the rewritten store
 // holds the same entries as before but one, each chained to the one before it.
@@ -152,6 +152,9 @@ export async function rewriteEntry(dataDir: string, log: string, seq: number): P
   }
   await rm(from, { recursive: true, force: true });
   await rename(to, from);
+  // The sequencer refuses to start on a store whose head is not that of its last signed checkpoint
+  // (sequencer/checkpoint-mark.ts); whoever rewrites the store removes that mark too.
+  await rm(join(dataDir, 'checkpoints', `${encodeURIComponent(log)}.json`), { force: true });
   return { oldHash, newHash };
 }
 
