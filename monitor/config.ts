@@ -3,7 +3,7 @@
 //    "logs":[{"origin":ORIGIN, "kind":"cookwala"|"c2sp", "url":SEQUENCER (cookwala),
 //             "tiles":PREFIX (c2sp; cookwala default URL/tlog/<origin>/), "policy":FILE,
 //             "keys":FILE?, "staleAfterMs":N?}],
-//    "peers":[MONITOR URL…]?, "intervalMs":N?, "staleAfterMs":N?, "idWindow":N?}
+//    "peers":[MONITOR URL…]?, "intervalMs":N?, "staleAfterMs":N?, "idWindow":N?, "pageEntries":N?}
 // The policy is a WitnessPolicy JSON file or a C2SP tlog-policy text file
 // (verifier/c2sp/tlog-policy.ts), for a C2SP log its `sequencer` key being the log's Ed25519 note key; the key
 // cache a KeyCache. Relative paths are read from the config file's directory. Every fault is a
@@ -65,12 +65,12 @@ export async function readMonitorConfig(path: string): Promise<MonitorConfig> {
   const c = j.value as Record<string, unknown>;
   if (c === null || typeof c !== 'object' || c.kind !== 'MonitorConfig') throw new ConfigError(`${path}: kind is not "MonitorConfig"`);
   for (const k of Object.keys(c))
-    if (!['kind', 'logs', 'peers', 'intervalMs', 'staleAfterMs', 'idWindow'].includes(k))
+    if (!['kind', 'logs', 'peers', 'intervalMs', 'staleAfterMs', 'idWindow', 'pageEntries'].includes(k))
       throw new ConfigError(`${path}: unknown member ${k}`);
   if (!Array.isArray(c.logs) || c.logs.length === 0) throw new ConfigError(`${path}: logs is a non-empty array`);
   const peers = c.peers ?? [];
   if (!Array.isArray(peers) || !peers.every(isUrl)) throw new ConfigError(`${path}: peers is an array of http(s) URLs`);
-  for (const k of ['intervalMs', 'staleAfterMs', 'idWindow'] as const)
+  for (const k of ['intervalMs', 'staleAfterMs', 'idWindow', 'pageEntries'] as const)
     if (c[k] !== undefined && !isMs(c[k])) throw new ConfigError(`${path}: ${k} is a positive integer`);
   const base = dirname(resolve(path));
   const logs: FollowedLog[] = [];
@@ -103,6 +103,7 @@ export async function readMonitorConfig(path: string): Promise<MonitorConfig> {
       keyCache: await readKeys(typeof l.keys === 'string' ? resolve(base, l.keys) : undefined),
       staleAfterMs: (l.staleAfterMs as number | undefined) ?? (c.staleAfterMs as number | undefined) ?? DEFAULT_STALE_AFTER_MS,
       idWindow: c.idWindow as number | undefined,
+      pageEntries: c.pageEntries as number | undefined,
     });
   }
   if (new Set(logs.map((l) => l.origin)).size !== logs.length) throw new ConfigError(`${path}: a log is listed twice`);

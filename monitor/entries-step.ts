@@ -139,6 +139,7 @@ export async function checkEntries(
   resume: EntryResume | undefined,
   to: number,
   ids: IdWindow,
+  o: { pageEntries?: number; onPage?: (at: EntryResume, entries: number) => Promise<void> } = {},
 ): Promise<Result<EntriesOutcome>> {
   const failures = createFailureLog(200);
   const trust = createTrust(s.policy, s.keyCache);
@@ -166,8 +167,9 @@ export async function checkEntries(
   });
   const from = (resume?.seq ?? 0) + 1;
   let line = 0;
-  for (let lo = from; lo <= to; lo += PAGE) {
-    const hi = Math.min(to, lo + PAGE - 1);
+  const pageEntries = Math.max(1, Math.min(PAGE, o.pageEntries ?? PAGE));
+  for (let lo = from; lo <= to; lo += pageEntries) {
+    const hi = Math.min(to, lo + pageEntries - 1);
     const page = await readPage(get, s, lo, hi);
     if (!page.ok) return page;
     const { entries, payloads, inline } = page.value;
@@ -183,6 +185,12 @@ export async function checkEntries(
       if (w) await w;
       const p = payloads[i];
       if (typeof p === 'object') checker.payload({ kind: 'Payload', seq: lo + i, event: p }, ++line);
+    }
+    // A page before the last, every check settled: the caller may keep it as a resume point.
+    if (o.onPage && hi < to) {
+      checker.close();
+      await sigs.drain();
+      await o.onPage(checker.resumePoint(), hi - from + 1);
     }
   }
   checker.close();

@@ -10,6 +10,8 @@ import { createMetrics, type MetricFamily } from '../platform/index.ts';
 
 export const MONITOR_EVENTS = {
   checkpoint_verified: 'a new checkpoint verified: signatures, quorum, consistency with the last one, every new entry (`seq`, `entries`)',
+  entries_progress:
+    'a long catch-up checked a page of entries and kept its place (`seq`: the last one, `entries`: checked in this step so far); not yet bound by a checkpoint',
   fork_detected:
     'two checkpoints of one log at one size with different roots, or a view that cannot be a prefix of ours (`seq`, `source`, `proof` file)',
   rewrite_detected: 'the served tree does not extend the last verified one: an entry at or before it changed (`seq`, `from`/`to` range)',

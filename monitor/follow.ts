@@ -10,8 +10,8 @@
 // extends to it. When it does not, the old frontier's nodes are compared with the nodes of the
 // served tree read from its hash tiles, and the first that differs names the range of entries
 // that changed (rewrite_detected). Only a connected step is committed, and the state file is
-// written before the step reports checkpoint_verified; a killed monitor redoes at most the step it
-// was in. Staleness: the newest cosignature of the served checkpoint (or the last time the log
+// written before the step reports checkpoint_verified; a long catch-up also keeps its place after
+// each page of entries (`pending`, entries_progress), so a killed monitor redoes at most one page. Staleness: the newest cosignature of the served checkpoint (or the last time the log
 // answered) older than staleAfterMs. Left out: the comparison with other views (split-view.ts),
 // the loop and the HTTP side (service.ts). Invariant: the state never holds a checkpoint that does
 // not connect to the one before it.
@@ -45,6 +45,8 @@ export interface FollowedLog {
   staleAfterMs: number;
   idWindow?: number;
   maxSubjects?: number;
+  /** Entries read and checked per page (at most 10,000); a long catch-up keeps its place after each. */
+  pageEntries?: number;
 }
 
 export interface FollowDeps {
@@ -181,9 +183,15 @@ export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
         return { findings: [{ event: 'checkpoint_invalid', code: d.code, detail: `the log descriptor: ${d.detail}` }], entries: 0 };
       descriptor = d.value;
     }
-    const ids = createIdWindow(cfg.idWindow ?? DEFAULT_ID_WINDOW, s.ids);
-    const resume =
-      s.size === 0 ? undefined : { seq: s.size, hash: s.head ?? '', frontier: frontierNodes(s), subjects: s.subjects, clock: s.clock };
+    // A catch-up killed part-way goes on from its last checked page (state.ts `pending`).
+    const p = s.pending && s.pending.seq > s.size && s.pending.seq < v.size ? s.pending : undefined;
+    const ids = createIdWindow(cfg.idWindow ?? DEFAULT_ID_WINDOW, p ? p.ids : s.ids);
+    const resume = p
+      ? { seq: p.seq, hash: p.head, frontier: frontierNodes(p), subjects: p.subjects, clock: p.clock }
+      : s.size === 0
+        ? undefined
+        : { seq: s.size, hash: s.head ?? '', frontier: frontierNodes(s), subjects: s.subjects, clock: s.clock };
+    const maxSubjects = cfg.maxSubjects ?? DEFAULT_MAX_SUBJECTS;
     const out = await checkEntries(
       deps.get,
       { base: cfg.url!, policy: cfg.policy, keyCache: cfg.keyCache, verifyBatch: deps.verifyBatch },
@@ -191,6 +199,21 @@ export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
       resume,
       v.size,
       ids,
+      {
+        pageEntries: cfg.pageEntries,
+        onPage: async (at, entries) => {
+          const pending = {
+            seq: at.seq,
+            head: at.hash,
+            frontier: encodeFrontier(at.frontier),
+            subjects: [...at.subjects].slice(-maxSubjects),
+            clock: at.clock,
+            ids: ids.snapshot(),
+          };
+          await saveState(deps.stateDir, { ...s, pending });
+          deps.log.info({ event: 'entries_progress', log: cfg.origin, seq: at.seq, entries }, `entries through ${at.seq} checked`);
+        },
+      },
     );
     if (!out.ok) return { findings: [{ event: 'entry_invalid', seq: s.size + 1, code: out.code, detail: out.detail }], entries: 0 };
     const o = out.value;
@@ -219,7 +242,6 @@ export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
       });
       return { findings, entries: 0 };
     }
-    const maxSubjects = cfg.maxSubjects ?? DEFAULT_MAX_SUBJECTS;
     const subjects = [...o.resume.subjects].slice(-maxSubjects);
     return {
       next: {
@@ -232,6 +254,7 @@ export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
         subjects,
         clock: o.resume.clock,
         ids: ids.snapshot(),
+        pending: undefined,
       },
       findings,
       entries: o.entries,

@@ -7,7 +7,9 @@
 // hashes: the tree, docs/design.md §4), for Cookwala logs the chain head, the last cookwalaseq of
 // the most recent subjects (at most `maxSubjects`), the clock's last stamp, and the (source, id)
 // digests of the last `idWindow` entries with the secret salt (id-window.ts), plus the sizes and
-// roots of the last RECENT verified checkpoints for comparing other views. Left out: entries,
+// roots of the last RECENT verified checkpoints for comparing other views, and during a long
+// catch-up the resume point of the last page checked (`pending`, not trusted until a checkpoint's
+// root covers it). Left out: entries,
 // payloads, anything per entry beyond the bounded window. Invariant: `root` is the root of
 // `frontier`, and both are those of a checkpoint the policy accepted.
 
@@ -45,6 +47,21 @@ export interface LogState {
   recent: RecentView[];
   /** When the last step verified a checkpoint (ms). */
   verifiedAt: number;
+  /**
+   * A catch-up part-way: the entries after `size` through `pending.seq` were checked (a page of a
+   * step longer than one), not yet bound by a checkpoint's root. The next step goes on from here;
+   * its root check at the checkpoint's size covers them, and only then does `size` move.
+   */
+  pending?: PendingPage;
+}
+
+export interface PendingPage {
+  seq: number;
+  head: string;
+  frontier: Array<[number, number, string]>;
+  subjects: Array<[string, number]>;
+  clock?: ClockResume;
+  ids?: { salt: string; window: string[] };
 }
 
 export function statePath(dir: string, origin: string): string {
