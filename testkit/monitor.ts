@@ -167,7 +167,7 @@ export async function writeMonitorConfig(
   base: string,
   policyPath: string,
   logs: string[],
-  o: { intervalMs?: number; staleAfterMs?: number } = {},
+  o: { intervalMs?: number; staleAfterMs?: number; pageEntries?: number } = {},
 ): Promise<void> {
   const policy = JSON.parse(await readFile(policyPath, 'utf8')) as Record<string, unknown>;
   const files: string[] = [];
@@ -182,6 +182,7 @@ export async function writeMonitorConfig(
       logs: logs.map((origin, i) => ({ origin, kind: 'cookwala', url: base, policy: files[i] })),
       intervalMs: o.intervalMs ?? CHECKPOINT_MS,
       staleAfterMs: o.staleAfterMs ?? 120_000,
+      ...(o.pageEntries !== undefined ? { pageEntries: o.pageEntries } : {}),
     }),
   );
 }
