@@ -8,7 +8,9 @@
 // checkpoint interval of the first such checkpoint, naming a range of entries that holds the
 // rewritten seq (its frontier node that differs: the monitor keeps no older hashes), and never
 // advances past it (the checkpoint re-signed at the size it had verified is also a fork_detected,
-// and the first new entry's broken link an entry_invalid); the second log, honest over the same time, restart included, gets nothing.
+// and the first new entry's broken link an entry_invalid); the second log, honest over the same time, restart included,
+// gets nothing, also for a payload erased after the monitor verified it (hash_only), whose erasure
+// entry the monitor checks in a later step.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -69,6 +71,8 @@ describe('cookwala monitor on a log rewritten in its store', () => {
       timeoutMs: 60_000,
     });
     expect(served.rw).toBeGreaterThan(0);
+    // hash_only: a payload the monitor verified is erased; its erasure entry comes in a later step.
+    await seq.erase(HONEST, 12);
     await seq.post(HONEST, 100);
     const verifiedRw = await stateSize(REWRITTEN);
 

@@ -33,6 +33,8 @@ export interface SequencerChild {
   post(log: string, n: number): Promise<void>;
   /** The published checkpoint's size (0 before the first). */
   size(log: string): Promise<number>;
+  /** Erases the payload of entry `seq` (DELETE …/events/{seq}/payload as the operator). */
+  erase(log: string, seq: number): Promise<void>;
   proc(): Child | undefined;
 }
 
@@ -93,6 +95,14 @@ export async function sequencerChild(dir: string, logs: string[]): Promise<Seque
         if (r.status !== 200 || !(JSON.parse(text).results as Array<{ status: number }>).every((x) => x.status === 201))
           throw new Error(`post: ${r.status} ${text.slice(0, 300)}`);
       }
+    },
+    async erase(log, n) {
+      const r = await fetch(path(log, `/events/${n}/payload`), {
+        method: 'DELETE',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ reason: 'consent withdrawn' }),
+      });
+      if (r.status !== 200) throw new Error(`erase ${n}: ${r.status} ${await r.text()}`);
     },
     async size(log) {
       const r = await fetch(path(log, '/checkpoint'), { headers: { accept: 'application/json' } });
