@@ -67,15 +67,30 @@ beforeAll(async () => {
         cp.signature = cp.signature.slice(0, 1);
         body = Buffer.from(JSON.stringify(cp));
       }
-      const ev = new RegExp(`^/v1/logs/${LOG.replace(/[./]/g, '\\$&')}/events/(\\d+)$`).exec(path);
-      if (up.status === 200 && ev && mode.badPayloadFrom > 0 && Number(ev[1]) === mode.badPayloadFrom) {
-        const e = JSON.parse(body.toString());
+      const spoil = (e: { cookwalasig: string }) => {
         const sig = JSON.parse(Buffer.from(e.cookwalasig, 'base64url').toString());
         const raw = Buffer.from(sig.sig, 'base64url');
         raw[5] ^= 1;
         sig.sig = raw.toString('base64url');
         e.cookwalasig = Buffer.from(JSON.stringify(sig)).toString('base64url');
+      };
+      const ev = new RegExp(`^/v1/logs/${LOG.replace(/[./]/g, '\\$&')}/events/(\\d+)$`).exec(path);
+      if (up.status === 200 && ev && mode.badPayloadFrom > 0 && Number(ev[1]) === mode.badPayloadFrom) {
+        const e = JSON.parse(body.toString());
+        spoil(e);
         body = Buffer.from(JSON.stringify(e));
+      }
+      // The same payload where the monitor reads it inline (GET …/entries?payloads=1).
+      if (up.status === 200 && mode.badPayloadFrom > 0 && path === `/v1/logs/${LOG}/entries`) {
+        const lines = body.toString().split('\n');
+        for (let i = 0; i < lines.length; i++) {
+          if (!lines[i].startsWith('{"kind":"Payload"')) continue;
+          const p = JSON.parse(lines[i]);
+          if (p.seq !== mode.badPayloadFrom) continue;
+          spoil(p.event);
+          lines[i] = JSON.stringify(p);
+        }
+        body = Buffer.from(lines.join('\n'));
       }
       res.writeHead(up.status, { 'content-type': up.headers.get('content-type') ?? 'application/octet-stream' }).end(body);
     })().catch((e: unknown) => res.writeHead(502).end(String(e)));
