@@ -2,7 +2,8 @@
 // throughput pairs, the sequencer meets an open-loop load (bench/open-loop.ts: Poisson arrivals at a
 // fixed rate, sent on schedule whatever the answers do, latency from each request's scheduled
 // time) at 50% and 80% of the maximum rate measured in the same run, once with single structured
-// posts (one lane per device, 256 devices) and once with batches of 100 (64 devices); each row
+// posts (one lane per device, up to 256 devices) and once with batches of 100 (up to 64 devices;
+// fewer when the rate gives fewer requests); each row
 // reports p50/p99/p99.9 and how many sends left late. Every request's bytes are built before its
 // row starts and every answer is checked as the throughput phases check it (201; a batch's 200 with
 // every result 201). Left out: the throughput itself (bench/ingest.ts) and the transport
@@ -27,7 +28,7 @@ export interface LatencyInput {
   batchLanes: number;
 }
 
-export type LatencyRow = Omit<OpenLoopResult, 'latencies'> & { load: number; ratePerSec: number };
+export type LatencyRow = Omit<OpenLoopResult, 'latencies'> & { load: number; ratePerSec: number; lanes: number };
 
 /** Round robin over lanes: request i is lane i mod L's (i div L)-th. */
 function interleave(bodies: Buffer[][], count: number): Array<OpenLoopRequest<Buffer>> {
@@ -46,13 +47,14 @@ async function row(
 ): Promise<LatencyRow> {
   const rate = (max * load) / 100;
   // A whole number of requests a lane: an event built and never sent would put the device's next
-  // one out of order.
-  const perLane = Math.max(1, Math.round((rate * seconds) / lanes));
-  const count = perLane * lanes;
-  const requests = interleave(build(lanes, perLane), count);
+  // one out of order. Fewer lanes than requests at a low rate, so that a row keeps its duration.
+  const used = Math.max(1, Math.min(lanes, Math.round(rate * seconds)));
+  const perLane = Math.max(1, Math.round((rate * seconds) / used));
+  const count = perLane * used;
+  const requests = interleave(build(used, perLane), count);
   const r = await runOpenLoop({ schedule: arrivalSchedule(count, rate, 'poisson', seed), requests, send });
   const { latencies: _all, ...rest } = r;
-  return { load, ratePerSec: Math.round(rate), ...rest };
+  return { load, ratePerSec: Math.round(rate), lanes: used, ...rest };
 }
 
 /** `single50`, `single80`, `batch50`, `batch80`: one open-loop row each, in that order. */
