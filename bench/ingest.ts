@@ -20,7 +20,9 @@
 // event it was taken off its core). `floor`: after each batch phase, and each single phase of
 // the reported concurrency, the same request bytes go to bench/floor-server.ts, a second child that does only
 // what any HTTP-to-LevelDB sequencer must (floorSummary and, for single posts, floorSingleSummary
-// in bench/ingest-floor.ts say what is reported).
+// in bench/ingest-floor.ts say what is reported; `ratioToFloor` is the batches' ratio over the
+// floor's bound). `latency`: after the pairs, open-loop rows at 50% and 80% of the best rate each
+// mode reached (bench/ingest-latency.ts).
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request, Agent } from 'node:http';
