@@ -25,7 +25,7 @@ import { cookwala } from '../testkit/audit.ts';
 import { rebuildLog } from '../testkit/verify-log.ts';
 import { openPostgresLogStore } from '../logstore/postgres/store.ts';
 import { startPgCluster } from '../testkit/pg-cluster.ts';
-import { prepareDataDirs, startPgSequencer, type Proc } from '../tools/pg-failover.ts';
+import { prepareDataDirs, startPgSequencer, type Proc } from '../tools/pg-procs.ts';
 import { freePort } from '../testkit/net.ts';
 import { waitFor } from '../testkit/wait.ts';
 import { readLogLines } from '../platform/logger.ts';
