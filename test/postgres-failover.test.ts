@@ -177,9 +177,10 @@ for (const signal of ['SIGKILL', 'SIGSTOP'] as const) {
       expect(run.resumedAnswer).toMatchObject({ status: 503, code: 'not_leader', leader: run.survivor.url });
       // A former leader answers not_leader before judging order, never out_of_order from its stale view.
       expect(run.resumedOutOfOrder).toMatchObject({ status: 503, code: 'not_leader', leader: run.survivor.url });
-      // It lost the lease once, saying so in one line, for the epoch it had won.
+      // The pause cost it the lease it had won, said in one line for that epoch (on a loaded
+      // machine the lease may move again later: checkLeaseLines holds every change to one line).
       const mine = linesOf(run.procs[run.victim]).filter((r) => String(r.event).startsWith('lease_'));
-      expect(mine.map((r) => r.event)).toEqual(['lease_acquired', 'lease_lost']);
+      expect(mine.slice(0, 2).map((r) => r.event)).toEqual(['lease_acquired', 'lease_lost']);
       expect(mine[1].epoch).toBe(mine[0].epoch);
     }
     console.log(
