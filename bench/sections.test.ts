@@ -114,6 +114,16 @@ describe('bench sections (quick smoke)', () => {
     expect(f.ratioBound as number).toBeLessThan(1);
     // …and the same single posts, every one acknowledged (a 201 each).
     positive(f.single as Record<string, unknown>, ['postsPerSec', 'cpuUsPerPost', 'sequencerCpuUsPerPost', 'boundPostsPerSec']);
+    positive(r, ['ratioToFloor']);
+    // The open-loop rows (bench/ingest-latency.ts), every request acknowledged.
+    const lat = r.latency as Record<string, Record<string, number>>;
+    expect(Object.keys(lat)).toEqual(['single50', 'single80', 'batch50', 'batch80']);
+    for (const x of Object.values(lat)) {
+      positive(x, ['ratePerSec', 'requests', 'p50Ms', 'p99Ms', 'p999Ms']);
+      expect(x.p50Ms).toBeLessThanOrEqual(x.p99Ms);
+      expect(x.p99Ms).toBeLessThanOrEqual(x.p999Ms);
+    }
+    expect(lat.single80.ratePerSec).toBeGreaterThan(lat.single50.ratePerSec);
   }, 180_000);
 
   it('verify: pairs of (limit, verify child), peak RSS of the child, the floor', async () => {
