@@ -12,7 +12,7 @@ const positive = (r: Record<string, unknown>, keys: string[]) => {
 };
 /** The summary of interleaved pairs (bench/pairs.ts) as a section reports it. */
 const pairSummary = (r: Record<string, unknown>, at: string) => {
-  expect(r.ratioToVerifyLimit ?? r.ratioToHypercore, `${at}: ratio`).toBeGreaterThan(0);
+  expect(r.ratioToVerifyLimit ?? r.ratioToHypercore ?? r.ratioToFloor, `${at}: ratio`).toBeGreaterThan(0);
   const spread = r.ratioSpread as [number, number];
   expect(spread, `${at}: ratioSpread`).toHaveLength(2);
   expect(spread[0], `${at}: ratioSpread`).toBeGreaterThan(0);
@@ -53,6 +53,13 @@ describe('bench sections (quick smoke)', () => {
       positive(x, ['logstoreBlocksPerSec', 'hypercoreBlocksPerSec', 'logstoreCpuUsPerBlock', 'hypercoreCpuUsPerBlock']);
       expect(x.pairs as unknown[]).toHaveLength(r.pairs as number);
     }
+    // the LevelDB floor (bench/append-floor.ts), paired with the synced runs of ours
+    positive(r, ['ratioToFloor', 'cpuPerBlockRatioToFloor']);
+    const fl = r.floor as Record<string, unknown>;
+    pairSummary(fl, 'floor');
+    positive(fl, ['floorBlocksPerSec', 'floorCpuUsPerBlock', 'floorCpuPerBlockRatioToHypercore']);
+    expect(fl.pairs as unknown[]).toHaveLength(r.pairs as number);
+    expect((fl.perAppend as { keys: number }).keys).toBeGreaterThan(300);
     // the steady-state pairs (synced), with the main thread's share of each store's CPU
     const st = r.steadyState as Record<string, unknown>;
     pairSummary(st, 'steadyState');
