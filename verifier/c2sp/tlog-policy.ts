@@ -14,7 +14,8 @@
 // witnesses sign as: a policy-local name such as `w1` would be a label nothing signs with; a witness
 // is its key, ../signing/witness-identity.ts), its key name as owner; the sequencer's kid as our sequencer derives it (`seq-` + the first 8 base64url
 // characters of SHA-256(public key)); validFrom 1970, so only the keys decide.
-// It leaves out nested groups and several logs (refused: malformed_policy names why).
+// It leaves out nested groups and several logs (refused: malformed_policy names why), and the
+// policy's timeBounds, which tlog-policy has no line for (tlogDrops names them; the CLI says so).
 // Invariant: whatever is produced goes through readWitnessPolicy, so it is a valid policy.
 
 import { fail, ok, type Result } from '../errors.ts';
@@ -75,6 +76,25 @@ export function policyToTlog(p: WitnessPolicy): Result<string> {
   else if (p.witnesses.length === 1) out.push(`quorum ${names[0]}\n`);
   else out.push(`group ${QUORUM_GROUP} ${k === p.witnesses.length ? 'all' : k} ${names.join(' ')}\n`, `quorum ${QUORUM_GROUP}\n`);
   return ok(out.join(''));
+}
+
+/**
+ * What policyToTlog leaves out, one sentence each (the CLI says them on stderr). tlog-policy has
+ * line types for logs, witnesses, groups and the quorum only, so the policy's timeBounds (whether
+ * the log must declare time bounds, and the caps on them) have no place there; from-tlog reads a
+ * policy without them: bounds required, capped only by the format's limits.
+ */
+export function tlogDrops(p: WitnessPolicy): string[] {
+  if (p.timeBounds === undefined) return [];
+  const { required, maxClockSkewMs, maxDeliveryDelayMs } = p.timeBounds;
+  const parts = [
+    ...(required !== undefined ? [`required ${required}`] : []),
+    ...(maxClockSkewMs !== undefined ? [`maxClockSkewMs ${maxClockSkewMs}`] : []),
+    ...(maxDeliveryDelayMs !== undefined ? [`maxDeliveryDelayMs ${maxDeliveryDelayMs}`] : []),
+  ];
+  return [
+    `timeBounds (${parts.join(', ') || 'empty'}): tlog-policy has no line for time bounds; the text read back requires them, capped only by the format's limits`,
+  ];
 }
 
 interface Def {
