@@ -5,8 +5,9 @@
 // testkit/c2sp-log.ts, written from the specs on node:crypto), the same origin listed later with
 // another vkey refused and reported (`log_list_refused`), never applied, and after a restart, with
 // the list now unreachable, the admission kept: the old key still cosigns, the new one is refused.
-// The discovery document and the about page are read over the same HTTP port, and the per-log
-// freshness gauge survives the restart (seeded from the witness state).
+// The discovery document and the about page (with both vkeys: the witness has an ML-DSA-44 key
+// too) are read over the same HTTP port, and the per-log freshness gauges survive the restart
+// (seeded from the witness state).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
@@ -23,7 +24,7 @@ const lists = new Map<string, { status: number; body: string }>();
 let server: Server;
 let listBase = '';
 let dir = '';
-let witness: (Child & { info: { http?: string; c2sp?: { name: string; vkey: string } } }) | undefined;
+let witness: (Child & { info: { http?: string; c2sp?: { name: string; vkey: string; mldsaVkey?: string } } }) | undefined;
 
 const entry = (vkey: string, qpd = 86400) => `vkey ${vkey}\nqpd ${qpd}\ncontact ops@list.example\n`;
 const logList = (...entries: string[]) => `# List: test\n# Revision: 1\nlogs/v0\n\n${entries.join('\n')}`;
@@ -49,6 +50,7 @@ beforeAll(async () => {
     'witness.list.example/w',
     '--http-port',
     '0',
+    '--mldsa44',
   ]);
   expect(init.code, init.err).toBe(0);
   witness = await startWitnessProcess(dir);
@@ -84,11 +86,12 @@ describe('a witness following a logs/v0 list over HTTP', () => {
       name: 'witness.list.example/w',
       submission_url: `${base}/`,
       monitoring_url: `${base}/`,
-      verifier_keys: [witness!.info.c2sp!.vkey],
+      verifier_keys: [witness!.info.c2sp!.vkey, witness!.info.c2sp!.mldsaVkey],
       software: { name: 'cookwala-log' },
     });
     const about = await (await fetch(`${base}/about`)).text();
     expect(about).toContain(witness!.info.c2sp!.vkey);
+    expect(about).toContain(witness!.info.c2sp!.mldsaVkey);
     expect(about).toContain(`POST ${base}/add-checkpoint`);
     expect(about).toContain(`${listBase}/log-list.1`);
     expect(about).toContain('It admits 1 log.');
