@@ -1,4 +1,4 @@
-// witness/server/config-public-url.test.ts: witness.json's `publicUrl` (the prefix /witness.v0.json
+// witness/server/config-public-url.test.ts: the witness config's `publicUrl` (the prefix /witness.v0.json
 // and /about show behind a proxy) is an http(s) URL without query or fragment; anything else is
 // refused with invalid_document and the config is not read.
 
