@@ -22,7 +22,7 @@ import type { CryptoBackend } from '../crypto/default.ts';
 import { fromBase64Std, toBase64Std } from './note/base64.ts';
 import { parseNote, verifyCheckpointNote } from './note/signed.ts';
 import { parseCheckpointBody } from './note/checkpoint.ts';
-import { formatVerifierKey, isCosignatureType, SIG_COSIGNATURE_V1, SIG_MLDSA44 } from './note/keys.ts';
+import { formatVerifierKey, isCosignatureType, parseVerifierKey, SIG_COSIGNATURE_V1, SIG_MLDSA44 } from './note/keys.ts';
 import { isValidKeyName } from './note/text.ts';
 import { sameWitness, witnessDisplayName, witnessEd25519Key, witnessOfC2spKid } from '../signing/witness-identity.ts';
 import { hashLeaf, verifyInclusion } from '../merkle/index.ts';
@@ -136,7 +136,15 @@ export function verifyTlogProof(
   const parsed = parseNote(note);
   if (!parsed.ok) return parsed;
   const byLine = new Map<string, KeyRecord>(); // name+keyId -> policy witness
-  const vkeys = [logVkey.value];
+  // The log's keys: the sequencer's Ed25519 one and, when the policy names it, its ML-DSA-44 one;
+  // the note counts as the log's when either signs it, and a failing line of either refuses it.
+  const vkeys = [logVkey.value, ...(policy.logMldsaVkey === undefined ? [] : [policy.logMldsaVkey])];
+  const logKeys: string[] = [];
+  for (const k of vkeys) {
+    const lk = parseVerifierKey(k);
+    if (!lk.ok) return lk;
+    logKeys.push(`${lk.value.name}+${lk.value.keyId}`);
+  }
   // An ML-DSA-44 witness signs under the name and key ID its vkey fixes (subtree/v1).
   for (const w of policy.witnesses) {
     const k = witnessCosignatureKey(w);
@@ -159,10 +167,8 @@ export function verifyTlogProof(
     const cp = body.ok ? parseCheckpointBody(body.value.text) : undefined;
     return cp?.ok ? { ...v, detail: `checkpoint ${cp.value.size}: ${v.detail}`, seq: cp.value.size } : v;
   }
-  const logName = logVkey.value.slice(0, logVkey.value.indexOf('+'));
-  const logKeyId = logVkey.value.split('+')[1];
-  if (!v.value.note.verified.some((s) => s.name === logName && s.keyId === logKeyId))
-    return fail('unknown_key', 'the checkpoint carries no signature by the log key of the policy');
+  if (!v.value.note.verified.some((s) => logKeys.includes(`${s.name}+${s.keyId}`)))
+    return fail('unknown_key', 'the checkpoint carries no signature by a log key of the policy');
   const counted: KeyRecord[] = [];
   for (const s of v.value.note.verified) {
     const w = isCosignatureType(s.type) ? byLine.get(`${s.name}+${s.keyId}`) : undefined;
