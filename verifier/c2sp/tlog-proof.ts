@@ -4,7 +4,8 @@
 // 32-byte hash), after checking the entry hashes to its `hash`), `index <seq - 1>`, the RFC 6962
 // inclusion path as base64 lines, a blank line, and the checkpoint as a signed note with every
 // C2SP signature it carries. Verification (the spec's four steps, against the auditor's policy):
-// the leaf from `extra`; the note signed by the policy's log vkey (origin = policy.log); the
+// the leaf from `extra`; the note signed by a log key of the policy (its Ed25519 vkey, origin =
+// policy.log, or its ML-DSA-44 `logMldsaVkey`); the
 // cosignature/v1 of policy witnesses, found by key (../signing/witness-identity.ts), each counted once, at least policy.quorum of them
 // (quorum_not_met); the inclusion path to the note's root; then the device signature on the entry
 // when the auditor's keys hold its key (otherwise the verdict says it was not checked: `extra` is
@@ -22,7 +23,8 @@ import type { CryptoBackend } from '../crypto/default.ts';
 import { fromBase64Std, toBase64Std } from './note/base64.ts';
 import { parseNote, verifyCheckpointNote } from './note/signed.ts';
 import { parseCheckpointBody } from './note/checkpoint.ts';
-import { formatVerifierKey, isCosignatureType, parseVerifierKey, SIG_COSIGNATURE_V1, SIG_MLDSA44 } from './note/keys.ts';
+import { formatVerifierKey, isCosignatureType, SIG_COSIGNATURE_V1, SIG_MLDSA44 } from './note/keys.ts';
+import { policyLogKeys } from '../documents/checkpoint-log-mldsa.ts';
 import { isValidKeyName } from './note/text.ts';
 import { sameWitness, witnessDisplayName, witnessEd25519Key, witnessOfC2spKid } from '../signing/witness-identity.ts';
 import { hashLeaf, verifyInclusion } from '../merkle/index.ts';
@@ -138,13 +140,10 @@ export function verifyTlogProof(
   const byLine = new Map<string, KeyRecord>(); // name+keyId -> policy witness
   // The log's keys: the sequencer's Ed25519 one and, when the policy names it, its ML-DSA-44 one;
   // the note counts as the log's when either signs it, and a failing line of either refuses it.
-  const vkeys = [logVkey.value, ...(policy.logMldsaVkey === undefined ? [] : [policy.logMldsaVkey])];
-  const logKeys: string[] = [];
-  for (const k of vkeys) {
-    const lk = parseVerifierKey(k);
-    if (!lk.ok) return lk;
-    logKeys.push(`${lk.value.name}+${lk.value.keyId}`);
-  }
+  const lk = policyLogKeys(policy);
+  if (!lk.ok) return lk;
+  const vkeys = [...lk.value.vkeys];
+  const logKeys = lk.value.ids;
   // An ML-DSA-44 witness signs under the name and key ID its vkey fixes (subtree/v1).
   for (const w of policy.witnesses) {
     const k = witnessCosignatureKey(w);

@@ -17,7 +17,8 @@ import { defaultBackend, type CryptoBackend } from '../crypto/default.ts';
 import { MLDSA44_SIGNATURE_BYTES } from '../crypto/mldsa44.ts';
 import { formatVerifierKey, noteKeyId, parseVerifierKey, SIG_MLDSA44, type VerifierKey } from '../c2sp/note/keys.ts';
 import { subtreeMessage, subtreeNamesFit } from '../c2sp/note/subtree.ts';
-import { NOTE_MLDSA44, type C2spSignature, type CheckpointFields } from './checkpoint-c2sp.ts';
+import { logVkeyOf, NOTE_MLDSA44, type C2spSignature, type CheckpointFields } from './checkpoint-c2sp.ts';
+import type { WitnessPolicy } from './policy.ts';
 
 /** The log's ML-DSA-44 verifier key: key name = origin, type 0x06. */
 export function logMldsaVkey(origin: string, publicKey: Uint8Array): string {
@@ -97,4 +98,22 @@ export function verifyCheckpointLogMldsa(
   if (!(opts.backend ?? defaultBackend()).mldsa44Verify(key.value.publicKey, msg, raw.value))
     return fail('bad_signature', `note-mldsa44 signature by ${sig.kid} does not verify`);
   return ok(true);
+}
+
+/**
+ * The log's keys a policy names, as vkeys and their `<name>+<key ID>`: the sequencer's Ed25519 key
+ * and, when given, `logMldsaVkey`. A note is the log's when a line of either verifies (tlog-policy:
+ * any listed log key); readers give both to the note verifier, so a failing line of either refuses it.
+ */
+export function policyLogKeys(policy: Pick<WitnessPolicy, 'log' | 'sequencer' | 'logMldsaVkey'>): Result<{ vkeys: string[]; ids: string[] }> {
+  const ed = logVkeyOf(policy.log, policy.sequencer);
+  if (!ed.ok) return ed;
+  const vkeys = [ed.value, ...(policy.logMldsaVkey === undefined ? [] : [policy.logMldsaVkey])];
+  const ids: string[] = [];
+  for (const v of vkeys) {
+    const k = parseVerifierKey(v);
+    if (!k.ok) return k;
+    ids.push(`${k.value.name}+${k.value.keyId}`);
+  }
+  return ok({ vkeys, ids });
 }

@@ -14,7 +14,7 @@ export {
   witnessCosignatureKey,
 } from './checkpoint-c2sp.ts';
 export type { C2spSignature, CheckpointSignature } from './checkpoint-c2sp.ts';
-export { createLogMldsaSigner, logMldsaVkey, readLogMldsaVkey, verifyCheckpointLogMldsa } from './checkpoint-log-mldsa.ts';
+export { createLogMldsaSigner, logMldsaVkey, policyLogKeys, readLogMldsaVkey, verifyCheckpointLogMldsa } from './checkpoint-log-mldsa.ts';
 export type { LogMldsaSigner } from './checkpoint-log-mldsa.ts';
 export {
   CHECKPOINT_KIND,

@@ -20,7 +20,7 @@
 
 import { fail, type Result } from '../../verifier/index.ts';
 import { addCosignature, cosignerOf, mergeCosignatures, verifyCheckpoint, type Checkpoint } from '../../verifier/documents/index.ts';
-import { NOTE_ED25519, type CheckpointSignature } from '../../verifier/documents/index.ts';
+import { isLogNoteAlg, type CheckpointSignature } from '../../verifier/documents/index.ts';
 import type { KeyRecord } from '../../verifier/signing/index.ts';
 import { findWitness, sameWitness, witnessDisplayName } from '../../verifier/signing/index.ts';
 import type { AddCheckpointRequest } from '../wire/messages.ts';
@@ -68,9 +68,9 @@ export function witnessState(code: string, detail: string): string {
   return `refused: ${code}`;
 }
 
-/** The sequencer's own signatures of a checkpoint: the JCS one and the C2SP note signature. */
+/** The sequencer's own signatures of a checkpoint: the JCS one and the C2SP note signatures (Ed25519, ML-DSA-44). */
 function ownSignatures(cp: Checkpoint): CheckpointSignature[] {
-  return cp.signature.filter((s, i) => i === 0 || s.alg === NOTE_ED25519);
+  return cp.signature.filter((s, i) => i === 0 || isLogNoteAlg(s.alg));
 }
 interface Peer {
   conn: AnyWitnessConnection;
@@ -235,7 +235,7 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
   const cosignersOf = (cp: Checkpoint): KeyRecord[] => {
     const out: KeyRecord[] = [];
     for (const sig of cp.signature.slice(1)) {
-      if (sig.alg === NOTE_ED25519) continue;
+      if (isLogNoteAlg(sig.alg)) continue;
       const w = cosignerOf(cp, sig, deps.policy);
       if (w.ok && !out.some((x) => sameWitness(x, w.value))) out.push(w.value);
     }
