@@ -180,7 +180,12 @@ describe('a sequencer with an ML-DSA-44 log key, witnessed over HTTP and libp2p'
     const note = await res.text();
     const n = refParseNote(note)!;
     expect(n.sigs.slice(0, 2).map((s) => s.name)).toEqual([LOG, LOG]);
-    expect(n.sigs.slice(2).map((s) => s.name).sort()).toEqual(['w1', 'w2']);
+    expect(
+      n.sigs
+        .slice(2)
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(['w1', 'w2']);
     expect(n.sigs[0].sig.length).toBe(64);
     expect(refVerifyEd25519Note(n, refParseVkey(edVkey!))).toBe(true);
     const line = mldsaLine(note, mlVkey!);
@@ -210,14 +215,9 @@ describe('a sequencer with an ML-DSA-44 log key, witnessed over HTTP and libp2p'
     // tlog-proof: PROVED with either policy; one byte of the log's ML-DSA-44 signature flipped is refused.
     await run(['proof', '--url', base, '--log', LOG, '--seq', '1', '--format', 'tlog-proof', '--out', 'e1.tlog-proof']);
     const proof = await readFile(join(dir, 'e1.tlog-proof'), 'utf8');
-    expect(proof).toContain(
-      `\u2014 ${LOG} ${
-        note
-          .split('\n')
-          .find((l) => l.startsWith(`\u2014 ${LOG} `) && l.length > 3000)
-          ?.split(' ')[2]
-      }`,
-    );
+    // Its note (after the blank line that ends the proof hashes) carries the log's ML-DSA-44 line too.
+    const proofLine = mldsaLine(proof.slice(proof.indexOf('\n\n') + 2), mlVkey!);
+    expect(proofLine && ml_dsa44.verify(proofLine.sig, proofLine.msg, proofLine.pub)).toBe(true);
     for (const p of ['seq/policy.json', 'policy.from-tlog.json'])
       expect(await run(['verify-event', 'e1.tlog-proof', '--policy', p])).toMatch(/^PROVED \(c2sp\.org\/tlog-proof@v1\)/);
     const mlLine = proof.split('\n').find((l) => l.startsWith(`\u2014 ${LOG} `) && l.length > 3000)!;
@@ -225,16 +225,10 @@ describe('a sequencer with an ML-DSA-44 log key, witnessed over HTTP and libp2p'
     raw[4 + 8 + 100] ^= 1;
     await writeFile(join(dir, 'bad.tlog-proof'), proof.replace(mlLine, `\u2014 ${LOG} ${raw.toString('base64')}`));
     const bad = await runFails(['verify-event', 'bad.tlog-proof', '--policy', 'seq/policy.json']);
-    expect(bad.code).toBe(1);
+    expect(bad.code, bad.out + bad.err).toBe(1);
     expect(bad.out + bad.err).toMatch(/bad_signature/);
-    expect(bad.out + bad.err).toMatch(/checkpoint \d+/);
     // A policy that names the log by its Ed25519 key alone skips the ML-DSA-44 line (an unknown key).
-    const { logMldsaVkey: _ml, ...edOnly } = policy;
-    await writeFile(
-      join(dir, 'ed-only.json'),
-      JSON.stringify({ ...JSON.parse(await readFile(join(dir, 'seq', 'policy.json'), 'utf8')), logMldsaVkey: undefined }),
-    );
-    expect(edOnly.log).toBe(LOG);
+    await writeFile(join(dir, 'ed-only.json'), JSON.stringify({ ...policy, logMldsaVkey: undefined }));
     expect(await run(['verify-event', 'bad.tlog-proof', '--policy', 'ed-only.json'])).toMatch(/^PROVED/);
 
     // The bundle: VALID, its checkpoints carrying the log's ML-DSA-44 signature.
