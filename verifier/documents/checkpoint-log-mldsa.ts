@@ -105,7 +105,9 @@ export function verifyCheckpointLogMldsa(
  * and, when given, `logMldsaVkey`. A note is the log's when a line of either verifies (tlog-policy:
  * any listed log key); readers give both to the note verifier, so a failing line of either refuses it.
  */
-export function policyLogKeys(policy: Pick<WitnessPolicy, 'log' | 'sequencer' | 'logMldsaVkey'>): Result<{ vkeys: string[]; ids: string[] }> {
+export function policyLogKeys(
+  policy: Pick<WitnessPolicy, 'log' | 'sequencer' | 'logMldsaVkey'>,
+): Result<{ vkeys: string[]; ids: string[] }> {
   const ed = logVkeyOf(policy.log, policy.sequencer);
   if (!ed.ok) return ed;
   const vkeys = [ed.value, ...(policy.logMldsaVkey === undefined ? [] : [policy.logMldsaVkey])];
