@@ -23,6 +23,10 @@
 // memtable, so such a run never flushes it and its CPU per block holds no flush or compaction at
 // all, while our store's 32 MiB memtable is flushed once or twice. Runs six times as long flush
 // and compact both stores many times over, as a store that keeps appending does.
+// floor: the LevelDB floor (bench/append-floor.ts): the very batches our store wrote, each one
+// synced LevelDB batch, nothing else; run just before each synced run of ours and paired with it
+// (ratioToFloor = ours / the floor's blocks/s, target >= 0.85; CPU per block against the floor's,
+// and the floor's against hypercore's of the same pair).
 // layoutPrototype: bench/append-layout.ts.
 // The `proof` section is bench/proof.ts.
 
@@ -34,6 +38,7 @@ import { summarisePairs, type Pair } from './pairs.ts';
 import { cpuNow, dirBytes, round } from './store-measure.ts';
 import { layoutPrototype } from './append-layout.ts';
 import { BATCH, mainThreadNow, mainUsPerBlock, runHypercore, type RunResult } from './append-hypercore.ts';
+import { batchShape, runFloor, storeBatches } from './append-floor.ts';
 
 export interface BenchCtx {
   quick: boolean;
@@ -140,7 +145,7 @@ function addPair(r: ModeRuns, ours: RunResult, theirs: RunResult): void {
 }
 
 /** `n` batches of the bench's entries chained from `tip`, the blocks taken in turn from batch index `from` on. */
-function buildBatches(tip: { seq: number; hash: string }, n: number, blocks: Buffer[], from: number): AppendItem[][] {
+export function buildBatches(tip: { seq: number; hash: string }, n: number, blocks: Buffer[], from: number): AppendItem[][] {
   const out: AppendItem[][] = [];
   for (let b = from; b < from + n; b++) {
     const batch = makeItems(TEST_LOG, tip, BATCH, { block: blocks[b % blocks.length], prefix: 'b-' });
@@ -182,8 +187,65 @@ function summariseMode(r: ModeRuns) {
   };
 }
 
+interface FloorRuns {
+  /** extra: the floor's and ours' runs. */
+  blocks: Array<Pair<{ logstore: RunResult; floor: RunResult }>>;
+  /** extra: hypercore's CPU per block in the same pair, beside the floor's. */
+  cpu: Array<Pair<{ hypercore: number }>>;
+}
+
+/** One (floor, ours) pair: blocks/s and CPU per block of ours against the floor's, hypercore's CPU beside. */
+function addFloorPair(r: FloorRuns, ours: RunResult, floor: RunResult, hypercore: RunResult): void {
+  r.blocks.push({
+    limit: floor.blocksPerSec,
+    figure: ours.blocksPerSec,
+    ratio: round(ours.blocksPerSec / floor.blocksPerSec, 3),
+    extra: { logstore: ours, floor },
+  });
+  r.cpu.push({
+    limit: floor.cpuUsPerBlock,
+    figure: ours.cpuUsPerBlock,
+    ratio: round(ours.cpuUsPerBlock / floor.cpuUsPerBlock, 3),
+    extra: { hypercore: hypercore.cpuUsPerBlock },
+  });
+}
+
+/** The floor's pairs summarised: ours / the floor (blocks/s, CPU per block) and the floor / hypercore's CPU. */
+function summariseFloor(r: FloorRuns) {
+  const blocks = summarisePairs(r.blocks);
+  const cpu = summarisePairs(r.cpu);
+  const floorCpu = cpu.median.limit;
+  const hyperCpu = cpu.median.extra!.hypercore;
+  return {
+    floorBlocksPerSec: blocks.median.limit,
+    logstoreBlocksPerSec: blocks.median.figure,
+    ratioToFloor: blocks.ratio,
+    ratioSpread: blocks.ratioSpread,
+    limitSpread: blocks.limitSpread,
+    limitsAgree: blocks.limitsAgree,
+    floorCpuUsPerBlock: floorCpu,
+    logstoreCpuUsPerBlock: cpu.median.figure,
+    cpuPerBlockRatioToFloor: cpu.ratio,
+    cpuRatioSpread: cpu.ratioSpread,
+    floorMainThreadCpuUsPerBlock: blocks.median.extra!.floor.mainThreadCpuUsPerBlock,
+    logstoreMainThreadCpuUsPerBlock: blocks.median.extra!.logstore.mainThreadCpuUsPerBlock,
+    hypercoreCpuUsPerBlock: hyperCpu,
+    floorCpuPerBlockRatioToHypercore: round(floorCpu / hyperCpu, 3),
+    floorBytesPerBlock: blocks.median.extra!.floor.bytesPerBlock,
+    pairs: r.blocks.map((p, i) => ({
+      floorBlocksPerSec: p.limit,
+      logstoreBlocksPerSec: p.figure,
+      ratio: p.ratio,
+      floorCpuUsPerBlock: r.cpu[i].limit,
+      logstoreCpuUsPerBlock: r.cpu[i].figure,
+      cpuRatio: r.cpu[i].ratio,
+      hypercoreCpuUsPerBlock: r.cpu[i].extra!.hypercore,
+    })),
+  };
+}
+
 /** The head of a fresh store of the bench's descriptor (the same for every fresh store). */
-async function freshHead(): Promise<{ seq: number; hash: string; root: string }> {
+export async function freshHead(): Promise<{ seq: number; hash: string; root: string }> {
   const dir = tempDir('cookwala-bench-head-');
   try {
     const s = await openLogStore(dir);
@@ -206,20 +268,26 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
   const head0 = await freshHead();
   const items = buildBatches(head0, batches, blocks, 0);
   const buildMs = performance.now() - tb;
-  // warm-up, one whole run of each (JIT, native modules, page cache), not counted
-  await runLogstore(items, true);
+  // warm-up, one whole run of each (JIT, native modules, page cache), not counted; the store's
+  // run records the batches it writes, which the floor writes again (bench/append-floor.ts)
+  const recorded = await storeBatches(items);
   await runHypercore(blocks, batches, true);
+  await runFloor(recorded);
   const fsyncBefore = await syncedBatchesPerSec(ctx.quick ? 1000 : 3000);
   const modes: Record<'synced' | 'unsynced', ModeRuns> = { synced: { blocks: [], cpu: [] }, unsynced: { blocks: [], cpu: [] } };
   let walSyncs = 0;
   let walFiles = 0;
+  const floorRuns: FloorRuns = { blocks: [], cpu: [] };
   for (let i = 0; i < nPairs; i++)
     for (const mode of ['synced', 'unsynced'] as const) {
+      // the floor just before the synced run of ours it is paired with (floor, ours, floor, ours, …)
+      const floor = mode === 'synced' ? await runFloor(recorded) : undefined;
       const ours = await runLogstore(items, mode === 'synced');
       const theirs = await runHypercore(blocks, batches, mode === 'synced');
       walSyncs += theirs.walSyncs;
       walFiles += theirs.walFiles;
       addPair(modes[mode], ours, theirs);
+      if (floor) addFloorPair(floorRuns, ours, floor, theirs);
     }
   // The steady state (see the header): the synced pairs again, with runs six times as long.
   const steadyBatches = (ctx.quick ? 10_000 : STEADY_BLOCKS) / BATCH;
@@ -234,6 +302,8 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
   const synced = summariseMode(modes.synced);
   const unsynced = summariseMode(modes.unsynced);
   const steadyState = { blocksPerRun: steadyBatches * BATCH, ...summariseMode(steadyRuns) };
+  const floor = { ...summariseFloor(floorRuns), perAppend: batchShape(recorded[recorded.length - 1]) };
+  recorded.length = 0;
   return {
     // headline: equal durability, both synced per batch (the docs/design.md §13 targets)
     ratioToHypercore: synced.ratioToHypercore,
@@ -243,7 +313,11 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
     hypercoreBlocksPerSec: synced.hypercoreBlocksPerSec,
     ratioSpread: synced.ratioSpread,
     limitSpread: synced.limitSpread,
-    limitsAgree: synced.limitsAgree && unsynced.limitsAgree && steadyState.limitsAgree,
+    limitsAgree: synced.limitsAgree && unsynced.limitsAgree && steadyState.limitsAgree && floor.limitsAgree,
+    // the LevelDB floor (bench/append-floor.ts): ours / the floor's blocks/s, target >= 0.85
+    ratioToFloor: floor.ratioToFloor,
+    cpuPerBlockRatioToFloor: floor.cpuPerBlockRatioToFloor,
+    floor,
     cpuPerBlockRatioToHypercore: synced.cpuPerBlockRatioToHypercore,
     logstoreCpuUsPerBlock: synced.logstoreCpuUsPerBlock,
     hypercoreCpuUsPerBlock: synced.hypercoreCpuUsPerBlock,

@@ -5,7 +5,7 @@
 // bundle being 10^6 NDJSON lines of an entry's size (quick: 2·10^5) written from memory with
 // backpressure, so the server is never the limit and both clients get the same bytes. Each run is
 // timed from the bundle request's arrival to the client's exit (the process start-up and the
-// probe before it are left out; the export's fsync and rename are in). The export's peak RSS
+// probe before it are left out; the export's rename and its process's exit are in). The export's peak RSS
 // (VmHWM, sampled every 20 ms) is measured at the full size and at a tenth of it: flat memory
 // means the two differ by less than RSS_FLAT_MB (rssGrowthMB). Leaves out: the sequencer's own bundle route
 // (the sequencer serves the same bytes to both clients; its speed is not the client's).

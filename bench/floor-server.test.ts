@@ -61,7 +61,7 @@ describe('bench floor server', () => {
     }
   });
 
-  it('floorSummary: the signature share, the budget 0.7 leaves and the floor ratio bound', () => {
+  it('floorSummary: the signature share, the budget 0.85 of the floor leaves and the floor ratio bound', () => {
     const phase = (events: number, serverCpu: number, clientCpu: number): Phase => ({
       events,
       secs: 1,
@@ -78,7 +78,7 @@ describe('bench floor server', () => {
     expect(r.sequencerBesidesSignatureUsPerEvent).toBe(50);
     expect(r.cpuUsPerEvent).toBe(25); // the median floor phase
     expect(r.cpuUsPerEventSpread).toEqual([20, 30]);
-    expect(r.budgetUsPerEvent).toBe(41.9); // 100 / 0.7 - 100 - 1 (client)
+    expect(r.budgetUsPerEvent).toBe(47.2); // 100 / (0.85 x 0.794) - 100 - 1 (client)
     expect(r.ratioBound).toBe(0.794); // 100 / (100 + 25 + 1)
   });
 

@@ -20,7 +20,9 @@
 // event it was taken off its core). `floor`: after each batch phase, and each single phase of
 // the reported concurrency, the same request bytes go to bench/floor-server.ts, a second child that does only
 // what any HTTP-to-LevelDB sequencer must (floorSummary and, for single posts, floorSingleSummary
-// in bench/ingest-floor.ts say what is reported).
+// in bench/ingest-floor.ts say what is reported; `ratioToFloor` is the batches' ratio over the
+// floor's bound). `latency`: after the pairs, open-loop rows at 50% and 80% of the best rate each
+// mode reached (bench/ingest-latency.ts).
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request, Agent } from 'node:http';
@@ -38,6 +40,7 @@ import { freePort } from '../testkit/net.ts';
 import { readLogLines } from '../platform/logger.ts';
 import { mainThreadSched, schedBetween, threadCpuMs, threadCpuUsPer } from './proc-cpu.ts';
 import { createRawHttpClient, postBytes, type RawHttpClient } from './raw-http-client.ts';
+import { measureLatency } from './ingest-latency.ts';
 import type { ProfileWindow } from './cpu-profile.ts';
 import { floorSingleSummary, floorSummary, round, type Phase } from './ingest-floor.ts';
 import { clientsSummary, modeSummary } from './ingest-summary.ts';
@@ -158,11 +161,11 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
           Buffer.from(JSON.stringify(s.next(`exec-${i}`, { data: { step: step++, tempC: 92.5, medium: 'water' } }))),
         ),
       );
-  const batchBodies = (): Buffer[][] =>
+  const batchBodies = (clients = BATCH_CLIENTS, perClient = batched / BATCH_CLIENTS / BATCH): Buffer[][] =>
     streams
-      .slice(0, BATCH_CLIENTS)
+      .slice(0, clients)
       .map((s, i) =>
-        Array.from({ length: batched / BATCH_CLIENTS / BATCH }, () =>
+        Array.from({ length: perClient }, () =>
           Buffer.from(
             JSON.stringify(
               Array.from({ length: BATCH }, () => s.next(`exec-${i}`, { data: { step: step++, tempC: 92.5, medium: 'water' } })),
@@ -198,6 +201,10 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
       if (r.status !== 201) throw new Error(`key registration: ${r.status} ${r.body}`);
     }
     let keyN = 0;
+    const requestBytes = (bodies: Buffer[][], contentType: string, to = port) =>
+      bodies.map((list) =>
+        list.map((body) => postBytes('127.0.0.1', to, `${path}/events`, contentType, body, { 'idempotency-key': `b-${keyN++}` })),
+      );
     // COOKWALA_BENCH_CPU_PROF=DIR: each timed phase's window on the monotonic clock the profiles
     // use, so that bench/cpu-profile.ts can read one mode's samples (--phases FILE --mode single).
     const profDir = process.env.COOKWALA_BENCH_CPU_PROF;
@@ -211,9 +218,7 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
       const seqCpu0 = await cpuSeconds(target.pid);
       const threads0 = perThread ? threadCpuMs(target.pid) : undefined;
       // Every request's bytes are built before the clock starts.
-      const requests = bodies.map((list) =>
-        list.map((body) => postBytes('127.0.0.1', target.port, `${path}/events`, contentType, body, { 'idempotency-key': `b-${keyN++}` })),
-      );
+      const requests = requestBytes(bodies, contentType, target.port);
       const latencies: number[] = [];
       const sched0 = mainThreadSched(target.pid);
       const t0 = performance.now();
@@ -297,6 +302,17 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
       // The same bytes again, to the floor (new to its own database).
       floorPhases.push(await phase(b, 'application/cloudevents-batch+json', BATCH, floor));
     }
+    // Latency under an open-loop load at 50% and 80% of the best rate each mode reached above.
+    const latency = await measureLatency({
+      quick: ctx.quick,
+      raw,
+      maxSinglePerSec: Math.max(...[...singleBy.values()].map((pairs) => modeSummary(pairs).eventsPerSec)),
+      maxBatchPerSec: modeSummary(batch).eventsPerSec / BATCH,
+      singles: (lanes, perLane) => requestBytes(singleBodies(lanes, perLane), 'application/cloudevents+json'),
+      batches: (lanes, perLane) => requestBytes(batchBodies(lanes, perLane), 'application/cloudevents-batch+json'),
+      singleLanes: maxClients,
+      batchLanes: BATCH_CLIENTS,
+    });
     if (profDir) {
       await mkdir(profDir, { recursive: true });
       await writeFile(join(profDir, 'ingest-phases.json'), JSON.stringify(profWindows, null, 1));
@@ -307,6 +323,7 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
     const sm = modeSummary(single);
     const bm = modeSummary(batch);
     const best = bm.eventsPerSec >= sm.eventsPerSec ? bm : sm;
+    const floorBatch = floorSummary(floorPhases, bm.median, bm.verifyPerSecAllCores);
     const strip = (m: typeof sm) => {
       const { median, ...rest } = m;
       return { ...rest, clientCpuSeconds: round(median.clientCpu, 2), sequencerCpuSeconds: round(median.sequencerCpu, 2) };
@@ -332,10 +349,14 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
       singleClients: SINGLE_HEADLINE_CLIENTS,
       events: everyPair.reduce((a, p) => a + p.extra!.events, 0),
       cores: availableParallelism(),
+      // docs/design.md §13: batches against the floor's bound, the target FLOOR_TARGET.
+      ratioToFloor: round(bm.ratioToVerifyLimit / floorBatch.ratioBound, 3),
       floor: {
-        ...floorSummary(floorPhases, bm.median, bm.verifyPerSecAllCores),
+        ...floorBatch,
         single: floorSingleSummary(floorSingles, sm.median, sm.verifyPerSecAllCores),
       },
+      // Open-loop rows (bench/ingest-latency.ts): single50, single80, batch50, batch80.
+      latency,
       whereTheTimeGoes: {
         batchPhase: bm.median.whereTheTimeGoes,
         singlePhase: {

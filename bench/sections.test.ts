@@ -12,7 +12,7 @@ const positive = (r: Record<string, unknown>, keys: string[]) => {
 };
 /** The summary of interleaved pairs (bench/pairs.ts) as a section reports it. */
 const pairSummary = (r: Record<string, unknown>, at: string) => {
-  expect(r.ratioToVerifyLimit ?? r.ratioToHypercore, `${at}: ratio`).toBeGreaterThan(0);
+  expect(r.ratioToVerifyLimit ?? r.ratioToHypercore ?? r.ratioToFloor, `${at}: ratio`).toBeGreaterThan(0);
   const spread = r.ratioSpread as [number, number];
   expect(spread, `${at}: ratioSpread`).toHaveLength(2);
   expect(spread[0], `${at}: ratioSpread`).toBeGreaterThan(0);
@@ -53,6 +53,13 @@ describe('bench sections (quick smoke)', () => {
       positive(x, ['logstoreBlocksPerSec', 'hypercoreBlocksPerSec', 'logstoreCpuUsPerBlock', 'hypercoreCpuUsPerBlock']);
       expect(x.pairs as unknown[]).toHaveLength(r.pairs as number);
     }
+    // the LevelDB floor (bench/append-floor.ts), paired with the synced runs of ours
+    positive(r, ['ratioToFloor', 'cpuPerBlockRatioToFloor']);
+    const fl = r.floor as Record<string, unknown>;
+    pairSummary(fl, 'floor');
+    positive(fl, ['floorBlocksPerSec', 'floorCpuUsPerBlock', 'floorCpuPerBlockRatioToHypercore']);
+    expect(fl.pairs as unknown[]).toHaveLength(r.pairs as number);
+    expect((fl.perAppend as { keys: number }).keys).toBeGreaterThan(300);
     // the steady-state pairs (synced), with the main thread's share of each store's CPU
     const st = r.steadyState as Record<string, unknown>;
     pairSummary(st, 'steadyState');
@@ -107,6 +114,16 @@ describe('bench sections (quick smoke)', () => {
     expect(f.ratioBound as number).toBeLessThan(1);
     // …and the same single posts, every one acknowledged (a 201 each).
     positive(f.single as Record<string, unknown>, ['postsPerSec', 'cpuUsPerPost', 'sequencerCpuUsPerPost', 'boundPostsPerSec']);
+    positive(r, ['ratioToFloor']);
+    // The open-loop rows (bench/ingest-latency.ts), every request acknowledged.
+    const lat = r.latency as Record<string, Record<string, number>>;
+    expect(Object.keys(lat)).toEqual(['single50', 'single80', 'batch50', 'batch80']);
+    for (const x of Object.values(lat)) {
+      positive(x, ['ratePerSec', 'requests', 'p50Ms', 'p99Ms', 'p999Ms']);
+      expect(x.p50Ms).toBeLessThanOrEqual(x.p99Ms);
+      expect(x.p99Ms).toBeLessThanOrEqual(x.p999Ms);
+    }
+    expect(lat.single80.ratePerSec).toBeGreaterThan(lat.single50.ratePerSec);
   }, 180_000);
 
   it('verify: pairs of (limit, verify child), peak RSS of the child, the floor', async () => {

@@ -17,6 +17,9 @@ const BOUNDED_HEAP = {
   'verify-fork': ['--max-old-space-size=64'],
 };
 
+/** Commands that exit as soon as they return, rather than when the event loop drains. */
+const PROMPT_EXIT = new Set(['export']);
+
 const command = process.argv[2];
 const flags = Object.hasOwn(BOUNDED_HEAP, command) ? BOUNDED_HEAP[command] : undefined;
 const bounded = process.execArgv.some((a) => a.startsWith('--max-old-space-size'));
@@ -34,5 +37,10 @@ if (flags && !bounded && process.env.COOKWALA_HEAP_BOUND !== '1') {
   register();
   await import('./polyfill.ts');
   const { main } = await import('./main.ts');
-  process.exitCode = await main(process.argv.slice(2));
+  const code = await main(process.argv.slice(2));
+  // A finished export leaves at once: winding down the loader thread and the heap on the way out
+  // costs more than a fast download itself (its output went out already: stdout and stderr are
+  // synchronous for files, pipes and terminals on Linux).
+  if (PROMPT_EXIT.has(command)) process.exit(code);
+  process.exitCode = code;
 }

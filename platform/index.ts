@@ -23,7 +23,7 @@ export { UsageError, parseFlags, runCli } from './args.ts';
 export { fastClock, sleep, systemClock } from './clock.ts';
 export type { TimerHandle } from './clock.ts';
 export { DEFAULT_DIRS, DEMO_CHILD_ENV, claimDataDir, describeKind, inspectDataDir } from './data-dir-kind.ts';
-export { DownloadRefused, downloadToFile, progressLine } from './download.ts';
+export { DownloadFailed, DownloadRefused, downloadToFile, progressLine } from './download.ts';
 export { readBoundedText, readJsonIfExists, readTextIfExists, removeStaleTemps, writeFileDurable, writeFileOnce } from './durable-file.ts';
 export { answerHalfClosed, boundedServerOptions, capConnections } from './http-limits.ts';
 export type { HttpLimits } from './http-limits.ts';

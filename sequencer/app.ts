@@ -110,7 +110,12 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
     ajv: { customOptions: { removeAdditional: false, useDefaults: false, coerceTypes: false, allErrors: false } },
   });
   capConnections(app.server, deps.httpLimits);
-  const report = (e: unknown) => logger.error({ event: 'service_error', err: e }, 'sequencer background task failed');
+  const report = (e: unknown) => {
+    // A background write (a checkpoint, a summary) refused because the lease moved is no fault:
+    // the lease change is its one line (lease_lost), and the next leader does the work.
+    if (e instanceof ProtocolError && e.code === 'not_leader') return;
+    logger.error({ event: 'service_error', err: e }, 'sequencer background task failed');
+  };
   const onFatal = (e: unknown, origin: string) => {
     logger.fatal(
       { event: 'store_failed', log: origin, err: e },

@@ -2,7 +2,8 @@
 // hosted log streamed as application/x-ndjson while the sequencer keeps running (export.ts does the
 // writing; a LevelDB iterator sees a fixed snapshot, so appends during the export do not mix in).
 // The witness policy is read from the data directory on each request, so the exported checkpoints
-// are those that meet the policy in force. A failure before the first byte is a problem+json
+// are those that meet the policy in force. Lines go to the socket joined into pieces of about 64 KiB
+// (export.ts coalesceLines), not one write per line. A failure before the first byte is a problem+json
 // answer; one in mid-stream (an erasure racing the export) ends the stream early, which a verifier
 // reports as a truncated bundle. Left out: authentication (a bundle holds only what the public read
 // routes serve).
@@ -15,7 +16,7 @@ import { parseJson } from '../verifier/documents/index.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/index.ts';
 import { hostedLog, intParam, LOG_PARAMS, type SequencerContext } from './context.ts';
 import { ProtocolError } from '../verifier/index.ts';
-import { bundleLines, type ExportSummary } from './export.ts';
+import { bundleLines, coalesceLines, type ExportSummary } from './export.ts';
 import { describe } from '../platform/index.ts';
 import { errors, NDJSON, NDJSON_BODY } from './api-schemas.ts';
 
@@ -65,6 +66,6 @@ export function registerBundleRoute(app: FastifyInstance, ctx: SequencerContext)
     const name = `${encodeURIComponent(h.origin)}-${summary.seq}.ndjson`;
     reply.header('content-type', 'application/x-ndjson; charset=utf-8');
     reply.header('content-disposition', `attachment; filename="${name}"`);
-    return reply.send(Readable.from(rest(), { objectMode: false }));
+    return reply.send(Readable.from(coalesceLines(rest()), { objectMode: false }));
   });
 }

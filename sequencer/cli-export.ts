@@ -3,12 +3,13 @@
 // with `--from SEQ` for an incremental bundle (docs/monitoring.md). The first
 // reads the log's LevelDB directly (a running sequencer holds the store's lock: store_locked, use
 // --url then), the sequencer's KeyRecord, the registered device keys and the witness policy of the
-// data directory, and streams export.ts's lines to FILE; the second pipes GET …/bundle to the file
+// data directory, and streams export.ts's lines to FILE; the second writes GET …/bundle to the file
 // (platform/download.ts: at disk or network speed, flat memory, a progress line on stderr). Either
 // way the file is written to FILE.partial and renamed into place only when complete, so a failed
 // export never leaves a file that looks whole. Exit 0 written, 2 the input or the environment is
 // unusable (bad flags, a DIR that is not a sequencer's, a store held by a running sequencer, a URL
-// where no sequencer answers or one that hosts no such log: one line naming the flag to fix).
+// where no sequencer answers, one that hosts no such log, or an answer cut short or malformed:
+// one line naming the flag to fix).
 // openExportSource is shared with cli-proof.ts: it never writes to the data directory.
 
 import { createWriteStream } from 'node:fs';
@@ -27,7 +28,7 @@ import { deviceKeysFile, logStoreDir } from './data-dir.ts';
 import { bundleLines, type BundleSource, type ExportSummary } from './export.ts';
 import { claimDataDir, DEFAULT_DIRS } from '../platform/index.ts';
 import { describeFetchError, expectSequencer } from '../platform/index.ts';
-import { downloadToFile, DownloadRefused, progressLine } from '../platform/index.ts';
+import { DownloadFailed, downloadToFile, DownloadRefused, progressLine } from '../platform/index.ts';
 
 const USAGE = `usage: cookwala export (--data DIR | --url URL) --log ORIGIN --out FILE [--from SEQ]
 
@@ -96,7 +97,7 @@ async function writeAtomically(out: string, lines: AsyncIterable<string | Uint8A
   }
 }
 
-/** GET …/bundle (from seq `from`, when given) streamed to `out` (platform/download.ts: piped to disk, flat memory, a progress line on stderr). */
+/** GET …/bundle (from seq `from`, when given) streamed to `out` (platform/download.ts: each read on disk before the next, flat memory, a progress line on stderr). */
 async function httpExport(url: string, log: string, out: string, from: number | undefined): Promise<number> {
   const q = from === undefined ? '' : `?from=${from}`;
   const bundle = `${url.replace(/\/+$/, '')}/v1/logs/${encodeURIComponent(log)}/bundle${q}`;
@@ -173,6 +174,10 @@ export function reportReadError(command: string, e: unknown, url: string | undef
   }
   if (e instanceof TypeError && /fetch failed/.test(e.message)) {
     process.stderr.write(`cookwala ${command}: ${describeFetchError(e, url ?? '', '--url')}\n`);
+    return 2;
+  }
+  if (e instanceof DownloadFailed) {
+    process.stderr.write(`cookwala ${command}: ${e.message}: nothing was written; retry, or check --url\n`);
     return 2;
   }
   const code = (e as { code?: unknown } | undefined)?.code;

@@ -1,8 +1,8 @@
 // sequencer/committer.ts: group commit (docs/design.md §5, §6). Requests hand over events that already
 // passed every signature and key check; one committer loop per log takes everything queued,
 // deduplicates on (source, id) and checks per-subject order against both the store and the
-// items already accepted into the same group, assigns seq and prev in memory, builds the entries,
-// and writes them with ONE synced logstore.append, then answers every waiter. While a batch is
+// items already accepted into the same group, assigns seq and prev in memory, builds the entries
+// (that judgement, without I/O, is sequencer/group-plan.ts), and writes them with ONE synced logstore.append, then answers every waiter. While a batch is
 // being written the next group accumulates. Dedup is optimistic: the store refuses a batch that
 // holds a (source, id) it already has (duplicate_id, nothing written), so ids are looked up one by
 // one only after such a refusal, or when an event looks out of order (a retry of a stored event).
@@ -22,27 +22,15 @@
 // time refusal from its own, possibly stale, view of the log.
 
 import { truncateTime, type TimePrecision } from '../verifier/documents/index.ts';
-import { fail, ProtocolError, type Failure, type Result } from '../verifier/index.ts';
+import { fail, ProtocolError, type Failure } from '../verifier/index.ts';
 import { formatTime } from '../verifier/encoding/index.ts';
-import { buildEntry, entryCeOf, type Entry } from '../verifier/documents/index.ts';
-import type { CloudEvent } from '../verifier/cloudevent/index.ts';
-import type { Signature } from '../verifier/signing/index.ts';
+import { appendItemOf, hasOrder, plan, type Candidate, type Outcome, type Plan } from './group-plan.ts';
 import type { AppendItem, LogStore } from '../logstore/index.ts';
 import type { Clock } from '../platform/index.ts';
 import type { Metrics } from './metrics.ts';
 
-/** An event ready to sequence: verified, with its hash and the signature for the entry. */
-export interface Candidate {
-  ce: CloudEvent;
-  eventHash: string;
-  signature: Signature;
-  /** The event's own JSON text as received (JSON.parse of it gives `ce`), stored as its payload. */
-  payloadText?: Uint8Array;
-  /** The time window against the entry's sequencedAt (ms); absent for the sequencer's own events. */
-  timeCheck?(sequencedAtMs: number): Result<true>;
-}
-
-export type Outcome = { ok: true; status: 200 | 201; seq: number; hash: string; eventHash: string } | Failure;
+export type { Candidate, Outcome } from './group-plan.ts';
+export { storedOrder } from './group-plan.ts';
 
 export interface Committer {
   /** Sequence these events in one group; one outcome per event, in order. */
@@ -116,30 +104,9 @@ export function createCommitter(o: CommitterOptions): Committer {
     }
   }
 
-  function appendItemOf(c: Candidate, prev: { seq: number; hash: string }, at: string): AppendItem {
-    const sig = storedOrder(c.signature);
-    // Both objects are made here for this entry alone, so buildEntry need not copy them again.
-    const entry = buildEntry(
-      {
-        log: o.log,
-        seq: prev.seq + 1,
-        prev: prev.hash,
-        sequencedAt: at,
-        ce: entryCeOf(c.ce),
-        eventHash: c.eventHash,
-        eventSignature: sig === c.signature ? { ...sig } : sig,
-      },
-      true,
-    );
-    const item: AppendItem = { entry, payload: c.ce, dedup: { source: c.ce.source, id: c.ce.id } };
-    if (c.payloadText !== undefined) item.payloadText = c.payloadText;
-    if (hasOrder(c.ce)) item.subject = { subject: c.ce.subject!, cookwalaseq: c.ce.cookwalaseq! };
-    return item;
-  }
-
   async function nextItem(c: Candidate): Promise<AppendItem> {
     const head = store.head();
-    return appendItemOf(c, head, await sequencedAt(head.seq));
+    return appendItemOf(o.log, c, head, await sequencedAt(head.seq));
   }
 
   /** What every request hears once the store failed: disk_full when that was the cause. */
@@ -184,72 +151,6 @@ export function createCommitter(o: CommitterOptions): Committer {
     subjectCache.delete(subject);
     subjectCache.set(subject, seq);
     if (subjectCache.size > (o.subjectCacheMax ?? SUBJECT_CACHE_MAX)) subjectCache.delete(subjectCache.keys().next().value as string);
-  }
-
-  interface Plan {
-    outcomes: Outcome[];
-    appends: AppendItem[];
-    /** Outcomes answered from the (source, id) index: [outcome index, seq]. */
-    fromStore: Array<[number, number]>;
-    subjects: Map<string, number | undefined>;
-    outOfOrder: boolean;
-    /** An event was refused for its time; a stored twin would make it a duplicate instead. */
-    timeRefused: boolean;
-  }
-
-  /** Judge the group in order; `found` holds the stored (source, id) hits (none when optimistic). */
-  function plan(
-    all: readonly Candidate[],
-    found: ReadonlyArray<{ seq: number; eventHash: string } | undefined>,
-    base: Map<string, number | undefined>,
-    at: string,
-  ): Plan {
-    const head = store.head();
-    let prev = { seq: head.seq, hash: head.hash };
-    const subjects = new Map(base);
-    const accepted = new Map<string, Entry>();
-    const p: Plan = { outcomes: new Array(all.length), appends: [], fromStore: [], subjects, outOfOrder: false, timeRefused: false };
-    const atMs = Date.parse(at);
-    all.forEach((c, i) => {
-      const key = `${c.ce.source}\n${c.ce.id}`;
-      const twin = accepted.get(key);
-      const old = found[i];
-      if (twin || old) {
-        const theirs = twin ? twin.eventHash : old!.eventHash;
-        if (theirs !== c.eventHash) {
-          p.outcomes[i] = fail(
-            'duplicate_id_conflict',
-            `(source, id) = (${c.ce.source}, ${c.ce.id}) was sequenced at seq ${twin?.seq ?? old!.seq} with another eventHash`,
-            { seq: twin?.seq ?? old!.seq },
-          );
-        } else if (twin) p.outcomes[i] = { ok: true, status: 200, seq: twin.seq, hash: twin.hash, eventHash: twin.eventHash };
-        else p.fromStore.push([i, old!.seq]);
-        return;
-      }
-      const t = c.timeCheck?.(atMs);
-      if (t && !t.ok) {
-        p.outcomes[i] = t;
-        p.timeRefused = true;
-        return;
-      }
-      if (hasOrder(c.ce)) {
-        const last = subjects.get(c.ce.subject!);
-        if (last !== undefined && c.ce.cookwalaseq !== last + 1) {
-          p.outcomes[i] = fail('out_of_order', `subject ${c.ce.subject}: cookwalaseq ${c.ce.cookwalaseq}, expected ${last + 1}`, {
-            expected: last + 1,
-          });
-          p.outOfOrder = true;
-          return;
-        }
-        subjects.set(c.ce.subject!, c.ce.cookwalaseq);
-      }
-      const item = appendItemOf(c, prev, at);
-      p.appends.push(item);
-      accepted.set(key, item.entry);
-      prev = item.entry;
-      p.outcomes[i] = { ok: true, status: 201, seq: item.entry.seq, hash: item.entry.hash, eventHash: item.entry.eventHash };
-    });
-    return p;
   }
 
   /** Answer the stored duplicates, then write the plan's entries as one synced batch. */
@@ -304,11 +205,12 @@ export function createCommitter(o: CommitterOptions): Committer {
       await leased?.checkLeader(false);
       const base = await subjectBase(all);
       const at = await sequencedAt(store.head().seq);
-      const judged = async () => plan(all, await Promise.all(all.map((c) => store.lookupId(c.ce.source, c.ce.id))), base, at);
+      const judged = async () =>
+        plan(o.log, store.head(), all, await Promise.all(all.map((c) => store.lookupId(c.ce.source, c.ce.id))), base, at);
       // Optimistic first: no (source, id) lookups, because the store itself refuses a pair it
       // already holds (duplicate_id, nothing written). Look every id up and judge again only then,
       // or when an event looks out of order (it may be the retry of one already stored).
-      let p = plan(all, [], base, at);
+      let p = plan(o.log, store.head(), all, [], base, at);
       const optimistic = !p.outOfOrder && !p.timeRefused;
       if (!optimistic) p = await judged();
       // Answers that write nothing (refusals, duplicates) were judged on this process's view of the
@@ -391,22 +293,4 @@ export function createCommitter(o: CommitterOptions): Committer {
       while (running) await running;
     },
   };
-}
-
-/**
- * The signature with its members in the order the log store's compact entry form expects (alg,
- * kid, signedAt, sig: logstore/entry-codec.ts); a signature decoded from a cookwalasig comes in
- * JCS order (sig before signedAt), which the store would keep as JSON text, twice the bytes. The
- * entry hash does not depend on member order. Any other member set is handed over as it is.
- */
-const STORED_ORDER = ['alg', 'kid', 'signedAt', 'sig'];
-
-export function storedOrder(s: Signature): Signature {
-  const keys = Object.keys(s);
-  if (keys.length !== 4 || keys[2] === 'signedAt' || !STORED_ORDER.every((k) => keys.includes(k))) return s;
-  return { alg: s.alg, kid: s.kid, signedAt: s.signedAt, sig: s.sig };
-}
-
-function hasOrder(ce: CloudEvent): boolean {
-  return typeof ce.subject === 'string' && typeof ce.cookwalaseq === 'number';
 }

@@ -1,7 +1,7 @@
 // The bundle writer on a real LevelDB store (logstore/), filled directly: the line order of
 // verifier/bundle/format.ts (keys in kid order after the sequencer's, each payload after its entry,
 // erased ones left out), only checkpoints that meet the policy, and a refusal instead of a bundle
-// that would not verify when an erasure lands while the export runs.
+// that would not verify when an erasure lands while the export runs; coalesceLines keeps the text whole.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rm } from 'node:fs/promises';
 import { openLogStore, type LogStore } from '../logstore/index.ts';
@@ -17,7 +17,8 @@ import { createBundleVerifier } from '../verifier/bundle/verifier.ts';
 import { makeTempDir } from '../testkit/tmp.ts';
 import { deviceKey, signerKey } from '../testkit/keys.ts';
 import { eventStream } from '../testkit/events.ts';
-import { bundleLines, type BundleSource } from './export.ts';
+import { bundleLines, coalesceLines, type BundleSource } from './export.ts';
+import fc from 'fast-check';
 import { erasedEvent } from './system-events.ts';
 
 const LOG = 'export.example/log';
@@ -166,5 +167,26 @@ describe('bundleLines', () => {
       },
     });
     await expect(collect({ ...src, store: racing })).rejects.toMatchObject({ code: 'conflict' });
+  });
+});
+
+describe('coalesceLines', () => {
+  it('keeps the text whole and in order, in pieces of at least the bound but the last', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.string({ maxLength: 40 }), { maxLength: 60 }),
+        fc.integer({ min: 1, max: 100 }),
+        async (lines, chars) => {
+          async function* gen() {
+            yield* lines;
+          }
+          const pieces: string[] = [];
+          for await (const p of coalesceLines(gen(), chars)) pieces.push(p);
+          expect(pieces.join('')).toBe(lines.join(''));
+          pieces.slice(0, -1).forEach((p) => expect(p.length).toBeGreaterThanOrEqual(chars));
+          if (lines.length > 0) expect(pieces.length).toBeGreaterThan(0);
+        },
+      ),
+    );
   });
 });

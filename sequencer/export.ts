@@ -10,7 +10,9 @@
 // Invariant: the bundle describes one state of the log. Entries are fixed by the head read first;
 // if an erasure lands while the export runs, a payload may be gone whose erasure entry lies past
 // that head: the export then fails (ProtocolError 'conflict', "retry") instead of writing a bundle
-// that would not verify. Left out: HTTP (bundle-route.ts) and files (cli-export.ts).
+// that would not verify. coalesceLines joins the lines into pieces of about 64 KiB for a socket:
+// one write (one chunk of a chunked answer, one syscall) per line was the bundle route's limit, for
+// curl and for a Node reader alike. Left out: HTTP (bundle-route.ts) and files (cli-export.ts).
 
 import { ProtocolError } from '../verifier/index.ts';
 import { buildBundleHeader, buildPayloadLine, encodeLine } from '../verifier/bundle/index.ts';
@@ -103,4 +105,22 @@ export async function* bundleLines(src: BundleSource, summary?: Partial<ExportSu
       'conflict',
       `the stored checkpoints changed while the export ran (${written} of ${keep.size}); retry the export`,
     );
+}
+
+/** A piece of about this many characters per write (COALESCE_CHARS or one line, whichever is longer). */
+export const COALESCE_CHARS = 64 * 1024;
+
+/** The same text as `lines`, in pieces of at least `chars` characters (the last may be shorter); nothing is dropped or reordered. */
+export async function* coalesceLines(lines: AsyncIterable<string>, chars = COALESCE_CHARS): AsyncGenerator<string> {
+  let parts: string[] = [];
+  let n = 0;
+  for await (const line of lines) {
+    parts.push(line);
+    n += line.length;
+    if (n < chars) continue;
+    yield parts.join('');
+    parts = [];
+    n = 0;
+  }
+  if (parts.length > 0) yield parts.join('');
 }

@@ -25,7 +25,7 @@ import { cookwala } from '../testkit/audit.ts';
 import { rebuildLog } from '../testkit/verify-log.ts';
 import { openPostgresLogStore } from '../logstore/postgres/store.ts';
 import { startPgCluster } from '../testkit/pg-cluster.ts';
-import { prepareDataDirs, startPgSequencer, type Proc } from '../tools/pg-failover.ts';
+import { prepareDataDirs, startPgSequencer, type Proc } from '../tools/pg-procs.ts';
 import { freePort } from '../testkit/net.ts';
 import { waitFor } from '../testkit/wait.ts';
 import { readLogLines } from '../platform/logger.ts';
@@ -106,12 +106,11 @@ async function checkDeviceLost(run: FailoverRun): Promise<void> {
     const before = own.filter((e) => e.seq < last.seq).at(-1)!;
     expect(Date.parse(payload.data.lastSeen), src).toBeGreaterThanOrEqual(Date.parse(before.sequencedAt) - 1);
   }
-  // No process errs trying to append a device_lost (a standby once did, every interval per device);
-  // a resumed former leader may report its one failed checkpoint write, not a stream of them.
+  // No process logs an error: a standby writes nothing (it once tried device_lost every interval
+  // per device), and a resumed former leader's refused writes are its one lease_lost line.
   for (const p of [run.procs.A, run.procs.B]) {
-    const errors = linesOf(p).filter((r) => r.event === 'service_error');
-    expect(errors.filter((r) => /device/.test(JSON.stringify(r)))).toEqual([]);
-    expect(errors.length, JSON.stringify(errors).slice(0, 2000)).toBeLessThanOrEqual(2);
+    const errors = linesOf(p).filter((r) => r.level === 'error' || r.level === 'fatal');
+    expect(errors.map((r) => `${p.name} ${r.event}: ${r.msg}`)).toEqual([]);
   }
 }
 
@@ -178,6 +177,11 @@ for (const signal of ['SIGKILL', 'SIGSTOP'] as const) {
       expect(run.resumedAnswer).toMatchObject({ status: 503, code: 'not_leader', leader: run.survivor.url });
       // A former leader answers not_leader before judging order, never out_of_order from its stale view.
       expect(run.resumedOutOfOrder).toMatchObject({ status: 503, code: 'not_leader', leader: run.survivor.url });
+      // The pause cost it the lease it had won, said in one line for that epoch (on a loaded
+      // machine the lease may move again later: checkLeaseLines holds every change to one line).
+      const mine = linesOf(run.procs[run.victim]).filter((r) => String(r.event).startsWith('lease_'));
+      expect(mine.slice(0, 2).map((r) => r.event)).toEqual(['lease_acquired', 'lease_lost']);
+      expect(mine[1].epoch).toBe(mine[0].epoch);
     }
     console.log(
       `postgres failover (${signal}): take-over ${run.takeoverMs} ms (lease ${LEASE_MS} ms); ${run.acks.length} acknowledged (A ${run.acksBy.A}, B ${run.acksBy.B}); not_leader redirects A ${run.notLeaderBy.A}, B ${run.notLeaderBy.B}; victim ${run.victim}`,
@@ -219,47 +223,60 @@ it('the database restarted under the load (pg_ctl restart): no 500, reads and wr
   for (const p of [run.procs.A, run.procs.B]) expect(linesOf(p).filter((r) => r.level === 'fatal')).toEqual([]);
 }, 300_000);
 
-it('an executor given both URLs (the standby first) delivers through a kill of the leader: every event once, nothing requeued', async () => {
-  const db = await createTestDatabase();
-  cleanup.push(() => db.drop());
-  const base = await makeTempDir('cookwala-pg-executor-');
-  cleanup.push(() => rm(base, { recursive: true, force: true }));
-  const dev = testDevice('failover-cook');
-  const { dirA, dirB } = await prepareDataDirs(base, db.url, LOG, [{ record: dev.keyRecord } as unknown as TestKey], LEASE_MS);
-  const A = await startPgSequencer('A', dirA, await freePort(), db.url, LEASE_MS);
-  cleanup.push(async () => void A.child.kill('SIGKILL'));
-  const B = await startPgSequencer('B', dirB, await freePort(), db.url, LEASE_MS);
-  cleanup.push(async () => void B.child.kill('SIGKILL'));
-  const { ex, waits } = await testExecutor(join(base, 'device'), {
-    name: 'failover-cook',
-    sequencerUrl: `${B.url},${A.url}`,
-    log: LOG,
-    consent: 'research_only',
-    delivery: { baseBackoffMs: 20, maxBackoffMs: 200 },
-    heartbeatIntervalMs: 0,
-    deps: { networkClock: systemClock() },
-  });
-  cleanup.push(() => ex.close());
-  await ex.start();
-  const drive = async (key: string) => {
-    const c = await ex.service.create(SIMPLE_BODY, key);
-    if (!c.ok) throw new Error(c.detail);
-    for (const to of ['preparing', 'running', 'completed'] as const) {
-      const r = await ex.service.change(c.value.execution.id, to);
-      if (!r.ok) throw new Error(`${to}: ${r.detail}`);
+for (const signal of ['SIGKILL', 'SIGSTOP'] as const)
+  it(`an executor given both URLs (the standby first) delivers through a ${signal} of the leader: every event once, nothing requeued`, async () => {
+    const db = await createTestDatabase();
+    cleanup.push(() => db.drop());
+    const base = await makeTempDir('cookwala-pg-executor-');
+    cleanup.push(() => rm(base, { recursive: true, force: true }));
+    const dev = testDevice('failover-cook');
+    const { dirA, dirB } = await prepareDataDirs(base, db.url, LOG, [{ record: dev.keyRecord } as unknown as TestKey], LEASE_MS);
+    const A = await startPgSequencer('A', dirA, await freePort(), db.url, LEASE_MS);
+    cleanup.push(async () => void A.child.kill('SIGKILL'));
+    const B = await startPgSequencer('B', dirB, await freePort(), db.url, LEASE_MS);
+    cleanup.push(async () => void B.child.kill('SIGKILL'));
+    const { ex, waits } = await testExecutor(join(base, 'device'), {
+      name: 'failover-cook',
+      sequencerUrl: `${B.url},${A.url}`,
+      log: LOG,
+      consent: 'research_only',
+      delivery: { baseBackoffMs: 20, maxBackoffMs: 200 },
+      heartbeatIntervalMs: 0,
+      deps: { networkClock: systemClock() },
+    });
+    cleanup.push(() => ex.close());
+    await ex.start();
+    const drive = async (key: string) => {
+      const c = await ex.service.create(SIMPLE_BODY, key);
+      if (!c.ok) throw new Error(c.detail);
+      for (const to of ['preparing', 'running', 'completed'] as const) {
+        const r = await ex.service.change(c.value.execution.id, to);
+        if (!r.ok) throw new Error(`${to}: ${r.detail}`);
+      }
+      return c.value.execution.id;
+    };
+    const ids = [await drive('a'), await drive('b')];
+    await waits.until(async () => (await ex.store.pendingCount()) === 0, 'the first drain');
+    A.child.kill(signal);
+    ids.push(await drive('c'), await drive('d'));
+    await waits.until(async () => (await ex.store.pendingCount()) === 0, 'the drain through the take-over', 60_000);
+    if (signal === 'SIGSTOP') {
+      // The paused leader resumes (with the request the outbox gave up on still in its socket): it
+      // finds its lease gone, and the outbox keeps delivering to the new leader.
+      A.child.kill('SIGCONT');
+      await waitFor(() => readLogLines(A.output()).some((r) => r.event === 'lease_lost') || undefined, {
+        what: 'the resumed leader to see its lease gone',
+        detail: () => A.output().slice(-2000),
+      });
+      ids.push(await drive('e'));
+      await waits.until(async () => (await ex.store.pendingCount()) === 0, 'the drain after the resume', 60_000);
+      expect(readLogLines(A.output()).filter((r) => r.level === 'error' || r.level === 'fatal')).toEqual([]);
     }
-    return c.value.execution.id;
-  };
-  const ids = [await drive('a'), await drive('b')];
-  await waits.until(async () => (await ex.store.pendingCount()) === 0, 'the first drain');
-  A.child.kill('SIGKILL');
-  ids.push(await drive('c'), await drive('d'));
-  await waits.until(async () => (await ex.store.pendingCount()) === 0, 'the drain through the take-over', 60_000);
-  expect((await ex.store.deadLetters()).map((d) => `${d.code}: ${d.detail}`)).toEqual([]);
-  expect(ex.delivery?.stats()).toMatchObject({ requeued: 0, deadLetters: 0 });
-  const events = (await Promise.all(ids.map((id) => ex.store.events(id)))).flat();
-  const { entries } = await fetchLog(B.url, LOG);
-  const inLog = entries.map((e) => `${e.ce.source} ${e.ce.id}`);
-  expect(new Set(inLog).size).toBe(inLog.length);
-  for (const e of events) expect(inLog.filter((i) => i === `${e.source} ${e.id}`)).toHaveLength(1);
-}, 300_000);
+    expect((await ex.store.deadLetters()).map((d) => `${d.code}: ${d.detail}`)).toEqual([]);
+    expect(ex.delivery?.stats()).toMatchObject({ requeued: 0, deadLetters: 0 });
+    const events = (await Promise.all(ids.map((id) => ex.store.events(id)))).flat();
+    const { entries } = await fetchLog(B.url, LOG);
+    const inLog = entries.map((e) => `${e.ce.source} ${e.ce.id}`);
+    expect(new Set(inLog).size).toBe(inLog.length);
+    for (const e of events) expect(inLog.filter((i) => i === `${e.source} ${e.id}`)).toHaveLength(1);
+  }, 300_000);

@@ -1,90 +1,23 @@
 // tools/pg-failover.ts: two real `cookwala sequencer --store postgres://…` child processes for
-// one log on one PostgreSQL database, under load, with the leader killed (SIGKILL) or paused
-// (SIGSTOP, SIGCONT after the other took over), or the database itself restarted under them
-// (`restart`: the caller's own cluster, testkit/pg-cluster.ts) (docs/design.md §12a, §14). Readers
-// run beside the writers (checkpoint, entries, an inclusion proof at both processes): a read may
-// answer 200, 404 (no checkpoint yet) or 503 with Retry-After, never anything else. Shared by
-// test/postgres-failover.test.ts (which asserts on what this returns) and the bench (takeoverMs).
-// The data directory is made once (`initDataDir` with the PostgreSQL backend, device keys
-// registered through the first process), then copied: both processes hold the same sequencer key.
-// Clients behave like device outboxes: each request retried unchanged until answered; a 503
-// not_leader sends the client to the leader it names (else to the other process), a refused or
-// timed-out connection to the other process. Leaves out the assertions. Invariant: only 201/200
-// answers are recorded as acknowledged, each with the process that gave it and when.
+// one log on one PostgreSQL database (tools/pg-procs.ts), under load, with the leader killed
+// (SIGKILL) or paused (SIGSTOP, SIGCONT after the other took over), or the database itself
+// restarted under them (`restart`: the caller's own cluster, testkit/pg-cluster.ts) (docs/design.md
+// §12a, §14). Readers run beside the writers (checkpoint, entries, an inclusion proof at both
+// processes): a read may answer 200, 404 (no checkpoint yet) or 503 with Retry-After, never anything
+// else. Shared by test/postgres-failover.test.ts (which asserts on what this returns) and the bench
+// (takeoverMs). Clients behave like device outboxes: each request retried unchanged until answered;
+// a 503 not_leader sends the client to the leader it names (else to the other process), a refused
+// or timed-out connection to the other process. Leaves out the assertions and the processes' setup.
+// Invariant: only 201/200 answers are recorded as acknowledged, each with the process that gave it
+// and when.
 
-import { spawn, type ChildProcess } from 'node:child_process';
-import { cp, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { deviceKey, type TestKey } from '../testkit/index.ts';
 import { eventStream } from '../testkit/index.ts';
 import { logPath } from '../testkit/index.ts';
 import { freePort } from '../testkit/index.ts';
-import { initDataDir } from '../sequencer/index.ts';
-import { readLogLines } from '../platform/index.ts';
+import { exitOf, prepareDataDirs, startPgSequencer, type Proc } from './pg-procs.ts';
 import type { Checkpoint } from '../verifier/documents/index.ts';
 import type { CloudEvent } from '../verifier/cloudevent/index.ts';
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-
-export interface Proc {
-  name: 'A' | 'B';
-  url: string;
-  port: number;
-  dir: string;
-  child: ChildProcess;
-  /** stdout+stderr so far (for failure messages). */
-  output(): string;
-}
-
-export function startPgSequencer(name: 'A' | 'B', dir: string, port: number, storeUrl: string, leaseMs: number): Promise<Proc> {
-  const url = `http://127.0.0.1:${port}`;
-  const child = spawn(
-    process.execPath,
-    [
-      'bin/cookwala.js',
-      'sequencer',
-      '--data',
-      dir,
-      '--port',
-      String(port),
-      '--host',
-      '127.0.0.1',
-      '--store',
-      storeUrl,
-      '--advertise',
-      url,
-      '--lease-ms',
-      String(leaseMs),
-    ],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const proc: Proc = { name, url, port, dir, child, output: () => out };
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`sequencer ${name} did not start: ${out}`)), 90_000);
-    const onData = () => {
-      if (readLogLines(out).some((r) => r.event === 'listening')) {
-        clearTimeout(timer);
-        child.stdout!.off('data', onData);
-        resolve(proc);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`sequencer ${name} exited with ${code} before listening: ${out}`));
-    });
-  });
-}
-
-export function exitOf(child: ChildProcess): Promise<number | null> {
-  return child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve(child.exitCode)
-    : new Promise((r) => child.once('exit', (code) => r(code)));
-}
 
 export interface Ack {
   status: number;
@@ -126,39 +59,6 @@ export interface FailoverRun {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-export async function prepareDataDirs(
-  base: string,
-  storeUrl: string,
-  log: string,
-  devices: TestKey[],
-  leaseMs: number,
-  config: Record<string, unknown> = {},
-): Promise<{ dirA: string; dirB: string }> {
-  const dirA = join(base, 'a');
-  const dirB = join(base, 'b');
-  await initDataDir({ dir: dirA, logs: [log], mode: 'hash_only', store: { url: storeUrl, leaseMs } });
-  const cfgPath = join(dirA, 'config.json');
-  const cfg = JSON.parse(await readFile(cfgPath, 'utf8'));
-  await writeFile(cfgPath, JSON.stringify({ ...cfg, checkpointIntervalMs: 100, ...config }));
-  const token = (await readFile(join(dirA, 'operator.token'), 'utf8')).trim();
-  const p = await startPgSequencer('A', dirA, await freePort(), storeUrl, leaseMs);
-  try {
-    for (const d of devices) {
-      const r = await fetch(`${p.url}${logPath(log, '/keys')}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify(d.record),
-      });
-      if (r.status !== 201) throw new Error(`registering ${d.record.kid}: ${r.status} ${await r.text()}`);
-    }
-  } finally {
-    p.child.kill('SIGTERM');
-    await exitOf(p.child);
-  }
-  await cp(dirA, dirB, { recursive: true });
-  return { dirA, dirB };
-}
 
 /**
  * Start A then B, drive load through both, kill or stop the leader once `before` events are

@@ -1,5 +1,5 @@
 // tools/soak-pg.ts: the PostgreSQL mode of the soak (`npm run soak -- --postgres`, docs/design.md §12a,
-// §14): two `cookwala sequencer --store postgres://…` children (tools/pg-failover.ts) on a
+// §14): two `cookwala sequencer --store postgres://…` children (tools/pg-procs.ts) on a
 // throwaway cluster of the soak's own (testkit/pg-cluster.ts; the shared test cluster is never
 // touched), under the load of device clients that follow `leader` as the README tells clients to,
 // and faults drawn from the seed: SIGKILL of the leader (restarted), SIGSTOP of the leader (SIGCONT
@@ -14,7 +14,7 @@ import { eventStream } from '../testkit/index.ts';
 import { logPath } from '../testkit/index.ts';
 import { freePort } from '../testkit/index.ts';
 import { startPgCluster } from '../testkit/index.ts';
-import { exitOf, prepareDataDirs, startPgSequencer, type Proc } from './pg-failover.ts';
+import { exitOf, prepareDataDirs, startPgSequencer, type Proc } from './pg-procs.ts';
 import { makeTempDir, removeDir } from '../testkit/index.ts';
 import { prng } from '../executor/index.ts';
 import { openPostgresLogStore } from '../logstore/postgres/index.ts';

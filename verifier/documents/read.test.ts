@@ -230,6 +230,21 @@ describe('the schema bundle', () => {
     expect(JSON.stringify(SCHEMA_BUNDLE)).not.toMatch(/"\$ref":"https?:/);
   });
 
+  it('remembers only a valid origin: a bad one after it, or a bad signature encoding, is still refused', () => {
+    const v = createSchemaValidator();
+    const withLog = (log: string) => ({ ...clone(entry), log });
+    expect(v.validate('Event', entry).ok).toBe(true);
+    for (const bad of ['https://x.example/l', 'a//b', 'a b', 'x/../y', ''])
+      expect(v.validate('Event', withLog(bad)), bad).toMatchObject({ ok: false });
+    expect(v.validate('Event', entry).ok).toBe(true);
+    const sig = entry.eventSignature.sig;
+    // a non-canonical last character (unused low bits set) and a character outside the alphabet
+    const last = sig.length % 4 === 2 ? 'B' : sig.length % 4 === 3 ? 'B' : undefined;
+    const sigs = ['+' + sig.slice(1), sig.slice(0, -1) + '=', ...(last ? [sig.slice(0, -1) + last] : [])];
+    for (const s of sigs)
+      expect(v.validate('Event', { ...clone(entry), eventSignature: { ...entry.eventSignature, sig: s } }), s).toMatchObject({ ok: false });
+  });
+
   it('separate validators agree (no shared mutable state)', () => {
     const a = createSchemaValidator();
     const b = createSchemaValidator();
