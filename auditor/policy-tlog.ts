@@ -5,19 +5,21 @@
 // from another tool becomes a policy.json the sequencer and the verifier use as is (witnesses with
 // `url` are asked over C2SP HTTP). Exit 0 converted, 1 the input has no form on the other side or
 // breaks its format (malformed_policy and the like, one line on stderr), 2 unusable input (no file).
+// What to-tlog writes without (the policy's timeBounds: tlogDrops) is one stderr line each, exit 0.
 
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseFlags, runCli, UsageError } from '../platform/index.ts';
 import { InputError, readJsonFile } from './trust-files.ts';
 import { readWitnessPolicy } from '../verifier/documents/index.ts';
-import { policyFromTlog, policyToTlog } from '../verifier/c2sp/index.ts';
+import { policyFromTlog, policyToTlog, tlogDrops } from '../verifier/c2sp/index.ts';
 import type { Result } from '../verifier/index.ts';
 
 const TO_USAGE = `usage: cookwala policy to-tlog POLICY [--out FILE]
 
 Write a WitnessPolicy (JSON) as C2SP tlog-policy text: one log line (the log's vkey), one witness
 line per witness (its cosignature/v1 vkey and url), the quorum; #cookwala comment lines keep the
-KeyRecords so from-tlog gives the same policy back. Every witness needs a vkey.
+KeyRecords so from-tlog gives the same policy back. Every witness needs a vkey. The policy's
+timeBounds have no tlog-policy form: they are dropped, and said so on stderr.
 Exit 0 written, 1 the policy has no tlog-policy form, 2 unusable input.`;
 
 const FROM_USAGE = `usage: cookwala policy from-tlog TEXT [--out FILE]
@@ -55,6 +57,7 @@ export function runToTlog(argv: string[]): Promise<number> {
     const t = policyToTlog(p.value);
     if (!t.ok) return report('to-tlog', t);
     await emit(t.value, values.out);
+    for (const d of tlogDrops(p.value)) process.stderr.write(`cookwala policy to-tlog: dropped ${d}\n`);
     return 0;
   });
 }

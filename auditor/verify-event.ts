@@ -55,7 +55,7 @@ export async function run(argv: string[]): Promise<number> {
         process.stdout.write(
           `PROVED (c2sp.org/tlog-proof@v1): ${v.log} seq ${v.seq} (eventHash ${v.eventHash})\n` +
             `  signed by      ${v.signedBy ?? `NOT CHECKED: ${v.signatureNotChecked}`}\n` +
-            `  checkpoint     size ${v.checkpoint.size}, cosigned (cosignature/v1) by ${v.checkpoint.witnesses.join(', ') || 'none (policy quorum 0)'}\n`,
+            `  checkpoint     size ${v.checkpoint.size}, cosigned by ${v.checkpoint.witnesses.join(', ') || 'none (policy quorum 0)'}\n`,
         );
       } else process.stdout.write(`NOT PROVED: ${t.code}${typeof t.seq === 'number' ? ` (seq ${t.seq})` : ''}: ${t.detail}\n`);
       return t.ok ? 0 : 1;

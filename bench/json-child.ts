@@ -6,10 +6,16 @@
 
 import { spawn } from 'node:child_process';
 
-/** `nodeArgs` go to node before the script (for example --cpu-prof). */
-export function runJsonChild<T>(script: string, args: readonly string[], what: string, nodeArgs: readonly string[] = []): Promise<T> {
+/** `nodeArgs` go to node before the script (for example --cpu-prof); `node` is another Node binary (the mldsa section's Node 24). */
+export function runJsonChild<T>(
+  script: string,
+  args: readonly string[],
+  what: string,
+  nodeArgs: readonly string[] = [],
+  node: string = process.execPath,
+): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(node, [...nodeArgs, '--import', 'tsx', script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('error', reject);

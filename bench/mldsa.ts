@@ -1,18 +1,20 @@
 // bench/mldsa.ts: the `mldsa` section of bench/results.json (docs/design.md §13, docs/post-quantum.md):
-// ML-DSA-44 sign and verify per second for each backend this Node has (node:crypto from Node 24.6,
-// @noble/post-quantum always), and the witness's C2SP add-checkpoint per second with both keys
+// ML-DSA-44 sign and verify per second for each backend (@noble/post-quantum in this Node;
+// node:crypto in this Node from 24.6, else in a child on the Node 24 binary when one is installed
+// (bench/mldsa-child.ts), else reported as "absent"), and the witness's C2SP add-checkpoint per second with both keys
 // (an Ed25519 cosignature/v1 line and an ML-DSA-44 line per answer, the log's Ed25519 note signature
 // verified, the state committed to LevelDB), as a ratio to the crypto that one answer needs
 // (1 Ed25519 verify + 1 Ed25519 sign + 1 ML-DSA-44 sign on the default backend), measured in
 // interleaved pairs (bench/pairs.ts). Left out: the HTTP transport (the c2sp section measures it)
 // and worker threads (ML-DSA-44 is signed on the event loop). Every figure is measured, none asserted.
 
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createNodeBackend } from '../verifier/crypto/node.ts';
 import { createNobleBackend } from '../verifier/crypto/noble.ts';
-import type { CryptoBackend } from '../verifier/crypto/backend.ts';
 import { defaultBackend } from '../verifier/crypto/default.ts';
 import { createSigner, generateSecretKey } from '../verifier/signing/signature.ts';
 import {
@@ -29,34 +31,38 @@ import { createWitnessCosigner } from '../witness/server/note-cosigner.ts';
 import { createMldsaCosigner } from '../witness/server/mldsa-cosigner.ts';
 import { processC2spAddCheckpoint } from '../witness/server/c2sp-add-checkpoint.ts';
 import { measurePairs, DEFAULT_PAIRS } from './pairs.ts';
+import { runJsonChild } from './json-child.ts';
+import { backendRates, type MldsaRates } from './mldsa-rates.ts';
 
-/** Operations per second of `fn` over about `ms` milliseconds, after `warm` calls. */
-function rate(fn: () => void, ms: number, warm = 3): number {
-  for (let i = 0; i < warm; i++) fn();
-  let n = 0;
-  const t0 = performance.now();
-  let t = t0;
-  while (t - t0 < ms) {
-    fn();
-    n++;
-    t = performance.now();
-  }
-  return Math.round((n * 1000) / (t - t0));
-}
+/** Where a Node 24 may be: the CI's npm-packaged one (.ci/run), then this machine's shared one. */
+const NODE24 = [join('.ci', 'node24', 'node_modules', '.bin', 'node'), '/work/node24/node_modules/.bin/node'];
 
-function backendRates(b: CryptoBackend, ms: number): { signPerSec: number; verifyPerSec: number } {
-  const seed = new Uint8Array(32).fill(9);
-  const msg = new Uint8Array(72).fill(0x42);
-  const pub = b.mldsa44PublicKey(seed);
-  const sig = b.mldsa44Sign(seed, msg);
-  return { signPerSec: rate(() => b.mldsa44Sign(seed, msg), ms), verifyPerSec: rate(() => b.mldsa44Verify(pub, msg, sig), ms) };
+/**
+ * node:crypto's ML-DSA-44 rates: in this process when this Node has it, else in a child on the
+ * Node 24 binary when one is installed (COOKWALA_BENCH_NODE24, else NODE24), else 'absent'.
+ */
+async function nodeCryptoRates(ms: number): Promise<(MldsaRates & { runtime: string }) | 'absent'> {
+  const node = createNodeBackend();
+  if (node.mldsa44Impl === 'node') return { ...backendRates(node, ms), runtime: process.versions.node };
+  const here = dirname(fileURLToPath(import.meta.url));
+  const bin = [process.env.COOKWALA_BENCH_NODE24, ...NODE24.map((p) => resolve(here, '..', p))].find((p) => p && existsSync(p));
+  if (!bin) return 'absent';
+  const r = await runJsonChild<{ node: string; impl: string } & Partial<MldsaRates>>(
+    join(here, 'mldsa-child.ts'),
+    [String(ms)],
+    'mldsa node:crypto',
+    [],
+    bin,
+  );
+  if (r.impl !== 'node' || r.signPerSec === undefined || r.verifyPerSec === undefined) return 'absent';
+  return { signPerSec: r.signPerSec, verifyPerSec: r.verifyPerSec, runtime: r.node };
 }
 
 export async function run(ctx: { quick: boolean }): Promise<Record<string, unknown>> {
   const ms = ctx.quick ? 150 : 1500;
-  const node = createNodeBackend();
-  const backends: Record<string, { signPerSec: number; verifyPerSec: number }> = { noble: backendRates(createNobleBackend(), ms) };
-  if (node.mldsa44Impl === 'node') backends.node = backendRates(node, ms);
+  const noble = backendRates(createNobleBackend(), ms);
+  const nodeCrypto = await nodeCryptoRates(ms);
+  const backends = { noble, node: nodeCrypto };
 
   // The witness with both keys, in process: one log resubmitting its checkpoint (same size, same
   // root: each request is verified, cosigned twice and committed).
@@ -116,6 +122,13 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
       backend: b.mldsa44Impl,
       node: process.versions.node,
       backends,
+      // noble against node:crypto, same machine, same run (node:crypto on Node 24 when this Node lacks it).
+      ...(nodeCrypto === 'absent'
+        ? {}
+        : {
+            nobleToNodeSign: Math.round((noble.signPerSec / nodeCrypto.signPerSec) * 1000) / 1000,
+            nobleToNodeVerify: Math.round((noble.verifyPerSec / nodeCrypto.verifyPerSec) * 1000) / 1000,
+          }),
       witnessBothKeysPerSec: Math.round(pairs.median.figure),
       witnessCryptoLimitPerSec: Math.round(pairs.median.limit),
       ratioToCryptoLimit: pairs.ratio,

@@ -139,6 +139,13 @@ const TARGETS: Target[] = [
   ['append.steadyState.cpuPerBlockRatioToHypercore', (v) => v <= 1, '<= 1 (steady state: runs of 300,000 blocks)'],
   ['append.steadyState.ratioToHypercore', (v) => v >= 1.5, '>= 1.5 (steady state, both synced)'],
   ['witness.ratioToCryptoLimit', (v) => v >= 0.7, '>= 0.7'],
+  // ML-DSA-44 (docs/post-quantum.md): per backend, node:crypto on Node 24 when this Node lacks it
+  ['mldsa.backends.noble.signPerSec', () => true, '(reported: noble, signs/s)'],
+  ['mldsa.backends.noble.verifyPerSec', () => true, '(reported: noble, verifies/s)'],
+  ['mldsa.backends.node.signPerSec', () => true, '(reported: node:crypto, signs/s)'],
+  ['mldsa.backends.node.verifyPerSec', () => true, '(reported: node:crypto, verifies/s)'],
+  ['mldsa.witnessBothKeysPerSec', () => true, '(reported: add-checkpoint/s, 2 keys)'],
+  ['mldsa.ratioToCryptoLimit', () => true, '(reported: vs its crypto limit)'],
   ['witness.withLogNote.ratioToCryptoLimit', (v) => v >= 0.7, '>= 0.7 (checkpoints with the log note signature)'],
   [
     'checkpoint.p99Ms',

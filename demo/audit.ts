@@ -39,7 +39,7 @@ export function cosignersOf(cp: Checkpoint, net: Pick<Network, 'witnesses'>): st
   // The log's own note signature (note-ed25519) sits in the array too; it is no cosignature.
   return cp.signature
     .slice(1)
-    .filter((s) => (s as { alg: string }).alg !== 'note-ed25519')
+    .filter((s) => !['note-ed25519', 'note-mldsa44'].includes((s as { alg: string }).alg))
     .map((s) => witnessName(net, s.kid))
     .sort();
 }

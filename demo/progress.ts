@@ -50,7 +50,7 @@ export async function sample(net: Network, log: string, prev?: Snapshot, signal?
             seq: cp.seq,
             cosigners: cp.signature
               .slice(1)
-              .filter((s) => (s as { alg: string }).alg !== 'note-ed25519')
+              .filter((s) => !['note-ed25519', 'note-mldsa44'].includes((s as { alg: string }).alg))
               .map((s) => witnessName(net, s.kid)),
           }
         : undefined,

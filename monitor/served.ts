@@ -3,7 +3,7 @@
 // (`GET /v1/logs/{log}/checkpoint`) through verifyCheckpoint: the sequencer's signature, each
 // witness cosignature (JCS or cosignature/v1), the quorum. For any C2SP log, the signed note
 // (`<prefix>checkpoint`, c2sp.org/tlog-checkpoint) through verifyNote: the log's own note signature
-// by the policy's sequencer key must verify, and cosignature/v1 lines of distinct policy
+// by the policy's sequencer key (or by its ML-DSA-44 log key, `logMldsaVkey`) must verify, and cosignature/v1 lines of distinct policy
 // witnesses count toward the quorum; unknown lines are skipped, as the spec asks. The result says
 // which of the two failed (quorum_not_met apart from every other reason), and carries the newest
 // cosignature time, which the staleness check reads. Also the monitoring read of one witness
@@ -16,9 +16,8 @@ import { createHash } from 'node:crypto';
 import { fail, ok, type Result } from '../verifier/index.ts';
 import { parseJson } from '../verifier/documents/index.ts';
 import { verifyCheckpoint, type Checkpoint } from '../verifier/documents/index.ts';
-import { logVkeyOf, witnessCosignatureKey } from '../verifier/documents/index.ts';
+import { policyLogKeys, witnessCosignatureKey } from '../verifier/documents/index.ts';
 import { formatVerifierKey, verifyNote, parseCheckpointBody, SIG_COSIGNATURE_V1, type VerifiedNote } from '../verifier/c2sp/note/index.ts';
-import { parseVerifierKey } from '../verifier/c2sp/note/index.ts';
 import { formatHash, timeMs } from '../verifier/encoding/index.ts';
 import type { WitnessPolicy } from '../verifier/documents/index.ts';
 import { FetchFailed, text, type HttpGet } from './http-get.ts';
@@ -99,16 +98,15 @@ function witnessKeys(policy: WitnessPolicy): Result<Map<string, { vkey: string; 
  * cosignature/v1 lines by distinct policy witnesses. `needQuorum` false for a witness's own read.
  */
 export function verifyPolicyNote(note: string, policy: WitnessPolicy, needQuorum = true): Result<ServedView> {
-  const logKey = logVkeyOf(policy.log, policy.sequencer);
-  if (!logKey.ok) return logKey;
+  // The log's keys (Ed25519 and, when the policy names it, ML-DSA-44): either one signing is the log's.
+  const lk = policyLogKeys(policy);
+  if (!lk.ok) return lk;
   const wk = witnessKeys(policy);
   if (!wk.ok) return wk;
-  const v = verifyNote(note, [logKey.value, ...[...wk.value.values()].map((w) => w.vkey)]);
+  const v = verifyNote(note, [...lk.value.vkeys, ...[...wk.value.values()].map((w) => w.vkey)]);
   if (!v.ok) return v;
-  const lk = parseVerifierKey(logKey.value);
-  if (!lk.ok) return lk;
-  if (!v.value.verified.some((s) => s.name === lk.value.name && s.keyId === lk.value.keyId))
-    return fail('bad_signature', `the checkpoint carries no valid signature of the log key ${lk.value.name}+${lk.value.keyId}`);
+  if (!v.value.verified.some((s) => lk.value.ids.includes(`${s.name}+${s.keyId}`)))
+    return fail('bad_signature', `the checkpoint carries no valid signature of the log key ${lk.value.ids.join(' or ')}`);
   const body = parseCheckpointBody(v.value.text, { origin: policy.log });
   if (!body.ok) return body;
   const { witnesses, newest } = countWitnesses(v.value, wk.value);

@@ -1,7 +1,7 @@
 // sequencer/admin-routes.ts: the process-wide routes (docs/design.md §10, §12a): POST /v1/logs (operator:
 // host a new log; its store and signed descriptor are created, then config.json records it),
 // GET /v1/devices (liveness per device source), GET /.well-known/cookwala.json (the sequencer's
-// self-signed KeyRecord and the hosted origins) and GET /metrics (Prometheus). GET /openapi.json is
+// self-signed KeyRecord, the hosted origins and their C2SP vkeys, the ML-DSA-44 one too when it signs with one) and GET /metrics (Prometheus). GET /openapi.json is
 // platform/openapi.ts's, registered by app.ts before these.
 
 import type { FastifyInstance } from 'fastify';
@@ -59,7 +59,8 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: SequencerContext)
     // Each log's C2SP vkey (docs/design.md §7a): what a tlog-witness operator admits the log with.
     const c2sp = logs.flatMap((log) => {
       const v = logVkeyOf(log, ctx.keyRecord);
-      return v.ok ? [{ log, vkey: v.value, tiles: `/tlog/${encodeURIComponent(log)}/` }] : [];
+      const pq = ctx.mldsa ? { mldsaVkey: ctx.mldsa.vkey(log) } : {};
+      return v.ok ? [{ log, vkey: v.value, ...pq, tiles: `/tlog/${encodeURIComponent(log)}/` }] : [];
     });
     return { keys: [ctx.keyRecord], logs, c2sp };
   });

@@ -117,6 +117,7 @@ const WellKnown = closed({
     items: closed({
       log: ref('origin'),
       vkey: { type: 'string' },
+      mldsaVkey: { type: 'string', description: "the log's ML-DSA-44 vkey (type 0x06), when the sequencer signs with one" },
       tiles: { type: 'string', description: 'the tlog-tiles prefix of the log on this sequencer' },
     }),
   },

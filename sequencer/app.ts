@@ -16,7 +16,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { fail, ProtocolError } from '../verifier/index.ts';
 import type { KeyRecord } from '../verifier/signing/index.ts';
 import type { Signer } from '../verifier/signing/index.ts';
-import type { WitnessPolicy } from '../verifier/documents/index.ts';
+import type { LogMldsaSigner, WitnessPolicy } from '../verifier/documents/index.ts';
 import type { PublisherStore } from '../witness/client/index.ts';
 import { createSigPool, type SigPool } from '../platform/index.ts';
 import { silentLogger, type Logger } from '../platform/index.ts';
@@ -46,6 +46,8 @@ import { boundedServerOptions, capConnections, type HttpLimits } from '../platfo
 export interface SequencerDeps {
   signer: Signer;
   keyRecord: KeyRecord;
+  /** The log's ML-DSA-44 signer (mldsa-key.ts): checkpoints then carry both log signatures. */
+  mldsa?: LogMldsaSigner;
   token: string;
   clock?: Clock;
   /** Signature worker pool; created (and closed) here when absent. */
@@ -151,6 +153,7 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
         dataDir: opts.dataDir,
         signer: deps.signer,
         keyRecord: deps.keyRecord,
+        mldsa: deps.mldsa,
         clock,
         metrics,
         logger,
@@ -216,6 +219,7 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
     config,
     signer: deps.signer,
     keyRecord: deps.keyRecord,
+    ...(deps.mldsa ? { mldsa: deps.mldsa } : {}),
     clock,
     metrics,
     logger,
@@ -340,7 +344,7 @@ export async function openSequencer(
   const { config: cfg, timers, ...deps } = over;
   const config = { ...d.config, ...cfg };
   return createSequencer(
-    { signer: d.signer, keyRecord: d.keyRecord, token: d.token, ...deps },
+    { signer: d.signer, keyRecord: d.keyRecord, token: d.token, ...(d.mldsa ? { mldsa: d.mldsa } : {}), ...deps },
     { dataDir: dir, config, policy: d.policy, timers },
   );
 }

@@ -7,7 +7,8 @@
 // is persisted (same head and root, more signatures) before it is served. With quorum 0 (no
 // witnesses yet) the default publisher publishes each signed checkpoint as is. Each checkpoint
 // also carries the log's C2SP note signature (docs/design.md §4, §7a: Ed25519 by the sequencer key over the
-// tlog-checkpoint body, key name = origin), made at the same time as the JCS signature.
+// tlog-checkpoint body, key name = origin), made at the same time as the JCS signature, and, when the
+// sequencer has an ML-DSA-44 key, the log's ML-DSA-44 signature (note-mldsa44, subtree/v1 message).
 // Invariants: only durable heads are signed (store.head() moves only after a synced append); a
 // checkpoint is on disk (in the store, then in the mark file outside it, checkpoint-mark.ts)
 // before anyone can see it; ticks never overlap. Left out: collecting late
@@ -24,6 +25,7 @@ import {
   withLogNoteSignature,
   witnessSignatures,
   type Checkpoint,
+  type LogMldsaSigner,
 } from '../verifier/documents/index.ts';
 import type { WitnessPolicy } from '../verifier/documents/index.ts';
 import type { WitnessRow } from '../witness/client/index.ts';
@@ -76,6 +78,8 @@ export interface CheckpointerOptions {
   store: LogStore;
   log: string;
   signer: Signer;
+  /** The log's ML-DSA-44 signer: each checkpoint then also carries a note-mldsa44 signature. */
+  mldsa?: LogMldsaSigner;
   clock: Clock;
   publisher: CheckpointPublisher;
   /** Cosignatures a stored checkpoint needs to count as published after a restart. */
@@ -129,6 +133,7 @@ export async function createCheckpointer(o: CheckpointerOptions): Promise<Checkp
         buildCheckpoint({ log: o.log, seq: head.seq, head: head.hash, root: head.root }, o.signer, signedAt),
         o.signer,
         signedAt,
+        o.mldsa,
       );
       await o.store.putCheckpoint(cp);
       await o.mark?.write(cp);

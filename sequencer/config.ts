@@ -98,6 +98,8 @@ export const DATA_FILES = {
   /** The sequencer's public KeyRecord, self-signed at init (validFrom must stay stable). */
   keyRecord: 'sequencer.keyrecord.json',
   token: 'operator.token',
+  /** The optional ML-DSA-44 log key, a signed-note skey (type 0x06, 32-byte seed; mldsa-key.ts), mode 0600. */
+  mldsaKey: 'sequencer.mldsa44.skey',
   logs: 'logs',
   /** Registered device KeyRecords, one append-only NDJSON file per log. */
   deviceKeys: 'device-keys',

@@ -8,6 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fail, ProtocolError, type Result, ok } from '../verifier/index.ts';
 import type { KeyRecord } from '../verifier/signing/index.ts';
 import type { Signer } from '../verifier/signing/index.ts';
+import type { LogMldsaSigner } from '../verifier/documents/index.ts';
 import type { SigPool } from '../platform/index.ts';
 import type { LogConfig, SequencerConfig } from './config.ts';
 import type { Clock } from '../platform/index.ts';
@@ -23,6 +24,8 @@ export interface SequencerContext {
   readonly signer: Signer;
   /** The sequencer's self-signed KeyRecord. */
   readonly keyRecord: KeyRecord;
+  /** The log's ML-DSA-44 signer, when the sequencer has one (mldsa-key.ts). */
+  readonly mldsa?: LogMldsaSigner;
   readonly clock: Clock;
   readonly metrics: Metrics;
   /** The sequencer's logger (fastify's too): named events, `log` on everything about one log. */

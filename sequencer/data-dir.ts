@@ -4,6 +4,7 @@
 //   DIR/sequencer.key.json        {"alg":"EdDSA","kid":…,"secretKey":…}  (mode 0600)
 //   DIR/sequencer.keyrecord.json  the sequencer's public KeyRecord, self-signed at creation
 //   DIR/operator.token            32 random bytes, base64url              (mode 0600)
+//   DIR/sequencer.mldsa44.skey    optional ML-DSA-44 log key (mldsa-key.ts)  (mode 0600)
 //   DIR/policy.json               WitnessPolicy {kind, log, sequencer, witnesses:[], quorum:0}
 //   DIR/logs/<encodeURIComponent(origin)>/   one LevelDB per log, its signed descriptor inside
 //   DIR/device-keys/<encodeURIComponent(origin)>.ndjson   registered device KeyRecords
@@ -20,7 +21,8 @@ import { ProtocolError } from '../verifier/index.ts';
 import { createSigner, generateSecretKey, keyRecordOf, signDocument, type SecretKey, type Signer } from '../verifier/signing/index.ts';
 import { formatTime, toBase64url } from '../verifier/encoding/index.ts';
 import { sha256 } from '../verifier/crypto/index.ts';
-import { buildLogDescriptor } from '../verifier/documents/index.ts';
+import { buildLogDescriptor, type LogMldsaSigner } from '../verifier/documents/index.ts';
+import { ensureMldsaKey, readMldsaKey } from './mldsa-key.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/index.ts';
 import { readDocument } from '../verifier/documents/index.ts';
 import { readJsonIfExists, readTextIfExists, writeFileDurable, writeFileOnce } from '../platform/index.ts';
@@ -56,6 +58,8 @@ export interface DataDir {
   token: string;
   /** The witness policy named by config.policy, when the file exists. */
   policy?: WitnessPolicy;
+  /** The log's ML-DSA-44 signer, when DIR holds sequencer.mldsa44.skey (mldsa-key.ts). */
+  mldsa?: LogMldsaSigner;
 }
 
 export interface InitOptions {
@@ -70,6 +74,8 @@ export interface InitOptions {
   maxClockSkewMs?: number;
   maxDeliveryDelayMs?: number;
   now?: () => number;
+  /** Give the sequencer an ML-DSA-44 log key: 'new' (a fresh seed) or an skey's text (import). */
+  mldsa44?: 'new' | { skey: string };
 }
 
 /** `seq-` + the first 8 base64url characters of SHA-256(public key): stable across restarts. */
@@ -207,7 +213,7 @@ export async function openOrCreateLogStore(
 /** `cookwala init`: create or complete a data directory. Returns what was created. */
 export async function initDataDir(
   opts: InitOptions = {},
-): Promise<{ dir: string; created: string[]; config: SequencerConfig; kid: string; publicKey: Uint8Array }> {
+): Promise<{ dir: string; created: string[]; config: SequencerConfig; kid: string; publicKey: Uint8Array; mldsa?: LogMldsaSigner }> {
   const dir = opts.dir ?? DEFAULT_DIRS.sequencer;
   const now = opts.now ?? Date.now;
   const created: string[] = [];
@@ -251,8 +257,20 @@ export async function initDataDir(
     await saveConfig(dir, config);
     if (!old) created.push(DATA_FILES.config);
   }
+  const mldsa = opts.mldsa44
+    ? await ensureMldsaKey(dir, config, opts.mldsa44 === 'new' ? undefined : opts.mldsa44.skey)
+    : { created: false, signer: await readMldsaKey(dir) };
+  if (mldsa.created) created.push(DATA_FILES.mldsaKey);
   const policyPath = join(dir, config.policy);
-  if ((await readTextIfExists(policyPath)) === undefined && config.logs.length > 0) {
+  const policyText = await readTextIfExists(policyPath);
+  if (policyText !== undefined && mldsa.created && mldsa.signer) {
+    // The sequencer's own policy names the new ML-DSA-44 log key too (docs/post-quantum.md).
+    const raw = JSON.parse(policyText) as WitnessPolicy;
+    const next = { ...raw, logMldsaVkey: mldsa.signer.vkey(raw.log) };
+    if (raw.logMldsaVkey === undefined && readWitnessPolicy(next).ok)
+      await writeFileDurable(policyPath, JSON.stringify(next, null, 2) + '\n');
+  }
+  if (policyText === undefined && config.logs.length > 0) {
     // The auditor's side of time (docs/design.md §4): the bounds this log declares are required and capped.
     const declared = boundsForPrecision(timeBoundsOf(config), config.logs[0].timePrecision ?? 'ms');
     const policy = {
@@ -262,11 +280,12 @@ export async function initDataDir(
       witnesses: [],
       quorum: 0,
       timeBounds: { required: true, ...declared },
+      ...(mldsa.signer ? { logMldsaVkey: mldsa.signer.vkey(config.logs[0].log) } : {}),
     };
     await writeFileDurable(policyPath, JSON.stringify(policy, null, 2) + '\n');
     created.push(config.policy);
   }
-  return { dir, created, config, kid: signer.kid, publicKey: signer.publicKey };
+  return { dir, created, config, kid: signer.kid, publicKey: signer.publicKey, mldsa: mldsa.signer };
 }
 
 /** Load an initialised data directory (what `cookwala sequencer` runs on). */
@@ -286,5 +305,6 @@ export async function loadDataDir(dir: string): Promise<DataDir> {
     if (!r.ok) throw new ProtocolError(r.code, `${join(dir, config.policy)}: ${r.detail}`);
     policy = r.value;
   }
-  return { dir, config, signer, keyRecord, token, policy };
+  const mldsa = await readMldsaKey(dir);
+  return { dir, config, signer, keyRecord, token, policy, ...(mldsa ? { mldsa } : {}) };
 }

@@ -18,7 +18,7 @@ import type { LogConfig } from './config.ts';
 import type { Clock } from '../platform/index.ts';
 import type { Metrics } from './metrics.ts';
 import { createCommitter, type Committer } from './committer.ts';
-import type { WitnessPolicy } from '../verifier/documents/index.ts';
+import type { LogMldsaSigner, WitnessPolicy } from '../verifier/documents/index.ts';
 import { createCheckpointer, type CheckpointPublisher, type Checkpointer } from './checkpointer.ts';
 import { openDeviceKeys, type DeviceKeyRegistry } from './device-keys.ts';
 import { deviceKeysFile, openOrCreateLogStore } from './data-dir.ts';
@@ -50,6 +50,8 @@ export interface LogHostDeps {
   dataDir: string;
   signer: Signer;
   keyRecord: KeyRecord;
+  /** The log's ML-DSA-44 signer, when the sequencer has one (mldsa-key.ts). */
+  mldsa?: LogMldsaSigner;
   clock: Clock;
   metrics: Metrics;
   logger?: Logger;
@@ -107,6 +109,7 @@ export async function openHostedLog(d: LogHostDeps, l: LogConfig, grant: StoreGr
       store,
       log: l.log,
       signer: d.signer,
+      mldsa: d.mldsa,
       clock: d.clock,
       publisher,
       quorum,

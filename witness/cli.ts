@@ -38,6 +38,7 @@ import { loadOrCreatePeerKey } from './wire/identity.ts';
 import { openStateStore } from './server/state.ts';
 import { createWitness, defaultWorkers } from './server/service.ts';
 import { infoFromConfig } from './wire/witness-info.ts';
+import { readPackageSoftware } from './server/data-dir.ts';
 import {
   checkBootstrap,
   resolveBootstrap,
@@ -259,8 +260,9 @@ async function cmdRun(argv: string[]): Promise<number> {
   const peerKey = await loadOrCreatePeerKey(join(dir, WITNESS_FILES.peerKey));
   const state = await openStateStore(join(dir, WITNESS_FILES.state));
   const logger = createLogger({ service: 'witness', level: process.env.COOKWALA_LOG_LEVEL }).child({ witness: d.config.name });
+  const software = await readPackageSoftware();
   const witness = createWitness(
-    { state, signer: d.signer, secretKey: d.secretKey, keyRecord: d.keyRecord, logger, mldsaSkey: d.mldsaSkey },
+    { state, signer: d.signer, secretKey: d.secretKey, keyRecord: d.keyRecord, logger, mldsaSkey: d.mldsaSkey, software },
     {
       peerKey,
       listen: d.config.listen,
@@ -268,7 +270,12 @@ async function cmdRun(argv: string[]): Promise<number> {
       httpHost: d.config.httpHost,
       httpPort: d.config.httpPort,
       logs: d.config.logs,
-      c2sp: { name: d.config.c2spName ?? d.config.name, logs: d.config.c2spLogs ?? [], logLists: d.config.logLists ?? [] },
+      c2sp: {
+        name: d.config.c2spName ?? d.config.name,
+        logs: d.config.c2spLogs ?? [],
+        logLists: d.config.logLists ?? [],
+        publicUrl: d.config.publicUrl,
+      },
       // Sequencer and note signatures are checked on workers, and our cosignatures signed on one
       // holding the witness key, when there are cores for them (defaultWorkers, docs/design.md §13).
       ...defaultWorkers(),

@@ -5,7 +5,7 @@
 // the policy and tlog-proof readers never throw on hostile text (fast-check).
 import { witnessFingerprint } from '../signing/witness-identity.ts';
 import { describe, expect, it } from 'vitest';
-import { policyFromTlog, policyToTlog } from './tlog-policy.ts';
+import { policyFromTlog, policyToTlog, tlogDrops } from './tlog-policy.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../documents/policy.ts';
 import { logVkeyOf } from '../documents/checkpoint-c2sp.ts';
 import { formatVerifierKey, SIG_COSIGNATURE_V1 } from './note/index.ts';
@@ -50,6 +50,20 @@ describe('tlog-policy conversion', () => {
     expect(t.value).toContain(line);
     expect(policyFromTlog(t.value)).toEqual({ ok: true, value: p });
     expect(policyFromTlog(new TextEncoder().encode(t.value))).toEqual({ ok: true, value: p });
+  });
+
+  it('names the timeBounds it cannot write, and reads back a policy without them', () => {
+    expect(tlogDrops(policyOf(2, 1))).toEqual([]);
+    const p = readWitnessPolicy({ ...policyOf(2, 1), timeBounds: { required: false, maxClockSkewMs: 60_000 } });
+    expect(p.ok).toBe(true);
+    if (!p.ok) return;
+    const drops = tlogDrops(p.value);
+    expect(drops).toHaveLength(1);
+    expect(drops[0]).toMatch(/^timeBounds \(required false, maxClockSkewMs 60000\): tlog-policy has no line for time bounds/);
+    const t = policyToTlog(p.value);
+    expect(t.ok && t.value).not.toMatch(/timeBounds|60000/);
+    const back = t.ok ? policyFromTlog(t.value) : t;
+    expect(back.ok && back.value.timeBounds).toBeUndefined();
   });
 
   it('reads plain tlog-policy text from another tool, deriving the KeyRecords', () => {

@@ -1,6 +1,7 @@
 // verifier/c2sp/tlog-policy.ts: a WitnessPolicy (docs/design.md §4) to and from C2SP tlog-policy text
 // (c2sp.org/tlog-policy at C2SP commit 5ba5ee830903e91240fc6f9f3a7a9293d49e69c9). To text: one
-// `log <vkey>` line (key name = origin, the sequencer's Ed25519 key), one `witness <name> <vkey>
+// `log <vkey>` line (key name = origin, the sequencer's Ed25519 key; a second one for the log's
+// ML-DSA-44 key, `logMldsaVkey`, type 0x06, when the policy names it), one `witness <name> <vkey>
 // [<url>]` per witness (its cosignature/v1 vkey), and the quorum as `quorum none`, `quorum <name>`
 // (one witness, quorum 1) or `group cookwala-quorum <k> <all names>` + `quorum cookwala-quorum`.
 // Each of those lines is preceded by a `#cookwala {…}` comment carrying the KeyRecord (without
@@ -14,7 +15,8 @@
 // witnesses sign as: a policy-local name such as `w1` would be a label nothing signs with; a witness
 // is its key, ../signing/witness-identity.ts), its key name as owner; the sequencer's kid as our sequencer derives it (`seq-` + the first 8 base64url
 // characters of SHA-256(public key)); validFrom 1970, so only the keys decide.
-// It leaves out nested groups and several logs (refused: malformed_policy names why).
+// It leaves out nested groups and several logs (refused: malformed_policy names why), and the
+// policy's timeBounds, which tlog-policy has no line for (tlogDrops names them; the CLI says so).
 // Invariant: whatever is produced goes through readWitnessPolicy, so it is a valid policy.
 
 import { fail, ok, type Result } from '../errors.ts';
@@ -23,7 +25,7 @@ import { concatBytes, decodeUtf8, fromBase64url, toBase64url, utf8 } from '../en
 import { canonicalize } from '../encoding/jcs.ts';
 import { toBase64Std } from './note/base64.ts';
 import { parseJson } from '../encoding/strict-json.ts';
-import { isCosignatureType, parseVerifierKey, SIG_ED25519, SIG_MLDSA44, type VerifierKey } from './note/keys.ts';
+import { formatVerifierKey, isCosignatureType, parseVerifierKey, SIG_ED25519, SIG_MLDSA44, type VerifierKey } from './note/keys.ts';
 import { logVkeyOf } from '../documents/checkpoint-c2sp.ts';
 import type { KeyRecord } from '../signing/keys.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../documents/policy.ts';
@@ -64,6 +66,8 @@ export function policyToTlog(p: WitnessPolicy): Result<string> {
     `# The #cookwala lines keep the Cookwala KeyRecords; other tools read them as comments.\n`,
   ];
   out.push(meta(p.sequencer), `log ${log.value}\n`);
+  // The log's ML-DSA-44 key is a second log line of the same origin (tlog-policy: any listed log key signs).
+  if (p.logMldsaVkey !== undefined) out.push(`log ${p.logMldsaVkey}\n`);
   for (const [i, w] of p.witnesses.entries()) {
     if (w.vkey === undefined)
       return bad(`witness ${w.kid} has no vkey (its cosignature/v1 key), so a tlog-policy verifier could not count it`);
@@ -75,6 +79,25 @@ export function policyToTlog(p: WitnessPolicy): Result<string> {
   else if (p.witnesses.length === 1) out.push(`quorum ${names[0]}\n`);
   else out.push(`group ${QUORUM_GROUP} ${k === p.witnesses.length ? 'all' : k} ${names.join(' ')}\n`, `quorum ${QUORUM_GROUP}\n`);
   return ok(out.join(''));
+}
+
+/**
+ * What policyToTlog leaves out, one sentence each (the CLI says them on stderr). tlog-policy has
+ * line types for logs, witnesses, groups and the quorum only, so the policy's timeBounds (whether
+ * the log must declare time bounds, and the caps on them) have no place there; from-tlog reads a
+ * policy without them: bounds required, capped only by the format's limits.
+ */
+export function tlogDrops(p: WitnessPolicy): string[] {
+  if (p.timeBounds === undefined) return [];
+  const { required, maxClockSkewMs, maxDeliveryDelayMs } = p.timeBounds;
+  const parts = [
+    ...(required !== undefined ? [`required ${required}`] : []),
+    ...(maxClockSkewMs !== undefined ? [`maxClockSkewMs ${maxClockSkewMs}`] : []),
+    ...(maxDeliveryDelayMs !== undefined ? [`maxDeliveryDelayMs ${maxDeliveryDelayMs}`] : []),
+  ];
+  return [
+    `timeBounds (${parts.join(', ') || 'empty'}): tlog-policy has no line for time bounds; the text read back requires them, capped only by the format's limits`,
+  ];
 }
 
 interface Def {
@@ -116,6 +139,7 @@ export function policyFromTlog(text: string | Uint8Array): Result<WitnessPolicy>
   if (lines.length > 10_000) return bad('more than 10000 lines');
   const defs = new Map<string, Def>();
   let log: { key: VerifierKey; url?: string; meta?: Record<string, unknown> } | undefined;
+  let logMldsa: VerifierKey | undefined;
   const witnesses: Array<{ name: string; key: VerifierKey; url?: string; meta?: Record<string, unknown> }> = [];
   let quorum: string | undefined;
   let pendingMeta: string | undefined;
@@ -134,10 +158,18 @@ export function policyFromTlog(text: string | Uint8Array): Result<WitnessPolicy>
     const word = f[0];
     if (word === 'log') {
       if (f.length < 2 || f.length > 3) return bad('log <vkey> [<url>]', n);
-      if (log) return bad('a WitnessPolicy names one log; this policy lists several', n);
       const k = parseVerifierKey(f[1]);
       if (!k.ok) return bad(`log vkey: ${k.detail}`, n);
-      if (k.value.type !== SIG_ED25519) return bad('the log key must be Ed25519 (type 0x01)', n);
+      // One log, named by its Ed25519 key and optionally also by its ML-DSA-44 key (same origin).
+      const other = log?.key ?? logMldsa;
+      if (other && other.name !== k.value.name) return bad('a WitnessPolicy names one log; this policy lists several', n);
+      if (k.value.type === SIG_MLDSA44) {
+        if (logMldsa) return bad('a WitnessPolicy names one log; this policy lists two ML-DSA-44 log keys', n);
+        logMldsa = k.value;
+        continue;
+      }
+      if (log) return bad('a WitnessPolicy names one log; this policy lists several', n);
+      if (k.value.type !== SIG_ED25519) return bad('the log key must be Ed25519 (type 0x01) or ML-DSA-44 (type 0x06)', n);
       log = { key: k.value, url: f[2], meta: m.value };
     } else if (word === 'witness') {
       if (f.length < 3 || f.length > 4) return bad('witness <name> <vkey> [<url>]', n);
@@ -169,7 +201,12 @@ export function policyFromTlog(text: string | Uint8Array): Result<WitnessPolicy>
       quorum = f[1];
     } else return bad(`unknown line kind ${JSON.stringify(word.slice(0, 40))}`, n);
   }
-  if (!log) return bad('no log line: a WitnessPolicy is the policy of one log');
+  if (!log)
+    return bad(
+      logMldsa
+        ? 'no Ed25519 log line: a WitnessPolicy names the sequencer by its Ed25519 key (an ML-DSA-44 log line may come beside it)'
+        : 'no log line: a WitnessPolicy is the policy of one log',
+    );
   if (quorum === undefined) return bad('no quorum line');
   let k: number;
   if (quorum === 'none') k = 0;
@@ -220,5 +257,6 @@ export function policyFromTlog(text: string | Uint8Array): Result<WitnessPolicy>
     const vkey = `${w.key.name}+${w.key.keyId}+${toBase64Std(concatBytes(Uint8Array.of(w.key.type), w.key.publicKey))}`;
     return { ...base, vkey, ...(w.url ? { url: w.url } : {}) };
   });
-  return readWitnessPolicy({ kind: 'WitnessPolicy', log: origin, sequencer, witnesses: ws, quorum: k });
+  const pq = logMldsa ? { logMldsaVkey: formatVerifierKey(logMldsa.name, SIG_MLDSA44, logMldsa.publicKey) } : {};
+  return readWitnessPolicy({ kind: 'WitnessPolicy', log: origin, sequencer, witnesses: ws, quorum: k, ...pq });
 }

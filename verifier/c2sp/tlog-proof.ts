@@ -4,7 +4,8 @@
 // 32-byte hash), after checking the entry hashes to its `hash`), `index <seq - 1>`, the RFC 6962
 // inclusion path as base64 lines, a blank line, and the checkpoint as a signed note with every
 // C2SP signature it carries. Verification (the spec's four steps, against the auditor's policy):
-// the leaf from `extra`; the note signed by the policy's log vkey (origin = policy.log); the
+// the leaf from `extra`; the note signed by a log key of the policy (its Ed25519 vkey, origin =
+// policy.log, or its ML-DSA-44 `logMldsaVkey`); the
 // cosignature/v1 of policy witnesses, found by key (../signing/witness-identity.ts), each counted once, at least policy.quorum of them
 // (quorum_not_met); the inclusion path to the note's root; then the device signature on the entry
 // when the auditor's keys hold its key (otherwise the verdict says it was not checked: `extra` is
@@ -23,6 +24,7 @@ import { fromBase64Std, toBase64Std } from './note/base64.ts';
 import { parseNote, verifyCheckpointNote } from './note/signed.ts';
 import { parseCheckpointBody } from './note/checkpoint.ts';
 import { formatVerifierKey, isCosignatureType, SIG_COSIGNATURE_V1, SIG_MLDSA44 } from './note/keys.ts';
+import { policyLogKeys } from '../documents/checkpoint-log-mldsa.ts';
 import { isValidKeyName } from './note/text.ts';
 import { sameWitness, witnessDisplayName, witnessEd25519Key, witnessOfC2spKid } from '../signing/witness-identity.ts';
 import { hashLeaf, verifyInclusion } from '../merkle/index.ts';
@@ -136,7 +138,12 @@ export function verifyTlogProof(
   const parsed = parseNote(note);
   if (!parsed.ok) return parsed;
   const byLine = new Map<string, KeyRecord>(); // name+keyId -> policy witness
-  const vkeys = [logVkey.value];
+  // The log's keys: the sequencer's Ed25519 one and, when the policy names it, its ML-DSA-44 one;
+  // the note counts as the log's when either signs it, and a failing line of either refuses it.
+  const lk = policyLogKeys(policy);
+  if (!lk.ok) return lk;
+  const vkeys = [...lk.value.vkeys];
+  const logKeys = lk.value.ids;
   // An ML-DSA-44 witness signs under the name and key ID its vkey fixes (subtree/v1).
   for (const w of policy.witnesses) {
     const k = witnessCosignatureKey(w);
@@ -159,10 +166,8 @@ export function verifyTlogProof(
     const cp = body.ok ? parseCheckpointBody(body.value.text) : undefined;
     return cp?.ok ? { ...v, detail: `checkpoint ${cp.value.size}: ${v.detail}`, seq: cp.value.size } : v;
   }
-  const logName = logVkey.value.slice(0, logVkey.value.indexOf('+'));
-  const logKeyId = logVkey.value.split('+')[1];
-  if (!v.value.note.verified.some((s) => s.name === logName && s.keyId === logKeyId))
-    return fail('unknown_key', 'the checkpoint carries no signature by the log key of the policy');
+  if (!v.value.note.verified.some((s) => logKeys.includes(`${s.name}+${s.keyId}`)))
+    return fail('unknown_key', 'the checkpoint carries no signature by a log key of the policy');
   const counted: KeyRecord[] = [];
   for (const s of v.value.note.verified) {
     const w = isCosignatureType(s.type) ? byLine.get(`${s.name}+${s.keyId}`) : undefined;

@@ -11,8 +11,9 @@
 // cosigned POSIX second), sig (the 2420-byte ML-DSA-44 signature over the tlog-cosignature
 // subtree/v1 message: witness key name, timestamp, origin, start 0, end = seq, root)}`; the alg
 // is the label of the signed message, as cosignature/v1's is (docs/design.md §7a).
-// It leaves out extension lines (our log writes none) and the log's own ML-DSA-44 signature in the
-// JSON form (a policy names the log by its Ed25519 key).
+// The log's own ML-DSA-44 signature is `{alg:"note-mldsa44", kid:"<origin>+<key id>", signedAt, sig}`
+// (checkpoint-log-mldsa.ts signs and verifies it); in the note it follows the Ed25519 line.
+// It leaves out extension lines (our log writes none).
 // Invariant: every C2SP signature is verified over bytes rebuilt from `log`, `seq` and `root`
 // (never from a note someone handed over), with the one Ed25519 rule (verifier/crypto/ed25519-rules.ts).
 
@@ -43,13 +44,19 @@ export const NOTE_ED25519 = 'note-ed25519';
 export const COSIGNATURE_V1 = 'cosignature/v1';
 /** An ML-DSA-44 cosignature (type 0x06) in a checkpoint's signature array. */
 export const SUBTREE_V1 = 'subtree/v1';
-export type C2spAlg = typeof NOTE_ED25519 | typeof COSIGNATURE_V1 | typeof SUBTREE_V1;
+/** The log's own ML-DSA-44 signature (type 0x06, key name = origin; checkpoint-log-mldsa.ts). */
+export const NOTE_MLDSA44 = 'note-mldsa44';
+export type C2spAlg = typeof NOTE_ED25519 | typeof NOTE_MLDSA44 | typeof COSIGNATURE_V1 | typeof SUBTREE_V1;
+/** Whether the alg is one of the log's own C2SP signatures (never a cosignature). */
+export const isLogNoteAlg = (alg: string): boolean => alg === NOTE_ED25519 || alg === NOTE_MLDSA44;
+/** The timestamped C2SP forms: their signedAt is the signed POSIX second. */
+const isTimestampedAlg = (alg: string): boolean => alg === COSIGNATURE_V1 || alg === SUBTREE_V1 || alg === NOTE_MLDSA44;
 
 /** The alg of a witness's C2SP cosignature by a vkey of this type. */
 const cosignatureAlgOf = (type: number): C2spAlg => (type === SIG_MLDSA44 ? SUBTREE_V1 : COSIGNATURE_V1);
 /** Whether the alg is a witness's C2SP cosignature (cosignature/v1 or subtree/v1). */
 export const isC2spCosignatureAlg = (alg: string): boolean => alg === COSIGNATURE_V1 || alg === SUBTREE_V1;
-const sigBytesOf = (alg: string): number => (alg === SUBTREE_V1 ? MLDSA44_SIGNATURE_BYTES : 64);
+const sigBytesOf = (alg: string): number => (alg === SUBTREE_V1 || alg === NOTE_MLDSA44 ? MLDSA44_SIGNATURE_BYTES : 64);
 
 /** A C2SP signature inside a checkpoint's signature array. */
 export interface C2spSignature {
@@ -69,7 +76,7 @@ export interface CheckpointFields {
 }
 
 export function isC2spSignature(s: { alg: string }): s is C2spSignature {
-  return s.alg === NOTE_ED25519 || s.alg === COSIGNATURE_V1 || s.alg === SUBTREE_V1;
+  return s.alg === NOTE_ED25519 || s.alg === NOTE_MLDSA44 || s.alg === COSIGNATURE_V1 || s.alg === SUBTREE_V1;
 }
 
 /** The tlog-checkpoint body of a checkpoint: origin, decimal size, base64 root (no extensions). */
@@ -239,23 +246,25 @@ export function noteSignatureLine(sig: C2spSignature): Result<string> {
   const want = sigBytesOf(sig.alg);
   if (!raw.ok || raw.value.length !== want) return fail('malformed_signature', `${sig.kid}: sig is not ${want} bytes`);
   let payload = raw.value;
-  if (isC2spCosignatureAlg(sig.alg)) {
+  if (isTimestampedAlg(sig.alg)) {
     if (!isTime(sig.signedAt) || timeMs(sig.signedAt) % 1000 !== 0)
       return fail('malformed_signature', `${sig.kid}: signedAt is not a whole second`);
     const c = { timestamp: timeMs(sig.signedAt) / 1000, signature: raw.value };
-    payload = sig.alg === SUBTREE_V1 ? encodeMldsaCosignature(c) : encodeCosignature(c);
+    payload = sig.alg === COSIGNATURE_V1 ? encodeCosignature(c) : encodeMldsaCosignature(c);
   }
   return ok(`\u2014 ${k.value.name} ${toBase64Std(concatBytes(k.value.id, payload))}\n`);
 }
 
 /**
  * A note signature (as parseNote gives it) of a known type as a checkpoint C2SP signature: Ed25519
- * (0x01) becomes note-ed25519 stamped `signedAt`, cosignature/v1 (0x04) takes its own timestamp.
+ * (0x01) becomes note-ed25519 stamped `signedAt`, cosignature/v1 (0x04) takes its own timestamp;
+ * ML-DSA-44 (0x06) becomes subtree/v1, or note-mldsa44 when `byLog` (the log's own key).
  */
 export function c2spSignatureFromNote(
   s: { name: string; keyId: string; sig: Uint8Array },
   type: number,
   signedAt: string,
+  byLog = false,
 ): Result<C2spSignature> {
   const kid = `${s.name}+${s.keyId}`;
   if (type === SIG_ED25519) {
@@ -269,14 +278,16 @@ export function c2spSignatureFromNote(
     const ms = c.value.timestamp * 1000;
     if (!Number.isSafeInteger(ms) || ms > 253402300799000)
       return fail('malformed_signature', `${kid}: cosignature time ${c.value.timestamp} is beyond year 9999`);
-    return ok({ alg: cosignatureAlgOf(type), kid, signedAt: formatTime(ms), sig: toBase64url(c.value.signature) });
+    const alg = byLog && type === SIG_MLDSA44 ? NOTE_MLDSA44 : cosignatureAlgOf(type);
+    return ok({ alg, kid, signedAt: formatTime(ms), sig: toBase64url(c.value.signature) });
   }
   return fail('unsupported_alg', `${kid}: note signature type 0x${type.toString(16)} has no checkpoint form`);
 }
 
 /**
  * The checkpoint as a tlog-checkpoint signed note carrying every C2SP signature it holds (the
- * log's note signature first, then cosignature/v1 lines in array order; JCS signatures have no
+ * log's Ed25519 note signature first, then its ML-DSA-44 one, then cosignature/v1 and subtree/v1
+ * lines in array order; JCS signatures have no
  * note form). No C2SP signature: 'unknown_key' (a note needs at least one).
  */
 export function checkpointToNote(
@@ -287,6 +298,7 @@ export function checkpointToNote(
   const c2sp = cp.signature.filter(isC2spSignature);
   const ordered = [
     ...c2sp.filter((s) => s.alg === NOTE_ED25519),
+    ...c2sp.filter((s) => s.alg === NOTE_MLDSA44),
     ...c2sp.filter((s) => s.alg === COSIGNATURE_V1),
     ...c2sp.filter((s) => s.alg === SUBTREE_V1),
   ];

@@ -7,8 +7,10 @@
 // or copies it appears under; bad cosignatures are reported but fail the result only when the
 // quorum is then not met. Whether head and root match the entries is the log verifier's job.
 // The array may also hold C2SP signatures (checkpoint-c2sp.ts): the log's note-ed25519 signature
-// (kept last: addCosignature inserts cosignatures before it) and cosignature/v1 or ML-DSA-44
-// subtree/v1 ones. Which policy
+// and its ML-DSA-44 note-mldsa44 one (checkpoint-log-mldsa.ts; both kept last: addCosignature
+// inserts cosignatures before them) and cosignature/v1 or ML-DSA-44 subtree/v1 ones. The log's
+// ML-DSA-44 signature is checked when the policy names that key (`logMldsaVkey`) and skipped
+// otherwise, as signed-note readers skip unknown keys. Which policy
 // witness made a signature is decided by key, never by kid or key name (../signing/witness-identity.ts): a
 // JCS cosignature by the witness whose key verifies it, a cosignature/v1 by the witness whose
 // Ed25519 key gives its key ID, a subtree/v1 by the witness whose ML-DSA-44 vkey gives it. A policy witness counts once toward the quorum, by whichever of its
@@ -28,9 +30,12 @@ import { isValidOrigin } from './log-descriptor.ts';
 import { schemaValidator } from './schemas/validate.ts';
 import type { WitnessPolicy } from './policy.ts';
 import { MAX_SEQ } from './schemas/bundle.ts';
+import { verifyCheckpointLogMldsa, type LogMldsaSigner } from './checkpoint-log-mldsa.ts';
 import {
   isC2spCosignatureAlg,
+  isLogNoteAlg,
   NOTE_ED25519,
+  NOTE_MLDSA44,
   SUBTREE_V1,
   witnessCosignatureKey,
   signCheckpointNote,
@@ -87,7 +92,7 @@ export interface VerifiedCheckpoint {
   legacy: boolean;
   /** Per policy witness that cosigned: the forms that verified. */
   cosigners: Cosigner[];
-  /** The log's C2SP note signature: verified, absent, or present but bad (then also in `rejected`). */
+  /** The log's C2SP note signatures (Ed25519, and ML-DSA-44 when the policy names that key): all verified, none, or one bad (then also in `rejected`). */
   logNote: 'verified' | 'absent' | 'bad';
 }
 
@@ -133,18 +138,19 @@ export function buildCheckpoint(f: { log: string; seq: number; head: string; roo
 
 /**
  * The checkpoint with the log's C2SP note signature (docs/design.md §4) added last: Ed25519 by the
- * sequencer key over the tlog-checkpoint body. An ES256 sequencer has no note form: unchanged.
+ * sequencer key over the tlog-checkpoint body, then, given `mldsa`, the log's ML-DSA-44 signature
+ * (docs/design.md §7a) stamped with the second of signedAt. An ES256 sequencer has no note form: unchanged.
  */
-export function withLogNoteSignature(cp: Checkpoint, signer: Signer, signedAt: string): Checkpoint {
+export function withLogNoteSignature(cp: Checkpoint, signer: Signer, signedAt: string, mldsa?: LogMldsaSigner): Checkpoint {
   if (signer.alg !== 'EdDSA') return cp;
-  const note = signCheckpointNote(cp, signer, signedAt);
-  if (cp.signature.some((s) => s.kid === note.kid)) return cp;
-  return { ...cp, signature: [...cp.signature, note] };
+  const notes = [signCheckpointNote(cp, signer, signedAt), ...(mldsa ? [mldsa.sign(cp, Date.parse(signedAt))] : [])];
+  const fresh = notes.filter((n) => !cp.signature.some((s) => s.kid === n.kid));
+  return fresh.length ? { ...cp, signature: [...cp.signature, ...fresh] } : cp;
 }
 
-/** The witnesses' signatures of a checkpoint (JCS cosignatures and cosignature/v1), without the log's own. */
+/** The witnesses' signatures of a checkpoint (JCS cosignatures, cosignature/v1, subtree/v1), without the log's own. */
 export function witnessSignatures(cp: Pick<Checkpoint, 'signature'>): CheckpointSignature[] {
-  return cp.signature.slice(1).filter((s) => s.alg !== NOTE_ED25519);
+  return cp.signature.slice(1).filter((s) => !isLogNoteAlg(s.alg));
 }
 
 /** A witness cosignature over the recomputed hash (throws if the checkpoint's hash member is wrong). */
@@ -176,8 +182,8 @@ export function addCosignature(cp: Checkpoint, sig: CheckpointSignature): Checkp
   const i = cp.signature.findIndex((s) => s.kid === sig.kid);
   if (i === 0) return cp;
   if (i < 0) {
-    // The log's own note signature stays last, so signature[1…] lists the witnesses first.
-    const at = sig.alg === NOTE_ED25519 ? -1 : cp.signature.findIndex((s, j) => j > 0 && s.alg === NOTE_ED25519);
+    // The log's own note signatures stay last, so signature[1…] lists the witnesses first.
+    const at = isLogNoteAlg(sig.alg) ? -1 : cp.signature.findIndex((s, j) => j > 0 && isLogNoteAlg(s.alg));
     if (at < 0) return { ...cp, signature: [...cp.signature, sig] };
     return { ...cp, signature: [...cp.signature.slice(0, at), sig, ...cp.signature.slice(at)] };
   }
@@ -244,6 +250,18 @@ export function verifyCheckpoint(cp: Checkpoint, policy: WitnessPolicy, opts: Ve
       if (r.ok) {
         if (logNote === 'absent') logNote = 'verified';
       } else {
+        logNote = 'bad';
+        rejected.push({ kid: sig.kid, code: r.code, detail: r.detail });
+      }
+      continue;
+    }
+    if (sig.alg === NOTE_MLDSA44) {
+      // Checked only against the key the policy names; another key's line is skipped (signed-note).
+      if (policy.logMldsaVkey === undefined || !sig.kid.startsWith(`${cp.log}+`)) continue;
+      const r = verifyCheckpointLogMldsa(cp, sig as C2spSignature, policy.logMldsaVkey, { backend: opts.backend });
+      if (r.ok) {
+        if (logNote === 'absent') logNote = 'verified';
+      } else if (r.code !== 'unknown_key') {
         logNote = 'bad';
         rejected.push({ kid: sig.kid, code: r.code, detail: r.detail });
       }

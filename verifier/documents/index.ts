@@ -2,6 +2,8 @@
 // other folders may import from here. Files inside verifier/ import each other directly.
 export {
   NOTE_ED25519,
+  NOTE_MLDSA44,
+  isLogNoteAlg,
   checkpointToNote,
   cosignaturesFromWitnessReply,
   logVkey,
@@ -12,6 +14,8 @@ export {
   witnessCosignatureKey,
 } from './checkpoint-c2sp.ts';
 export type { C2spSignature, CheckpointSignature } from './checkpoint-c2sp.ts';
+export { createLogMldsaSigner, logMldsaVkey, policyLogKeys, readLogMldsaVkey, verifyCheckpointLogMldsa } from './checkpoint-log-mldsa.ts';
+export type { LogMldsaSigner } from './checkpoint-log-mldsa.ts';
 export {
   CHECKPOINT_KIND,
   addCosignature,

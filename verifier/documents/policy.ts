@@ -17,11 +17,14 @@
 // maxDeliveryDelayMs?}`. The log's descriptor must declare timeBounds unless `required` is false
 // (the auditor knows the log predates them), and may declare neither bound above the cap given;
 // absent, bounds are required and capped only by the format's limits (verifier/bundle/preamble.ts).
+// `logMldsaVkey` names the log's ML-DSA-44 key (type 0x06, key name = the log's origin) beside the
+// sequencer's Ed25519 one; it must hold no witness's key.
 
 import { fail, ok, type Result } from '../errors.ts';
 import { sameKey, validKeyRecordShape, type KeyRecord } from '../signing/keys.ts';
 import { schemaValidator } from './schemas/validate.ts';
 import { witnessCosignatureKey } from './checkpoint-c2sp.ts';
+import { readLogMldsaVkey } from './checkpoint-log-mldsa.ts';
 import { toBase64url } from '../encoding/wire.ts';
 import { SIG_MLDSA44 } from '../c2sp/note/keys.ts';
 import { checkOrigin } from './log-descriptor.ts';
@@ -34,6 +37,8 @@ export interface WitnessPolicy {
   witnesses: KeyRecord[];
   quorum: number;
   timeBounds?: PolicyTimeBounds;
+  /** The log's ML-DSA-44 vkey (type 0x06, key name = log; checkpoint-log-mldsa.ts), beside the sequencer's Ed25519 key. */
+  logMldsaVkey?: string;
 }
 
 /** What the auditor's policy says about the log's declared time bounds (docs/design.md §4). */
@@ -95,6 +100,13 @@ export function readWitnessPolicy(json: unknown): Result<WitnessPolicy> {
     }
     kids.add(w.kid);
     keys.push(w);
+  }
+  if (p.logMldsaVkey !== undefined) {
+    const lk = readLogMldsaVkey(p.log, p.logMldsaVkey);
+    if (!lk.ok) return invalid(`logMldsaVkey: ${lk.detail}`, '/logMldsaVkey');
+    const raw = toBase64url(lk.value.publicKey);
+    if (vkeys.some((k) => k.publicKey === raw) || keys.some((k) => k.alg === 'ML-DSA-44' && k.publicKey === raw))
+      return invalid(`logMldsaVkey holds a witness's public key`, '/logMldsaVkey');
   }
   const quorum = p.quorum ?? DEFAULT_QUORUM;
   if (quorum > p.witnesses.length) return invalid(`quorum ${quorum} needs more than the ${p.witnesses.length} witnesses listed`, '/quorum');

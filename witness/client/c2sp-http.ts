@@ -22,6 +22,7 @@ import { parseHash } from '../../verifier/encoding/index.ts';
 import { toBase64Std } from '../../verifier/c2sp/note/index.ts';
 import {
   checkpointToNote,
+  isLogNoteAlg,
   cosignaturesFromWitnessReply,
   verifyCheckpointC2spCosignature,
   witnessCosignatureKey,
@@ -89,8 +90,9 @@ export function addCheckpointBody(req: Pick<AddCheckpointRequest, 'oldSeq' | 'co
     if (!b.ok) return b;
     lines.push(toBase64Std(b.value) + '\n');
   }
-  // Only the log's own note signature travels: the witness verifies it with the log vkey.
-  const note = checkpointToNote({ ...req.checkpoint, signature: req.checkpoint.signature.filter((s) => s.alg === 'note-ed25519') });
+  // Only the log's own note signatures travel (Ed25519 first, then ML-DSA-44): the witness verifies
+  // the one its log vkey names and skips the other.
+  const note = checkpointToNote({ ...req.checkpoint, signature: req.checkpoint.signature.filter((s) => isLogNoteAlg(s.alg)) });
   if (!note.ok) return note;
   return ok(`old ${req.oldSeq}\n${lines.join('')}\n${note.value}`);
 }

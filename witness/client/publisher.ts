@@ -20,7 +20,10 @@
 
 import { fail, type Result } from '../../verifier/index.ts';
 import { addCosignature, cosignerOf, mergeCosignatures, verifyCheckpoint, type Checkpoint } from '../../verifier/documents/index.ts';
-import { NOTE_ED25519, type CheckpointSignature } from '../../verifier/documents/index.ts';
+import { isLogNoteAlg, type CheckpointSignature } from '../../verifier/documents/index.ts';
+import { cosignaturesOf, ownSignatures, witnessState, type AnyReply } from './reply.ts';
+
+export { witnessState };
 import type { KeyRecord } from '../../verifier/signing/index.ts';
 import { findWitness, sameWitness, witnessDisplayName } from '../../verifier/signing/index.ts';
 import type { AddCheckpointRequest } from '../wire/messages.ts';
@@ -38,40 +41,6 @@ export type {
   CheckpointPublisherImpl,
 } from './publisher-types.ts';
 
-type AnyReply =
-  | { ok: true; cosignature: CheckpointSignature; noteCosignature?: CheckpointSignature }
-  | { ok: false; code: string; detail: string; knownSeq?: number };
-
-/**
- * A reply's cosignatures, or the failure it carries. A libp2p witness with an Ed25519 key answers
- * its JCS cosignature and the cosignature/v1 of the same key (docs/design.md §4): both are kept, so
- * the checkpoint's C2SP view carries every witness that cosigned, whatever transport asked it.
- */
-function cosignaturesOf(r: Result<AnyReply>): Result<CheckpointSignature[]> {
-  if (!r.ok) return r;
-  if (r.value.ok)
-    return { ok: true, value: r.value.noteCosignature ? [r.value.cosignature, r.value.noteCosignature] : [r.value.cosignature] };
-  const { ok: _ok, code, detail, ...extra } = r.value;
-  return fail(code as never, detail, extra);
-}
-
-/** How a transport failure reads to an operator: `unreachable: <why>` or `refused: <code>`. */
-export function witnessState(code: string, detail: string): string {
-  if (code === 'witness_unavailable' || code === 'timeout') {
-    const why = /ECONNREFUSED|connection refused/i.test(detail)
-      ? 'connection refused'
-      : /timed? ?out|ETIMEDOUT|no reply/i.test(detail)
-        ? 'timed out'
-        : detail.slice(0, 120);
-    return `unreachable: ${why}`;
-  }
-  return `refused: ${code}`;
-}
-
-/** The sequencer's own signatures of a checkpoint: the JCS one and the C2SP note signature. */
-function ownSignatures(cp: Checkpoint): CheckpointSignature[] {
-  return cp.signature.filter((s, i) => i === 0 || s.alg === NOTE_ED25519);
-}
 interface Peer {
   conn: AnyWitnessConnection;
   transport: 'libp2p' | 'http';
@@ -235,7 +204,7 @@ export function createCheckpointPublisher(deps: PublisherDeps, opts: PublisherOp
   const cosignersOf = (cp: Checkpoint): KeyRecord[] => {
     const out: KeyRecord[] = [];
     for (const sig of cp.signature.slice(1)) {
-      if (sig.alg === NOTE_ED25519) continue;
+      if (isLogNoteAlg(sig.alg)) continue;
       const w = cosignerOf(cp, sig, deps.policy);
       if (w.ok && !out.some((x) => sameWitness(x, w.value))) out.push(w.value);
     }

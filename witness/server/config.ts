@@ -1,6 +1,7 @@
 // witness/server/config.ts: the witness's config file, DIR/witness.json (docs/design.md §7):
 // {kind:"WitnessConfig", name, listen:[multiaddr…], bootstrap:[multiaddr…], httpHost, httpPort,
-// logs:[{log, sequencer: KeyRecord}], c2spName?, c2spLogs?:[{origin, vkey}], logLists?:[path or URL]}
+// logs:[{log, sequencer: KeyRecord}], c2spName?, c2spLogs?:[{origin, vkey}], logLists?:[path or URL],
+// publicUrl?}
 // (C2SP, docs/design.md §7a: c2sp-logs.ts). Logs are admitted here and only here, by the operator
 // (`cookwala witness add-log`), never by whoever calls. Read strictly like every document:
 // unknown members refused (`x-<vendor>-…` ignored), wrong types `invalid_document`. Pure code: the
@@ -29,6 +30,8 @@ export interface WitnessConfig {
   c2spLogs?: C2spLog[];
   /** logs/v0 lists followed (file paths or http(s) URLs): logs are added from them, never removed. */
   logLists?: string[];
+  /** The public http(s) URL of the HTTP port (behind a proxy), for witness.v0.json and the about page. */
+  publicUrl?: string;
 }
 
 export const DEFAULT_WITNESS_CONFIG: Readonly<Omit<WitnessConfig, 'name' | 'logs'>> = Object.freeze({
@@ -54,6 +57,8 @@ export const WITNESS_CONFIG_MEMBERS: Readonly<Record<keyof WitnessConfig, string
   c2spName: 'C2SP key name of the cosignature/v1 key (a schema-less URL is best); default: name.',
   c2spLogs: 'C2SP logs admitted by {origin, vkey} (`add-log --origin O --vkey V`).',
   logLists: 'logs/v0 log lists followed (file paths or http(s) URLs): logs are added from them, never removed or changed.',
+  publicUrl:
+    'Public http(s) URL of the HTTP port as logs reach it (say, behind nginx): the submission and monitoring prefix in /witness.v0.json and /about; default: the address it listens on.',
 });
 
 const MEMBERS = new Set(Object.keys(WITNESS_CONFIG_MEMBERS));
@@ -123,6 +128,11 @@ export function readWitnessConfig(json: unknown, keyRule: 'now' | 'on-use' = 'no
     const r = stringList(c.logLists, 'witness.logLists');
     if (!r.ok) return r;
   }
+  if (
+    c.publicUrl !== undefined &&
+    (typeof c.publicUrl !== 'string' || c.publicUrl.length > 512 || !/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(c.publicUrl))
+  )
+    return fail('invalid_document', 'witness.publicUrl is an http(s) URL without query or fragment');
   return ok({ ...c, logs, ...(c.c2spLogs !== undefined ? { c2spLogs } : {}) });
 }
 

@@ -205,3 +205,13 @@ export async function saveWitnessConfig(dir: string, config: WitnessConfig): Pro
   if (!r.ok) throw ProtocolError.from(r);
   await writeFileDurable(join(dir, WITNESS_FILES.config), JSON.stringify(config, null, 2) + '\n');
 }
+
+/** What /witness.v0.json and /about name as the software: this package's name and version. */
+export async function readPackageSoftware(): Promise<{ name: string; version: string }> {
+  try {
+    const p = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { name?: unknown; version?: unknown };
+    return { name: String(p.name ?? 'cookwala-log'), version: String(p.version ?? 'unknown') };
+  } catch {
+    return { name: 'cookwala-log', version: 'unknown' };
+  }
+}

@@ -12,36 +12,33 @@
 // holds that key (signing-worker.ts; same bytes, still committed before answered), closed by stop().
 // A witness gossips every checkpoint it cosigns (debounced per log), not only what sequencers
 // publish: a sequencer that shows different witnesses different trees cannot also keep them
-// from telling each other, so a split view surfaces as a ForkProof within a gossip round. While
-// no peer is on the checkpoint topic nothing is published (it would reach nobody).
-// Invariants: a gossiped checkpoint or fork is judged (signatures with the admitted key) before
-// it is stored or forwarded; no exception from a peer's input reaches the event loop.
+// from telling each other, so a split view surfaces as a ForkProof within a gossip round
+// (gossip-relay.ts). The HTTP port also serves /witness.v0.json and /about (discovery.ts), and
+// /metrics carries per-log freshness, bounded (log-freshness.ts).
+// Invariant: no exception from a peer's input reaches the event loop.
 // Logging: one pino logger in deps (platform/logger.ts); a newly stored ForkProof is one
 // `fork_detected` line (warn, with `log`, `seq`, both heads and the source; a C2SP log's fork,
 // proved by two signed notes, with both roots and `form: "NoteForkProof"`, kept but not gossiped:
 // the fork topic carries JSON ForkProofs), gossip and stream failures are `witness_error`.
 
 import { availableParallelism } from 'node:os';
-import type { PrivateKey } from '@libp2p/interface';
-import type { FastifyInstance } from 'fastify';
-import type { KeyRecord } from '../../verifier/signing/index.ts';
-import type { SecretKey, Signature, Signer } from '../../verifier/signing/index.ts';
+import type { AdmitSummary, Witness, WitnessInfo, WitnessOptions, WitnessServiceDeps } from './service-types.ts';
 import { createSigningWorker } from './signing-worker.ts';
-import { addCosignature, type Checkpoint } from '../../verifier/documents/index.ts';
-import type { ForkProof } from '../../verifier/documents/index.ts';
 import { verifyNoteForkProof, type NoteForkProof } from '../../verifier/documents/index.ts';
-import type { AdmittedLog, WitnessDeps } from './add-checkpoint.ts';
-import { encodeMessage, failureReply, parseRequest, type AddCheckpointRequest, type Reply } from '../wire/messages.ts';
+import type { WitnessDeps } from './add-checkpoint.ts';
+import { failureReply, parseRequest, type AddCheckpointRequest, type Reply } from '../wire/messages.ts';
 import { createP2pNode, fullAddrs, keepConnected, type P2pNode } from '../wire/p2p-node.ts';
 import { registerWitnessProtocol } from './protocol-server.ts';
-import { CHECKPOINT_TOPIC, FORK_TOPIC, TOPICS, judgeCheckpoint, judgeFork, type Verdict } from './gossip.ts';
+import { CHECKPOINT_TOPIC, TOPICS } from './gossip.ts';
+import { createGossipRelay } from './gossip-relay.ts';
+import { createLogFreshness } from './log-freshness.ts';
+import { registerDiscoveryRoutes } from './discovery.ts';
 import { buildStatusApp } from './status-api.ts';
-import { createWitnessMetrics, type Metrics, type WitnessMetricName } from './metrics.ts';
-import { silentLogger, type Logger } from '../../platform/index.ts';
-import type { StateStore } from './state.ts';
+import { createWitnessMetrics } from './metrics.ts';
+import { silentLogger } from '../../platform/index.ts';
 import { createWitnessCosigner, type WitnessCosigner } from './note-cosigner.ts';
 import { createMldsaCosigner } from './mldsa-cosigner.ts';
-import { createLogRegistry, type C2spLog } from './c2sp-logs.ts';
+import { createLogRegistry } from './c2sp-logs.ts';
 import type { C2spWitnessDeps } from './c2sp-add-checkpoint.ts';
 import { registerC2spRoutes } from './c2sp-http.ts';
 import { refreshLogLists, restoreAdmissions } from './log-list-follow.ts';
@@ -49,6 +46,8 @@ import { processAddCheckpointBoth } from './add-checkpoint.ts';
 import { createSigPool } from '../../platform/index.ts';
 import { defaultBackend } from '../../verifier/crypto/index.ts';
 import { createOffThreadVerifier } from './off-thread-verify.ts';
+
+export type { AdmitSummary, Witness, WitnessInfo, WitnessOptions, WitnessServiceDeps } from './service-types.ts';
 
 /**
  * The worker threads the witness CLI uses on this machine (docs/design.md §13): none on one core; else one
@@ -58,81 +57,6 @@ import { createOffThreadVerifier } from './off-thread-verify.ts';
  */
 export function defaultWorkers(cores = availableParallelism()): { verifyWorkers: number; signWorker: boolean } {
   return cores > 1 ? { verifyWorkers: Math.min(cores, 4), signWorker: true } : { verifyWorkers: 0, signWorker: false };
-}
-
-export interface WitnessServiceDeps {
-  state: StateStore;
-  signer: Signer;
-  /** The signer's secret key: needed only for opts.signWorker (the worker signs with it). */
-  secretKey?: SecretKey;
-  keyRecord: KeyRecord;
-  clock?: () => number;
-  /** The witness's logger (platform/logger.ts); default silent. */
-  logger?: Logger;
-  hooks?: WitnessDeps['hooks'];
-  /** An ML-DSA-44 skey (type 0x06): the optional second C2SP cosigner (mldsa-cosigner.ts). */
-  mldsaSkey?: string;
-}
-
-export interface WitnessOptions {
-  peerKey: PrivateKey;
-  listen: string[];
-  bootstrap?: string[];
-  httpHost?: string;
-  /** 0 picks a free port; undefined runs no HTTP server. */
-  httpPort?: number;
-  logs: AdmittedLog[];
-  /** Delay before gossiping a cosigned checkpoint; later cosignatures for the log replace it. */
-  gossipDelayMs?: number;
-  redialMs?: number;
-  /**
-   * Worker threads that check the sequencer's checkpoint signature (libp2p) and the log's note
-   * signature (C2SP) off the event loop (off-thread-verify.ts, platform/sig-pool.ts); 0 (default)
-   * checks them inline. Same decisions either way.
-   */
-  verifyWorkers?: number;
-  /**
-   * Sign our cosignatures (JCS and cosignature/v1) on a worker thread holding deps.secretKey
-   * (signing-worker.ts); needs an Ed25519 key. Same bytes either way; default inline.
-   */
-  signWorker?: boolean;
-  /** The C2SP side (docs/design.md §7a): cosigner name, logs admitted by vkey, followed logs/v0 lists. */
-  c2sp?: { name?: string; logs?: C2spLog[]; logLists?: string[]; logListRefreshMs?: number; hooks?: C2spWitnessDeps['hooks'] };
-}
-
-export interface WitnessInfo {
-  peerId: string;
-  multiaddrs: string[];
-  http?: string;
-  keyRecord: KeyRecord;
-  /** The C2SP cosigner: key name and vkey (type 0x04), and the ML-DSA-44 vkey (0x06) when it has that key. */
-  c2sp?: { name: string; vkey: string; mldsaVkey?: string };
-}
-
-/** What a reread configuration changed in a running witness (admitConfig). */
-export interface AdmitSummary {
-  /** Origins newly admitted (Cookwala or C2SP), and lists newly followed. */
-  added: string[];
-  lists: string[];
-  /** Origins the config names with another key than the one admitted: refused, the old key kept. */
-  refused: Array<{ log: string; detail: string }>;
-}
-
-export interface Witness {
-  start(): Promise<WitnessInfo>;
-  stop(): Promise<void>;
-  /**
-   * Take the logs of a reread witness.json while running, add-only: new origins are admitted (and
-   * cosigned from the next request), a known origin keeps its key (another is refused), an origin
-   * the file no longer names stays admitted; new logs/v0 lists are followed from now on.
-   */
-  admitConfig(c: { logs: readonly AdmittedLog[]; c2spLogs?: readonly C2spLog[]; logLists?: readonly string[] }): Promise<AdmitSummary>;
-  /** One request frame in, one reply out: the protocol without the transport (tests, bench). */
-  handleFrame(frame: Uint8Array): Promise<Reply>;
-  readonly node: P2pNode | undefined;
-  readonly app: FastifyInstance;
-  readonly metrics: Metrics<WitnessMetricName>;
-  info(): WitnessInfo;
 }
 
 export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): Witness {
@@ -160,39 +84,7 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
   let node: P2pNode | undefined;
   let httpUrl: string | undefined;
   let stopDialing = () => {};
-  // Per log, the latest cosigned checkpoint and our cosignature, joined only when published (a
-  // later cosignature within the delay replaces it unbuilt).
-  const pendingGossip = new Map<string, [Checkpoint, Signature]>();
-  let gossipTimer: NodeJS.Timeout | undefined;
-
-  const publish = async (topic: string, doc: unknown) => {
-    if (!node) return;
-    try {
-      await node.services.pubsub.publish(topic, encodeMessage(doc));
-    } catch (e) {
-      logger.warn({ event: 'witness_error', topic, err: e }, `gossip publish on ${topic} failed`);
-    }
-  };
-
-  const flushGossip = () => {
-    gossipTimer = undefined;
-    const batch = [...pendingGossip.values()];
-    pendingGossip.clear();
-    // No peer on the topic: a publish would reach nobody, yet gossipsub would still encode, hash and
-    // cache every message (about 8% of the main thread's CPU per request at 1,000 logs).
-    // The next cosignature of each log is published once a peer has joined.
-    if (node && node.services.pubsub.getSubscribers(CHECKPOINT_TOPIC).length === 0) return;
-    for (const [cp, cosignature] of batch) void publish(CHECKPOINT_TOPIC, addCosignature(cp, cosignature));
-  };
-
-  const recordFork = async (fp: ForkProof, source: 'request' | 'gossip', republish: boolean) => {
-    metrics.inc('cookwala_witness_forks_total', { log: fp.log, source });
-    logger.warn(
-      { event: 'fork_detected', log: fp.log, seq: fp.a.seq, heads: [fp.a.head, fp.b.head], source },
-      `fork of ${fp.log} at seq ${fp.a.seq}: two checkpoints signed by its sequencer key`,
-    );
-    if (republish) await publish(FORK_TOPIC, fp);
-  };
+  const gossip = createGossipRelay({ logger, metrics, logs, state: deps.state, delayMs: opts.gossipDelayMs });
 
   const wdeps: WitnessDeps = {
     state: deps.state,
@@ -200,26 +92,20 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
     signer: deps.signer,
     clock,
     hooks: deps.hooks,
-    onFork: (fp) => recordFork(fp, 'request', true),
+    onFork: (fp) => gossip.forkFromRequest(fp),
     cosigner,
     offThread,
     signWorker,
   };
 
-  // The per-log seq gauge is set when /metrics renders, not per request: a labelled prom-client
+  // The per-log gauges are set when /metrics renders, not per request: a labelled prom-client
   // set costs tens of µs at 1,000 logs, per cosignature. Same values at every scrape.
-  const seqGauge = new Map<string, number>();
-  const flushSeqGauge = () => {
-    for (const [log, seq] of seqGauge) metrics.set('cookwala_witness_log_seq', seq, { log });
-    seqGauge.clear();
-  };
+  const freshness = createLogFreshness(opts.perLogMetricsLimit);
 
   const afterCosign = (req: AddCheckpointRequest, cosignature: Reply & { ok: true }) => {
     metrics.inc('cookwala_witness_cosignatures_total');
-    seqGauge.set(req.checkpoint.log, req.checkpoint.seq);
-    if (!node) return;
-    pendingGossip.set(req.checkpoint.log, [req.checkpoint, cosignature.cosignature]);
-    gossipTimer ??= setTimeout(flushGossip, opts.gossipDelayMs ?? 100);
+    freshness.record(req.checkpoint.log, req.checkpoint.seq, clock());
+    gossip.cosigned(req.checkpoint, cosignature.cosignature);
   };
 
   const handleFrame = async (frame: Uint8Array): Promise<Reply> => {
@@ -237,31 +123,6 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
     return reply;
   };
 
-  const validator = (judge: (data: Uint8Array) => Promise<Verdict>, topic: string) => async (_peer: unknown, msg: { data: Uint8Array }) => {
-    let verdict: Verdict;
-    try {
-      verdict = await judge(msg.data);
-    } catch (e) {
-      logger.error({ event: 'witness_error', topic, err: e }, `gossip judge on ${topic} threw`);
-      verdict = 'reject';
-    }
-    metrics.inc('cookwala_witness_gossip_total', { topic, verdict });
-    return verdict as never;
-  };
-
-  const judgeCheckpointMessage = async (data: Uint8Array): Promise<Verdict> => {
-    const j = await judgeCheckpoint(data, { logs, state: deps.state });
-    // Publishing waits for nobody: validation answers gossipsub now, the proof follows.
-    if (j.fork && (await deps.state.putFork(j.fork))) void recordFork(j.fork, 'gossip', true);
-    return j.verdict;
-  };
-  const judgeForkMessage = async (data: Uint8Array): Promise<Verdict> => {
-    const j = judgeFork(data, { logs });
-    // Forwarding is gossipsub's job once we accept; we only store and count.
-    if (j.fork && (await deps.state.putFork(j.fork))) await recordFork(j.fork, 'gossip', false);
-    return j.verdict;
-  };
-
   const app = buildStatusApp({
     logger,
     state: deps.state,
@@ -271,7 +132,9 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
     metrics: async () => {
       metrics.set('cookwala_witness_peers', node ? node.getPeers().length : 0);
       metrics.set('cookwala_witness_gossip_peers', node ? node.services.pubsub.getSubscribers(CHECKPOINT_TOPIC).length : 0);
-      flushSeqGauge();
+      // A restarted witness reports the logs it cosigned before, from its state (read once).
+      if (!freshness.seeded) freshness.seed(await deps.state.logs());
+      freshness.flush(metrics, clock());
       return metrics.render();
     },
     // Its C2SP identity too, so `cookwala policy add-witness --from <status URL>` keeps the vkey.
@@ -324,9 +187,23 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
         metrics.inc('cookwala_witness_requests_total', { code: r.ok ? 'ok' : r.code });
         if (r.ok) {
           metrics.inc('cookwala_witness_cosignatures_total');
-          seqGauge.set(r.value.origin, r.value.size);
+          freshness.record(r.value.origin, r.value.size, clock());
         }
       },
+    });
+    const c2spName = c2spDeps.cosigner.name;
+    const vkeys = mldsaCosigner ? [c2spDeps.cosigner.vkey, mldsaCosigner.vkey] : [c2spDeps.cosigner.vkey];
+    registerDiscoveryRoutes(app, {
+      name: c2spName,
+      vkeys,
+      baseUrl: () => {
+        const u = opts.c2sp?.publicUrl ?? httpUrl;
+        return u === undefined ? undefined : u.endsWith('/') ? u : `${u}/`;
+      },
+      logCount: () => registry.size(),
+      lists: () => logLists,
+      listRefreshMs: opts.c2sp?.logListRefreshMs ?? 3_600_000,
+      software: deps.software ?? { name: 'cookwala-log', version: 'unknown' },
     });
   }
 
@@ -359,7 +236,7 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
 
   const stop = async () => {
     stopDialing();
-    if (gossipTimer) clearTimeout(gossipTimer);
+    gossip.stop();
     if (listTimer) clearInterval(listTimer);
     await app.close();
     await node?.stop();
@@ -415,10 +292,7 @@ export function createWitness(deps: WitnessServiceDeps, opts: WitnessOptions): W
 
   const startAll = async (): Promise<WitnessInfo> => {
     node = await createP2pNode({ privateKey: opts.peerKey, listen: opts.listen, topics: TOPICS });
-    const pubsub = node.services.pubsub;
-    pubsub.topicValidators.set(CHECKPOINT_TOPIC, validator(judgeCheckpointMessage, CHECKPOINT_TOPIC));
-    pubsub.topicValidators.set(FORK_TOPIC, validator(judgeForkMessage, FORK_TOPIC));
-    for (const t of TOPICS) pubsub.subscribe(t);
+    gossip.attach(node);
     await registerWitnessProtocol(node, (frame) => handleFrame(frame), {
       onError: (e) => logger.warn({ event: 'witness_error', err: e }, `stream: ${e.message}`),
     });

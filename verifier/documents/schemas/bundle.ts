@@ -54,10 +54,10 @@ export const SCHEMA_BUNDLE = {
       'sig',
     ]),
     // A checkpoint's signature array also holds C2SP signatures over its C2SP form (docs/design.md §4, §7a):
-    // the log's note signature (note-ed25519) and witness cosignatures (cosignature/v1).
+    // the log's note signatures (note-ed25519, note-mldsa44) and witness cosignatures (cosignature/v1, subtree/v1).
     CheckpointSignature: closed(
       {
-        alg: { type: 'string', enum: ['EdDSA', 'ES256', 'note-ed25519', 'cosignature/v1', 'subtree/v1'] },
+        alg: { type: 'string', enum: ['EdDSA', 'ES256', 'note-ed25519', 'note-mldsa44', 'cosignature/v1', 'subtree/v1'] },
         kid: ref('name'),
         signedAt: ref('time'),
         sig: ref('base64url'),
@@ -148,6 +148,7 @@ export const SCHEMA_BUNDLE = {
         sequencer: ref('KeyRecord'),
         witnesses: { type: 'array', items: ref('KeyRecord'), maxItems: MAX_SIGNATURES },
         quorum: { type: 'integer', minimum: 0, maximum: MAX_SIGNATURES },
+        logMldsaVkey: { type: 'string', minLength: 1, maxLength: 4096 },
         timeBounds: closed(
           {
             required: { type: 'boolean' },

@@ -2,7 +2,8 @@
 // each the browser twin of an auditor's command, returning the same JSON that command prints with
 // --json: a whole bundle (`cookwala verify`: the pure streaming verifier of
 // verifier/bundle/verifier.ts fed by line-reader.ts, signatures through an injected batch
-// verifier), one event proof (`cookwala verify-event`: verifier/bundle/event-proof.ts) and a ForkProof
+// verifier), one event proof (`cookwala verify-event`: verifier/bundle/event-proof.ts, or a
+// c2sp.org/tlog-proof@v1 file through verifier/c2sp/tlog-proof.ts, as the CLI tells them apart) and a ForkProof
 // (`cookwala verify-fork`: verifier/documents/fork-proof.ts). Trust comes only from the policy (or, for a
 // fork proof, a sequencer KeyRecord) and the key cache the auditor gives; a trust file that is
 // not JSON or not the document is "unusable input" (exit 2) with the CLI's wording, never a
@@ -19,6 +20,7 @@ import { parseJson, readDocument } from '../../../verifier/documents/index.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../../../verifier/documents/index.ts';
 import type { KeyRecord } from '../../../verifier/signing/index.ts';
 import type { Result } from '../../../verifier/index.ts';
+import { TLOG_PROOF_HEADER, verifyTlogProof } from '../../../verifier/c2sp/index.ts';
 import { forEachLine, readCheckpointSeqsAhead, readFirstLine, type ByteSource } from './line-reader.ts';
 
 export type { ForkVerdict };
@@ -143,12 +145,21 @@ export async function checkEventProof(
   let policy: WitnessPolicy;
   let keys: KeyRecord[];
   let proof: unknown;
+  let tlog: Uint8Array | undefined;
   try {
     policy = await readPolicy(policyFile);
     keys = await readKeyCache(keysFile);
-    proof = await readJson(proofFile, 'event proof');
+    if (await isTlogProof(proofFile)) {
+      if (proofFile.size > MAX_TRUST_FILE) throw new InputError(`the event proof ${proofFile.name} is larger than ${MAX_TRUST_FILE} bytes`);
+      tlog = new Uint8Array(await proofFile.slice(0, proofFile.size).arrayBuffer());
+    } else proof = await readJson(proofFile, 'event proof');
   } catch (e) {
     return unusable(e);
+  }
+  if (tlog) {
+    // As `cookwala verify-event --json` prints a tlog-proof's verdict.
+    const { ok: valid, ...rest } = verifyTlogProof(tlog, policy, { keys, allowLegacy: o.allowLegacy });
+    return { valid, format: 'tlog-proof', ...rest };
   }
   const { ok: valid, ...rest } = verifyEventProof(proof, policy, { keys, allowLegacy: o.allowLegacy });
   return { valid, ...rest };
@@ -194,7 +205,14 @@ export type EvidenceKind = 'bundle' | 'event-proof' | 'fork-proof' | 'policy' | 
  * What a dropped file is, from its first bytes (a bundle's header line) or, for a file small
  * enough to be a trust document or a proof, its `kind`. Never trusted: each check reads again.
  */
+/** Whether a file starts with the c2sp.org/tlog-proof@v1 header line. */
+async function isTlogProof(f: NamedSource): Promise<boolean> {
+  const n = TLOG_PROOF_HEADER.length + 1;
+  return new TextDecoder().decode(new Uint8Array(await f.slice(0, Math.min(f.size, n)).arrayBuffer())) === `${TLOG_PROOF_HEADER}\n`;
+}
+
 export async function classify(f: NamedSource): Promise<EvidenceKind> {
+  if (await isTlogProof(f)) return 'event-proof';
   const head = new TextDecoder().decode(new Uint8Array(await f.slice(0, Math.min(f.size, 4096)).arrayBuffer()));
   if (/^\s*\{\s*"type"\s*:\s*"cookwala-audit-bundle"/.test(head)) return 'bundle';
   if (f.size > MAX_TRUST_FILE) return head.includes('\n') ? 'bundle' : 'unknown';

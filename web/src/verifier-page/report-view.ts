@@ -150,6 +150,23 @@ export function renderEventProof(o: EventProofOutput | Unusable, meta: string): 
       h('p', { class: 'error', id: 'error' }, String((o as Unusable).error)),
       h('p', { class: 'note' }, meta),
     );
+  if (o.valid && o.format === 'tlog-proof') {
+    const v = o.value as { log: string; seq: number; eventHash: string; signedBy?: string; signatureNotChecked?: string };
+    const c = (o.value as { checkpoint: { size: number; witnesses: string[] } }).checkpoint;
+    return h(
+      'div',
+      {},
+      verdictBox('PROVED', `${v.log} seq ${v.seq} (c2sp.org/tlog-proof@v1)`),
+      h(
+        'dl',
+        { class: 'facts' },
+        fact('eventHash', shortHash(v.eventHash)),
+        fact('signed by', v.signedBy ?? `NOT CHECKED: ${v.signatureNotChecked ?? ''}`),
+        fact('checkpoint', `size ${c.size}, witnesses ${c.witnesses.join(', ') || 'none (policy quorum 0)'}`),
+      ),
+      h('p', { class: 'note' }, meta),
+    );
+  }
   if (o.valid) {
     const v = o.value as {
       log: string;

@@ -1,0 +1,194 @@
+// ML-DSA-44 in the browser verifier page (docs/design.md §7a, §12b; docs/post-quantum.md): a real
+// sequencer (LevelDB in a temp dir, fastify on 127.0.0.1) that signs its checkpoints with Ed25519 and
+// its own ML-DSA-44 key, whose policy names ONE witness known only by its ML-DSA-44 key: a real
+// `cookwala witness` child made with `witness init --mldsa44`, reached over C2SP HTTP. So every
+// cosignature in the evidence is ML-DSA-44 (subtree/v1). In Debian's Chromium (playwright-core,
+// the flags of test/web-fixture.ts) the page opened from disk says VALID for the exported bundle and
+// PROVED for a c2sp.org/tlog-proof@v1 file, with the policy naming the log's ML-DSA-44 key too; with
+// one byte of a witness's ML-DSA-44 signature flipped it says INVALID / NOT PROVED and names the
+// checkpoint's seq, as `cookwala verify` / `verify-event` do. Screenshots go to the temp folder.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Page } from 'playwright-core';
+import { ensureWebBuilt, DIST } from '../web/build.ts';
+import { initDataDir } from '../sequencer/data-dir.ts';
+import { openSequencer, type Sequencer } from '../sequencer/app.ts';
+import { DATA_FILES } from '../sequencer/config.ts';
+import { startWitnessing, type WitnessHook } from '../witness/client/sequencer-side.ts';
+import { readWitnessPolicy } from '../verifier/documents/policy.ts';
+import type { Checkpoint } from '../verifier/documents/checkpoint.ts';
+import type { KeyRecord } from '../verifier/signing/keys.ts';
+import { formatTime } from '../verifier/encoding/wire.ts';
+import { createManualClock } from '../testkit/clock.ts';
+import { deviceKey, FIXTURE_VALID_FROM } from '../testkit/keys.ts';
+import { eventStream } from '../testkit/events.ts';
+import { logPath } from '../testkit/sequencer.ts';
+import { tempDirs } from '../testkit/tmp.ts';
+import { runCookwala, startWitnessProcess, stopChild, type Child } from '../testkit/witness-procs.ts';
+import { launchChromium, type TestBrowser } from './web-fixture.ts';
+
+const LOG = 'pq-web.example/missions/m-45';
+const tmp = tempDirs('cookwala-pq-web-');
+let dir: string;
+let seq: Sequencer;
+let hook: WitnessHook | undefined;
+let witness: (Child & { info: { http?: string; c2sp?: { name: string; vkey: string; mldsaVkey?: string } } }) | undefined;
+let tb: TestBrowser;
+let policyPath: string;
+let base: string;
+const clock = createManualClock(Math.floor(Date.now() / 1000) * 1000 - 3_600_000);
+const device = deviceKey(45);
+const stream = eventStream(device, { signedAt: () => formatTime(clock.now()) });
+let posted = 0;
+
+async function round(n: number): Promise<Checkpoint | undefined> {
+  const batch = Array.from({ length: n }, () => {
+    clock.advance(3);
+    return stream.next(`exec-${posted++ % 3}`);
+  });
+  const r = await seq.app.inject({
+    method: 'POST',
+    url: logPath(LOG, '/events'),
+    headers: { 'content-type': 'application/cloudevents-batch+json', 'idempotency-key': `pqw-${posted}` },
+    payload: JSON.stringify(batch),
+  });
+  expect(r.statusCode).toBe(200);
+  clock.advance(1000);
+  await seq.tick();
+  return seq.logs.get(LOG)!.checkpoints.latestPublished();
+}
+
+/** Flip one bit in the middle of a base64 (std or url) text's decoded bytes, keeping its alphabet. */
+function flipB64(s: string, url: boolean): string {
+  const b = Buffer.from(s, url ? 'base64url' : 'base64');
+  b[Math.floor(b.length / 2)] ^= 1;
+  return b.toString(url ? 'base64url' : 'base64');
+}
+
+beforeAll(async () => {
+  await ensureWebBuilt();
+  dir = await tmp.make();
+  const wdir = await tmp.make();
+  const made = await initDataDir({ dir, logs: [LOG], mode: 'full', now: () => clock.now(), mldsa44: 'new' });
+  const keyRecord = JSON.parse(await readFile(join(dir, DATA_FILES.keyRecord), 'utf8')) as KeyRecord;
+  const logMldsaVkey = made.mldsa!.vkey(LOG);
+  const init = await runCookwala(['witness', 'init', '--data', wdir, '--name', 'pq-w', '--http-port', '0', '--mldsa44']);
+  expect(init.code, init.err).toBe(0);
+  // The witness admits the log by its ML-DSA-44 vkey alone.
+  expect((await runCookwala(['witness', 'add-log', '--data', wdir, '--vkey', logMldsaVkey])).code).toBe(0);
+  witness = await startWitnessProcess(wdir);
+  const mldsaVkey = witness.info.c2sp!.mldsaVkey!;
+  const key = Buffer.from(mldsaVkey.slice(mldsaVkey.indexOf('+', mldsaVkey.indexOf('+') + 1) + 1), 'base64');
+  const w = {
+    kind: 'KeyRecord',
+    kid: 'w-pq',
+    alg: 'ML-DSA-44',
+    publicKey: key.subarray(1).toString('base64url'),
+    owner: 'pq-w',
+    role: 'witness',
+    validFrom: FIXTURE_VALID_FROM,
+    vkey: mldsaVkey,
+    url: witness.info.http,
+  } as unknown as KeyRecord;
+  const p = readWitnessPolicy({ kind: 'WitnessPolicy', log: LOG, sequencer: keyRecord, witnesses: [w], quorum: 1, logMldsaVkey });
+  if (!p.ok) throw new Error(`${p.code}: ${p.detail}`);
+  policyPath = join(dir, 'policy.json');
+  await writeFile(policyPath, JSON.stringify(p.value, null, 2) + '\n');
+  hook = await startWitnessing({ dataDir: dir, witnessPeers: [], policy: p.value, resubmitMs: 0 } as never);
+  seq = await openSequencer(dir, { clock, timers: false, publisherFor: hook!.publisherFor((origin) => seq?.logs.get(origin)?.store) });
+  await seq.app.listen({ host: '127.0.0.1', port: 0 });
+  base = `http://127.0.0.1:${(seq.app.server.address() as { port: number }).port}`;
+  const reg = await seq.app.inject({
+    method: 'POST',
+    url: logPath(LOG, '/keys'),
+    headers: { authorization: `Bearer ${(await readFile(join(dir, DATA_FILES.token), 'utf8')).trim()}` },
+    payload: device.record,
+  });
+  expect([200, 201]).toContain(reg.statusCode);
+  for (const n of [5, 20, 7]) {
+    const cp = await round(n);
+    // Only ML-DSA-44 from the witness; the log's own two signatures last.
+    expect(cp?.signature.map((s) => s.alg)).toEqual(['EdDSA', 'subtree/v1', 'note-ed25519', 'note-mldsa44']);
+  }
+  tb = await launchChromium();
+}, 300_000);
+
+afterAll(async () => {
+  await tb?.close();
+  await seq?.close();
+  await hook?.close();
+  if (witness) await stopChild(witness);
+  process.stdout.write(`pq-web-verifier screenshots in ${dir}\n`);
+});
+
+async function verifyInPage(evidence: string, shot: string): Promise<{ verdict: string; text: string; exitCode: number }> {
+  const page: Page = await tb.browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(pathToFileURL(join(DIST, 'verifier.html')).href);
+  await page.setInputFiles('#evidence-file', evidence);
+  await page.setInputFiles('#policy-file', policyPath);
+  await page.waitForFunction("!document.getElementById('verify').disabled");
+  await page.click('#verify');
+  await page.waitForSelector('#result[data-exit-code]', { state: 'attached', timeout: 120_000 });
+  const verdict = (await page.textContent('#verdict')) ?? '';
+  const text = (await page.textContent('#result')) ?? '';
+  const exitCode = Number(await page.getAttribute('#result', 'data-exit-code'));
+  await page.screenshot({ path: join(dir, shot), fullPage: true });
+  expect(errors).toEqual([]);
+  await page.close();
+  return { verdict, text, exitCode };
+}
+
+describe('the verifier page on ML-DSA-44-only cosignatures', () => {
+  it('a bundle: VALID; one byte of a witness ML-DSA-44 signature flipped: INVALID at that seq', { timeout: 300_000 }, async () => {
+    const bundle = await (await fetch(`${base}${logPath(LOG, '/bundle')}`)).text();
+    const file = join(dir, 'audit.ndjson');
+    await writeFile(file, bundle);
+    const cli = await runCookwala(['verify', file, '--policy', policyPath]);
+    expect(cli.code, cli.out + cli.err).toBe(0);
+    const good = await verifyInPage(file, 'pq-bundle-valid.png');
+    expect(good.verdict).toBe('VALID');
+    expect(good.exitCode).toBe(0);
+    const lines = bundle.split('\n');
+    const i = lines.findIndex((l) => l.includes('"kind":"Checkpoint"') && (JSON.parse(l) as Checkpoint).seq === 25);
+    const cp = JSON.parse(lines[i]) as Checkpoint;
+    cp.signature = cp.signature.map((s) => (s.alg === 'subtree/v1' ? { ...s, sig: flipB64(s.sig, true) } : s));
+    lines[i] = JSON.stringify(cp);
+    const badFile = join(dir, 'audit-flipped.ndjson');
+    await writeFile(badFile, lines.join('\n'));
+    const cliBad = await runCookwala(['verify', badFile, '--policy', policyPath]);
+    expect(cliBad.code).toBe(1);
+    const bad = await verifyInPage(badFile, 'pq-bundle-invalid.png');
+    expect(bad.verdict).toBe('INVALID');
+    expect(bad.exitCode).toBe(1);
+    expect(bad.text).toMatch(/\b25\b/);
+  });
+
+  it('a tlog-proof: PROVED; one byte of the witness ML-DSA-44 line flipped: NOT PROVED at that seq', { timeout: 300_000 }, async () => {
+    const out = join(dir, 'e9.tlog-proof');
+    const made = await runCookwala(['proof', '--url', base, '--log', LOG, '--seq', '9', '--out', out, '--format', 'tlog-proof']);
+    expect(made.code, made.err).toBe(0);
+    const text = await readFile(out, 'utf8');
+    const good = await verifyInPage(out, 'pq-proof-proved.png');
+    expect(good.verdict).toBe('PROVED');
+    expect(good.exitCode).toBe(0);
+    expect(good.text).toMatch(/pq-w/);
+    const edited = text
+      .split('\n')
+      .map((l) => (l.startsWith('\u2014 pq-w ') ? `\u2014 pq-w ${flipB64(l.slice('\u2014 pq-w '.length), false)}` : l))
+      .join('\n');
+    expect(edited).not.toBe(text);
+    const badFile = join(dir, 'e9-flipped.tlog-proof');
+    await writeFile(badFile, edited);
+    const cli = await runCookwala(['verify-event', badFile, '--policy', policyPath]);
+    expect(cli.code).toBe(1);
+    const bad = await verifyInPage(badFile, 'pq-proof-not-proved.png');
+    expect(bad.verdict).toBe('NOT PROVED');
+    expect(bad.exitCode).toBe(1);
+    expect(bad.text).toMatch(/seq 32\b/);
+    expect(bad.text).toMatch(/bad_signature/);
+  });
+});
