@@ -4,7 +4,7 @@
 // witness cosignature (JCS or cosignature/v1), the quorum. For any C2SP log, the signed note
 // (`<prefix>checkpoint`, c2sp.org/tlog-checkpoint) through verifyNote: the log's own note signature
 // by the policy's sequencer key (or by its ML-DSA-44 log key, `logMldsaVkey`) must verify, and cosignature/v1 lines of distinct policy
-// witnesses count toward the quorum; unknown lines are skipped, as the spec asks. The result says
+// witnesses (cosignature/v1 0x04, or ML-DSA-44 subtree/v1 0x06 for a witness known by that key) count toward the quorum; unknown lines are skipped, as the spec asks. The result says
 // which of the two failed (quorum_not_met apart from every other reason), and carries the newest
 // cosignature time, which the staleness check reads. Also the monitoring read of one witness
 // (`GET <url>/<hex sha256(origin)>/checkpoint`) as a note whose log signature verifies. Left out:
@@ -17,7 +17,7 @@ import { fail, ok, type Result } from '../verifier/index.ts';
 import { parseJson } from '../verifier/documents/index.ts';
 import { verifyCheckpoint, type Checkpoint } from '../verifier/documents/index.ts';
 import { policyLogKeys, witnessCosignatureKey } from '../verifier/documents/index.ts';
-import { formatVerifierKey, verifyNote, parseCheckpointBody, SIG_COSIGNATURE_V1, type VerifiedNote } from '../verifier/c2sp/note/index.ts';
+import { formatVerifierKey, verifyNote, parseCheckpointBody, isCosignatureType, type VerifiedNote } from '../verifier/c2sp/note/index.ts';
 import { formatHash, timeMs } from '../verifier/encoding/index.ts';
 import type { WitnessPolicy } from '../verifier/documents/index.ts';
 import { FetchFailed, text, type HttpGet } from './http-get.ts';
@@ -82,12 +82,12 @@ export async function readCookwalaCheckpoint(get: HttpGet, base: string, policy:
   });
 }
 
-/** The cosignature/v1 verifier keys of the policy's witnesses, by `<name>+<key ID>` to the witness kid. */
+/** The note verifier keys (cosignature/v1 or ML-DSA-44) of the policy's witnesses, by `<name>+<key ID>` to the witness kid. */
 function witnessKeys(policy: WitnessPolicy): Result<Map<string, { vkey: string; kid: string }>> {
   const out = new Map<string, { vkey: string; kid: string }>();
   for (const w of policy.witnesses) {
     const k = witnessCosignatureKey(w);
-    if (!k.ok || !k.value) continue; // a witness without an Ed25519 cosignature/v1 key is not counted from notes
+    if (!k.ok || !k.value) continue; // a witness without a C2SP vkey (0x04 or 0x06) is not counted from notes
     out.set(`${k.value.name}+${k.value.keyId}`, { vkey: formatVerifierKey(k.value.name, k.value.type, k.value.publicKey), kid: w.kid });
   }
   return ok(out);
@@ -95,7 +95,7 @@ function witnessKeys(policy: WitnessPolicy): Result<Map<string, { vkey: string; 
 
 /**
  * Verify a checkpoint note against the policy: the log's signature required, then the quorum of
- * cosignature/v1 lines by distinct policy witnesses. `needQuorum` false for a witness's own read.
+ * cosignature lines (0x04 or 0x06) by distinct policy witnesses. `needQuorum` false for a witness's own read.
  */
 export function verifyPolicyNote(note: string, policy: WitnessPolicy, needQuorum = true): Result<ServedView> {
   // The log's keys (Ed25519 and, when the policy names it, ML-DSA-44): either one signing is the log's.
@@ -124,7 +124,7 @@ function countWitnesses(v: VerifiedNote, keys: Map<string, { kid: string }>): { 
   const witnesses: string[] = [];
   let newest = NaN;
   for (const s of v.verified) {
-    if (s.type !== SIG_COSIGNATURE_V1) continue;
+    if (!isCosignatureType(s.type)) continue;
     const w = keys.get(`${s.name}+${s.keyId}`);
     if (!w || witnesses.includes(w.kid)) continue;
     witnesses.push(w.kid);
