@@ -10,113 +10,34 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { initDataDir } from '../sequencer/data-dir.ts';
-import { openSequencer, type Sequencer } from '../sequencer/app.ts';
-import { DATA_FILES } from '../sequencer/config.ts';
-import { startWitnessing, type WitnessHook } from '../witness/client/sequencer-side.ts';
-import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/policy.ts';
-import { logVkeyOf } from '../verifier/documents/checkpoint-c2sp.ts';
 import type { Checkpoint } from '../verifier/documents/checkpoint.ts';
-import type { KeyRecord } from '../verifier/signing/keys.ts';
-import { formatTime } from '../verifier/encoding/wire.ts';
-import { createManualClock } from '../testkit/clock.ts';
-import { deviceKey, FIXTURE_VALID_FROM } from '../testkit/keys.ts';
-import { eventStream } from '../testkit/events.ts';
 import { logPath } from '../testkit/sequencer.ts';
 import { tempDirs } from '../testkit/tmp.ts';
-import { runCookwala, startWitnessProcess, stopChild, type Child } from '../testkit/witness-procs.ts';
+import { runCookwala } from '../testkit/witness-procs.ts';
+import { flipB64, startPqLog, type PqLog } from '../testkit/pq-log.ts';
 
 const LOG = 'pq.example/missions/m-44';
 const tmp = tempDirs('cookwala-pq-');
+let pq: PqLog | undefined;
 let dir: string;
-let seq: Sequencer;
-let hook: WitnessHook | undefined;
-let witness: (Child & { info: { http?: string; c2sp?: { name: string; vkey: string; mldsaVkey?: string } } }) | undefined;
-let policy: WitnessPolicy;
 let base: string;
-const clock = createManualClock(Math.floor(Date.now() / 1000) * 1000 - 3_600_000);
-const device = deviceKey(44);
-const stream = eventStream(device, { signedAt: () => formatTime(clock.now()) });
-let posted = 0;
-
-async function round(n: number): Promise<Checkpoint | undefined> {
-  const batch = Array.from({ length: n }, () => {
-    clock.advance(3);
-    return stream.next(`exec-${posted++ % 3}`);
-  });
-  const r = await seq.app.inject({
-    method: 'POST',
-    url: logPath(LOG, '/events'),
-    headers: { 'content-type': 'application/cloudevents-batch+json', 'idempotency-key': `pq-${posted}` },
-    payload: JSON.stringify(batch),
-  });
-  expect(r.statusCode).toBe(200);
-  clock.advance(1000);
-  await seq.tick();
-  return seq.logs.get(LOG)!.checkpoints.latestPublished();
-}
-
-/** Flip one bit in the middle of a base64 (std or url) text's decoded bytes, keeping its alphabet. */
-function flipB64(s: string, url: boolean): string {
-  const b = Buffer.from(s, url ? 'base64url' : 'base64');
-  b[Math.floor(b.length / 2)] ^= 1;
-  return b.toString(url ? 'base64url' : 'base64');
-}
 
 beforeAll(async () => {
-  dir = await tmp.make();
-  const wdir = await tmp.make();
-  await initDataDir({ dir, logs: [LOG], mode: 'full', now: () => clock.now() });
-  const keyRecord = JSON.parse(await readFile(join(dir, DATA_FILES.keyRecord), 'utf8')) as KeyRecord;
-  const v = logVkeyOf(LOG, keyRecord);
-  if (!v.ok) throw new Error(v.detail);
-  const init = await runCookwala(['witness', 'init', '--data', wdir, '--name', 'pq-w', '--http-port', '0', '--mldsa44']);
-  expect(init.code, init.err).toBe(0);
-  expect((await runCookwala(['witness', 'add-log', '--data', wdir, '--vkey', v.value])).code).toBe(0);
-  witness = await startWitnessProcess(wdir);
-  const mldsaVkey = witness.info.c2sp!.mldsaVkey!;
-  const key = Buffer.from(mldsaVkey.split('+').slice(2).join('+'), 'base64');
-  const w = {
-    kind: 'KeyRecord',
-    kid: 'w-pq',
-    alg: 'ML-DSA-44',
-    publicKey: key.subarray(1).toString('base64url'),
-    owner: 'pq-w',
-    role: 'witness',
-    validFrom: FIXTURE_VALID_FROM,
-    vkey: mldsaVkey,
-    url: witness.info.http,
-  } as unknown as KeyRecord;
-  const p = readWitnessPolicy({ kind: 'WitnessPolicy', log: LOG, sequencer: keyRecord, witnesses: [w], quorum: 1 });
-  if (!p.ok) throw new Error(`${p.code}: ${p.detail}`);
-  policy = p.value;
-  await writeFile(join(dir, 'policy.json'), JSON.stringify(policy, null, 2) + '\n');
-  hook = await startWitnessing({ dataDir: dir, witnessPeers: [], policy, resubmitMs: 0 } as never);
-  seq = await openSequencer(dir, { clock, timers: false, publisherFor: hook!.publisherFor((origin) => seq?.logs.get(origin)?.store) });
-  await seq.app.listen({ host: '127.0.0.1', port: 0 });
-  base = `http://127.0.0.1:${(seq.app.server.address() as { port: number }).port}`;
-  const reg = await seq.app.inject({
-    method: 'POST',
-    url: logPath(LOG, '/keys'),
-    headers: { authorization: `Bearer ${(await readFile(join(dir, DATA_FILES.token), 'utf8')).trim()}` },
-    payload: device.record,
-  });
-  expect([200, 201]).toContain(reg.statusCode);
+  pq = await startPqLog({ log: LOG, dir: await tmp.make(), witnessDir: await tmp.make(), device: 44 });
+  ({ dir, base } = pq);
 }, 120_000);
 
 afterAll(async () => {
-  await seq?.close();
-  await hook?.close();
-  if (witness) await stopChild(witness);
+  await pq?.close();
   await tmp.cleanup();
 });
 
 describe('a witness known only by its ML-DSA-44 key', () => {
   it('cosigns our checkpoints with subtree/v1, and the quorum counts it', async () => {
     for (const n of [5, 20, 7]) {
-      const cp = await round(n);
+      const cp = await pq!.round(n);
       expect(cp?.signature.filter((s) => s.alg === 'subtree/v1').map((s) => s.kid)).toEqual([
-        `pq-w+${witness!.info.c2sp!.mldsaVkey!.split('+')[1]}`,
+        `pq-w+${pq!.witness.info.c2sp!.mldsaVkey!.split('+')[1]}`,
       ]);
       expect(cp?.signature.some((s) => s.alg === 'cosignature/v1')).toBe(false);
     }
