@@ -25,7 +25,7 @@
 // mode reached (bench/ingest-latency.ts).
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { request, Agent } from 'node:http';
+import { benchHttpClient } from './http-client.ts';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -103,25 +103,11 @@ interface Client {
 }
 
 function httpClient(port: number, sockets: number): Client {
-  const agent = new Agent({ keepAlive: true, maxSockets: sockets });
-  const call = (method: string, path: string, body?: Buffer, headers: Record<string, string> = {}) =>
-    new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request(
-        { host: '127.0.0.1', port, method, path, agent, headers: body ? { ...headers, 'content-length': String(body.length) } : headers },
-        (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (c) => (text += c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
+  const { call, close } = benchHttpClient(port, sockets);
   return {
     post: (path, body, headers) => call('POST', path, body, headers),
     get: async (path) => (await call('GET', path)).body,
-    close: () => agent.destroy(),
+    close,
   };
 }
 

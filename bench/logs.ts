@@ -12,7 +12,7 @@
 // Leaves out: witnessing (quorum 0). Every acknowledgement is checked (200 with every result 201).
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { request, Agent } from 'node:http';
+import { benchHttpClient, type BenchHttp } from './http-client.ts';
 import { copyFile, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -100,26 +100,9 @@ function sampleFds(pid: number): { stop(): Promise<number> } {
   };
 }
 
-function httpClient(port: number) {
-  const agent = new Agent({ keepAlive: true, maxSockets: SOCKETS });
-  const call = (method: string, path: string, body?: Buffer, headers: Record<string, string> = {}) =>
-    new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request(
-        { host: '127.0.0.1', port, method, path, agent, headers: body ? { ...headers, 'content-length': String(body.length) } : headers },
-        (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (c) => (text += c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
-  return { call, close: () => agent.destroy() };
-}
+const httpClient = (port: number): BenchHttp => benchHttpClient(port, SOCKETS);
 
-type Http = ReturnType<typeof httpClient>;
+type Http = BenchHttp;
 let keyN = 0;
 
 /** POST every (log, body) with SOCKETS in flight; every event must be acknowledged 201. */

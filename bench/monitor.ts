@@ -20,7 +20,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { request, Agent } from 'node:http';
+import { benchHttpClient, type BenchHttp } from './http-client.ts';
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -90,25 +90,8 @@ function startChild(args: string[], onLine?: (r: Record<string, unknown>) => voi
   });
 }
 
-function httpClient(port: number) {
-  const agent = new Agent({ keepAlive: true, maxSockets: SOCKETS });
-  const call = (method: string, path: string, body?: Buffer, headers: Record<string, string> = {}) =>
-    new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request(
-        { host: '127.0.0.1', port, method, path, agent, headers: body ? { ...headers, 'content-length': String(body.length) } : headers },
-        (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (c) => (text += c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
-  return { call, close: () => agent.destroy() };
-}
-type Http = ReturnType<typeof httpClient>;
+const httpClient = (port: number): BenchHttp => benchHttpClient(port, SOCKETS);
+type Http = BenchHttp;
 
 const logPath = (rest = '') => `/v1/logs/${encodeURIComponent(LOG)}${rest}`;
 

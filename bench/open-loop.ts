@@ -10,26 +10,15 @@
 // latency runs from the scheduled time to the answer.
 
 import { pct, round } from './ingest-floor.ts';
+import { prng } from '../executor/index.ts';
 
 export type Arrivals = 'uniform' | 'poisson';
-
-/** A deterministic generator in [0, 1) (mulberry32), so that a schedule is the same for a seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** `count` arrival times in ms from the start, at `ratePerSec` on average, non-decreasing. */
 export function arrivalSchedule(count: number, ratePerSec: number, arrivals: Arrivals = 'poisson', seed = 1): number[] {
   if (!(ratePerSec > 0) || !Number.isFinite(ratePerSec)) throw new RangeError(`rate ${ratePerSec} must be a positive number`);
   const mean = 1000 / ratePerSec;
-  const rnd = seededRandom(seed);
+  const rnd = prng(seed);
   const at: number[] = new Array(count);
   let t = 0;
   for (let i = 0; i < count; i++) {
