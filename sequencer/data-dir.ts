@@ -24,7 +24,7 @@ import { sha256 } from '../verifier/crypto/index.ts';
 import { buildLogDescriptor, type LogMldsaSigner } from '../verifier/documents/index.ts';
 import { ensureMldsaKey, readMldsaKey } from './mldsa-key.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../verifier/documents/index.ts';
-import { readDocument } from '../verifier/documents/index.ts';
+import { parseJson, readDocument } from '../verifier/documents/index.ts';
 import { readJsonIfExists, readTextIfExists, writeFileDurable, writeFileOnce } from '../platform/index.ts';
 
 export { writeFileDurable };
@@ -265,9 +265,11 @@ export async function initDataDir(
   const policyText = await readTextIfExists(policyPath);
   if (policyText !== undefined && mldsa.created && mldsa.signer) {
     // The sequencer's own policy names the new ML-DSA-44 log key too (docs/post-quantum.md).
-    const raw = JSON.parse(policyText) as WitnessPolicy;
-    const next = { ...raw, logMldsaVkey: mldsa.signer.vkey(raw.log) };
-    if (raw.logMldsaVkey === undefined && readWitnessPolicy(next).ok)
+    const json = parseJson(policyText);
+    const parsed = json.ok ? readWitnessPolicy(json.value) : json;
+    const raw = parsed.ok ? parsed.value : undefined;
+    const next = raw && { ...raw, logMldsaVkey: mldsa.signer.vkey(raw.log) };
+    if (raw && next && raw.logMldsaVkey === undefined && readWitnessPolicy(next).ok)
       await writeFileDurable(policyPath, JSON.stringify(next, null, 2) + '\n');
   }
   if (policyText === undefined && config.logs.length > 0) {

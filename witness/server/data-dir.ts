@@ -21,7 +21,7 @@ import { ProtocolError, type Result } from '../../verifier/index.ts';
 import { createSigner, generateSecretKey, keyRecordOf, signDocument, type SecretKey, type Signer } from '../../verifier/signing/index.ts';
 import { formatTime, toBase64url } from '../../verifier/encoding/index.ts';
 import { sha256 } from '../../verifier/crypto/index.ts';
-import { readDocument } from '../../verifier/documents/index.ts';
+import { parseJson, readDocument } from '../../verifier/documents/index.ts';
 import { readJsonIfExists as readJsonFile, writeFileDurable, writeFileOnce } from '../../platform/index.ts';
 
 export { readJsonFile, writeFileDurable };
@@ -209,7 +209,8 @@ export async function saveWitnessConfig(dir: string, config: WitnessConfig): Pro
 /** What /witness.v0.json and /about name as the software: this package's name and version. */
 export async function readPackageSoftware(): Promise<{ name: string; version: string }> {
   try {
-    const p = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { name?: unknown; version?: unknown };
+    const r = parseJson(await readFile(new URL('../../package.json', import.meta.url), 'utf8'));
+    const p = (r.ok && r.value && typeof r.value === 'object' ? r.value : {}) as { name?: unknown; version?: unknown };
     return { name: String(p.name ?? 'cookwala-log'), version: String(p.version ?? 'unknown') };
   } catch {
     return { name: 'cookwala-log', version: 'unknown' };
