@@ -7,6 +7,7 @@
 // leader lets the standby take over from the durable head. A deleted payload whose VACUUM FULL a
 // crash prevented is still in the relation files, and the next load wipes it.
 import { afterEach, describe, expect, it } from 'vitest';
+import pg from 'pg';
 import type { LogStore } from '../types.ts';
 import { P } from '../keys.ts';
 import {
@@ -117,11 +118,20 @@ describe('PostgreSQL lease and fencing', () => {
       data: { seq: 1, eventHash: t.entry.eventHash, reason: 'r' },
     });
     const item = itemFor(TEST_LOG, s.head(), er, sequencerSigner());
+    // A snapshot taken before the DELETE and held until the reopen: no page pruning or autovacuum may
+    // drop the deleted row's bytes while it is open, so the check below is about what a DELETE
+    // leaves, never about when PostgreSQL happens to prune.
+    const holder = new pg.Client({ connectionString: d.url });
+    await holder.connect();
+    await holder.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+    await holder.query('SELECT 1');
     await expect(s.erasePayload(1, { seq: 1, eventHash: t.entry.eventHash, reason: 'r', erasedAt: T0 }, item)).rejects.toThrow(
       /crash after/,
     );
     expect(await count(d.url, P.wipe)).toBe(1);
     expect(await databaseFilesContain(d.name, Buffer.from(mark))).toBe(true); // a DELETE alone leaves the bytes
+    await holder.query('COMMIT');
+    await holder.end();
     await s.close();
     const again = await openStore({ url: d.url, log: TEST_LOG, waitForLeader: true });
     expect(await again.getPayload(1)).toMatchObject({ erased: { seq: 1, erasureSeq: 2 } });
