@@ -14,6 +14,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Two test files at a time: most cross-process tests spend their time waiting on the children
+    // they start, so on 2 cores two files overlap well (vitest's default there is one). Every test
+    // waits on events, never on timing, so it holds under the load of its neighbour.
+    maxWorkers: 2,
     reporters: ['default', './test/summary-reporter.ts'],
   },
 });
