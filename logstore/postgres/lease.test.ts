@@ -7,7 +7,6 @@
 // leader lets the standby take over from the durable head. A deleted payload whose VACUUM FULL a
 // crash prevented is still in the relation files, and the next load wipes it.
 import { afterEach, describe, expect, it } from 'vitest';
-import pg from 'pg';
 import type { LogStore } from '../types.ts';
 import { P } from '../keys.ts';
 import {
@@ -22,6 +21,7 @@ import {
   sequencerSigner,
 } from '../../testkit/logstore.ts';
 import { createTestDatabase, databaseFilesContain, withDatabase, type TestDatabase } from '../../testkit/postgres.ts';
+import { waitFor } from '../../testkit/wait.ts';
 import { openPostgresLogStore, type PostgresLogStore, type PostgresStoreOptions } from './store.ts';
 import { ProtocolError } from '../../verifier/errors.ts';
 
@@ -91,10 +91,14 @@ describe('PostgreSQL lease and fencing', () => {
   it('an erasure whose VACUUM FULL a crash prevented: the deleted bytes are still in the files, and the next load wipes them', async () => {
     const d = await db();
     let crash = true;
+    // The crash gives up the lease, and the store's next lease round would win it back and reload,
+    // wiping at once: a long lease puts that round (leaseMs/4) well after the checks below, which
+    // look at the files between the crash and the next load.
     const s = await openStore({
       url: d.url,
       log: TEST_LOG,
       waitForLeader: true,
+      leaseMs: 120_000,
       faults: {
         afterWrite(kind) {
           if (kind === 'erase' && crash) {
@@ -118,21 +122,29 @@ describe('PostgreSQL lease and fencing', () => {
       data: { seq: 1, eventHash: t.entry.eventHash, reason: 'r' },
     });
     const item = itemFor(TEST_LOG, s.head(), er, sequencerSigner());
-    // A snapshot taken before the DELETE and held until the reopen: no page pruning or autovacuum may
-    // drop the deleted row's bytes while it is open, so the check below is about what a DELETE
-    // leaves, never about when PostgreSQL happens to prune.
-    const holder = new pg.Client({ connectionString: d.url });
-    await holder.connect();
-    await holder.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
-    await holder.query('SELECT 1');
     await expect(s.erasePayload(1, { seq: 1, eventHash: t.entry.eventHash, reason: 'r', erasedAt: T0 }, item)).rejects.toThrow(
       /crash after/,
     );
     expect(await count(d.url, P.wipe)).toBe(1);
     expect(await databaseFilesContain(d.name, Buffer.from(mark))).toBe(true); // a DELETE alone leaves the bytes
-    await holder.query('COMMIT');
-    await holder.end();
     await s.close();
+    // VACUUM FULL keeps a dead row that any open snapshot of the cluster may still see (PostgreSQL's
+    // xmin horizon, which other databases' backends can hold back while they start): the reopen's
+    // wipe is judged once no backend's snapshot is older than the erasure.
+    const erasedBefore = await withDatabase(d.url, async (c) =>
+      Number((await c.query<{ x: string }>('SELECT txid_current() AS x')).rows[0].x),
+    );
+    await waitFor(
+      () =>
+        withDatabase(d.url, async (c) => {
+          const q = await c.query<{ n: string }>(
+            'SELECT count(*) AS n FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND backend_xmin IS NOT NULL AND backend_xmin::text::bigint < $1',
+            [erasedBefore],
+          );
+          return Number(q.rows[0].n) === 0;
+        }),
+      { what: 'no snapshot older than the erasure', timeoutMs: 30_000, intervalMs: 100 },
+    );
     const again = await openStore({ url: d.url, log: TEST_LOG, waitForLeader: true });
     expect(await again.getPayload(1)).toMatchObject({ erased: { seq: 1, erasureSeq: 2 } });
     expect(await count(d.url, P.wipe)).toBe(0);
