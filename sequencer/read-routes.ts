@@ -15,6 +15,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { fail, ProtocolError, type Result } from '../verifier/index.ts';
+import { buildPayloadLine, encodeLine } from '../verifier/bundle/index.ts';
 import { hostedLog, intParam, LOG_PARAMS, optionalIntParam, type SequencerContext } from './context.ts';
 import { publishedCheckpoint, sendCheckpointNote, wantsNote } from './tlog-routes.ts';
 import { isFilteredQuery, MATCH_PARAMS, queryEntries, readEntriesQuery } from './entries-query.ts';
@@ -158,7 +159,7 @@ export function registerReadRoutes(app: FastifyInstance, ctx: SequencerContext):
         for await (const e of h.store.entries(from, last)) {
           let out = JSON.stringify(e) + '\n';
           while (!p.done && p.value.seq < e.seq) p = await payloads.next();
-          if (!p.done && p.value.seq === e.seq) out += JSON.stringify({ kind: 'Payload', seq: e.seq, event: p.value.event }) + '\n';
+          if (!p.done && p.value.seq === e.seq) out += encodeLine(buildPayloadLine(e.seq, p.value.event));
           yield out;
         }
         await payloads.return?.();
@@ -200,8 +201,7 @@ export function registerReadRoutes(app: FastifyInstance, ctx: SequencerContext):
     { schema: { params: LOG_PARAMS, querystring: query('from', 'to'), ...DOCS.consistency } },
     async (request) => {
       const h = hostedLog(ctx, request.params);
-      const q = request.query as { from?: string; to?: string; payloads?: string };
-      if (q.payloads !== undefined && q.payloads !== '1') throw new ProtocolError('bad_request', 'payloads is 1 or absent');
+      const q = request.query as { from?: string; to?: string };
       const head = h.store.head().seq;
       const from = need(intParam('from', q.from, 0));
       const to = need(optionalIntParam('to', q.to, head, 0));
