@@ -9,7 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../testkit/net.ts';
 import { tempDirs } from '../testkit/tmp.ts';
@@ -49,8 +49,11 @@ function processTable(): Map<number, { ppid: number; state: string }> {
   return t;
 }
 
-/** The node process running bin/cookwala.js below `root`, or undefined. */
-function cookwalaBelow(root: number): number | undefined {
+/**
+ * The node process below `root` whose argv names `dir` as a word (`node …/cookwala witness --data DIR`;
+ * the shell between has it inside its one `-c` string), or undefined.
+ */
+function cookwalaBelow(root: number, dir: string): number | undefined {
   const t = processTable();
   const below = (pid: number) => {
     for (let p = t.get(pid)?.ppid; p !== undefined && p > 1; p = t.get(p)?.ppid) if (p === root) return true;
@@ -58,14 +61,13 @@ function cookwalaBelow(root: number): number | undefined {
   };
   for (const pid of t.keys()) {
     if (!below(pid)) continue;
-    const argv = (() => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      } catch {
-        return [];
-      }
-    })();
-    if (argv.some((a) => a.endsWith('bin/cookwala.js'))) return pid;
+    let argv: string[] = [];
+    try {
+      argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue; // gone
+    }
+    if (basename(argv[0]).startsWith('node') && argv.includes(dir)) return pid;
   }
   return undefined;
 }
@@ -89,7 +91,7 @@ interface Started {
 }
 
 /** Run `script` in bash (its own process group) from the project root, as a user in the clone does. */
-async function startScript(script: string, logFile: string): Promise<Started> {
+async function startScript(script: string, dir: string, logFile: string): Promise<Started> {
   const shell = spawn('bash', ['-c', script], {
     cwd: PROJECT_ROOT,
     detached: true,
@@ -102,7 +104,7 @@ async function startScript(script: string, logFile: string): Promise<Started> {
   shell.stdout!.on('data', (b: Buffer) => (out += b.toString()));
   shell.stderr!.on('data', (b: Buffer) => (out += b.toString()));
   const npx = await waitFor(() => Number(/^npx (\d+)$/m.exec(out)?.[1]) || undefined, { what: 'the npx pid', detail: () => out });
-  const node = await waitFor(() => cookwalaBelow(npx), { what: 'node under npx', timeoutMs: 60_000, detail: () => out });
+  const node = await waitFor(() => cookwalaBelow(npx, dir), { what: 'node under npx', timeoutMs: 60_000, detail: () => out });
   await waitFor(
     async () => {
       const text = await readFile(logFile, 'utf8').catch(() => '');
@@ -139,7 +141,7 @@ describe.skipIf(!existsSync('/proc/self/stat'))('a service started with `npx coo
   it('SIGTERM to the npx process: node is gone, stopped cleanly, and the next start succeeds', { timeout: 240_000 }, async () => {
     const dir = await witnessDir();
     const log = `${dir}.log`;
-    const s = await startScript(`npx cookwala witness --data ${dir} > ${log} &\necho "npx $!"\nwait`, log);
+    const s = await startScript(`npx cookwala witness --data ${dir} > ${log} &\necho "npx $!"\nwait`, dir, log);
     process.kill(s.npx, 'SIGTERM');
     await expectStoppedAndReusable(s, dir);
   });
@@ -147,7 +149,7 @@ describe.skipIf(!existsSync('/proc/self/stat'))('a service started with `npx coo
   it('`kill %1` in the script: node is gone, stopped cleanly, and the next start succeeds', { timeout: 240_000 }, async () => {
     const dir = await witnessDir();
     const log = `${dir}.log`;
-    const s = await startScript(`npx cookwala witness --data ${dir} > ${log} &\necho "npx $!"\nread go\nkill %1\nwait`, log);
+    const s = await startScript(`npx cookwala witness --data ${dir} > ${log} &\necho "npx $!"\nread go\nkill %1\nwait`, dir, log);
     s.shell.stdin!.write('go\n');
     await expectStoppedAndReusable(s, dir);
   });
