@@ -49,6 +49,14 @@ function processTable(): Map<number, { ppid: number; state: string }> {
   return t;
 }
 
+function argvOf(pid: number): string[] | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    return undefined; // gone
+  }
+}
+
 /**
  * The node process below `root` whose argv names `dir` as a word (`node …/cookwala witness --data DIR`;
  * the shell between has it inside its one `-c` string), or undefined.
@@ -61,13 +69,8 @@ function cookwalaBelow(root: number, dir: string): number | undefined {
   };
   for (const pid of t.keys()) {
     if (!below(pid)) continue;
-    let argv: string[] = [];
-    try {
-      argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    } catch {
-      continue; // gone
-    }
-    if (basename(argv[0]).startsWith('node') && argv.includes(dir)) return pid;
+    const argv = argvOf(pid);
+    if (argv && basename(argv[0]).startsWith('node') && argv.includes(dir)) return pid;
   }
   return undefined;
 }
