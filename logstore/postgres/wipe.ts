@@ -22,7 +22,7 @@
 // a mark is deleted only after a rewrite that began when no snapshot could see its dead row and that
 // kept no dead row.
 
-import type pg from 'pg';
+import type { ClientBase, Pool } from 'pg';
 import { familyRange, P, seqOfKey } from '../keys.ts';
 import type { PgKv } from './pg-kv.ts';
 
@@ -75,7 +75,7 @@ export function xid32(full: bigint): string {
  * a mark that did not record it: then anything older than the newest committed transaction
  * counts). Empty when nothing does. Runs on `c`, whose own backend is left out.
  */
-export async function horizonHolders(c: pg.ClientBase, xid: bigint | undefined): Promise<string[]> {
+export async function horizonHolders(c: ClientBase, xid: bigint | undefined): Promise<string[]> {
   const next = BigInt((await c.query<{ n: string }>('SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS n')).rows[0].n);
   let t = xid ?? next - 1n;
   if (t < next - AGE_WINDOW) t = next - AGE_WINDOW;
@@ -101,7 +101,7 @@ export async function horizonHolders(c: pg.ClientBase, xid: bigint | undefined):
  * Why the dead rows of erasures up to `xid` cannot be wiped now (undefined: the rewrite ran and
  * kept none). The horizon is judged first; the rewrite runs only when it has passed.
  */
-export async function wipeBlocker(pool: pg.Pool, table: string, xid: bigint | undefined): Promise<string | undefined> {
+export async function wipeBlocker(pool: Pool, table: string, xid: bigint | undefined): Promise<string | undefined> {
   const c = await pool.connect();
   let broken: Error | undefined;
   const kept: number[] = [];
