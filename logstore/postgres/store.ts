@@ -15,11 +15,10 @@
 // so the bytes leave the relation files, and the marks are cleared. A snapshot older than the
 // erasure (a pg_dump, a long REPEATABLE READ transaction, a replication slot) makes VACUUM FULL
 // keep the dead row: wipe.ts tells, the marks stay, `erasure_wipe_deferred` is reported and the
-// wipe is retried on a bounded back-off timer of its own (and at every load) until it went
-// through (`erasure_wiped`). Leaves out: the
-// bytes PostgreSQL keeps outside the relation files (WAL segments until they are recycled, WAL
-// archives and base backups: the operator's retention bounds those) and signature checks (as the
-// LevelDB store). Invariants: every write is one transaction fenced by the epoch; the in-memory
+// wipe is retried on a bounded back-off timer of its own (and at every load) until it went through
+// (`erasure_wiped`). Leaves out: the bytes PostgreSQL keeps outside the relation files (WAL
+// segments until they are recycled, WAL archives and base backups: the operator's retention bounds
+// those) and signature checks (as the LevelDB store). Invariants: every write is one transaction fenced by the epoch; the in-memory
 // head moves only after a commit; after a failure whose outcome is unknown the store gives up the
 // lease and reloads from the database when it wins it again; a wipe mark goes only with its bytes.
 
