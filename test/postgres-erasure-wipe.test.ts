@@ -93,4 +93,4 @@ it('an erasure during a long snapshot is answered at once, logged erasure_wipe_d
   expect(await unwiped()).toBe(0);
   expect(await databaseFilesContain(db.name, Buffer.from(secret))).toBe(false);
   expect(lines().filter((r) => r.level === 'error' || r.level === 'fatal')).toEqual([]);
-});
+}, 120_000); // two sequencer starts, and a retry up to twice the time the snapshot was held

@@ -208,9 +208,7 @@ class PgStore extends LeasedStore implements PostgresLogStore {
       seqs = marks.map((m) => m.seq);
       if (marks.length === 0) return this.wiped([], trigger);
       // The newest erasing transaction bounds them all; a mark without one counts as erased now.
-      const xid = marks.some((m) => m.xid === undefined)
-        ? undefined
-        : marks.reduce((a, m) => (m.xid! > a ? m.xid! : a), 0n);
+      const xid = marks.some((m) => m.xid === undefined) ? undefined : marks.reduce((a, m) => (m.xid! > a ? m.xid! : a), 0n);
       const why = await wipeBlocker(this.pool, this.db.payloads, xid);
       if (why !== undefined) return this.deferWipe(seqs, why);
       await this.write(
@@ -235,7 +233,10 @@ class PgStore extends LeasedStore implements PostgresLogStore {
         event: 'erasure_wiped',
         log: this.origin,
         seqs,
-        reason: trigger === 'load' ? 'wiped at load: no snapshot older than the erasure is open' : 'no snapshot older than the erasure is open any more',
+        reason:
+          trigger === 'load'
+            ? 'wiped at load: no snapshot older than the erasure is open'
+            : 'no snapshot older than the erasure is open any more',
         pending: 0,
       });
   }

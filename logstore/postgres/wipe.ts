@@ -112,7 +112,8 @@ export async function wipeBlocker(pool: Pool, table: string, xid: bigint | undef
   c.on('notice', onNotice);
   try {
     const holders = await horizonHolders(c, xid);
-    if (holders.length > 0) return `a snapshot older than the erasure is open: ${holders.slice(0, 5).join(', ')}${holders.length > 5 ? ', …' : ''}`;
+    if (holders.length > 0)
+      return `a snapshot older than the erasure is open: ${holders.slice(0, 5).join(', ')}${holders.length > 5 ? ', …' : ''}`;
     await c.query(`SET lock_timeout = ${WIPE_LOCK_TIMEOUT_MS}`);
     try {
       await c.query(`VACUUM (FULL, VERBOSE) ${table}`);
