@@ -26,7 +26,7 @@ import { readDocument, parseJson } from '../verifier/documents/index.ts';
 import { verifyLogDescriptor, type LogDescriptor } from '../verifier/documents/index.ts';
 import type { KeyRecord } from '../verifier/signing/index.ts';
 import type { WitnessPolicy } from '../verifier/documents/index.ts';
-import { fail, ok, type Result } from '../verifier/index.ts';
+import { fail, MAX_JSON_DEPTH, ok, type Result } from '../verifier/index.ts';
 import { toHex } from '../verifier/encoding/index.ts';
 import { text, type HttpGet } from './http-get.ts';
 import type { IdWindow } from './id-window.ts';
@@ -35,6 +35,8 @@ export const PAGE = 10_000;
 const PAYLOAD_CONCURRENCY = 16;
 
 type EntryChecker = ReturnType<typeof createEntryChecker>;
+/** A payload line wraps one event: one level deeper than a document, as `cookwala verify` reads bundle lines. */
+const LINE_LIMITS = { maxDepth: MAX_JSON_DEPTH + 1 };
 
 export interface LogSource {
   base: string;
@@ -92,7 +94,7 @@ async function readPage(
   let inline = false;
   for (const line of text(r.body).split('\n')) {
     if (line === '') continue;
-    const j = parseJson(line);
+    const j = parseJson(line, LINE_LIMITS);
     if (!j.ok) return fail(j.code, `entries ${from}-${to}: ${j.detail}`);
     const v = j.value as { kind?: unknown; seq?: unknown; event?: unknown } | null;
     if (v !== null && typeof v === 'object' && v.kind === 'Payload') {
