@@ -15,7 +15,11 @@ import { generateLog } from '../../testkit/log-generator.ts';
 // Events 1..6, every third erased: entry 3 has no payload and entry 5 erases it; entry 7 has none
 // and entry 8 erases it.
 const g = generateLog({ events: 6, eraseEvery: 3, witnesses: 0, quorum: 0 });
-const lines = [...g.lines()].map((l) => JSON.parse(l) as Record<string, unknown>);
+const lines = [...g.lines()]
+  .join('')
+  .split('\n')
+  .filter((l) => l !== '')
+  .map((l) => JSON.parse(l) as Record<string, unknown>);
 const entryLines = lines.filter((l) => lineKind(l) === 'Event' || lineKind(l) === 'Payload');
 
 async function run(o: {
