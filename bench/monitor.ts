@@ -185,7 +185,17 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
     await initDataDir({ dir: data, logs: [LOG], mode: 'hash_only' });
     const token = (await readFile(join(data, 'operator.token'), 'utf8')).trim();
     const port = await freePort();
-    seq = await startChild(['bin/cookwala.js', 'sequencer', '--data', data, '--port', String(port)]);
+    // COOKWALA_BENCH_CPU_PROF=DIR: the sequencer's profile too (DIR/monitor-sequencer; it covers the fill as well).
+    const seqProf = process.env.COOKWALA_BENCH_CPU_PROF;
+    seq = await startChild([
+      ...(seqProf ? ['--cpu-prof', `--cpu-prof-dir=${join(seqProf, 'monitor-sequencer')}`] : []),
+      'bin/cookwala.js',
+      'sequencer',
+      '--data',
+      data,
+      '--port',
+      String(port),
+    ]);
     const base = `http://127.0.0.1:${port}`;
     const http = httpClient(port);
     const devices = Array.from({ length: DEVICES }, (_, i) => deviceKey(3000 + i));
@@ -338,6 +348,12 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
     };
   } finally {
     follower?.kill('SIGKILL');
+    if (seq && process.env.COOKWALA_BENCH_CPU_PROF && seq.exitCode === null) {
+      // A profile is written at a clean exit only.
+      const exited = new Promise((r) => seq!.once('exit', r));
+      seq.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+    }
     seq?.kill('SIGKILL');
     await rm(join(dir, 'bundle.ndjson'), { force: true });
     await removeDir(dir);
