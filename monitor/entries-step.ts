@@ -18,6 +18,7 @@
 // pinning of the declared time bounds. Invariant: nothing is trusted from the log but what a
 // verified checkpoint binds; the caller commits the returned resume point only when it connects.
 
+import { isUtf8 } from 'node:buffer';
 import { createFailureLog, type BundleFailure } from '../verifier/bundle/index.ts';
 import { createTrust } from '../verifier/bundle/index.ts';
 import { createSigQueue, type VerifyBatch } from '../verifier/bundle/index.ts';
@@ -92,6 +93,8 @@ async function readPage(
   const entries: unknown[] = [];
   const payloads: Payload[] = [];
   let inline = false;
+  // As `cookwala verify` refuses a line that is not UTF-8 (bad_json), rather than reading it with U+FFFD.
+  if (!isUtf8(r.body)) return fail('bad_json', `entries ${from}-${to}: the body is not UTF-8`);
   for (const line of text(r.body).split('\n')) {
     if (line === '') continue;
     const j = parseJson(line, LINE_LIMITS);
