@@ -38,16 +38,7 @@ import {
   type ErasureWaitState,
   type WaitingErasure,
 } from './erasures.ts';
-import {
-  emptyState,
-  encodeFrontier,
-  frontierNodes,
-  loadState,
-  saveState,
-  withRecent,
-  type LogState,
-  type PendingPage,
-} from './state.ts';
+import { emptyState, encodeFrontier, frontierNodes, loadState, saveState, withRecent, type LogState, type PendingPage } from './state.ts';
 import type { MonitorEvent, MonitorMetrics } from './events.ts';
 
 export interface FollowedLog {

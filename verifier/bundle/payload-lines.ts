@@ -114,7 +114,9 @@ export function createPayloadLines(o: {
     }
     const hash = (parseHash(d.eventHash) as { value: Uint8Array }).value;
     const earlier = o.resumedAfter !== undefined && target <= o.resumedAfter;
-    const r: MarkResult = earlier ? (o.earlierMissing?.markErased(target, hash, e.seq) ?? { ok: true }) : missing.markErased(target, hash, e.seq);
+    const r: MarkResult = earlier
+      ? (o.earlierMissing?.markErased(target, hash, e.seq) ?? { ok: true })
+      : missing.markErased(target, hash, e.seq);
     if (!r.ok && !(earlier && r.why === 'not_missing')) {
       const why =
         r.why === 'hash_differs'
