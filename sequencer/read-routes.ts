@@ -24,6 +24,8 @@ import { describe, json, ref } from '../platform/index.ts';
 import { CE_JSON, errors, NDJSON, NDJSON_BODY } from './api-schemas.ts';
 
 export const MAX_ENTRIES = 10_000;
+/** About this many characters of NDJSON per write of the entries route. */
+const CHUNK_CHARS = 64 << 10;
 
 function need<T>(r: Result<T>): T {
   if (!r.ok) throw ProtocolError.from(r);
@@ -148,21 +150,32 @@ export function registerReadRoutes(app: FastifyInstance, ctx: SequencerContext):
       const withPayloads = q.payloads === '1';
       if (withPayloads) reply.header('cookwala-payloads', 'inline');
       reply.type('application/x-ndjson');
+      // Lines go out in chunks of about CHUNK_CHARS, not one write (and one HTTP chunk) per line.
       async function* lines(): AsyncGenerator<string> {
         if (from > last) return;
+        let out = '';
         if (!withPayloads) {
-          for await (const e of h.store.entries(from, last)) yield JSON.stringify(e) + '\n';
+          for await (const e of h.store.entries(from, last)) {
+            out += JSON.stringify(e) + '\n';
+            if (out.length < CHUNK_CHARS) continue;
+            yield out;
+            out = '';
+          }
+          if (out !== '') yield out;
           return;
         }
         const payloads = h.store.payloads(from, last)[Symbol.asyncIterator]();
         let p = await payloads.next();
         for await (const e of h.store.entries(from, last)) {
-          let out = JSON.stringify(e) + '\n';
+          out += JSON.stringify(e) + '\n';
           while (!p.done && p.value.seq < e.seq) p = await payloads.next();
           if (!p.done && p.value.seq === e.seq) out += encodeLine(buildPayloadLine(e.seq, p.value.event));
+          if (out.length < CHUNK_CHARS) continue;
           yield out;
+          out = '';
         }
         await payloads.return?.();
+        if (out !== '') yield out;
       }
       return reply.send(Readable.from(lines()));
     },
