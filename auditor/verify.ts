@@ -9,7 +9,8 @@
 // 1 invalid, 2 unusable input (unreadable file, policy or key cache; a header of another type or
 // major version). No network: trust comes from the policy and the key cache alone. With --resume
 // STATE an incremental audit goes on from an AuditState (audit-state.ts), carrying the (source, id)
-// pairs of the audits before it (audit-ids.ts).
+// pairs of the audits before it (audit-ids.ts: their side file is read 1 MiB at a time into 4
+// bytes a pair, the run's new pairs spill beside the set's runs).
 
 import { readFile, stat } from 'node:fs/promises';
 import { parseFlags, runCli, UsageError } from '../platform/index.ts';
@@ -89,10 +90,11 @@ export async function verifyBundleFile(path: string, o: VerifyFileOptions): Prom
   if (h && Number.isSafeInteger(h.checkpoints)) ahead = await readCheckpointSeqsAhead(path, h.checkpoints as number).catch(() => undefined);
   const state = o.resumePath === undefined ? undefined : await readAuditState(o.resumePath, policy.log);
   const resume = state?.resume;
-  const earlierIds = o.resumePath === undefined ? undefined : await openAuditIds(o.resumePath, state?.ids);
-  const pool = o.workers === 0 ? undefined : createSigPool({ size: o.workers });
-  // The (source, id) set keeps flat memory by spilling sorted runs here (removed in the finally).
+  // The (source, id) set keeps flat memory by spilling sorted runs here (removed in the finally),
+  // and so do the new pairs of an incremental audit. Nothing is made there before the first run.
   const spill = createSpillDir(o.spillDir);
+  const earlierIds = o.resumePath === undefined ? undefined : await openAuditIds(o.resumePath, state?.ids, { sink: spill });
+  const pool = o.workers === 0 ? undefined : createSigPool({ size: o.workers });
   try {
     const v = createBundleVerifier({
       policy,
@@ -130,6 +132,7 @@ export async function verifyBundleFile(path: string, o: VerifyFileOptions): Prom
     return report;
   } finally {
     await pool?.close();
+    await earlierIds?.close();
     await spill.dispose();
   }
 }
