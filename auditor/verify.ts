@@ -37,7 +37,7 @@ Verify an audit bundle (NDJSON) offline, in one streaming pass and constant memo
                               (by default they are reported as not yet witnessed)
   --spill-dir DIR             where the (source, id) check spills past about 600,000 entries
                               (default the system temp directory; about 80 bytes per entry,
-                              removed when the run ends)
+                              8 more with --resume, removed when the run ends)
   --resume STATE              an incremental audit: go on from the AuditState file STATE (the
                               bundle from \`cookwala export --from SEQ\` with SEQ = its seq + 1);
                               a missing STATE starts from seq 1; a valid run writes STATE anew
