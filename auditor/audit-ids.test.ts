@@ -53,22 +53,27 @@ describe('openAuditIds', () => {
     const dir = await tmpDir('cookwala-audit-ids-');
     let n = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(pair, { maxLength: 40 }), fc.array(pair, { maxLength: 40 }), fc.integer({ min: 1, max: 9 }), async (first, second, runDigests) => {
-        const state = join(dir, `state-${n++}.json`);
-        const a = await run(dir, state, undefined, first, 1, runDigests);
-        expect(a.took.every(Boolean)).toBe(true); // a first audit has no earlier pairs (repeats within it are the run's own set's)
-        const firstDigests = first.map((p) => reference(a.salt, p));
-        expect(await readFile(join(dir, a.now.file))).toEqual(fileOf(firstDigests));
-        expect(a.now).toEqual({ salt: a.salt, file: `${basename(state)}.ids-1`, count: new Set(firstDigests).size });
+      fc.asyncProperty(
+        fc.array(pair, { maxLength: 40 }),
+        fc.array(pair, { maxLength: 40 }),
+        fc.integer({ min: 1, max: 9 }),
+        async (first, second, runDigests) => {
+          const state = join(dir, `state-${n++}.json`);
+          const a = await run(dir, state, undefined, first, 1, runDigests);
+          expect(a.took.every(Boolean)).toBe(true); // a first audit has no earlier pairs (repeats within it are the run's own set's)
+          const firstDigests = first.map((p) => reference(a.salt, p));
+          expect(await readFile(join(dir, a.now.file))).toEqual(fileOf(firstDigests));
+          expect(a.now).toEqual({ salt: a.salt, file: `${basename(state)}.ids-1`, count: new Set(firstDigests).size });
 
-        const b = await run(dir, state, a.now, second, 2, runDigests);
-        expect(b.salt).toBe(a.salt);
-        const earlier = new Set(firstDigests);
-        expect(b.took).toEqual(second.map((p) => !earlier.has(reference(a.salt, p))));
-        const union = fileOf([...firstDigests, ...second.map((p) => reference(a.salt, p))]);
-        expect(await readFile(join(dir, b.now.file))).toEqual(union);
-        expect(b.now.count).toBe(union.length / 8);
-      }),
+          const b = await run(dir, state, a.now, second, 2, runDigests);
+          expect(b.salt).toBe(a.salt);
+          const earlier = new Set(firstDigests);
+          expect(b.took).toEqual(second.map((p) => !earlier.has(reference(a.salt, p))));
+          const union = fileOf([...firstDigests, ...second.map((p) => reference(a.salt, p))]);
+          expect(await readFile(join(dir, b.now.file))).toEqual(union);
+          expect(b.now.count).toBe(union.length / 8);
+        },
+      ),
       { numRuns: 60 },
     );
     // Every spill directory went with its run.

@@ -86,8 +86,7 @@ async function openSideFile(statePath: string, ref: AuditIdsRef): Promise<{ fh: 
       throw unreadable(e);
     }
     // The size is checked before the prefixes are allocated: a count that lies costs nothing.
-    if (size !== ref.count * DIGEST_BYTES)
-      throw new InputError(`${statePath}: ${ref.file} holds ${size} bytes, not ${ref.count} digests`);
+    if (size !== ref.count * DIGEST_BYTES) throw new InputError(`${statePath}: ${ref.file} holds ${size} bytes, not ${ref.count} digests`);
     const r = await readPrefixes(fileReadAt(fh), ref.count).catch((e: unknown) => {
       throw unreadable(e);
     });

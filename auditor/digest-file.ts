@@ -112,7 +112,8 @@ export function hasDigest(idx: DigestIndex, hi: number, lo: number): boolean {
       if (n === 0) throw new Error(`${idx.name} is shorter than when it was opened`);
       at += n;
     }
-    for (let j = 0; j < k; j++) if (probe.readUInt32LE(j * DIGEST_BYTES) === lo && probe.readUInt32LE(j * DIGEST_BYTES + 4) === hi) return true;
+    for (let j = 0; j < k; j++)
+      if (probe.readUInt32LE(j * DIGEST_BYTES) === lo && probe.readUInt32LE(j * DIGEST_BYTES + 4) === hi) return true;
   }
   return false;
 }

@@ -69,7 +69,14 @@ describe('entriesWithPayloads', () => {
 
   it('an entry whose payload is missing comes without one, and the next payload still pairs with its own entry', async () => {
     const got = await collect(memoryStore(6, new Set([1, 2, 5])), 1, 6);
-    expect(got.map(([seq, p]) => `${seq}:${p ? (p.data as { seq: number }).seq : '-'}`)).toEqual(['1:1', '2:2', '3:-', '4:-', '5:5', '6:-']);
+    expect(got.map(([seq, p]) => `${seq}:${p ? (p.data as { seq: number }).seq : '-'}`)).toEqual([
+      '1:1',
+      '2:2',
+      '3:-',
+      '4:-',
+      '5:5',
+      '6:-',
+    ]);
   });
 
   it('closes the payload scan when the caller stops early', async () => {

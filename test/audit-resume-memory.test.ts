@@ -42,7 +42,7 @@ async function writeSideFile(path: string, real: Buffer, total: number): Promise
   const piece = Buffer.alloc(1 << 20);
   let at = 0;
   const flush = async () => {
-    for (let o = 0; o < at; ) o += (await fh.write(piece, o, at - o)).bytesWritten;
+    for (let o = 0; o < at;) o += (await fh.write(piece, o, at - o)).bytesWritten;
     at = 0;
   };
   const realCount = real.length / 8;
