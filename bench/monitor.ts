@@ -3,10 +3,12 @@
 // (LevelDB, hash_only, quorum 0, checkpoints every second), filled over HTTP with 10^6 events
 // (quick: 10^4) in signed batches of 100 from 16 devices, then exported as a bundle
 // (`cookwala export --url`). Measured:
-// 1. catch-up, in interleaved pairs (bench/pairs.ts): `cookwala verify` on the exported bundle
+// 1. catch-up, in interleaved pairs (bench/pairs.ts; a quick run in pages of 1,000 entries): `cookwala verify` on the exported bundle
 //    (bench/verify-child.ts, the limit) and a monitor catching up the same log from an empty state
 //    (bench/monitor-child.ts, what `cookwala monitor --once` runs, reading the sequencer over
-//    HTTP); ratioToVerify = the monitor's entries/s over verify's (target >= 0.9);
+//    HTTP); ratioToVerify = the monitor's entries/s over verify's (target >= 0.9), with the CPU
+//    per entry of each (catchUpCpuUsPerEntry, verifyCpuUsPerEntry) and of the sequencer serving
+//    the monitor's reads meanwhile (catchUpServeCpuUsPerEntry, /proc), on the same cores;
 // 2. steady state: a `cookwala monitor` child that has caught up follows the log while events
 //    trickle in (TRICKLE_PER_SEC in batches of 10); its process CPU time (/proc) over the entries
 //    it verified in that time is cpuUsPerEntry;
@@ -44,6 +46,7 @@ const BATCH = 100;
 const SOCKETS = 8;
 export const TRICKLE_PER_SEC = 200;
 export const MONITOR_TARGET = 0.9;
+const QUICK_PAGE_ENTRIES = 1000;
 const round = (x: number, d = 0) => Math.round(x * 10 ** d) / 10 ** d;
 
 interface VerifyResult {
@@ -182,7 +185,17 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
     await initDataDir({ dir: data, logs: [LOG], mode: 'hash_only' });
     const token = (await readFile(join(data, 'operator.token'), 'utf8')).trim();
     const port = await freePort();
-    seq = await startChild(['bin/cookwala.js', 'sequencer', '--data', data, '--port', String(port)]);
+    // COOKWALA_BENCH_CPU_PROF=DIR: the sequencer's profile too (DIR/monitor-sequencer; it covers the fill as well).
+    const seqProf = process.env.COOKWALA_BENCH_CPU_PROF;
+    seq = await startChild([
+      ...(seqProf ? ['--cpu-prof', `--cpu-prof-dir=${join(seqProf, 'monitor-sequencer')}`] : []),
+      'bin/cookwala.js',
+      'sequencer',
+      '--data',
+      data,
+      '--port',
+      String(port),
+    ]);
     const base = `http://127.0.0.1:${port}`;
     const http = httpClient(port);
     const devices = Array.from({ length: DEVICES }, (_, i) => deviceKey(3000 + i));
@@ -211,29 +224,40 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
     const config = join(dir, 'monitor.json');
     await writeFile(
       config,
-      JSON.stringify({ kind: 'MonitorConfig', logs: [{ origin: LOG, kind: 'cookwala', url: base, policy }], intervalMs: 1000 }),
+      JSON.stringify({
+        kind: 'MonitorConfig',
+        logs: [{ origin: LOG, kind: 'cookwala', url: base, policy }],
+        intervalMs: 1000,
+        // A quick run reads its 10^4 entries in ten pages, not one, so that reading a page while
+        // checking the one before shows as it does over the hundred pages of 10^6.
+        ...(ctx.quick ? { pageEntries: QUICK_PAGE_ENTRIES } : {}),
+      }),
     );
     let run = 0;
     const stateDirs: string[] = [];
+    const verifyCpuUs: number[] = [];
     const pairs = await measurePairs(
       3,
       async () => {
         const r = await runJsonChild<VerifyResult>(join(HERE, 'verify-child.ts'), [bundle, policy], 'verify');
         if (r.exitCode !== 0) throw new Error(`the exported bundle did not verify (${r.failures} failures)`);
+        verifyCpuUs.push((1000 * r.cpuMs) / r.entries);
         return Math.round((r.entries * 1000) / r.ms);
       },
       async () => {
         const state = join(dir, `state-${run++}`);
         stateDirs.push(state);
         const prof = process.env.COOKWALA_BENCH_CPU_PROF;
+        const serve0 = procCpuMs(seq!.pid!);
         const r = await runJsonChild<MonitorResult>(
           join(HERE, 'monitor-child.ts'),
           [config, state],
           'monitor',
           prof ? ['--cpu-prof', `--cpu-prof-dir=${join(prof, 'monitor')}`] : [],
         );
+        const serveCpuMs = procCpuMs(seq!.pid!) - serve0;
         if (r.problems !== 0 || r.size < size) throw new Error(`the monitor did not catch up cleanly: ${JSON.stringify(r)}`);
-        return { value: Math.round((r.entries * 1000) / r.ms), extra: r };
+        return { value: Math.round((r.entries * 1000) / r.ms), extra: { ...r, serveCpuMs } };
       },
     );
     const caughtUp = stateDirs[stateDirs.length - 1];
@@ -303,9 +327,12 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
         ratio: p.ratio,
         ms: p.extra!.ms,
         cpuMs: p.extra!.cpuMs,
+        serveCpuMs: p.extra!.serveCpuMs,
         peakRssMB: p.extra!.peakRssMB,
       })),
       catchUpCpuUsPerEntry: round((1000 * m.cpuMs) / m.entries, 1),
+      catchUpServeCpuUsPerEntry: round((1000 * m.serveCpuMs) / m.entries, 1),
+      verifyCpuUsPerEntry: round(verifyCpuUs.sort((a, b) => a - b)[verifyCpuUs.length >> 1], 1),
       catchUpPeakRssMB: m.peakRssMB,
       steady: {
         perSec: TRICKLE_PER_SEC,
@@ -321,6 +348,12 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
     };
   } finally {
     follower?.kill('SIGKILL');
+    if (seq && process.env.COOKWALA_BENCH_CPU_PROF && seq.exitCode === null) {
+      // A profile is written at a clean exit only.
+      const exited = new Promise((r) => seq!.once('exit', r));
+      seq.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+    }
     seq?.kill('SIGKILL');
     await rm(join(dir, 'bundle.ndjson'), { force: true });
     await removeDir(dir);

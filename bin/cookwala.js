@@ -8,6 +8,9 @@
 // its heap limits only at start, so these commands run in a child node started with them
 // (BOUNDED_HEAP); this process only waits, forwards signals and passes the exit code on. The
 // variable COOKWALA_HEAP_BOUND marks the child, so it never starts another.
+//
+// Started by npm (`npx cookwala witness … &`), a command stops as on SIGTERM once npm's shell is
+// gone (platform/parent-watch.ts): stopping the npx job must not leave node serving, reparented.
 import { spawn } from 'node:child_process';
 
 /** Commands that read an outside file whole and so run under a heap bound: the heap flags they get. */
@@ -36,6 +39,8 @@ if (flags && !bounded && process.env.COOKWALA_HEAP_BOUND !== '1') {
   const { register } = await import('tsx/esm/api');
   register();
   await import('./polyfill.ts');
+  const { stopWithNpmParent } = await import('../platform/parent-watch.ts');
+  stopWithNpmParent();
   const { main } = await import('./main.ts');
   const code = await main(process.argv.slice(2));
   // A finished export leaves at once: winding down the loader thread and the heap on the way out

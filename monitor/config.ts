@@ -3,7 +3,8 @@
 //    "logs":[{"origin":ORIGIN, "kind":"cookwala"|"c2sp", "url":SEQUENCER (cookwala),
 //             "tiles":PREFIX (c2sp; cookwala default URL/tlog/<origin>/), "policy":FILE,
 //             "keys":FILE?, "staleAfterMs":N?}],
-//    "peers":[MONITOR URL…]?, "intervalMs":N?, "staleAfterMs":N?, "idWindow":N?, "pageEntries":N?}
+//    "peers":[MONITOR URL…]?, "intervalMs":N?, "staleAfterMs":N?, "idWindow":N?, "pageEntries":N?,
+//    "erasureWithinMs":N?, "erasureWithinEntries":N?}
 // The policy is a WitnessPolicy JSON file or a C2SP tlog-policy text file
 // (verifier/c2sp/tlog-policy.ts), for a C2SP log its `sequencer` key being the log's Ed25519 note key; the key
 // cache a KeyCache. Relative paths are read from the config file's directory. Every fault is a
@@ -31,6 +32,7 @@ export interface MonitorConfig {
 
 export const DEFAULT_INTERVAL_MS = 1000;
 export const DEFAULT_STALE_AFTER_MS = 5 * 60_000;
+const ERASURE_KEYS = ['erasureWithinMs', 'erasureWithinEntries'] as const;
 
 async function readText(path: string, what: string): Promise<string> {
   try {
@@ -65,12 +67,12 @@ export async function readMonitorConfig(path: string): Promise<MonitorConfig> {
   const c = j.value as Record<string, unknown>;
   if (c === null || typeof c !== 'object' || c.kind !== 'MonitorConfig') throw new ConfigError(`${path}: kind is not "MonitorConfig"`);
   for (const k of Object.keys(c))
-    if (!['kind', 'logs', 'peers', 'intervalMs', 'staleAfterMs', 'idWindow', 'pageEntries'].includes(k))
+    if (!['kind', 'logs', 'peers', 'intervalMs', 'staleAfterMs', 'idWindow', 'pageEntries', ...ERASURE_KEYS].includes(k))
       throw new ConfigError(`${path}: unknown member ${k}`);
   if (!Array.isArray(c.logs) || c.logs.length === 0) throw new ConfigError(`${path}: logs is a non-empty array`);
   const peers = c.peers ?? [];
   if (!Array.isArray(peers) || !peers.every(isUrl)) throw new ConfigError(`${path}: peers is an array of http(s) URLs`);
-  for (const k of ['intervalMs', 'staleAfterMs', 'idWindow', 'pageEntries'] as const)
+  for (const k of ['intervalMs', 'staleAfterMs', 'idWindow', 'pageEntries', ...ERASURE_KEYS] as const)
     if (c[k] !== undefined && !isMs(c[k])) throw new ConfigError(`${path}: ${k} is a positive integer`);
   const base = dirname(resolve(path));
   const logs: FollowedLog[] = [];
@@ -104,6 +106,8 @@ export async function readMonitorConfig(path: string): Promise<MonitorConfig> {
       staleAfterMs: (l.staleAfterMs as number | undefined) ?? (c.staleAfterMs as number | undefined) ?? DEFAULT_STALE_AFTER_MS,
       idWindow: c.idWindow as number | undefined,
       pageEntries: c.pageEntries as number | undefined,
+      erasureWithinMs: c.erasureWithinMs as number | undefined,
+      erasureWithinEntries: c.erasureWithinEntries as number | undefined,
     });
   }
   if (new Set(logs.map((l) => l.origin)).size !== logs.length) throw new ConfigError(`${path}: a log is listed twice`);

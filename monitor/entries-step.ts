@@ -9,26 +9,35 @@
 // explains), erasure records. Entries and their payloads come from
 // `GET …/entries?from=&to=&payloads=1` in pages of at most 10,000 (a log that does not inline
 // payloads is read one `GET …/events/{seq}` each); device signatures go through `verifyBatch` (the
-// CLI's worker pool on every core). The Merkle root and head at the checkpoint's size are
-// recomputed from the entries read, so they are compared with the checkpoint by the caller. Left out: matching an erased payload to
-// its erasure entry when the two fall into different steps (the full audit does), the policy's
+// CLI's worker pool on every core). The next page is read while one is checked, and a page kept
+// as a resume point is handed to the caller once its checks settled, behind the next page's. An
+// erased payload is matched to its erasure entry within the step by the checker; the gaps it
+// leaves are returned, and the earlier steps' gaps are matched through `earlierMissing`
+// (erasures.ts). The Merkle root and head at the checkpoint's size are recomputed from the
+// entries read, so they are compared with the checkpoint by the caller. Left out: the policy's
 // pinning of the declared time bounds. Invariant: nothing is trusted from the log but what a
 // verified checkpoint binds; the caller commits the returned resume point only when it connects.
 
+import { isUtf8 } from 'node:buffer';
 import { createFailureLog, type BundleFailure } from '../verifier/bundle/index.ts';
 import { createTrust } from '../verifier/bundle/index.ts';
 import { createSigQueue, type VerifyBatch } from '../verifier/bundle/index.ts';
-import { createEntryChecker, type EntryResume } from '../verifier/bundle/index.ts';
+import { createEntryChecker, type EarlierMissing, type EntryResume } from '../verifier/bundle/index.ts';
 import { readDocument, parseJson } from '../verifier/documents/index.ts';
 import { verifyLogDescriptor, type LogDescriptor } from '../verifier/documents/index.ts';
 import type { KeyRecord } from '../verifier/signing/index.ts';
 import type { WitnessPolicy } from '../verifier/documents/index.ts';
-import { fail, ok, type Result } from '../verifier/index.ts';
+import { fail, MAX_JSON_DEPTH, ok, type Result } from '../verifier/index.ts';
+import { toHex } from '../verifier/encoding/index.ts';
 import { text, type HttpGet } from './http-get.ts';
 import type { IdWindow } from './id-window.ts';
 
 export const PAGE = 10_000;
 const PAYLOAD_CONCURRENCY = 16;
+
+type EntryChecker = ReturnType<typeof createEntryChecker>;
+/** A payload line wraps one event: one level deeper than a document, as `cookwala verify` reads bundle lines. */
+const LINE_LIMITS = { maxDepth: MAX_JSON_DEPTH + 1 };
 
 export interface LogSource {
   base: string;
@@ -84,9 +93,11 @@ async function readPage(
   const entries: unknown[] = [];
   const payloads: Payload[] = [];
   let inline = false;
+  // As `cookwala verify` refuses a line that is not UTF-8 (bad_json), rather than reading it with U+FFFD.
+  if (!isUtf8(r.body)) return fail('bad_json', `entries ${from}-${to}: the body is not UTF-8`);
   for (const line of text(r.body).split('\n')) {
     if (line === '') continue;
-    const j = parseJson(line);
+    const j = parseJson(line, LINE_LIMITS);
     if (!j.ok) return fail(j.code, `entries ${from}-${to}: ${j.detail}`);
     const v = j.value as { kind?: unknown; seq?: unknown; event?: unknown } | null;
     if (v !== null && typeof v === 'object' && v.kind === 'Payload') {
@@ -129,9 +140,43 @@ export interface EntriesOutcome {
   failures: BundleFailure[];
   resume: EntryResume;
   entries: number;
+  /** The entries whose payload is missing and that no erasure entry of this step explained: [seq, hex eventHash]. */
+  unexplained: Array<[number, string]>;
 }
 
-/** Check entries from+1..to, resuming from `resume` (undefined: from the descriptor, seq 0). */
+/** A page before the last that ended: a place the caller may keep once its checks settled. */
+export interface KeptPage {
+  /** Taken when the page ended (its subjects a copy), so later pages do not change it. */
+  at: EntryResume & { subjects: Array<[string, number]> };
+  /** Entries checked in this step through the page. */
+  entries: number;
+  /** The payloads missing through the page that no erasure entry of the step explained: [seq, hex eventHash]. */
+  unexplained: Array<[number, string]>;
+}
+
+export interface CheckOptions {
+  pageEntries?: number;
+  /** The payloads earlier steps found missing and no erasure entry explained yet (monitor/erasures.ts). */
+  earlierMissing?: EarlierMissing;
+  /**
+   * Called when a page before the last ends, synchronously (the caller takes what it keeps then);
+   * the function it returns runs once the page's checks settled with none failed, while the next
+   * pages are checked. Those run in page order, and none outlives checkEntries.
+   */
+  onPage?: (kept: KeptPage) => () => Promise<void>;
+}
+
+function unexplainedOf(checker: EntryChecker): Array<[number, string]> {
+  const out: Array<[number, string]> = [];
+  checker.unexplainedPayloads((seq, hash) => out.push([seq, toHex(hash)]));
+  return out;
+}
+
+/**
+ * Check entries from+1..to, resuming from `resume` (undefined: from the descriptor, seq 0). The
+ * next page is read while one is checked (the log serves it meanwhile), and a kept page is saved
+ * behind the checks of the next one: the workers never wait for the log or the disk.
+ */
 export async function checkEntries(
   get: HttpGet,
   s: LogSource,
@@ -139,7 +184,7 @@ export async function checkEntries(
   resume: EntryResume | undefined,
   to: number,
   ids: IdWindow,
-  o: { pageEntries?: number; onPage?: (at: EntryResume, entries: number) => Promise<void> } = {},
+  o: CheckOptions = {},
 ): Promise<Result<EntriesOutcome>> {
   const failures = createFailureLog(200);
   const trust = createTrust(s.policy, s.keyCache);
@@ -147,6 +192,7 @@ export async function checkEntries(
     const a = trust.admit(k);
     if (!a.ok && k.kid !== s.policy.sequencer.kid) failures.add({ kind: a.code, detail: `KeyRecord ${String(k.kid)}: ${a.detail}` });
   }
+  const keyFailures = failures.total;
   const sigs = createSigQueue({ verifyBatch: s.verifyBatch });
   let at: { head: string; root: string } | undefined;
   const checker = createEntryChecker({
@@ -164,37 +210,62 @@ export async function checkEntries(
     },
     resume,
     ids,
+    earlierMissing: o.earlierMissing,
   });
   const from = (resume?.seq ?? 0) + 1;
-  let line = 0;
   const pageEntries = Math.max(1, Math.min(PAGE, o.pageEntries ?? PAGE));
-  for (let lo = from; lo <= to; lo += pageEntries) {
-    const hi = Math.min(to, lo + pageEntries - 1);
-    const page = await readPage(get, s, lo, hi);
-    if (!page.ok) return page;
-    const { entries, payloads, inline } = page.value;
-    if (entries.length !== hi - lo + 1) return fail('truncated', `entries ${lo}-${hi}: the log served ${entries.length}`);
-    for (let i = 0; !inline && i < entries.length; i += PAYLOAD_CONCURRENCY) {
-      const batch = [];
-      for (let j = i; j < Math.min(entries.length, i + PAYLOAD_CONCURRENCY); j++)
-        batch.push(readPayload(get, s, lo + j).then((p) => (payloads[j] = p)));
-      await Promise.all(batch);
+  const read = (lo: number) => {
+    const p = readPage(get, s, lo, Math.min(to, lo + pageEntries - 1));
+    p.catch(() => undefined); // awaited below; a step that returns early leaves it unawaited
+    return p;
+  };
+  // The kept pages' saves, in order, each after its page's checks settled.
+  let saving: Promise<void> = Promise.resolve();
+  try {
+    let line = 0;
+    let next = from <= to ? read(from) : undefined;
+    for (let lo = from; lo <= to; lo += pageEntries) {
+      const hi = Math.min(to, lo + pageEntries - 1);
+      const page = await next!;
+      next = hi < to ? read(hi + 1) : undefined;
+      if (!page.ok) return page;
+      const { entries, payloads, inline } = page.value;
+      if (entries.length !== hi - lo + 1) return fail('truncated', `entries ${lo}-${hi}: the log served ${entries.length}`);
+      for (let i = 0; !inline && i < entries.length; i += PAYLOAD_CONCURRENCY) {
+        const batch = [];
+        for (let j = i; j < Math.min(entries.length, i + PAYLOAD_CONCURRENCY); j++)
+          batch.push(readPayload(get, s, lo + j).then((p) => (payloads[j] = p)));
+        await Promise.all(batch);
+      }
+      for (let i = 0; i < entries.length; i++) {
+        const w = checker.entry(entries[i], ++line);
+        if (w) await w;
+        const p = payloads[i];
+        if (typeof p === 'object') checker.payload({ kind: 'Payload', seq: lo + i, event: p }, ++line);
+      }
+      // A page before the last: kept once its checks settled, if nothing failed so far (a failure
+      // is reported at the step's end; a monitor killed before then checks that page again).
+      if (o.onPage && hi < to) {
+        checker.close();
+        const r = checker.resumePoint();
+        const save = o.onPage({ at: { ...r, subjects: [...r.subjects] }, entries: hi - from + 1, unexplained: unexplainedOf(checker) });
+        saving = Promise.all([saving, sigs.settled()]).then(() => (failures.total === keyFailures ? save() : undefined));
+        saving.catch(() => undefined); // awaited in the finally
+      }
     }
-    for (let i = 0; i < entries.length; i++) {
-      const w = checker.entry(entries[i], ++line);
-      if (w) await w;
-      const p = payloads[i];
-      if (typeof p === 'object') checker.payload({ kind: 'Payload', seq: lo + i, event: p }, ++line);
-    }
-    // A page before the last, every check settled: the caller may keep it as a resume point.
-    if (o.onPage && hi < to) {
-      checker.close();
-      await sigs.drain();
-      await o.onPage(checker.resumePoint(), hi - from + 1);
-    }
+    checker.close();
+    await sigs.drain();
+    if (!at) return fail('truncated', `no root was recorded at ${to}`);
+    return ok({
+      head: at.head,
+      root: at.root,
+      failures: failures.list(),
+      resume: checker.resumePoint(),
+      entries: to - from + 1,
+      unexplained: unexplainedOf(checker),
+    });
+  } finally {
+    // No save may outlive the step: the caller's next write of the state comes after it.
+    await saving;
   }
-  checker.close();
-  await sigs.drain();
-  if (!at) return fail('truncated', `no root was recorded at ${to}`);
-  return ok({ head: at.head, root: at.root, failures: failures.list(), resume: checker.resumePoint(), entries: to - from + 1 });
 }

@@ -19,6 +19,8 @@ export const MONITOR_EVENTS = {
   checkpoint_stale: 'no fresh checkpoint: the newest cosignature (or the last answer of the log) is older than staleAfterMs',
   checkpoint_invalid: 'the served checkpoint does not verify (bad or missing log signature, other origin, malformed)',
   entry_invalid: 'a new entry fails a check of the offline verifier (`seq`, `code`: bad_signature, chain_broken, …)',
+  erasures_capped:
+    'more payloads found erased wait for their erasure entries than the monitor keeps (10,000 per log); the ones past that are not matched (`dropped`), logged once',
   monitor_error: 'the monitor could not read or write its own state, or a step failed unexpectedly (`err`)',
   listening: 'the monitor is up: its HTTP address (`url`: /healthz, /metrics, /v1/monitor/views)',
   shutdown: 'the monitor was asked to stop (signal) and finishes the step it is in',

@@ -9,18 +9,17 @@
 // from its proof endpoint: the old tree is a prefix of the new one exactly when the compact range
 // extends to it. When it does not, the old frontier's nodes are compared with the nodes of the
 // served tree read from its hash tiles, and the first that differs names the range of entries
-// that changed (rewrite_detected). Only a connected step is committed, and the state file is
+// that changed (rewrite_detected, divergence.ts). Only a connected step is committed, and the state file is
 // written before the step reports checkpoint_verified; a long catch-up also keeps its place after
-// each page of entries (`pending`, entries_progress), so a killed monitor redoes at most one page. Staleness: the newest cosignature of the served checkpoint (or the last time the log
-// answered) older than staleAfterMs. Left out: the comparison with other views (split-view.ts),
+// each page of entries (`pending`, entries_progress), so a killed monitor redoes at most one page.
+// A payload found erased waits in the state for its erasure entry (erasures.ts) and is reported
+// as payload_missing when its bound passes first. Staleness: the newest cosignature of the served
+// checkpoint (or the last time the log answered) older than staleAfterMs. Left out: the comparison with other views (split-view.ts),
 // the loop and the HTTP side (service.ts). Invariant: the state never holds a checkpoint that does
 // not connect to the one before it.
 
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { createFrontier, EMPTY_ROOT } from '../verifier/merkle/index.ts';
-import { formatHash, toHex } from '../verifier/encoding/index.ts';
-import { buildForkProof } from '../verifier/documents/index.ts';
+import { formatHash } from '../verifier/encoding/index.ts';
 import type { KeyRecord } from '../verifier/signing/index.ts';
 import type { VerifyBatch } from '../verifier/bundle/index.ts';
 import type { WitnessPolicy } from '../verifier/documents/index.ts';
@@ -28,9 +27,18 @@ import type { Logger } from '../platform/index.ts';
 import { FetchFailed, type HttpGet } from './http-get.ts';
 import { readC2spCheckpoint, readCookwalaCheckpoint, type LogKind, type ServedView } from './served.ts';
 import { createTileReader, TileError } from './tiles.ts';
+import { forkFinding, locateRewrite, rewriteFinding } from './divergence.ts';
 import { checkEntries, readDescriptor, type Descriptor } from './entries-step.ts';
 import { createIdWindow, DEFAULT_ID_WINDOW } from './id-window.ts';
-import { emptyState, encodeFrontier, frontierNodes, loadState, saveState, withRecent, type LogState } from './state.ts';
+import {
+  createErasureWaits,
+  DEFAULT_ERASURE_WITHIN_ENTRIES,
+  DEFAULT_ERASURE_WITHIN_MS,
+  MAX_WAITING_ERASURES,
+  type ErasureWaitState,
+  type WaitingErasure,
+} from './erasures.ts';
+import { emptyState, encodeFrontier, frontierNodes, loadState, saveState, withRecent, type LogState, type PendingPage } from './state.ts';
 import type { MonitorEvent, MonitorMetrics } from './events.ts';
 
 export interface FollowedLog {
@@ -47,6 +55,9 @@ export interface FollowedLog {
   maxSubjects?: number;
   /** Entries read and checked per page (at most 10,000); a long catch-up keeps its place after each. */
   pageEntries?: number;
+  /** How long a payload found erased may wait for its erasure entry: verified entries, ms (erasures.ts). */
+  erasureWithinEntries?: number;
+  erasureWithinMs?: number;
 }
 
 export interface FollowDeps {
@@ -107,52 +118,26 @@ export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
       : readC2spCheckpoint(deps.get, cfg.tiles, cfg.policy);
   }
 
-  /** The first node of the old frontier that the served tree of `size` holds differently: the changed range. */
-  async function locateRewrite(s: LogState, size: number): Promise<{ from: number; to: number } | undefined> {
-    try {
-      const tiles = createTileReader(deps.get, cfg.tiles, size);
-      for (const { id, hash } of frontierNodes(s)) {
-        const [l, i] = id;
-        const theirs = await tiles.node(l, i);
-        if (toHex(theirs) !== toHex(hash)) return { from: i * 2 ** l + 1, to: (i + 1) * 2 ** l };
-      }
-    } catch (e) {
-      if (!(e instanceof TileError) && !(e instanceof FetchFailed)) throw e;
-    }
-    return undefined;
+  const locate = (s: LogState, size: number) => locateRewrite(deps.get, cfg.tiles, s, size);
+  const fork = (s: LogState, v: ServedView) => forkFinding(deps.stateDir, cfg.origin, s, v);
+
+  const erasureBounds = {
+    withinEntries: cfg.erasureWithinEntries ?? DEFAULT_ERASURE_WITHIN_ENTRIES,
+    withinMs: cfg.erasureWithinMs ?? DEFAULT_ERASURE_WITHIN_MS,
+  };
+  const erasureWaits = (from: ErasureWaitState | undefined) => createErasureWaits(from, erasureBounds);
+
+  /** Payloads whose erasure entry did not come within the bound: payload_missing, as the full audit says it. */
+  function missingPayloads(due: WaitingErasure[]): Finding[] {
+    return due.map(([seq, , size, at]) => ({
+      event: 'entry_invalid',
+      seq,
+      code: 'payload_missing',
+      detail: `entry ${seq} has no payload (found at checkpoint ${size}, ${new Date(at).toISOString()}) and no cookwala.log.erased entry names it`,
+    }));
   }
 
-  async function forkFile(s: LogState, v: ServedView, source: string): Promise<string | undefined> {
-    const name = `fork-${v.size}-${v.root.slice(7, 15)}.json`;
-    const path = join(deps.stateDir, name);
-    if (s.checkpoint && v.checkpoint && s.checkpoint.seq === v.checkpoint.seq) {
-      await writeFile(path, JSON.stringify(buildForkProof(s.checkpoint, v.checkpoint), null, 1) + '\n');
-      return path;
-    }
-    await writeFile(
-      path,
-      JSON.stringify(
-        { kind: 'ForkEvidence', log: cfg.origin, size: v.size, source, ours: s.checkpoint ?? s.note, theirs: v.checkpoint ?? v.note },
-        null,
-        1,
-      ) + '\n',
-    );
-    return path;
-  }
-
-  async function fork(s: LogState, v: ServedView): Promise<Finding> {
-    const proof = await forkFile(s, v, 'served');
-    return {
-      event: 'fork_detected',
-      seq: v.size,
-      source: 'served',
-      roots: [s.root, v.root],
-      proof,
-      detail: `the log serves checkpoint ${v.size} with root ${v.root}; ${s.root} was verified at that size`,
-    };
-  }
-
-  async function extend(s: LogState, v: ServedView): Promise<{ next?: LogState; findings: Finding[]; entries: number }> {
+  async function extend(s: LogState, v: ServedView, now: number): Promise<{ next?: LogState; findings: Finding[]; entries: number }> {
     const findings: Finding[] = [];
     if (cfg.kind === 'c2sp') {
       const tiles = createTileReader(deps.get, cfg.tiles, v.size);
@@ -167,8 +152,8 @@ export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
       for (const h of leaves) f.push(h);
       const root = formatHash(f.root());
       if (root !== v.root) {
-        const range = await locateRewrite(s, v.size);
-        return { findings: [rewrite(s, v, range)], entries: 0 };
+        const range = await locate(s, v.size);
+        return { findings: [rewriteFinding(s, v, range)], entries: 0 };
       }
       return { next: { ...s, size: v.size, root, note: v.note, frontier: encodeFrontier(f.nodes()) }, findings, entries: leaves.length };
     }
@@ -186,6 +171,7 @@ export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
     // A catch-up killed part-way goes on from its last checked page (state.ts `pending`).
     const p = s.pending && s.pending.seq > s.size && s.pending.seq < v.size ? s.pending : undefined;
     const ids = createIdWindow(cfg.idWindow ?? DEFAULT_ID_WINDOW, p ? p.ids : s.ids);
+    const waits = erasureWaits(p ? p.erasures : s.erasures);
     const resume = p
       ? { seq: p.seq, hash: p.head, frontier: frontierNodes(p), subjects: p.subjects, clock: p.clock }
       : s.size === 0
@@ -201,22 +187,28 @@ export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
       ids,
       {
         pageEntries: cfg.pageEntries,
-        onPage: async (at, entries) => {
-          const pending = {
+        earlierMissing: waits,
+        onPage: ({ at, entries, unexplained }) => {
+          waits.setFound(unexplained, v.size, now);
+          const pending: PendingPage = {
             seq: at.seq,
             head: at.hash,
             frontier: encodeFrontier(at.frontier),
-            subjects: [...at.subjects].slice(-maxSubjects),
+            subjects: at.subjects.slice(-maxSubjects),
             clock: at.clock,
             ids: ids.snapshot(),
+            erasures: waits.snapshot(),
           };
-          await saveState(deps.stateDir, { ...s, pending });
-          deps.log.info({ event: 'entries_progress', log: cfg.origin, seq: at.seq, entries }, `entries through ${at.seq} checked`);
+          return async () => {
+            await saveState(deps.stateDir, { ...s, pending });
+            deps.log.info({ event: 'entries_progress', log: cfg.origin, seq: at.seq, entries }, `entries through ${at.seq} checked`);
+          };
         },
       },
     );
     if (!out.ok) return { findings: [{ event: 'entry_invalid', seq: s.size + 1, code: out.code, detail: out.detail }], entries: 0 };
     const o = out.value;
+    waits.setFound(o.unexplained, v.size, now);
     for (const f of o.failures) findings.push({ event: 'entry_invalid', seq: f.seq, code: f.kind, detail: f.detail ?? f.kind });
     if (o.root !== v.root) {
       // New entries that hash to other leaves than the log's tree holds are already named above;
@@ -224,7 +216,7 @@ export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
       // before it was re-chained), the old tree itself is not a prefix of the new one.
       const linked = !o.failures.some((f) => f.kind === 'chain_broken' && f.seq === s.size + 1);
       const inRange = o.failures.some((f) => f.kind === 'entry_hash_mismatch' || f.kind === 'chain_broken');
-      if (!inRange || !linked) findings.push(rewrite(s, v, await locateRewrite(s, v.size)));
+      if (!inRange || !linked) findings.push(rewriteFinding(s, v, await locate(s, v.size)));
       else
         findings.push({
           event: 'rewrite_detected',
@@ -243,6 +235,12 @@ export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
       return { findings, entries: 0 };
     }
     const subjects = [...o.resume.subjects].slice(-maxSubjects);
+    findings.push(...missingPayloads(waits.due(v.size, now)));
+    if (waits.dropped > 0 && !(s.erasures?.dropped ?? 0))
+      deps.log.warn(
+        { event: 'erasures_capped', log: cfg.origin, seq: v.size, dropped: waits.dropped },
+        `more than ${MAX_WAITING_ERASURES} payloads wait for their erasure entries; the ones past that are not matched`,
+      );
     return {
       next: {
         ...s,
@@ -254,23 +252,11 @@ export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
         subjects,
         clock: o.resume.clock,
         ids: ids.snapshot(),
+        erasures: waits.snapshot(),
         pending: undefined,
       },
       findings,
       entries: o.entries,
-    };
-  }
-
-  function rewrite(s: LogState, v: ServedView, range: { from: number; to: number } | undefined): Finding {
-    return {
-      event: 'rewrite_detected',
-      seq: range?.from ?? s.size,
-      ...(range ?? {}),
-      verified: { size: s.size, root: s.root },
-      served: { size: v.size, root: v.root },
-      detail: range
-        ? `checkpoint ${v.size} does not extend the verified tree of ${s.size}: entries ${range.from}-${range.to} changed`
-        : `checkpoint ${v.size} does not extend the verified tree of ${s.size}`,
     };
   }
 
@@ -338,9 +324,20 @@ export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
       }
       if (v.size === s.size) {
         if (v.root !== s.root && !(s.size === 0 && v.root === EMPTY)) findings.push(await fork(s, v));
+        else if (s.erasures?.waiting.length) {
+          // A quiet log: the time bound of a payload still waiting for its erasure entry.
+          const waits = erasureWaits(s.erasures);
+          const due = waits.due(s.size, now);
+          if (due.length > 0) {
+            const next: LogState = { ...s, erasures: waits.snapshot() };
+            await saveState(deps.stateDir, next);
+            state = next;
+            findings.push(...missingPayloads(due));
+          }
+        }
         return { findings, served: v };
       }
-      const x = await extend(s, v);
+      const x = await extend(s, v, now);
       findings.push(...x.findings);
       if (!x.next) return { findings, served: v };
       const next: LogState = { ...x.next, recent: withRecent(s.recent, { size: v.size, root: v.root }), verifiedAt: now };

@@ -66,6 +66,7 @@ export const httpGet: HttpGet = async (url, opts = {}) => {
   return { status: res.status, body, contentType: res.headers.get('content-type') ?? '' };
 };
 
+/** The body as text (UTF-8; a byte sequence that is not UTF-8 becomes U+FFFD, as TextDecoder decodes it). */
 export function text(b: Uint8Array): string {
-  return new TextDecoder('utf-8', { fatal: false }).decode(b);
+  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8');
 }

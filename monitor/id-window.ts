@@ -9,7 +9,7 @@
 // Left out: spilling, exactness beyond 64 bits (a false duplicate needs a collision under a
 // secret salt). Invariant: at most `size` digests are held and persisted, newest last.
 
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { IdSet } from '../verifier/bundle/index.ts';
 
 export const DEFAULT_ID_WINDOW = 8192;
@@ -23,11 +23,20 @@ export function createIdWindow(size = DEFAULT_ID_WINDOW, from?: { salt: string; 
   const salt = from ? Buffer.from(from.salt, 'hex') : randomBytes(16);
   const order: string[] = from ? from.window.slice(-size) : [];
   const held = new Set(order);
+  // salt || u32be(byte length of source) || source || id, written into one reused buffer and
+  // hashed in one call (no hash object, no buffer per entry).
+  let buf = Buffer.alloc(256);
+  salt.copy(buf);
   const digest = (source: string, id: string): string => {
-    const s = Buffer.from(source, 'utf8');
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(s.length);
-    return createHash('sha256').update(salt).update(len).update(s).update(id, 'utf8').digest('hex').slice(0, 16);
+    const need = salt.length + 4 + 3 * (source.length + id.length);
+    if (buf.length < need) {
+      buf = Buffer.alloc(2 * need);
+      salt.copy(buf);
+    }
+    const sLen = buf.write(source, salt.length + 4, 'utf8');
+    buf.writeUInt32BE(sLen, salt.length);
+    const end = salt.length + 4 + sLen + buf.write(id, salt.length + 4 + sLen, 'utf8');
+    return hash('sha256', buf.subarray(0, end), 'hex').slice(0, 16);
   };
   return {
     add(source, id) {

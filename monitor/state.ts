@@ -6,7 +6,8 @@
 // root, the checkpoint itself for a ForkProof), the Merkle frontier at that size (at most 53
 // hashes: the tree, docs/design.md §4), for Cookwala logs the chain head, the last cookwalaseq of
 // the most recent subjects (at most `maxSubjects`), the clock's last stamp, and the (source, id)
-// digests of the last `idWindow` entries with the secret salt (id-window.ts), plus the sizes and
+// digests of the last `idWindow` entries with the secret salt (id-window.ts), the payloads found
+// erased whose erasure entry is not yet verified (at most 10,000, erasures.ts), plus the sizes and
 // roots of the last RECENT verified checkpoints for comparing other views, and during a long
 // catch-up the resume point of the last page checked (`pending`, not trusted until a checkpoint's
 // root covers it). Left out: entries,
@@ -22,6 +23,7 @@ import type { Checkpoint } from '../verifier/documents/index.ts';
 import type { Hash32, NodeId } from '../verifier/merkle/index.ts';
 import type { ClockResume } from '../verifier/bundle/index.ts';
 import { originHash } from './served.ts';
+import type { ErasureWaitState } from './erasures.ts';
 
 export const STATE_KIND = 'MonitorState';
 export const RECENT = 32;
@@ -53,6 +55,8 @@ export interface LogState {
    * its root check at the checkpoint's size covers them, and only then does `size` move.
    */
   pending?: PendingPage;
+  /** Payloads found erased whose erasure entry was not yet in a verified checkpoint (erasures.ts). */
+  erasures?: ErasureWaitState;
 }
 
 export interface PendingPage {
@@ -62,6 +66,7 @@ export interface PendingPage {
   subjects: Array<[string, number]>;
   clock?: ClockResume;
   ids?: { salt: string; window: string[] };
+  erasures?: ErasureWaitState;
 }
 
 export function statePath(dir: string, origin: string): string {

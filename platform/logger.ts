@@ -34,6 +34,9 @@ export const LOG_EVENTS = {
   lease_lost: 'this sequencer lost the lease of a log it led (`epoch`, `reason`: the epoch moved, the session or a write failed)',
   lease_released: 'this sequencer gave back the lease of a log it led on closing it (`epoch`, `reason`: shutdown, evicted)',
   erased: 'a payload was erased (operator request or consent withdrawn)',
+  erasure_wipe_deferred:
+    'an erased payload is still in the PostgreSQL files: a snapshot older than the erasure (pg_dump, a long transaction, a slot) holds its wipe back (`seqs`, `reason`); retried',
+  erasure_wiped: 'the erased payloads whose wipe had waited (or was redone at a load) left the PostgreSQL files (`seqs`)',
   service_error: 'a background task of a service failed (details in err)',
   unwitnessed: 'the witness policy asks for no witness (quorum 0): checkpoints go out with the sequencer signature alone',
   execution_status: 'an execution on a device changed status (`execution`, `seq`, `status`, `reason`)',

@@ -9,7 +9,8 @@
 // Logging: one pino logger in deps (platform/logger.ts), the same instance fastify logs with
 // (`loggerInstance`; per-request lines off); events `log_created`, `device_lost`, `store_failed`
 // (then onFatal), `service_error` and the lease changes of a shared store (`lease_acquired`,
-// `lease_lost`, `lease_released`, with epoch and reason) here, checkpoint and erasure events where they happen.
+// `lease_lost`, `lease_released`, with epoch and reason) and its erasure wipes
+// (`erasure_wipe_deferred`, `erasure_wiped`) here, checkpoint and erasure events where they happen.
 
 import { truncateTime } from '../verifier/documents/index.ts';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -40,7 +41,7 @@ import { deviceLostEvent } from './system-events.ts';
 import { judgeSilence, signsInLog } from './device-lost.ts';
 import type { SequencerContext } from './context.ts';
 import type { StoreBackend } from './store-backend.ts';
-import type { LeaseChange } from '../logstore/postgres/index.ts';
+import type { LeaseChange, WipeChange } from '../logstore/postgres/index.ts';
 import { boundedServerOptions, capConnections, type HttpLimits } from '../platform/index.ts';
 
 export interface SequencerDeps {
@@ -137,6 +138,7 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
     const leads = c.event === 'lease_acquired';
     if (leads) leadSince.set(c.log, clock.now());
     else leadSince.delete(c.log);
+    if (!leads) metrics.set('cookwala_erasures_unwiped', 0, { log: c.log }); // the leader's gauge counts them now
     metrics.set('cookwala_lease_epoch', leads ? c.epoch : 0, { log: c.log });
     metrics.set('cookwala_lease_leader', leads ? 1 : 0, { log: c.log });
     metrics.inc('cookwala_lease_changes_total', { log: c.log, event: c.event });
@@ -145,7 +147,15 @@ export async function createSequencer(deps: SequencerDeps, opts: SequencerOption
     else if (leads) logger.info(line, `leading ${c.log} under lease epoch ${c.epoch}`);
     else logger.info(line, `released the lease of ${c.log} (epoch ${c.epoch}): ${c.reason}`);
   };
-  const storeBackend = deps.storeBackend && { ...deps.storeBackend, onLeaseChange: leaseChanged };
+  // An erasure whose bytes an older snapshot still holds in PostgreSQL's files: one line when it
+  // must wait (and when the reason changes), one when it is done; the gauge counts the waiting ones.
+  const wipeChanged = (w: WipeChange) => {
+    metrics.set('cookwala_erasures_unwiped', w.pending, { log: w.log });
+    const line = { event: w.event, log: w.log, seqs: w.seqs, reason: w.reason };
+    if (w.event === 'erasure_wiped') logger.info(line, `the erased payloads ${w.seqs.join(', ')} of ${w.log} left the database files`);
+    else logger.warn(line, `the erased payloads ${w.seqs.join(', ')} of ${w.log} are still in the database files: ${w.reason}`);
+  };
+  const storeBackend = deps.storeBackend && { ...deps.storeBackend, onLeaseChange: leaseChanged, onWipe: wipeChanged };
   let logs: LogHost;
   try {
     logs = await openLogHost(

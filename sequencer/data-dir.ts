@@ -186,6 +186,7 @@ export async function openOrCreateLogStore(
         leaseMs: backend.leaseMs,
         faults,
         onLeaseChange: backend.onLeaseChange,
+        onWipe: backend.onWipe,
       })
     : undefined;
   const store = pg ?? (await openLogStore(logStoreDir(dir, l.log), { createIfMissing: true, faults, ...level }));

@@ -24,6 +24,11 @@ export const FAMILIES = {
     labels: LOG,
   },
   cookwala_lease_leader: { help: '1 while this process leads the log (holds its PostgreSQL lease), else 0.', type: 'gauge', labels: LOG },
+  cookwala_erasures_unwiped: {
+    help: 'Erased payloads whose bytes are still in the PostgreSQL payload table: a snapshot older than the erasure holds the wipe back (retried).',
+    type: 'gauge',
+    labels: LOG,
+  },
   cookwala_lease_changes_total: {
     help: "Changes of this process's lease on a log, by event (lease_acquired, lease_lost, lease_released).",
     type: 'counter',

@@ -26,6 +26,8 @@ import { describe, json, ref } from '../platform/index.ts';
 import { CE_JSON, errors, NDJSON, NDJSON_BODY } from './api-schemas.ts';
 
 export const MAX_ENTRIES = 10_000;
+/** About this many characters of NDJSON per write of the entries route. */
+const CHUNK_CHARS = 64 << 10;
 
 function need<T>(r: Result<T>): T {
   if (!r.ok) throw ProtocolError.from(r);
@@ -150,14 +152,28 @@ export function registerReadRoutes(app: FastifyInstance, ctx: SequencerContext):
       const withPayloads = q.payloads === '1';
       if (withPayloads) reply.header('cookwala-payloads', 'inline');
       reply.type('application/x-ndjson');
+      // Lines go out in chunks of about CHUNK_CHARS, not one write (and one HTTP chunk) per line.
       async function* lines(): AsyncGenerator<string> {
         if (from > last) return;
+        let out = '';
         if (!withPayloads) {
-          for await (const e of h.store.entries(from, last)) yield JSON.stringify(e) + '\n';
+          for await (const e of h.store.entries(from, last)) {
+            out += JSON.stringify(e) + '\n';
+            if (out.length < CHUNK_CHARS) continue;
+            yield out;
+            out = '';
+          }
+          if (out !== '') yield out;
           return;
         }
-        for await (const { entry, payload } of entriesWithPayloads(h.store, from, last))
-          yield JSON.stringify(entry) + '\n' + (payload ? encodeLine(buildPayloadLine(entry.seq, payload)) : '');
+        for await (const { entry, payload } of entriesWithPayloads(h.store, from, last)) {
+          out += JSON.stringify(entry) + '\n';
+          if (payload) out += encodeLine(buildPayloadLine(entry.seq, payload));
+          if (out.length < CHUNK_CHARS) continue;
+          yield out;
+          out = '';
+        }
+        if (out !== '') yield out;
       }
       return reply.send(Readable.from(lines()));
     },

@@ -9,7 +9,7 @@
 // anything is opened.
 
 import { UsageError } from '../platform/index.ts';
-import { isPostgresUrl, type LeaseChange } from '../logstore/postgres/index.ts';
+import { isPostgresUrl, type LeaseChange, type WipeChange } from '../logstore/postgres/index.ts';
 
 export interface StoreBackend {
   /** postgres://user@host:port/db */
@@ -20,6 +20,8 @@ export interface StoreBackend {
   leaseMs?: number;
   /** Every change of this process's lease on a log (app.ts logs it and sets the lease metrics). */
   onLeaseChange?(c: LeaseChange): void;
+  /** An erasure's wipe deferred by an older snapshot, or done later (app.ts logs it and sets the pending-wipe gauge). */
+  onWipe?(w: WipeChange): void;
 }
 
 export function storeBackendOf(v: { store?: string; advertise?: string; 'lease-ms'?: string }): StoreBackend | undefined {

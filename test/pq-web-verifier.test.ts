@@ -6,7 +6,9 @@
 // the flags of test/web-fixture.ts) the page opened from disk says VALID for the exported bundle and
 // PROVED for a c2sp.org/tlog-proof@v1 file, with the policy naming the log's ML-DSA-44 key too; with
 // one byte of a witness's ML-DSA-44 signature flipped it says INVALID / NOT PROVED and names the
-// checkpoint's seq, as `cookwala verify` / `verify-event` do. Screenshots go to the temp folder.
+// checkpoint's seq, as `cookwala verify` / `verify-event` do. Its footer and its report name every
+// signature backend it used: WebCrypto for Ed25519, @noble/post-quantum for ML-DSA-44. Screenshots go
+// to the temp folder.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -46,7 +48,7 @@ afterAll(async () => {
   process.stdout.write(`pq-web-verifier screenshots in ${dir}\n`);
 });
 
-async function verifyInPage(evidence: string, shot: string): Promise<{ verdict: string; text: string; exitCode: number }> {
+async function verifyInPage(evidence: string, shot: string): Promise<{ verdict: string; text: string; exitCode: number; footer: string }> {
   const page: Page = await tb.browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -59,10 +61,11 @@ async function verifyInPage(evidence: string, shot: string): Promise<{ verdict: 
   const verdict = (await page.textContent('#verdict')) ?? '';
   const text = (await page.textContent('#result')) ?? '';
   const exitCode = Number(await page.getAttribute('#result', 'data-exit-code'));
+  const footer = (await page.textContent('#crypto')) ?? '';
   await page.screenshot({ path: join(dir, shot), fullPage: true });
   expect(errors).toEqual([]);
   await page.close();
-  return { verdict, text, exitCode };
+  return { verdict, text, exitCode, footer };
 }
 
 describe('the verifier page on ML-DSA-44-only cosignatures', () => {
@@ -75,6 +78,11 @@ describe('the verifier page on ML-DSA-44-only cosignatures', () => {
     const good = await verifyInPage(file, 'pq-bundle-valid.png');
     expect(good.verdict).toBe('VALID');
     expect(good.exitCode).toBe(0);
+    // The page names every backend it checks with: ML-DSA-44 is @noble/post-quantum's, beside WebCrypto.
+    expect(good.footer).toBe(
+      'Signatures: WebCrypto Ed25519 and ECDSA P-256 (native), ML-DSA-44 with @noble/post-quantum, after the same key and signature rules as the CLI.',
+    );
+    expect(good.text).toContain('(signatures: WebCrypto; ML-DSA-44: @noble/post-quantum)');
     const lines = bundle.split('\n');
     const i = lines.findIndex((l) => l.includes('"kind":"Checkpoint"') && (JSON.parse(l) as Checkpoint).seq === 25);
     const cp = JSON.parse(lines[i]) as Checkpoint;

@@ -4,7 +4,8 @@
 // events posted to it in batches over HTTP; the data directory's store of a log rewritten while
 // the sequencer is stopped (one old entry changed and every later entry re-chained, as an operator
 // with write access to the data directory would, its checkpoint mark removed, so the tree the restarted sequencer signs no longer extends
-// the one it signed before); and a MonitorConfig for `cookwala monitor`. Left out: witnesses (the
+// the one it signed before); a payload deleted from the store behind the sequencer's back; and a
+// MonitorConfig for `cookwala monitor`. Left out: witnesses (the
 // quorum checks have tests of their own, test/monitor.test.ts). Invariant: the rewritten store
 // holds the same entries as before but one, each chained to the one before it.
 
@@ -18,6 +19,8 @@ import { eventStream } from './events.ts';
 import { freePort } from './net.ts';
 import { spawnCookwala, type Child } from './witness-procs.ts';
 import { rehash } from './audit.ts';
+import { Level } from 'level';
+import { BANDED, P } from '../logstore/keys.ts';
 
 export const CHECKPOINT_MS = 200;
 
@@ -169,6 +172,23 @@ export async function rewriteEntry(dataDir: string, log: string, seq: number): P
 }
 
 /**
+ * With the sequencer stopped: the payload bytes of entry `seq` of `log` deleted from its LevelDB
+ * store, as someone with write access to the data directory could, leaving no erasure record and
+ * no erasure entry behind. Throws when that payload is not there.
+ */
+export async function removePayload(dataDir: string, log: string, seq: number): Promise<void> {
+  const db = new Level<Buffer, Buffer>(logStoreDir(dataDir, log), { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+  await db.open();
+  try {
+    const key = BANDED.key(P.payload, seq);
+    if ((await db.get(key)) === undefined) throw new Error(`${log} holds no payload for entry ${seq}`);
+    await db.del(key, { sync: true });
+  } finally {
+    await db.close();
+  }
+}
+
+/**
  * A MonitorConfig for `cookwala monitor` following `logs` of the sequencer at `base`, written to
  * `path`, with the data directory's policy (quorum 0) copied for each log beside it.
  */
@@ -177,7 +197,7 @@ export async function writeMonitorConfig(
   base: string,
   policyPath: string,
   logs: string[],
-  o: { intervalMs?: number; staleAfterMs?: number; pageEntries?: number } = {},
+  o: { intervalMs?: number; staleAfterMs?: number; pageEntries?: number; erasureWithinEntries?: number; erasureWithinMs?: number } = {},
 ): Promise<void> {
   const policy = JSON.parse(await readFile(policyPath, 'utf8')) as Record<string, unknown>;
   const files: string[] = [];
@@ -193,6 +213,8 @@ export async function writeMonitorConfig(
       intervalMs: o.intervalMs ?? CHECKPOINT_MS,
       staleAfterMs: o.staleAfterMs ?? 120_000,
       ...(o.pageEntries !== undefined ? { pageEntries: o.pageEntries } : {}),
+      ...(o.erasureWithinEntries !== undefined ? { erasureWithinEntries: o.erasureWithinEntries } : {}),
+      ...(o.erasureWithinMs !== undefined ? { erasureWithinMs: o.erasureWithinMs } : {}),
     }),
   );
 }

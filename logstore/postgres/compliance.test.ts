@@ -2,13 +2,15 @@
 // against the server .ci/run starts (COOKWALA_TEST_PG; none is a failure, not a skip). Each test
 // gets its own database, dropped after. Raw bytes are searched in the database's relation files
 // (heap, TOAST, indexes) after CHECKPOINT, which is how the erasure case proves the payload row
-// and its TOAST chunks are gone (DELETE, then VACUUM FULL of the log's payload table).
+// and its TOAST chunks are gone (DELETE, then VACUUM FULL of the log's payload table; a wipe that
+// a passing snapshot held back is judged once its retry went through).
 import { afterEach } from 'vitest';
 import type { LogStore } from '../types.ts';
 import { runLogStoreCompliance } from '../../testkit/logstore-compliance.ts';
 import { TEST_LOG, makeDescriptor } from '../../testkit/logstore.ts';
 import { createTestDatabase, databaseFilesContain, withDatabase, type TestDatabase } from '../../testkit/postgres.ts';
-import { openPostgresLogStore } from './store.ts';
+import { waitFor } from '../../testkit/wait.ts';
+import { openPostgresLogStore, type PostgresLogStore } from './store.ts';
 
 const dbs: TestDatabase[] = [];
 const open: LogStore[] = [];
@@ -58,5 +60,10 @@ runLogStoreCompliance('PostgreSQL', {
     });
   },
   open: (s) => openIn(dbOf.get(s)!),
-  bytesPresent: (s, needle) => databaseFilesContain(dbOf.get(s)!.name, needle),
+  // A wipe that a snapshot elsewhere in the cluster held back (wipe.ts) is retried: the bytes are
+  // judged once no erasure of the store waits for it.
+  async bytesPresent(s, needle) {
+    await waitFor(() => (s as PostgresLogStore).pendingWipes().length === 0, { what: 'no deferred wipe', intervalMs: 50 });
+    return databaseFilesContain(dbOf.get(s)!.name, needle);
+  },
 });

@@ -146,6 +146,8 @@ describe('PostgreSQL lease and fencing', () => {
       { what: 'no snapshot older than the erasure', timeoutMs: 30_000, intervalMs: 100 },
     );
     const again = await openStore({ url: d.url, log: TEST_LOG, waitForLeader: true });
+    // A snapshot the check above cannot see (a backend still starting) defers the load's wipe to its retry.
+    await waitFor(() => again.pendingWipes().length === 0, { what: 'the load wiped', intervalMs: 50 });
     expect(await again.getPayload(1)).toMatchObject({ erased: { seq: 1, erasureSeq: 2 } });
     expect(await count(d.url, P.wipe)).toBe(0);
     expect(await databaseFilesContain(d.name, Buffer.from(mark))).toBe(false);

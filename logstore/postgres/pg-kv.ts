@@ -13,7 +13,9 @@
 // unless its epoch is the writer's: a takeover's UPDATE of that row waits for the transactions
 // holding it, and every later one sees the new epoch. Families written once (entries, nodes,
 // payloads, dedup index) are plain INSERTs, so even a writer that skipped the fence could not
-// overwrite a seq (unique violation). Leaves out: connection management (the caller's pg.Pool)
+// overwrite a seq (unique violation). A wipe mark ('w') is stored with the id of the transaction
+// that wrote it (pg_current_xact_id, decimal), whatever value the plan gave: wipe.ts compares it
+// with the snapshots still open before it clears the mark. Leaves out: connection management (the caller's pg.Pool)
 // and what the keys mean (logstore/keys.ts). Invariant: a batch lands whole or not at all, and never
 // under an epoch other than the one it was planned for.
 
@@ -250,6 +252,7 @@ export class PgKv implements KvRead {
     }
     const once: Op[] = [];
     const upsert: Op[] = [];
+    const marks: Buffer[] = [];
     const del: Buffer[] = [];
     const payPut: Op[] = [];
     const payDel: string[] = [];
@@ -258,6 +261,7 @@ export class PgKv implements KvRead {
         if (op.type === 'put') payPut.push(op);
         else payDel.push(op.key.readBigUInt64BE(1).toString());
       } else if (op.type === 'del') del.push(op.key);
+      else if (op.key[0] === P.wipe) marks.push(op.key);
       else if (WRITE_ONCE.has(op.key[0])) once.push(op);
       else upsert.push(op);
     }
@@ -289,6 +293,11 @@ export class PgKv implements KvRead {
           'INSERT INTO cookwala_kv (log_id, k, v) SELECT $1, * FROM unnest($2::bytea[], $3::bytea[]) ON CONFLICT (log_id, k) DO UPDATE SET v = EXCLUDED.v',
           kv(upsert),
         );
+      if (marks.length)
+        await c.query(
+          "INSERT INTO cookwala_kv (log_id, k, v) SELECT $1, k, convert_to(pg_current_xact_id()::text, 'UTF8') FROM unnest($2::bytea[]) AS k ON CONFLICT (log_id, k) DO UPDATE SET v = EXCLUDED.v",
+          [this.logId, marks],
+        );
       if (del.length) await c.query('DELETE FROM cookwala_kv WHERE log_id = $1 AND k = ANY($2::bytea[])', [this.logId, del]);
       if (payPut.length)
         await c.query(`INSERT INTO ${this.payloads} (seq, v) SELECT * FROM unnest($1::bigint[], $2::bytea[])`, [
@@ -309,14 +318,5 @@ export class PgKv implements KvRead {
       c.off('error', onError);
       if (!released) c.release();
     }
-  }
-
-  /**
-   * Rewrites the payload table (and its TOAST table) into new files, so deleted payload bytes
-   * are gone from the relation files (the old files are truncated at once and unlinked at the next
-   * checkpoint). Cannot run inside a transaction. Takes the table's exclusive lock for the rewrite.
-   */
-  async vacuumPayloads(): Promise<void> {
-    await this.pool.query(`VACUUM FULL ${this.payloads}`);
   }
 }

@@ -10,25 +10,30 @@
 // database's durable head. On winning the lease the store reloads everything (descriptor, head,
 // Merkle frontier) from the database under the new epoch, finishes interrupted erasures and refuses
 // to run behind its latest signed checkpoint (store_behind_checkpoint), as the LevelDB store does
-// at open. Erasure deletes the payload row in the erasure's transaction, then VACUUM FULL rewrites
-// the log's payload table and its TOAST table so the bytes leave the relation files (a 'w' mark in
-// the same transaction makes a crash in between redo the wipe at the next load). Leaves out: the
-// bytes PostgreSQL keeps outside the relation files (WAL segments until they are recycled, WAL
-// archives and base backups: the operator's retention bounds those) and signature checks (as the
-// LevelDB store). Invariants: every write is one transaction fenced by the epoch; the in-memory
+// at open. Erasure deletes the payload row in the erasure's transaction, with a 'w' mark that
+// records that transaction; then VACUUM FULL rewrites the log's payload table and its TOAST table
+// so the bytes leave the relation files, and the marks are cleared. A snapshot older than the
+// erasure (a pg_dump, a long REPEATABLE READ transaction, a replication slot) makes VACUUM FULL
+// keep the dead row: wipe.ts tells, the marks stay, `erasure_wipe_deferred` is reported and the
+// wipe is retried on a bounded back-off timer of its own (and at every load) until it went through
+// (`erasure_wiped`). Leaves out: the bytes PostgreSQL keeps outside the relation files (WAL
+// segments until they are recycled, WAL archives and base backups: the operator's retention bounds
+// those) and signature checks (as the LevelDB store). Invariants: every write is one transaction fenced by the epoch; the in-memory
 // head moves only after a commit; after a failure whose outcome is unknown the store gives up the
-// lease and reloads from the database when it wins it again.
+// lease and reloads from the database when it wins it again; a wipe mark goes only with its bytes.
 
 import pg from 'pg';
 import { ProtocolError } from '../../verifier/index.ts';
 import type { AppendItem, ErasureRecord, FaultHooks, Head, LogDescriptor, LogStore } from '../types.ts';
-import { familyRange, seqOfKey, singleKey, wipeKey, P } from '../keys.ts';
+import { singleKey, wipeKey } from '../keys.ts';
 import { decodeHead, decodeJson } from '../values.ts';
 import type { Op } from '../append-plan.ts';
 import { PgKv, ensureSchema, logIdOf } from './pg-kv.ts';
 import { LeasedStore, type LeaseChange } from './leased-store.ts';
+import { createBackoff, DEFAULT_WIPE_RETRY_MAX_MS, readWipeMarks, wipeBlocker, type Backoff, type WipeChange } from './wipe.ts';
 
 export type { LeaseChange } from './leased-store.ts';
+export type { WipeChange } from './wipe.ts';
 
 export interface PostgresStoreOptions {
   /** postgres://user@host:port/db */
@@ -47,6 +52,10 @@ export interface PostgresStoreOptions {
   onError?(e: unknown): void;
   /** Every change of this process's lease on the log (won, lost, released), for the log and the metrics. */
   onLeaseChange?(c: LeaseChange): void;
+  /** An erasure's wipe deferred (an older snapshot still sees the row) or finished after a deferral or at a load. */
+  onWipe?(w: WipeChange): void;
+  /** The longest pause between two tries of a deferred wipe (default 30 s; the first comes after 50 ms, then doubling). */
+  wipeRetryMaxMs?: number;
 }
 
 export const DEFAULT_LEASE_MS = 3000;
@@ -83,6 +92,8 @@ export interface PostgresLogStore extends LogStore {
   releaseReason(why: string): void;
   /** Resolves once this process leads (not_leader after `ms`). */
   waitLeader(ms: number): Promise<void>;
+  /** The erased seqs whose wipe was deferred and is still due (empty once every mark is cleared). */
+  pendingWipes(): number[];
 }
 
 export async function openPostgresLogStore(o: PostgresStoreOptions): Promise<PostgresLogStore> {
@@ -93,7 +104,7 @@ export async function openPostgresLogStore(o: PostgresStoreOptions): Promise<Pos
   try {
     await ensureSchema(pool);
     const logId = (await logIdOf(pool, o.log, true))!;
-    store = new PgStore(`${redact(o.url)}#${encodeURIComponent(o.log)}`, o.log, new PgKv(pool, logId), pool, o.faults, o.address);
+    store = new PgStore(`${redact(o.url)}#${encodeURIComponent(o.log)}`, o.log, new PgKv(pool, logId), pool, o);
     store.startLease({
       url: o.url,
       logId,
@@ -117,15 +128,24 @@ export async function openPostgresLogStore(o: PostgresStoreOptions): Promise<Pos
 }
 
 class PgStore extends LeasedStore implements PostgresLogStore {
+  private readonly address: string | undefined;
+  private readonly onWipe: ((w: WipeChange) => void) | undefined;
+  private readonly retry: Backoff;
+  /** Seqs whose wipe was deferred, and the reason last reported for them. */
+  private deferred: number[] = [];
+  private deferredWhy: string | undefined;
+
   constructor(
     readonly dir: string,
     origin: string,
     db: PgKv,
     private readonly pool: pg.Pool,
-    faults: FaultHooks | undefined,
-    private readonly address: string | undefined,
+    o: { faults?: FaultHooks; address?: string; onWipe?(w: WipeChange): void; wipeRetryMaxMs?: number },
   ) {
-    super(db, origin, faults);
+    super(db, origin, o.faults);
+    this.address = o.address;
+    this.onWipe = o.onWipe;
+    this.retry = createBackoff(() => this.retryWipe(), o.wipeRetryMaxMs ?? DEFAULT_WIPE_RETRY_MAX_MS);
   }
 
   /** Standby read view: the durable descriptor and head as the database has them now. */
@@ -165,28 +185,90 @@ class PgStore extends LeasedStore implements PostgresLogStore {
         await this.write('erase', plan.ops);
         this.cur = plan.head;
         this.frontier = plan.frontier;
-        await this.wipe([seq]);
+        // The erasure is durable: a wipe that must wait does not fail it.
+        await this.wipe('erasure', seq);
         return { ...this.cur };
       })
     );
   }
 
-  /** VACUUM FULL the payload table, then clear the marks (fenced, like every write). */
-  private async wipe(seqs: number[]): Promise<void> {
-    if (seqs.length === 0) return;
-    await this.db.vacuumPayloads();
-    await this.write(
-      'erase',
-      seqs.map((s): Op => ({ type: 'del', key: wipeKey(s) })),
-    );
+  pendingWipes(): number[] {
+    return [...this.deferred];
+  }
+
+  /**
+   * Wipe every marked erasure now if no snapshot can see its row any more (wipe.ts), then clear
+   * the marks (fenced, like every write); else keep them and retry later. Runs inside exclusive;
+   * never throws (the erasure itself is committed).
+   */
+  private async wipe(trigger: 'erasure' | 'load' | 'retry', erased?: number): Promise<void> {
+    let seqs: number[] = erased === undefined ? [] : [erased];
+    try {
+      const marks = await readWipeMarks(this.db);
+      seqs = marks.map((m) => m.seq);
+      if (marks.length === 0) return this.wiped([], trigger);
+      // The newest erasing transaction bounds them all; a mark without one counts as erased now.
+      const xid = marks.some((m) => m.xid === undefined) ? undefined : marks.reduce((a, m) => (m.xid! > a ? m.xid! : a), 0n);
+      const why = await wipeBlocker(this.pool, this.db.payloads, xid);
+      if (why !== undefined) return this.deferWipe(seqs, why);
+      await this.write(
+        'erase',
+        seqs.map((s): Op => ({ type: 'del', key: wipeKey(s) })),
+      );
+      this.wiped(seqs, trigger);
+    } catch (e) {
+      // The marks could not be read or cleared: those known to wait still do.
+      const known = [...new Set([...this.deferred, ...seqs])].sort((a, b) => a - b);
+      this.deferWipe(known, `the wipe failed: ${(e as Error).message}`);
+    }
+  }
+
+  private wiped(seqs: number[], trigger: 'erasure' | 'load' | 'retry'): void {
+    const late = trigger !== 'erasure' || this.deferred.length > 0;
+    this.deferred = [];
+    this.deferredWhy = undefined;
+    this.retry.reset();
+    if (late && seqs.length > 0)
+      this.onWipe?.({
+        event: 'erasure_wiped',
+        log: this.origin,
+        seqs,
+        reason:
+          trigger === 'load'
+            ? 'wiped at load: no snapshot older than the erasure is open'
+            : 'no snapshot older than the erasure is open any more',
+        pending: 0,
+      });
+  }
+
+  /** Keep the marks; report once per reason; retry while this process leads (else the next leader's load wipes). */
+  private deferWipe(known: number[], why: string): void {
+    const changed = why !== this.deferredWhy || known.some((s) => !this.deferred.includes(s));
+    this.deferred = known;
+    this.deferredWhy = why;
+    const leads = this.role() === 'leader' && !this.closed;
+    if (changed && known.length > 0)
+      this.onWipe?.({
+        event: 'erasure_wipe_deferred',
+        log: this.origin,
+        seqs: known,
+        reason: leads ? why : `${why}; the next leader wipes at its load`,
+        pending: leads ? known.length : 0,
+      });
+    if (leads) this.retry.schedule();
+  }
+
+  private retryWipe(): void {
+    if (this.closed || this.role() !== 'leader') return;
+    void this.exclusive(() => this.wipe('retry'));
   }
 
   protected async resumeWipes(): Promise<void> {
-    const pending = await this.db.keys({ ...familyRange(P.wipe) });
-    await this.wipe(pending.map(seqOfKey));
+    await this.wipe('load');
   }
 
   async close(): Promise<void> {
+    this.retry.stop();
     if (!(await this.drain())) return;
     const held = await this.lease?.close();
     this.myEpoch = undefined;

@@ -14,14 +14,15 @@
 // with the same failure as when found on the way), one number per subject, 48 bytes per missing
 // payload. With `resume` it goes on from where an earlier run stopped (EntryResume: chain, tree,
 // subjects, clock), so a monitor or an incremental audit checks each new entry exactly as a full
-// run does; `earlierIds` carries the (source, id) pairs of the runs before it. Left out: checkpoints
+// run does; `earlierIds` carries the (source, id) pairs of the runs before it, `earlierMissing`
+// the payloads they found missing and no erasure entry explained yet. Left out: checkpoints
 // (checkpoints.ts).
 
 import type { FailureLog } from './report.ts';
 import type { Trust } from './trust.ts';
 import type { SigQueue } from './signature-batches.ts';
 import { createIdSet, type IdSet, type IdSpillOptions } from './id-set.ts';
-import { createPayloadLines } from './payload-lines.ts';
+import { createPayloadLines, type EarlierMissing } from './payload-lines.ts';
 import { createEntryClock, type ClockResume, type LatestStamp } from './entry-time.ts';
 import { readDocument } from '../documents/read.ts';
 import { hashedView, type JsonObject } from '../signing/document-hash.ts';
@@ -79,6 +80,8 @@ export interface EntryCheckerOptions {
   maxErasedListed?: number;
   /** Go on from an earlier run (see EntryResume); absent: from the descriptor. */
   resume?: EntryResume;
+  /** With `resume`: the payloads found missing before it and not yet explained (payload-lines.ts EarlierMissing). */
+  earlierMissing?: EarlierMissing;
   /** The (source, id) set to use instead of a fresh one (a monitor's bounded window). */
   ids?: IdSet;
   /**
@@ -128,6 +131,7 @@ export function createEntryChecker(o: EntryCheckerOptions) {
     mode: o.mode,
     maxErasedListed: o.maxErasedListed,
     resumedAfter: o.resume?.seq,
+    earlierMissing: o.earlierMissing,
   });
   const clock = createEntryClock({
     failures: f,
@@ -263,6 +267,9 @@ export function createEntryChecker(o: EntryCheckerOptions) {
 
     /** Every missing payload not explained by an erasure entry is payload_missing. */
     finish: payloads.finish,
+
+    /** Instead of finish() (a monitor's step): the missing payloads settled so far that no erasure entry explained. */
+    unexplainedPayloads: payloads.unexplained,
 
     /** Confirms and reports the duplicates a spilled id set holds, and removes its files. */
     finishIds(): Promise<void> {

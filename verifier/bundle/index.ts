@@ -6,6 +6,8 @@ export { buildEventProof, verifyEventProof } from './event-proof.ts';
 export type { EventProof } from './event-proof.ts';
 export { buildBundleHeader, buildPayloadLine, encodeLine } from './format.ts';
 export type { IdSet, IdSpillOptions } from './id-set.ts';
+export type { MarkResult } from './missing-payloads.ts';
+export type { EarlierMissing } from './payload-lines.ts';
 export type { SpillFile, SpillSink } from './id-spill.ts';
 export { createLineSplitter } from './line-split.ts';
 export type { LineFlags } from './line-split.ts';

@@ -18,7 +18,7 @@ export interface MissingPayloads {
   /** The greatest seq added so far (0 when none). */
   readonly lastSeq: number;
   /** Visits every missing payload in seq order; erasedBy is 0 for an unexplained one. */
-  forEach(f: (seq: number, erasedBy: number) => void): void;
+  forEach(f: (seq: number, erasedBy: number, eventHash: Uint8Array) => void): void;
   readonly unexplained: number;
 }
 
@@ -83,7 +83,7 @@ export function createMissingPayloads(): MissingPayloads {
       return n - explained;
     },
     forEach(f) {
-      for (let i = 0; i < n; i++) f(seqs[i], by[i]);
+      for (let i = 0; i < n; i++) f(seqs[i], by[i], hashes.subarray(32 * i, 32 * i + 32));
     },
   };
 }

@@ -5,19 +5,32 @@
 // entry without its payload line waits in missing-payloads.ts for the sequencer-signed
 // `cookwala.log.erased` entry that explains it (erasure_mismatch when one names no such gap;
 // mode_forbids_erasure in a full log; payload_missing in a full log, for an erasure entry's own
-// payload, and for what stays unexplained at the end). Left out: the entry lines themselves and
+// payload, and for what stays unexplained at the end). A run resumed after an earlier one (a
+// monitor's step) matches an erasure naming an entry before its resume point against the gaps the
+// earlier runs left unexplained (`earlierMissing`), and hands its own unexplained gaps back
+// (unexplained()) for the caller to keep. Left out: the entry lines themselves and
 // who signed them (entries.ts, entry-signatures.ts). Memory: one pending entry, 48 bytes per
 // missing payload, the erased list capped at maxErasedListed. Invariant: an erasure counts only
 // when the sequencer signed its entry and it names an earlier gap with that gap's eventHash.
 
 import type { FailureLog, ErasedPayload } from './report.ts';
-import { createMissingPayloads } from './missing-payloads.ts';
+import { createMissingPayloads, type MarkResult } from './missing-payloads.ts';
 import { readPayloadLine } from './format.ts';
 import { encodeCookwalasig, eventHash, readCloudEvent, type CloudEvent } from '../cloudevent/read.ts';
 import { entryCeOf as ceOf, type Entry, type EntryCe } from '../documents/entry.ts';
 import { ERASED_TYPE } from './entry-signatures.ts';
 import { isHashString, parseHash } from '../encoding/wire.ts';
 import type { Failure } from '../errors.ts';
+
+/**
+ * The payloads found missing by the runs before a resume point and not yet explained (a monitor
+ * keeps them in its state): markErased answers as MissingPayloads.markErased does, and forgets a
+ * gap it explained. `not_missing` is quiet there: the earlier run saw that payload present (it was
+ * erased after being checked) or no longer holds it.
+ */
+export interface EarlierMissing {
+  markErased(seq: number, eventHash: Uint8Array, by: number): MarkResult;
+}
 
 interface Pending {
   entry: Entry;
@@ -29,8 +42,10 @@ export function createPayloadLines(o: {
   failures: FailureLog;
   mode: 'full' | 'hash_only';
   maxErasedListed?: number;
-  /** Entries through this seq were checked by an earlier run: an erasure naming one of them is not matched to a gap here. */
+  /** Entries through this seq were checked by an earlier run: an erasure naming one of them is matched only against earlierMissing. */
   resumedAfter?: number;
+  /** With resumedAfter: the gaps the earlier runs left unexplained, matched by an erasure naming one. */
+  earlierMissing?: EarlierMissing;
 }) {
   const f = o.failures;
   const missing = createMissingPayloads();
@@ -97,13 +112,12 @@ export function createPayloadLines(o: {
       });
       return;
     }
-    if (o.resumedAfter !== undefined && target <= o.resumedAfter) {
-      erasedCount++;
-      if (erased.length < maxErased) erased.push({ seq: target, eventHash: d.eventHash as string, erasedBy: e.seq, reason: d.reason });
-      return;
-    }
-    const r = missing.markErased(target, (parseHash(d.eventHash) as { value: Uint8Array }).value, e.seq);
-    if (!r.ok) {
+    const hash = (parseHash(d.eventHash) as { value: Uint8Array }).value;
+    const earlier = o.resumedAfter !== undefined && target <= o.resumedAfter;
+    const r: MarkResult = earlier
+      ? (o.earlierMissing?.markErased(target, hash, e.seq) ?? { ok: true })
+      : missing.markErased(target, hash, e.seq);
+    if (!r.ok && !(earlier && r.why === 'not_missing')) {
       const why =
         r.why === 'hash_differs'
           ? `the entry at seq ${target} has another eventHash than ${d.eventHash}`
@@ -199,6 +213,13 @@ export function createPayloadLines(o: {
       missing.forEach((seq, by) => {
         if (by === 0)
           f.add({ kind: 'payload_missing', seq, detail: `entry ${seq} has no payload line and no ${ERASED_TYPE} entry names it` });
+      });
+    },
+
+    /** The entries settled so far whose payload is missing and that no erasure entry explained (a resumed run's caller keeps them). */
+    unexplained(f: (seq: number, eventHash: Uint8Array) => void): void {
+      missing.forEach((seq, by, hash) => {
+        if (by === 0) f(seq, hash);
       });
     },
 

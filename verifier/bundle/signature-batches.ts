@@ -24,6 +24,12 @@ export interface SigQueue {
   add(check: RawCheck, done: (good: boolean) => void): Promise<void> | undefined;
   /** Send what is queued and wait for every verdict. */
   drain(): Promise<void>;
+  /**
+   * Send what is queued; resolves once every check queued so far has its verdict, while checks
+   * queued after this call go on (a monitor keeps its place after a page without stopping the
+   * workers). Rejects as drain() does when a batch failed.
+   */
+  settled(): Promise<void>;
   readonly checked: number;
 }
 
@@ -82,6 +88,12 @@ export function createSigQueue(opts: { verifyBatch?: VerifyBatch; batchSize?: nu
       if (items.length < batchSize) return undefined;
       send();
       return inFlight.length > maxInFlight ? waitOldest() : undefined;
+    },
+    settled() {
+      send();
+      return Promise.all(inFlight.slice()).then(() => {
+        if (failure) throw failure;
+      });
     },
     async drain() {
       send();

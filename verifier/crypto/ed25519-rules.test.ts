@@ -111,6 +111,21 @@ describe('the key rule', () => {
     );
   });
 
+  it('judges a key object by its bytes now: one changed after a pass is judged again', () => {
+    const honest = keyOf(12345n);
+    const k = honest.slice();
+    expect(checkEd25519PublicKey(k).ok).toBe(true);
+    expect(checkEd25519PublicKey(k).ok).toBe(true); // the same object again
+    k.set(IDENTITY);
+    expect(checkEd25519PublicKey(k)).toMatchObject({ ok: false, code: 'weak_key', detail: expect.stringMatching(/identity/) });
+    k.set(honest);
+    expect(checkEd25519PublicKey(k).ok).toBe(true);
+    // A view into a larger buffer is judged by its own 32 bytes.
+    const big = concat(IDENTITY, honest);
+    expect(checkEd25519PublicKey(big.subarray(32, 64)).ok).toBe(true);
+    expect(checkEd25519PublicKey(big.subarray(0, 32)).ok).toBe(false);
+  });
+
   it('refuses every y >= p encoding that would decode, and off-curve bytes', () => {
     expect(NONCANONICAL_Y.length).toBeGreaterThan(10);
     for (const b of NONCANONICAL_Y) expect(verdictOf(b)).toBe('noncanonical');

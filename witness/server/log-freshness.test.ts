@@ -34,6 +34,20 @@ describe('log freshness metrics', () => {
     expect(await m.value('cookwala_witness_logs_stale', { within: '3600' })).toBe(1);
   });
 
+  it('reports the latest cosignature of a log cosigned again', async () => {
+    const m = createWitnessMetrics();
+    const f = createLogFreshness(3);
+    f.record('a.example/log', 10, T0);
+    f.flush(m, T0);
+    f.record('a.example/log', 13, T0 + 60_000);
+    f.record('a.example/log', 16, T0 + 120_000);
+    f.flush(m, T0 + 120_000);
+    expect(await m.value('cookwala_witness_log_seq', { log: 'a.example/log' })).toBe(16);
+    expect(await m.value('cookwala_witness_log_cosigned_timestamp_seconds', { log: 'a.example/log' })).toBe((T0 + 120_000) / 1000);
+    expect(await m.value('cookwala_witness_logs_oldest_cosigned_timestamp_seconds')).toBe((T0 + 120_000) / 1000);
+    expect(await m.value('cookwala_witness_logs_cosigned')).toBe(1);
+  });
+
   it('keeps 40,000 logs to a fixed number of series', async () => {
     const m = createWitnessMetrics();
     const f = createLogFreshness();

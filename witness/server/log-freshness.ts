@@ -34,7 +34,13 @@ export function createLogFreshness(perLogLimit = DEFAULT_PER_LOG_LIMIT): LogFres
   let capped = false;
   return {
     record(log, size, atMs) {
-      latest.set(log, { size, atMs });
+      // Per log one record, updated in place: a request allocates nothing here that outlives it.
+      const e = latest.get(log);
+      if (e === undefined) latest.set(log, { size, atMs });
+      else {
+        e.size = size;
+        e.atMs = atMs;
+      }
       changed.add(log);
     },
     seed(states) {

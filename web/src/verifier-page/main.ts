@@ -140,8 +140,8 @@ function onWorker(m: WorkerMessage): void {
     fill(
       byId('crypto'),
       m.crypto === 'webcrypto'
-        ? 'Signatures: WebCrypto Ed25519 and ECDSA (native), after the same key and signature rules as the CLI.'
-        : 'Signatures: @noble (this browser has no usable WebCrypto Ed25519), after the same rules as the CLI.',
+        ? 'Signatures: WebCrypto Ed25519 and ECDSA P-256 (native), ML-DSA-44 with @noble/post-quantum, after the same key and signature rules as the CLI.'
+        : 'Signatures: @noble/ed25519 and @noble/curves for Ed25519 and ECDSA P-256 (this browser has no usable WebCrypto Ed25519), ML-DSA-44 with @noble/post-quantum, after the same rules as the CLI.',
     );
     return;
   }
@@ -166,7 +166,7 @@ function onWorker(m: WorkerMessage): void {
     const rate = 'entries' in m.report && m.ms > 1000 ? `, ${Math.round((m.report.entries * 1000) / m.ms)} entries/s` : '';
     view = renderBundleReport(
       m.report,
-      `Checked in ${secs} s${rate} in this browser (signatures: ${m.crypto === 'webcrypto' ? 'WebCrypto' : '@noble'}); nothing was sent anywhere.`,
+      `Checked in ${secs} s${rate} in this browser (signatures: ${m.crypto === 'webcrypto' ? 'WebCrypto; ML-DSA-44: @noble/post-quantum' : '@noble; ML-DSA-44: @noble/post-quantum'}); nothing was sent anywhere.`,
     );
   } else if (m.type === 'event-result') {
     json = m.output;
