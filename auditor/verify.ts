@@ -9,7 +9,8 @@
 // 1 invalid, 2 unusable input (unreadable file, policy or key cache; a header of another type or
 // major version). No network: trust comes from the policy and the key cache alone. With --resume
 // STATE an incremental audit goes on from an AuditState (audit-state.ts), carrying the (source, id)
-// pairs of the audits before it (audit-ids.ts).
+// pairs of the audits before it (audit-ids.ts: their side file is read 1 MiB at a time into 4
+// bytes a pair, the run's new pairs spill beside the set's runs).
 
 import { readFile, stat } from 'node:fs/promises';
 import { parseFlags, runCli, UsageError } from '../platform/index.ts';
@@ -36,7 +37,7 @@ Verify an audit bundle (NDJSON) offline, in one streaming pass and constant memo
                               (by default they are reported as not yet witnessed)
   --spill-dir DIR             where the (source, id) check spills past about 600,000 entries
                               (default the system temp directory; about 80 bytes per entry,
-                              removed when the run ends)
+                              8 more with --resume, removed when the run ends)
   --resume STATE              an incremental audit: go on from the AuditState file STATE (the
                               bundle from \`cookwala export --from SEQ\` with SEQ = its seq + 1);
                               a missing STATE starts from seq 1; a valid run writes STATE anew
@@ -89,10 +90,11 @@ export async function verifyBundleFile(path: string, o: VerifyFileOptions): Prom
   if (h && Number.isSafeInteger(h.checkpoints)) ahead = await readCheckpointSeqsAhead(path, h.checkpoints as number).catch(() => undefined);
   const state = o.resumePath === undefined ? undefined : await readAuditState(o.resumePath, policy.log);
   const resume = state?.resume;
-  const earlierIds = o.resumePath === undefined ? undefined : await openAuditIds(o.resumePath, state?.ids);
-  const pool = o.workers === 0 ? undefined : createSigPool({ size: o.workers });
-  // The (source, id) set keeps flat memory by spilling sorted runs here (removed in the finally).
+  // The (source, id) set keeps flat memory by spilling sorted runs here (removed in the finally),
+  // and so do the new pairs of an incremental audit. Nothing is made there before the first run.
   const spill = createSpillDir(o.spillDir);
+  const earlierIds = o.resumePath === undefined ? undefined : await openAuditIds(o.resumePath, state?.ids, { sink: spill });
+  const pool = o.workers === 0 ? undefined : createSigPool({ size: o.workers });
   try {
     const v = createBundleVerifier({
       policy,
@@ -130,6 +132,7 @@ export async function verifyBundleFile(path: string, o: VerifyFileOptions): Prom
     return report;
   } finally {
     await pool?.close();
+    await earlierIds?.close();
     await spill.dispose();
   }
 }

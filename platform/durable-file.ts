@@ -3,7 +3,7 @@
 // directory), so a crash leaves the old file or the new one, never a torn one; `exclusive` never
 // replaces an existing file (EEXIST), which is how keys are created once. Read back as JSON with
 // a clear reason code. Node only (I/O lives in auditor/, docs/design.md §2); sequencer, witness and
-// executor share it.
+// executor share it; the auditor streams its large side files through it.
 
 import { createReadStream } from 'node:fs';
 import { link, open, readdir, rename, unlink } from 'node:fs/promises';
@@ -21,16 +21,25 @@ async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
-/** Write a file durably; with `exclusive` an existing file is never replaced (throws EEXIST). */
+/**
+ * Write a file durably; with `exclusive` an existing file is never replaced (throws EEXIST). The
+ * data may come as pieces (a large file in bounded memory): each is written before the next is
+ * asked for, so a producer may reuse one buffer; an error from the producer leaves no file.
+ */
 export async function writeFileDurable(
   path: string,
-  data: string | Uint8Array,
+  data: string | Uint8Array | AsyncIterable<Uint8Array>,
   opts: { mode?: number; exclusive?: boolean } = {},
 ): Promise<void> {
   const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   const fh = await open(tmp, 'wx', opts.mode ?? 0o644);
   try {
-    await fh.writeFile(data);
+    if (typeof data === 'string' || data instanceof Uint8Array) await fh.writeFile(data);
+    else
+      for await (const piece of data) {
+        let at = 0;
+        while (at < piece.length) at += (await fh.write(piece, at, piece.length - at)).bytesWritten;
+      }
     await fh.sync();
   } catch (e) {
     // A write that failed (ENOSPC, EIO) leaves no temp file behind and the old file in place.

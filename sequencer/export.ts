@@ -2,7 +2,7 @@
 // verifier/bundle/format.ts), streamed from a LogStore in constant memory: the header (seq = the
 // head when the export starts, the number of checkpoints that follow), the descriptor, the
 // sequencer's own KeyRecord then the registered device KeyRecords in kid order, every entry 1..seq
-// with its payload line unless erased (the entry and payload iterators are merged by seq), and the
+// with its payload line unless erased (entries-with-payloads.ts merges the two scans by seq), and the
 // stored checkpoints up to seq that meet the witness policy (a checkpoint short of its quorum was
 // signed but never published, so it is left out; with no policy all are exported). With `from`
 // (`cookwala export --from SEQ`) an incremental bundle: entries, payloads and checkpoints from SEQ
@@ -21,6 +21,7 @@ import { formatTime } from '../verifier/encoding/index.ts';
 import type { KeyRecord } from '../verifier/signing/index.ts';
 import type { WitnessPolicy } from '../verifier/documents/index.ts';
 import type { LogStore } from '../logstore/index.ts';
+import { entriesWithPayloads } from './entries-with-payloads.ts';
 
 export interface BundleSource {
   store: LogStore;
@@ -69,15 +70,11 @@ export async function* bundleLines(src: BundleSource, summary?: Partial<ExportSu
   for (const k of devices) yield encodeLine(k);
 
   if (seq >= from) {
-    const payloads = src.store.payloads(from, seq)[Symbol.asyncIterator]();
-    let next = await payloads.next();
     let erased = 0;
-    for await (const e of src.store.entries(from, seq)) {
+    for await (const { entry: e, payload } of entriesWithPayloads(src.store, from, seq)) {
       yield encodeLine(e);
-      while (!next.done && next.value.seq < e.seq) next = await payloads.next();
-      if (!next.done && next.value.seq === e.seq) {
-        yield encodeLine(buildPayloadLine(e.seq, next.value.event));
-        next = await payloads.next();
+      if (payload) {
+        yield encodeLine(buildPayloadLine(e.seq, payload));
         continue;
       }
       const p = await src.store.getPayload(e.seq);

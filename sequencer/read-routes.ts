@@ -6,7 +6,8 @@
 // store from O(log n) stored nodes. Sizes default to the durable head; a size beyond it is
 // bad_request, since the tree does not exist there yet. Ranges: `cookwala-range: from-to`
 // (inclusive, empty when from > to), `cookwala-head`, and `cookwala-clamped: true` when cut.
-// With payloads=1 each entry's payload follows it as a bundle Payload line (none when erased).
+// With payloads=1 each entry's payload follows it as a bundle Payload line (none when erased;
+// entries-with-payloads.ts, shared with the export).
 // With order=desc, limit= or a match (subject=, source=, type=, id=, eventHash=, subjectPrefix=,
 // sourcePrefix=) the entries route answers from entries-query.ts (newest first, filtered, at most
 // 10,000 examined; `cookwala-next` says where to continue, `cookwala-erased` which listed entries
@@ -20,6 +21,7 @@ import { hostedLog, intParam, LOG_PARAMS, optionalIntParam, type SequencerContex
 import { publishedCheckpoint, sendCheckpointNote, wantsNote } from './tlog-routes.ts';
 import { isFilteredQuery, MATCH_PARAMS, queryEntries, readEntriesQuery } from './entries-query.ts';
 import { sequencerSource } from './system-events.ts';
+import { entriesWithPayloads } from './entries-with-payloads.ts';
 import { describe, json, ref } from '../platform/index.ts';
 import { CE_JSON, errors, NDJSON, NDJSON_BODY } from './api-schemas.ts';
 
@@ -164,17 +166,13 @@ export function registerReadRoutes(app: FastifyInstance, ctx: SequencerContext):
           if (out !== '') yield out;
           return;
         }
-        const payloads = h.store.payloads(from, last)[Symbol.asyncIterator]();
-        let p = await payloads.next();
-        for await (const e of h.store.entries(from, last)) {
-          out += JSON.stringify(e) + '\n';
-          while (!p.done && p.value.seq < e.seq) p = await payloads.next();
-          if (!p.done && p.value.seq === e.seq) out += encodeLine(buildPayloadLine(e.seq, p.value.event));
+        for await (const { entry, payload } of entriesWithPayloads(h.store, from, last)) {
+          out += JSON.stringify(entry) + '\n';
+          if (payload) out += encodeLine(buildPayloadLine(entry.seq, payload));
           if (out.length < CHUNK_CHARS) continue;
           yield out;
           out = '';
         }
-        await payloads.return?.();
         if (out !== '') yield out;
       }
       return reply.send(Readable.from(lines()));

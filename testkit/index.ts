@@ -7,8 +7,9 @@
 // child's JSON log lines; net.ts, a free port; witness-procs.ts, `cookwala` as a child process;
 // sequencer.ts, executor.ts, witness.ts and logstore.ts, a real sequencer on a temp dir, executor
 // fixtures, a fake log for the witness, chained store items; audit.ts, verify-log.ts and
-// log-generator.ts, audited logs and bundles; verifier-fixtures.ts, json-arbitraries.ts,
-// ed25519-adversarial.ts, c2sp-log.ts and c2sp-reference.ts, vectors and independent references.
+// log-generator.ts, audited logs and bundles; process-tree.ts, the peak memory of a child's
+// whole process tree; verifier-fixtures.ts, json-arbitraries.ts, ed25519-adversarial.ts,
+// c2sp-log.ts and c2sp-reference.ts, vectors and independent references.
 // Left out of the re-exports: the vitest-bound suites (logstore-stores.ts, logstore-compliance.ts),
 // the soak and PostgreSQL harnesses (../tools/soak.ts, ../tools/pg-failover.ts, postgres.ts): import those files
 // directly. Invariant: one definition per helper; a file here re-exports, never re-implements.
@@ -28,6 +29,7 @@ export * as logstoreKit from './logstore.ts';
 export * as auditKit from './audit.ts';
 export { rebuildLog } from './verify-log.ts';
 export { generateLog } from './log-generator.ts';
+export { processTree, runMeasuredTree, treeRssKiB, type TreeRun } from './process-tree.ts';
 export * as verifierFixtures from './verifier-fixtures.ts';
 export * as jsonArbitraries from './json-arbitraries.ts';
 export * as ed25519Adversarial from './ed25519-adversarial.ts';

@@ -1,4 +1,5 @@
-// bench/process-tree.test.ts: the tree sampler counts a grandchild's memory, not only the child's.
+// testkit/process-tree.ts: the tree sampler counts a grandchild's memory, not only the child's, in
+// both of its figures (the sampled sum and the sum of each process's own peak).
 import { describe, expect, it } from 'vitest';
 import { runMeasuredTree } from './process-tree.ts';
 
@@ -11,5 +12,6 @@ describe('runMeasuredTree', () => {
     expect(r.exitCode).toBe(0);
     expect(r.stdout.trim()).toBe('1');
     expect(r.peakTreeRssMB).toBeGreaterThan(120);
+    expect(r.peakTreeHwmMB).toBeGreaterThanOrEqual(r.peakTreeRssMB - 1);
   });
 });
