@@ -52,7 +52,9 @@ const count = (url: string, prefix: number) =>
 describe('PostgreSQL lease and fencing', () => {
   it('one leader; the standby refuses writes (not_leader, naming the leader) and reads the durable head; a lost epoch refuses in the same transaction; the standby takes over', async () => {
     const d = await db();
-    const a = await openStore({ url: d.url, log: TEST_LOG, address: 'http://a.example:1', waitForLeader: true });
+    // A long lease: the takeover below must land between two of a's lease rounds (leaseMs/4 apart),
+    // or a round notices it first and the "still believes so" moment is gone on a busy machine.
+    const a = await openStore({ url: d.url, log: TEST_LOG, address: 'http://a.example:1', waitForLeader: true, leaseMs: 60_000 });
     expect(a.role()).toBe('leader');
     await a.init(makeDescriptor('full'));
     await a.append(makeItems(TEST_LOG, a.head(), 3));
