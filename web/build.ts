@@ -1,7 +1,7 @@
 // web/build.ts: builds the three pages of web/ (docs/design.md §12b) with esbuild (a pinned devDependency)
 // into web/dist/ (not committed: `npm run build:web`, npm's `prepare`, the demo and the web tests
 // build it). Each page is ONE self-contained HTML file: the stylesheet and the bundled script are
-// inlined (the verifier page's Web Worker is bundled too and inlined into its script as a string,
+// inlined (the verifier page's Web Workers, the verifier's and the signature workers', are bundled too and inlined into its script as a string,
 // started from a blob: URL), so the verifier page works opened from disk, where a browser would
 // refuse to load a worker or a script from a file: URL. Each page's Content-Security-Policy
 // allows exactly its own inline script and style by their SHA-256 hashes, 'unsafe-eval' for ajv's
@@ -57,7 +57,10 @@ async function bundle(entry: string, define: Record<string, string> = {}): Promi
     format: 'iife',
     platform: 'browser',
     target: ['chrome120', 'firefox121', 'safari17'],
-    minify: true,
+    // COOKWALA_WEB_READABLE=1 keeps the names, so a CPU profile of a page names its functions.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    minifyIdentifiers: process.env.COOKWALA_WEB_READABLE !== '1',
     legalComments: 'none',
     charset: 'utf8',
     define,
@@ -104,9 +107,9 @@ async function writeAtomic(path: string, text: string): Promise<void> {
 /** Build every page into `outDir` (default web/dist) and return the manifest. */
 export async function buildWeb(outDir = DIST): Promise<Manifest> {
   const style = (await readFile(join(WEB_ROOT, 'pages', 'style.css'), 'utf8')).replace(/<\//g, '<\\/');
-  const worker = await bundle('verifier-page/worker.ts');
+  const [worker, sigWorker] = await Promise.all([bundle('verifier-page/worker.ts'), bundle('verifier-page/sig-worker.ts')]);
   const [verifierJs, explorerJs, witnessJs] = await Promise.all([
-    bundle('verifier-page/main.ts', { __COOKWALA_WORKER__: JSON.stringify(worker) }),
+    bundle('verifier-page/main.ts', { __COOKWALA_WORKER__: JSON.stringify(worker), __COOKWALA_SIG_WORKER__: JSON.stringify(sigWorker) }),
     bundle('explorer/main.ts'),
     bundle('witness-page/main.ts'),
   ]);

@@ -7,12 +7,14 @@
 // that node:crypto refuses (ed25519-rules.ts explains the choice). ECDSA uses `lowS:false` (ES256
 // does not require low S) and `prehash:true` (SHA-256 of the message). ML-DSA-44 is
 // @noble/post-quantum's (mldsa44.ts), so the browser verifies it with no WebCrypto support.
+// SHA-256 is sha256.ts, made for the many small documents a verifier hashes.
 
 import * as ed from '@noble/ed25519';
 import { p256 } from '@noble/curves/nist.js';
-import { sha256 as nobleSha256, sha512 } from '@noble/hashes/sha2.js';
-import { bytesToHex, randomBytes as nobleRandom, utf8ToBytes } from '@noble/hashes/utils.js';
+import { sha512 } from '@noble/hashes/sha2.js';
+import { randomBytes as nobleRandom } from '@noble/hashes/utils.js';
 import type { CryptoBackend } from './backend.ts';
+import { sha256Bytes, sha256HexOfText, sha256OfText } from './sha256.ts';
 import { ED25519_L, ed25519InputsPass } from './ed25519-rules.ts';
 import { createNobleMldsa44 } from './mldsa44.ts';
 
@@ -60,9 +62,9 @@ export function createNobleBackend(): CryptoBackend {
     mldsa44PublicKey: (seed) => ml.publicKey(seed),
     mldsa44Sign: (seed, msg) => ml.sign(seed, msg),
     mldsa44Verify: (pub, msg, sig) => ml.verify(pub, msg, sig),
-    sha256: (d) => nobleSha256(d),
-    sha256Hex: (text) => bytesToHex(nobleSha256(utf8ToBytes(text))),
-    sha256Text: (text) => nobleSha256(utf8ToBytes(text)),
+    sha256: (d) => sha256Bytes(d),
+    sha256Hex: (text) => sha256HexOfText(text),
+    sha256Text: (text) => sha256OfText(text),
     ed25519PublicKey: (seed) => ed.getPublicKey(seed),
     ed25519Sign: (seed, msg) => ed.sign(msg, seed),
     ed25519Verify(pub, msg, sig) {

@@ -14,10 +14,12 @@ import type { CheckRequest, CryptoPath, WorkerMessage } from './messages.ts';
 import { exitCodeOf, renderBundleReport, renderEventProof, renderFork } from './report-view.ts';
 
 declare const __COOKWALA_WORKER__: string;
+declare const __COOKWALA_SIG_WORKER__: string;
 
 type Slot = 'evidence' | 'policy' | 'keys';
 const state: Record<Slot, { file: File; kind: EvidenceKind } | undefined> = { evidence: undefined, policy: undefined, keys: undefined };
 let worker: Worker | undefined;
+let sigWorkers: Worker[] = [];
 let cryptoPath: CryptoPath | undefined;
 let lastJson = '';
 
@@ -38,13 +40,41 @@ function slotFor(kind: EvidenceKind): Slot | undefined {
   return undefined;
 }
 
+/**
+ * Signature workers beside the verifier's: one for each core but the one the verifier's worker
+ * parses on (at least one, at most four). WebCrypto verifies on the calling thread, so these are
+ * what lets a bundle's signatures use the other cores, as the CLI's worker pool does.
+ */
+function sigWorkerCount(): number {
+  return Math.min(4, Math.max(1, (navigator.hardwareConcurrency || 2) - 1));
+}
+
 function startWorker(): Worker {
   const url = URL.createObjectURL(new Blob([__COOKWALA_WORKER__], { type: 'text/javascript' }));
   const w = new Worker(url, { name: 'cookwala-verifier' });
   URL.revokeObjectURL(url);
   w.onmessage = (e: MessageEvent<WorkerMessage>) => onWorker(e.data);
   w.onerror = (e) => showError(`the verifier stopped: ${e.message}`);
+  const sigUrl = URL.createObjectURL(new Blob([__COOKWALA_SIG_WORKER__], { type: 'text/javascript' }));
+  const ports: MessagePort[] = [];
+  for (let i = 0; i < sigWorkerCount(); i++) {
+    const s = new Worker(sigUrl, { name: `cookwala-signatures-${i + 1}` });
+    s.onerror = (e) => showError(`a signature worker stopped: ${e.message}`);
+    const ch = new MessageChannel();
+    s.postMessage({ type: 'port', port: ch.port1 }, [ch.port1]);
+    ports.push(ch.port2);
+    sigWorkers.push(s);
+  }
+  URL.revokeObjectURL(sigUrl);
+  w.postMessage({ type: 'sig-ports', ports }, ports);
   return w;
+}
+
+function stopWorkers(): void {
+  worker?.terminate();
+  worker = undefined;
+  for (const s of sigWorkers) s.terminate();
+  sigWorkers = [];
 }
 
 function showSlots(): void {
@@ -128,8 +158,7 @@ function verify(): void {
 }
 
 function cancel(): void {
-  worker?.terminate();
-  worker = undefined;
+  stopWorkers();
   setBusy(false);
   fill(byId('progress-text'), 'cancelled');
 }

@@ -4,6 +4,8 @@
 // and the result is the JSON the CLI prints with --json. Crypto: @noble for the synchronous
 // parts (SHA-256 of every document, the checkpoint and KeyRecord signatures), and event signatures,
 // the bulk, in batches on WebCrypto when it passes its probe (web/src/lib/webcrypto-batch.ts), else on @noble.
+// When the page gives it signature workers' ports (sig-worker.ts), the batches go there
+// (web/src/lib/sig-pool.ts), so parsing and hashing here overlap with verifying on other cores.
 // The worker does no network I/O (the page's CSP, connect-src 'none', binds it too).
 
 import { setDefaultBackend } from '../../../verifier/crypto/index.ts';
@@ -11,11 +13,12 @@ import { createNobleBackend } from '../../../verifier/crypto/index.ts';
 import { inlineVerifyBatch, type VerifyBatch } from '../../../verifier/bundle/index.ts';
 import { checkBundle, checkEventProof, checkForkProof } from '../lib/audit-checks.ts';
 import { createWebCryptoBatch, probeWebCrypto } from '../lib/webcrypto-batch.ts';
-import type { CheckRequest, CryptoPath, WorkerMessage } from './messages.ts';
+import { createPortPool } from '../lib/sig-pool.ts';
+import type { CheckRequest, CryptoPath, SigPorts, WorkerMessage } from './messages.ts';
 
 interface WorkerScope {
   postMessage(m: WorkerMessage): void;
-  onmessage: ((e: MessageEvent<CheckRequest & { forceNoble?: boolean }>) => void) | null;
+  onmessage: ((e: MessageEvent<(CheckRequest & { forceNoble?: boolean }) | SigPorts>) => void) | null;
 }
 const scope = self as unknown as WorkerScope;
 const post = (m: WorkerMessage) => scope.postMessage(m);
@@ -37,7 +40,7 @@ function heap(): number | undefined {
 async function handle(req: CheckRequest & { forceNoble?: boolean }): Promise<void> {
   const r = await ready;
   const path: CryptoPath = req.forceNoble ? 'noble' : r.path;
-  const batch = req.forceNoble ? inlineVerifyBatch : r.batch;
+  const batch = req.forceNoble ? inlineVerifyBatch : (pool ?? r.batch);
   const t0 = performance.now();
   if (req.type === 'bundle') {
     let last = 0;
@@ -65,6 +68,12 @@ async function handle(req: CheckRequest & { forceNoble?: boolean }): Promise<voi
   }
 }
 
+let pool: VerifyBatch | undefined;
+
 scope.onmessage = (e) => {
+  if (e.data.type === 'sig-ports') {
+    if (e.data.ports.length > 0) pool = createPortPool(e.data.ports);
+    return;
+  }
   handle(e.data).catch((err: unknown) => post({ type: 'error', message: (err as Error)?.stack ?? String(err) }));
 };
