@@ -6,7 +6,8 @@
 // build on both sides reads far closer to 1 than two whole-machine runs one after the other
 // (docs/benchmarks.md, `npm run bench:ab`).
 // Each side runs the section exactly as `npm run bench -- --only S --out FILE` does in its own
-// checkout (a revision gets a temporary git worktree with this checkout's node_modules linked),
+// checkout (a revision gets a temporary git worktree with this checkout's node_modules linked and
+// its own web pages built, which the browser section opens),
 // on one core, so the figure is the one-core form of the section (its workers sized by
 // os.availableParallelism(), which honours the affinity). The compared figure is the section's
 // headline ratio (ab-summary.ts HEADLINE) or --key. Prints each round and the verdict, writes
@@ -72,6 +73,11 @@ function checkout(label: 'a' | 'b', spec: string, env: Record<string, string>): 
   const add = spawnSync('git', ['worktree', 'add', '--detach', '--force', dir, rev.stdout.trim()], { cwd: ROOT, encoding: 'utf8' });
   if (add.status !== 0) throw new Error(`git worktree add ${spec}: ${add.stderr}`);
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  // The revision's own web pages (the browser section opens web/dist of its checkout).
+  if (existsSync(join(dir, 'web', 'build.ts'))) {
+    const web = spawnSync(process.execPath, ['--import', 'tsx', 'web/build.ts'], { cwd: dir, encoding: 'utf8' });
+    if (web.status !== 0) throw new Error(`npm run build:web in ${spec}: ${web.stderr}`);
+  }
   return {
     label,
     spec: `${spec} (${rev.stdout.trim().slice(0, 12)})`,

@@ -4,9 +4,9 @@
 // testkit/log-generator.ts bundle with real signatures, erasures and cosigned checkpoints) that
 // the CLI verifier (bench/verify-child.ts, what `cookwala verify` runs, all cores) verifies in the
 // same run. verifyEventsPerSec is the page's, timed by its worker from the first byte read to the
-// report; ratioToCli = page / CLI (target >= 0.5). Peak JS heap: the worker's V8 heap sampled
-// every 100 ms over the DevTools protocol (Runtime.getHeapUsage on the worker target), and the
-// page's; the bundle's size is given beside it, since streaming must keep the heap well below it.
+// report; ratioToCli = page / CLI (target >= 0.5). Peak JS heap: the verifier worker's V8 heap
+// sampled every 100 ms over the DevTools protocol (Runtime.getHeapUsage on the worker target), the
+// signature workers' (summed) and the page's; the bundle's size is given beside it, since streaming must keep the heap well below it.
 
 import { createWriteStream } from 'node:fs';
 import { stat, writeFile } from 'node:fs/promises';
@@ -69,6 +69,8 @@ interface PageRun {
   crypto: string;
   peakWorkerHeapMB: number;
   peakPageHeapMB: number;
+  signatureWorkers: number;
+  peakSignatureWorkersHeapMB: number;
 }
 
 async function pageVerify(file: string, policy: string): Promise<PageRun> {
@@ -88,31 +90,47 @@ async function pageVerify(file: string, policy: string): Promise<PageRun> {
           'crypto',
         )?.textContent !== '',
     );
-    // The worker's heap over the DevTools protocol (performance.memory does not exist in workers).
+    // The workers' heaps over the DevTools protocol (performance.memory does not exist in workers):
+    // the verifier's worker, and the signature workers beside it (summed).
     const cdp = await browser.newBrowserCDPSession();
-    const { targetInfos } = (await cdp.send('Target.getTargets')) as { targetInfos: Array<{ type: string; targetId: string }> };
-    const worker = targetInfos.find((t) => t.type === 'worker');
-    if (!worker) throw new Error('the verifier page started no worker');
-    const { sessionId } = (await cdp.send('Target.attachToTarget', { targetId: worker.targetId, flatten: false })) as { sessionId: string };
+    const { targetInfos } = (await cdp.send('Target.getTargets')) as {
+      targetInfos: Array<{ type: string; targetId: string; title: string }>;
+    };
+    const workers = targetInfos.filter((t) => t.type === 'worker');
+    const verifierWorker = workers.find((t) => t.title === 'cookwala-verifier') ?? workers[0];
+    if (!verifierWorker) throw new Error('the verifier page started no worker');
+    const sigWorkers = workers.filter((t) => t !== verifierWorker);
+    const sessions = new Map<string, string>();
+    for (const t of workers) {
+      const { sessionId } = (await cdp.send('Target.attachToTarget', { targetId: t.targetId, flatten: false })) as { sessionId: string };
+      sessions.set(t.targetId, sessionId);
+    }
     let next = 0;
     const waiting = new Map<number, (m: { result?: { usedSize: number } }) => void>();
     cdp.on('Target.receivedMessageFromTarget', (e: { message: string }) => {
       const m = JSON.parse(e.message) as { id?: number; result?: { usedSize: number } };
       if (m.id !== undefined) waiting.get(m.id)?.(m);
     });
-    const workerHeap = () =>
+    const heapOf = (targetId: string) =>
       new Promise<number>((resolve) => {
         const id = ++next;
         waiting.set(id, (m) => resolve(m.result?.usedSize ?? 0));
-        void cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method: 'Runtime.getHeapUsage' }) });
+        void cdp.send('Target.sendMessageToTarget', {
+          sessionId: sessions.get(targetId) ?? '',
+          message: JSON.stringify({ id, method: 'Runtime.getHeapUsage' }),
+        });
       });
+    const workerHeap = () => heapOf(verifierWorker.targetId);
+    const sigHeap = async () => (await Promise.all(sigWorkers.map((t) => heapOf(t.targetId)))).reduce((a, b) => a + b, 0);
     const pageCdp = await page.context().newCDPSession(page);
     let peakWorker = await workerHeap();
     let peakPage = 0;
+    let peakSig = 0;
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
         peakWorker = Math.max(peakWorker, await workerHeap());
+        peakSig = Math.max(peakSig, await sigHeap());
         peakPage = Math.max(peakPage, ((await pageCdp.send('Runtime.getHeapUsage')) as { usedSize: number }).usedSize);
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -141,6 +159,8 @@ async function pageVerify(file: string, policy: string): Promise<PageRun> {
       crypto: (await page.getAttribute('#result', 'data-crypto')) ?? '',
       peakWorkerHeapMB: Math.round(peakWorker / 1e5) / 10,
       peakPageHeapMB: Math.round(peakPage / 1e5) / 10,
+      signatureWorkers: sigWorkers.length,
+      peakSignatureWorkersHeapMB: Math.round(peakSig / 1e5) / 10,
     };
   } finally {
     await browser.close().catch(() => undefined);
@@ -167,6 +187,8 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
       ratioToCli: Math.round((verifyEventsPerSec / cliEventsPerSec) * 100) / 100,
       peakJsHeapMB: p.peakWorkerHeapMB,
       peakPageHeapMB: p.peakPageHeapMB,
+      signatureWorkers: p.signatureWorkers,
+      peakSignatureWorkersHeapMB: p.peakSignatureWorkersHeapMB,
       bundleMB: Math.round(b.bytes / 1e5) / 10,
       events,
       crypto: p.crypto,
