@@ -28,7 +28,9 @@ describe('sig-transfer', () => {
   });
 
   it('an algorithm outside the two comes back as one that no backend accepts', () => {
-    const [c] = unpackChecks(packChecks([{ alg: 'RS256' as RawCheck['alg'], publicKey: new Uint8Array(1), msg: new Uint8Array(0), sig: new Uint8Array(1) }]));
+    const [c] = unpackChecks(
+      packChecks([{ alg: 'RS256' as RawCheck['alg'], publicKey: new Uint8Array(1), msg: new Uint8Array(0), sig: new Uint8Array(1) }]),
+    );
     expect(['EdDSA', 'ES256']).not.toContain(c.alg);
   });
 });
