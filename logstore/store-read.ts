@@ -16,7 +16,17 @@ import {
   type NodeReader,
 } from '../verifier/merkle/index.ts';
 import { planErase, type AppendPlan } from './append-plan.ts';
-import type { AppendItem, Checkpoint, CloudEvent, Entry, ErasureRecord, Head, LogDescriptor, PayloadRecord } from './types.ts';
+import type {
+  AppendItem,
+  Checkpoint,
+  CloudEvent,
+  Entry,
+  ErasureRecord,
+  Head,
+  LogDescriptor,
+  PayloadRecord,
+  StoredRecord,
+} from './types.ts';
 import { checkpointKey, dedupKey, dedupSourcePrefixes, erasureKey, familyRange, subjectKey, P, type RecordLayout } from './keys.ts';
 import { decodeDedup, decodeJson, decodeU64 } from './values.ts';
 import { createNodeReader } from './tree-nodes.ts';
@@ -96,6 +106,14 @@ export abstract class StoreReader<D extends KvRead = DB> {
       for await (const [k, v] of this.db.iterator(range)) yield decodeEntry(v, this.log, this.layout.seqOf(k));
   }
 
+  /** The stored entry records of a range as they are (entry-codec.ts), for json-lines.ts. */
+  async *rawEntries(from: number, to: number): AsyncIterable<StoredRecord> {
+    const r = seqRange(from, to, 1);
+    if (!r) return;
+    for (const range of this.layout.ranges(P.entry, r[0], r[1]))
+      for await (const [k, v] of this.db.iterator(range)) yield { seq: this.layout.seqOf(k), value: v };
+  }
+
   async getPayload(seq: number): Promise<PayloadRecord | undefined> {
     if (!Number.isSafeInteger(seq) || seq < 1) return undefined;
     const [p, x] = await this.db.getMany([this.layout.key(P.payload, seq), erasureKey(seq)]);
@@ -109,6 +127,14 @@ export abstract class StoreReader<D extends KvRead = DB> {
     if (!r) return;
     for (const range of this.layout.ranges(P.payload, r[0], r[1]))
       for await (const [k, v] of this.db.iterator(range)) yield { seq: this.layout.seqOf(k), event: decodePayload(v) };
+  }
+
+  /** The stored payload records of a range as they are (payload-codec.ts), for json-lines.ts. */
+  async *rawPayloads(from: number, to: number): AsyncIterable<StoredRecord> {
+    const r = seqRange(from, to, 1);
+    if (!r) return;
+    for (const range of this.layout.ranges(P.payload, r[0], r[1]))
+      for await (const [k, v] of this.db.iterator(range)) yield { seq: this.layout.seqOf(k), value: v };
   }
 
   /**
