@@ -1,21 +1,29 @@
-// sequencer/entry-lines.ts: the NDJSON body of the entries route over a plain seq range (docs/design.md
-// §10), written from the stored records (logstore json-lines.ts) in Buffers of about 64 KiB: each
+// sequencer/entry-lines.ts: the NDJSON entry lines of a plain seq range, for the entries route (docs/design.md
+// §10) and the bundle export, written from the stored records (logstore json-lines.ts) in Buffers of about 64 KiB: each
 // entry's line and, with payloads=1, its payload as a bundle Payload line (docs/design.md §8), none
 // when the store holds none (erased). The entry and payload scans are walked side by side in seq
-// order as entries-with-payloads.ts walks the decoded ones. Left out: the filtered and newest-first
-// queries (entries-query.ts) and the export's second look at a missing payload (export.ts).
+// order as entries-with-payloads.ts walks the decoded ones; the bundle export (export.ts) writes its
+// entries with it too. Left out: the filtered and newest-first queries (entries-query.ts) and what
+// a missing payload means (the export's `onMissing` looks again; the route sends the entry alone).
 // Invariant: the bytes are those of JSON.stringify of each decoded entry and encodeLine of each
 // Payload line, in seq order; the payload scan is closed however the caller stops.
 
 import { createLineWriter, LineBuffer, type LogStore } from '../logstore/index.ts';
 
-/** Lines of entries from..to (inclusive), with their payloads when `withPayloads`; `log` is the store's log name. */
+/** Called for an entry the payload scan holds no payload for; it may write that entry's Payload line to `w`. */
+export type OnMissingPayload = (seq: number, w: LineBuffer) => Promise<void>;
+
+/**
+ * Lines of entries from..to (inclusive), with their payloads when `withPayloads`; `log` is the
+ * store's log name. `onMissing` (the export) gets a second look at an entry without a payload.
+ */
 export async function* entryLines(
   store: Pick<LogStore, 'rawEntries' | 'rawPayloads'>,
   log: string,
   from: number,
   to: number,
   withPayloads: boolean,
+  onMissing?: OnMissingPayload,
 ): AsyncGenerator<Buffer> {
   if (from > to) return;
   const lines = createLineWriter(log);
@@ -30,7 +38,7 @@ export async function* entryLines(
         if (!p.done && p.value.seq === seq) {
           lines.payload(w, p.value.value, seq);
           p = await payloads.next();
-        }
+        } else if (onMissing) await onMissing(seq, w);
       }
       const chunk = w.full();
       if (chunk) yield chunk;
