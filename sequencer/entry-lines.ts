@@ -8,7 +8,7 @@
 // Invariant: the bytes are those of JSON.stringify of each decoded entry and encodeLine of each
 // Payload line, in seq order; the payload scan is closed however the caller stops.
 
-import { createLineWriter, LineBuffer, type LogStore } from '../logstore/index.ts';
+import { createLineWriter, LineBuffer, type LogStore, type StoredRecord } from '../logstore/index.ts';
 
 /** Called for an entry the payload scan holds no payload for; it may write that entry's Payload line to `w`. */
 export type OnMissingPayload = (seq: number, w: LineBuffer) => Promise<void>;
@@ -29,19 +29,31 @@ export async function* entryLines(
   const lines = createLineWriter(log);
   const w = new LineBuffer();
   const payloads = withPayloads ? store.rawPayloads(from, to)[Symbol.asyncIterator]() : undefined;
+  // The payload scan's current batch and place in it; `done` once it ended.
+  let batch: StoredRecord[] = [];
+  let i = 0;
+  let done = false;
   try {
-    let p = payloads ? await payloads.next() : undefined;
-    for await (const { seq, value } of store.rawEntries(from, to)) {
-      lines.entry(w, value, seq);
-      if (payloads && p) {
-        while (!p.done && p.value.seq < seq) p = await payloads.next();
-        if (!p.done && p.value.seq === seq) {
-          lines.payload(w, p.value.value, seq);
-          p = await payloads.next();
-        } else if (onMissing) await onMissing(seq, w);
+    for await (const entries of store.rawEntries(from, to)) {
+      for (const { seq, value } of entries) {
+        lines.entry(w, value, seq);
+        if (payloads) {
+          for (;;) {
+            while (i < batch.length && batch[i].seq < seq) i++;
+            if (i < batch.length || done) break;
+            const r = await payloads.next();
+            if (r.done) done = true;
+            else {
+              batch = r.value;
+              i = 0;
+            }
+          }
+          if (i < batch.length && batch[i].seq === seq) lines.payload(w, batch[i++].value, seq);
+          else if (onMissing) await onMissing(seq, w);
+        }
+        const chunk = w.full();
+        if (chunk) yield chunk;
       }
-      const chunk = w.full();
-      if (chunk) yield chunk;
     }
     const rest = w.take();
     if (rest.length) yield rest;
