@@ -1,5 +1,5 @@
 // sequencer/entry-lines.ts: the NDJSON entry lines of a plain seq range, for the entries route (docs/design.md
-// §10) and the bundle export, written from the stored records (logstore json-lines.ts) in Buffers of about 64 KiB: each
+// §10) and the bundle export, written from the stored records (logstore/json-lines.ts) in Buffers of about 64 KiB: each
 // entry's line and, with payloads=1, its payload as a bundle Payload line (docs/design.md §8), none
 // when the store holds none (erased). The entry and payload scans are walked side by side in seq
 // order as entries-with-payloads.ts walks the decoded ones; the bundle export (export.ts) writes its
