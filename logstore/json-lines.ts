@@ -80,7 +80,7 @@ export class LineBuffer {
   }
 }
 
-/** The first byte needing an escape (a quote, a backslash or a control character), or one that is not ASCII. */
+/** Whether b[start, end) is ASCII that JSON.stringify writes as it is (no quote, backslash or control character). */
 function plainAscii(b: Buffer, start: number, end: number): boolean {
   for (let i = start; i < end; i++) {
     const c = b[i];
