@@ -1,7 +1,7 @@
 // logstore/store-write.ts: what the two log store drivers (docs/design.md §6, §12a: LevelDB in store.ts,
 // PostgreSQL in postgres/store.ts) write the same way, over the read side (store-read.ts): writes
-// one at a time in call order (exclusive), appends through the group-commit queue
-// (append-queue.ts), the state rebuilt at open from the version, descriptor and head records and
+// one at a time in call order (exclusive; a checkpoint queues once the entry and tree it is compared
+// with are read), appends through the group-commit queue (append-queue.ts), the state rebuilt at open from the version, descriptor and head records and
 // the stored Merkle nodes (with the checks that the head's root is theirs and that the store is not
 // behind its latest signed checkpoint: store_behind_checkpoint), init with the Log descriptor, a
 // checkpoint stored with the cosignatures it already had, and close after the queued writes.
@@ -159,25 +159,28 @@ export abstract class StoreWriter<D extends KvRead> extends StoreReader<D> {
 
   /**
    * Store a checkpoint that fits the entries, keeping the cosignatures already stored for it.
-   * The entry and the tree at cp.seq are read before the write turn is taken when cp.seq is
-   * already durable (they never change once durable), so the appends queued behind the
-   * checkpoint wait for one read and one synced write, not for every read of the comparison.
+   * When cp.seq is already durable, the entry and the tree there (which never change once
+   * durable) are read before the write turn is queued, so the appends behind the checkpoint
+   * wait for one read (the stored checkpoint, for its cosignatures and the fork check) and one
+   * synced write, not for every read of the comparison. A store closed meanwhile refuses it.
    */
   putCheckpoint(cp: Checkpoint): Promise<void> {
     const closed = this.refuseClosed();
     if (closed) return closed;
-    const early = this.durableDisagreement(cp);
-    return this.exclusive(async () => {
-      this.assertCanWrite();
-      const { desc } = this.initialized();
-      checkCheckpointShape(cp, desc.log);
-      const stored = await this.checkpoint(cp.seq);
-      checkCheckpointFits(cp, stored, this.cur!.seq);
-      const read = await early;
-      const why = read ? read.why : await this.disagreement(cp);
-      if (why) throw new ProtocolError('rewrite_detected', `checkpoint disagrees with the stored entries: ${why}`, { seq: cp.seq });
-      await this.write('checkpoint', [{ type: 'put', key: checkpointKey(cp.seq), value: encodeJson(mergeCosignatures(cp, stored)) }]);
-    });
+    return this.durableDisagreement(cp).then(
+      (read) =>
+        this.refuseClosed() ??
+        this.exclusive(async () => {
+          this.assertCanWrite();
+          const { desc } = this.initialized();
+          checkCheckpointShape(cp, desc.log);
+          const stored = await this.checkpoint(cp.seq);
+          checkCheckpointFits(cp, stored, this.cur!.seq);
+          const why = read ? read.why : await this.disagreement(cp);
+          if (why) throw new ProtocolError('rewrite_detected', `checkpoint disagrees with the stored entries: ${why}`, { seq: cp.seq });
+          await this.write('checkpoint', [{ type: 'put', key: checkpointKey(cp.seq), value: encodeJson(mergeCosignatures(cp, stored)) }]);
+        }),
+    );
   }
 
   /**
