@@ -1,6 +1,6 @@
 // bench/ab.ts: `npm run bench:ab -- --section S --a REV|DIR [--b REV|DIR] [--rounds N] [--quick]
-// [--key PATH [--lower-is-better]] [--a-env K=V]… [--b-env K=V]… [--threshold 0.03] [--cores 0,1]
-// [--out FILE]`.
+// [--key PATH [--lower-is-better]] [--also PATH,PATH…] [--a-env K=V]… [--b-env K=V]… [--threshold 0.03]
+// [--cores 0,1] [--out FILE]`.
 // Judges a change by measuring two builds AT THE SAME TIME, each pinned to a core of its own with
 // taskset (Linux), cores swapped every round, so both see the same noise from the host: the same
 // build on both sides reads far closer to 1 than two whole-machine runs one after the other
@@ -10,7 +10,8 @@
 // its own web pages built, which the browser section opens),
 // on one core, so the figure is the one-core form of the section (its workers sized by
 // os.availableParallelism(), which honours the affinity). The compared figure is the section's
-// headline ratio (ab-summary.ts HEADLINE) or --key. Prints each round and the verdict, writes
+// headline ratio (ab-summary.ts HEADLINE) or --key; --also names more figures printed and recorded
+// beside it each round (such as the CPU per request), with no verdict. Prints each round and the verdict, writes
 // an untracked file beside this one (AB_RECORD below) or --out. Leaves out: the two-core
 // figures (npm run bench), so it cannot judge worker counts.
 
@@ -19,7 +20,7 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSy
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HEADLINE, roundOf, summariseAb, type AbRound } from './ab-summary.ts';
+import { HEADLINE, roundOf, summariseAb, valueAt, type AbRound } from './ab-summary.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Where the last comparison's record goes without --out (listed in .gitignore). */
@@ -54,6 +55,7 @@ function args(argv: string[]) {
     rounds: Number(one('--rounds') ?? 4),
     quick: argv.includes('--quick'),
     key: one('--key'),
+    also: (one('--also') ?? '').split(',').filter((k) => k !== ''),
     lowerIsBetter: argv.includes('--lower-is-better'),
     threshold: Number(one('--threshold') ?? 0.03),
     cores: (one('--cores') ?? '0,1').split(',').map(Number),
@@ -152,6 +154,7 @@ export async function main(argv: string[]): Promise<number> {
     const [a, b] = sides;
     const tmp = mkdtempSync(join(tmpdir(), 'cookwala-ab-results-'));
     const rounds: AbRound[] = [];
+    const also: Array<Record<string, { a?: number; b?: number }>> = [];
     process.stdout.write(`bench:ab ${o.section} (${key}${o.quick ? ', quick' : ''}): a = ${a.spec}, b = ${b.spec}\n`);
     try {
       for (let i = 0; i < o.rounds; i++) {
@@ -168,6 +171,9 @@ export async function main(argv: string[]): Promise<number> {
           );
         rounds.push(r);
         process.stdout.write(`round ${i + 1}: a ${r.a} (core ${coreA})  b ${r.b} (core ${coreB})  b/a ${r.ratio}\n`);
+        const more = Object.fromEntries(o.also.map((k) => [k, { a: valueAt(ra, k), b: valueAt(rb, k) }]));
+        also.push(more);
+        for (const [k, v] of Object.entries(more)) process.stdout.write(`  ${k}: a ${v.a ?? '-'}  b ${v.b ?? '-'}\n`);
       }
     } finally {
       rmSync(tmp, { recursive: true, force: true });
@@ -183,6 +189,7 @@ export async function main(argv: string[]): Promise<number> {
       envA: o.envA,
       envB: o.envB,
       ...s,
+      ...(o.also.length > 0 ? { also } : {}),
       measuredAt: new Date().toISOString(),
     };
     writeFileSync(o.out, `${JSON.stringify(record, null, 2)}\n`);

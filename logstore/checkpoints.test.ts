@@ -6,7 +6,7 @@ import { ProtocolError } from '../verifier/errors.ts';
 import { openLogStore, type LogStore } from './index.ts';
 import { BANDED, P, checkpointKey, singleKey } from './keys.ts';
 import { encodeHead, encodeJson } from './values.ts';
-import { TEST_LOG, cosigned, fixedSigner, makeCheckpoint, witnessSigner, errorCode } from '../testkit/logstore.ts';
+import { TEST_LOG, cosigned, fixedSigner, makeCheckpoint, makeItems, witnessSigner, errorCode } from '../testkit/logstore.ts';
 import { useStores } from '../testkit/logstore-stores.ts';
 
 const stores = useStores();
@@ -81,6 +81,23 @@ describe('putCheckpoint', () => {
     expect(await errorCode(s.putCheckpoint(makeCheckpoint('other.example/log', 3, good.head, good.root)))).toBe('log_mismatch');
     expect(await errorCode(s.putCheckpoint({ ...good, signature: [] }))).toBe('invalid_document');
     expect(await s.latestCheckpoint()).toBeUndefined();
+  });
+});
+
+describe('a checkpoint and the write order', () => {
+  it('appends called after a checkpoint land with it, and a store closed while its reads run refuses it', async () => {
+    const s = await fresh(8);
+    const c8 = await cpAt(s, 8);
+    const put = s.putCheckpoint(c8);
+    const more = s.append(makeItems(TEST_LOG, s.head(), 3, { prefix: 'after-' }));
+    await Promise.all([put, more]);
+    expect(s.head().seq).toBe(11);
+    expect(await s.checkpoint(8)).toEqual(c8);
+    const c11 = await cpAt(s, 11);
+    const late = s.putCheckpoint(c11).catch((e: unknown) => e as Error);
+    const reopened = await stores.reopen(s);
+    expect(String(await late)).toMatch(/closed/);
+    expect((await reopened.latestCheckpoint())?.seq).toBe(8);
   });
 });
 

@@ -2,6 +2,7 @@
 // The key layout, value encodings and node packing stay internal; bulkLoadTree is for benchmarks.
 
 export { openLogStore } from './store.ts';
+export { createLineWriter, LineBuffer, type LineWriter } from './json-lines.ts';
 export type {
   AppendItem,
   ErasureRecord,
@@ -12,5 +13,6 @@ export type {
   MigrationStep,
   OpenOptions,
   PayloadRecord,
+  StoredRecord,
   WriteKind,
 } from './types.ts';

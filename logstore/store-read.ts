@@ -16,8 +16,28 @@ import {
   type NodeReader,
 } from '../verifier/merkle/index.ts';
 import { planErase, type AppendPlan } from './append-plan.ts';
-import type { AppendItem, Checkpoint, CloudEvent, Entry, ErasureRecord, Head, LogDescriptor, PayloadRecord } from './types.ts';
-import { checkpointKey, dedupKey, dedupSourcePrefixes, erasureKey, familyRange, subjectKey, P, type RecordLayout } from './keys.ts';
+import type {
+  AppendItem,
+  Checkpoint,
+  CloudEvent,
+  Entry,
+  ErasureRecord,
+  Head,
+  LogDescriptor,
+  PayloadRecord,
+  StoredRecord,
+} from './types.ts';
+import {
+  checkpointKey,
+  dedupKey,
+  dedupSourcePrefixes,
+  erasureKey,
+  familyRange,
+  subjectKey,
+  P,
+  type RecordFamily,
+  type RecordLayout,
+} from './keys.ts';
 import { decodeDedup, decodeJson, decodeU64 } from './values.ts';
 import { createNodeReader } from './tree-nodes.ts';
 import { decodeEntry } from './entry-codec.ts';
@@ -47,6 +67,39 @@ export interface KvRead {
   getMany(keys: Buffer[]): Promise<Array<Uint8Array | undefined>>;
   iterator(range: KvRange): AsyncIterable<[Buffer, Buffer]>;
   values(range: KvRange): AsyncIterable<Buffer> & { all(): Promise<Buffer[]> };
+}
+
+/** Records per batch of the raw scans. */
+const BATCH = 1000;
+
+/**
+ * The pairs of `range` in batches: with LevelDB's nextv one await per batch instead of one per
+ * record (the cost of a long scan); another backend's iterator is batched as it yields.
+ */
+async function* batchesOf(db: KvRead, range: KvRange): AsyncIterable<Array<[Buffer, Buffer]>> {
+  const it = db.iterator(range) as AsyncIterable<[Buffer, Buffer]> & {
+    nextv?(n: number): Promise<Array<[Buffer, Buffer]>>;
+    close?(): Promise<void>;
+  };
+  if (typeof it.nextv === 'function') {
+    try {
+      for (;;) {
+        const b = await it.nextv(BATCH);
+        if (b.length === 0) return;
+        yield b;
+      }
+    } finally {
+      await it.close?.();
+    }
+  }
+  let batch: Array<[Buffer, Buffer]> = [];
+  for await (const kv of it) {
+    batch.push(kv);
+    if (batch.length < BATCH) continue;
+    yield batch;
+    batch = [];
+  }
+  if (batch.length > 0) yield batch;
 }
 
 export abstract class StoreReader<D extends KvRead = DB> {
@@ -96,6 +149,18 @@ export abstract class StoreReader<D extends KvRead = DB> {
       for await (const [k, v] of this.db.iterator(range)) yield decodeEntry(v, this.log, this.layout.seqOf(k));
   }
 
+  /** The stored entry records of a range as they are (entry-codec.ts), in seq order, in batches; for json-lines.ts. */
+  rawEntries(from: number, to: number): AsyncIterable<StoredRecord[]> {
+    return this.rawRecords(P.entry, from, to);
+  }
+
+  private async *rawRecords(family: RecordFamily, from: number, to: number): AsyncIterable<StoredRecord[]> {
+    const r = seqRange(from, to, 1);
+    if (!r) return;
+    for (const range of this.layout.ranges(family, r[0], r[1]))
+      for await (const batch of batchesOf(this.db, range)) yield batch.map(([k, v]) => ({ seq: this.layout.seqOf(k), value: v }));
+  }
+
   async getPayload(seq: number): Promise<PayloadRecord | undefined> {
     if (!Number.isSafeInteger(seq) || seq < 1) return undefined;
     const [p, x] = await this.db.getMany([this.layout.key(P.payload, seq), erasureKey(seq)]);
@@ -109,6 +174,11 @@ export abstract class StoreReader<D extends KvRead = DB> {
     if (!r) return;
     for (const range of this.layout.ranges(P.payload, r[0], r[1]))
       for await (const [k, v] of this.db.iterator(range)) yield { seq: this.layout.seqOf(k), event: decodePayload(v) };
+  }
+
+  /** The stored payload records of a range as they are (payload-codec.ts), in seq order, in batches. */
+  rawPayloads(from: number, to: number): AsyncIterable<StoredRecord[]> {
+    return this.rawRecords(P.payload, from, to);
   }
 
   /**

@@ -1,7 +1,7 @@
 // logstore/store-write.ts: what the two log store drivers (docs/design.md §6, §12a: LevelDB in store.ts,
 // PostgreSQL in postgres/store.ts) write the same way, over the read side (store-read.ts): writes
-// one at a time in call order (exclusive), appends through the group-commit queue
-// (append-queue.ts), the state rebuilt at open from the version, descriptor and head records and
+// one at a time in call order (exclusive; a checkpoint queues once the entry and tree it is compared
+// with are read), appends through the group-commit queue (append-queue.ts), the state rebuilt at open from the version, descriptor and head records and
 // the stored Merkle nodes (with the checks that the head's root is theirs and that the store is not
 // behind its latest signed checkpoint: store_behind_checkpoint), init with the Log descriptor, a
 // checkpoint stored with the cosignatures it already had, and close after the queued writes.
@@ -157,21 +157,44 @@ export abstract class StoreWriter<D extends KvRead> extends StoreReader<D> {
     );
   }
 
-  /** Store a checkpoint that fits the entries, keeping the cosignatures already stored for it. */
+  /**
+   * Store a checkpoint that fits the entries, keeping the cosignatures already stored for it.
+   * When cp.seq is already durable, the entry and the tree there (which never change once
+   * durable) are read before the write turn is queued, so the appends behind the checkpoint
+   * wait for one read (the stored checkpoint, for its cosignatures and the fork check) and one
+   * synced write, not for every read of the comparison. A store closed meanwhile refuses it.
+   */
   putCheckpoint(cp: Checkpoint): Promise<void> {
-    return (
-      this.refuseClosed() ??
-      this.exclusive(async () => {
-        this.assertCanWrite();
-        const { desc } = this.initialized();
-        checkCheckpointShape(cp, desc.log);
-        const stored = await this.checkpoint(cp.seq);
-        checkCheckpointFits(cp, stored, this.cur!.seq);
-        const why = await this.disagreement(cp);
-        if (why) throw new ProtocolError('rewrite_detected', `checkpoint disagrees with the stored entries: ${why}`, { seq: cp.seq });
-        await this.write('checkpoint', [{ type: 'put', key: checkpointKey(cp.seq), value: encodeJson(mergeCosignatures(cp, stored)) }]);
-      })
+    const closed = this.refuseClosed();
+    if (closed) return closed;
+    return this.durableDisagreement(cp).then(
+      (read) =>
+        this.refuseClosed() ??
+        this.exclusive(async () => {
+          this.assertCanWrite();
+          const { desc } = this.initialized();
+          checkCheckpointShape(cp, desc.log);
+          const stored = await this.checkpoint(cp.seq);
+          checkCheckpointFits(cp, stored, this.cur!.seq);
+          const why = read ? read.why : await this.disagreement(cp);
+          if (why) throw new ProtocolError('rewrite_detected', `checkpoint disagrees with the stored entries: ${why}`, { seq: cp.seq });
+          await this.write('checkpoint', [{ type: 'put', key: checkpointKey(cp.seq), value: encodeJson(mergeCosignatures(cp, stored)) }]);
+        }),
     );
+  }
+
+  /**
+   * disagreement(cp) for a well-formed checkpoint of this log at a durable seq, read now; undefined
+   * (compare inside the write turn, as any other case) when it is not one, or a read failed.
+   */
+  private async durableDisagreement(cp: Checkpoint): Promise<{ why: string | undefined } | undefined> {
+    try {
+      checkCheckpointShape(cp, this.initialized().desc.log);
+      if (cp.seq > this.headNow().seq) return undefined;
+      return { why: await this.disagreement(cp) };
+    } catch {
+      return undefined;
+    }
   }
 
   /** Refuse new writes and wait for the queued ones (the append queue may reschedule); true the first time. */

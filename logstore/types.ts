@@ -65,8 +65,12 @@ export interface LogStore {
   append(items: AppendItem[]): Promise<Head>;
   getEntry(seq: number): Promise<Entry | undefined>;
   entries(from: number, to: number): AsyncIterable<Entry>;
+  /** The stored entry records of a range, undecoded, in seq order and in batches (logstore's json-lines.ts writes lines from them). */
+  rawEntries(from: number, to: number): AsyncIterable<StoredRecord[]>;
   getPayload(seq: number): Promise<PayloadRecord | undefined>;
   payloads(from: number, to: number): AsyncIterable<{ seq: number; event: CloudEvent }>;
+  /** The stored payload records of a range, undecoded, in seq order and in batches. */
+  rawPayloads(from: number, to: number): AsyncIterable<StoredRecord[]>;
   lookupId(source: string, id: string): Promise<{ seq: number; eventHash: string } | undefined>;
   /** Seqs of the entries indexed under `source` (every appended item with a dedup pair), ascending. */
   seqsOfSource(source: string): Promise<number[]>;
@@ -148,3 +152,9 @@ export interface OpenOptions {
 }
 
 export type { Entry, CloudEvent, LogDescriptor, Checkpoint };
+
+/** One stored record of the entry or payload family, as the store keeps it. */
+export interface StoredRecord {
+  seq: number;
+  value: Uint8Array;
+}

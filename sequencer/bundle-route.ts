@@ -59,7 +59,7 @@ export function registerBundleRoute(app: FastifyInstance, ctx: SequencerContext)
     );
     // Pull the header first, so that an early failure is still an ordinary error answer.
     const first = await lines.next();
-    async function* rest(): AsyncGenerator<string> {
+    async function* rest(): AsyncGenerator<string | Buffer> {
       if (!first.done) yield first.value;
       yield* lines;
     }

@@ -1,6 +1,7 @@
-// sequencer/entries-with-payloads.ts: the entries of a seq range each with its payload, the one
-// merge behind the bundle export (export.ts, docs/design.md §8) and the entries route with
-// payloads=1 (read-routes.ts, docs/design.md §10). The store's entry and payload iterators are
+// sequencer/entries-with-payloads.ts: the entries of a seq range each with its payload, decoded: the
+// merge that entry-lines.ts does on the stored bytes for the bundle export (docs/design.md §8) and
+// the entries route with payloads=1 (docs/design.md §10), kept as the reading for a caller that
+// wants objects and as the oracle entry-lines.test.ts holds those bytes to. The store's entry and payload iterators are
 // walked side by side in seq order, so the range is read in two sequential scans in constant
 // memory instead of one payload lookup per entry. Left out: what a missing payload means (erased,
 // or stored after the payload iterator's snapshot): the export asks the store again for it

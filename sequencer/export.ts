@@ -2,7 +2,7 @@
 // verifier/bundle/format.ts), streamed from a LogStore in constant memory: the header (seq = the
 // head when the export starts, the number of checkpoints that follow), the descriptor, the
 // sequencer's own KeyRecord then the registered device KeyRecords in kid order, every entry 1..seq
-// with its payload line unless erased (entries-with-payloads.ts merges the two scans by seq), and the
+// with its payload line unless erased (entry-lines.ts writes them from the stored bytes), and the
 // stored checkpoints up to seq that meet the witness policy (a checkpoint short of its quorum was
 // signed but never published, so it is left out; with no policy all are exported). With `from`
 // (`cookwala export --from SEQ`) an incremental bundle: entries, payloads and checkpoints from SEQ
@@ -20,8 +20,8 @@ import { verifyCheckpoint, type Checkpoint } from '../verifier/documents/index.t
 import { formatTime } from '../verifier/encoding/index.ts';
 import type { KeyRecord } from '../verifier/signing/index.ts';
 import type { WitnessPolicy } from '../verifier/documents/index.ts';
-import type { LogStore } from '../logstore/index.ts';
-import { entriesWithPayloads } from './entries-with-payloads.ts';
+import type { LineBuffer, LogStore } from '../logstore/index.ts';
+import { entryLines } from './entry-lines.ts';
 
 export interface BundleSource {
   store: LogStore;
@@ -48,8 +48,11 @@ function published(cp: Checkpoint, seq: number, policy: WitnessPolicy | undefine
   return policy === undefined || verifyCheckpoint(cp, policy).ok;
 }
 
-/** The bundle as NDJSON lines (each with its newline). `summary` is filled in as it goes. */
-export async function* bundleLines(src: BundleSource, summary?: Partial<ExportSummary>): AsyncGenerator<string> {
+/**
+ * The bundle as NDJSON: each line a string with its newline, but the entries and payloads, which
+ * come in Buffers of whole lines (entry-lines.ts). `summary` is filled in as it goes.
+ */
+export async function* bundleLines(src: BundleSource, summary?: Partial<ExportSummary>): AsyncGenerator<string | Buffer> {
   const d = src.store.descriptor();
   if (!d) throw new ProtocolError('not_found', 'the store holds no log descriptor');
   const head = src.store.head();
@@ -71,23 +74,19 @@ export async function* bundleLines(src: BundleSource, summary?: Partial<ExportSu
 
   if (seq >= from) {
     let erased = 0;
-    for await (const { entry: e, payload } of entriesWithPayloads(src.store, from, seq)) {
-      yield encodeLine(e);
-      if (payload) {
-        yield encodeLine(buildPayloadLine(e.seq, payload));
-        continue;
-      }
-      const p = await src.store.getPayload(e.seq);
+    // An entry the payload scan has no payload for: erased, or stored after the scan's snapshot.
+    const onMissing = async (at: number, w: LineBuffer): Promise<void> => {
+      const p = await src.store.getPayload(at);
       if (p && 'erased' in p && p.erased.erasureSeq !== undefined && p.erased.erasureSeq > seq) {
         throw new ProtocolError(
           'conflict',
-          `payload ${e.seq} was erased while the export ran (by entry ${p.erased.erasureSeq}, after the exported head ${seq}); retry the export`,
+          `payload ${at} was erased while the export ran (by entry ${p.erased.erasureSeq}, after the exported head ${seq}); retry the export`,
         );
       }
-      if (p && 'event' in p)
-        yield encodeLine(buildPayloadLine(e.seq, p.event)); // stored after the iterator's snapshot
+      if (p && 'event' in p) w.utf8(encodeLine(buildPayloadLine(at, p.event)));
       else erased++;
-    }
+    };
+    yield* entryLines(src.store, d.log, from, seq, true, onMissing);
     if (summary) summary.erased = erased;
   }
 
@@ -107,11 +106,22 @@ export async function* bundleLines(src: BundleSource, summary?: Partial<ExportSu
 /** A piece of about this many characters per write (COALESCE_CHARS or one line, whichever is longer). */
 export const COALESCE_CHARS = 64 * 1024;
 
-/** The same text as `lines`, in pieces of at least `chars` characters (the last may be shorter); nothing is dropped or reordered. */
-export async function* coalesceLines(lines: AsyncIterable<string>, chars = COALESCE_CHARS): AsyncGenerator<string> {
+/**
+ * The same bytes as `lines`, strings joined in pieces of at least `chars` characters (the last
+ * may be shorter); a Buffer (already a piece of whole lines) goes out as it is, after the text
+ * before it. Nothing is dropped or reordered.
+ */
+export async function* coalesceLines(lines: AsyncIterable<string | Buffer>, chars = COALESCE_CHARS): AsyncGenerator<string | Buffer> {
   let parts: string[] = [];
   let n = 0;
   for await (const line of lines) {
+    if (typeof line !== 'string') {
+      if (parts.length > 0) yield parts.join('');
+      parts = [];
+      n = 0;
+      yield line;
+      continue;
+    }
     parts.push(line);
     n += line.length;
     if (n < chars) continue;

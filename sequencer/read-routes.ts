@@ -6,8 +6,8 @@
 // store from O(log n) stored nodes. Sizes default to the durable head; a size beyond it is
 // bad_request, since the tree does not exist there yet. Ranges: `cookwala-range: from-to`
 // (inclusive, empty when from > to), `cookwala-head`, and `cookwala-clamped: true` when cut.
-// With payloads=1 each entry's payload follows it as a bundle Payload line (none when erased;
-// entries-with-payloads.ts, shared with the export).
+// With payloads=1 each entry's payload follows it as a bundle Payload line (none when erased);
+// the lines are written from the stored bytes (entry-lines.ts).
 // With order=desc, limit= or a match (subject=, source=, type=, id=, eventHash=, subjectPrefix=,
 // sourcePrefix=) the entries route answers from entries-query.ts (newest first, filtered, at most
 // 10,000 examined; `cookwala-next` says where to continue, `cookwala-erased` which listed entries
@@ -16,18 +16,15 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { fail, ProtocolError, type Result } from '../verifier/index.ts';
-import { buildPayloadLine, encodeLine } from '../verifier/bundle/index.ts';
 import { hostedLog, intParam, LOG_PARAMS, optionalIntParam, type SequencerContext } from './context.ts';
 import { publishedCheckpoint, sendCheckpointNote, wantsNote } from './tlog-routes.ts';
 import { isFilteredQuery, MATCH_PARAMS, queryEntries, readEntriesQuery } from './entries-query.ts';
 import { sequencerSource } from './system-events.ts';
-import { entriesWithPayloads } from './entries-with-payloads.ts';
+import { entryLines } from './entry-lines.ts';
 import { describe, json, ref } from '../platform/index.ts';
 import { CE_JSON, errors, NDJSON, NDJSON_BODY } from './api-schemas.ts';
 
 export const MAX_ENTRIES = 10_000;
-/** About this many characters of NDJSON per write of the entries route. */
-const CHUNK_CHARS = 64 << 10;
 
 function need<T>(r: Result<T>): T {
   if (!r.ok) throw ProtocolError.from(r);
@@ -152,30 +149,8 @@ export function registerReadRoutes(app: FastifyInstance, ctx: SequencerContext):
       const withPayloads = q.payloads === '1';
       if (withPayloads) reply.header('cookwala-payloads', 'inline');
       reply.type('application/x-ndjson');
-      // Lines go out in chunks of about CHUNK_CHARS, not one write (and one HTTP chunk) per line.
-      async function* lines(): AsyncGenerator<string> {
-        if (from > last) return;
-        let out = '';
-        if (!withPayloads) {
-          for await (const e of h.store.entries(from, last)) {
-            out += JSON.stringify(e) + '\n';
-            if (out.length < CHUNK_CHARS) continue;
-            yield out;
-            out = '';
-          }
-          if (out !== '') yield out;
-          return;
-        }
-        for await (const { entry, payload } of entriesWithPayloads(h.store, from, last)) {
-          out += JSON.stringify(entry) + '\n';
-          if (payload) out += encodeLine(buildPayloadLine(entry.seq, payload));
-          if (out.length < CHUNK_CHARS) continue;
-          yield out;
-          out = '';
-        }
-        if (out !== '') yield out;
-      }
-      return reply.send(Readable.from(lines()));
+      // Lines written from the stored bytes, about 64 KiB per write (entry-lines.ts).
+      return reply.send(Readable.from(entryLines(h.store, h.store.descriptor()?.log ?? '', from, last, withPayloads)));
     },
   );
 
