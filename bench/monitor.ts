@@ -17,6 +17,10 @@
 //    frontier of 10^7 leaves (one node per set bit of the size, its hashes from a frontier over
 //    synthetic leaves), the subject list at its cap and the (source, id) window full; everything
 //    else in it does not depend on the size. The quick run also measures 10^5 for the state size.
+// COOKWALA_BENCH_MONITOR_EVENTS=N fills the log with N events instead (10^5 profiles the
+// catch-up at a size its start-up does not dominate, in a few minutes); the catch-up then reads
+// full pages of 10,000, as the full run does, even with --quick. With COOKWALA_BENCH_CPU_PROF=DIR
+// the verify children write their profiles too (DIR/verify), beside the monitor's (DIR/monitor).
 // Leaves out: witnesses (quorum 0: the cosignature checks are the checkpoint's, per step, not per
 // entry), erasures.
 
@@ -174,8 +178,18 @@ async function stateBytesAt(dir: string, from: LogState, size: number, maxSubjec
   return (await stat(statePath(dir, LOG))).size;
 }
 
+/** COOKWALA_BENCH_MONITOR_EVENTS: the log's size for a profile at a chosen scale (see the header). */
+function eventsKnob(): number | undefined {
+  const v = process.env.COOKWALA_BENCH_MONITOR_EVENTS;
+  if (v === undefined || v === '') return undefined;
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`COOKWALA_BENCH_MONITOR_EVENTS is a positive integer, not ${v}`);
+  return n;
+}
+
 export async function run(ctx: { quick: boolean }): Promise<Record<string, unknown>> {
-  const events = ctx.quick ? 10_000 : 1_000_000;
+  const knob = eventsKnob();
+  const events = knob ?? (ctx.quick ? 10_000 : 1_000_000);
   const trickleSeconds = ctx.quick ? 5 : 20;
   const dir = await makeTempDir('cookwala-bench-monitor-');
   let seq: ChildProcess | undefined;
@@ -230,7 +244,8 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
         intervalMs: 1000,
         // A quick run reads its 10^4 entries in ten pages, not one, so that reading a page while
         // checking the one before shows as it does over the hundred pages of 10^6.
-        ...(ctx.quick ? { pageEntries: QUICK_PAGE_ENTRIES } : {}),
+        // A size set by COOKWALA_BENCH_MONITOR_EVENTS reads full pages.
+        ...(ctx.quick && knob === undefined ? { pageEntries: QUICK_PAGE_ENTRIES } : {}),
       }),
     );
     let run = 0;
@@ -239,7 +254,13 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
     const pairs = await measurePairs(
       3,
       async () => {
-        const r = await runJsonChild<VerifyResult>(join(HERE, 'verify-child.ts'), [bundle, policy], 'verify');
+        const prof = process.env.COOKWALA_BENCH_CPU_PROF;
+        const r = await runJsonChild<VerifyResult>(
+          join(HERE, 'verify-child.ts'),
+          [bundle, policy],
+          'verify',
+          prof ? ['--cpu-prof', `--cpu-prof-dir=${join(prof, 'verify')}`] : [],
+        );
         if (r.exitCode !== 0) throw new Error(`the exported bundle did not verify (${r.failures} failures)`);
         verifyCpuUs.push((1000 * r.cpuMs) / r.entries);
         return Math.round((r.entries * 1000) / r.ms);
@@ -341,7 +362,7 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
         cpuMs: cpu1 - cpu0,
       },
       steadyCpuUsPerEntry: steadyEntries > 0 ? round((1000 * (cpu1 - cpu0)) / steadyEntries, 1) : undefined,
-      [ctx.quick ? 'stateBytesAt1e4' : 'stateBytesAt1e6']: stateBytes,
+      [knob !== undefined ? 'stateBytesAtEvents' : ctx.quick ? 'stateBytesAt1e4' : 'stateBytesAt1e6']: stateBytes,
       ...(atQuick !== undefined ? { stateBytesAt1e5: atQuick } : {}),
       stateBytesAt1e7: at1e7,
       stateBytesAt1e7How: 'built from the caught-up state: frontier of 10^7 leaves, subjects at their cap, (source, id) window full',
