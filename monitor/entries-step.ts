@@ -9,7 +9,9 @@
 // explains), erasure records. Entries and their payloads come from
 // `GET …/entries?from=&to=&payloads=1` in pages of at most 10,000 (a log that does not inline
 // payloads is read one `GET …/events/{seq}` each); device signatures go through `verifyBatch` (the
-// CLI's worker pool on every core). The next page is read while one is checked, and a page kept
+// CLI's worker pool on every core). A page is held as its bytes only, its lines parsed and
+// checked one at a time and dropped, as `cookwala verify` streams a bundle, so no page of parsed
+// entries outlives the young generation. The next page is read while one is checked, and a page kept
 // as a resume point is handed to the caller once its checks settled, behind the next page's. An
 // erased payload is matched to its erasure entry within the step by the checker; the gaps it
 // leaves are returned, and the earlier steps' gaps are matched through `earlierMissing`
@@ -78,48 +80,28 @@ async function readKeys(get: HttpGet, s: LogSource): Promise<KeyRecord[]> {
 type Payload = Record<string, unknown> | 'erased' | 'absent';
 
 /**
- * Entries from..to with their payloads: `payloads=1` has each present payload follow its entry as
- * a bundle Payload line; a page without any (a log that does not inline them, or every payload
- * erased) is completed by one GET …/events/{seq} per entry.
+ * Entries from..to as served, `payloads=1` having each present payload follow its entry as a
+ * bundle Payload line: the page's bytes, whole and UTF-8 (as `cookwala verify` refuses a line that
+ * is not UTF-8, bad_json, rather than reading it with U+FFFD). Its lines are parsed one at a time
+ * as they are checked (checkPage), so no page of parsed entries is ever held.
  */
-async function readPage(
-  get: HttpGet,
-  s: LogSource,
-  from: number,
-  to: number,
-): Promise<Result<{ entries: unknown[]; payloads: Payload[]; inline: boolean }>> {
+async function readPage(get: HttpGet, s: LogSource, from: number, to: number): Promise<Result<Buffer>> {
   const r = await get(logUrl(s, `/entries?from=${from}&to=${to}&payloads=1`), { maxBytes: 256 << 20, timeoutMs: 120_000 });
   if (r.status !== 200) return fail('not_found', `GET entries ${from}-${to}: HTTP ${r.status}`);
-  const entries: unknown[] = [];
-  const payloads: Payload[] = [];
-  let inline = false;
-  // As `cookwala verify` refuses a line that is not UTF-8 (bad_json), rather than reading it with U+FFFD.
   if (!isUtf8(r.body)) return fail('bad_json', `entries ${from}-${to}: the body is not UTF-8`);
-  for (const line of text(r.body).split('\n')) {
-    if (line === '') continue;
-    const j = parseJson(line, LINE_LIMITS);
-    if (!j.ok) return fail(j.code, `entries ${from}-${to}: ${j.detail}`);
-    const v = j.value as { kind?: unknown; seq?: unknown; event?: unknown } | null;
-    if (v !== null && typeof v === 'object' && v.kind === 'Payload') {
-      // A payload line belongs to the entry just before it, with its seq; anything else is refused.
-      const at = from + entries.length - 1;
-      if (
-        entries.length === 0 ||
-        v.seq !== at ||
-        payloads[entries.length - 1] !== 'absent' ||
-        typeof v.event !== 'object' ||
-        v.event === null ||
-        Array.isArray(v.event)
-      )
-        return fail('misplaced_line', `entries ${from}-${to}: a payload line for ${String(v.seq)} after entry ${at}`);
-      payloads[entries.length - 1] = v.event as Record<string, unknown>;
-      inline = true;
-      continue;
-    }
-    entries.push(j.value);
-    payloads.push('absent');
+  return ok(Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength));
+}
+
+/** The lines of a page that are not empty (a newline byte never occurs inside a UTF-8 sequence). */
+function countLines(body: Buffer): number {
+  let n = 0;
+  for (let at = 0; at < body.length; ) {
+    let nl = body.indexOf(0x0a, at);
+    if (nl < 0) nl = body.length;
+    if (nl > at) n++;
+    at = nl + 1;
   }
-  return ok({ entries, payloads, inline });
+  return n;
 }
 
 /** The payload of one entry: the event, 'erased' (410) or 'absent' (404). */
@@ -131,6 +113,69 @@ async function readPayload(get: HttpGet, s: LogSource, seq: number): Promise<Rec
   return j.ok && j.value !== null && typeof j.value === 'object' && !Array.isArray(j.value)
     ? (j.value as Record<string, unknown>)
     : 'absent';
+}
+
+/**
+ * Checks the page lo..hi line by line, as `cookwala verify` checks a bundle: each line is decoded,
+ * parsed, handed to the checker and dropped, and a payload line goes with the entry just before
+ * it, with its seq (anything else is misplaced_line). A page with no line beyond its entries has
+ * no payload inline (a log that does not inline them, or every payload erased) and is completed by
+ * one GET …/events/{seq} per entry first. A page that does not hold exactly entries lo..hi is
+ * refused (truncated): the checks it got so far are dropped with the step. `counter.line` counts
+ * the lines handed to the checker across the step.
+ */
+async function checkPage(
+  get: HttpGet,
+  s: LogSource,
+  checker: EntryChecker,
+  body: Buffer,
+  lo: number,
+  hi: number,
+  counter: { line: number },
+): Promise<Result<void>> {
+  const expected = hi - lo + 1;
+  const lines = countLines(body);
+  if (lines < expected) return fail('truncated', `entries ${lo}-${hi}: the log served ${lines} lines`);
+  let fetched: Payload[] | undefined;
+  if (lines === expected) {
+    fetched = new Array<Payload>(expected).fill('absent');
+    for (let i = 0; i < expected; i += PAYLOAD_CONCURRENCY) {
+      const batch = [];
+      for (let j = i; j < Math.min(expected, i + PAYLOAD_CONCURRENCY); j++)
+        batch.push(readPayload(get, s, lo + j).then((p) => (fetched![j] = p)));
+      await Promise.all(batch);
+    }
+  }
+  let n = 0;
+  let open = false;
+  for (let start = 0; start < body.length; ) {
+    let nl = body.indexOf(0x0a, start);
+    if (nl < 0) nl = body.length;
+    const text = nl > start ? body.toString('utf8', start, nl) : undefined;
+    start = nl + 1;
+    if (text === undefined) continue;
+    const j = parseJson(text, LINE_LIMITS);
+    if (!j.ok) return fail(j.code, `entries ${lo}-${hi}: ${j.detail}`);
+    const v = j.value as { kind?: unknown; seq?: unknown; event?: unknown } | null;
+    if (v !== null && typeof v === 'object' && v.kind === 'Payload') {
+      const seq = lo + n - 1;
+      if (!open || v.seq !== seq || typeof v.event !== 'object' || v.event === null || Array.isArray(v.event))
+        return fail('misplaced_line', `entries ${lo}-${hi}: a payload line for ${String(v.seq)} after entry ${seq}`);
+      open = false;
+      checker.payload({ kind: 'Payload', seq, event: v.event as Record<string, unknown> }, ++counter.line);
+      continue;
+    }
+    if (n === expected) return fail('truncated', `entries ${lo}-${hi}: the log served more than ${expected}`);
+    const w = checker.entry(j.value, ++counter.line);
+    n++;
+    if (w) await w;
+    const p = fetched?.[n - 1];
+    if (typeof p === 'object') checker.payload({ kind: 'Payload', seq: lo + n - 1, event: p }, ++counter.line);
+    // Inline, a payload line may follow this entry (one, for this entry only).
+    open = fetched === undefined;
+  }
+  if (n !== expected) return fail('truncated', `entries ${lo}-${hi}: the log served ${n}`);
+  return ok(undefined);
 }
 
 export interface EntriesOutcome {
@@ -222,27 +267,15 @@ export async function checkEntries(
   // The kept pages' saves, in order, each after its page's checks settled.
   let saving: Promise<void> = Promise.resolve();
   try {
-    let line = 0;
+    const counter = { line: 0 };
     let next = from <= to ? read(from) : undefined;
     for (let lo = from; lo <= to; lo += pageEntries) {
       const hi = Math.min(to, lo + pageEntries - 1);
       const page = await next!;
       next = hi < to ? read(hi + 1) : undefined;
       if (!page.ok) return page;
-      const { entries, payloads, inline } = page.value;
-      if (entries.length !== hi - lo + 1) return fail('truncated', `entries ${lo}-${hi}: the log served ${entries.length}`);
-      for (let i = 0; !inline && i < entries.length; i += PAYLOAD_CONCURRENCY) {
-        const batch = [];
-        for (let j = i; j < Math.min(entries.length, i + PAYLOAD_CONCURRENCY); j++)
-          batch.push(readPayload(get, s, lo + j).then((p) => (payloads[j] = p)));
-        await Promise.all(batch);
-      }
-      for (let i = 0; i < entries.length; i++) {
-        const w = checker.entry(entries[i], ++line);
-        if (w) await w;
-        const p = payloads[i];
-        if (typeof p === 'object') checker.payload({ kind: 'Payload', seq: lo + i, event: p }, ++line);
-      }
+      const checked = await checkPage(get, s, checker, page.value, lo, hi, counter);
+      if (!checked.ok) return checked;
       // A page before the last: kept once its checks settled, if nothing failed so far (a failure
       // is reported at the step's end; a monitor killed before then checks that page again).
       if (o.onPage && hi < to) {
