@@ -59,7 +59,8 @@ function serve(page: (lines: string[], from: number, to: number) => Array<string
         const from = Number(u.searchParams.get('from'));
         const to = Number(u.searchParams.get('to'));
         const out: string[] = [];
-        for (let seq = from; seq <= Math.min(to, entries.length); seq++) out.push(entries[seq - 1], ...(payloads.has(seq) ? [payloads.get(seq)!] : []));
+        for (let seq = from; seq <= Math.min(to, entries.length); seq++)
+          out.push(entries[seq - 1], ...(payloads.has(seq) ? [payloads.get(seq)!] : []));
         const parts = page(out, from, to).map((p) => (typeof p === 'string' ? enc(p + '\n') : p));
         return got(200, Buffer.concat(parts));
       }

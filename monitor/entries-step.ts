@@ -95,7 +95,7 @@ async function readPage(get: HttpGet, s: LogSource, from: number, to: number): P
 /** The lines of a page that are not empty (a newline byte never occurs inside a UTF-8 sequence). */
 function countLines(body: Buffer): number {
   let n = 0;
-  for (let at = 0; at < body.length; ) {
+  for (let at = 0; at < body.length;) {
     let nl = body.indexOf(0x0a, at);
     if (nl < 0) nl = body.length;
     if (nl > at) n++;
@@ -148,7 +148,7 @@ async function checkPage(
   }
   let n = 0;
   let open = false;
-  for (let start = 0; start < body.length; ) {
+  for (let start = 0; start < body.length;) {
     let nl = body.indexOf(0x0a, start);
     if (nl < 0) nl = body.length;
     const text = nl > start ? body.toString('utf8', start, nl) : undefined;
