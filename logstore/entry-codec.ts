@@ -16,14 +16,19 @@ import { allocValue } from './slab.ts';
 
 const BINARY = 0x01;
 const JSON_OPEN = 0x7b; // '{'
-const ALGS = ['EdDSA', 'ES256'] as const;
+/** The signature algorithms by their code in byte 2 of the binary form. */
+export const ALGS = ['EdDSA', 'ES256'] as const;
 const ENTRY_KEYS = ['kind', 'log', 'seq', 'prev', 'sequencedAt', 'ce', 'eventHash', 'eventSignature', 'hash'];
 const SIG_KEYS = ['alg', 'kid', 'signedAt', 'sig'];
-const HAS_SUBJECT = 1;
-const HAS_COOKWALASEQ = 2;
+/** Bits of byte 1 of the binary form: which optional members it holds. */
+export const HAS_SUBJECT = 1;
+export const HAS_COOKWALASEQ = 2;
 /** Where the binary form keeps the raw hashes (the append plan reads the leaf and eventHash there). */
+export const BINARY_PREV_AT = 3;
 export const BINARY_EVENT_HASH_AT = 35;
 export const BINARY_HASH_AT = 67;
+/** Where its two u64 times (sequencedAt, signedAt, in ms) begin, after the three hashes. */
+export const BINARY_TIMES_AT = 99;
 
 /** Is `b` the binary form (then its raw hashes sit at the BINARY_*_AT offsets)? */
 export const isBinaryEntry = (b: Uint8Array): boolean => b[0] === BINARY;
@@ -125,7 +130,7 @@ function encodeBinary(e: Entry, checkedPrev: string | undefined): Buffer | undef
   if (e.prev === checkedPrev) b.write(checkedPrev.slice(7), 3, 'hex');
   else if (!putHash(b, 3, e.prev)) return undefined;
   if (!putHash(b, BINARY_EVENT_HASH_AT, e.eventHash) || !putHash(b, BINARY_HASH_AT, e.hash)) return undefined;
-  let o = 99;
+  let o = BINARY_TIMES_AT;
   writeU64(b, sequencedMs, o);
   writeU64(b, signedMs, o + 8);
   o += 16;

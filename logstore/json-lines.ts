@@ -10,16 +10,23 @@
 // are exactly JSON.stringify(decodeEntry(...)) + '\n' and encodeLine(buildPayloadLine(seq,
 // decodePayload(...))) (json-lines.test.ts, fast-check against that oracle).
 
-import { isBinaryEntry, decodeEntry } from './entry-codec.ts';
+import {
+  ALGS,
+  BINARY_EVENT_HASH_AT,
+  BINARY_HASH_AT,
+  BINARY_PREV_AT,
+  BINARY_TIMES_AT,
+  HAS_COOKWALASEQ,
+  HAS_SUBJECT,
+  isBinaryEntry,
+  decodeEntry,
+} from './entry-codec.ts';
 import { decodePayload } from './payload-codec.ts';
 import { isCanonicalJson, type MemberSpan } from './canonical-json.ts';
 
 const CHUNK = 64 << 10;
 const JSON_OPEN = 0x7b;
 const RAW_DATA = 0x01;
-const ALGS = ['EdDSA', 'ES256'];
-const HAS_SUBJECT = 1;
-const HAS_COOKWALASEQ = 2;
 const TWO32 = 2 ** 32;
 
 /** Appends bytes to Buffers of about CHUNK bytes; `take` hands over what a line boundary closed. */
@@ -132,9 +139,9 @@ export function createLineWriter(log: string) {
   /** The binary entry's JSON, as decodeEntry then JSON.stringify would give it; false if the record does not parse. */
   function binaryEntry(w: LineBuffer, b: Buffer, seq: number): boolean {
     const flags = b[1];
-    const alg = ALGS[b[2]];
+    const alg = ALGS[b[2]] as string | undefined;
     if (!alg) return false;
-    let o = 99;
+    let o = BINARY_TIMES_AT;
     const sequencedMs = u64(b, o);
     const signedMs = u64(b, o + 8);
     o += 16;
@@ -150,7 +157,7 @@ export function createLineWriter(log: string) {
     w.ascii(`{"kind":"Event","log":`);
     w.utf8(logJson);
     w.ascii(`,"seq":${seq},"prev":"`);
-    w.hash(b, 3);
+    w.hash(b, BINARY_PREV_AT);
     w.ascii(`","sequencedAt":"${sequencedText(sequencedMs)}","ce":{"source":`);
     o = str(w, b, o, b.length);
     w.ascii(',"id":');
@@ -166,11 +173,11 @@ export function createLineWriter(log: string) {
     if (o !== b.length) return false;
     if (cookwalaseq >= 0) w.ascii(`,"cookwalaseq":${cookwalaseq}`);
     w.ascii('},"eventHash":"');
-    w.hash(b, 35);
+    w.hash(b, BINARY_EVENT_HASH_AT);
     w.ascii(`","eventSignature":{"alg":"${alg}","kid":`);
     str(w, b, kidAt, b.length);
     w.ascii(`,"signedAt":"${signedText(signedMs)}","sig":"${b.toString('base64url', sigAt, sigAt + sigLen)}"},"hash":"`);
-    w.hash(b, 67);
+    w.hash(b, BINARY_HASH_AT);
     w.ascii('"}\n');
     return true;
   }
@@ -179,7 +186,7 @@ export function createLineWriter(log: string) {
     /** The entry line of a stored entry record. */
     entry(w: LineBuffer, v: Uint8Array, seq: number): void {
       const b = Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-      if (isBinaryEntry(b) && b.length >= 115) {
+      if (isBinaryEntry(b) && b.length >= BINARY_TIMES_AT + 16) {
         // A damaged record leaves no half line: the writer goes back to where the line began.
         const at = w.mark();
         try {
