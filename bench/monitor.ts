@@ -41,6 +41,7 @@ import { createFrontier, hashLeaf } from '../verifier/merkle/index.ts';
 import { saveState, statePath, type LogState } from '../monitor/index.ts';
 import { measurePairs } from './pairs.ts';
 import { runJsonChild } from './json-child.ts';
+import type { ThreadCpu } from './thread-cpu.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const HERE = fileURLToPath(new URL('.', import.meta.url));
@@ -60,6 +61,7 @@ interface VerifyResult {
   exitCode: number;
   failures: number;
   peakRssMB: number;
+  threadCpu?: ThreadCpu;
 }
 interface MonitorResult {
   ms: number;
@@ -69,6 +71,15 @@ interface MonitorResult {
   problems: number;
   findings: unknown[];
   peakRssMB: number;
+  threadCpu?: ThreadCpu;
+  poolStats?: { items: number; messages: number; size: number };
+}
+
+/** A child's CPU per entry by thread (bench/thread-cpu.ts), us. */
+function threadsPerEntry(t: ThreadCpu | undefined, entries: number) {
+  if (!t || entries <= 0) return undefined;
+  const us = (ms: number) => round((1000 * ms) / entries, 1);
+  return { main: us(t.mainMs), workers: us(t.workersMs), other: us(t.otherMs), workerThreads: t.workers };
 }
 
 /** A child node process of this checkout; resolved at its first `listening` line (when `listening`). */
@@ -251,6 +262,7 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
     let run = 0;
     const stateDirs: string[] = [];
     const verifyCpuUs: number[] = [];
+    const verifyThreads: Array<ReturnType<typeof threadsPerEntry>> = [];
     const pairs = await measurePairs(
       3,
       async () => {
@@ -263,6 +275,7 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
         );
         if (r.exitCode !== 0) throw new Error(`the exported bundle did not verify (${r.failures} failures)`);
         verifyCpuUs.push((1000 * r.cpuMs) / r.entries);
+        verifyThreads.push(threadsPerEntry(r.threadCpu, r.entries));
         return Math.round((r.entries * 1000) / r.ms);
       },
       async () => {
@@ -350,7 +363,10 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
         cpuMs: p.extra!.cpuMs,
         serveCpuMs: p.extra!.serveCpuMs,
         peakRssMB: p.extra!.peakRssMB,
+        threadsUsPerEntry: threadsPerEntry(p.extra!.threadCpu, p.extra!.entries),
+        checksPerMessage: p.extra!.poolStats ? round(p.extra!.poolStats.items / Math.max(1, p.extra!.poolStats.messages), 1) : undefined,
       })),
+      verifyThreadsUsPerEntry: verifyThreads,
       catchUpCpuUsPerEntry: round((1000 * m.cpuMs) / m.entries, 1),
       catchUpServeCpuUsPerEntry: round((1000 * m.serveCpuMs) / m.entries, 1),
       verifyCpuUsPerEntry: round(verifyCpuUs.sort((a, b) => a - b)[verifyCpuUs.length >> 1], 1),
