@@ -5,12 +5,14 @@
 // checkout's monitor and DIR's, the order of the two monitors swapped every round (this first in
 // even rounds), so both see the machine's noise alike. Each monitor is reported with its ratio to the
 // verify of its round, its CPU per entry (process, and by thread where the child reports it: main,
-// signature workers, the rest) and the sequencer's CPU serving it. Rounds:
+// signature workers, the rest), the collector's pauses on its main thread and the sequencer's CPU
+// serving it; verify's with the same split. Rounds:
 // COOKWALA_BENCH_MONITOR_AB_ROUNDS (default 3). Leaves out: a verdict (the figures are printed and
 // recorded; judge them by their spread).
 
 import { join } from 'node:path';
 import type { ThreadCpu } from './thread-cpu.ts';
+import type { GcPauses } from './gc-watch.ts';
 
 const round = (x: number, d = 0) => Math.round(x * 10 ** d) / 10 ** d;
 
@@ -27,6 +29,7 @@ export interface AbMonitorRun {
   entries: number;
   serveCpuMs: number;
   threadCpu?: ThreadCpu;
+  gc?: GcPauses;
 }
 
 export function altDir(): string | undefined {
@@ -36,7 +39,7 @@ export function altDir(): string | undefined {
 
 export async function abRounds(
   alt: string,
-  runVerify: () => Promise<{ ms: number; entries: number; cpuMs: number }>,
+  runVerify: () => Promise<{ ms: number; entries: number; cpuMs: number; threadCpu?: ThreadCpu; gc?: GcPauses }>,
   runMonitor: (script: string) => Promise<AbMonitorRun>,
   thisScript: string,
 ) {
@@ -54,13 +57,23 @@ export async function abRounds(
         cpuUsPerEntry: round((1000 * r.cpuMs) / r.entries, 1),
         serveCpuUsPerEntry: round((1000 * r.serveCpuMs) / r.entries, 1),
         threadsUsPerEntry: threadsPerEntry(r.threadCpu, r.entries),
+        gc: r.gc,
       };
     };
     const first = i % 2 === 0 ? thisScript : altScript;
     const a = await side(first);
     const b = await side(first === thisScript ? altScript : thisScript);
     const [mine, theirs] = first === thisScript ? [a, b] : [b, a];
-    out.push({ verifyCpuUsPerEntry: round((1000 * v.cpuMs) / v.entries, 1), this: mine, alt: theirs, thisFirst: first === thisScript });
+    out.push({
+      verify: {
+        cpuUsPerEntry: round((1000 * v.cpuMs) / v.entries, 1),
+        threadsUsPerEntry: threadsPerEntry(v.threadCpu, v.entries),
+        gc: v.gc,
+      },
+      this: mine,
+      alt: theirs,
+      thisFirst: first === thisScript,
+    });
     process.stderr.write(`monitor a/b round ${i + 1}: ${JSON.stringify(out[out.length - 1])}\n`);
   }
   return { alt, rounds: out };

@@ -44,6 +44,7 @@ import { measurePairs } from './pairs.ts';
 import { stateBytesAt } from './monitor-state-size.ts';
 import { runJsonChild } from './json-child.ts';
 import type { ThreadCpu } from './thread-cpu.ts';
+import type { GcPauses } from './gc-watch.ts';
 import { abRounds, altDir, threadsPerEntry } from './monitor-ab.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -65,6 +66,7 @@ interface VerifyResult {
   failures: number;
   peakRssMB: number;
   threadCpu?: ThreadCpu;
+  gc?: GcPauses;
 }
 interface MonitorResult {
   ms: number;
