@@ -1,6 +1,6 @@
 // monitor/http-get.test.ts: the monitor's GET against a real node:http server on 127.0.0.1: a body
 // with a Content-Length and a chunked one come back whole, a body past the cap (declared or read)
-// and a redirect are refused as FetchFailed, a deadline passed is an error, and a kept-alive
+// and a redirect are refused as FetchFailed, a body read into the caller's buffer grows it, a deadline passed is an error, and a kept-alive
 // connection that the server closed is retried once.
 
 import { createServer, type Server } from 'node:http';
@@ -63,6 +63,18 @@ describe('httpGet over node:http', () => {
   it('refuses a body past the cap, declared or read', async () => {
     await expect(get(`${base}/length`, { maxBytes: 4 })).rejects.toThrow(FetchFailed);
     await expect(get(`${base}/chunked`, { maxBytes: 100_000 })).rejects.toThrow(/longer than 100000 bytes/);
+  });
+
+  it("reads into the caller's buffer, growing it when the body outgrows it", async () => {
+    const into = { buf: Buffer.alloc(1000) };
+    const small = await get(`${base}/length`, { into });
+    expect(Buffer.from(small.body).toString()).toBe('hello');
+    expect(small.body.buffer).toBe(into.buf.buffer);
+    const big = await get(`${base}/chunked`, { into });
+    expect(into.buf.length).toBeGreaterThanOrEqual(BIG.length);
+    expect(big.body.buffer).toBe(into.buf.buffer);
+    expect(Buffer.from(big.body).equals(BIG)).toBe(true);
+    await expect(get(`${base}/chunked`, { maxBytes: 100_000, into: { buf: Buffer.alloc(10) } })).rejects.toThrow(/longer than/);
   });
 
   it('refuses a redirect', async () => {

@@ -17,7 +17,19 @@ export interface Got {
   contentType: string;
 }
 
-export type HttpGet = (url: string, opts?: { accept?: string; maxBytes?: number; timeoutMs?: number }) => Promise<Got>;
+export interface GetOptions {
+  accept?: string;
+  maxBytes?: number;
+  timeoutMs?: number;
+  /**
+   * A buffer the body is read into (replaced by a larger one when the body outgrows it), so that
+   * a reader of many large bodies allocates none per body; the body returned is then a view of it,
+   * valid until the holder is passed to another GET. A reader may ignore it.
+   */
+  into?: { buf: Buffer };
+}
+
+export type HttpGet = (url: string, opts?: GetOptions) => Promise<Got>;
 
 export const DEFAULT_MAX_BYTES = 64 << 20;
 export const DEFAULT_TIMEOUT_MS = 15_000;
@@ -28,8 +40,8 @@ export class FetchFailed extends Error {
 
 /**
  * GET over node:http (node:https for an https: URL) with a kept-alive agent per factory: the body
- * is read chunk by chunk and refused past maxBytes, and copied once into a buffer of its exact
- * length (one of the Content-Length's size from the start when the server sent one). A redirect is
+ * is read chunk by chunk and refused past maxBytes, and copied once: into the caller's buffer
+ * (`into`), into one of the Content-Length's size, or joined at the end. A redirect is
  * refused as an error, as fetch with redirect 'error' refuses it.
  */
 export function createHttpGet(): HttpGet {
@@ -37,7 +49,7 @@ export function createHttpGet(): HttpGet {
     'http:': new http.Agent({ keepAlive: true }),
     'https:': new https.Agent({ keepAlive: true }),
   };
-  const once = (url: URL, opts: { accept?: string; maxBytes?: number; timeoutMs?: number }) =>
+  const once = (url: URL, opts: GetOptions) =>
     new Promise<Got>((resolve, reject) => {
       const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
       const mod = url.protocol === 'https:' ? https : http;
@@ -63,26 +75,36 @@ export function createHttpGet(): HttpGet {
             reject(new FetchFailed(`GET ${url.href}: the body is longer than ${maxBytes} bytes`));
             return;
           }
-          // One buffer of the declared length, or the chunks joined at the end.
-          const whole = Number.isSafeInteger(declared) && declared >= 0 ? Buffer.allocUnsafe(declared) : undefined;
+          // The holder's buffer, one of the declared length, or the chunks joined at the end.
+          const sized = Number.isSafeInteger(declared) && declared >= 0;
+          let buf = opts.into?.buf ?? (sized ? Buffer.allocUnsafe(declared) : undefined);
+          if (opts.into && sized && buf!.length < declared) buf = opts.into.buf = Buffer.allocUnsafe(declared);
           const chunks: Buffer[] = [];
           let n = 0;
           res.on('data', (c: Buffer) => {
-            if (n + c.length > maxBytes || (whole && n + c.length > whole.length)) {
+            if (n + c.length > maxBytes || (sized && n + c.length > declared)) {
               res.destroy();
-              reject(new FetchFailed(`GET ${url.href}: the body is longer than ${whole ? whole.length : maxBytes} bytes`));
+              reject(new FetchFailed(`GET ${url.href}: the body is longer than ${sized ? declared : maxBytes} bytes`));
               return;
             }
-            if (whole) c.copy(whole, n);
-            else chunks.push(c);
+            if (!buf) chunks.push(c);
+            else {
+              if (n + c.length > buf.length) {
+                const grown = Buffer.allocUnsafe(Math.min(maxBytes, Math.max(2 * buf.length, n + c.length)));
+                buf.copy(grown, 0, 0, n);
+                buf = grown;
+                if (opts.into) opts.into.buf = grown;
+              }
+              c.copy(buf, n);
+            }
             n += c.length;
           });
           res.on('end', () => {
-            if (whole && n !== whole.length) {
-              reject(new FetchFailed(`GET ${url.href}: the body ended after ${n} of ${whole.length} bytes`));
+            if (sized && n !== declared) {
+              reject(new FetchFailed(`GET ${url.href}: the body ended after ${n} of ${declared} bytes`));
               return;
             }
-            const body = whole ?? (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, n));
+            const body = buf ? buf.subarray(0, n) : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, n);
             resolve({ status, body, contentType: String(res.headers['content-type'] ?? '') });
           });
           res.on('error', (e) => reject(new FetchFailed(`GET ${url.href}: ${e.message}`)));
