@@ -77,6 +77,17 @@ describe('httpGet over node:http', () => {
     await expect(get(`${base}/chunked`, { maxBytes: 100_000, into: { buf: Buffer.alloc(10) } })).rejects.toThrow(/longer than/);
   });
 
+  it('reads a page on a socket of its own with the same refusals', async () => {
+    const into = () => ({ buf: Buffer.alloc(16) });
+    await expect(get(`${base}/redirect`, { into: into() })).rejects.toThrow(/redirected \(HTTP 302\)/);
+    await expect(get(`${base}/slow`, { timeoutMs: 200, into: into() })).rejects.toThrow(/timed out/);
+    await expect(get(`${base}/length`, { maxBytes: 4, into: into() })).rejects.toThrow(FetchFailed);
+    const r = await get(`${base}/accept`, { accept: 'application/x-ndjson', into: into() });
+    expect([r.status, Buffer.from(r.body).toString()]).toEqual([404, 'application/x-ndjson']);
+    closeNext = true;
+    expect(Buffer.from((await get(`${base}/length`, { into: into() })).body).toString()).toBe('hello');
+  });
+
   it('refuses a redirect', async () => {
     await expect(get(`${base}/redirect`)).rejects.toThrow(/redirected \(HTTP 302\)/);
   });

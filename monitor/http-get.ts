@@ -4,12 +4,15 @@
 // A request that fails before any answer is sent once more (a kept-alive connection the server
 // closed while the monitor was busy verifying is the usual cause). It reads over node:http with a
 // kept-alive agent rather than fetch: a page of entries is megabytes in 64 KiB chunks, which fetch
-// passes through a web stream (a promise and a wrapper per chunk). Left out: other retries (the
-// follow loop tries again next interval), caching, redirects (refused).
+// passes through a web stream (a promise and a wrapper per chunk); a body read into the caller's
+// buffer over plain http (the pages) goes on a socket of its own through raw-get.ts, which
+// allocates nothing per read. Left out: other retries (the follow loop tries again next
+// interval), caching, redirects (refused).
 // Invariant: a returned body is whole and at most `maxBytes` long.
 
 import http from 'node:http';
 import https from 'node:https';
+import { rawGet, RawGetFailed, RAW_READ_BYTES } from './raw-get.ts';
 
 export interface Got {
   status: number;
@@ -120,6 +123,8 @@ export function createHttpGet(): HttpGet {
         reject(Object.assign(err, { retry: !answered && !timedOut }));
       });
     });
+  // The read buffer of the page reads (raw-get.ts), made at the first; each read is copied out of it at once.
+  let readBuf: Buffer | undefined;
   return async (url, opts = {}) => {
     let u: URL;
     try {
@@ -128,6 +133,23 @@ export function createHttpGet(): HttpGet {
       throw new FetchFailed(`GET ${url}: not a URL`);
     }
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new FetchFailed(`GET ${url}: not an http(s) URL`);
+    if (opts.into && u.protocol === 'http:') {
+      const raw = {
+        accept: opts.accept,
+        maxBytes: opts.maxBytes ?? DEFAULT_MAX_BYTES,
+        timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        into: opts.into,
+        readBuf: (readBuf ??= Buffer.allocUnsafe(RAW_READ_BYTES)),
+      };
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await rawGet(u, raw);
+        } catch (e) {
+          if (!(e instanceof RawGetFailed)) throw e;
+          if (attempt >= 1 || !e.unanswered) throw new FetchFailed(e.message);
+        }
+      }
+    }
     try {
       return await once(u, opts);
     } catch (e) {
