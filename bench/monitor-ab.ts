@@ -7,7 +7,8 @@
 // verify of its round, its CPU per entry (process, and by thread where the child reports it: main,
 // signature workers, the rest), the collector's pauses on its main thread and the sequencer's CPU
 // serving it; verify's with the same split. Rounds:
-// COOKWALA_BENCH_MONITOR_AB_ROUNDS (default 3). Leaves out: a verdict (the figures are printed and
+// COOKWALA_BENCH_MONITOR_AB_ROUNDS (default 3). COOKWALA_BENCH_MONITOR_THIS_ARGS gives node flags to
+// this checkout's monitor only (DIR may then be this same checkout, to judge a flag). Leaves out: a verdict (the figures are printed and
 // recorded; judge them by their spread).
 
 import { join } from 'node:path';
@@ -40,18 +41,19 @@ export function altDir(): string | undefined {
 export async function abRounds(
   alt: string,
   runVerify: () => Promise<{ ms: number; entries: number; cpuMs: number; threadCpu?: ThreadCpu; gc?: GcPauses }>,
-  runMonitor: (script: string) => Promise<AbMonitorRun>,
+  runMonitor: (script: string, nodeArgs?: string[]) => Promise<AbMonitorRun>,
   thisScript: string,
 ) {
   const rounds = Number(process.env.COOKWALA_BENCH_MONITOR_AB_ROUNDS ?? 3);
   if (!Number.isSafeInteger(rounds) || rounds < 1) throw new Error('COOKWALA_BENCH_MONITOR_AB_ROUNDS is a positive integer');
   const altScript = join(alt, 'bench', 'monitor-child.ts');
+  const thisArgs = (process.env.COOKWALA_BENCH_MONITOR_THIS_ARGS ?? '').split(' ').filter((a) => a !== '');
   const out = [];
   for (let i = 0; i < rounds; i++) {
     const v = await runVerify();
     const verifyRate = (v.entries * 1000) / v.ms;
     const side = async (script: string) => {
-      const r = await runMonitor(script);
+      const r = await runMonitor(script, script === thisScript ? thisArgs : []);
       return {
         ratio: round((r.entries * 1000) / r.ms / verifyRate, 3),
         cpuUsPerEntry: round((1000 * r.cpuMs) / r.entries, 1),

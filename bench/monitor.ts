@@ -248,17 +248,15 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
       if (r.exitCode !== 0) throw new Error(`the exported bundle did not verify (${r.failures} failures)`);
       return r;
     };
-    const runMonitor = async (script = join(HERE, 'monitor-child.ts')) => {
+    const runMonitor = async (script = join(HERE, 'monitor-child.ts'), nodeArgs: string[] = []) => {
       const state = join(dir, `state-${run++}`);
       stateDirs.push(state);
       const prof = process.env.COOKWALA_BENCH_CPU_PROF;
       const serve0 = procCpuMs(seq!.pid!);
-      const r = await runJsonChild<MonitorResult>(
-        script,
-        [config, state],
-        'monitor',
-        prof ? ['--cpu-prof', `--cpu-prof-dir=${join(prof, 'monitor')}`] : [],
-      );
+      const r = await runJsonChild<MonitorResult>(script, [config, state], 'monitor', [
+        ...nodeArgs,
+        ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${join(prof, 'monitor')}`] : []),
+      ]);
       const serveCpuMs = procCpuMs(seq!.pid!) - serve0;
       if (r.problems !== 0 || r.size < size) throw new Error(`the monitor did not catch up cleanly: ${JSON.stringify(r)}`);
       return { ...r, serveCpuMs };
