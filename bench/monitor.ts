@@ -22,7 +22,8 @@
 // full pages of 10,000, as the full run does, even with --quick. With COOKWALA_BENCH_CPU_PROF=DIR
 // the verify children write their profiles too (DIR/verify), beside the monitor's (DIR/monitor).
 // Each child also reports its CPU by thread (bench/thread-cpu.ts: main, signature workers, the
-// rest), per entry in pairList and verifyThreadsUsPerEntry; COOKWALA_BENCH_MONITOR_ALT=DIR adds a
+// rest), per entry in pairList and verifyThreadsUsPerEntry, and its collector's pauses
+// (bench/gc-watch.ts); COOKWALA_BENCH_MONITOR_ALT=DIR adds a
 // before/after comparison with another checkout's monitor on the same log (bench/monitor-ab.ts).
 // Leaves out: witnesses (quorum 0: the cosignature checks are the checkpoint's, per step, not per
 // entry), erasures.
