@@ -6,9 +6,10 @@
 // process.cpuUsage around each round (µs of CPU per event). With --base DIR, the verifier of
 // another checkout (DIR/verifier/index.ts: `git archive main | tar -x -C DIR` with its
 // node_modules linked) is loaded beside this one and the two are run alternately in the same
-// process (base, ours, base, ours, …), so the host's load falls on both alike; each pair's ratio
+// process (base, ours, ours, base, …), so the host's load falls on both alike; each pair's ratio
 // ours / base and the median are printed, and both reports must agree, or it exits 1. Run it on one
-// core (`taskset -c 1`) and add `--cpu-prof` to node for a profile (bench/cpu-profile.ts --per).
+// core (`taskset -c 1`). --profile FILE writes a V8 CPU profile of the measured rounds of ours only
+// (generation and warm-up left out), for `bench/cpu-profile.ts FILE --per EVENTS×ROUNDS`.
 // Left out: the file stream, the worker pool and the (source, id) spill of `cookwala verify` (the
 // bench's verify section measures those); what it measures is the reader's own work. Invariant: the
 // bundle is valid, so a report with a failure means the harness measured the wrong thing (exit 1).
@@ -16,6 +17,8 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { generateLog } from '../testkit/log-generator.ts';
 import { createBundleVerifier as oursFactory } from '../verifier/index.ts';
 import type { BundleReport, BundleVerifierOptions, VerifyBatch } from '../verifier/index.ts';
@@ -28,6 +31,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '6' },
     base: { type: 'string' },
     json: { type: 'boolean', default: false },
+    profile: { type: 'string' },
   },
 });
 const events = Number(values.events);
@@ -47,10 +51,13 @@ for (const chunk of g.lines())
     }
   }
 
+const profiler = values.profile ? new Session() : undefined;
+const profiles: object[] = [];
 const allTrue: VerifyBatch = async (items) => items.map(() => true);
 
 async function round(create: Factory): Promise<{ usPerEvent: number; report: BundleReport }> {
   const opts: BundleVerifierOptions = { policy: g.policy, keys: g.deviceKeys, checkpointSeqs, verifyBatch: allTrue, idSalt: new Uint8Array(16) };
+  if (profiler && create === oursFactory) await profiler.post('Profiler.start');
   const c0 = process.cpuUsage();
   const v = create(opts);
   for (const text of lines) {
@@ -59,6 +66,7 @@ async function round(create: Factory): Promise<{ usPerEvent: number; report: Bun
   }
   const report = await v.end();
   const c = process.cpuUsage(c0);
+  if (profiler && create === oursFactory) profiles.push(((await profiler.post('Profiler.stop')) as { profile: object }).profile);
   return { usPerEvent: (c.user + c.system) / report.entries, report };
 }
 
@@ -74,6 +82,11 @@ const base: Factory | undefined = values.base
   ? ((await import(pathToFileURL(resolve(values.base, 'verifier/index.ts')).href)) as { createBundleVerifier: Factory }).createBundleVerifier
   : undefined;
 
+if (profiler) {
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+  await profiler.post('Profiler.setSamplingInterval', { interval: 100 });
+}
 // One unmeasured round each, so both are compiled before the first measured one.
 const warm = await round(oursFactory);
 if (!warm.report.valid) {
@@ -82,13 +95,17 @@ if (!warm.report.valid) {
 }
 if (base) await round(base);
 
+profiles.length = 0;
 const ours: number[] = [];
 const theirs: number[] = [];
 for (let i = 0; i < rounds; i++) {
   if (base) {
-    const b = await round(base);
+    // Base first in even pairs, ours first in odd ones: neither always pays for the other's garbage.
+    const first = i % 2 === 0 ? base : oursFactory;
+    const x = await round(first);
+    const y = await round(first === base ? oursFactory : base);
+    const [b, o] = first === base ? [x, y] : [y, x];
     theirs.push(b.usPerEvent);
-    const o = await round(oursFactory);
     ours.push(o.usPerEvent);
     if (verdictOf(b.report) !== verdictOf(o.report)) {
       process.stderr.write('the two verifiers disagree on the report\n');
@@ -96,6 +113,8 @@ for (let i = 0; i < rounds; i++) {
     }
   } else ours.push((await round(oursFactory)).usPerEvent);
 }
+
+if (values.profile) await writeFile(values.profile, JSON.stringify(mergeProfiles(profiles)));
 
 const r1 = (x: number) => Math.round(x * 10) / 10;
 const ratios = theirs.map((t, i) => Math.round((ours[i] / t) * 1000) / 1000);
@@ -113,4 +132,26 @@ else {
   if (base) process.stdout.write(`base: ${out.baseUsPerEvent?.join(' ')} (median ${out.baseMedian})\n`);
   process.stdout.write(`ours: ${out.oursUsPerEvent.join(' ')} (median ${out.oursMedian})\n`);
   if (base) process.stdout.write(`ours/base a pair: ${ratios.join(' ')} (median ${out.medianRatio})\n`);
+}
+
+/** One profile of the measured rounds: their samples laid end to end (nodes renumbered per round). */
+function mergeProfiles(ps: object[]): object {
+  type P = { nodes: Array<{ id: number; children?: number[] }>; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number };
+  const out: P = { nodes: [], samples: [], timeDeltas: [], startTime: 0, endTime: 0 };
+  let offset = 0;
+  let t = 0;
+  for (const raw of ps) {
+    const p = raw as P;
+    let most = 0;
+    for (const n of p.nodes) {
+      out.nodes.push({ ...n, id: n.id + offset, children: n.children?.map((c) => c + offset) });
+      most = Math.max(most, n.id);
+    }
+    for (const s of p.samples) out.samples.push(s + offset);
+    out.timeDeltas.push(...p.timeDeltas);
+    t += p.endTime - p.startTime;
+    offset += most;
+  }
+  out.endTime = t;
+  return out;
 }
