@@ -37,7 +37,13 @@ const { values } = parseArgs({
 const events = Number(values.events);
 const rounds = Number(values.rounds);
 
-const g = generateLog({ events, checkpointEvery: Math.max(1000, Math.floor(events / 100)), eraseEvery: 1000, devices: 16, subjectsPerDevice: 8 });
+const g = generateLog({
+  events,
+  checkpointEvery: Math.max(1000, Math.floor(events / 100)),
+  eraseEvery: 1000,
+  devices: 16,
+  subjectsPerDevice: 8,
+});
 const lines: string[] = [];
 const checkpointSeqs: number[] = [];
 // The generator yields an entry and its payload line as one string: split every yield on newlines.
@@ -56,7 +62,13 @@ const profiles: object[] = [];
 const allTrue: VerifyBatch = async (items) => items.map(() => true);
 
 async function round(create: Factory): Promise<{ usPerEvent: number; report: BundleReport }> {
-  const opts: BundleVerifierOptions = { policy: g.policy, keys: g.deviceKeys, checkpointSeqs, verifyBatch: allTrue, idSalt: new Uint8Array(16) };
+  const opts: BundleVerifierOptions = {
+    policy: g.policy,
+    keys: g.deviceKeys,
+    checkpointSeqs,
+    verifyBatch: allTrue,
+    idSalt: new Uint8Array(16),
+  };
   if (profiler && create === oursFactory) await profiler.post('Profiler.start');
   const c0 = process.cpuUsage();
   const v = create(opts);
@@ -79,7 +91,8 @@ const median = (xs: number[]) => {
 };
 
 const base: Factory | undefined = values.base
-  ? ((await import(pathToFileURL(resolve(values.base, 'verifier/index.ts')).href)) as { createBundleVerifier: Factory }).createBundleVerifier
+  ? ((await import(pathToFileURL(resolve(values.base, 'verifier/index.ts')).href)) as { createBundleVerifier: Factory })
+      .createBundleVerifier
   : undefined;
 
 if (profiler) {
@@ -136,7 +149,13 @@ else {
 
 /** One profile of the measured rounds: their samples laid end to end (nodes renumbered per round). */
 function mergeProfiles(ps: object[]): object {
-  type P = { nodes: Array<{ id: number; children?: number[] }>; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number };
+  type P = {
+    nodes: Array<{ id: number; children?: number[] }>;
+    samples: number[];
+    timeDeltas: number[];
+    startTime: number;
+    endTime: number;
+  };
   const out: P = { nodes: [], samples: [], timeDeltas: [], startTime: 0, endTime: 0 };
   let offset = 0;
   let t = 0;
