@@ -4,8 +4,9 @@
 // URI-references and absolute URIs, RFC 2046 media types with the JSON test of json-format §3.1
 // (subtype `json` or a `+json` suffix), and RFC 4648 §4 base64 with padding for `data_base64`.
 // Checks are syntactic and strict: a value outside the grammar is refused, never repaired.
-// The usual timestamp, Cookwala's own spelling (UTC with milliseconds, wire.ts isTime, whose
-// date rules are the same), is accepted by that check first, without a match array.
+// The usual timestamp, Cookwala's own spelling (UTC with milliseconds: isTime of
+// verifier/encoding/wire.ts, with the same date rules), is accepted by that check first, without
+// a match array.
 // Left out: IRIs (non-ASCII must be percent-encoded), and IP-literal host syntax inside `[...]`.
 
 import { fromBase64url, isTime, toBase64Std } from '../encoding/wire.ts';
