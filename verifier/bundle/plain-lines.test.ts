@@ -28,8 +28,9 @@ function stringsOf(v: unknown, out: string[] = []): string[] {
   return out;
 }
 
-/** The text with every escaped surrogate written raw: JSON.parse reads the same value. */
-const rawSurrogates = (text: string) => text.replace(/\\u(d[89a-f][0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+/** The text with every escaped surrogate written raw (not an escaped backslash before `u`): JSON.parse reads the same value. */
+const rawSurrogates = (text: string) =>
+  text.replace(/(?<!\\)((?:\\\\)*)\\u(d[89a-f][0-9a-f]{2})/gi, (_, run: string, h: string) => run + String.fromCharCode(parseInt(h, 16)));
 
 const hostile = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 8 }),
