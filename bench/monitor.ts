@@ -21,26 +21,32 @@
 // catch-up at a size its start-up does not dominate, in a few minutes); the catch-up then reads
 // full pages of 10,000, as the full run does, even with --quick. With COOKWALA_BENCH_CPU_PROF=DIR
 // the verify children write their profiles too (DIR/verify), beside the monitor's (DIR/monitor).
+// Each child also reports its CPU by thread (bench/thread-cpu.ts: main, signature workers, the
+// rest), per entry in pairList and verifyThreadsUsPerEntry, and its collector's pauses
+// (bench/gc-watch.ts); COOKWALA_BENCH_MONITOR_ALT=DIR adds a
+// before/after comparison with another checkout's monitor on the same log (bench/monitor-ab.ts).
 // Leaves out: witnesses (quorum 0: the cosignature checks are the checkpoint's, per step, not per
 // entry), erasures.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { benchHttpClient, type BenchHttp } from './http-client.ts';
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { randomBytes } from 'node:crypto';
 import { initDataDir } from '../sequencer/data-dir.ts';
 import { makeTempDir, removeDir } from '../testkit/tmp.ts';
 import { deviceKey } from '../testkit/keys.ts';
 import { eventStream } from '../testkit/events.ts';
 import { freePort } from '../testkit/net.ts';
 import { readLogLines } from '../platform/logger.ts';
-import { createFrontier, hashLeaf } from '../verifier/merkle/index.ts';
-import { saveState, statePath, type LogState } from '../monitor/index.ts';
+import { statePath, type LogState } from '../monitor/index.ts';
 import { measurePairs } from './pairs.ts';
+import { stateBytesAt } from './monitor-state-size.ts';
 import { runJsonChild } from './json-child.ts';
+import type { ThreadCpu } from './thread-cpu.ts';
+import type { GcPauses } from './gc-watch.ts';
+import { abRounds, altDir, threadsPerEntry } from './monitor-ab.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const HERE = fileURLToPath(new URL('.', import.meta.url));
@@ -60,6 +66,8 @@ interface VerifyResult {
   exitCode: number;
   failures: number;
   peakRssMB: number;
+  threadCpu?: ThreadCpu;
+  gc?: GcPauses;
 }
 interface MonitorResult {
   ms: number;
@@ -69,6 +77,8 @@ interface MonitorResult {
   problems: number;
   findings: unknown[];
   peakRssMB: number;
+  threadCpu?: ThreadCpu;
+  poolStats?: { items: number; messages: number; size: number };
 }
 
 /** A child node process of this checkout; resolved at its first `listening` line (when `listening`). */
@@ -154,30 +164,6 @@ async function fill(http: Http, streams: Array<ReturnType<typeof eventStream>>, 
   return (performance.now() - t0) / 1000;
 }
 
-/** The monitor's state at `size` entries built from a caught-up one (see the header): its bytes on disk. */
-async function stateBytesAt(dir: string, from: LogState, size: number, maxSubjects: number): Promise<number> {
-  const f = createFrontier();
-  const leaf = Buffer.alloc(32);
-  for (let i = 0; i < size; i++) {
-    leaf.writeUInt32BE(i, 0);
-    f.append(hashLeaf(leaf));
-  }
-  const subjects = [...from.subjects];
-  for (let i = subjects.length; i < maxSubjects; i++) subjects.push([`bench-subject-${i}`, size]);
-  const window = from.ids?.window.slice() ?? [];
-  while (window.length < 8192) window.push(randomBytes(8).toString('hex'));
-  const s: LogState = {
-    ...from,
-    size,
-    frontier: f.nodes().map((n) => [n.id[0], n.id[1], Buffer.from(n.hash).toString('hex')]),
-    subjects,
-    ids: { salt: from.ids?.salt ?? randomBytes(16).toString('hex'), window },
-  };
-  await mkdir(dir, { recursive: true });
-  await saveState(dir, s);
-  return (await stat(statePath(dir, LOG))).size;
-}
-
 /** COOKWALA_BENCH_MONITOR_EVENTS: the log's size for a profile at a chosen scale (see the header). */
 function eventsKnob(): number | undefined {
   const v = process.env.COOKWALA_BENCH_MONITOR_EVENTS;
@@ -251,36 +237,46 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
     let run = 0;
     const stateDirs: string[] = [];
     const verifyCpuUs: number[] = [];
+    const verifyThreads: Array<ReturnType<typeof threadsPerEntry>> = [];
+    const runVerify = async () => {
+      const prof = process.env.COOKWALA_BENCH_CPU_PROF;
+      const r = await runJsonChild<VerifyResult>(
+        join(HERE, 'verify-child.ts'),
+        [bundle, policy],
+        'verify',
+        prof ? ['--cpu-prof', `--cpu-prof-dir=${join(prof, 'verify')}`] : [],
+      );
+      if (r.exitCode !== 0) throw new Error(`the exported bundle did not verify (${r.failures} failures)`);
+      return r;
+    };
+    const runMonitor = async (script = join(HERE, 'monitor-child.ts'), nodeArgs: string[] = []) => {
+      const state = join(dir, `state-${run++}`);
+      stateDirs.push(state);
+      const prof = process.env.COOKWALA_BENCH_CPU_PROF;
+      const serve0 = procCpuMs(seq!.pid!);
+      const r = await runJsonChild<MonitorResult>(script, [config, state], 'monitor', [
+        ...nodeArgs,
+        ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${join(prof, 'monitor')}`] : []),
+      ]);
+      const serveCpuMs = procCpuMs(seq!.pid!) - serve0;
+      if (r.problems !== 0 || r.size < size) throw new Error(`the monitor did not catch up cleanly: ${JSON.stringify(r)}`);
+      return { ...r, serveCpuMs };
+    };
     const pairs = await measurePairs(
       3,
       async () => {
-        const prof = process.env.COOKWALA_BENCH_CPU_PROF;
-        const r = await runJsonChild<VerifyResult>(
-          join(HERE, 'verify-child.ts'),
-          [bundle, policy],
-          'verify',
-          prof ? ['--cpu-prof', `--cpu-prof-dir=${join(prof, 'verify')}`] : [],
-        );
-        if (r.exitCode !== 0) throw new Error(`the exported bundle did not verify (${r.failures} failures)`);
+        const r = await runVerify();
         verifyCpuUs.push((1000 * r.cpuMs) / r.entries);
+        verifyThreads.push(threadsPerEntry(r.threadCpu, r.entries));
         return Math.round((r.entries * 1000) / r.ms);
       },
       async () => {
-        const state = join(dir, `state-${run++}`);
-        stateDirs.push(state);
-        const prof = process.env.COOKWALA_BENCH_CPU_PROF;
-        const serve0 = procCpuMs(seq!.pid!);
-        const r = await runJsonChild<MonitorResult>(
-          join(HERE, 'monitor-child.ts'),
-          [config, state],
-          'monitor',
-          prof ? ['--cpu-prof', `--cpu-prof-dir=${join(prof, 'monitor')}`] : [],
-        );
-        const serveCpuMs = procCpuMs(seq!.pid!) - serve0;
-        if (r.problems !== 0 || r.size < size) throw new Error(`the monitor did not catch up cleanly: ${JSON.stringify(r)}`);
-        return { value: Math.round((r.entries * 1000) / r.ms), extra: { ...r, serveCpuMs } };
+        const r = await runMonitor();
+        return { value: Math.round((r.entries * 1000) / r.ms), extra: r };
       },
     );
+    const alt = altDir();
+    const ab = alt ? await abRounds(alt, runVerify, runMonitor, join(HERE, 'monitor-child.ts')) : undefined;
     const caughtUp = stateDirs[stateDirs.length - 1];
     const stateFile = statePath(caughtUp, LOG);
     const stateBytes = (await stat(stateFile)).size;
@@ -350,7 +346,11 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
         cpuMs: p.extra!.cpuMs,
         serveCpuMs: p.extra!.serveCpuMs,
         peakRssMB: p.extra!.peakRssMB,
+        threadsUsPerEntry: threadsPerEntry(p.extra!.threadCpu, p.extra!.entries),
+        checksPerMessage: p.extra!.poolStats ? round(p.extra!.poolStats.items / Math.max(1, p.extra!.poolStats.messages), 1) : undefined,
       })),
+      verifyThreadsUsPerEntry: verifyThreads,
+      ...(ab ? { ab } : {}),
       catchUpCpuUsPerEntry: round((1000 * m.cpuMs) / m.entries, 1),
       catchUpServeCpuUsPerEntry: round((1000 * m.serveCpuMs) / m.entries, 1),
       verifyCpuUsPerEntry: round(verifyCpuUs.sort((a, b) => a - b)[verifyCpuUs.length >> 1], 1),

@@ -11,8 +11,9 @@
 // payloads is read one `GET …/events/{seq}` each); device signatures go through `verifyBatch` (the
 // CLI's worker pool on every core). A page is held as its bytes only, its lines parsed and
 // checked one at a time and dropped, as `cookwala verify` streams a bundle, so no page of parsed
-// entries outlives the young generation. The next page is read while one is checked, and a page kept
-// as a resume point is handed to the caller once its checks settled, behind the next page's. An
+// entries outlives the young generation; the pages are read into two buffers taken in turn. The
+// next page is read while one is checked, and a page kept as a resume point is handed to the
+// caller once its checks settled, behind the next page's. An
 // erased payload is matched to its erasure entry within the step by the checker; the gaps it
 // leaves are returned, and the earlier steps' gaps are matched through `earlierMissing`
 // (erasures.ts). The Merkle root and head at the checkpoint's size are recomputed from the
@@ -83,10 +84,11 @@ type Payload = Record<string, unknown> | 'erased' | 'absent';
  * Entries from..to as served, `payloads=1` having each present payload follow its entry as a
  * bundle Payload line: the page's bytes, whole and UTF-8 (as `cookwala verify` refuses a line that
  * is not UTF-8, bad_json, rather than reading it with U+FFFD). Its lines are parsed one at a time
- * as they are checked (checkPage), so no page of parsed entries is ever held.
+ * as they are checked (checkPage), so no page of parsed entries is ever held. The page is read into
+ * `into` (one of two buffers the step reuses, see checkEntries), so no page allocates its own.
  */
-async function readPage(get: HttpGet, s: LogSource, from: number, to: number): Promise<Result<Buffer>> {
-  const r = await get(logUrl(s, `/entries?from=${from}&to=${to}&payloads=1`), { maxBytes: 256 << 20, timeoutMs: 120_000 });
+async function readPage(get: HttpGet, s: LogSource, from: number, to: number, into: { buf: Buffer }): Promise<Result<Buffer>> {
+  const r = await get(logUrl(s, `/entries?from=${from}&to=${to}&payloads=1`), { maxBytes: 256 << 20, timeoutMs: 120_000, into });
   if (r.status !== 200) return fail('not_found', `GET entries ${from}-${to}: HTTP ${r.status}`);
   if (!isUtf8(r.body)) return fail('bad_json', `entries ${from}-${to}: the body is not UTF-8`);
   return ok(Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength));
@@ -259,8 +261,12 @@ export async function checkEntries(
   });
   const from = (resume?.seq ?? 0) + 1;
   const pageEntries = Math.max(1, Math.min(PAGE, o.pageEntries ?? PAGE));
+  // Two buffers, taken in turn: page k is read into one while page k - 1, in the other, is checked,
+  // and page k + 1 is requested only once page k - 1's lines were all decoded (strings copied out).
+  const pageBufs = [{ buf: Buffer.allocUnsafe(1 << 20) }, { buf: Buffer.allocUnsafe(1 << 20) }];
+  let pages = 0;
   const read = (lo: number) => {
-    const p = readPage(get, s, lo, Math.min(to, lo + pageEntries - 1));
+    const p = readPage(get, s, lo, Math.min(to, lo + pageEntries - 1), pageBufs[pages++ % 2]);
     p.catch(() => undefined); // awaited below; a step that returns early leaves it unawaited
     return p;
   };
