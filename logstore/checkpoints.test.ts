@@ -108,20 +108,19 @@ describe('a checkpoint and the write order', () => {
       const reached = new Promise<void>((r) => (arrive = r));
       return { hold, release, reached, arrive };
     };
-    let appends: ReturnType<typeof gate> | undefined;
-    let checkpoints: ReturnType<typeof gate> | undefined;
+    const held: { append?: ReturnType<typeof gate>; checkpoint?: ReturnType<typeof gate> } = {};
     const s = await stores.fresh({
       items: 4,
       faults: {
         beforeWrite: async (k) => {
-          const g = k === 'append' ? appends : k === 'checkpoint' ? checkpoints : undefined;
+          const g = k === 'append' || k === 'checkpoint' ? held[k] : undefined;
           if (!g) return;
           g.arrive();
           await g.hold;
         },
       },
     });
-    appends = gate();
+    const appends = (held.append = gate());
     const more = s.append(makeItems(TEST_LOG, s.head(), 2, { prefix: 'held-' }));
     await appends.reached;
     // The batch is planned and on its way: the checkpoint of the durable seq 4 does not wait for it.
@@ -132,7 +131,7 @@ describe('a checkpoint and the write order', () => {
     appends.release();
     expect((await more).seq).toBe(6);
     // A checkpoint held before the disk: close refuses new writes but waits for it.
-    checkpoints = gate();
+    const checkpoints = (held.checkpoint = gate());
     const c6 = await cpAt(s, 6);
     const put = s.putCheckpoint(c6);
     await checkpoints.reached;
