@@ -29,7 +29,7 @@ import { hashedView, type JsonObject } from '../signing/document-hash.ts';
 import { entryCanonicalText, type Entry } from '../documents/entry.ts';
 import { canonicalize } from '../encoding/jcs.ts';
 import { createEntrySignatures, hashString } from './entry-signatures.ts';
-import { createFrontier, hashLeaf, type Hash32, type NodeId } from '../merkle/index.ts';
+import { createFrontier, hashLeafOfHex, type Hash32, type NodeId } from '../merkle/index.ts';
 import { defaultBackend, type CryptoBackend } from '../crypto/default.ts';
 import type { Failure, Result } from '../errors.ts';
 import type { TimeBounds } from '../documents/time-bounds.ts';
@@ -150,22 +150,23 @@ export function createEntryChecker(o: EntryCheckerOptions) {
   let firstBadEntry: number | undefined;
 
   /**
-   * The Core §5 document hash as string and bytes (computeHash's rule). An entry of the usual shape
-   * (no member but the entry's own and `hash`) is written directly by entryCanonicalText, the
-   * sequencer's own encoder, which declines anything less plain; every other line is canonicalized
-   * generically, so the bytes hashed are those of canonicalize(hashedView(doc)) either way.
+   * The Core §5 document hash, as the hex the `hash` member spells (computeHash's rule). An entry
+   * of the usual shape (no member but the entry's own and `hash`) is written directly by
+   * entryCanonicalText, the sequencer's own encoder, which declines anything less plain; every
+   * other line is canonicalized generically, so the bytes hashed are those of
+   * canonicalize(hashedView(doc)) either way. Kept as hex: the Merkle leaf is hashed from it
+   * (hashLeafOfHex), so no digest array and no second spelling of it is made per entry.
    */
-  function docHash(doc: JsonObject): Result<{ hex: string; bytes: Uint8Array }> {
+  function docHash(doc: JsonObject, stringsPlain: boolean): Result<string> {
     if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
       return { ok: false, code: 'invalid_document', detail: 'an entry is a JSON object' };
-    let text = usualEntry(doc) ? entryCanonicalText(doc as unknown as Entry) : undefined;
+    let text = usualEntry(doc) ? entryCanonicalText(doc as unknown as Entry, stringsPlain) : undefined;
     if (text === undefined) {
       const c = canonicalize(hashedView(doc));
       if (!c.ok) return c;
       text = c.value;
     }
-    const bytes = backend.sha256Text(text);
-    return { ok: true, value: { hex: hashString(bytes), bytes } };
+    return { ok: true, value: 'sha256:' + backend.sha256Hex(text) };
   }
 
   const bad = (r: Failure, line: number, seq?: number, more: Record<string, unknown> = {}) =>
@@ -176,25 +177,29 @@ export function createEntryChecker(o: EntryCheckerOptions) {
     f.add({ kind: 'duplicate_id', seq, line, found: { source, id }, detail: `entry ${seq}: (source, id) was already sequenced` });
 
   return {
-    entry(json: unknown, line: number): Promise<void> | undefined {
+    /**
+     * An entry line's value; `stringsPlain` when the caller parsed it from text that
+     * isPlainJsonText accepted (the direct encoders then skip their per-string checks).
+     */
+    entry(json: unknown, line: number, stringsPlain = false): Promise<void> | undefined {
       payloads.closePending();
       entries++;
       const raw = json as Record<string, unknown>;
       const seqOf = Number.isSafeInteger(raw.seq) ? (raw.seq as number) : undefined;
       const r = readDocument('Event', json, { allowLegacy: o.allowLegacy });
       // A line that breaks the schema still takes its place in the chain and the tree when it can.
-      const recomputed = docHash(raw as JsonObject);
+      const recomputed = docHash(raw as JsonObject, stringsPlain);
       const hashMember = typeof raw.hash === 'string' ? raw.hash : undefined;
       if (!r.ok) bad(r, line, seqOf, { path: (r as { path?: unknown }).path });
       const seq = seqOf ?? last.seq + 1;
-      if (recomputed.ok && hashMember !== recomputed.value.hex) {
+      if (recomputed.ok && hashMember !== recomputed.value) {
         firstBadEntry ??= seq;
         if (r.ok)
           f.add({
             kind: 'entry_hash_mismatch',
             seq,
             line,
-            expected: recomputed.value.hex,
+            expected: recomputed.value,
             found: hashMember,
             detail: `entry ${seq}: the hash member is not the hash of its contents`,
           });
@@ -226,8 +231,8 @@ export function createEntryChecker(o: EntryCheckerOptions) {
       const signedAtMs = r.ok ? timeMs(r.value.eventSignature.signedAt) : NaN;
       if (r.ok) clock.check(r.value, line, signedAtMs);
       if (recomputed.ok) {
-        head = recomputed.value.hex;
-        frontier.push(hashLeaf(recomputed.value.bytes));
+        head = recomputed.value;
+        frontier.push(hashLeafOfHex(head, 7)); // after 'sha256:'
         if (o.wantsRoot(seq)) o.recordRoot(seq, head, hashString(frontier.root()), clock.latest);
       }
       if (!recomputed.ok && r.ok) bad(recomputed, line, seq);
@@ -251,8 +256,8 @@ export function createEntryChecker(o: EntryCheckerOptions) {
         }
         subjects.set(subject, cookwalaseq);
       }
-      const s = signatures.check(e, line, signedAtMs);
-      payloads.expect(e, line, s.sequencerSigned);
+      const s = signatures.check(e, line, signedAtMs, stringsPlain);
+      payloads.expect(e, line, s.sequencerSigned, stringsPlain);
       if (!idWait) return s.wait;
       return s.wait ? Promise.all([idWait, s.wait]).then(() => undefined) : idWait;
     },

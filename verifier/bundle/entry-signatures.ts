@@ -51,7 +51,7 @@ interface KeyState {
 
 export interface EntrySignatures {
   /** Decide and queue the check of `e`'s signature; `wait` is backpressure to await. */
-  check(e: Entry, line: number, signedAtMs?: number): { wait?: Promise<void>; sequencerSigned: boolean };
+  check(e: Entry, line: number, signedAtMs?: number, stringsPlain?: boolean): { wait?: Promise<void>; sequencerSigned: boolean };
   /** Legacy signatures accepted so far (allowLegacy). */
   readonly legacy: number;
 }
@@ -146,8 +146,11 @@ export function createEntrySignatures(o: {
   }
 
   /** Queues the device (or sequencer) signature of an entry; returns backpressure and whether the sequencer signed. */
-  /** `signedAtMs`: timeMs(e.eventSignature.signedAt) when the caller has it already. */
-  function check(e: Entry, line: number, signedAtMs?: number): { wait?: Promise<void>; sequencerSigned: boolean } {
+  /**
+   * `signedAtMs`: timeMs(e.eventSignature.signedAt) when the caller has it already; `stringsPlain`:
+   * the entry was read from text that isPlainJsonText accepted (signingHeaderBytes).
+   */
+  function check(e: Entry, line: number, signedAtMs?: number, stringsPlain = false): { wait?: Promise<void>; sequencerSigned: boolean } {
     const s = e.eventSignature;
     const key = o.trust.lookup(s.kid);
     const at = { seq: e.seq, line };
@@ -220,7 +223,7 @@ export function createEntrySignatures(o: {
       invalid: validity.ok ? undefined : validity,
       owner: !bySequencer && key.owner !== e.ce.source ? key.owner : undefined,
     };
-    const msg = signingHeaderBytes(signingHeader(s, e.eventHash, EVENT_KIND));
+    const msg = signingHeaderBytes(signingHeader(s, e.eventHash, EVENT_KIND), stringsPlain);
     // The callback holds this small record, not the parsed entry, while the batch is in flight.
     const wait = o.sigs.add({ alg: key.alg, publicKey: pub, msg, sig }, (good) => verdict(check, good));
     return { wait, sequencerSigned: bySequencer };

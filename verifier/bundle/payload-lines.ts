@@ -36,6 +36,8 @@ interface Pending {
   entry: Entry;
   line: number;
   sequencerSigned: boolean;
+  /** The entry line's text was one isPlainJsonText accepted. */
+  stringsPlain: boolean;
 }
 
 export function createPayloadLines(o: {
@@ -144,14 +146,15 @@ export function createPayloadLines(o: {
 
   return {
     /** The entry line that the next payload line belongs to (the one before it was settled by closePending). */
-    expect(entry: Entry, line: number, sequencerSigned: boolean): void {
-      pending = { entry, line, sequencerSigned };
+    expect(entry: Entry, line: number, sequencerSigned: boolean, stringsPlain = false): void {
+      pending = { entry, line, sequencerSigned, stringsPlain };
     },
 
     /** The entry before has no payload line after all (another entry, a checkpoint or the end came). */
     closePending,
 
-    line(json: Record<string, unknown>, line: number): void {
+    /** `stringsPlain`: the payload line's text was one isPlainJsonText accepted. */
+    line(json: Record<string, unknown>, line: number, stringsPlain = false): void {
       const p = pending;
       const r = readPayloadLine(json);
       const seq = r.ok ? r.value.seq : Number.isSafeInteger(json.seq) ? (json.seq as number) : undefined;
@@ -173,7 +176,7 @@ export function createPayloadLines(o: {
       present++;
       const ce = readCloudEvent(r.value.event);
       if (!ce.ok) return bad(ce, line, e.seq);
-      const h = eventHash(ce.value);
+      const h = eventHash(ce.value, stringsPlain);
       if (!h.ok) return bad(h, line, e.seq);
       if (h.value !== e.eventHash) {
         f.add({
@@ -195,7 +198,7 @@ export function createPayloadLines(o: {
         });
       // decodeCookwalasig is strict (exactly the JCS form), so equal strings mean the same Signature.
       const sigText = ce.value.cookwalasig;
-      if (sigText !== undefined && sigText !== null && sigText !== encodeCookwalasig(e.eventSignature)) {
+      if (sigText !== undefined && sigText !== null && sigText !== encodeCookwalasig(e.eventSignature, p.stringsPlain)) {
         f.add({
           kind: 'bad_signature',
           ...at,

@@ -21,6 +21,7 @@ import { createCheckpointChecker, type CheckpointChecker } from './checkpoints.t
 import { createPreamble, type Phase } from './preamble.ts';
 import { buildReport, checkHeaderAgainstLines, checkWitnessed, type CheckpointTotals } from './verdict.ts';
 import { MAX_JSON_DEPTH, parseJson } from '../encoding/strict-json.ts';
+import { isPlainJsonText } from '../encoding/jcs.ts';
 import { fail, type Failure, type Result } from '../errors.ts';
 import type { WitnessPolicy } from '../documents/policy.ts';
 import type { KeyRecord } from '../signing/keys.ts';
@@ -144,7 +145,7 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
     return entries;
   }
 
-  function feed(json: unknown, line: number): Promise<void> | undefined {
+  function feed(json: unknown, line: number, stringsPlain: boolean): Promise<void> | undefined {
     if (phase === 'header') {
       if (pre.onHeader(json, line)) phase = 'descriptor';
       else {
@@ -189,13 +190,13 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
         }
         if (phase !== 'entries') pre.leaveKeys(line, phase);
         phase = 'entries';
-        return entryChecker().entry(json, line);
+        return entryChecker().entry(json, line, stringsPlain);
       case 'Payload':
         if (phase !== 'entries') {
           failures.add({ kind: 'misplaced_line', line, found: 'Payload', detail: 'a payload line comes directly after its entry' });
           return undefined;
         }
-        entryChecker().payload(json as Record<string, unknown>, line);
+        entryChecker().payload(json as Record<string, unknown>, line, stringsPlain);
         return undefined;
       case 'Checkpoint':
         if (phase !== 'checkpoints') {
@@ -246,7 +247,7 @@ export function createBundleVerifier(opts: BundleVerifierOptions): BundleVerifie
       const json = parsed.value;
       if (unterminated) failures.add({ kind: 'truncated', line: lines, detail: 'the last line has no newline: the file may be cut' });
       try {
-        return feed(json, lines);
+        return feed(json, lines, isPlainJsonText(text));
       } catch (err) {
         // A document no reader anticipated must be named, never crash the audit.
         failures.add({ kind: 'invalid_document', line: lines, detail: `the line could not be checked: ${(err as Error).message}` });

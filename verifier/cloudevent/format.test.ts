@@ -41,6 +41,42 @@ describe('isRfc3339', () => {
   });
 });
 
+describe('isRfc3339 on the usual spelling (the isTime path)', () => {
+  // The grammar's rule for every date-time of Cookwala's own spelling, written out here.
+  const reference = (t: string) => {
+    const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.\d{3}Z$/.exec(t);
+    if (!m) return false;
+    const [y, mo, d, h, mi, s] = m.slice(1).map(Number);
+    const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+    const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][mo - 1];
+    return mo >= 1 && mo <= 12 && d >= 1 && d <= days && h <= 23 && mi <= 59 && s <= 60;
+  };
+  it('agrees with the grammar on millisecond UTC texts, valid or not, leap days and leap seconds included (property)', () => {
+    const two = (hi: number) => fc.integer({ min: 0, max: hi }).map((n) => String(n).padStart(2, '0'));
+    const text = fc
+      .tuple(
+        fc.constantFrom(1900, 2000, 2023, 2024, 2100, 9999, 0),
+        two(13),
+        two(32),
+        two(25),
+        two(61),
+        two(61),
+        fc.integer({ min: 0, max: 999 }),
+      )
+      .map(([y, mo, d, h, mi, s, ms]) => `${String(y).padStart(4, '0')}-${mo}-${d}T${h}:${mi}:${s}.${String(ms).padStart(3, '0')}Z`);
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(isRfc3339(t), t).toBe(reference(t));
+      }),
+      { numRuns: 2000 },
+    );
+    for (const t of ['2024-02-29T00:00:00.000Z', '2016-12-31T23:59:60.000Z', '2000-02-29T12:00:00.000Z'])
+      expect(isRfc3339(t), t).toBe(true);
+    for (const t of ['2023-02-29T00:00:00.000Z', '2100-02-29T00:00:00.000Z', '2018-04-05T24:00:00.000Z', '2018-00-05T00:00:00.000Z'])
+      expect(isRfc3339(t), t).toBe(false);
+  });
+});
+
 describe('URIs', () => {
   it('URI-references: absolute, network-path, relative, URNs, phone-like', () => {
     for (const u of [

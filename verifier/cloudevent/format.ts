@@ -4,9 +4,12 @@
 // URI-references and absolute URIs, RFC 2046 media types with the JSON test of json-format §3.1
 // (subtype `json` or a `+json` suffix), and RFC 4648 §4 base64 with padding for `data_base64`.
 // Checks are syntactic and strict: a value outside the grammar is refused, never repaired.
+// The usual timestamp, Cookwala's own spelling (UTC with milliseconds: isTime of
+// verifier/encoding/wire.ts, with the same date rules), is accepted by that check first, without
+// a match array.
 // Left out: IRIs (non-ASCII must be percent-encoded), and IP-literal host syntax inside `[...]`.
 
-import { fromBase64url, toBase64Std } from '../encoding/wire.ts';
+import { fromBase64url, isTime, toBase64Std } from '../encoding/wire.ts';
 
 const RFC3339_RE = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
 
@@ -18,6 +21,7 @@ function daysInMonth(year: number, month: number): number {
 /** RFC 3339 §5.6 date-time; seconds may be 60 (a leap second), as the grammar allows. */
 export function isRfc3339(s: unknown): s is string {
   if (typeof s !== 'string') return false;
+  if (isTime(s)) return true; // a subset of the grammar below, with the same date and clock bounds
   const m = RFC3339_RE.exec(s);
   if (!m) return false;
   const [y, mo, d, h, mi, se] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number);

@@ -161,8 +161,10 @@ export function normalizeBinaryExtensions(ce: object, opts: { headers?: Record<s
  * string as itself in quotes when it needs no escape, `data` through canonicalize; on anything
  * less plain (an escape, a non-finite number, a `data` with no fast form) the filtered copy is
  * canonicalized instead, so the bytes, and every refusal, are those of computeHash(view).
+ * `stringsPlain`: the caller read `ce` from JSON text that isPlainJsonText accepted, so no string
+ * in it needs the per-string check (the same text is written either way).
  */
-export function eventHash(ce: CloudEvent): Result<string> {
+export function eventHash(ce: CloudEvent, stringsPlain = false): Result<string> {
   if (!isObject(ce)) return bad('a CloudEvent is a JSON object');
   const names: string[] = [];
   let specversion = false;
@@ -178,7 +180,7 @@ export function eventHash(ce: CloudEvent): Result<string> {
   }
   if (!specversion || ce.specversion !== '1.0') return bad('specversion is "1.0"');
   sortNames(names);
-  const text = directText(ce, names);
+  const text = directText(ce, names, stringsPlain);
   if (text !== undefined) return ok('sha256:' + defaultBackend().sha256Hex(text));
   const view: JsonObject = {};
   for (const k of names) setMember(view, k, ce[k]);
@@ -205,7 +207,7 @@ function sortNames(a: string[]): void {
  * would enumerate those first). Undefined for anything else, which canonicalize then decides; the
  * text is the one canonicalize gives (read.test.ts compares them on random values).
  */
-export function flatText(v: unknown): string | undefined {
+export function flatText(v: unknown, stringsPlain = false): string | undefined {
   if (v === null || typeof v !== 'object' || Object.getPrototypeOf(v) !== Object.prototype) return undefined;
   const keys = Object.keys(v);
   sortNames(keys);
@@ -213,11 +215,11 @@ export function flatText(v: unknown): string | undefined {
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i];
     const c = k.charCodeAt(0);
-    if ((c >= 48 && c <= 57) || !isPlainJsonString(k)) return undefined;
+    if ((c >= 48 && c <= 57) || (!stringsPlain && !isPlainJsonString(k))) return undefined;
     const x = (v as Record<string, unknown>)[k];
     let part: string;
     if (typeof x === 'string') {
-      if (!isPlainJsonString(x)) return undefined;
+      if (!stringsPlain && !isPlainJsonString(x)) return undefined;
       part = '"' + x + '"';
     } else if (typeof x === 'number') {
       if (!Number.isFinite(x)) return undefined;
@@ -231,16 +233,16 @@ export function flatText(v: unknown): string | undefined {
 }
 
 /** JCS of the named members of `ce` (names sorted), or undefined when not sure (see eventHash). */
-function directText(ce: CloudEvent, names: readonly string[]): string | undefined {
+function directText(ce: CloudEvent, names: readonly string[], stringsPlain: boolean): string | undefined {
   let text = '{';
   for (let i = 0; i < names.length; i++) {
     const k = names[i];
     const v = ce[k];
-    if (!isPlainJsonString(k)) return undefined;
+    if (!stringsPlain && !isPlainJsonString(k)) return undefined;
     // Appended piece by piece to one text (no intermediate part strings).
     text += i === 0 ? '"' + k + '":' : ',"' + k + '":';
     if (typeof v === 'string') {
-      if (!isPlainJsonString(v)) return undefined;
+      if (!stringsPlain && !isPlainJsonString(v)) return undefined;
       text += '"' + v + '"';
     } else if (typeof v === 'boolean') text += v ? 'true' : 'false';
     else if (typeof v === 'number') {
@@ -248,7 +250,7 @@ function directText(ce: CloudEvent, names: readonly string[]): string | undefine
       text += String(v);
     } else if (v === null) text += 'null';
     else {
-      const flat = flatText(v);
+      const flat = flatText(v, stringsPlain);
       if (flat !== undefined) text += flat;
       else {
         const c = canonicalize(v);
@@ -260,18 +262,15 @@ function directText(ce: CloudEvent, names: readonly string[]): string | undefine
   return text + '}';
 }
 
-export function encodeCookwalasig(sig: Signature): string {
+/** `stringsPlain`: the caller read `sig` from JSON text that isPlainJsonText accepted. */
+export function encodeCookwalasig(sig: Signature, stringsPlain = false): string {
   // The usual Signature (exactly alg, kid, sig and signedAt, each a plain string) is written
   // directly in RFC 8785 member order; any other goes through canonicalize. Same text either way
   // (verifier/bundle/parts.test.ts).
-  if (
-    Object.getPrototypeOf(sig) === Object.prototype &&
-    Object.keys(sig).length === 4 &&
-    isPlainJsonString(sig.alg) &&
-    isPlainJsonString(sig.kid) &&
-    isPlainJsonString(sig.sig) &&
-    isPlainJsonString(sig.signedAt)
-  )
+  const plain = stringsPlain
+    ? typeof sig.alg === 'string' && typeof sig.kid === 'string' && typeof sig.sig === 'string' && typeof sig.signedAt === 'string'
+    : isPlainJsonString(sig.alg) && isPlainJsonString(sig.kid) && isPlainJsonString(sig.sig) && isPlainJsonString(sig.signedAt);
+  if (Object.getPrototypeOf(sig) === Object.prototype && Object.keys(sig).length === 4 && plain)
     return textToBase64url(`{"alg":"${sig.alg}","kid":"${sig.kid}","sig":"${sig.sig}","signedAt":"${sig.signedAt}"}`);
   const c = canonicalize(sig);
   if (!c.ok) throw new TypeError(`${c.code}: ${c.detail}`);

@@ -63,9 +63,10 @@ function onlyMembers(o: object, names: ReadonlySet<string>, n: number): boolean 
  * member names below in RFC 8785 order), or undefined when any member is not of that shape (a
  * vendor member in the signature, an extra attribute, a number where a string belongs, a string
  * that needs an escape): then the generic canonicalization decides. entry.test.ts checks
- * the two agree byte for byte on random entries.
+ * the two agree byte for byte on random entries. `stringsPlain`: the caller read `b` from JSON text
+ * that isPlainJsonText accepted, so every string in it is plain already (the type checks stay).
  */
-export function entryCanonicalText(b: Omit<Entry, 'hash'>): string | undefined {
+export function entryCanonicalText(b: Omit<Entry, 'hash'>, stringsPlain = false): string | undefined {
   const c = b.ce;
   const g = b.eventSignature;
   if (!c || typeof c !== 'object' || !g || typeof g !== 'object' || b.kind !== 'Event') return undefined;
@@ -80,7 +81,23 @@ export function entryCanonicalText(b: Omit<Entry, 'hash'>): string | undefined {
   const { id, source, subject, type } = c;
   const { alg, kid, sig, signedAt } = g;
   const { eventHash, log, prev, sequencedAt } = b;
-  if (
+  if (stringsPlain) {
+    if (
+      typeof id !== 'string' ||
+      typeof source !== 'string' ||
+      (hasSubject && typeof subject !== 'string') ||
+      typeof type !== 'string' ||
+      typeof eventHash !== 'string' ||
+      typeof alg !== 'string' ||
+      typeof kid !== 'string' ||
+      typeof sig !== 'string' ||
+      typeof signedAt !== 'string' ||
+      typeof log !== 'string' ||
+      typeof prev !== 'string' ||
+      typeof sequencedAt !== 'string'
+    )
+      return undefined;
+  } else if (
     !isPlainJsonString(id) ||
     !isPlainJsonString(source) ||
     (hasSubject && !isPlainJsonString(subject)) ||

@@ -35,6 +35,19 @@ export function isPlainJsonString(x: unknown): x is string {
   return typeof x === 'string' && !NEEDS_ESCAPE.test(x);
 }
 
+const SURROGATE = /[\ud800-\udfff]/;
+
+/**
+ * True when every string JSON.parse reads from this JSON text, member names included, is one
+ * isPlainJsonString accepts: the text has no backslash (a quote, a backslash or a control
+ * character inside a JSON string is always written escaped; raw control characters are not JSON)
+ * and no surrogate code unit. One scan of a line then stands for the per-string checks of the
+ * direct encoders (their `stringsPlain` argument), which give the same text either way.
+ */
+export function isPlainJsonText(text: string): boolean {
+  return text.indexOf('\\') < 0 && !SURROGATE.test(text);
+}
+
 /** A copy of v with every object's members in UTF-16 code unit order; throws NOT_PLAIN when unsure. */
 function sortedCopy(v: unknown): unknown {
   switch (typeof v) {

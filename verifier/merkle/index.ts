@@ -7,7 +7,7 @@
 // Invariant: every number is a safe integer and no 32-bit bitwise operator touches one, so sizes
 // up to 2^53 - 1 work (merkle.test.ts plans at 10^7 and 2^40).
 
-export { EMPTY_ROOT, hashChildren, hashLeaf, type Hash32, type NodeId } from './hash.ts';
+export { EMPTY_ROOT, hashChildren, hashLeaf, hashLeafOfHex, type Hash32, type NodeId } from './hash.ts';
 export { consistencyPlan, inclusionPlan, rootPlan } from './plan.ts';
 export { consistencyProof, inclusionProof, rootAt } from './proofs.ts';
 export { rootFromInclusion, verifyConsistency, verifyInclusion } from './verify.ts';

@@ -13,6 +13,7 @@ import {
   createMemoryTree,
   hashChildren,
   hashLeaf,
+  hashLeafOfHex,
   inclusionPlan,
   inclusionProof,
   rootAt,
@@ -303,5 +304,48 @@ describe('plans stay O(log n) and exact above 2^31', () => {
     await consistencyProof(counting, 1001, 2999);
     await rootAt(counting, 2999);
     expect(calls).toBe(3);
+  });
+});
+
+describe('leaf and node inputs in reused buffers', () => {
+  const concat = (...parts: Uint8Array[]) => {
+    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts) {
+      out.set(p, at);
+      at += p.length;
+    }
+    return out;
+  };
+  it('hashLeaf and hashChildren equal SHA-256 of their RFC 6962 inputs, whatever came before (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.uint8Array({ maxLength: 80 }), { minLength: 1, maxLength: 6 }),
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        (datas, r) => {
+          const got = datas.map((d) => hashLeaf(d));
+          const nodes = got.map((l) => hashChildren(l, r));
+          // Every digest is its own array: later calls did not change the ones returned before.
+          datas.forEach((d, i) => {
+            expect(toHex(got[i])).toBe(toHex(sha256(concat(Uint8Array.of(0), d))));
+            expect(toHex(nodes[i])).toBe(toHex(sha256(concat(Uint8Array.of(1), got[i], r))));
+          });
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+  it('hashLeafOfHex is hashLeaf of the bytes the hex spells, at any offset; anything but lowercase hex throws', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.string({ maxLength: 9 }), (b, prefix) => {
+        expect(toHex(hashLeafOfHex(prefix + toHex(b), prefix.length))).toBe(toHex(hashLeaf(b)));
+      }),
+      { numRuns: 200 },
+    );
+    const hex = toHex(new Uint8Array(32).fill(0xab));
+    expect(() => hashLeafOfHex(hex.toUpperCase())).toThrow(TypeError);
+    expect(() => hashLeafOfHex(hex.slice(1))).toThrow(TypeError);
+    expect(() => hashLeafOfHex('g' + hex.slice(1))).toThrow(TypeError);
+    expect(() => hashLeafOfHex(hex.slice(0, 63) + '\u0100')).toThrow(TypeError);
   });
 });

@@ -27,26 +27,30 @@ export function signingHeader(sig: Pick<Signature, 'alg' | 'kid' | 'signedAt'>, 
  * UTF-8(JCS(h)). The usual header (a plain object of exactly alg, hash, kid, signedAt and perhaps
  * kind, every one a string that needs no escape) is written directly in RFC 8785 member order;
  * anything else goes through canonicalize. Same bytes either way (signature.test.ts).
+ * `stringsPlain`: the caller took every string of `h` from JSON text that isPlainJsonText accepted.
  */
-export function signingHeaderBytes(h: SigningHeader): Uint8Array {
-  return utf8(signingHeaderText(h));
+export function signingHeaderBytes(h: SigningHeader, stringsPlain = false): Uint8Array {
+  return utf8(signingHeaderText(h, stringsPlain));
 }
 
 /**
  * The text whose UTF-8 is signingHeaderBytes(h), for a caller that writes the bytes into a buffer
  * of its own (the signature pool). Throws as signingHeaderBytes does, for a header with no JCS form.
  */
-export function signingHeaderText(h: SigningHeader): string {
+export function signingHeaderText(h: SigningHeader, stringsPlain = false): string {
   const kind = h.kind;
-  if (
-    Object.getPrototypeOf(h) === Object.prototype &&
-    Object.keys(h).length === (kind === undefined ? 4 : 5) &&
-    isPlainJsonString(h.alg) &&
-    isPlainJsonString(h.hash) &&
-    isPlainJsonString(h.kid) &&
-    isPlainJsonString(h.signedAt) &&
-    (kind === undefined || isPlainJsonString(kind))
-  ) {
+  const plain = stringsPlain
+    ? typeof h.alg === 'string' &&
+      typeof h.hash === 'string' &&
+      typeof h.kid === 'string' &&
+      typeof h.signedAt === 'string' &&
+      (kind === undefined || typeof kind === 'string')
+    : isPlainJsonString(h.alg) &&
+      isPlainJsonString(h.hash) &&
+      isPlainJsonString(h.kid) &&
+      isPlainJsonString(h.signedAt) &&
+      (kind === undefined || isPlainJsonString(kind));
+  if (Object.getPrototypeOf(h) === Object.prototype && Object.keys(h).length === (kind === undefined ? 4 : 5) && plain) {
     return kind === undefined
       ? `{"alg":"${h.alg}","hash":"${h.hash}","kid":"${h.kid}","signedAt":"${h.signedAt}"}`
       : `{"alg":"${h.alg}","hash":"${h.hash}","kid":"${h.kid}","kind":"${kind}","signedAt":"${h.signedAt}"}`;
