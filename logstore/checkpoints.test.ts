@@ -99,6 +99,52 @@ describe('a checkpoint and the write order', () => {
     expect(String(await late)).toMatch(/closed/);
     expect((await reopened.latestCheckpoint())?.seq).toBe(8);
   });
+
+  it('a checkpoint is written while an append batch is held before the disk, and close waits for both', async () => {
+    const gate = (): { hold: Promise<void>; release: () => void; reached: Promise<void>; arrive: () => void } => {
+      let release!: () => void;
+      let arrive!: () => void;
+      const hold = new Promise<void>((r) => (release = r));
+      const reached = new Promise<void>((r) => (arrive = r));
+      return { hold, release, reached, arrive };
+    };
+    const held: { append?: ReturnType<typeof gate>; checkpoint?: ReturnType<typeof gate> } = {};
+    const s = await stores.fresh({
+      items: 4,
+      faults: {
+        beforeWrite: async (k) => {
+          const g = k === 'append' || k === 'checkpoint' ? held[k] : undefined;
+          if (!g) return;
+          g.arrive();
+          await g.hold;
+        },
+      },
+    });
+    const appends = (held.append = gate());
+    const more = s.append(makeItems(TEST_LOG, s.head(), 2, { prefix: 'held-' }));
+    await appends.reached;
+    // The batch is planned and on its way: the checkpoint of the durable seq 4 does not wait for it.
+    const c4 = await cpAt(s, 4);
+    await s.putCheckpoint(c4);
+    expect(await s.checkpoint(4)).toEqual(c4);
+    expect(s.head().seq).toBe(4);
+    appends.release();
+    expect((await more).seq).toBe(6);
+    // A checkpoint held before the disk: close refuses new writes but waits for it.
+    const checkpoints = (held.checkpoint = gate());
+    const c6 = await cpAt(s, 6);
+    const put = s.putCheckpoint(c6);
+    await checkpoints.reached;
+    let closed = false;
+    const closing = stores.close(s).then(() => (closed = true));
+    await expect(s.append(makeItems(TEST_LOG, s.head(), 1, { prefix: 'late-' }))).rejects.toThrow(/closed/);
+    expect(closed).toBe(false);
+    checkpoints.release();
+    await put;
+    await closing;
+    const reopened = await stores.open(s.dir, { createIfMissing: false });
+    expect(await reopened.latestCheckpoint()).toEqual(c6);
+  });
 });
 
 describe('open refuses a store behind its latest checkpoint', () => {

@@ -1,7 +1,7 @@
 // logstore/store-write.ts: what the two log store drivers (docs/design.md §6, §12a: LevelDB in store.ts,
 // PostgreSQL in postgres/store.ts) write the same way, over the read side (store-read.ts): writes
 // one at a time in call order (exclusive; a checkpoint queues once the entry and tree it is compared
-// with are read), appends through the group-commit queue (append-queue.ts), the state rebuilt at open from the version, descriptor and head records and
+// with are read, in an order of its own beside the appends where the driver allows it), appends through the group-commit queue (append-queue.ts), the state rebuilt at open from the version, descriptor and head records and
 // the stored Merkle nodes (with the checks that the head's root is theirs and that the store is not
 // behind its latest signed checkpoint: store_behind_checkpoint), init with the Log descriptor, a
 // checkpoint stored with the cosignatures it already had, and close after the queued writes.
@@ -26,6 +26,14 @@ export abstract class StoreWriter<D extends KvRead> extends StoreReader<D> {
   /** The Merkle frontier at the head (restored at open; a PostgreSQL standby holds none). */
   protected frontier: Frontier | undefined;
   protected tail: Promise<unknown> = Promise.resolve();
+  /** The order of checkpoint writes when they run beside the appends (checkpointsBesideAppends). */
+  private checkpointTail: Promise<unknown> = Promise.resolve();
+  /**
+   * A driver whose atomic batches may be issued side by side (LevelDB) sets this: checkpoints then
+   * keep an order of their own and never hold the appends queued behind them. A checkpoint only
+   * names a seq that is already durable, and its record is a key no append or erasure writes.
+   */
+  protected checkpointsBesideAppends = false;
   protected closed = false;
   private readonly appender: { append(items: AppendItem[]): Promise<Head> };
   /** The store's place, for messages (a directory, or a redacted database URL and log). */
@@ -71,6 +79,14 @@ export abstract class StoreWriter<D extends KvRead> extends StoreReader<D> {
   protected exclusive<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.tail.then(fn, fn);
     this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Checkpoint writes: one at a time, in call order; beside the appends where the driver allows it. */
+  private checkpointTurn<T>(fn: () => Promise<T>): Promise<T> {
+    if (!this.checkpointsBesideAppends) return this.exclusive(fn);
+    const run = this.checkpointTail.then(fn, fn);
+    this.checkpointTail = run.catch(() => undefined);
     return run;
   }
 
@@ -160,9 +176,11 @@ export abstract class StoreWriter<D extends KvRead> extends StoreReader<D> {
   /**
    * Store a checkpoint that fits the entries, keeping the cosignatures already stored for it.
    * When cp.seq is already durable, the entry and the tree there (which never change once
-   * durable) are read before the write turn is queued, so the appends behind the checkpoint
-   * wait for one read (the stored checkpoint, for its cosignatures and the fork check) and one
-   * synced write, not for every read of the comparison. A store closed meanwhile refuses it.
+   * durable) are read before the write turn is queued; inside the turn remain one read (the
+   * stored checkpoint, for its cosignatures and the fork check) and one synced write. Checkpoint
+   * turns exclude each other, so the read and the write of one seq's record are never
+   * interleaved; with checkpointsBesideAppends they do not wait for the appends nor hold them.
+   * A store closed meanwhile refuses it.
    */
   putCheckpoint(cp: Checkpoint): Promise<void> {
     const closed = this.refuseClosed();
@@ -170,7 +188,7 @@ export abstract class StoreWriter<D extends KvRead> extends StoreReader<D> {
     return this.durableDisagreement(cp).then(
       (read) =>
         this.refuseClosed() ??
-        this.exclusive(async () => {
+        this.checkpointTurn(async () => {
           this.assertCanWrite();
           const { desc } = this.initialized();
           checkCheckpointShape(cp, desc.log);
@@ -201,9 +219,9 @@ export abstract class StoreWriter<D extends KvRead> extends StoreReader<D> {
   protected async drain(): Promise<boolean> {
     if (this.closed) return false;
     this.closed = true;
-    for (let t = this.tail; ; t = this.tail) {
-      await t;
-      if (t === this.tail) break;
+    for (let t = this.tail, c = this.checkpointTail; ; t = this.tail, c = this.checkpointTail) {
+      await Promise.all([t, c]);
+      if (t === this.tail && c === this.checkpointTail) break;
     }
     return true;
   }

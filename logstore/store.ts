@@ -1,7 +1,8 @@
 // logstore/store.ts: the durable store of one log (docs/design.md §6) over LevelDB (`level` 10), the write
 // side (reads: store-read.ts; what both drivers write alike: store-write.ts). Every write (init,
 // append group, checkpoint, erasure) is ONE chained batch written with sync:true, and writes are
-// serialized, so the disk always holds a prefix of the appends, each whole. Appends are group-committed and pipelined (append-queue.ts). The head and
+// serialized (checkpoints in an order of their own, beside the appends: store-write.ts), so the
+// disk always holds a prefix of the appends, each whole. Appends are group-committed and pipelined (append-queue.ts). The head and
 // the Merkle frontier live in memory (restored at open from the head record and the stored nodes
 // of rootPlan(head.seq)) and move only after a batch is durable. At open the store finishes any
 // interrupted erasure, refuses to run behind its latest signed checkpoint (store_behind_checkpoint),
@@ -56,6 +57,8 @@ export async function openLogStore(dir: string, opts: OpenOptions = {}): Promise
 
 class Store extends StoreWriter<DB> implements LogStore {
   private failed: string | undefined;
+  /** Each write is its own atomic batch, and LevelDB orders concurrent ones: a checkpoint need not wait for the appends. */
+  protected override checkpointsBesideAppends = true;
 
   constructor(
     readonly dir: string,

@@ -4,7 +4,7 @@
 // verdict of their UTF-8 bytes, mixed with byte items in one call, on workers and inline.
 import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createSigPool, MAX_JOBS_PER_WORKER, type SigItem } from './sig-pool.ts';
+import { createSigPool, MAX_JOBS_PER_WORKER, MIN_SHARE, splitShares, type SigItem } from './sig-pool.ts';
 import { verifyRaw } from '../verifier/signing/signature.ts';
 import { createNodeBackend } from '../verifier/crypto/node.ts';
 import { T8, identityForgery, keyOf, signScalar } from '../testkit/ed25519-adversarial.ts';
@@ -186,6 +186,34 @@ describe('sig-pool', () => {
     } finally {
       await p.close();
     }
+  });
+
+  it('splits waiting items up to one level over what each worker still owes', () => {
+    expect(splitShares(100, [0, 0])).toEqual([50, 50]);
+    // A worker busy with 60 items takes what brings it level with the free one.
+    expect(splitShares(100, [60, 0])).toEqual([20, 80]);
+    // Busy with as many as the batch (or nearly): the free worker takes it all.
+    expect(splitShares(100, [100, 0])).toEqual([0, 100]);
+    expect(splitShares(100, [90, 0])).toEqual([0, 100]);
+    expect(splitShares(10, [0, 0])).toEqual([10, 0]);
+    expect(splitShares(0, [0, 5])).toEqual([0, 0]);
+    expect(splitShares(30, [0, 0, 0])).toEqual([10, 10, 10]);
+    // Too few for two shares of MIN_SHARE: one worker takes them (a property counterexample, kept).
+    expect(splitShares(10, [6, 6])).toEqual([10, 0]);
+    fc.assert(
+      fc.property(fc.nat(5000), fc.array(fc.nat(3000), { minLength: 1, maxLength: 8 }), (n, owed) => {
+        const shares = splitShares(n, owed);
+        expect(shares.reduce((a, b) => a + b, 0)).toBe(n);
+        const takers = shares.flatMap((x, i) => (x > 0 ? [i] : []));
+        for (const i of takers) expect(takers.length === 1 || shares[i] >= MIN_SHARE - 1).toBe(true);
+        // A worker left out could not have taken MIN_SHARE items and finished before the last
+        // taker, unless that would leave some worker fewer than MIN_SHARE.
+        const last = Math.max(...takers.map((i) => owed[i] + shares[i]), 0);
+        const roomForOneMore = n >= MIN_SHARE * (takers.length + 1);
+        for (let j = 0; j < owed.length; j++)
+          if (shares[j] === 0 && n > 0 && roomForOneMore) expect(owed[j] + MIN_SHARE).toBeGreaterThanOrEqual(last - takers.length);
+      }),
+    );
   });
 
   it('answers an empty call, and refuses work once closed', async () => {

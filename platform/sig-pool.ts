@@ -9,7 +9,9 @@
 // worker, so a request carrying one event costs no message of its own. While every worker already
 // holds MAX_JOBS_PER_WORKER messages, new items wait and go out together when a worker answers
 // (adaptive batching: under load of single-event requests a message carries many items instead
-// of one, and a waiting item is delayed by at most the job ahead of it; an idle pool sends at once). Workers are unref'd while
+// of one, and a waiting item is delayed by at most the job ahead of it; an idle pool sends at once).
+// A flush fills the workers up to one level counting what each still owes (splitShares), so items
+// do not queue behind a busy worker's message while another worker idles. Workers are unref'd while
 // idle, so an idle pool never keeps a process alive, and ref'd while a verdict is owed.
 // The one Ed25519 rule (verifier/crypto/ed25519-rules.ts: key and signature encodings, small- and mixed-order keys)
 // is applied here on the main thread before an item is sent; an item that breaks it goes to the
@@ -76,6 +78,42 @@ interface Slot {
 }
 
 const ALG_CODE: Record<string, number> = { EdDSA: 0, ES256: 1 };
+/** The fewest items a worker is handed in one flush when several take part. */
+export const MIN_SHARE = 8;
+
+/**
+ * How many of `n` waiting items each worker takes, given the items each still owes (`owed`):
+ * the shares fill the workers up to one common level, so that all finish together if a worker's
+ * owed items are counted as not yet started. A worker already at that level (one still busy with
+ * a message as large as its share would be) takes none, and waits for no one: the items go to the
+ * free worker instead of queueing behind another message. No share is below MIN_SHARE unless one
+ * worker takes everything. The shares sum to `n`; the first workers with the least owed come first
+ * on ties.
+ */
+export function splitShares(n: number, owed: readonly number[]): number[] {
+  const shares = owed.map(() => 0);
+  if (n <= 0 || owed.length === 0) return shares;
+  const order = owed.map((_, i) => i).sort((a, b) => owed[a] - owed[b] || a - b);
+  // Water-filling: the k least-owing workers share n up to level L = (n + their owed) / k, as long
+  // as L stays above the next worker's owed and every share keeps MIN_SHARE items.
+  let used = 1;
+  for (let k = 2; k <= order.length; k++) {
+    const sum = order.slice(0, k).reduce((a, i) => a + owed[i], 0);
+    const level = (n + sum) / k;
+    if (level - owed[order[k - 1]] < MIN_SHARE) break;
+    used = k;
+  }
+  const sum = order.slice(0, used).reduce((a, i) => a + owed[i], 0);
+  const level = (n + sum) / used;
+  let left = n;
+  for (let j = 0; j < used; j++) {
+    const w = order[j];
+    const share = j === used - 1 ? left : Math.min(left, Math.round(level - owed[w]));
+    shares[w] = share;
+    left -= share;
+  }
+  return shares;
+}
 /**
  * Messages a worker may hold before new items wait for its answer. One: measured against two on
  * the 2-core machine (ingest bench, interleaved pairs), it spent less CPU per single-event request
@@ -195,14 +233,19 @@ export function createSigPool(opts: SigPoolOptions = {}): SigPool {
     queued = [];
     const all: Array<[Call, number]> = [];
     for (const c of calls) for (let i = 0; i < c.items.length; i++) all.push([c, i]);
-    // Split evenly across the workers (never below 8 items a chunk), capped at maxChunk.
-    const chunks = Math.max(Math.min(slots.length, Math.ceil(all.length / 8)), Math.ceil(all.length / maxChunk));
-    const per = Math.ceil(all.length / chunks);
-    for (let k = 0; k < all.length; k += per) {
-      let best = slots[0];
-      for (const s of slots) if (s.inflight < best.inflight) best = s;
-      send(best, all.slice(k, k + per));
-    }
+    const shares = splitShares(
+      all.length,
+      slots.map((s) => s.inflight),
+    );
+    let k = 0;
+    shares.forEach((share, w) => {
+      for (let left = share; left > 0;) {
+        const n = Math.min(left, maxChunk);
+        send(slots[w], all.slice(k, k + n));
+        k += n;
+        left -= n;
+      }
+    });
   }
 
   return {

@@ -180,3 +180,94 @@ it("hands the store each device signature in its compact entry form's member ord
   expect(storedOrder(odd)).toBe(odd);
   expect(storedOrder(e.eventSignature)).toBe(e.eventSignature);
 });
+
+/** Hold the store's next append batch before the disk; `reached` resolves when it is held. */
+function appendGate() {
+  let release!: (fail?: Error) => void;
+  let arrive!: () => void;
+  const hold = new Promise<Error | undefined>((r) => (release = r));
+  const reached = new Promise<void>((r) => (arrive = r));
+  let armed = false;
+  const faults: FaultHooks = {
+    beforeWrite: async (k) => {
+      if (k !== 'append' || !armed) return;
+      armed = false;
+      arrive();
+      const e = await hold;
+      if (e) throw e;
+    },
+  };
+  return { faults, reached, release, arm: () => (armed = true) };
+}
+
+/** Resolves when the committer has handed the store its n-th append (counted from now). */
+function handovers(store: LogStore) {
+  const orig = store.append.bind(store);
+  const waiting: Array<[number, () => void]> = [];
+  let n = 0;
+  store.append = (items) => {
+    n++;
+    for (const [k, r] of waiting) if (k <= n) r();
+    return orig(items);
+  };
+  return (k: number) => new Promise<void>((r) => (k <= n ? r() : waiting.push([k, r])));
+}
+
+it.each([
+  ['a failure of the store (fatal)', () => new Error('disk gone'), 'internal_error'],
+  ['a full disk before LevelDB (not fatal)', () => Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }), 'disk_full'],
+] as const)(
+  'a group handed over while the one before it is written fails with it: %s; the log is as if neither was tried',
+  async (_, error, code) => {
+    const gate = appendGate();
+    const store = await newStore(gate.faults);
+    const fatal: unknown[] = [];
+    const c = createCommitter({ store, log: LOG, clock: createManualClock(), onFatal: (e) => fatal.push(e) });
+    expect((await c.submit([ev('base')]))[0]).toMatchObject({ ok: true, seq: 1 });
+    const root = store.head().root;
+    const handed = handovers(store);
+    gate.arm();
+    const n = c.submit([ev('n1', 's', 1), ev('n2', 's', 2)]);
+    await gate.reached;
+    // Group N is on its way to disk: N+1 is judged on the head N will leave and handed over at once.
+    const next = c.submit([ev('n3', 's', 3)]);
+    await handed(2);
+    gate.release(error());
+    const outs = [...(await n), ...(await next)];
+    expect(outs.every((x) => !x.ok && x.code === code)).toBe(true);
+    expect(fatal).toHaveLength(code === 'internal_error' ? 1 : 0);
+    // Nothing of N nor of N+1: head, tree, (source, id) and subject indexes as before.
+    expect(store.head()).toMatchObject({ seq: 1, root });
+    for (const id of ['n1', 'n2', 'n3']) expect(await store.lookupId(dev.owner, id)).toBeUndefined();
+    expect(await store.lastSubjectSeq('s')).toBeUndefined();
+    // The failure came before LevelDB: the committer (when not fatal) or a new one starts from the same state.
+    if (code === 'internal_error') expect((await c.submit([ev('later')]))[0]).toMatchObject({ ok: false, code: 'internal_error' });
+    const again = code === 'internal_error' ? createCommitter({ store, log: LOG, clock: createManualClock() }) : c;
+    expect((await again.submit([ev('n3', 's', 1)]))[0]).toMatchObject({ ok: true, status: 201, seq: 2 });
+  },
+);
+
+it('a handed-over group whose predecessor is refused for a stored duplicate is judged again after it', async () => {
+  const gate = appendGate();
+  const store = await newStore(gate.faults);
+  const c = createCommitter({ store, log: LOG, clock: createManualClock() });
+  await c.submit([ev('old')]);
+  const handed = handovers(store);
+  gate.arm();
+  const held = c.submit([ev('p')]);
+  await gate.reached;
+  // Planned optimistically on p's head: 'old' is only found by the store, which refuses the group;
+  // the group after it chains from entries never written, so it is refused too and judged again.
+  const withDup = c.submit([ev('x'), ev('old')]);
+  await handed(2);
+  const after = c.submit([ev('y', 't', 1)]);
+  gate.release();
+  expect((await held)[0]).toMatchObject({ ok: true, status: 201, seq: 2 });
+  expect(await withDup).toMatchObject([
+    { ok: true, status: 201, seq: 3 },
+    { ok: true, status: 200, seq: 1 },
+  ]);
+  expect((await after)[0]).toMatchObject({ ok: true, status: 201, seq: 4 });
+  expect(store.head().seq).toBe(4);
+  expect(await store.lastSubjectSeq('t')).toBe(1);
+});
