@@ -78,16 +78,6 @@ export function createCommitter(o: CommitterOptions): Committer {
   let inFlight: InFlight | undefined;
   /** Set while the loop waits for the group in flight with nothing queued: new work calls it. */
   let wake: (() => void) | undefined;
-  let waking = false;
-  /** Wake the loop once for the work queued in this turn of the event loop (one group, not one per request). */
-  function wakeSoon(): void {
-    if (!wake || waking) return;
-    waking = true;
-    setImmediate(() => {
-      waking = false;
-      wake?.();
-    });
-  }
   let lastSequencedAt = -Infinity;
   const subjects = createSubjectCache(store, o.subjectCacheMax);
 
@@ -361,7 +351,7 @@ export function createCommitter(o: CommitterOptions): Committer {
         const last = tasks[tasks.length - 1];
         if (last && last.kind === 'group') last.requests.push({ items, resolve });
         else tasks.push({ kind: 'group', requests: [{ items, resolve }] });
-        wakeSoon();
+        wake?.();
         kick();
       });
     },
@@ -380,7 +370,7 @@ export function createCommitter(o: CommitterOptions): Committer {
             }
           },
         });
-        wakeSoon();
+        wake?.();
         kick();
       });
     },
