@@ -58,7 +58,7 @@ export async function openLogStore(dir: string, opts: OpenOptions = {}): Promise
 class Store extends StoreWriter<DB> implements LogStore {
   private failed: string | undefined;
   /** Each write is its own atomic batch, and LevelDB orders concurrent ones: a checkpoint need not wait for the appends. */
-  protected checkpointsBesideAppends = true;
+  protected override checkpointsBesideAppends = true;
 
   constructor(
     readonly dir: string,

@@ -1,6 +1,6 @@
 // The entries route's body written from stored bytes (entry-lines.ts) on a real LevelDB store,
 // against the road it replaced (kept here as the oracle): the decoded entries with their payloads
-// (entries-with-payloads.ts), each line JSON.stringify'd and each payload encodeLine'd. Byte for
+// (testkit/entries-with-payloads.ts), each line JSON.stringify'd and each payload encodeLine'd. Byte for
 // byte over random ranges of a log with binary and JSON payloads, unicode subjects, erased payloads
 // and the erasure entries the erasures appended; with and without payloads, the store's scans cut
 // into batches of any size.
@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { openLogStore, type LogStore, type StoredRecord } from '../logstore/index.ts';
 import { buildPayloadLine, encodeLine } from '../verifier/bundle/index.ts';
 import { erasePayloadOf, makeDescriptor, makeItems, removeDir, tempDir, TEST_LOG } from '../testkit/logstore.ts';
-import { entriesWithPayloads } from './entries-with-payloads.ts';
+import { entriesWithPayloads } from '../testkit/entries-with-payloads.ts';
 import { entryLines } from './entry-lines.ts';
 
 let dir: string;

@@ -2,7 +2,7 @@
 // §10) and the bundle export, written from the stored records (logstore/json-lines.ts) in Buffers of about 64 KiB: each
 // entry's line and, with payloads=1, its payload as a bundle Payload line (docs/design.md §8), none
 // when the store holds none (erased). The entry and payload scans are walked side by side in seq
-// order as entries-with-payloads.ts walks the decoded ones; the bundle export (export.ts) writes its
+// order as testkit/entries-with-payloads.ts walks the decoded ones; the bundle export (export.ts) writes its
 // entries with it too. Left out: the filtered and newest-first queries (entries-query.ts) and what
 // a missing payload means (the export's `onMissing` looks again; the route sends the entry alone).
 // Invariant: the bytes are those of JSON.stringify of each decoded entry and encodeLine of each

@@ -1,13 +1,12 @@
-// sequencer/entries-with-payloads.ts: the entries of a seq range each with its payload, decoded: the
-// merge that entry-lines.ts does on the stored bytes for the bundle export (docs/design.md §8) and
-// the entries route with payloads=1 (docs/design.md §10), kept as the reading for a caller that
-// wants objects and as the oracle entry-lines.test.ts holds those bytes to. The store's entry and payload iterators are
-// walked side by side in seq order, so the range is read in two sequential scans in constant
-// memory instead of one payload lookup per entry. Left out: what a missing payload means (erased,
-// or stored after the payload iterator's snapshot): the export asks the store again for it
-// (getPayload) and refuses an erasure that lands while it runs; the route sends the entry alone.
-// Invariant: every entry of the range is yielded once, in seq order, and a payload only with the
-// entry of its own seq; the payload iterator is closed however the caller stops.
+// testkit/entries-with-payloads.ts: the entries of a seq range each with its payload, decoded: the
+// reading of the merge that sequencer/entry-lines.ts does on the stored bytes for the bundle export
+// (docs/design.md §8) and the entries route with payloads=1 (docs/design.md §10), kept as the
+// oracle sequencer/entry-lines.test.ts holds those bytes to. The store's entry and payload
+// iterators are walked side by side in seq order, in two sequential scans in constant memory.
+// Left out: what a missing payload means (erased, or stored after the payload iterator's
+// snapshot), which the export and the route decide. Invariant: every entry of the range is
+// yielded once, in seq order, and a payload only with the entry of its own seq; the payload
+// iterator is closed however the caller stops.
 
 import type { CloudEvent } from '../verifier/cloudevent/index.ts';
 import type { Entry } from '../verifier/documents/index.ts';

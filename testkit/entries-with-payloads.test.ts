@@ -1,4 +1,4 @@
-// The entries+payloads merge of the export and the entries route (entries-with-payloads.ts) on an
+// The entries+payloads oracle of the export and the entries route (entries-with-payloads.ts) on an
 // in-memory store of the two scans it reads: every entry of the range once, in order, each with
 // the payload of its own seq and only that one, none where the store holds none (erased, or never
 // stored); and the payload scan closed whether the caller reads to the end, stops early, or the
