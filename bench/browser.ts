@@ -15,6 +15,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { generateLog } from '../testkit/log-generator.ts';
+import { benchLogShape } from './verify.ts';
 import { ensureWebBuilt, DIST } from '../web/build.ts';
 import { makeTempDir, removeDir } from '../testkit/tmp.ts';
 import { runJsonChild } from './json-child.ts';
@@ -33,13 +34,7 @@ const FLAGS = [
 ];
 
 async function writeBundle(dir: string, events: number): Promise<{ file: string; policy: string; bytes: number }> {
-  const g = generateLog({
-    events,
-    checkpointEvery: Math.max(1000, Math.floor(events / 100)),
-    eraseEvery: 1000,
-    devices: 16,
-    subjectsPerDevice: 8,
-  });
+  const g = generateLog(benchLogShape(events));
   const file = join(dir, `bundle-${events}.ndjson`);
   const policy = join(dir, `policy-${events}.json`);
   const ws = createWriteStream(file);

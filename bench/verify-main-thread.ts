@@ -20,6 +20,7 @@ import { pathToFileURL } from 'node:url';
 import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { generateLog } from '../testkit/log-generator.ts';
+import { benchLogShape } from './verify.ts';
 import { createBundleVerifier as oursFactory } from '../verifier/index.ts';
 import type { BundleReport, BundleVerifierOptions, VerifyBatch } from '../verifier/index.ts';
 
@@ -37,13 +38,7 @@ const { values } = parseArgs({
 const events = Number(values.events);
 const rounds = Number(values.rounds);
 
-const g = generateLog({
-  events,
-  checkpointEvery: Math.max(1000, Math.floor(events / 100)),
-  eraseEvery: 1000,
-  devices: 16,
-  subjectsPerDevice: 8,
-});
+const g = generateLog(benchLogShape(events));
 const lines: string[] = [];
 const checkpointSeqs: number[] = [];
 // The generator yields an entry and its payload line as one string: split every yield on newlines.

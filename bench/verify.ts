@@ -43,13 +43,7 @@ interface ChildResult {
 
 async function writeBundle(dir: string, events: number): Promise<{ file: string; policy: string; genMs: number; bytes: number }> {
   const t0 = performance.now();
-  const g = generateLog({
-    events,
-    checkpointEvery: Math.max(1000, Math.floor(events / 100)),
-    eraseEvery: 1000,
-    devices: 16,
-    subjectsPerDevice: 8,
-  });
+  const g = generateLog(benchLogShape(events));
   const file = join(dir, `bundle-${events}.ndjson`);
   const policy = join(dir, `policy-${events}.json`);
   const ws = createWriteStream(file);
@@ -86,6 +80,11 @@ function floorInChild(file: string): Promise<FloorResult> {
 }
 
 /** The 0.9 of docs/design.md §13 for offline verify. */
+/** The generated log the verify, browser and main-thread measurements read: one shape for all. */
+export function benchLogShape(events: number) {
+  return { events, checkpointEvery: Math.max(1000, Math.floor(events / 100)), eraseEvery: 1000, devices: 16, subjectsPerDevice: 8 };
+}
+
 export const VERIFY_TARGET = 0.9;
 
 /**
