@@ -99,6 +99,10 @@ describe('entry codec', () => {
       { ...base, ce: { ...base.ce, cookwalaseq: -1 } },
       { ...base, sequencedAt: '1969-12-31T23:59:59.999Z' },
       { ...base, hash: 'sha256:' + 'A'.repeat(64) },
+      { ...base, eventHash: 'sha256:' + 'g'.repeat(64) },
+      { ...base, hash: 'sha256:' + 'a'.repeat(63) + '\u0130' }, // a char past 127 where a digit goes
+      { ...base, ce: { ...base.ce, cookwalaseq: 1, subject: 'x' } }, // subject after cookwalaseq
+      { ...base, ce: { ...base.ce, extra: 'x' } as Entry['ce'] },
       { ...base, ce: { ...base.ce, id: 'lone \ud800 surrogate' } }, // UTF-8 cannot carry it; JSON can
     ];
     for (const v of variants) expect(roundTrip(v)[0]).toBe(0x7b);

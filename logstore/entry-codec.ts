@@ -59,14 +59,20 @@ function keysAre(o: object, keys: readonly string[]): boolean {
   return i === keys.length;
 }
 
+const CE_KEYS = ['source', 'id', 'type'];
+
 function ceFits(ce: EntryCe): boolean {
   if (!ce || typeof ce !== 'object') return false;
-  const k = Object.keys(ce);
-  if (k.length < 3 || k[0] !== 'source' || k[1] !== 'id' || k[2] !== 'type') return false;
-  let i = 3;
-  if (ce.subject !== undefined && k[i++] !== 'subject') return false;
-  if (ce.cookwalaseq !== undefined && k[i++] !== 'cookwalaseq') return false;
-  if (i !== k.length) return false;
+  // Members exactly source, id, type, then subject and cookwalaseq when defined, in that order
+  // (for...in as keysAre: no array built; an inherited enumerable member fails).
+  const hasSubject = ce.subject !== undefined;
+  const want = 3 + (hasSubject ? 1 : 0) + (ce.cookwalaseq !== undefined ? 1 : 0);
+  let i = 0;
+  for (const k in ce) {
+    if (i >= want || k !== (i < 3 ? CE_KEYS[i] : i === 3 && hasSubject ? 'subject' : 'cookwalaseq')) return false;
+    i++;
+  }
+  if (i !== want) return false;
   if (typeof ce.source !== 'string' || typeof ce.id !== 'string' || typeof ce.type !== 'string') return false;
   if (ce.subject !== undefined && typeof ce.subject !== 'string') return false;
   return ce.cookwalaseq === undefined || (Number.isSafeInteger(ce.cookwalaseq) && ce.cookwalaseq >= 0);
@@ -127,8 +133,8 @@ function encodeBinary(e: Entry, checkedPrev: string | undefined): Buffer | undef
   b[0] = BINARY;
   b[1] = flags;
   b[2] = alg;
-  if (e.prev === checkedPrev) b.write(checkedPrev.slice(7), 3, 'hex');
-  else if (!putHash(b, 3, e.prev)) return undefined;
+  if (e.prev === checkedPrev) b.write(checkedPrev.slice(7), BINARY_PREV_AT, 'hex');
+  else if (!putHash(b, BINARY_PREV_AT, e.prev)) return undefined;
   if (!putHash(b, BINARY_EVENT_HASH_AT, e.eventHash) || !putHash(b, BINARY_HASH_AT, e.hash)) return undefined;
   let o = BINARY_TIMES_AT;
   writeU64(b, sequencedMs, o);
@@ -151,14 +157,26 @@ function encodeBinary(e: Entry, checkedPrev: string | undefined): Buffer | undef
 
 /**
  * Writes the 32 bytes of a `sha256:` + 64 lowercase hex string at `o`; false for anything else
- * (the same strings as isHashString: Buffer's hex decoder stops at the first non-hex pair, and
- * what it wrote must read back as the same lowercase text). Cheaper than the regexp plus a decode.
+ * (the same strings as isHashString). One pass over the digits that checks and decodes them:
+ * cheaper than the regexp plus a decode, or a decode plus the hex text read back to compare.
  */
 function putHash(b: Buffer, o: number, h: unknown): boolean {
   if (typeof h !== 'string' || h.length !== 71 || !h.startsWith('sha256:')) return false;
-  const hex = h.slice(7);
-  return b.write(hex, o, 32, 'hex') === 32 && b.toString('hex', o, o + 32) === hex;
+  for (let i = 0; i < 32; i++) {
+    const a = h.charCodeAt(7 + 2 * i);
+    const c = h.charCodeAt(8 + 2 * i);
+    const hi = a < 128 ? HEX_VALUE[a] : -1;
+    const lo = c < 128 ? HEX_VALUE[c] : -1;
+    if ((hi | lo) < 0) return false;
+    b[o + i] = (hi << 4) | lo;
+  }
+  return true;
 }
+
+/** Value of a lowercase hex digit's char code (0-9, a-f); -1 for anything else (uppercase too). */
+const HEX_VALUE = new Int8Array(128).fill(-1);
+for (let i = 0; i < 10; i++) HEX_VALUE[48 + i] = i;
+for (let i = 0; i < 6; i++) HEX_VALUE[97 + i] = 10 + i;
 
 function putStr(b: Buffer, o: number, x: string, n: number): number {
   b[o] = n >>> 8;

@@ -60,10 +60,20 @@ export type SeqPrefix = typeof P.checkpoint | typeof P.wipe | typeof P.erasure;
 export type RecordFamily = typeof P.entry | typeof P.node | typeof P.payload;
 export const RECORD_FAMILIES: readonly RecordFamily[] = [P.entry, P.node, P.payload];
 
-export function writeU64(buf: Buffer, n: number, off: number): void {
+/** Byte stores, not two writeUInt32BE calls: this runs several times per appended entry. */
+export function writeU64(buf: Uint8Array, n: number, off: number): void {
   if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`not a u64 that a number can hold: ${n}`);
-  buf.writeUInt32BE(Math.floor(n / TWO32), off);
-  buf.writeUInt32BE(n % TWO32, off + 4);
+  if (off < 0 || off + 8 > buf.length) throw new RangeError(`u64 at ${off} outside ${buf.length} bytes`);
+  const hi = Math.floor(n / TWO32);
+  const lo = n % TWO32;
+  buf[off] = hi >>> 24;
+  buf[off + 1] = (hi >>> 16) & 0xff;
+  buf[off + 2] = (hi >>> 8) & 0xff;
+  buf[off + 3] = hi & 0xff;
+  buf[off + 4] = lo >>> 24;
+  buf[off + 5] = (lo >>> 16) & 0xff;
+  buf[off + 6] = (lo >>> 8) & 0xff;
+  buf[off + 7] = lo & 0xff;
 }
 
 export function readU64(buf: Uint8Array, off: number): number {
