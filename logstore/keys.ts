@@ -164,6 +164,22 @@ export const BANDED: RecordLayout = {
   },
 };
 
+/**
+ * x.length when every char of `x` is ASCII (its UTF-8 bytes are then its char codes), else -1.
+ * With putAscii, the append path's short strings (sources, ids, types, kids) are measured and
+ * written in JS, not by three native calls each (isWellFormed, byteLength, write).
+ */
+export function asciiLength(x: string): number {
+  for (let i = 0; i < x.length; i++) if (x.charCodeAt(i) > 0x7f) return -1;
+  return x.length;
+}
+
+/** Writes an ASCII string (asciiLength(x) >= 0) at `o`; returns the offset after it. */
+export function putAscii(b: Uint8Array, o: number, x: string): number {
+  for (let i = 0; i < x.length; i++) b[o + i] = x.charCodeAt(i);
+  return o + x.length;
+}
+
 // String.prototype.isWellFormed (ES2024, in Node 20) is not in this project's TS lib.
 export const isWellFormed = (x: string): boolean => (x as unknown as { isWellFormed(): boolean }).isWellFormed();
 
@@ -175,12 +191,28 @@ function textEncoding(...xs: string[]): 'utf8' | 'utf16le' {
 const UTF16 = 0x8000_0000;
 
 export function dedupKey(source: string, id: string): Buffer {
-  const enc = textEncoding(source, id);
+  const as = asciiLength(source);
+  const ai = asciiLength(id);
+  if (as >= 0 && ai >= 0) {
+    const b = Buffer.allocUnsafe(5 + as + ai);
+    b[0] = P.dedup;
+    b[1] = as >>> 24;
+    b[2] = (as >>> 16) & 0xff;
+    b[3] = (as >>> 8) & 0xff;
+    b[4] = as & 0xff;
+    putAscii(b, putAscii(b, 5, source), id);
+    return b;
+  }
+  const enc = isWellFormed(source) && isWellFormed(id) ? 'utf8' : 'utf16le';
   const ns = Buffer.byteLength(source, enc);
   const ni = Buffer.byteLength(id, enc);
   const b = Buffer.allocUnsafe(5 + ns + ni);
+  const len = enc === 'utf8' ? ns : ns + UTF16;
   b[0] = P.dedup;
-  b.writeUInt32BE(enc === 'utf8' ? ns : ns + UTF16, 1);
+  b[1] = len >>> 24;
+  b[2] = (len >>> 16) & 0xff;
+  b[3] = (len >>> 8) & 0xff;
+  b[4] = len & 0xff;
   b.write(source, 5, ns, enc);
   b.write(id, 5 + ns, ni, enc);
   return b;
