@@ -37,7 +37,15 @@ const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 async function sequencer(checkout: string, data: string, prof?: string): Promise<{ child: ChildProcess; port: number }> {
   const port = await freePort();
   const child = await startChild(
-    [...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), join(checkout, 'bin/cookwala.js'), 'sequencer', '--data', data, '--port', String(port)],
+    [
+      ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []),
+      join(checkout, 'bin/cookwala.js'),
+      'sequencer',
+      '--data',
+      data,
+      '--port',
+      String(port),
+    ],
     undefined,
     checkout,
   );
@@ -142,7 +150,8 @@ async function servePages(checkout: string, data: string, size: number, roundNo:
     const endUs = Number(process.hrtime.bigint() / 1000n);
     // The reads' window on the profiles' clock, for `bench/cpu-profile.ts FILE --phases DIR/phases.json`.
     if (prof) await mkdir(prof, { recursive: true });
-    if (prof) await writeFile(join(prof, 'phases.json'), JSON.stringify([{ target: 'sequencer', mode: 'serve', events: size, startUs, endUs }]));
+    if (prof)
+      await writeFile(join(prof, 'phases.json'), JSON.stringify([{ target: 'sequencer', mode: 'serve', events: size, startUs, endUs }]));
     const cpu = procCpuMs(pid) - cpu0;
     const t1 = threadCpuMs(pid);
     const threads: Record<string, number> = {};
@@ -152,7 +161,15 @@ async function servePages(checkout: string, data: string, size: number, roundNo:
       const name = k.includes('(main)') ? 'main' : k.replace(/#\d+$/, '');
       threads[name] = round((threads[name] ?? 0) + (1000 * d) / size);
     }
-    return { checkout, round: roundNo, ms: Math.round(ms), cpuUsPerEntry: round((1000 * cpu) / size), threadsUsPerEntry: threads, bytes, sha: whole.digest('hex') };
+    return {
+      checkout,
+      round: roundNo,
+      ms: Math.round(ms),
+      cpuUsPerEntry: round((1000 * cpu) / size),
+      threadsUsPerEntry: threads,
+      bytes,
+      sha: whole.digest('hex'),
+    };
   } finally {
     agent.destroy();
     await stop(child);

@@ -80,8 +80,7 @@ class Scan {
       if (b[this.i++] !== 0x3a) return false;
       const at = this.i;
       if (!this.value(depth)) return false;
-      if (depth === 1 && nameEnd - nameStart === DATA_BASE64.length && isDataBase64(b, nameStart))
-        this.data = { start: at, end: this.i };
+      if (depth === 1 && nameEnd - nameStart === DATA_BASE64.length && isDataBase64(b, nameStart)) this.data = { start: at, end: this.i };
       const c = b[this.i++];
       if (c === 0x7d) return true;
       if (c !== 0x2c) return false;

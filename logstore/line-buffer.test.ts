@@ -17,9 +17,12 @@ function written(put: (w: LineBuffer) => void): Buffer {
 describe('LineBuffer', () => {
   it('writes safe integers as String does', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.nat(), fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), fc.constantFrom(0, 9, 10, 99, 100, 2 ** 32)), (n) => {
-        expect(written((w) => w.uint(n)).toString('latin1')).toBe(String(n));
-      }),
+      fc.property(
+        fc.oneof(fc.nat(), fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), fc.constantFrom(0, 9, 10, 99, 100, 2 ** 32)),
+        (n) => {
+          expect(written((w) => w.uint(n)).toString('latin1')).toBe(String(n));
+        },
+      ),
       RUNS,
     );
   });
