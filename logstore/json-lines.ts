@@ -5,7 +5,8 @@
 // they need no escape); a stored JSON text (a payload as received, an entry of another shape) is
 // copied as it is when canonical-json.ts finds it is already JSON.stringify's spelling, the raw
 // data of a binary payload written as base64 into its placeholder. Everything else takes the old
-// road: decode, then JSON.stringify. Lines are assembled in Buffers of about 64 KiB. Left out:
+// road: decode, then JSON.stringify. Lines are assembled in Buffers of about 64 KiB, their pieces
+// written byte by byte (line-buffer.ts). Left out:
 // the order of lines and which payloads belong (sequencer/entry-lines.ts). Invariant: the bytes
 // are exactly JSON.stringify(decodeEntry(...)) + '\n' and encodeLine(buildPayloadLine(seq,
 // decodePayload(...))) (json-lines.test.ts, fast-check against that oracle).
