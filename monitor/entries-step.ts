@@ -31,7 +31,7 @@ import { verifyLogDescriptor, type LogDescriptor } from '../verifier/documents/i
 import type { KeyRecord } from '../verifier/signing/index.ts';
 import type { WitnessPolicy } from '../verifier/documents/index.ts';
 import { fail, MAX_JSON_DEPTH, ok, type Result } from '../verifier/index.ts';
-import { isPlainJsonText, toHex } from '../verifier/encoding/index.ts';
+import { toHex } from '../verifier/encoding/index.ts';
 import { text, type HttpGet } from './http-get.ts';
 import type { IdWindow } from './id-window.ts';
 
@@ -158,20 +158,17 @@ async function checkPage(
     if (text === undefined) continue;
     const j = parseJson(text, LINE_LIMITS);
     if (!j.ok) return fail(j.code, `entries ${lo}-${hi}: ${j.detail}`);
-    // As `cookwala verify` reads a bundle line: one scan of the text stands for the per-string
-    // checks of the direct encoders (entry hash, signing header, event hash).
-    const plain = isPlainJsonText(text);
     const v = j.value as { kind?: unknown; seq?: unknown; event?: unknown } | null;
     if (v !== null && typeof v === 'object' && v.kind === 'Payload') {
       const seq = lo + n - 1;
       if (!open || v.seq !== seq || typeof v.event !== 'object' || v.event === null || Array.isArray(v.event))
         return fail('misplaced_line', `entries ${lo}-${hi}: a payload line for ${String(v.seq)} after entry ${seq}`);
       open = false;
-      checker.payload({ kind: 'Payload', seq, event: v.event as Record<string, unknown> }, ++counter.line, plain);
+      checker.payload({ kind: 'Payload', seq, event: v.event as Record<string, unknown> }, ++counter.line);
       continue;
     }
     if (n === expected) return fail('truncated', `entries ${lo}-${hi}: the log served more than ${expected}`);
-    const w = checker.entry(j.value, ++counter.line, plain);
+    const w = checker.entry(j.value, ++counter.line);
     n++;
     if (w) await w;
     const p = fetched?.[n - 1];

@@ -1,6 +1,6 @@
 // verifier/encoding/index.ts: the public surface of verifier/encoding/ for the other layers (docs/design.md §2): what
 // other folders may import from here. Files inside verifier/ import each other directly.
-export { canonicalize, isPlainJsonText } from './jcs.ts';
+export { canonicalize } from './jcs.ts';
 export { MAX_JSON_DEPTH, MAX_JSON_LENGTH, parseJson, parseJsonArrayElements } from './strict-json.ts';
 export {
   B64STD_VALUE,
