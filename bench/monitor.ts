@@ -50,8 +50,8 @@ import { abRounds, altDir, threadsPerEntry } from './monitor-ab.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const HERE = fileURLToPath(new URL('.', import.meta.url));
-const LOG = 'bench.example/monitor/m-1';
-const DEVICES = 16;
+export const LOG = 'bench.example/monitor/m-1';
+export const DEVICES = 16;
 const BATCH = 100;
 const SOCKETS = 8;
 export const TRICKLE_PER_SEC = 200;
@@ -81,9 +81,9 @@ interface MonitorResult {
   poolStats?: { items: number; messages: number; size: number };
 }
 
-/** A child node process of this checkout; resolved at its first `listening` line (when `listening`). */
-function startChild(args: string[], onLine?: (r: Record<string, unknown>) => void): Promise<ChildProcess> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+/** A child node process of this checkout (or of `cwd`); resolved at its first `listening` line (when `listening`). */
+export function startChild(args: string[], onLine?: (r: Record<string, unknown>) => void, cwd = ROOT): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let buf = '';
   let err = '';
   let up = false;
@@ -107,13 +107,13 @@ function startChild(args: string[], onLine?: (r: Record<string, unknown>) => voi
   });
 }
 
-const httpClient = (port: number): BenchHttp => benchHttpClient(port, SOCKETS);
+export const httpClient = (port: number): BenchHttp => benchHttpClient(port, SOCKETS);
 type Http = BenchHttp;
 
-const logPath = (rest = '') => `/v1/logs/${encodeURIComponent(LOG)}${rest}`;
+export const logPath = (rest = '') => `/v1/logs/${encodeURIComponent(LOG)}${rest}`;
 
 /** utime + stime of a process (every thread), ms (Linux /proc; NaN elsewhere). */
-function procCpuMs(pid: number): number {
+export function procCpuMs(pid: number): number {
   try {
     const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
     return (Number(f[11]) + Number(f[12])) * 10;
@@ -123,12 +123,12 @@ function procCpuMs(pid: number): number {
 }
 
 /** The sequencer's published checkpoint size. */
-async function servedSize(http: Http): Promise<number> {
+export async function servedSize(http: Http): Promise<number> {
   const r = await http.call('GET', logPath('/checkpoint'), undefined, { accept: 'application/json' });
   return r.status === 200 ? (JSON.parse(r.body) as { seq: number }).seq : 0;
 }
 
-async function waitFor<T>(what: string, ms: number, f: () => Promise<T | undefined>): Promise<T> {
+export async function waitFor<T>(what: string, ms: number, f: () => Promise<T | undefined>): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await f();
@@ -139,7 +139,7 @@ async function waitFor<T>(what: string, ms: number, f: () => Promise<T | undefin
 }
 
 /** Post `n` events in batches of BATCH (SOCKETS in flight), signed as they go; every one must be acknowledged 201. */
-async function fill(http: Http, streams: Array<ReturnType<typeof eventStream>>, n: number, tag: string): Promise<number> {
+export async function fill(http: Http, streams: Array<ReturnType<typeof eventStream>>, n: number, tag: string): Promise<number> {
   let batchNo = 0;
   const batches = Math.ceil(n / BATCH);
   const t0 = performance.now();

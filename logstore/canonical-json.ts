@@ -27,6 +27,12 @@ for (const c of '"\\bfnrt') SHORT_ESCAPE[c.charCodeAt(0)] = 1;
 const LETTER_CONTROLS = new Set([0x08, 0x09, 0x0a, 0x0c, 0x0d]);
 const DATA_BASE64 = Buffer.from('data_base64');
 
+/** Whether the member name at b[at, at + 11) is data_base64 (compared in place, no view made). */
+function isDataBase64(b: Uint8Array, at: number): boolean {
+  for (let k = 0; k < DATA_BASE64.length; k++) if (b[at + k] !== DATA_BASE64[k]) return false;
+  return true;
+}
+
 /** Where a canonical object's top-level `data_base64` member value starts and ends (end exclusive). */
 export interface MemberSpan {
   start: number;
@@ -74,8 +80,7 @@ class Scan {
       if (b[this.i++] !== 0x3a) return false;
       const at = this.i;
       if (!this.value(depth)) return false;
-      if (depth === 1 && nameEnd - nameStart === DATA_BASE64.length && DATA_BASE64.equals(b.subarray(nameStart, nameEnd)))
-        this.data = { start: at, end: this.i };
+      if (depth === 1 && nameEnd - nameStart === DATA_BASE64.length && isDataBase64(b, nameStart)) this.data = { start: at, end: this.i };
       const c = b[this.i++];
       if (c === 0x7d) return true;
       if (c !== 0x2c) return false;
@@ -159,7 +164,8 @@ class Scan {
     this.i = i;
     const n = i - digits;
     if (plain && n <= 15 && (b[digits] !== 0x30 || n === 1) && !(n === 1 && b[digits] === 0x30 && digits > start)) return true;
-    const text = Buffer.from(b.buffer, b.byteOffset + start, i - start).toString('latin1');
+    let text = '';
+    for (let k = start; k < i; k++) text += String.fromCharCode(b[k]);
     const v = Number(text);
     return Number.isFinite(v) && String(v) === text;
   }
