@@ -151,8 +151,11 @@ export function planAppend(
         );
       }
       seenDedup.add(dk.str);
-      const eventHash = binary ? entryBytes.subarray(BINARY_EVENT_HASH_AT, BINARY_EVENT_HASH_AT + 32) : e.eventHash;
-      ops.push({ type: 'put', key: dk.buf, value: encodeDedup(e.seq, eventHash) });
+      ops.push({
+        type: 'put',
+        key: dk.buf,
+        value: binary ? encodeDedup(e.seq, entryBytes, BINARY_EVENT_HASH_AT) : encodeDedup(e.seq, e.eventHash),
+      });
     }
     if (item.subject !== undefined) {
       const { subject, cookwalaseq } = item.subject;

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { buildEntry, type Entry } from '../verifier/documents/entry.ts';
 import type { CloudEvent } from '../verifier/cloudevent/read.ts';
-import { decodeEntry, encodeEntry } from './entry-codec.ts';
+import { decodeEntry, encodeEntry, putBase64url } from './entry-codec.ts';
 import { decodePayload, encodePayload } from './payload-codec.ts';
 
 const H = (c: string) => 'sha256:' + c.repeat(64);
@@ -99,9 +99,44 @@ describe('entry codec', () => {
       { ...base, ce: { ...base.ce, cookwalaseq: -1 } },
       { ...base, sequencedAt: '1969-12-31T23:59:59.999Z' },
       { ...base, hash: 'sha256:' + 'A'.repeat(64) },
+      { ...base, eventHash: 'sha256:' + 'g'.repeat(64) },
+      { ...base, hash: 'sha256:' + 'a'.repeat(63) + '\u0130' }, // a char past 127 where a digit goes
+      { ...base, ce: { ...base.ce, cookwalaseq: 1, subject: 'x' } }, // subject after cookwalaseq
+      { ...base, ce: { ...base.ce, extra: 'x' } as Entry['ce'] },
       { ...base, ce: { ...base.ce, id: 'lone \ud800 surrogate' } }, // UTF-8 cannot carry it; JSON can
     ];
     for (const v of variants) expect(roundTrip(v)[0]).toBe(0x7b);
+  });
+
+  it("the signature's one-pass base64url decode accepts exactly the texts Buffer's round trip does", () => {
+    const viaBuffer = (x: string): Buffer | undefined => {
+      const n = Math.floor((x.length * 3) / 4);
+      const b = Buffer.alloc(n);
+      return b.write(x, 0, n, 'base64url') === n && b.toString('base64url') === x ? b : undefined;
+    };
+    const agree = (x: string) => {
+      const n = Math.floor((x.length * 3) / 4);
+      const b = Buffer.alloc(n + 2, 0xee);
+      const ok = putBase64url(b, 1, x, n);
+      const want = viaBuffer(x);
+      expect(ok, JSON.stringify(x)).toBe(want !== undefined);
+      if (want) expect(b.subarray(1, 1 + n).equals(want)).toBe(true);
+    };
+    const digits = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 80 }).map((u) => Buffer.from(u).toString('base64url')),
+          fc.string({ unit: fc.constantFrom(...'AQgw-_+/= \u00e9'.split('')), maxLength: 12 }),
+          fc.tuple(fc.uint8Array({ minLength: 1, maxLength: 40 }), fc.nat(63)).map(([u, k]) => {
+            const t = Buffer.from(u).toString('base64url');
+            return t.slice(0, -1) + digits[k]; // the last digit changed: its unused bits may now be set
+          }),
+        ),
+        agree,
+      ),
+    );
+    for (const x of ['', 'A', 'AA', 'AB', 'AAA', 'AAB', 'AAAA', 'AA==', 'A+/A', 'AAA\u0100']) agree(x);
   });
 
   it('a prev the caller vouches for gives the same bytes; any other prev is still checked', () => {

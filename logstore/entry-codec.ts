@@ -11,7 +11,7 @@
 
 import { formatHash, isTime } from '../verifier/encoding/index.ts';
 import type { Entry, EntryCe } from '../verifier/documents/index.ts';
-import { isWellFormed, readU64, writeU64 } from './keys.ts';
+import { asciiLength, isWellFormed, putAscii, readU64, writeU64 } from './keys.ts';
 import { allocValue } from './slab.ts';
 
 const BINARY = 0x01;
@@ -59,14 +59,20 @@ function keysAre(o: object, keys: readonly string[]): boolean {
   return i === keys.length;
 }
 
+const CE_KEYS = ['source', 'id', 'type'];
+
 function ceFits(ce: EntryCe): boolean {
   if (!ce || typeof ce !== 'object') return false;
-  const k = Object.keys(ce);
-  if (k.length < 3 || k[0] !== 'source' || k[1] !== 'id' || k[2] !== 'type') return false;
-  let i = 3;
-  if (ce.subject !== undefined && k[i++] !== 'subject') return false;
-  if (ce.cookwalaseq !== undefined && k[i++] !== 'cookwalaseq') return false;
-  if (i !== k.length) return false;
+  // Members exactly source, id, type, then subject and cookwalaseq when defined, in that order
+  // (for...in as keysAre: no array built; an inherited enumerable member fails).
+  const hasSubject = ce.subject !== undefined;
+  const want = 3 + (hasSubject ? 1 : 0) + (ce.cookwalaseq !== undefined ? 1 : 0);
+  let i = 0;
+  for (const k in ce) {
+    if (i >= want || k !== (i < 3 ? CE_KEYS[i] : i === 3 && hasSubject ? 'subject' : 'cookwalaseq')) return false;
+    i++;
+  }
+  if (i !== want) return false;
   if (typeof ce.source !== 'string' || typeof ce.id !== 'string' || typeof ce.type !== 'string') return false;
   if (ce.subject !== undefined && typeof ce.subject !== 'string') return false;
   return ce.cookwalaseq === undefined || (Number.isSafeInteger(ce.cookwalaseq) && ce.cookwalaseq >= 0);
@@ -74,6 +80,8 @@ function ceFits(ce: EntryCe): boolean {
 
 /** UTF-8 length of a string the binary form can carry (well formed, at most 0xffff bytes), else -1. */
 function strLen(x: string): number {
+  const a = asciiLength(x);
+  if (a >= 0) return a <= 0xffff ? a : -1;
   // UTF-8 cannot carry a lone surrogate (it would come back as U+FFFD); JSON can (as \udXXX).
   if (!isWellFormed(x)) return -1;
   const n = Buffer.byteLength(x, 'utf8');
@@ -97,7 +105,7 @@ function encodeBinary(e: Entry, checkedPrev: string | undefined): Buffer | undef
   const sequencedMs = sequencedMsOf(e.sequencedAt);
   const signedMs = signedMsOf(s.signedAt);
   if (sequencedMs === undefined || signedMs === undefined) return undefined;
-  // A canonical unpadded base64url text of n bytes has ceil(4n/3) characters; checked by round trip below.
+  // A canonical unpadded base64url text of n bytes has ceil(4n/3) characters; checked as it is decoded below.
   const sigLen = Math.floor((s.sig.length * 3) / 4);
   if (sigLen >= 256) return undefined;
   const ce = e.ce;
@@ -127,8 +135,8 @@ function encodeBinary(e: Entry, checkedPrev: string | undefined): Buffer | undef
   b[0] = BINARY;
   b[1] = flags;
   b[2] = alg;
-  if (e.prev === checkedPrev) b.write(checkedPrev.slice(7), 3, 'hex');
-  else if (!putHash(b, 3, e.prev)) return undefined;
+  if (e.prev === checkedPrev) b.write(checkedPrev.slice(7), BINARY_PREV_AT, 'hex');
+  else if (!putHash(b, BINARY_PREV_AT, e.prev)) return undefined;
   if (!putHash(b, BINARY_EVENT_HASH_AT, e.eventHash) || !putHash(b, BINARY_HASH_AT, e.hash)) return undefined;
   let o = BINARY_TIMES_AT;
   writeU64(b, sequencedMs, o);
@@ -139,7 +147,7 @@ function encodeBinary(e: Entry, checkedPrev: string | undefined): Buffer | undef
     o += 8;
   }
   b[o++] = sigLen;
-  if (b.write(s.sig, o, sigLen, 'base64url') !== sigLen || b.toString('base64url', o, o + sigLen) !== s.sig) return undefined;
+  if (!putBase64url(b, o, s.sig, sigLen)) return undefined;
   o += sigLen;
   o = putStr(b, o, ce.source, nSource);
   o = putStr(b, o, ce.id, nId);
@@ -151,19 +159,72 @@ function encodeBinary(e: Entry, checkedPrev: string | undefined): Buffer | undef
 
 /**
  * Writes the 32 bytes of a `sha256:` + 64 lowercase hex string at `o`; false for anything else
- * (the same strings as isHashString: Buffer's hex decoder stops at the first non-hex pair, and
- * what it wrote must read back as the same lowercase text). Cheaper than the regexp plus a decode.
+ * (the same strings as isHashString). One pass over the digits that checks and decodes them:
+ * cheaper than the regexp plus a decode, or a decode plus the hex text read back to compare.
  */
 function putHash(b: Buffer, o: number, h: unknown): boolean {
   if (typeof h !== 'string' || h.length !== 71 || !h.startsWith('sha256:')) return false;
-  const hex = h.slice(7);
-  return b.write(hex, o, 32, 'hex') === 32 && b.toString('hex', o, o + 32) === hex;
+  for (let i = 0; i < 32; i++) {
+    const a = h.charCodeAt(7 + 2 * i);
+    const c = h.charCodeAt(8 + 2 * i);
+    const hi = a < 128 ? HEX_VALUE[a] : -1;
+    const lo = c < 128 ? HEX_VALUE[c] : -1;
+    if ((hi | lo) < 0) return false;
+    b[o + i] = (hi << 4) | lo;
+  }
+  return true;
+}
+
+/** Value of a lowercase hex digit's char code (0-9, a-f); -1 for anything else (uppercase too). */
+const HEX_VALUE = new Int8Array(128).fill(-1);
+for (let i = 0; i < 10; i++) HEX_VALUE[48 + i] = i;
+for (let i = 0; i < 6; i++) HEX_VALUE[97 + i] = 10 + i;
+
+/** Value of a base64url digit's char code; -1 for anything else (padding, '+', '/' too). */
+const B64URL_VALUE = new Int8Array(128).fill(-1);
+for (let i = 0; i < 64; i++) B64URL_VALUE['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.charCodeAt(i)] = i;
+
+const b64urlAt = (x: string, i: number): number => {
+  const c = x.charCodeAt(i);
+  return c < 128 ? B64URL_VALUE[c] : -1;
+};
+
+/**
+ * Decodes `x` into b at `o` when it is the canonical unpadded base64url text of exactly `n` bytes
+ * (the text Buffer's encoder writes for them: only the 64 digits, no padding, the unused low bits
+ * of a last partial group zero); false for anything else. One pass, the same texts as a decode
+ * followed by the re-encoded text compared (codecs.test.ts checks both agree).
+ */
+export function putBase64url(b: Uint8Array, o: number, x: string, n: number): boolean {
+  const len = x.length;
+  let i = 0;
+  let j = o;
+  for (; i + 4 <= len; i += 4) {
+    const q = (b64urlAt(x, i) << 18) | (b64urlAt(x, i + 1) << 12) | (b64urlAt(x, i + 2) << 6) | b64urlAt(x, i + 3);
+    if (q < 0) return false; // a -1 sets the sign bit whatever it is or-ed with
+    b[j++] = q >>> 16;
+    b[j++] = (q >>> 8) & 0xff;
+    b[j++] = q & 0xff;
+  }
+  const rest = len - i;
+  if (rest === 2) {
+    const q = (b64urlAt(x, i) << 6) | b64urlAt(x, i + 1);
+    if (q < 0 || (q & 0x0f) !== 0) return false;
+    b[j++] = q >>> 4;
+  } else if (rest === 3) {
+    const q = (b64urlAt(x, i) << 12) | (b64urlAt(x, i + 1) << 6) | b64urlAt(x, i + 2);
+    if (q < 0 || (q & 0x03) !== 0) return false;
+    b[j++] = q >>> 10;
+    b[j++] = (q >>> 2) & 0xff;
+  } else if (rest === 1) return false;
+  return j - o === n;
 }
 
 function putStr(b: Buffer, o: number, x: string, n: number): number {
   b[o] = n >>> 8;
   b[o + 1] = n & 0xff;
-  return o + 2 + b.write(x, o + 2, n, 'utf8');
+  // n === x.length: every char was ASCII (strLen), one byte each
+  return n === x.length ? putAscii(b, o + 2, x) : o + 2 + b.write(x, o + 2, n, 'utf8');
 }
 
 /**

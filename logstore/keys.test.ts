@@ -85,6 +85,28 @@ describe('keys', () => {
     expect(seqOfKey(checkpointKey(77))).toBe(77);
   });
 
+  it('u64 and dedup keys keep their stored bytes (big-endian u64; 0x69, u32 UTF-8 length, UTF-8)', () => {
+    fc.assert(
+      fc.property(seqs, (n) => {
+        const want = Buffer.alloc(8);
+        want.writeBigUInt64BE(BigInt(n));
+        expect(u64(n).equals(want)).toBe(true);
+      }),
+    );
+    const text = fc.string({
+      unit: fc.constantFrom('a', 'Z', '-', ':', '\u007f', '\u0080', '\u00e9', '\u20ac', '\u{1f600}'),
+      maxLength: 12,
+    });
+    fc.assert(
+      fc.property(text, text, (source, id) => {
+        const len = Buffer.alloc(4);
+        len.writeUInt32BE(Buffer.byteLength(source));
+        const want = Buffer.concat([Buffer.from([P.dedup]), len, Buffer.from(source, 'utf8'), Buffer.from(id, 'utf8')]);
+        expect(dedupKey(source, id).equals(want)).toBe(true);
+      }),
+    );
+  });
+
   it('dedup keys are unambiguous: distinct (source, id) pairs never share a key', () => {
     // Concatenation without the length prefix would make ("ab","c") and ("a","bc") collide.
     expect(dedupKey('ab', 'c').equals(dedupKey('a', 'bc'))).toBe(false);

@@ -60,10 +60,20 @@ export type SeqPrefix = typeof P.checkpoint | typeof P.wipe | typeof P.erasure;
 export type RecordFamily = typeof P.entry | typeof P.node | typeof P.payload;
 export const RECORD_FAMILIES: readonly RecordFamily[] = [P.entry, P.node, P.payload];
 
-export function writeU64(buf: Buffer, n: number, off: number): void {
+/** Byte stores, not two writeUInt32BE calls: this runs several times per appended entry. */
+export function writeU64(buf: Uint8Array, n: number, off: number): void {
   if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`not a u64 that a number can hold: ${n}`);
-  buf.writeUInt32BE(Math.floor(n / TWO32), off);
-  buf.writeUInt32BE(n % TWO32, off + 4);
+  if (off < 0 || off + 8 > buf.length) throw new RangeError(`u64 at ${off} outside ${buf.length} bytes`);
+  const hi = Math.floor(n / TWO32);
+  const lo = n % TWO32;
+  buf[off] = hi >>> 24;
+  buf[off + 1] = (hi >>> 16) & 0xff;
+  buf[off + 2] = (hi >>> 8) & 0xff;
+  buf[off + 3] = hi & 0xff;
+  buf[off + 4] = lo >>> 24;
+  buf[off + 5] = (lo >>> 16) & 0xff;
+  buf[off + 6] = (lo >>> 8) & 0xff;
+  buf[off + 7] = lo & 0xff;
 }
 
 export function readU64(buf: Uint8Array, off: number): number {
@@ -154,6 +164,22 @@ export const BANDED: RecordLayout = {
   },
 };
 
+/**
+ * x.length when every char of `x` is ASCII (its UTF-8 bytes are then its char codes), else -1.
+ * With putAscii, the append path's short strings (sources, ids, types, kids) are measured and
+ * written in JS, not by three native calls each (isWellFormed, byteLength, write).
+ */
+export function asciiLength(x: string): number {
+  for (let i = 0; i < x.length; i++) if (x.charCodeAt(i) > 0x7f) return -1;
+  return x.length;
+}
+
+/** Writes an ASCII string (asciiLength(x) >= 0) at `o`; returns the offset after it. */
+export function putAscii(b: Uint8Array, o: number, x: string): number {
+  for (let i = 0; i < x.length; i++) b[o + i] = x.charCodeAt(i);
+  return o + x.length;
+}
+
 // String.prototype.isWellFormed (ES2024, in Node 20) is not in this project's TS lib.
 export const isWellFormed = (x: string): boolean => (x as unknown as { isWellFormed(): boolean }).isWellFormed();
 
@@ -165,12 +191,28 @@ function textEncoding(...xs: string[]): 'utf8' | 'utf16le' {
 const UTF16 = 0x8000_0000;
 
 export function dedupKey(source: string, id: string): Buffer {
-  const enc = textEncoding(source, id);
+  const as = asciiLength(source);
+  const ai = asciiLength(id);
+  if (as >= 0 && ai >= 0) {
+    const b = Buffer.allocUnsafe(5 + as + ai);
+    b[0] = P.dedup;
+    b[1] = as >>> 24;
+    b[2] = (as >>> 16) & 0xff;
+    b[3] = (as >>> 8) & 0xff;
+    b[4] = as & 0xff;
+    putAscii(b, putAscii(b, 5, source), id);
+    return b;
+  }
+  const enc = isWellFormed(source) && isWellFormed(id) ? 'utf8' : 'utf16le';
   const ns = Buffer.byteLength(source, enc);
   const ni = Buffer.byteLength(id, enc);
   const b = Buffer.allocUnsafe(5 + ns + ni);
+  const len = enc === 'utf8' ? ns : ns + UTF16;
   b[0] = P.dedup;
-  b.writeUInt32BE(enc === 'utf8' ? ns : ns + UTF16, 1);
+  b[1] = len >>> 24;
+  b[2] = (len >>> 16) & 0xff;
+  b[3] = (len >>> 8) & 0xff;
+  b[4] = len & 0xff;
   b.write(source, 5, ns, enc);
   b.write(id, 5 + ns, ni, enc);
   return b;

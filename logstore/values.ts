@@ -39,14 +39,15 @@ export function decodeHead(b: Uint8Array): HeadRecord {
 
 /**
  * [seq u64][eventHash 32]. `eventHash` is a well-formed hash string (the append plan checks it) or
- * its 32 raw bytes (the plan reads them from the entry's binary form).
+ * its 32 raw bytes: all of a 32-byte array, or the 32 at `at` of a longer one (the plan reads
+ * them from the entry's binary form without cutting a view of them).
  */
-export function encodeDedup(seq: number, eventHash: string | Uint8Array): Buffer {
+export function encodeDedup(seq: number, eventHash: string | Uint8Array, at = 0): Buffer {
   const b = allocValue(40);
   writeU64(b, seq, 0);
   if (typeof eventHash !== 'string') {
-    if (eventHash.length !== 32) throw new TypeError('eventHash is not 32 bytes');
-    b.set(eventHash, 8);
+    if (at < 0 || eventHash.length < at + 32 || (at === 0 && eventHash.length !== 32)) throw new TypeError('eventHash is not 32 bytes');
+    for (let i = 0; i < 32; i++) b[8 + i] = eventHash[at + i];
   } else if (b.write(eventHash.slice(7), 8, 'hex') !== 32) throw new TypeError('eventHash is not 32 bytes of hex');
   return b;
 }
