@@ -8,7 +8,9 @@
 //    (bench/monitor-child.ts, what `cookwala monitor --once` runs, reading the sequencer over
 //    HTTP); ratioToVerify = the monitor's entries/s over verify's (target >= 0.9), with the CPU
 //    per entry of each (catchUpCpuUsPerEntry, verifyCpuUsPerEntry) and of the sequencer serving
-//    the monitor's reads meanwhile (catchUpServeCpuUsPerEntry, /proc), on the same cores;
+//    the monitor's reads meanwhile (catchUpServeCpuUsPerEntry, /proc), on the same cores; cpuRatioToVerify is
+//    verify's CPU an entry over the monitor's; then the same pairs with the log served apart (the sequencer
+//    on cores of its own, bench/monitor-apart.ts): ratioToVerifyServedApart;
 // 2. steady state: a `cookwala monitor` child that has caught up follows the log while events
 //    trickle in (TRICKLE_PER_SEC in batches of 10); its process CPU time (/proc) over the entries
 //    it verified in that time is cpuUsPerEntry;
@@ -47,6 +49,7 @@ import { runJsonChild } from './json-child.ts';
 import type { ThreadCpu } from './thread-cpu.ts';
 import type { GcPauses } from './gc-watch.ts';
 import { abRounds, altDir, threadsPerEntry } from './monitor-ab.ts';
+import { servedApart } from './monitor-apart.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const HERE = fileURLToPath(new URL('.', import.meta.url));
@@ -238,26 +241,32 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
     const stateDirs: string[] = [];
     const verifyCpuUs: number[] = [];
     const verifyThreads: Array<ReturnType<typeof threadsPerEntry>> = [];
-    const runVerify = async () => {
+    const runVerify = async (cpus?: string) => {
       const prof = process.env.COOKWALA_BENCH_CPU_PROF;
       const r = await runJsonChild<VerifyResult>(
         join(HERE, 'verify-child.ts'),
         [bundle, policy],
         'verify',
         prof ? ['--cpu-prof', `--cpu-prof-dir=${join(prof, 'verify')}`] : [],
+        process.execPath,
+        cpus,
       );
       if (r.exitCode !== 0) throw new Error(`the exported bundle did not verify (${r.failures} failures)`);
       return r;
     };
-    const runMonitor = async (script = join(HERE, 'monitor-child.ts'), nodeArgs: string[] = []) => {
+    const runMonitor = async (script = join(HERE, 'monitor-child.ts'), nodeArgs: string[] = [], cpus?: string) => {
       const state = join(dir, `state-${run++}`);
       stateDirs.push(state);
       const prof = process.env.COOKWALA_BENCH_CPU_PROF;
       const serve0 = procCpuMs(seq!.pid!);
-      const r = await runJsonChild<MonitorResult>(script, [config, state], 'monitor', [
-        ...nodeArgs,
-        ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${join(prof, 'monitor')}`] : []),
-      ]);
+      const r = await runJsonChild<MonitorResult>(
+        script,
+        [config, state],
+        'monitor',
+        [...nodeArgs, ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${join(prof, 'monitor')}`] : [])],
+        process.execPath,
+        cpus,
+      );
       const serveCpuMs = procCpuMs(seq!.pid!) - serve0;
       if (r.problems !== 0 || r.size < size) throw new Error(`the monitor did not catch up cleanly: ${JSON.stringify(r)}`);
       return { ...r, serveCpuMs };
@@ -275,6 +284,7 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
         return { value: Math.round((r.entries * 1000) / r.ms), extra: r };
       },
     );
+    const apart = await servedApart(seq.pid!, runVerify, runMonitor);
     const alt = altDir();
     const ab = alt ? await abRounds(alt, runVerify, runMonitor, join(HERE, 'monitor-child.ts')) : undefined;
     const caughtUp = stateDirs[stateDirs.length - 1];
@@ -354,7 +364,9 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
       catchUpCpuUsPerEntry: round((1000 * m.cpuMs) / m.entries, 1),
       catchUpServeCpuUsPerEntry: round((1000 * m.serveCpuMs) / m.entries, 1),
       verifyCpuUsPerEntry: round(verifyCpuUs.sort((a, b) => a - b)[verifyCpuUs.length >> 1], 1),
+      cpuRatioToVerify: round(verifyCpuUs[verifyCpuUs.length >> 1] / ((1000 * m.cpuMs) / m.entries), 3),
       catchUpPeakRssMB: m.peakRssMB,
+      ...(apart ? { ratioToVerifyServedApart: apart.ratioToVerify, servedApart: apart } : {}),
       steady: {
         perSec: TRICKLE_PER_SEC,
         seconds: trickleSeconds,

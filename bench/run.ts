@@ -89,6 +89,8 @@ const TARGETS: Target[] = [
   ['export.ratioToCurl', (v) => v >= 0.5, '>= 0.5 (export --url vs curl, same URL)'],
   ['monitor.ratioToVerify', (v) => v >= 0.9, '>= 0.9 (catch-up 10^6 vs verify, same log)'],
   ['monitor.entriesPerSec', () => true, '(reported: catch-up entries/s)'],
+  ['monitor.cpuRatioToVerify', () => true, "(reported: verify's CPU/entry over the monitor's)"],
+  ['monitor.ratioToVerifyServedApart', () => true, '(reported: the same, sequencer on its own core)'],
   ['monitor.steadyCpuUsPerEntry', () => true, '(reported: CPU us per new entry, following)'],
   ['monitor.stateBytesAt1e6', () => true, '(reported: state file bytes at 10^6)'],
   ['monitor.stateBytesAt1e7', () => true, '(reported: state file bytes at 10^7)'],
