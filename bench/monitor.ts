@@ -31,15 +31,11 @@
 // entry), erasures.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { benchHttpClient, type BenchHttp } from './http-client.ts';
 import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { initDataDir } from '../sequencer/data-dir.ts';
 import { makeTempDir, removeDir } from '../testkit/tmp.ts';
-import { deviceKey } from '../testkit/keys.ts';
-import { eventStream } from '../testkit/events.ts';
 import { freePort } from '../testkit/net.ts';
 import { readLogLines } from '../platform/logger.ts';
 import { statePath, type LogState } from '../monitor/index.ts';
@@ -50,13 +46,12 @@ import type { ThreadCpu } from './thread-cpu.ts';
 import type { GcPauses } from './gc-watch.ts';
 import { abRounds, altDir, threadsPerEntry } from './monitor-ab.ts';
 import { servedApart } from './monitor-apart.ts';
+import { httpClient, LOG, logPath, procCpuMs, registerAndFill, servedSize, waitFor } from './monitor-log.ts';
+
+export { LOG } from './monitor-log.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const HERE = fileURLToPath(new URL('.', import.meta.url));
-export const LOG = 'bench.example/monitor/m-1';
-export const DEVICES = 16;
-const BATCH = 100;
-const SOCKETS = 8;
 export const TRICKLE_PER_SEC = 200;
 export const MONITOR_TARGET = 0.9;
 const QUICK_PAGE_ENTRIES = 1000;
@@ -110,63 +105,6 @@ export function startChild(args: string[], onLine?: (r: Record<string, unknown>)
   });
 }
 
-export const httpClient = (port: number): BenchHttp => benchHttpClient(port, SOCKETS);
-type Http = BenchHttp;
-
-export const logPath = (rest = '') => `/v1/logs/${encodeURIComponent(LOG)}${rest}`;
-
-/** utime + stime of a process (every thread), ms (Linux /proc; NaN elsewhere). */
-export function procCpuMs(pid: number): number {
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(f[11]) + Number(f[12])) * 10;
-  } catch {
-    return NaN;
-  }
-}
-
-/** The sequencer's published checkpoint size. */
-export async function servedSize(http: Http): Promise<number> {
-  const r = await http.call('GET', logPath('/checkpoint'), undefined, { accept: 'application/json' });
-  return r.status === 200 ? (JSON.parse(r.body) as { seq: number }).seq : 0;
-}
-
-export async function waitFor<T>(what: string, ms: number, f: () => Promise<T | undefined>): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100)); // polling the sequencer's checkpoint, which has no push
-  }
-}
-
-/** Post `n` events in batches of BATCH (SOCKETS in flight), signed as they go; every one must be acknowledged 201. */
-export async function fill(http: Http, streams: Array<ReturnType<typeof eventStream>>, n: number, tag: string): Promise<number> {
-  let batchNo = 0;
-  const batches = Math.ceil(n / BATCH);
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: SOCKETS }, async () => {
-      while (batchNo < batches) {
-        const b = batchNo++;
-        const s = streams[b % streams.length];
-        const size = Math.min(BATCH, n - b * BATCH);
-        const body = Buffer.from(
-          JSON.stringify(Array.from({ length: size }, (_, k) => s.next(`${tag}-${b % 64}`, { data: { step: k, tempC: 92.5 } }))),
-        );
-        const r = await http.call('POST', logPath('/events'), body, {
-          'content-type': 'application/cloudevents-batch+json',
-          'idempotency-key': `${tag}-${b}`,
-        });
-        const ok = r.status === 200 && (JSON.parse(r.body).results as Array<{ status: number }>).every((x) => x.status === 201);
-        if (!ok) throw new Error(`not acknowledged: ${r.status} ${r.body.slice(0, 300)}`);
-      }
-    }),
-  );
-  return (performance.now() - t0) / 1000;
-}
-
 /** COOKWALA_BENCH_MONITOR_EVENTS: the log's size for a profile at a chosen scale (see the header). */
 function eventsKnob(): number | undefined {
   const v = process.env.COOKWALA_BENCH_MONITOR_EVENTS;
@@ -201,20 +139,7 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
     ]);
     const base = `http://127.0.0.1:${port}`;
     const http = httpClient(port);
-    const devices = Array.from({ length: DEVICES }, (_, i) => deviceKey(3000 + i));
-    for (const d of devices) {
-      const r = await http.call('POST', logPath('/keys'), Buffer.from(JSON.stringify(d.record)), {
-        'content-type': 'application/json',
-        authorization: `Bearer ${token}`,
-      });
-      if (r.status !== 201) throw new Error(`key registration: ${r.status} ${r.body}`);
-    }
-    const streams = devices.map((d) => eventStream(d, { signedAt: () => new Date().toISOString() }));
-    const fillSeconds = await fill(http, streams, events, 'm');
-    const size = await waitFor('the checkpoint of every event', 120_000, async () => {
-      const n = await servedSize(http);
-      return n >= events ? n : undefined;
-    });
+    const { streams, fillSeconds, size } = await registerAndFill(http, token, events);
     const policy = join(data, 'policy.json');
     const bundle = join(dir, 'bundle.ndjson');
     await new Promise<void>((resolve, reject) => {

@@ -22,12 +22,11 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { ChildProcess } from 'node:child_process';
 import { initDataDir } from '../sequencer/data-dir.ts';
-import { deviceKey } from '../testkit/keys.ts';
-import { eventStream } from '../testkit/events.ts';
 import { freePort } from '../testkit/net.ts';
 import { makeTempDir } from '../testkit/tmp.ts';
 import { threadCpuMs } from './proc-cpu.ts';
-import { DEVICES, fill, httpClient, LOG, logPath, procCpuMs, servedSize, startChild, waitFor } from './monitor.ts';
+import { startChild } from './monitor.ts';
+import { httpClient, LOG, logPath, procCpuMs, registerAndFill } from './monitor-log.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PAGE = 10_000;
@@ -90,20 +89,7 @@ async function ensureFilled(data: string, events: number): Promise<number> {
   const { child, port } = await sequencer(ROOT, data);
   try {
     const http = httpClient(port);
-    const devices = Array.from({ length: DEVICES }, (_, i) => deviceKey(3000 + i));
-    for (const d of devices) {
-      const r = await http.call('POST', logPath('/keys'), Buffer.from(JSON.stringify(d.record)), {
-        'content-type': 'application/json',
-        authorization: `Bearer ${token}`,
-      });
-      if (r.status !== 201) throw new Error(`key registration: ${r.status} ${r.body}`);
-    }
-    const streams = devices.map((d) => eventStream(d, { signedAt: () => new Date().toISOString() }));
-    await fill(http, streams, events, 'm');
-    const size = await waitFor('the checkpoint of every event', 120_000, async () => {
-      const n = await servedSize(http);
-      return n >= events ? n : undefined;
-    });
+    const { size } = await registerAndFill(http, token, events);
     http.close();
     await writeFile(marker, JSON.stringify({ size }));
     return size;
