@@ -47,11 +47,28 @@ describe('LineBuffer', () => {
         w.ascii('x');
         const ok = w.plainString(b, 0, b.length);
         const out = w.take().toString('utf8');
-        expect(ok).toBe(JSON.stringify(s) === `"${s}"` && /^[\x20-\x7e]*$/.test(s));
+        expect(ok).toBe(JSON.stringify(s) === `"${s}"` && /^[\x20-\x7f]*$/.test(s));
         expect(out).toBe(ok ? `x${JSON.stringify(s)}` : 'x');
       }),
       RUNS,
     );
+  });
+
+  it('copies DEL (0x7f) as it is, as JSON.stringify writes it, and refuses the characters around the range', () => {
+    // DEL is ASCII and not a JSON control character (those end at 0x1f).
+    for (const [s, plain] of [
+      ['\x7f', true],
+      ['a\x7fb', true],
+      ['\x1f', false],
+      ['\x80', false],
+      ['"', false],
+      ['\\', false],
+    ] as const) {
+      const b = Buffer.from(s, 'utf8');
+      const w = new LineBuffer();
+      expect(w.plainString(b, 0, b.length), JSON.stringify(s)).toBe(plain);
+      expect(w.take().toString('utf8')).toBe(plain ? JSON.stringify(s) : '');
+    }
   });
 
   it('hands over whole lines in chunks of about 64 KiB', () => {
