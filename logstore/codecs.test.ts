@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { buildEntry, type Entry } from '../verifier/documents/entry.ts';
 import type { CloudEvent } from '../verifier/cloudevent/read.ts';
-import { decodeEntry, encodeEntry, putBase64url } from './entry-codec.ts';
+import { decodeEntry, encodeEntry } from './entry-codec.ts';
+import { writeBase64urlBytes } from '../verifier/encoding/index.ts';
 import { decodePayload, encodePayload } from './payload-codec.ts';
 
 const H = (c: string) => 'sha256:' + c.repeat(64);
@@ -117,7 +118,7 @@ describe('entry codec', () => {
     const agree = (x: string) => {
       const n = Math.floor((x.length * 3) / 4);
       const b = Buffer.alloc(n + 2, 0xee);
-      const ok = putBase64url(b, 1, x, n);
+      const ok = writeBase64urlBytes(x, b, 1, n);
       const want = viaBuffer(x);
       expect(ok, JSON.stringify(x)).toBe(want !== undefined);
       if (want) expect(b.subarray(1, 1 + n).equals(want)).toBe(true);

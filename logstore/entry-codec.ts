@@ -9,7 +9,7 @@
 // out: checking the entry hash (the sequencer built it). Invariant: decodeEntry(encodeEntry(e), e.log, e.seq) deep-equals
 // e, members in buildEntry's order (codecs.test.ts, fast-check).
 
-import { formatHash, isTime } from '../verifier/encoding/index.ts';
+import { formatHash, isTime, writeBase64urlBytes, writeHashBytes } from '../verifier/encoding/index.ts';
 import type { Entry, EntryCe } from '../verifier/documents/index.ts';
 import { asciiLength, isWellFormed, putAscii, readU64, writeU64 } from './keys.ts';
 import { allocValue } from './slab.ts';
@@ -136,8 +136,8 @@ function encodeBinary(e: Entry, checkedPrev: string | undefined): Buffer | undef
   b[1] = flags;
   b[2] = alg;
   if (e.prev === checkedPrev) b.write(checkedPrev.slice(7), BINARY_PREV_AT, 'hex');
-  else if (!putHash(b, BINARY_PREV_AT, e.prev)) return undefined;
-  if (!putHash(b, BINARY_EVENT_HASH_AT, e.eventHash) || !putHash(b, BINARY_HASH_AT, e.hash)) return undefined;
+  else if (!writeHashBytes(e.prev, b, BINARY_PREV_AT)) return undefined;
+  if (!writeHashBytes(e.eventHash, b, BINARY_EVENT_HASH_AT) || !writeHashBytes(e.hash, b, BINARY_HASH_AT)) return undefined;
   let o = BINARY_TIMES_AT;
   writeU64(b, sequencedMs, o);
   writeU64(b, signedMs, o + 8);
@@ -147,7 +147,7 @@ function encodeBinary(e: Entry, checkedPrev: string | undefined): Buffer | undef
     o += 8;
   }
   b[o++] = sigLen;
-  if (!putBase64url(b, o, s.sig, sigLen)) return undefined;
+  if (!writeBase64urlBytes(s.sig, b, o, sigLen)) return undefined;
   o += sigLen;
   o = putStr(b, o, ce.source, nSource);
   o = putStr(b, o, ce.id, nId);
@@ -155,69 +155,6 @@ function encodeBinary(e: Entry, checkedPrev: string | undefined): Buffer | undef
   o = putStr(b, o, s.kid, nKid);
   if (flags & HAS_SUBJECT) putStr(b, o, ce.subject!, nSubject);
   return b;
-}
-
-/**
- * Writes the 32 bytes of a `sha256:` + 64 lowercase hex string at `o`; false for anything else
- * (the same strings as isHashString). One pass over the digits that checks and decodes them:
- * cheaper than the regexp plus a decode, or a decode plus the hex text read back to compare.
- */
-function putHash(b: Buffer, o: number, h: unknown): boolean {
-  if (typeof h !== 'string' || h.length !== 71 || !h.startsWith('sha256:')) return false;
-  for (let i = 0; i < 32; i++) {
-    const a = h.charCodeAt(7 + 2 * i);
-    const c = h.charCodeAt(8 + 2 * i);
-    const hi = a < 128 ? HEX_VALUE[a] : -1;
-    const lo = c < 128 ? HEX_VALUE[c] : -1;
-    if ((hi | lo) < 0) return false;
-    b[o + i] = (hi << 4) | lo;
-  }
-  return true;
-}
-
-/** Value of a lowercase hex digit's char code (0-9, a-f); -1 for anything else (uppercase too). */
-const HEX_VALUE = new Int8Array(128).fill(-1);
-for (let i = 0; i < 10; i++) HEX_VALUE[48 + i] = i;
-for (let i = 0; i < 6; i++) HEX_VALUE[97 + i] = 10 + i;
-
-/** Value of a base64url digit's char code; -1 for anything else (padding, '+', '/' too). */
-const B64URL_VALUE = new Int8Array(128).fill(-1);
-for (let i = 0; i < 64; i++) B64URL_VALUE['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.charCodeAt(i)] = i;
-
-const b64urlAt = (x: string, i: number): number => {
-  const c = x.charCodeAt(i);
-  return c < 128 ? B64URL_VALUE[c] : -1;
-};
-
-/**
- * Decodes `x` into b at `o` when it is the canonical unpadded base64url text of exactly `n` bytes
- * (the text Buffer's encoder writes for them: only the 64 digits, no padding, the unused low bits
- * of a last partial group zero); false for anything else. One pass, the same texts as a decode
- * followed by the re-encoded text compared (codecs.test.ts checks both agree).
- */
-export function putBase64url(b: Uint8Array, o: number, x: string, n: number): boolean {
-  const len = x.length;
-  let i = 0;
-  let j = o;
-  for (; i + 4 <= len; i += 4) {
-    const q = (b64urlAt(x, i) << 18) | (b64urlAt(x, i + 1) << 12) | (b64urlAt(x, i + 2) << 6) | b64urlAt(x, i + 3);
-    if (q < 0) return false; // a -1 sets the sign bit whatever it is or-ed with
-    b[j++] = q >>> 16;
-    b[j++] = (q >>> 8) & 0xff;
-    b[j++] = q & 0xff;
-  }
-  const rest = len - i;
-  if (rest === 2) {
-    const q = (b64urlAt(x, i) << 6) | b64urlAt(x, i + 1);
-    if (q < 0 || (q & 0x0f) !== 0) return false;
-    b[j++] = q >>> 4;
-  } else if (rest === 3) {
-    const q = (b64urlAt(x, i) << 12) | (b64urlAt(x, i + 1) << 6) | b64urlAt(x, i + 2);
-    if (q < 0 || (q & 0x03) !== 0) return false;
-    b[j++] = q >>> 10;
-    b[j++] = (q >>> 2) & 0xff;
-  } else if (rest === 1) return false;
-  return j - o === n;
 }
 
 function putStr(b: Buffer, o: number, x: string, n: number): number {

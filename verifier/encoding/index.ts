@@ -19,4 +19,6 @@ export {
   toBase64url,
   toHex,
   utf8,
+  writeBase64urlBytes,
+  writeHashBytes,
 } from './wire.ts';

@@ -99,6 +99,43 @@ export function fromBase64url(s: string): Result<Uint8Array> {
   return ok(bytes);
 }
 
+const b64urlAt = (x: string, i: number): number => {
+  const c = x.charCodeAt(i);
+  return c < 128 ? B64URL_VALUE[c] : -1;
+};
+
+/**
+ * Decodes `s` into `into` at `at` when it is the canonical unpadded base64url text of exactly `n`
+ * bytes (what fromBase64url accepts, of that length); false (bytes there unspecified) for anything
+ * else. One pass and no buffer per value: for callers that lay the bytes into a record of their
+ * own (logstore/entry-codec.ts; logstore/codecs.test.ts holds it to Buffer's decode and re-encode).
+ */
+export function writeBase64urlBytes(s: string, into: Uint8Array, at: number, n: number): boolean {
+  const len = s.length;
+  if (len !== Math.ceil((4 * n) / 3) || at < 0 || at + n > into.length) return false;
+  let i = 0;
+  let j = at;
+  for (; i + 4 <= len; i += 4) {
+    const q = (b64urlAt(s, i) << 18) | (b64urlAt(s, i + 1) << 12) | (b64urlAt(s, i + 2) << 6) | b64urlAt(s, i + 3);
+    if (q < 0) return false; // a -1 sets the sign bit whatever it is or-ed with
+    into[j++] = q >>> 16;
+    into[j++] = (q >>> 8) & 0xff;
+    into[j++] = q & 0xff;
+  }
+  const rest = len - i;
+  if (rest === 2) {
+    const q = (b64urlAt(s, i) << 6) | b64urlAt(s, i + 1);
+    if (q < 0 || (q & 0x0f) !== 0) return false;
+    into[j++] = q >>> 4;
+  } else if (rest === 3) {
+    const q = (b64urlAt(s, i) << 12) | (b64urlAt(s, i + 1) << 6) | b64urlAt(s, i + 2);
+    if (q < 0 || (q & 0x03) !== 0) return false;
+    into[j++] = q >>> 10;
+    into[j++] = (q >>> 2) & 0xff;
+  }
+  return j - at === n;
+}
+
 /**
  * The bytes of a standard base64 string that verifier/c2sp/note/base64.ts fromBase64Std already found
  * strict (padded, canonical): under Node in one native pass, elsewhere through the base64url
@@ -161,15 +198,24 @@ const hexDigit = (c: number): number => (c < 128 ? HEX_VALUE[c] : -1);
  * reads dozens of these). Accepts exactly /^sha256:[0-9a-f]{64}$/ (wire.test.ts).
  */
 function hashBytesOf(s: unknown): Uint8Array | undefined {
-  if (typeof s !== 'string' || s.length !== 71 || !s.startsWith('sha256:')) return undefined;
   const out = new Uint8Array(32);
+  return writeHashBytes(s, out, 0) ? out : undefined;
+}
+
+/**
+ * Writes the 32 bytes of `sha256:` + 64 lowercase hex into `into` at `at`; false (bytes there
+ * unspecified) for anything else. The decoder of hashBytesOf, for callers that lay the bytes into
+ * a record of their own (logstore/entry-codec.ts) without a buffer per hash.
+ */
+export function writeHashBytes(s: unknown, into: Uint8Array, at: number): boolean {
+  if (typeof s !== 'string' || s.length !== 71 || !s.startsWith('sha256:') || at < 0 || at + 32 > into.length) return false;
   for (let i = 0; i < 32; i++) {
     const hi = hexDigit(s.charCodeAt(7 + 2 * i));
     const lo = hexDigit(s.charCodeAt(8 + 2 * i));
-    if ((hi | lo) < 0) return undefined;
-    out[i] = (hi << 4) | lo;
+    if ((hi | lo) < 0) return false;
+    into[at + i] = (hi << 4) | lo;
   }
-  return out;
+  return true;
 }
 
 export function isHashString(s: unknown): s is string {
