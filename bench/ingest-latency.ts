@@ -11,6 +11,10 @@
 
 import { arrivalSchedule, runOpenLoop, type OpenLoopRequest, type OpenLoopResult } from './open-loop.ts';
 import type { RawHttpClient } from './raw-http-client.ts';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { watchGc } from './gc-watch.ts';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 
 /** The shares of the maximum rate each mode is loaded at. */
 export const LATENCY_LOADS = [50, 80] as const;
@@ -26,9 +30,26 @@ export interface LatencyInput {
   batches(lanes: number, perLane: number): Buffer[][];
   singleLanes: number;
   batchLanes: number;
+  /** The sequencer's counters now (its /metrics and /proc), read before and after each row. */
+  counters?(): Promise<SequencerCounters>;
 }
 
-export type LatencyRow = Omit<OpenLoopResult, 'latencies'> & { load: number; ratePerSec: number; lanes: number };
+export interface SequencerCounters {
+  groupCommits: number;
+  entries: number;
+  syncedAppendSeconds: number;
+  cpuSeconds: number;
+}
+
+export type LatencyRow = Omit<OpenLoopResult, 'latencies'> & {
+  load: number;
+  ratePerSec: number;
+  lanes: number;
+  /** The load generator's own event loop during the row: its delay p99 and max (ms), its GC pauses (ms). */
+  generator: { loopDelayP99Ms: number; loopDelayMaxMs: number; gcPauseMs: number };
+  /** What the sequencer did for the row: its group commits, entries a commit, mean synced append, CPU a request. */
+  sequencer?: { groupCommits: number; entriesPerCommit: number; meanSyncedAppendMs: number; cpuUsPerRequest: number };
+};
 
 /** Round robin over lanes: request i is lane i mod L's (i div L)-th. */
 function interleave(bodies: Buffer[][], count: number): Array<OpenLoopRequest<Buffer>> {
@@ -44,6 +65,8 @@ async function row(
   build: (lanes: number, perLane: number) => Buffer[][],
   send: (b: Buffer) => Promise<void>,
   seed: number,
+  tag: string,
+  counters?: () => Promise<SequencerCounters>,
 ): Promise<LatencyRow> {
   const rate = (max * load) / 100;
   // A whole number of requests a lane: an event built and never sent would put the device's next
@@ -52,9 +75,44 @@ async function row(
   const perLane = Math.max(1, Math.round((rate * seconds) / used));
   const count = perLane * used;
   const requests = interleave(build(used, perLane), count);
-  const r = await runOpenLoop({ schedule: arrivalSchedule(count, rate, 'poisson', seed), requests, send });
+  // COOKWALA_BENCH_LATENCY_TRACE=DIR: each request's send and answer on the wall clock (ms), to line
+  // slow requests up with the sequencer's own stalls; one file a row.
+  const traceDir = process.env.COOKWALA_BENCH_LATENCY_TRACE;
+  const trace: Array<[number, number]> = [];
+  const timed = traceDir
+    ? async (b: Buffer) => {
+        const t = performance.timeOrigin + performance.now();
+        await send(b);
+        trace.push([t, performance.timeOrigin + performance.now()]);
+      }
+    : send;
+  const c0 = await counters?.();
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  const gc = watchGc();
+  delay.enable();
+  const r = await runOpenLoop({ schedule: arrivalSchedule(count, rate, 'poisson', seed), requests, send: timed });
+  delay.disable();
+  if (traceDir) await writeFile(join(traceDir, `${tag}.json`), JSON.stringify(trace));
+  const g = gc.stop();
+  const ms = (ns: number) => Math.round(ns / 1e4) / 100;
+  const generator = {
+    loopDelayP99Ms: ms(delay.percentile(99)),
+    loopDelayMaxMs: ms(delay.max),
+    gcPauseMs: g.scavengeMs + g.markCompactMs + g.otherMs,
+  };
+  const c1 = await counters?.();
+  const sequencer =
+    c0 && c1
+      ? {
+          groupCommits: c1.groupCommits - c0.groupCommits,
+          entriesPerCommit: Math.round((10 * (c1.entries - c0.entries)) / Math.max(1, c1.groupCommits - c0.groupCommits)) / 10,
+          meanSyncedAppendMs:
+            Math.round((1e5 * (c1.syncedAppendSeconds - c0.syncedAppendSeconds)) / Math.max(1, c1.groupCommits - c0.groupCommits)) / 100,
+          cpuUsPerRequest: Math.round((1e6 * (c1.cpuSeconds - c0.cpuSeconds)) / count),
+        }
+      : undefined;
   const { latencies: _all, ...rest } = r;
-  return { load, ratePerSec: Math.round(rate), lanes: used, ...rest };
+  return { load, ratePerSec: Math.round(rate), lanes: used, ...rest, generator, ...(sequencer ? { sequencer } : {}) };
 }
 
 /** `single50`, `single80`, `batch50`, `batch80`: one open-loop row each, in that order. */
@@ -74,8 +132,18 @@ export async function measureLatency(i: LatencyInput): Promise<Record<string, La
   const out: Record<string, LatencyRow> = {};
   let seed = 1;
   for (const load of LATENCY_LOADS)
-    out[`single${load}`] = await row(load, i.maxSinglePerSec, seconds, i.singleLanes, i.singles, single, seed++);
+    out[`single${load}`] = await row(
+      load,
+      i.maxSinglePerSec,
+      seconds,
+      i.singleLanes,
+      i.singles,
+      single,
+      seed++,
+      `single${load}`,
+      i.counters,
+    );
   for (const load of LATENCY_LOADS)
-    out[`batch${load}`] = await row(load, i.maxBatchPerSec, seconds, i.batchLanes, i.batches, batch, seed++);
+    out[`batch${load}`] = await row(load, i.maxBatchPerSec, seconds, i.batchLanes, i.batches, batch, seed++, `batch${load}`, i.counters);
   return out;
 }

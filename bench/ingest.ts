@@ -69,7 +69,8 @@ export interface BenchCtx {
 
 function startSequencer(dir: string, port: number): Promise<ChildProcess> {
   const prof = process.env.COOKWALA_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.COOKWALA_BENCH_CPU_PROF}`] : [];
-  return startChild([...prof, 'bin/cookwala.js', 'sequencer', '--data', dir, '--port', String(port)]);
+  const extra = process.env.COOKWALA_BENCH_SEQ_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  return startChild([...prof, ...extra, 'bin/cookwala.js', 'sequencer', '--data', dir, '--port', String(port)]);
 }
 
 /** A child node process of this checkout, resolved once it logs `listening`. */
@@ -82,7 +83,12 @@ function startChild(args: string[]): Promise<ChildProcess> {
       if (readLogLines(out).some((r) => r.event === 'listening')) resolve(child);
     });
     child.stderr!.on('data', (d) => (out += d));
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${out}`)));
+    child.once('exit', (code, signal) => {
+      const why = `${args.join(' ')} exited with ${code ?? signal}: ${out.slice(-4000)}`;
+      reject(new Error(why));
+      // After it listened: a child that dies mid-section says why, on stderr.
+      if (signal !== 'SIGTERM') process.stderr.write(why + '\n');
+    });
   });
 }
 
@@ -106,7 +112,9 @@ function httpClient(port: number, sockets: number): Client {
   const { call, close } = benchHttpClient(port, sockets);
   return {
     post: (path, body, headers) => call('POST', path, body, headers),
-    get: async (path) => (await call('GET', path)).body,
+    // A GET is asked once more when the keep-alive socket it took had been closed by the server
+    // while idle (its close not yet read by a busy load generator): the read changes nothing.
+    get: async (path) => (await call('GET', path).catch(() => call('GET', path))).body,
     close,
   };
 }
@@ -116,6 +124,22 @@ function metric(text: string, name: string): number {
   for (const line of text.split('\n'))
     if (line.startsWith(name + '{') || line.startsWith(name + ' ')) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
   return sum;
+}
+
+/**
+ * `single:5500,batch:110[,prefill:300000]`: the maximum single posts/s and batches/s the latency
+ * rows take their 50% and 80% from, and how many events are written first (default none), instead
+ * of the throughput pairs. Undefined when the knob is not set.
+ */
+export function latencyOnly(text: string | undefined): { single: number; batch: number; prefill: number } | undefined {
+  if (!text) return undefined;
+  const kv = new Map(text.split(',').map((p) => p.split(':') as [string, string]));
+  const num = (k: string, d?: number) => {
+    const v = kv.has(k) ? Number(kv.get(k)) : d;
+    if (v === undefined || !(v >= 0) || !Number.isFinite(v)) throw new RangeError(`COOKWALA_BENCH_LATENCY_ONLY: ${k} must be a number`);
+    return v;
+  };
+  return { single: num('single'), batch: num('batch'), prefill: num('prefill', 0) };
 }
 
 /** A server the phases post to: the sequencer, or the floor. */
@@ -274,6 +298,41 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
     const batch: Array<Pair<Phase>> = [];
     const floorPhases: Phase[] = [];
     const floorSingles: Phase[] = [];
+    const counters = async () => {
+      const m = await http.get('/metrics');
+      return {
+        groupCommits: metric(m, 'cookwala_batches_total'),
+        entries: metric(m, 'cookwala_batch_size_sum'),
+        syncedAppendSeconds: metric(m, 'cookwala_fsync_seconds_sum'),
+        cpuSeconds: await cpuSeconds(child.pid!),
+      };
+    };
+    // COOKWALA_BENCH_LATENCY_ONLY: only the open-loop rows, at the maxima given (latencyOnly below).
+    const only = latencyOnly(process.env.COOKWALA_BENCH_LATENCY_ONLY);
+    if (only) {
+      // Warm as after the pairs: one closed-loop phase of each mode (JIT, the signature workers, the
+      // new space), then the store written further, in batches, as the pairs would have written it.
+      await phase(singleBodies(maxClients), 'application/cloudevents+json', 1);
+      await phase(batchBodies(), 'application/cloudevents-batch+json', BATCH);
+      for (let left = only.prefill; left > 0; left -= batched)
+        await phase(
+          batchBodies(BATCH_CLIENTS, Math.max(1, Math.ceil(Math.min(left, batched) / BATCH_CLIENTS / BATCH))),
+          'application/cloudevents-batch+json',
+          BATCH,
+        );
+      const latency = await measureLatency({
+        quick: ctx.quick,
+        raw,
+        maxSinglePerSec: only.single,
+        maxBatchPerSec: only.batch,
+        singles: (lanes, perLane) => requestBytes(singleBodies(lanes, perLane), 'application/cloudevents+json'),
+        batches: (lanes, perLane) => requestBytes(batchBodies(lanes, perLane), 'application/cloudevents-batch+json'),
+        singleLanes: maxClients,
+        batchLanes: BATCH_CLIENTS,
+        counters,
+      });
+      return { latencyOnly: only, latency };
+    }
     for (let i = 0; i < nPairs; i++) {
       // Each pair takes the concurrencies in another order, so that none always comes first.
       for (let k = 0; k < SINGLE_CLIENTS.length; k++) {
@@ -298,6 +357,7 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
       batches: (lanes, perLane) => requestBytes(batchBodies(lanes, perLane), 'application/cloudevents-batch+json'),
       singleLanes: maxClients,
       batchLanes: BATCH_CLIENTS,
+      counters,
     });
     if (profDir) {
       await mkdir(profDir, { recursive: true });
