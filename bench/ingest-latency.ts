@@ -6,7 +6,9 @@
 // fewer when the rate gives fewer requests); each row
 // reports p50/p99/p99.9 and how many sends left late. Every request's bytes are built before its
 // row starts and every answer is checked as the throughput phases check it (201; a batch's 200 with
-// every result 201). Left out: the throughput itself (bench/ingest.ts) and the transport
+// every result 201). Each row also reports the load generator's own event-loop delay and GC
+// pauses (a late generator counts against the latency, so it is shown beside it) and, given the
+// sequencer's counters, its group commits, entries a commit and CPU a request over the row. Left out: the throughput itself (bench/ingest.ts) and the transport
 // (bench/raw-http-client.ts).
 
 import { arrivalSchedule, runOpenLoop, type OpenLoopRequest, type OpenLoopResult } from './open-loop.ts';

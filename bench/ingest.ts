@@ -22,7 +22,15 @@
 // what any HTTP-to-LevelDB sequencer must (floorSummary and, for single posts, floorSingleSummary
 // in bench/ingest-floor.ts say what is reported; `ratioToFloor` is the batches' ratio over the
 // floor's bound). `latency`: after the pairs, open-loop rows at 50% and 80% of the best rate each
-// mode reached (bench/ingest-latency.ts).
+// mode reached (bench/ingest-latency.ts). The sequencer and the floor run with the node options the
+// shipped unit gives a sequencer (sequencer/node-options.ts).
+// Knobs, for looking into the latency rows: COOKWALA_BENCH_LATENCY_ONLY=single:N,batch:M[,prefill:K]
+// runs only the rows, at 50% and 80% of N single posts/s and M batches/s, after one closed-loop
+// phase of each mode (and K more events written in batches) instead of the pairs; its result holds
+// `latencyOnly` and `latency` only. COOKWALA_BENCH_SEQ_NODE_ARGS adds node arguments to the
+// sequencer's command line (`--import=FILE` of a probe, `--trace-gc`); COOKWALA_BENCH_SEQ_NODE_OPTIONS
+// replaces the unit's node options (empty: node's defaults); COOKWALA_BENCH_LATENCY_TRACE=DIR
+// writes each row's requests' send and answer times (bench/ingest-latency.ts).
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { benchHttpClient } from './http-client.ts';
@@ -33,6 +41,7 @@ import { availableParallelism } from 'node:os';
 import { verifyPerSecAllCores } from './crypto.ts';
 import type { Pair } from './pairs.ts';
 import { initDataDir } from '../sequencer/data-dir.ts';
+import { SEQUENCER_NODE_OPTIONS } from '../sequencer/index.ts';
 import { makeTempDir } from '../testkit/tmp.ts';
 import { deviceKey } from '../testkit/keys.ts';
 import { eventStream } from '../testkit/events.ts';
@@ -73,9 +82,19 @@ function startSequencer(dir: string, port: number): Promise<ChildProcess> {
   return startChild([...prof, ...extra, 'bin/cookwala.js', 'sequencer', '--data', dir, '--port', String(port)]);
 }
 
-/** A child node process of this checkout, resolved once it logs `listening`. */
+/**
+ * A child node process of this checkout, resolved once it logs `listening`. The sequencer and the
+ * floor both run with the node options the shipped unit starts a sequencer with
+ * (sequencer/node-options.ts), so the floor's bound is measured under the same collector.
+ */
 function startChild(args: string[]): Promise<ChildProcess> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const mine = process.env.COOKWALA_BENCH_SEQ_NODE_OPTIONS ?? SEQUENCER_NODE_OPTIONS;
+  const nodeOptions = [process.env.NODE_OPTIONS, mine].filter(Boolean).join(' ');
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NODE_OPTIONS: nodeOptions },
+  });
   let out = '';
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (d) => {
@@ -134,12 +153,13 @@ function metric(text: string, name: string): number {
 export function latencyOnly(text: string | undefined): { single: number; batch: number; prefill: number } | undefined {
   if (!text) return undefined;
   const kv = new Map(text.split(',').map((p) => p.split(':') as [string, string]));
-  const num = (k: string, d?: number) => {
+  const num = (k: string, positive: boolean, d?: number) => {
     const v = kv.has(k) ? Number(kv.get(k)) : d;
-    if (v === undefined || !(v >= 0) || !Number.isFinite(v)) throw new RangeError(`COOKWALA_BENCH_LATENCY_ONLY: ${k} must be a number`);
+    if (v === undefined || !Number.isFinite(v) || v < 0 || (positive && v === 0))
+      throw new RangeError(`COOKWALA_BENCH_LATENCY_ONLY: ${k} must be a ${positive ? 'positive ' : ''}number`);
     return v;
   };
-  return { single: num('single'), batch: num('batch'), prefill: num('prefill', 0) };
+  return { single: num('single', true), batch: num('batch', true), prefill: num('prefill', false, 0) };
 }
 
 /** A server the phases post to: the sequencer, or the floor. */
