@@ -26,7 +26,9 @@
 // Each child also reports its CPU by thread (bench/thread-cpu.ts: main, signature workers, the
 // rest), per entry in pairList and verifyThreadsUsPerEntry, and its collector's pauses
 // (bench/gc-watch.ts); COOKWALA_BENCH_MONITOR_ALT=DIR adds a
-// before/after comparison with another checkout's monitor on the same log (bench/monitor-ab.ts).
+// before/after comparison with another checkout's monitor on the same log (bench/monitor-ab.ts);
+// COOKWALA_BENCH_MONITOR_APART=0 leaves out the pairs served apart (at 10^6 entries, two thirds of
+// the section's time: each side then runs on one core).
 // Leaves out: witnesses (quorum 0: the cosignature checks are the checkpoint's, per step, not per
 // entry), erasures.
 
@@ -209,7 +211,7 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
         return { value: Math.round((r.entries * 1000) / r.ms), extra: r };
       },
     );
-    const apart = await servedApart(seq.pid!, runVerify, runMonitor);
+    const apart = process.env.COOKWALA_BENCH_MONITOR_APART === '0' ? undefined : await servedApart(seq.pid!, runVerify, runMonitor);
     const alt = altDir();
     const ab = alt ? await abRounds(alt, runVerify, runMonitor, join(HERE, 'monitor-child.ts')) : undefined;
     const caughtUp = stateDirs[stateDirs.length - 1];

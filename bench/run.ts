@@ -185,6 +185,18 @@ export function limitsDisagree(results: Record<string, unknown>): string[] {
 }
 
 /**
+ * The monitor's pairs served apart from the run before, dated, when this run left them out
+ * (COOKWALA_BENCH_MONITOR_APART=0, bench/monitor.ts): like the opt-in 10^7 verify run, a
+ * measurement of its own that a shorter run does not erase.
+ */
+export function keptServedApart(before: unknown, now: Record<string, unknown>): Record<string, unknown> {
+  const b = before as { servedApart?: Record<string, unknown>; measuredAt?: string } | undefined;
+  if (now.servedApart !== undefined || b?.servedApart === undefined) return {};
+  const servedApart: Record<string, unknown> = { ...b.servedApart, measuredAt: b.servedApart.measuredAt ?? b.measuredAt };
+  return { servedApart, ratioToVerifyServedApart: servedApart.ratioToVerify };
+}
+
+/**
  * One section's result. Each runs in a child process of its own (this file with --section), so
  * no section measures the leftovers of those before it: their heap (a grown old generation makes
  * every later collection dearer), stores, workers or timers: the witness section run after all
@@ -280,6 +292,7 @@ export async function main(argv: string[]): Promise<number> {
         results[name] = {
           ...r,
           ...(at1e7 !== undefined ? { at1e7 } : {}),
+          ...(name === 'monitor' ? keptServedApart(results.monitor, r) : {}),
           quick,
           measuredAt: new Date().toISOString(),
           seconds: Math.round((Date.now() - t0) / 100) / 10,

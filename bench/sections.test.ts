@@ -5,7 +5,7 @@
 // target here: speed is measured, never asserted. The verify section runs on small bundles
 // (2,000 and 5,000 events) without its hostile inputs (bench/verify-hostile.ts, 256 MB lines).
 import { describe, expect, it } from 'vitest';
-import { limitsDisagree } from './run.ts';
+import { keptServedApart, limitsDisagree } from './run.ts';
 
 const positive = (r: Record<string, unknown>, keys: string[]) => {
   for (const k of keys) expect(r[k], k).toBeGreaterThan(0);
@@ -170,5 +170,15 @@ describe('bench sections (quick smoke)', () => {
       append: { limitsAgree: false, limitSpread: 1.3, pairs: [{ limitsAgree: false }] },
     });
     expect(lines).toEqual(['ingest: ingest.batch (limitSpread 1.4)', 'append: append (limitSpread 1.3)']);
+  });
+
+  it('a monitor run without its pairs served apart keeps the ones before, dated; a run with them replaces them', () => {
+    const before = { measuredAt: 'T0', servedApart: { ratioToVerify: 0.95 } };
+    expect(keptServedApart(before, { ratioToVerify: 0.9 })).toEqual({
+      servedApart: { ratioToVerify: 0.95, measuredAt: 'T0' },
+      ratioToVerifyServedApart: 0.95,
+    });
+    expect(keptServedApart(before, { servedApart: { ratioToVerify: 0.97 } })).toEqual({});
+    expect(keptServedApart(undefined, { ratioToVerify: 0.9 })).toEqual({});
   });
 });

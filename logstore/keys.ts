@@ -194,27 +194,27 @@ export function dedupKey(source: string, id: string): Buffer {
   const as = asciiLength(source);
   const ai = asciiLength(id);
   if (as >= 0 && ai >= 0) {
-    const b = Buffer.allocUnsafe(5 + as + ai);
-    b[0] = P.dedup;
-    b[1] = as >>> 24;
-    b[2] = (as >>> 16) & 0xff;
-    b[3] = (as >>> 8) & 0xff;
-    b[4] = as & 0xff;
+    const b = dedupHead(as, 5 + as + ai);
     putAscii(b, putAscii(b, 5, source), id);
     return b;
   }
   const enc = isWellFormed(source) && isWellFormed(id) ? 'utf8' : 'utf16le';
   const ns = Buffer.byteLength(source, enc);
   const ni = Buffer.byteLength(id, enc);
-  const b = Buffer.allocUnsafe(5 + ns + ni);
-  const len = enc === 'utf8' ? ns : ns + UTF16;
+  const b = dedupHead(enc === 'utf8' ? ns : ns + UTF16, 5 + ns + ni);
+  b.write(source, 5, ns, enc);
+  b.write(id, 5 + ns, ni, enc);
+  return b;
+}
+
+/** A dedup key of `size` bytes with its family byte and 4-byte length prefix written, the rest to fill. */
+function dedupHead(len: number, size: number): Buffer {
+  const b = Buffer.allocUnsafe(size);
   b[0] = P.dedup;
   b[1] = len >>> 24;
   b[2] = (len >>> 16) & 0xff;
   b[3] = (len >>> 8) & 0xff;
   b[4] = len & 0xff;
-  b.write(source, 5, ns, enc);
-  b.write(id, 5 + ns, ni, enc);
   return b;
 }
 

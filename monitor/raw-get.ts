@@ -10,8 +10,7 @@
 // (refused), keep-alive. Invariant: a returned body is whole, framed as the head said, and at most
 // maxBytes long.
 
-import { connect, type Socket } from 'node:net';
-import { createHttp1ResponseParser, type ResponseHead } from '../platform/index.ts';
+import { connectGet, createHttp1ResponseParser, getRequestHead, type ResponseHead } from '../platform/index.ts';
 
 /** The one buffer each read of the socket lands in. */
 export const RAW_READ_BYTES = 256 * 1024;
@@ -80,12 +79,7 @@ export function rawGet(
       if (parser.done) finish();
     };
     const timer = setTimeout(() => finish(new RawGetFailed(`GET ${u.href}: timed out`, false)), o.timeoutMs);
-    const onread = { buffer: o.readBuf, callback: (len: number, b: Uint8Array) => (take(b.subarray(0, len)), true) };
-    const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
-    const socket: Socket = connect({ host, port: Number(u.port) || 80, onread }, () => {
-      const accept = o.accept ? `accept: ${o.accept}\r\n` : '';
-      socket.write(`GET ${u.pathname}${u.search} HTTP/1.1\r\nhost: ${u.host}\r\n${accept}connection: close\r\n\r\n`, 'latin1');
-    });
+    const socket = connectGet(u, getRequestHead(u, o.accept ? `Accept: ${o.accept}\r\n` : ''), o.readBuf, take);
     socket.on('error', (e) => failed(e.message));
     socket.on('end', () => {
       if (settled) return;

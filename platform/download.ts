@@ -14,9 +14,8 @@
 // Invariant: FILE exists only once every byte of a 200 answer that ended cleanly is on disk.
 
 import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { connect as netConnect, type Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
 import { createHttp1ResponseParser, type ResponseHead } from './http1-response.ts';
+import { connectGet, getRequestHead } from './socket-get.ts';
 
 /** A progress line every this many bytes when stderr is not a terminal. */
 export const PROGRESS_EVERY = 64 * 1024 * 1024;
@@ -47,10 +46,6 @@ export class DownloadFailed extends Error {
   override readonly name = 'DownloadFailed';
 }
 
-function requestBytes(u: URL): string {
-  return `GET ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nUser-Agent: cookwala\r\nAccept: */*\r\nConnection: close\r\n\r\n`;
-}
-
 /** GET `url` into `out` (via out.partial, then rename). Resolves with the byte count. */
 export function downloadToFile(
   url: string,
@@ -67,7 +62,6 @@ export function downloadToFile(
     const refusal: Buffer[] = [];
     let refusalBytes = 0;
     let settled = false;
-    let socket: Socket;
 
     const finish = (e?: unknown) => {
       if (settled) return;
@@ -120,20 +114,9 @@ export function downloadToFile(
       }
     };
     const onAbort = () => finish(o.signal?.reason ?? new DownloadFailed('aborted'));
-    const port = Number(u.port) || (u.protocol === 'https:' ? 443 : 80);
-    const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
-    if (u.protocol === 'https:') {
-      socket = tlsConnect({ host, port, servername: host }, () => socket.write(requestBytes(u)));
-      socket.on('data', take);
-    } else {
-      const buffer = Buffer.allocUnsafe(READ_BYTES);
-      const onread = {
-        buffer,
-        // true: keep reading (the bytes are on disk already, so the buffer is free again)
-        callback: (n: number, b: Uint8Array) => (take(b.subarray(0, n)), true),
-      };
-      socket = netConnect({ host, port, onread }, () => socket.write(requestBytes(u)));
-    }
+    // Each read is parsed and (for a 200) on disk before the next is taken, so the buffer is free again.
+    const readBuf = u.protocol === 'https:' ? Buffer.alloc(0) : Buffer.allocUnsafe(READ_BYTES);
+    const socket = connectGet(u, getRequestHead(u, 'User-Agent: cookwala\r\nAccept: */*\r\n'), readBuf, take);
     socket.setTimeout(o.idleMs ?? IDLE_MS, () => finish(new DownloadFailed(`${u.origin} sent nothing for ${o.idleMs ?? IDLE_MS} ms`)));
     socket.on('error', (e) => finish(e));
     socket.on('end', () => {

@@ -25,6 +25,7 @@ export type { TimerHandle } from './clock.ts';
 export { DEFAULT_DIRS, DEMO_CHILD_ENV, claimDataDir, describeKind, inspectDataDir } from './data-dir-kind.ts';
 export { DownloadFailed, DownloadRefused, downloadToFile, progressLine } from './download.ts';
 export { createHttp1ResponseParser, type ResponseHead } from './http1-response.ts';
+export { connectGet, getRequestHead } from './socket-get.ts';
 export { readBoundedText, readJsonIfExists, readTextIfExists, removeStaleTemps, writeFileDurable, writeFileOnce } from './durable-file.ts';
 export { answerHalfClosed, boundedServerOptions, capConnections } from './http-limits.ts';
 export type { HttpLimits } from './http-limits.ts';
