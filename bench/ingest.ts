@@ -105,8 +105,8 @@ function startChild(args: string[]): Promise<ChildProcess> {
     child.once('exit', (code, signal) => {
       const why = `${args.join(' ')} exited with ${code ?? signal}: ${out.slice(-4000)}`;
       reject(new Error(why));
-      // After it listened: a child that dies mid-section says why, on stderr.
-      if (signal !== 'SIGTERM') process.stderr.write(why + '\n');
+      // After it listened: a child that fails mid-section says why, on stderr (a stop asked for is quiet).
+      if (code !== 0 && signal !== 'SIGTERM') process.stderr.write(why + '\n');
     });
   });
 }
