@@ -22,14 +22,13 @@
 // what any HTTP-to-LevelDB sequencer must (floorSummary and, for single posts, floorSingleSummary
 // in bench/ingest-floor.ts say what is reported; `ratioToFloor` is the batches' ratio over the
 // floor's bound). `latency`: after the pairs, open-loop rows at 50% and 80% of the best rate each
-// mode reached (bench/ingest-latency.ts). The sequencer and the floor run with the node options the
-// shipped unit gives a sequencer (sequencer/node-options.ts).
+// mode reached (bench/ingest-latency.ts).
 // Knobs, for looking into the latency rows: COOKWALA_BENCH_LATENCY_ONLY=single:N,batch:M[,prefill:K]
 // runs only the rows, at 50% and 80% of N single posts/s and M batches/s, after one closed-loop
 // phase of each mode (and K more events written in batches) instead of the pairs; its result holds
 // `latencyOnly` and `latency` only. COOKWALA_BENCH_SEQ_NODE_ARGS adds node arguments to the
 // sequencer's command line (`--import=FILE` of a probe, `--trace-gc`); COOKWALA_BENCH_SEQ_NODE_OPTIONS
-// replaces the unit's node options (empty: node's defaults); COOKWALA_BENCH_LATENCY_TRACE=DIR
+// gives the sequencer and the floor node options (`--max-semi-space-size=32`); COOKWALA_BENCH_LATENCY_TRACE=DIR
 // writes each row's requests' send and answer times (bench/ingest-latency.ts).
 
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -41,7 +40,6 @@ import { availableParallelism } from 'node:os';
 import { verifyPerSecAllCores } from './crypto.ts';
 import type { Pair } from './pairs.ts';
 import { initDataDir } from '../sequencer/data-dir.ts';
-import { SEQUENCER_NODE_OPTIONS } from '../sequencer/index.ts';
 import { makeTempDir } from '../testkit/tmp.ts';
 import { deviceKey } from '../testkit/keys.ts';
 import { eventStream } from '../testkit/events.ts';
@@ -83,12 +81,12 @@ function startSequencer(dir: string, port: number): Promise<ChildProcess> {
 }
 
 /**
- * A child node process of this checkout, resolved once it logs `listening`. The sequencer and the
- * floor both run with the node options the shipped unit starts a sequencer with
- * (sequencer/node-options.ts), so the floor's bound is measured under the same collector.
+ * A child node process of this checkout, resolved once it logs `listening`; the sequencer and the
+ * floor alike get COOKWALA_BENCH_SEQ_NODE_OPTIONS (none by default), so the floor's bound is
+ * measured under the same collector settings.
  */
 function startChild(args: string[]): Promise<ChildProcess> {
-  const mine = process.env.COOKWALA_BENCH_SEQ_NODE_OPTIONS ?? SEQUENCER_NODE_OPTIONS;
+  const mine = process.env.COOKWALA_BENCH_SEQ_NODE_OPTIONS;
   const nodeOptions = [process.env.NODE_OPTIONS, mine].filter(Boolean).join(' ');
   const child = spawn(process.execPath, args, {
     cwd: ROOT,

@@ -15,7 +15,6 @@ import { configReference } from '../bin/config-reference.ts';
 import { CONFIG_MEMBERS, DEFAULT_CONFIG, readConfig } from '../sequencer/config.ts';
 import { readWitnessConfig, WITNESS_CONFIG_MEMBERS } from '../witness/server/config.ts';
 import { FAMILIES } from '../sequencer/metrics.ts';
-import { SEQUENCER_NODE_OPTIONS } from '../sequencer/index.ts';
 import { WITNESS_METRICS } from '../witness/server/metrics.ts';
 
 const tmp = tempDirs('cookwala-ops-');
@@ -42,12 +41,6 @@ describe('systemd units', () => {
       expect(text).not.toMatch(/^ExecStart=.*\bnpx\b/m);
       expect(text).toMatch(/^RestartPreventExitStatus=2$/m);
     }
-  });
-
-  it('start the sequencer with the node options it is measured with (sequencer/node-options.ts)', () => {
-    const text = readFileSync(join(ROOT, 'ops/systemd/cookwala-sequencer.service'), 'utf8');
-    const set = [...text.matchAll(/^Environment=NODE_OPTIONS=(.*)$/gm)].map((m) => m[1]);
-    expect(set).toEqual([SEQUENCER_NODE_OPTIONS]);
   });
 
   it.skipIf(!SYSTEMD_ANALYZE)('pass systemd-analyze verify, which refuses a broken copy', async () => {
