@@ -149,3 +149,20 @@ export async function measureLatency(i: LatencyInput): Promise<Record<string, La
     out[`batch${load}`] = await row(load, i.maxBatchPerSec, seconds, i.batchLanes, i.batches, batch, seed++, `batch${load}`, i.counters);
   return out;
 }
+
+/**
+ * `single:5500,batch:110[,prefill:300000]`: the maximum single posts/s and batches/s the latency
+ * rows take their 50% and 80% from, and how many events are written first (default none), instead
+ * of the throughput pairs. Undefined when the knob is not set.
+ */
+export function latencyOnly(text: string | undefined): { single: number; batch: number; prefill: number } | undefined {
+  if (!text) return undefined;
+  const kv = new Map(text.split(',').map((p) => p.split(':') as [string, string]));
+  const num = (k: string, positive: boolean, d?: number) => {
+    const v = kv.has(k) ? Number(kv.get(k)) : d;
+    if (v === undefined || !Number.isFinite(v) || v < 0 || (positive && v === 0))
+      throw new RangeError(`COOKWALA_BENCH_LATENCY_ONLY: ${k} must be a ${positive ? 'positive ' : ''}number`);
+    return v;
+  };
+  return { single: num('single', true), batch: num('batch', true), prefill: num('prefill', false, 0) };
+}

@@ -22,7 +22,7 @@
 // what any HTTP-to-LevelDB sequencer must (floorSummary and, for single posts, floorSingleSummary
 // in bench/ingest-floor.ts say what is reported; `ratioToFloor` is the batches' ratio over the
 // floor's bound). `latency`: after the pairs, open-loop rows at 50% and 80% of the best rate each
-// mode reached (bench/ingest-latency.ts).
+// mode reached (bench/ingest-latency.ts). The children and their clients: bench/ingest-children.ts.
 // Knobs, for looking into the latency rows: COOKWALA_BENCH_LATENCY_ONLY=single:N,batch:M[,prefill:K]
 // runs only the rows, at 50% and 80% of N single posts/s and M batches/s, after one closed-loop
 // phase of each mode (and K more events written in batches) instead of the pairs; its result holds
@@ -31,8 +31,7 @@
 // gives the sequencer and the floor node options (`--max-semi-space-size=32`); COOKWALA_BENCH_LATENCY_TRACE=DIR
 // writes each row's requests' send and answer times (bench/ingest-latency.ts).
 
-import { spawn, type ChildProcess } from 'node:child_process';
-import { benchHttpClient } from './http-client.ts';
+import type { ChildProcess } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,15 +43,14 @@ import { makeTempDir } from '../testkit/tmp.ts';
 import { deviceKey } from '../testkit/keys.ts';
 import { eventStream } from '../testkit/events.ts';
 import { freePort } from '../testkit/net.ts';
-import { readLogLines } from '../platform/logger.ts';
+import { cpuSeconds, httpClient, metric, startChild, startSequencer } from './ingest-children.ts';
 import { mainThreadSched, schedBetween, threadCpuMs, threadCpuUsPer } from './proc-cpu.ts';
 import { createRawHttpClient, postBytes, type RawHttpClient } from './raw-http-client.ts';
-import { measureLatency } from './ingest-latency.ts';
+import { latencyOnly, measureLatency } from './ingest-latency.ts';
 import type { ProfileWindow } from './cpu-profile.ts';
 import { floorSingleSummary, floorSummary, round, type Phase } from './ingest-floor.ts';
 import { clientsSummary, modeSummary } from './ingest-summary.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LOG = 'bench.example/missions/ingest';
 const BATCH = 100;
 /** Clients posting batches, each awaiting its answer. */
@@ -72,92 +70,6 @@ export const SINGLE_HEADLINE_CLIENTS = 128;
 
 export interface BenchCtx {
   quick: boolean;
-}
-
-function startSequencer(dir: string, port: number): Promise<ChildProcess> {
-  const prof = process.env.COOKWALA_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.COOKWALA_BENCH_CPU_PROF}`] : [];
-  const extra = process.env.COOKWALA_BENCH_SEQ_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  return startChild([...prof, ...extra, 'bin/cookwala.js', 'sequencer', '--data', dir, '--port', String(port)]);
-}
-
-/**
- * A child node process of this checkout, resolved once it logs `listening`; the sequencer and the
- * floor alike get COOKWALA_BENCH_SEQ_NODE_OPTIONS (none by default), so the floor's bound is
- * measured under the same collector settings.
- */
-function startChild(args: string[]): Promise<ChildProcess> {
-  const mine = process.env.COOKWALA_BENCH_SEQ_NODE_OPTIONS;
-  const nodeOptions = [process.env.NODE_OPTIONS, mine].filter(Boolean).join(' ');
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_OPTIONS: nodeOptions },
-  });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      out += d;
-      if (readLogLines(out).some((r) => r.event === 'listening')) resolve(child);
-    });
-    child.stderr!.on('data', (d) => (out += d));
-    child.once('exit', (code, signal) => {
-      const why = `${args.join(' ')} exited with ${code ?? signal}: ${out.slice(-4000)}`;
-      reject(new Error(why));
-      // After it listened: a child that fails mid-section says why, on stderr (a stop asked for is quiet).
-      if (code !== 0 && signal !== 'SIGTERM') process.stderr.write(why + '\n');
-    });
-  });
-}
-
-/** utime + stime of a process in seconds (Linux /proc; 0 elsewhere). */
-async function cpuSeconds(pid: number): Promise<number> {
-  try {
-    const f = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
-    return (Number(f[11]) + Number(f[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
-
-interface Client {
-  post(path: string, body: Buffer, headers: Record<string, string>): Promise<{ status: number; body: string }>;
-  get(path: string): Promise<string>;
-  close(): void;
-}
-
-function httpClient(port: number, sockets: number): Client {
-  const { call, close } = benchHttpClient(port, sockets);
-  return {
-    post: (path, body, headers) => call('POST', path, body, headers),
-    // A GET is asked once more when the keep-alive socket it took had been closed by the server
-    // while idle (its close not yet read by a busy load generator): the read changes nothing.
-    get: async (path) => (await call('GET', path).catch(() => call('GET', path))).body,
-    close,
-  };
-}
-
-function metric(text: string, name: string): number {
-  let sum = 0;
-  for (const line of text.split('\n'))
-    if (line.startsWith(name + '{') || line.startsWith(name + ' ')) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
-  return sum;
-}
-
-/**
- * `single:5500,batch:110[,prefill:300000]`: the maximum single posts/s and batches/s the latency
- * rows take their 50% and 80% from, and how many events are written first (default none), instead
- * of the throughput pairs. Undefined when the knob is not set.
- */
-export function latencyOnly(text: string | undefined): { single: number; batch: number; prefill: number } | undefined {
-  if (!text) return undefined;
-  const kv = new Map(text.split(',').map((p) => p.split(':') as [string, string]));
-  const num = (k: string, positive: boolean, d?: number) => {
-    const v = kv.has(k) ? Number(kv.get(k)) : d;
-    if (v === undefined || !Number.isFinite(v) || v < 0 || (positive && v === 0))
-      throw new RangeError(`COOKWALA_BENCH_LATENCY_ONLY: ${k} must be a ${positive ? 'positive ' : ''}number`);
-    return v;
-  };
-  return { single: num('single', true), batch: num('batch', true), prefill: num('prefill', false, 0) };
 }
 
 /** A server the phases post to: the sequencer, or the floor. */

@@ -1,7 +1,7 @@
-// bench/latency-only.test.ts: the COOKWALA_BENCH_LATENCY_ONLY knob of bench/ingest.ts (its header):
+// bench/latency-only.test.ts: the COOKWALA_BENCH_LATENCY_ONLY knob of bench/ingest.ts (its header), read by bench/ingest-latency.ts:
 // both maxima are read, the prefill defaults to none, and a missing or bad number is refused.
 import { describe, expect, it } from 'vitest';
-import { latencyOnly } from './ingest.ts';
+import { latencyOnly } from './ingest-latency.ts';
 
 describe('COOKWALA_BENCH_LATENCY_ONLY', () => {
   it('is off when unset', () => {
