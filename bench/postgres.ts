@@ -9,45 +9,31 @@
 // over HTTP on 2 shared cores the signature checks, not the store, may set the pace.
 // Leaves out: tuning PostgreSQL (stock Debian settings, fsync and synchronous_commit on).
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { initDataDir } from '../sequencer/data-dir.ts';
 import { makeTempDir } from '../testkit/tmp.ts';
 import { deviceKey } from '../testkit/keys.ts';
 import { eventStream } from '../testkit/events.ts';
 import { freePort } from '../testkit/net.ts';
-import { readLogLines } from '../platform/logger.ts';
+import { startChild } from './ingest-children.ts';
 import { createTestDatabase } from '../testkit/postgres.ts';
 import { runFailover } from '../tools/pg-failover.ts';
 import { TEST_LOG, makeDescriptor, makeItems } from '../testkit/logstore.ts';
 import { openLogStore } from '../logstore/index.ts';
 import { openPostgresLogStore } from '../logstore/postgres/store.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LOG = 'bench.example/missions/postgres';
 const BATCH = 100;
 const CLIENTS = 16;
 const LEASE_MS = 1000;
 
+/** A sequencer child on `dir` (bench/ingest-children.ts), its store `store` when given. */
 function start(dir: string, port: number, store?: string): Promise<ChildProcess> {
   // The ingest runs use the default lease (3 s): the failover runs below use a short one.
   const extra = store ? ['--store', store] : [];
-  const child = spawn(
-    process.execPath,
-    ['bin/cookwala.js', 'sequencer', '--data', dir, '--port', String(port), '--host', '127.0.0.1', ...extra],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let out = '';
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      out += d;
-      if (readLogLines(out).some((r) => r.event === 'listening')) resolve(child);
-    });
-    child.stderr!.on('data', (d) => (out += d));
-    child.once('exit', (code) => reject(new Error(`sequencer exited with ${code}: ${out}`)));
-  });
+  return startChild(['bin/cookwala.js', 'sequencer', '--data', dir, '--port', String(port), '--host', '127.0.0.1', ...extra]);
 }
 
 let retries503 = 0;
