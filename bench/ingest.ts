@@ -237,6 +237,19 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
         cpuSeconds: await cpuSeconds(child.pid!),
       };
     };
+    /** The open-loop rows at 50% and 80% of these maxima (bench/ingest-latency.ts). */
+    const latencyRows = (maxSinglePerSec: number, maxBatchPerSec: number) =>
+      measureLatency({
+        quick: ctx.quick,
+        raw,
+        maxSinglePerSec,
+        maxBatchPerSec,
+        singles: (lanes, perLane) => requestBytes(singleBodies(lanes, perLane), 'application/cloudevents+json'),
+        batches: (lanes, perLane) => requestBytes(batchBodies(lanes, perLane), 'application/cloudevents-batch+json'),
+        singleLanes: maxClients,
+        batchLanes: BATCH_CLIENTS,
+        counters,
+      });
     // COOKWALA_BENCH_LATENCY_ONLY: only the open-loop rows, at the maxima given (latencyOnly below).
     const only = latencyOnly(process.env.COOKWALA_BENCH_LATENCY_ONLY);
     if (only) {
@@ -250,18 +263,7 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
           'application/cloudevents-batch+json',
           BATCH,
         );
-      const latency = await measureLatency({
-        quick: ctx.quick,
-        raw,
-        maxSinglePerSec: only.single,
-        maxBatchPerSec: only.batch,
-        singles: (lanes, perLane) => requestBytes(singleBodies(lanes, perLane), 'application/cloudevents+json'),
-        batches: (lanes, perLane) => requestBytes(batchBodies(lanes, perLane), 'application/cloudevents-batch+json'),
-        singleLanes: maxClients,
-        batchLanes: BATCH_CLIENTS,
-        counters,
-      });
-      return { latencyOnly: only, latency };
+      return { latencyOnly: only, latency: await latencyRows(only.single, only.batch) };
     }
     for (let i = 0; i < nPairs; i++) {
       // Each pair takes the concurrencies in another order, so that none always comes first.
@@ -278,17 +280,10 @@ export async function run(ctx: BenchCtx): Promise<Record<string, unknown>> {
       floorPhases.push(await phase(b, 'application/cloudevents-batch+json', BATCH, floor));
     }
     // Latency under an open-loop load at 50% and 80% of the best rate each mode reached above.
-    const latency = await measureLatency({
-      quick: ctx.quick,
-      raw,
-      maxSinglePerSec: Math.max(...[...singleBy.values()].map((pairs) => modeSummary(pairs).eventsPerSec)),
-      maxBatchPerSec: modeSummary(batch).eventsPerSec / BATCH,
-      singles: (lanes, perLane) => requestBytes(singleBodies(lanes, perLane), 'application/cloudevents+json'),
-      batches: (lanes, perLane) => requestBytes(batchBodies(lanes, perLane), 'application/cloudevents-batch+json'),
-      singleLanes: maxClients,
-      batchLanes: BATCH_CLIENTS,
-      counters,
-    });
+    const latency = await latencyRows(
+      Math.max(...[...singleBy.values()].map((pairs) => modeSummary(pairs).eventsPerSec)),
+      modeSummary(batch).eventsPerSec / BATCH,
+    );
     if (profDir) {
       await mkdir(profDir, { recursive: true });
       await writeFile(join(profDir, 'ingest-phases.json'), JSON.stringify(profWindows, null, 1));
