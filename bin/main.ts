@@ -35,7 +35,7 @@ const COMMANDS: Record<string, Command> = {
   },
   tiles: {
     summary: "write a log's checkpoint and tlog-tiles as static files (--follow to keep them current)",
-    load: async () => (await import('../monitor/tiles-out.ts')).run,
+    load: async () => (await import('../monitor/tiles-cli.ts')).run,
   },
   policy: {
     summary: 'witness policy: add-witness, show (and tlog-policy text: to-tlog, from-tlog)',

@@ -1,7 +1,8 @@
 // monitor/config.ts: the monitor's configuration file (docs/monitoring.md), read strictly:
 //   {"kind":"MonitorConfig",
 //    "logs":[{"origin":ORIGIN, "kind":"cookwala"|"c2sp", "url":SEQUENCER (cookwala),
-//             "tiles":PREFIX (c2sp; cookwala default URL/tlog/<origin>/), "policy":FILE,
+//             "tiles":PREFIX (c2sp; cookwala default URL/tlog/<origin>/; a cookwala log without
+//             url is read whole from the static copy there), "policy":FILE,
 //             "keys":FILE?, "staleAfterMs":N?}],
 //    "peers":[MONITOR URL…]?, "intervalMs":N?, "staleAfterMs":N?, "idWindow":N?, "pageEntries":N?,
 //    "erasureWithinMs":N?, "erasureWithinEntries":N?}
@@ -86,7 +87,11 @@ export async function readMonitorConfig(path: string): Promise<MonitorConfig> {
     if (!isValidOrigin(l.origin)) throw new ConfigError(`${at}: origin is a log origin`);
     const kind = l.kind ?? 'cookwala';
     if (kind !== 'cookwala' && kind !== 'c2sp') throw new ConfigError(`${at}: kind is "cookwala" or "c2sp"`);
-    if (kind === 'cookwala' && !isUrl(l.url)) throw new ConfigError(`${at}: url (the sequencer's base URL) is required`);
+    if (l.url !== undefined && !isUrl(l.url)) throw new ConfigError(`${at}: url (the sequencer's base URL) is an http(s) URL`);
+    if (kind === 'cookwala' && l.url === undefined && l.tiles === undefined)
+      throw new ConfigError(
+        `${at}: a cookwala log needs url (the sequencer's base URL) or tiles (its static copy, cookwala tiles --entries)`,
+      );
     if (l.tiles !== undefined && !isUrl(l.tiles)) throw new ConfigError(`${at}: tiles is an http(s) URL`);
     if (kind === 'c2sp' && l.tiles === undefined) throw new ConfigError(`${at}: tiles (the log's tlog-tiles prefix) is required`);
     if (typeof l.policy !== 'string') throw new ConfigError(`${at}: policy (a file) is required`);
