@@ -1,9 +1,9 @@
 // monitor/pages-out.ts: the Cookwala part of `cookwala tiles --url SEQUENCER --log ORIGIN --out DIR
 // --entries` (docs/monitoring.md "Static tiles"): beside the tlog-tiles read path (tiles-out.ts),
-// the rest of what the monitor reads of a Cookwala log, as static files: `cookwala/log.json` (the
-// signed descriptor, `GET /v1/logs/{log}`), `cookwala/keys.json` (`GET …/keys`), the entry pages
-// `cookwala/entries/<N>[.p/<W>]` (pages.ts: the entries route's bytes with payloads, 256 entries a
-// page aligned as the entry bundles), and `cookwala/checkpoint.json` (the JSON Checkpoint and its
+// the rest of what the monitor reads of a Cookwala log, as static files: `DIR/cookwala/log.json` (the
+// signed descriptor, `GET /v1/logs/{log}`), `DIR/cookwala/keys.json` (`GET …/keys`), the entry pages
+// `DIR/cookwala/entries/<N>[.p/<W>]` (pages.ts: the entries route's bytes with payloads, 256 entries a
+// page aligned as the entry bundles), and `DIR/cookwala/checkpoint.json` (the JSON Checkpoint and its
 // cosignatures) at the same size as the note `checkpoint`: both are read first, read again while
 // their sizes differ (bounded), and written last, after every tile and page of that size. Full
 // pages already there are immutable and skipped, except for erasures (hash_only logs, docs/design.md
@@ -12,7 +12,7 @@
 // payload), then that page, so a copy killed in between redoes it (the page with the erasure entry
 // is not there yet). The same log at the same size with the same erasures gives the same files.
 // Left out: gzip, removing partial pages of older sizes that no erasure touched (the spec lets
-// stale partial tiles stay). Invariant: `checkpoint` and `checkpoint.json` are replaced only after
+// stale partial tiles stay). Invariant: both checkpoint files are replaced only after
 // every page and tile of their size is in place, and no full page older than an erasure entry
 // written holds the payload it erased.
 

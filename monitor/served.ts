@@ -1,6 +1,6 @@
 // monitor/served.ts: what a log serves as its latest checkpoint, read and verified against the
 // auditor's witness policy (docs/design.md §4, §7a). For a Cookwala log, the JSON Checkpoint
-// (`GET /v1/logs/{log}/checkpoint`, or a static copy's `cookwala/checkpoint.json`) through verifyCheckpoint: the sequencer's signature, each
+// (`GET /v1/logs/{log}/checkpoint`, or `<copy>cookwala/checkpoint.json` of a static copy) through verifyCheckpoint: the sequencer's signature, each
 // witness cosignature (JCS or cosignature/v1), the quorum. For any C2SP log, the signed note
 // (`<prefix>checkpoint`, c2sp.org/tlog-checkpoint) through verifyNote: the log's own note signature
 // by the policy's sequencer key (or by its ML-DSA-44 log key, `logMldsaVkey`) must verify, and cosignature/v1 lines of distinct policy
