@@ -25,7 +25,7 @@ import { text } from './http-get.ts';
 import { MAX_CHECKPOINT_BYTES } from './served.ts';
 import { MAX_PAGE_BYTES } from './entries-step.ts';
 import { erasedSeqs, pageIndexOf, pageOf, pagePath, pagesOf, PAGE_ENTRIES, type PageRef } from './pages.ts';
-import { readNoteCheckpoint, writeFileAt, writeTileFiles } from './tiles-out.ts';
+import { readAhead, readNoteCheckpoint, writeFileAt, writeTileFiles } from './tiles-out.ts';
 
 /** Reads of both checkpoints before their sizes must agree. */
 const CHECKPOINT_READS = 5;
@@ -112,10 +112,12 @@ async function removeStalePartials(out: string, index: number, keep?: string): P
 export async function writePages(get: HttpGet, logUrl: string, out: string, size: number): Promise<{ pages: number; erasures: number }> {
   const written = new Set<number>();
   let erasures = 0;
-  for (const p of pagesOf(size)) {
-    const file = join(out, p.path);
-    if (p.width === PAGE_ENTRIES && (await exists(file))) continue; // a full page changes only by an erasure
-    const body = await readPage(get, logUrl, p);
+  const todo: PageRef[] = [];
+  // A full page changes only by an erasure (below).
+  for (const p of pagesOf(size)) if (p.width !== PAGE_ENTRIES || !(await exists(join(out, p.path)))) todo.push(p);
+  const take = readAhead(todo, (p) => readPage(get, logUrl, p));
+  for (const [i, p] of todo.entries()) {
+    const body = await take(i);
     const touched = [...new Set(erasedSeqs(body).map(pageIndexOf))].sort((a, b) => a - b);
     for (const k of touched) {
       if (k === p.index) continue;
@@ -128,7 +130,7 @@ export async function writePages(get: HttpGet, logUrl: string, out: string, size
       }
       await removeStalePartials(out, k);
     }
-    await writeFileAt(file, body);
+    await writeFileAt(join(out, p.path), body);
     written.add(p.index);
     if (touched.includes(p.index)) await removeStalePartials(out, p.index, p.width === PAGE_ENTRIES ? undefined : p.path);
   }

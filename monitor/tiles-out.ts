@@ -51,17 +51,40 @@ export async function readNoteCheckpoint(get: HttpGet, prefix: string): Promise<
   return { bytes: cp.body, size: body.value.size };
 }
 
+/** Reads in flight ahead of the one being written: the log serves them while the disk syncs. */
+export const READ_AHEAD = 4;
+
+/**
+ * `read(items[i])` for i in order with up to READ_AHEAD reads started past the one taken, so
+ * writes stay in order while reads overlap. A read left unawaited (a round that failed) is caught.
+ */
+export function readAhead<T, R>(items: readonly T[], read: (t: T) => Promise<R>): (i: number) => Promise<R> {
+  const started = new Map<number, Promise<R>>();
+  let next = 0;
+  return (i) => {
+    for (; next < items.length && next <= i + READ_AHEAD; next++) {
+      const p = read(items[next]);
+      p.catch(() => undefined);
+      started.set(next, p);
+    }
+    const p = started.get(i)!;
+    started.delete(i);
+    return p;
+  };
+}
+
 /** Every tile of a tree of `size` (and its entry bundles when asked) not yet in `out`; full tiles already there are skipped. */
 export async function writeTileFiles(get: HttpGet, prefix: string, out: string, size: number, entries: boolean): Promise<void> {
-  for (const p of tilePaths(size, entries)) {
-    const file = join(out, p);
-    if (!p.includes('.p/') && (await exists(file))) continue; // a full tile never changes
+  const todo: string[] = [];
+  for (const p of tilePaths(size, entries)) if (p.includes('.p/') || !(await exists(join(out, p)))) todo.push(p); // a full tile never changes
+  const take = readAhead(todo, async (p) => {
     const r = await get(prefix + p, { maxBytes: 32 * TILE_WIDTH * 2 + 2 * TILE_WIDTH });
     if (r.status !== 200) throw new Error(`GET ${prefix}${p}: HTTP ${r.status}`);
     const w = p.includes('.p/') ? Number(p.slice(p.lastIndexOf('/') + 1)) : TILE_WIDTH;
     if (!p.startsWith('tile/entries/') && r.body.length !== 32 * w) throw new Error(`${p}: ${r.body.length} bytes, ${32 * w} due`);
-    await writeFileAt(file, r.body);
-  }
+    return r.body;
+  });
+  for (const [i, p] of todo.entries()) await writeFileAt(join(out, p), await take(i));
 }
 
 /** Writes `bytes` to `file` atomically and durably, its directory made first. */
