@@ -1,5 +1,6 @@
 // monitor/follow.ts: one followed log, advanced one step at a time (docs/monitoring.md). A step
-// reads the served checkpoint and verifies it under the policy (served.ts); then, against the
+// reads the served checkpoint (a Cookwala log's from its sequencer, or from its static copy when
+// the config names no url) and verifies it under the policy (served.ts); then, against the
 // state of the last step (state.ts): a smaller size than verified is a rollback, the same size
 // with another root a fork (a ForkProof file when both sides are JSON checkpoints signed by the
 // sequencer), a larger one is extended: the Merkle frontier of the last verified tree is grown
