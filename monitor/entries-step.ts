@@ -8,7 +8,10 @@
 // (`GET …/events/{seq}`; 410 is an erased payload, which the sequencer-signed erasure entry
 // explains), erasure records. Entries and their payloads come from
 // `GET …/entries?from=&to=&payloads=1` in pages of at most 10,000 (a log that does not inline
-// payloads is read one `GET …/events/{seq}` each); device signatures go through `verifyBatch` (the
+// payloads is read one `GET …/events/{seq}` each), or, from a static copy (`cookwala tiles
+// --entries`, pages.ts), from the copy's pages of 256 that cover the range, joined, with the
+// descriptor and keys read from the copy too (there an entry without a payload line is an erased
+// one); device signatures go through `verifyBatch` (the
 // CLI's worker pool on every core). A page is held as its bytes only, its lines parsed and
 // checked one at a time and dropped, as `cookwala verify` streams a bundle, so no page of parsed
 // entries outlives the young generation; the pages are read into two buffers taken in turn. The
