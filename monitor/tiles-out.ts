@@ -1,13 +1,12 @@
 // monitor/tiles-out.ts: the tlog-tiles part of `cookwala tiles` (tiles-cli.ts; docs/monitoring.md
-// "Static tiles"): copies a log's
-// tlog-tiles read path (c2sp.org/tlog-tiles) into DIR as static files that any web server, object
-// store or CDN can serve: every Merkle hash tile (`tile/<L>/<N>`, partial `tile/<L>/<N>.p/<W>`) of
-// the checkpoint's tree size, with --entries the entry bundles (`tile/entries/…`), then the
-// `checkpoint` itself, last, so a reader never finds a checkpoint whose tiles are not there yet.
-// Each file holds exactly the bytes the log served (checked for length), written atomically (temp
-// file, fsync, rename); full tiles already present are immutable and skipped. So the same log at
-// the same size gives the same files byte for byte. Left out: a Cookwala log's own read path
-// (pages-out.ts),
+// "Static tiles"): copies a log's tlog-tiles read path (c2sp.org/tlog-tiles) into DIR as static
+// files that any web server, object store or CDN can serve: every Merkle hash tile (`tile/<L>/<N>`,
+// partial `tile/<L>/<N>.p/<W>`) of the checkpoint's tree size, with --entries the entry bundles
+// (`tile/entries/…`), then the `checkpoint` itself, last, so a reader never finds a checkpoint
+// whose tiles are not there yet. Each file holds exactly the bytes the log served (checked for
+// length), written atomically (temp file, fsync, rename), in order while the next few are read
+// (readAhead); full tiles already present are immutable and skipped. So the same log at the same
+// size gives the same files byte for byte. Left out: a Cookwala log's own read path (pages-out.ts),
 // removing partial tiles of older sizes (the spec lets them stay), gzip.
 // Invariant: the checkpoint file is replaced only after every tile of its size is in place.
 
