@@ -2,13 +2,16 @@
 // test's own: pages of 256 with the last partial, full pages skipped in later rounds, and an
 // erasure: the page of the erased seq (and its partial files of older sizes) rewritten before the
 // page holding the erasure entry, so a round that fails in between leaves that page unwritten and
-// the next round redoes the erasure.
+// the next round redoes the erasure. A whole round: the note and JSON checkpoints that never agree
+// on a size fail it with both sizes named, and a page that does not hold its entries fails it,
+// either way with no checkpoint written.
 
 import { afterAll, describe, expect, it } from 'vitest';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempDirs } from '../testkit/tmp.ts';
-import { writePages } from './pages-out.ts';
+import { writeCookwalaCopy, writePages } from './pages-out.ts';
+import { specSigner } from '../testkit/c2sp-log.ts';
 import type { HttpGet } from './http-get.ts';
 
 const dirs = tempDirs('cookwala-pages-out-');
@@ -72,5 +75,64 @@ describe('cookwala tiles --entries: the pages of a Cookwala log', () => {
     // The partial file of page 1 at the older size held seq 260's payload: gone.
     expect(await readdir(join(pages))).not.toContain('001.p');
     expect(await holdsPayload(join(pages, '002.p/8'), 518)).toBe(true);
+  });
+});
+
+describe('cookwala tiles --entries: a round of a Cookwala copy', () => {
+  const ORIGIN = 'copy.test/log';
+  const signer = specSigner(ORIGIN);
+  const note = (size: number) => {
+    const body = `${ORIGIN}\n${size}\n${Buffer.alloc(32).toString('base64')}\n`;
+    return `${body}\n${signer.line(body)}`;
+  };
+  /** A sequencer of the test's own at size `noteSize` (note) and `jsonSize` (JSON), whose entries route serves `entries` lines a page. */
+  function sequencer(noteSize: number, jsonSize: number, entries: number) {
+    const get: HttpGet = async (url) => {
+      const u = new URL(url);
+      const ok = (body: string | Buffer) => ({ status: 200, body: Buffer.from(body), contentType: 'application/octet-stream' });
+      if (u.pathname.endsWith('/tlog/' + encodeURIComponent(ORIGIN) + '/checkpoint')) return ok(note(noteSize));
+      if (u.pathname.endsWith('/checkpoint')) return ok(JSON.stringify({ seq: jsonSize }));
+      if (u.pathname.includes('/tile/0/')) return ok(Buffer.alloc(32 * noteSize));
+      if (u.pathname.includes('/tile/entries/')) return ok(Buffer.alloc(34 * noteSize));
+      if (u.pathname.endsWith('/entries'))
+        return ok(Array.from({ length: entries }, (_, i) => JSON.stringify({ seq: i + 1 }) + '\n').join(''));
+      return ok('{}');
+    };
+    return get;
+  }
+
+  it('writes the pages, descriptor and keys, and both checkpoints at one size', async () => {
+    const out = await dirs.make();
+    expect(await writeCookwalaCopy(sequencer(3, 3, 3), 'http://seq.test', ORIGIN, out)).toEqual({ size: 3, pages: 1, erasures: 0 });
+    expect((await readdir(out, { recursive: true })).sort()).toEqual(
+      [
+        'checkpoint',
+        'cookwala',
+        'cookwala/checkpoint.json',
+        'cookwala/entries',
+        'cookwala/entries/000.p',
+        'cookwala/entries/000.p/3',
+        'cookwala/keys.json',
+        'cookwala/log.json',
+        'tile',
+        'tile/0',
+        'tile/0/000.p',
+        'tile/0/000.p/3',
+        'tile/entries',
+        'tile/entries/000.p',
+        'tile/entries/000.p/3',
+      ].sort(),
+    );
+  });
+
+  it('fails a round whose two checkpoints never agree on a size, or whose page is short, writing no checkpoint', async () => {
+    const out = await dirs.make();
+    await expect(writeCookwalaCopy(sequencer(3, 4, 3), 'http://seq.test', ORIGIN, out)).rejects.toThrow(
+      /did not agree on a size in 5 reads \(note\/JSON: 3\/4, 3\/4/,
+    );
+    expect(await readdir(out)).toEqual([]);
+    await expect(writeCookwalaCopy(sequencer(3, 3, 2), 'http://seq.test', ORIGIN, out)).rejects.toThrow(/2 entry lines, 3 due/);
+    expect(await readdir(out)).not.toContain('checkpoint');
+    expect(await readdir(join(out, 'tile/0'))).toEqual(['000.p']); // the tiles are in, the checkpoint is not
   });
 });
