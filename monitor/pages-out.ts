@@ -8,15 +8,15 @@
 // their sizes differ (bounded), and written last, after every tile and page of that size. Full
 // pages already there are immutable and skipped, except for erasures (hash_only logs, docs/design.md
 // §4): when a page being written holds erasure entries, the pages of the seqs they erase are read
-// again and written first (their partial files of older sizes removed, since they still hold the
-// payload), then that page, so a copy killed in between redoes it (the page with the erasure entry
+// again and written first (their partial files of older sizes too, which held the payload), then
+// that page, so a copy killed in between redoes it (the page with the erasure entry
 // is not there yet). The same log at the same size with the same erasures gives the same files.
-// Left out: gzip, removing partial pages of older sizes that no erasure touched (the spec lets
-// stale partial tiles stay). Invariant: both checkpoint files are replaced only after
+// Left out: gzip, removing partial pages of older sizes (the spec lets partial tiles of older
+// sizes stay; a monitor in the middle of a step may still read one). Invariant: both checkpoint files are replaced only after
 // every page and tile of their size is in place, and no full page older than an erasure entry
 // written holds the payload it erased.
 
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isUtf8 } from 'node:buffer';
 import { parseJson } from '../verifier/documents/index.ts';
@@ -97,15 +97,21 @@ async function writeChanged(file: string, bytes: Uint8Array): Promise<void> {
   await writeFileAt(file, bytes);
 }
 
-/** The partial files of page `index` of other widths than `keep` (older sizes): they may hold an erased payload. */
-async function removeStalePartials(out: string, index: number, keep?: string): Promise<void> {
+/**
+ * The partial files of page `index` of older sizes (other widths than `keep`) written again as the
+ * log serves those entries now: they may hold an erased payload. Rewritten rather than removed, so
+ * a monitor in the middle of a step at an older size still finds its page (the entry without its
+ * payload, as an erasure it matches when the erasure entry comes).
+ */
+async function rewriteStalePartials(get: HttpGet, logUrl: string, out: string, index: number, keep?: string): Promise<void> {
   const dir = join(out, `${pagePath(index, PAGE_ENTRIES)}.p`);
-  if (keep === undefined) {
-    await rm(dir, { recursive: true, force: true });
-    return;
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    const width = Number(name);
+    if (!/^[1-9][0-9]*$/.test(name) || width >= PAGE_ENTRIES) continue; // a temp file of a killed write
+    const p = pageOf(index, index * PAGE_ENTRIES + width)!;
+    if (p.path === keep) continue;
+    await writeChanged(join(out, p.path), await readPage(get, logUrl, p));
   }
-  for (const name of await readdir(dir).catch(() => [] as string[]))
-    if (join(dir, name) !== join(out, keep)) await rm(join(dir, name), { recursive: true, force: true });
 }
 
 /** Every page of a tree of `size`: new ones, the partial last one, and the ones an erasure entry written now touches. */
@@ -128,11 +134,11 @@ export async function writePages(get: HttpGet, logUrl: string, out: string, size
         erasures++;
         written.add(k);
       }
-      await removeStalePartials(out, k);
+      await rewriteStalePartials(get, logUrl, out, k);
     }
     await writeFileAt(join(out, p.path), body);
     written.add(p.index);
-    if (touched.includes(p.index)) await removeStalePartials(out, p.index, p.width === PAGE_ENTRIES ? undefined : p.path);
+    if (touched.includes(p.index)) await rewriteStalePartials(get, logUrl, out, p.index, p.path);
   }
   return { pages: written.size, erasures };
 }
