@@ -34,7 +34,7 @@ const COMMANDS: Record<string, Command> = {
     load: async () => (await import('../monitor/cli.ts')).run,
   },
   tiles: {
-    summary: "write a log's checkpoint and tlog-tiles as static files (--follow to keep them current)",
+    summary: "write a log's checkpoint and tlog-tiles as static files (--entries: a Cookwala log's whole read path; --follow)",
     load: async () => (await import('../monitor/tiles-cli.ts')).run,
   },
   policy: {
