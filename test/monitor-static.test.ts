@@ -3,7 +3,8 @@
 // LevelDB, hash_only, a registered device's signed events), `cookwala tiles --url … --entries
 // --out DIR` writing the copy, Debian's nginx serving DIR (testkit/nginx.ts; that part skipped,
 // saying so, only without a binary), and `cookwala monitor --once` with a config that names the
-// copy (`tiles`) and no sequencer `url`. The copy is the same byte for byte when written twice; the
+// copy (`tiles`) and no sequencer `url`, reading in steps of 100 entries (so most steps join
+// two pages, cut at both ends). The copy is the same byte for byte when written twice; the
 // monitor reaches the log's size with the sequencer's root; the log grows past a page boundary, the
 // copy is refreshed and the monitor advances; a payload erased on the sequencer leaves the copy's
 // page at the next round and the monitor stays quiet; and a byte changed in an entry line of a
@@ -76,14 +77,19 @@ async function files(d: string): Promise<string[]> {
     .sort();
 }
 
-/** One `cookwala monitor --once` round from the copy behind nginx (no sequencer URL in its config). */
+/** One `cookwala monitor --once` round from the copy behind nginx (no sequencer URL in its config), in steps of 100 entries. */
 async function monitorOnce(): Promise<{ code: number | null; records: Rec[]; err: string }> {
   const policy = JSON.parse(await readFile(seq.policyPath, 'utf8')) as Record<string, unknown>;
   await writeFile(join(dir, 'policy.json'), JSON.stringify({ ...policy, log: LOG }));
   const cfg = join(dir, 'monitor.json');
   await writeFile(
     cfg,
-    JSON.stringify({ kind: 'MonitorConfig', logs: [{ origin: LOG, kind: 'cookwala', tiles: nginx!.url, policy: 'policy.json' }] }),
+    JSON.stringify({
+      kind: 'MonitorConfig',
+      logs: [{ origin: LOG, kind: 'cookwala', tiles: nginx!.url, policy: 'policy.json' }],
+      // Steps of 100 entries: most cut a page of 256 at both ends.
+      pageEntries: 100,
+    }),
   );
   const r = await runCookwala(['monitor', '--config', cfg, '--state', join(dir, 'state'), '--once']);
   return { code: r.code, records: readLogLines(r.out) as unknown as Rec[], err: r.err };
