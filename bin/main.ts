@@ -34,8 +34,8 @@ const COMMANDS: Record<string, Command> = {
     load: async () => (await import('../monitor/cli.ts')).run,
   },
   tiles: {
-    summary: "write a log's checkpoint and tlog-tiles as static files (--follow to keep them current)",
-    load: async () => (await import('../monitor/tiles-out.ts')).run,
+    summary: "write a log's checkpoint and tlog-tiles as static files (--entries: a Cookwala log's whole read path; --follow)",
+    load: async () => (await import('../monitor/tiles-cli.ts')).run,
   },
   policy: {
     summary: 'witness policy: add-witness, show (and tlog-policy text: to-tlog, from-tlog)',

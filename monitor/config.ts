@@ -1,7 +1,8 @@
 // monitor/config.ts: the monitor's configuration file (docs/monitoring.md), read strictly:
 //   {"kind":"MonitorConfig",
 //    "logs":[{"origin":ORIGIN, "kind":"cookwala"|"c2sp", "url":SEQUENCER (cookwala),
-//             "tiles":PREFIX (c2sp; cookwala default URL/tlog/<origin>/), "policy":FILE,
+//             "tiles":PREFIX (c2sp; cookwala default URL/tlog/<origin>/; a cookwala log without
+//             url is read whole from the static copy there), "policy":FILE,
 //             "keys":FILE?, "staleAfterMs":N?}],
 //    "peers":[MONITOR URL…]?, "intervalMs":N?, "staleAfterMs":N?, "idWindow":N?, "pageEntries":N?,
 //    "erasureWithinMs":N?, "erasureWithinEntries":N?}
@@ -19,6 +20,9 @@ import { policyFromTlog } from '../verifier/c2sp/index.ts';
 import { isValidOrigin } from '../verifier/documents/index.ts';
 import type { KeyRecord } from '../verifier/signing/index.ts';
 import type { FollowedLog } from './follow.ts';
+import { DEFAULT_ID_WINDOW } from './id-window.ts';
+import { PAGE } from './entries-step.ts';
+import { DEFAULT_ERASURE_WITHIN_ENTRIES, DEFAULT_ERASURE_WITHIN_MS } from './erasures.ts';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -33,6 +37,43 @@ export interface MonitorConfig {
 export const DEFAULT_INTERVAL_MS = 1000;
 export const DEFAULT_STALE_AFTER_MS = 5 * 60_000;
 const ERASURE_KEYS = ['erasureWithinMs', 'erasureWithinEntries'] as const;
+
+/** The members of a MonitorConfig and what each means (docs/config-reference.md is generated from it). */
+export const MONITOR_CONFIG_MEMBERS: Readonly<Record<string, string>> = Object.freeze({
+  kind: 'Always "MonitorConfig".',
+  logs: 'The logs followed, each an object of the members below (at least one; an origin once).',
+  peers: 'Other monitors whose views are compared with ours (`GET <peer>/v1/monitor/views`), http(s) URLs.',
+  intervalMs: 'How often each log is read and checked.',
+  staleAfterMs:
+    'How old the newest cosignature of the served checkpoint (or the last answer) may be before checkpoint_stale; a log may set its own.',
+  idWindow: 'Recent (source, id) pairs kept to refuse a repeated event.',
+  pageEntries: 'Entries read and checked per request (at most 10,000); a longer catch-up keeps its place after each.',
+  erasureWithinMs: 'How long a payload found erased may wait for the erasure entry that names it.',
+  erasureWithinEntries: 'How many verified entries a payload found erased may wait for the erasure entry that names it.',
+});
+
+/** The defaults of MONITOR_CONFIG_MEMBERS. */
+export const DEFAULT_MONITOR_CONFIG: Readonly<Record<string, unknown>> = Object.freeze({
+  peers: [],
+  intervalMs: DEFAULT_INTERVAL_MS,
+  staleAfterMs: DEFAULT_STALE_AFTER_MS,
+  idWindow: DEFAULT_ID_WINDOW,
+  pageEntries: PAGE,
+  erasureWithinMs: DEFAULT_ERASURE_WITHIN_MS,
+  erasureWithinEntries: DEFAULT_ERASURE_WITHIN_ENTRIES,
+});
+
+/** The members of one entry of `logs`. */
+export const MONITOR_LOG_MEMBERS: Readonly<Record<string, string>> = Object.freeze({
+  origin: "The log's origin.",
+  kind: '"cookwala" (a Cookwala log: entries, payloads, device signatures) or "c2sp" (any C2SP tlog-tiles log: tree and cosignatures).',
+  url: "A Cookwala log's sequencer base URL. Without it, a Cookwala log is read whole from the static copy at `tiles` (`cookwala tiles --url … --entries`); a Cookwala log needs `url` or `tiles`.",
+  tiles:
+    "The tlog-tiles prefix (required for a C2SP log; a Cookwala log's default is `<url>/tlog/<origin>/`), or the root of a Cookwala log's static copy.",
+  policy: "The auditor's witness policy: a WitnessPolicy JSON file or a C2SP tlog-policy text file, relative to the config file.",
+  keys: 'An optional KeyCache file of device keys beside those the log serves.',
+  staleAfterMs: "This log's staleAfterMs.",
+});
 
 async function readText(path: string, what: string): Promise<string> {
   try {
@@ -66,9 +107,7 @@ export async function readMonitorConfig(path: string): Promise<MonitorConfig> {
   if (!j.ok) throw new ConfigError(`the config ${path} is not JSON: ${j.detail}`);
   const c = j.value as Record<string, unknown>;
   if (c === null || typeof c !== 'object' || c.kind !== 'MonitorConfig') throw new ConfigError(`${path}: kind is not "MonitorConfig"`);
-  for (const k of Object.keys(c))
-    if (!['kind', 'logs', 'peers', 'intervalMs', 'staleAfterMs', 'idWindow', 'pageEntries', ...ERASURE_KEYS].includes(k))
-      throw new ConfigError(`${path}: unknown member ${k}`);
+  for (const k of Object.keys(c)) if (!Object.hasOwn(MONITOR_CONFIG_MEMBERS, k)) throw new ConfigError(`${path}: unknown member ${k}`);
   if (!Array.isArray(c.logs) || c.logs.length === 0) throw new ConfigError(`${path}: logs is a non-empty array`);
   const peers = c.peers ?? [];
   if (!Array.isArray(peers) || !peers.every(isUrl)) throw new ConfigError(`${path}: peers is an array of http(s) URLs`);
@@ -80,13 +119,15 @@ export async function readMonitorConfig(path: string): Promise<MonitorConfig> {
     const l = raw as Record<string, unknown>;
     const at = `${path}: logs[${i}]`;
     if (l === null || typeof l !== 'object') throw new ConfigError(`${at} is an object`);
-    for (const k of Object.keys(l))
-      if (!['origin', 'kind', 'url', 'tiles', 'policy', 'keys', 'staleAfterMs'].includes(k))
-        throw new ConfigError(`${at}: unknown member ${k}`);
+    for (const k of Object.keys(l)) if (!Object.hasOwn(MONITOR_LOG_MEMBERS, k)) throw new ConfigError(`${at}: unknown member ${k}`);
     if (!isValidOrigin(l.origin)) throw new ConfigError(`${at}: origin is a log origin`);
     const kind = l.kind ?? 'cookwala';
     if (kind !== 'cookwala' && kind !== 'c2sp') throw new ConfigError(`${at}: kind is "cookwala" or "c2sp"`);
-    if (kind === 'cookwala' && !isUrl(l.url)) throw new ConfigError(`${at}: url (the sequencer's base URL) is required`);
+    if (l.url !== undefined && !isUrl(l.url)) throw new ConfigError(`${at}: url (the sequencer's base URL) is an http(s) URL`);
+    if (kind === 'cookwala' && l.url === undefined && l.tiles === undefined)
+      throw new ConfigError(
+        `${at}: a cookwala log needs url (the sequencer's base URL) or tiles (its static copy, cookwala tiles --entries)`,
+      );
     if (l.tiles !== undefined && !isUrl(l.tiles)) throw new ConfigError(`${at}: tiles is an http(s) URL`);
     if (kind === 'c2sp' && l.tiles === undefined) throw new ConfigError(`${at}: tiles (the log's tlog-tiles prefix) is required`);
     if (typeof l.policy !== 'string') throw new ConfigError(`${at}: policy (a file) is required`);

@@ -8,7 +8,10 @@
 // (`GET …/events/{seq}`; 410 is an erased payload, which the sequencer-signed erasure entry
 // explains), erasure records. Entries and their payloads come from
 // `GET …/entries?from=&to=&payloads=1` in pages of at most 10,000 (a log that does not inline
-// payloads is read one `GET …/events/{seq}` each); device signatures go through `verifyBatch` (the
+// payloads is read one `GET …/events/{seq}` each), or, from a static copy (`cookwala tiles
+// --entries`, pages.ts), from the copy's pages of 256 that cover the range, joined, with the
+// descriptor and keys read from the copy too (there an entry without a payload line is an erased
+// one); device signatures go through `verifyBatch` (the
 // CLI's worker pool on every core). A page is held as its bytes only, its lines parsed and
 // checked one at a time and dropped, as `cookwala verify` streams a bundle, so no page of parsed
 // entries outlives the young generation; the pages are read into two buffers taken in turn. The
@@ -34,8 +37,11 @@ import { fail, MAX_JSON_DEPTH, ok, type Result } from '../verifier/index.ts';
 import { toHex } from '../verifier/encoding/index.ts';
 import { text, type HttpGet } from './http-get.ts';
 import type { IdWindow } from './id-window.ts';
+import { readCopyRange } from './pages.ts';
 
 export const PAGE = 10_000;
+/** The most bytes one read of entries may hold (a page of the entries route, a page of a copy). */
+export const MAX_PAGE_BYTES = 256 << 20;
 const PAYLOAD_CONCURRENCY = 16;
 
 type EntryChecker = ReturnType<typeof createEntryChecker>;
@@ -43,7 +49,14 @@ type EntryChecker = ReturnType<typeof createEntryChecker>;
 const LINE_LIMITS = { maxDepth: MAX_JSON_DEPTH + 1 };
 
 export interface LogSource {
-  base: string;
+  /** The sequencer's base URL (undefined when everything is read from `copy`). */
+  base?: string;
+  /**
+   * A static copy's prefix (ending in '/', `cookwala tiles --entries`): the descriptor, keys and
+   * entry pages are read from it (pages.ts), never from the sequencer; an entry without a payload
+   * line there is an erased payload.
+   */
+  copy?: string;
   policy: WitnessPolicy;
   keyCache: readonly KeyRecord[];
   /** Device signature checks in batches (the CLI's worker pool); inline by default. */
@@ -59,7 +72,10 @@ const logUrl = (s: LogSource, rest: string) => `${s.base}/v1/logs/${encodeURICom
 
 /** The log's descriptor, signed by the policy's sequencer key. */
 export async function readDescriptor(get: HttpGet, s: LogSource): Promise<Result<Descriptor>> {
-  const r = await get(logUrl(s, ''), { accept: 'application/json', maxBytes: 1 << 20 });
+  const r = await get(s.copy !== undefined ? `${s.copy}cookwala/log.json` : logUrl(s, ''), {
+    accept: 'application/json',
+    maxBytes: 1 << 20,
+  });
   if (r.status !== 200) return fail('not_found', `GET the descriptor: HTTP ${r.status}`);
   const j = parseJson(text(r.body));
   if (!j.ok) return j;
@@ -71,7 +87,10 @@ export async function readDescriptor(get: HttpGet, s: LogSource): Promise<Result
 }
 
 async function readKeys(get: HttpGet, s: LogSource): Promise<KeyRecord[]> {
-  const r = await get(logUrl(s, '/keys'), { accept: 'application/json', maxBytes: 16 << 20 });
+  const r = await get(s.copy !== undefined ? `${s.copy}cookwala/keys.json` : logUrl(s, '/keys'), {
+    accept: 'application/json',
+    maxBytes: 16 << 20,
+  });
   if (r.status !== 200) return [];
   const j = parseJson(text(r.body));
   const keys = j.ok ? (j.value as { keys?: unknown }).keys : undefined;
@@ -87,8 +106,20 @@ type Payload = Record<string, unknown> | 'erased' | 'absent';
  * as they are checked (checkPage), so no page of parsed entries is ever held. The page is read into
  * `into` (one of two buffers the step reuses, see checkEntries), so no page allocates its own.
  */
-async function readPage(get: HttpGet, s: LogSource, from: number, to: number, into: { buf: Buffer }): Promise<Result<Buffer>> {
-  const r = await get(logUrl(s, `/entries?from=${from}&to=${to}&payloads=1`), { maxBytes: 256 << 20, timeoutMs: 120_000, into });
+async function readPage(
+  get: HttpGet,
+  s: LogSource,
+  from: number,
+  to: number,
+  into: { buf: Buffer },
+  size: number,
+): Promise<Result<Buffer>> {
+  if (s.copy !== undefined) {
+    const c = await readCopyRange(get, s.copy, from, to, size, MAX_PAGE_BYTES);
+    if (c.ok && !isUtf8(c.value)) return fail('bad_json', `entries ${from}-${to}: the copy's pages are not UTF-8`);
+    return c;
+  }
+  const r = await get(logUrl(s, `/entries?from=${from}&to=${to}&payloads=1`), { maxBytes: MAX_PAGE_BYTES, timeoutMs: 120_000, into });
   if (r.status !== 200) return fail('not_found', `GET entries ${from}-${to}: HTTP ${r.status}`);
   if (!isUtf8(r.body)) return fail('bad_json', `entries ${from}-${to}: the body is not UTF-8`);
   return ok(Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength));
@@ -139,7 +170,8 @@ async function checkPage(
   const lines = countLines(body);
   if (lines < expected) return fail('truncated', `entries ${lo}-${hi}: the log served ${lines} lines`);
   let fetched: Payload[] | undefined;
-  if (lines === expected) {
+  // A copy has no events route: there an entry without a payload line has an erased payload.
+  if (lines === expected && s.copy === undefined) {
     fetched = new Array<Payload>(expected).fill('absent');
     for (let i = 0; i < expected; i += PAYLOAD_CONCURRENCY) {
       const batch = [];
@@ -266,7 +298,7 @@ export async function checkEntries(
   const pageBufs = [{ buf: Buffer.allocUnsafe(1 << 20) }, { buf: Buffer.allocUnsafe(1 << 20) }];
   let pages = 0;
   const read = (lo: number) => {
-    const p = readPage(get, s, lo, Math.min(to, lo + pageEntries - 1), pageBufs[pages++ % 2]);
+    const p = readPage(get, s, lo, Math.min(to, lo + pageEntries - 1), pageBufs[pages++ % 2], to);
     p.catch(() => undefined); // awaited below; a step that returns early leaves it unawaited
     return p;
   };

@@ -1,5 +1,6 @@
 // monitor/follow.ts: one followed log, advanced one step at a time (docs/monitoring.md). A step
-// reads the served checkpoint and verifies it under the policy (served.ts); then, against the
+// reads the served checkpoint (a Cookwala log's from its sequencer, or from its static copy when
+// the config names no url) and verifies it under the policy (served.ts); then, against the
 // state of the last step (state.ts): a smaller size than verified is a rollback, the same size
 // with another root a fork (a ForkProof file when both sides are JSON checkpoints signed by the
 // sequencer), a larger one is extended: the Merkle frontier of the last verified tree is grown
@@ -44,7 +45,7 @@ import type { MonitorEvent, MonitorMetrics } from './events.ts';
 export interface FollowedLog {
   origin: string;
   kind: LogKind;
-  /** Cookwala logs: the sequencer's base URL. */
+  /** Cookwala logs: the sequencer's base URL; without it the log is read whole from its static copy at `tiles`. */
   url?: string;
   /** The tlog-tiles prefix, ending in '/'. */
   tiles: string;
@@ -114,9 +115,12 @@ export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
 
   async function served(): Promise<ReturnType<typeof readCookwalaCheckpoint>> {
     return cfg.kind === 'cookwala'
-      ? readCookwalaCheckpoint(deps.get, cfg.url!, cfg.policy)
+      ? readCookwalaCheckpoint(deps.get, source, cfg.policy)
       : readC2spCheckpoint(deps.get, cfg.tiles, cfg.policy);
   }
+
+  // A Cookwala log without a sequencer URL is read whole from its static copy under `tiles`.
+  const source = cfg.url !== undefined ? { base: cfg.url } : { copy: cfg.tiles };
 
   const locate = (s: LogState, size: number) => locateRewrite(deps.get, cfg.tiles, s, size);
   const fork = (s: LogState, v: ServedView) => forkFinding(deps.stateDir, cfg.origin, s, v);
@@ -159,7 +163,7 @@ export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
     }
     if (!descriptor) {
       const d = await readDescriptor(deps.get, {
-        base: cfg.url!,
+        ...source,
         policy: cfg.policy,
         keyCache: cfg.keyCache,
         verifyBatch: deps.verifyBatch,
@@ -180,7 +184,7 @@ export function createFollower(cfg: FollowedLog, deps: FollowDeps): Follower {
     const maxSubjects = cfg.maxSubjects ?? DEFAULT_MAX_SUBJECTS;
     const out = await checkEntries(
       deps.get,
-      { base: cfg.url!, policy: cfg.policy, keyCache: cfg.keyCache, verifyBatch: deps.verifyBatch },
+      { ...source, policy: cfg.policy, keyCache: cfg.keyCache, verifyBatch: deps.verifyBatch },
       descriptor,
       resume,
       v.size,

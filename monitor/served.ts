@@ -1,6 +1,6 @@
 // monitor/served.ts: what a log serves as its latest checkpoint, read and verified against the
 // auditor's witness policy (docs/design.md §4, §7a). For a Cookwala log, the JSON Checkpoint
-// (`GET /v1/logs/{log}/checkpoint`) through verifyCheckpoint: the sequencer's signature, each
+// (`GET /v1/logs/{log}/checkpoint`, or `<copy>cookwala/checkpoint.json` of a static copy) through verifyCheckpoint: the sequencer's signature, each
 // witness cosignature (JCS or cosignature/v1), the quorum. For any C2SP log, the signed note
 // (`<prefix>checkpoint`, c2sp.org/tlog-checkpoint) through verifyNote: the log's own note signature
 // by the policy's sequencer key (or by its ML-DSA-44 log key, `logMldsaVkey`) must verify, and cosignature/v1 lines of distinct policy
@@ -54,9 +54,17 @@ export function originHash(origin: string): string {
   return createHash('sha256').update(origin, 'utf8').digest('hex');
 }
 
-/** Read and verify the served checkpoint of a Cookwala log. */
-export async function readCookwalaCheckpoint(get: HttpGet, base: string, policy: WitnessPolicy): Promise<Result<ServedView>> {
-  const url = `${base}/v1/logs/${encodeURIComponent(policy.log)}/checkpoint`;
+/**
+ * Read and verify the served checkpoint of a Cookwala log: from the sequencer at `base`, or from a
+ * static copy (`cookwala tiles --entries`) at `copy`, its `cookwala/checkpoint.json`.
+ */
+export async function readCookwalaCheckpoint(
+  get: HttpGet,
+  from: { base?: string; copy?: string },
+  policy: WitnessPolicy,
+): Promise<Result<ServedView>> {
+  const url =
+    from.base !== undefined ? `${from.base}/v1/logs/${encodeURIComponent(policy.log)}/checkpoint` : `${from.copy}cookwala/checkpoint.json`;
   const r = await get(url, { accept: 'application/json', maxBytes: MAX_CHECKPOINT_BYTES });
   unavailable(r.status, url);
   if (r.status !== 200) return fail('not_found', `GET ${url}: HTTP ${r.status}`);

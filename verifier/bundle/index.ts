@@ -15,6 +15,7 @@ export { buildReportModel, erasedLine, skippedLine } from './report-model.ts';
 export type { ReportItem, ReportModel } from './report-model.ts';
 export { createFailureLog, formatReport } from './report.ts';
 export type { BundleFailure, BundleReport } from './report.ts';
+export { ERASED_TYPE } from './entry-signatures.ts';
 export { createSigQueue, inlineVerifyBatch } from './signature-batches.ts';
 export type { RawCheck, VerifyBatch } from './signature-batches.ts';
 export { readCheckpointSeqsFromTail } from './tail-seqs.ts';
