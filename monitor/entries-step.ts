@@ -115,7 +115,7 @@ async function readPage(
   size: number,
 ): Promise<Result<Buffer>> {
   if (s.copy !== undefined) {
-    const c = await readCopyRange(get, s.copy, from, to, size, MAX_PAGE_BYTES);
+    const c = await readCopyRange(get, s.copy, from, to, size, MAX_PAGE_BYTES, into);
     if (c.ok && !isUtf8(c.value)) return fail('bad_json', `entries ${from}-${to}: the copy's pages are not UTF-8`);
     return c;
   }

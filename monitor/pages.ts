@@ -88,31 +88,54 @@ function entryStart(body: Uint8Array, n: number, where: string): Result<number> 
   return ok(body.length);
 }
 
+/** The lines of page `p`'s `body` that hold entries from..to (and their payload lines), as a view of it. */
+function cutPage(p: PageRef, body: Uint8Array, from: number, to: number): Result<Uint8Array> {
+  const skip = Math.max(0, from - p.first);
+  const keep = Math.min(p.last, to) - Math.max(p.first, from) + 1;
+  if (p.last > to) {
+    const end = entryStart(body, skip + keep, p.path);
+    if (!end.ok) return end;
+    body = body.subarray(0, end.value);
+  }
+  if (skip > 0) {
+    const start = entryStart(body, skip, p.path);
+    if (!start.ok) return start;
+    body = body.subarray(start.value);
+  }
+  return ok(body);
+}
+
+/** `part` written at `at` of `into.buf` (grown, what it held up to `at` kept); the end. */
+function append(into: { buf: Buffer }, at: number, part: Uint8Array): number {
+  if (into.buf.length < at + part.length) {
+    const grown = Buffer.allocUnsafe(Math.max(at + part.length, 2 * into.buf.length));
+    into.buf.copy(grown, 0, 0, at);
+    into.buf = grown;
+  }
+  into.buf.set(part, at);
+  return at + part.length;
+}
+
 /**
  * The lines of entries from..to out of the bodies of `pages` (pagesCovering(from, to, …), read in
  * that order): the first page's lines before `from` and the last page's after `to` dropped, the
- * pages between taken whole. What the pages hold is not judged here: the caller's checks refuse a
- * result without exactly the entries asked.
+ * pages between taken whole, joined into `into.buf` (grown as needed) when given. What the pages
+ * hold is not judged here: the caller's checks refuse a result without exactly the entries asked.
  */
-export function joinPages(pages: readonly PageRef[], bodies: readonly Uint8Array[], from: number, to: number): Result<Buffer> {
-  const parts: Uint8Array[] = [];
+export function joinPages(
+  pages: readonly PageRef[],
+  bodies: readonly Uint8Array[],
+  from: number,
+  to: number,
+  into: { buf: Buffer } = { buf: Buffer.alloc(0) },
+): Result<Buffer> {
+  let at = 0;
   for (const [i, p] of pages.entries()) {
-    let body = bodies[i];
-    const skip = Math.max(0, from - p.first);
-    const keep = Math.min(p.last, to) - Math.max(p.first, from) + 1;
-    if (p.last > to) {
-      const end = entryStart(body, skip + keep, p.path);
-      if (!end.ok) return end;
-      body = body.subarray(0, end.value);
-    }
-    if (skip > 0) {
-      const start = entryStart(body, skip, p.path);
-      if (!start.ok) return start;
-      body = body.subarray(start.value);
-    }
-    parts.push(body);
+    const part = cutPage(p, bodies[i], from, to);
+    if (!part.ok) return part;
+    at = append(into, at, part.value);
   }
-  return ok(Buffer.concat(parts));
+  return ok(into.buf.subarray(0, at));
 }
 
 /**
@@ -150,9 +173,16 @@ export function erasedSeqs(body: Uint8Array): number[] {
 /** Pages read at once from a copy. */
 const COPY_CONCURRENCY = 8;
 
+/** The buffers a range's pages are read into, one per page read at once, kept with the range's buffer. */
+const scratchOf = new WeakMap<{ buf: Buffer }, Array<{ buf: Buffer }>>();
+
 /**
  * Entries from..to of a tree of `size` from the static copy under `prefix` (ending in '/'): the
- * pages covering them, each at most `maxBytes`, joined (joinPages).
+ * pages covering them, each at most `maxBytes`, cut and joined as joinPages does, into `into.buf`.
+ * The pages are read, COPY_CONCURRENCY at once, each at most maxBytes / COPY_CONCURRENCY and all
+ * together at most maxBytes, into buffers kept with `into`, and each batch is joined before the
+ * next reuses them, so a catch-up of many ranges allocates no buffer per page
+ * (fresh external memory per page costs page faults and collections).
  */
 export async function readCopyRange(
   get: HttpGet,
@@ -161,17 +191,22 @@ export async function readCopyRange(
   to: number,
   size: number,
   maxBytes: number,
+  into: { buf: Buffer },
 ): Promise<Result<Buffer>> {
   const pages = pagesCovering(from, to, size);
-  const bodies: Uint8Array[] = new Array<Uint8Array>(pages.length);
+  let scratch = scratchOf.get(into);
+  if (!scratch) scratchOf.set(into, (scratch = Array.from({ length: COPY_CONCURRENCY }, () => ({ buf: Buffer.allocUnsafe(1 << 19) }))));
+  let at = 0;
   for (let i = 0; i < pages.length; i += COPY_CONCURRENCY) {
-    const batch = pages.slice(i, i + COPY_CONCURRENCY).map(async (p, j) => {
-      const r = await get(prefix + p.path, { maxBytes, timeoutMs: 120_000 });
-      if (r.status !== 200) return fail('not_found', `GET ${prefix}${p.path}: HTTP ${r.status}`);
-      bodies[i + j] = r.body;
-      return ok(undefined);
-    });
-    for (const r of await Promise.all(batch)) if (!r.ok) return r;
+    const batch = pages.slice(i, i + COPY_CONCURRENCY);
+    const pageMax = Math.min(maxBytes - at, Math.floor(maxBytes / COPY_CONCURRENCY));
+    const got = await Promise.all(batch.map((p, j) => get(prefix + p.path, { maxBytes: pageMax, timeoutMs: 120_000, into: scratch[j] })));
+    for (const [j, p] of batch.entries()) {
+      if (got[j].status !== 200) return fail('not_found', `GET ${prefix}${p.path}: HTTP ${got[j].status}`);
+      const part = cutPage(p, got[j].body, from, to);
+      if (!part.ok) return part;
+      at = append(into, at, part.value);
+    }
   }
-  return joinPages(pages, bodies, from, to);
+  return ok(into.buf.subarray(0, at));
 }
