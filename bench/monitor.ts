@@ -10,7 +10,9 @@
 //    per entry of each (catchUpCpuUsPerEntry, verifyCpuUsPerEntry) and of the sequencer serving
 //    the monitor's reads meanwhile (catchUpServeCpuUsPerEntry, /proc), on the same cores; cpuRatioToVerify is
 //    verify's CPU an entry over the monitor's; then the same pairs with the log served apart (the sequencer
-//    on cores of its own, bench/monitor-apart.ts): ratioToVerifyServedApart;
+//    on cores of its own, bench/monitor-apart.ts): ratioToVerifyServedApart; then the same pairs with
+//    the monitor reading a static copy of the log (`cookwala tiles --entries`) that nginx serves,
+//    on the same cores (bench/monitor-static.ts): ratioToVerifyFromCopy;
 // 2. steady state: a `cookwala monitor` child that has caught up follows the log while events
 //    trickle in (TRICKLE_PER_SEC in batches of 10); its process CPU time (/proc) over the entries
 //    it verified in that time is cpuUsPerEntry;
@@ -28,7 +30,8 @@
 // (bench/gc-watch.ts); COOKWALA_BENCH_MONITOR_ALT=DIR adds a
 // before/after comparison with another checkout's monitor on the same log (bench/monitor-ab.ts);
 // COOKWALA_BENCH_MONITOR_APART=0 leaves out the pairs served apart (at 10^6 entries, two thirds of
-// the section's time: each side then runs on one core).
+// the section's time: each side then runs on one core); COOKWALA_BENCH_MONITOR_COPY=0 those from the
+// static copy.
 // Leaves out: witnesses (quorum 0: the cosignature checks are the checkpoint's, per step, not per
 // entry), erasures.
 
@@ -48,6 +51,7 @@ import type { ThreadCpu } from './thread-cpu.ts';
 import type { GcPauses } from './gc-watch.ts';
 import { abRounds, altDir, threadsPerEntry } from './monitor-ab.ts';
 import { servedApart } from './monitor-apart.ts';
+import { fromStaticCopy } from './monitor-static.ts';
 import { httpClient, LOG, logPath, procCpuMs, registerAndFill, servedSize, waitFor } from './monitor-log.ts';
 
 export { LOG } from './monitor-log.ts';
@@ -181,14 +185,14 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
       if (r.exitCode !== 0) throw new Error(`the exported bundle did not verify (${r.failures} failures)`);
       return r;
     };
-    const runMonitor = async (script = join(HERE, 'monitor-child.ts'), nodeArgs: string[] = [], cpus?: string) => {
+    const runMonitor = async (script = join(HERE, 'monitor-child.ts'), nodeArgs: string[] = [], cpus?: string, cfg = config) => {
       const state = join(dir, `state-${run++}`);
       stateDirs.push(state);
       const prof = process.env.COOKWALA_BENCH_CPU_PROF;
       const serve0 = procCpuMs(seq!.pid!);
       const r = await runJsonChild<MonitorResult>(
         script,
-        [config, state],
+        [cfg, state],
         'monitor',
         [...nodeArgs, ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${join(prof, 'monitor')}`] : [])],
         process.execPath,
@@ -212,6 +216,20 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
       },
     );
     const apart = process.env.COOKWALA_BENCH_MONITOR_APART === '0' ? undefined : await servedApart(seq.pid!, runVerify, runMonitor);
+    const fromCopy =
+      process.env.COOKWALA_BENCH_MONITOR_COPY === '0'
+        ? undefined
+        : await fromStaticCopy(
+            {
+              dir,
+              base,
+              log: LOG,
+              policy,
+              pageEntries: ctx.quick && knob === undefined ? QUICK_PAGE_ENTRIES : undefined,
+            },
+            runVerify,
+            (cfg) => runMonitor(undefined, [], undefined, cfg),
+          );
     const alt = altDir();
     const ab = alt ? await abRounds(alt, runVerify, runMonitor, join(HERE, 'monitor-child.ts')) : undefined;
     const caughtUp = stateDirs[stateDirs.length - 1];
@@ -294,6 +312,7 @@ export async function run(ctx: { quick: boolean }): Promise<Record<string, unkno
       cpuRatioToVerify: round(verifyCpuUs[verifyCpuUs.length >> 1] / ((1000 * m.cpuMs) / m.entries), 3),
       catchUpPeakRssMB: m.peakRssMB,
       ...(apart ? { ratioToVerifyServedApart: apart.ratioToVerify, servedApart: apart } : {}),
+      ...(fromCopy ? { ...('ratioToVerify' in fromCopy ? { ratioToVerifyFromCopy: fromCopy.ratioToVerify } : {}), fromCopy } : {}),
       steady: {
         perSec: TRICKLE_PER_SEC,
         seconds: trickleSeconds,

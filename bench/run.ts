@@ -91,6 +91,7 @@ const TARGETS: Target[] = [
   ['monitor.entriesPerSec', () => true, '(reported: catch-up entries/s)'],
   ['monitor.cpuRatioToVerify', () => true, "(reported: verify's CPU/entry over the monitor's)"],
   ['monitor.ratioToVerifyServedApart', () => true, '(reported: the same, sequencer on its own core)'],
+  ['monitor.ratioToVerifyFromCopy', () => true, '(reported: the same, read from a static copy behind nginx)'],
   ['monitor.steadyCpuUsPerEntry', () => true, '(reported: CPU us per new entry, following)'],
   ['monitor.stateBytesAt1e6', () => true, '(reported: state file bytes at 10^6)'],
   ['monitor.stateBytesAt1e7', () => true, '(reported: state file bytes at 10^7)'],

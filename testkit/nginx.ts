@@ -16,6 +16,8 @@ export const nginxBinary = (): string | undefined => ['/usr/sbin/nginx', '/usr/b
 export interface Nginx {
   /** `http://127.0.0.1:PORT/` */
   url: string;
+  /** The master process (its one worker is its child). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -29,7 +31,7 @@ export async function startNginx(binary: string, root: string, work: string, pro
     // As root, nginx's workers would otherwise run as nobody, who cannot read the 0700 temp dir.
     `${process.getuid?.() === 0 ? 'user root;' : ''} daemon off; worker_processes 1; pid ${work}/nginx.pid; error_log ${work}/error.log;
 events { worker_connections 64; }
-http { access_log off; client_body_temp_path ${t}; proxy_temp_path ${t}; fastcgi_temp_path ${t};
+http { access_log off; sendfile on; client_body_temp_path ${t}; proxy_temp_path ${t}; fastcgi_temp_path ${t};
   uwsgi_temp_path ${t}; scgi_temp_path ${t}; default_type application/octet-stream;
   server { listen 127.0.0.1:${port}; root ${root}; location / { } } }
 `,
@@ -58,5 +60,5 @@ http { access_log off; client_body_temp_path ${t}; proxy_temp_path ${t}; fastcgi
     await stop();
     throw e;
   }
-  return { url, stop };
+  return { url, pid: proc.pid!, stop };
 }
