@@ -46,7 +46,7 @@ export async function pairsServedApart<E>(
   }
 }
 
-interface ChildRun {
+export interface ChildRun {
   entries: number;
   ms: number;
   cpuMs: number;
@@ -54,7 +54,7 @@ interface ChildRun {
 }
 
 const round = (x: number, d = 0) => Math.round(x * 10 ** d) / 10 ** d;
-const usPerEntry = (ms: number, entries: number) => round((1000 * ms) / entries, 1);
+export const usPerEntry = (ms: number, entries: number) => round((1000 * ms) / entries, 1);
 
 /** The section's served-apart rows: three pairs, the ratio of the median pair and each side's CPU an entry. */
 export async function servedApart(
@@ -80,6 +80,19 @@ export async function servedApart(
   const m = pairs.median.extra!;
   return {
     how: `sequencer on cores 1.., verify and the monitor each on core ${CHILD_CPUS} (taskset)`,
+    ...catchUpRows(pairs, verifyUs, () => ({})),
+    serveCpuUsPerEntry: usPerEntry(m.serveCpuMs, m.entries),
+  };
+}
+
+/**
+ * The rows every set of catch-up pairs reports (this file's, bench/monitor-static.ts's): the ratio
+ * of the median pair and the spreads, each side's rate and CPU an entry, and per pair those
+ * figures with `more` of the pair's own.
+ */
+export function catchUpRows<E extends ChildRun>(pairs: PairsResult<E>, verifyUs: number[], more: (e: E) => Record<string, unknown>) {
+  const m = pairs.median.extra!;
+  return {
     ratioToVerify: pairs.ratio,
     ratioSpread: pairs.ratioSpread,
     limitSpread: pairs.limitSpread,
@@ -87,13 +100,13 @@ export async function servedApart(
     entriesPerSec: pairs.median.figure,
     verifyEntriesPerSec: pairs.median.limit,
     cpuUsPerEntry: usPerEntry(m.cpuMs, m.entries),
-    serveCpuUsPerEntry: usPerEntry(m.serveCpuMs, m.entries),
-    verifyCpuUsPerEntry: verifyUs.sort((a, b) => a - b)[verifyUs.length >> 1],
+    verifyCpuUsPerEntry: [...verifyUs].sort((a, b) => a - b)[verifyUs.length >> 1],
     pairList: pairs.pairs.map((p) => ({
       verifyEntriesPerSec: p.limit,
       entriesPerSec: p.figure,
       ratio: p.ratio,
       cpuUsPerEntry: usPerEntry(p.extra!.cpuMs, p.extra!.entries),
+      ...more(p.extra!),
       threadsUsPerEntry: threadsPerEntry(p.extra!.threadCpu, p.extra!.entries),
     })),
   };

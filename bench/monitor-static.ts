@@ -17,21 +17,11 @@ import { fileURLToPath } from 'node:url';
 import { nginxBinary, startNginx } from '../testkit/nginx.ts';
 import { measurePairs } from './pairs.ts';
 import { procCpuMs } from './monitor-log.ts';
-import { threadsPerEntry } from './monitor-ab.ts';
-import type { ThreadCpu } from './thread-cpu.ts';
+import { catchUpRows, usPerEntry, type ChildRun } from './monitor-apart.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-interface ChildRun {
-  entries: number;
-  ms: number;
-  cpuMs: number;
-  serveCpuMs: number;
-  threadCpu?: ThreadCpu;
-}
-
 const round = (x: number, d = 0) => Math.round(x * 10 ** d) / 10 ** d;
-const usPerEntry = (ms: number, entries: number) => round((1000 * ms) / entries, 1);
 
 function cli(args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -45,13 +35,13 @@ function cli(args: string[]): Promise<void> {
 const workerOf = (master: number) => Number(readFileSync(`/proc/${master}/task/${master}/children`, 'utf8').trim().split(/\s+/)[0]);
 
 /**
- * The static copy's rows: `base` is the sequencer's URL, `seqPid` its process, `runVerify` and
- * `runMonitor` the section's own children (the latter given the config to follow).
+ * The static copy's rows: `base` is the sequencer's URL, `runVerify` and `runMonitor` the
+ * section's own children (the latter given the config to follow).
  */
 export async function fromStaticCopy(
   o: { dir: string; base: string; log: string; policy: string; pageEntries?: number },
   runVerify: () => Promise<{ entries: number; ms: number; cpuMs: number }>,
-  runMonitor: (config: string) => Promise<ChildRun>,
+  runMonitor: (config: string) => Promise<ChildRun & { serveCpuMs: number }>,
 ) {
   const bin = nginxBinary();
   if (!bin) return { skipped: 'no nginx binary in /usr/sbin or /usr/bin' };
@@ -91,24 +81,9 @@ export async function fromStaticCopy(
     return {
       how: 'cookwala tiles --entries copied the log; nginx (one worker) served the copy; verify and the monitor on the same cores',
       copySeconds,
-      ratioToVerify: pairs.ratio,
-      ratioSpread: pairs.ratioSpread,
-      limitSpread: pairs.limitSpread,
-      limitsAgree: pairs.limitsAgree,
-      entriesPerSec: pairs.median.figure,
-      verifyEntriesPerSec: pairs.median.limit,
-      cpuUsPerEntry: usPerEntry(m.cpuMs, m.entries),
+      ...catchUpRows(pairs, verifyUs, (e) => ({ nginxCpuUsPerEntry: usPerEntry(e.nginxCpuMs, e.entries) })),
       nginxCpuUsPerEntry: usPerEntry(m.nginxCpuMs, m.entries),
       sequencerCpuUsPerEntry: usPerEntry(m.serveCpuMs, m.entries),
-      verifyCpuUsPerEntry: verifyUs.sort((a, b) => a - b)[verifyUs.length >> 1],
-      pairList: pairs.pairs.map((p) => ({
-        verifyEntriesPerSec: p.limit,
-        entriesPerSec: p.figure,
-        ratio: p.ratio,
-        cpuUsPerEntry: usPerEntry(p.extra!.cpuMs, p.extra!.entries),
-        nginxCpuUsPerEntry: usPerEntry(p.extra!.nginxCpuMs, p.extra!.entries),
-        threadsUsPerEntry: threadsPerEntry(p.extra!.threadCpu, p.extra!.entries),
-      })),
     };
   } finally {
     await ng.stop();

@@ -17,10 +17,7 @@ import { specSigner, leafHash, type SpecSigner } from '../testkit/c2sp-log.ts';
 import { runCookwala } from '../testkit/witness-procs.ts';
 import { readLogLines } from '../platform/logger.ts';
 import { tempDirs } from '../testkit/tmp.ts';
-import { freePort } from '../testkit/net.ts';
-import { waitFor } from '../testkit/wait.ts';
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { nginxBinary, startNginx } from '../testkit/nginx.ts';
 import { mkdir, readdir } from 'node:fs/promises';
 
 const ORIGIN = 'c2sp.example/tiles-log';
@@ -277,44 +274,20 @@ describe('cookwala monitor on a C2SP tlog-tiles log that is not ours', () => {
       expect(files).toContain('/tile/0/004.p/176'); // 1200 = 4 x 256 + 176
       for (const f of files) expect(Buffer.compare(await readFile(a + f), await readFile(b + f))).toBe(0);
 
-      const nginx = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
+      const nginx = nginxBinary();
       if (!nginx) {
         console.log('skipped the nginx part: no nginx binary in /usr/sbin or /usr/bin');
         return;
       }
-      const port = await freePort();
-      const ng = join(dir, 'nginx');
-      await mkdir(join(ng, 'tmp'), { recursive: true });
-      await writeFile(
-        join(ng, 'nginx.conf'),
-        // As root, nginx's workers would otherwise run as nobody, who cannot read the 0700 temp dir.
-        `${process.getuid?.() === 0 ? 'user root;' : ''} daemon off; worker_processes 1; pid ${ng}/nginx.pid; error_log ${ng}/error.log;
-events { worker_connections 64; }
-http { access_log off; client_body_temp_path ${ng}/tmp; proxy_temp_path ${ng}/tmp; fastcgi_temp_path ${ng}/tmp;
-  uwsgi_temp_path ${ng}/tmp; scgi_temp_path ${ng}/tmp; default_type application/octet-stream;
-  server { listen 127.0.0.1:${port}; root ${a}; location / { } } }
-`,
-      );
-      const proc = spawn(nginx, ['-p', ng, '-c', join(ng, 'nginx.conf'), '-e', join(ng, 'error.log')], { stdio: 'ignore' });
+      await mkdir(join(dir, 'nginx'), { recursive: true });
+      const ng = await startNginx(nginx, a, join(dir, 'nginx'), 'checkpoint');
       try {
-        await waitFor(
-          async () =>
-            (await fetch(`http://127.0.0.1:${port}/checkpoint`).then(
-              (r) => r.status === 200,
-              () => false,
-            )) || undefined,
-          {
-            what: 'nginx to serve the static tiles',
-            timeoutMs: 20_000,
-            detail: () => (existsSync(join(ng, 'error.log')) ? readFileSync(join(ng, 'error.log'), 'utf8').slice(-500) : 'no error.log'),
-          },
-        );
         const cfg = join(dir, 'monitor-nginx.json');
         await writeFile(
           cfg,
           JSON.stringify({
             kind: 'MonitorConfig',
-            logs: [{ origin: ORIGIN, kind: 'c2sp', tiles: `http://127.0.0.1:${port}/`, policy: 'policy.json' }],
+            logs: [{ origin: ORIGIN, kind: 'c2sp', tiles: ng.url, policy: 'policy.json' }],
           }),
         );
         const r = await runCookwala(['monitor', '--config', cfg, '--state', join(dir, 'state-nginx'), '--once']);
@@ -323,7 +296,7 @@ http { access_log off; client_body_temp_path ${ng}/tmp; proxy_temp_path ${ng}/tm
           1200,
         ]);
       } finally {
-        proc.kill('SIGTERM');
+        await ng.stop();
       }
     },
   );
