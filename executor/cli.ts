@@ -228,6 +228,11 @@ async function main(argv: string[]): Promise<number> {
     );
     if (maxConnections !== undefined) ex.app.server.maxConnections = maxConnections;
     const url = await ex.app.listen({ host: '127.0.0.1', port: port ?? 8710 });
+    // Before `listening` is announced: a SIGTERM sent as soon as it is read stops the device cleanly.
+    const signal = new Promise<string>((resolve) => {
+      process.once('SIGINT', () => resolve('SIGINT'));
+      process.once('SIGTERM', () => resolve('SIGTERM'));
+    });
     logger.info(
       {
         event: 'listening',
@@ -244,11 +249,7 @@ async function main(argv: string[]): Promise<number> {
       },
       `device ${identity.name} (${identity.source}, key ${identity.keyRecord.kid}) listening on ${url}`,
     );
-    const signal = await new Promise<string>((resolve) => {
-      process.once('SIGINT', () => resolve('SIGINT'));
-      process.once('SIGTERM', () => resolve('SIGTERM'));
-    });
-    logger.info({ event: 'shutdown', signal }, `${signal}: stopping`);
+    logger.info({ event: 'shutdown', signal: await signal }, `${await signal}: stopping`);
     await control.close();
     await ex.close();
     return 0;

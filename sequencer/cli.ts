@@ -161,6 +161,11 @@ export function run(argv: string[]): Promise<number> {
     let { seq, witnesses } = first;
     const url = first.url;
     const origins = seq.logs.origins();
+    // Before `listening` is announced: a SIGTERM sent as soon as it is read stops the sequencer
+    // cleanly (the handlers run on a later turn, when `stop` below is set).
+    let stop: (signal: string) => void = () => undefined;
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
     logger.info({ event: 'listening', url, logs: origins }, `listening on ${url} (logs: ${origins.join(', ')})`);
     return new Promise<number>((resolve) => {
       let stopping = false;
@@ -185,7 +190,7 @@ export function run(argv: string[]): Promise<number> {
       };
       onPolicyChange = reload;
       if (early) reload(early);
-      const stop = (signal: string) => {
+      stop = (signal: string) => {
         if (stopping) return;
         stopping = true;
         watcher.close();
@@ -207,8 +212,6 @@ export function run(argv: string[]): Promise<number> {
             },
           );
       };
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      process.once('SIGINT', () => stop('SIGINT'));
     });
   });
 }
