@@ -103,15 +103,12 @@ export function splitShares(n: number, owed: readonly number[]): number[] {
     if (level - owed[order[k - 1]] < MIN_SHARE) break;
     used = k;
   }
-  const sum = order.slice(0, used).reduce((a, i) => a + owed[i], 0);
-  const level = (n + sum) / used;
-  let left = n;
-  for (let j = 0; j < used; j++) {
-    const w = order[j];
-    const share = j === used - 1 ? left : Math.min(left, Math.round(level - owed[w]));
-    shares[w] = share;
-    left -= share;
-  }
+  // In whole items: each ends at floor(T / used) or one more (T = n + what they owe), the one more
+  // going to the most owing, so no rounding drifts onto the last share.
+  const total = n + order.slice(0, used).reduce((a, i) => a + owed[i], 0);
+  const base = Math.floor(total / used);
+  const extra = total - base * used;
+  for (let j = 0; j < used; j++) shares[order[j]] = base - owed[order[j]] + (j >= used - extra ? 1 : 0);
   return shares;
 }
 /**
