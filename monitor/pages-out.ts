@@ -16,7 +16,7 @@
 // every page and tile of their size is in place, and no full page older than an erasure entry
 // written holds the payload it erased.
 
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isUtf8 } from 'node:buffer';
 import { parseJson } from '../verifier/documents/index.ts';
@@ -25,17 +25,11 @@ import { text } from './http-get.ts';
 import { MAX_CHECKPOINT_BYTES } from './served.ts';
 import { MAX_PAGE_BYTES } from './entries-step.ts';
 import { erasedSeqs, pageIndexOf, pageOf, pagePath, pagesOf, PAGE_ENTRIES, type PageRef } from './pages.ts';
-import { readAhead, readNoteCheckpoint, writeFileAt, writeTileFiles } from './tiles-out.ts';
+import { exists, readAhead, readNoteCheckpoint, writeFileAt, writeTileFiles } from './tiles-out.ts';
 
 /** Reads of both checkpoints before their sizes must agree. */
 const CHECKPOINT_READS = 5;
 const PAYLOAD_LINE = Buffer.from('{"kind":"Payload"');
-
-const exists = (p: string) =>
-  stat(p).then(
-    () => true,
-    () => false,
-  );
 
 export interface CopyResult {
   size: number;

@@ -33,7 +33,8 @@ export function tilePaths(size: number, entries: boolean): string[] {
   return out;
 }
 
-const exists = (p: string) =>
+/** Whether a file is there (the copiers skip full tiles and pages already written). */
+export const exists = (p: string) =>
   stat(p).then(
     () => true,
     () => false,
