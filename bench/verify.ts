@@ -1,8 +1,9 @@
 // bench/verify.ts: the `verify` section of bench/results.json (docs/design.md §13):
 // the offline verifier over generated bundles (testkit/log-generator.ts: real signatures, erasures,
 // checkpoints cosigned by 3 witnesses) of 10^5 and 10^6 events (quick: 10^4 and 10^5), each
-// verified in a child process (bench/verify-child.ts, the code path of `cookwala verify`) that
-// reports its wall time, CPU time and peak RSS. The largest bundle is verified in interleaved pairs
+// verified in a child process (bench/verify-child.ts, the code path of `cookwala verify`, started
+// with the heap flags the command runs under: bin/heap-bounds.js) that reports its wall time, CPU
+// time and peak RSS. The largest bundle is verified in interleaved pairs
 // with its limit, node:crypto Ed25519 verify/s on all cores (bench/pairs.ts: limit, verify, limit,
 // verify, …, 3 pairs), and the median pair's ratio is reported with the spreads; the smaller bundle
 // is verified once (first, which also warms the page cache) for the flatness of memory. peakRssMB is
@@ -24,6 +25,7 @@ import { measurePairs } from './pairs.ts';
 import { runHostile } from './verify-hostile.ts';
 import { makeTempDir, removeDir } from '../testkit/tmp.ts';
 import { runJsonChild } from './json-child.ts';
+import { BOUNDED_HEAP } from '../bin/heap-bounds.js';
 import type { FloorResult } from './verify-floor-child.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -67,12 +69,10 @@ async function writeBundle(dir: string, events: number): Promise<{ file: string;
  */
 function verifyInChild(file: string, policy: string): Promise<ChildResult> {
   const prof = process.env.COOKWALA_BENCH_CPU_PROF;
-  return runJsonChild(
-    join(HERE, 'verify-child.ts'),
-    [file, policy],
-    'verify',
-    prof ? ['--cpu-prof', `--cpu-prof-dir=${join(prof, 'verify')}`] : [],
-  );
+  return runJsonChild(join(HERE, 'verify-child.ts'), [file, policy], 'verify', [
+    ...BOUNDED_HEAP.verify,
+    ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${join(prof, 'verify')}`] : []),
+  ]);
 }
 
 function floorInChild(file: string): Promise<FloorResult> {

@@ -6,19 +6,13 @@
 // memory bound (256 MB for the whole process, docs/design.md §13) must hold on any input and on
 // a busy machine, where V8 left alone lets garbage grow the heap far past what is live. V8 takes
 // its heap limits only at start, so these commands run in a child node started with them
-// (BOUNDED_HEAP); this process only waits, forwards signals and passes the exit code on. The
+// (bin/heap-bounds.js); this process only waits, forwards signals and passes the exit code on. The
 // variable COOKWALA_HEAP_BOUND marks the child, so it never starts another.
 //
 // Started by npm (`npx cookwala witness … &`), a command stops as on SIGTERM once npm's shell is
 // gone (platform/parent-watch.ts): stopping the npx job must not leave node serving, reparented.
 import { spawn } from 'node:child_process';
-
-/** Commands that read an outside file whole and so run under a heap bound: the heap flags they get. */
-const BOUNDED_HEAP = {
-  verify: ['--max-old-space-size=64', '--max-semi-space-size=8'],
-  'verify-event': ['--max-old-space-size=64'],
-  'verify-fork': ['--max-old-space-size=64'],
-};
+import { BOUNDED_HEAP } from './heap-bounds.js';
 
 /** Commands that exit as soon as they return, rather than when the event loop drains. */
 const PROMPT_EXIT = new Set(['export']);
