@@ -249,7 +249,8 @@ async function main(argv: string[]): Promise<number> {
       },
       `device ${identity.name} (${identity.source}, key ${identity.keyRecord.kid}) listening on ${url}`,
     );
-    logger.info({ event: 'shutdown', signal: await signal }, `${await signal}: stopping`);
+    const received = await signal;
+    logger.info({ event: 'shutdown', signal: received }, `${received}: stopping`);
     await control.close();
     await ex.close();
     return 0;
